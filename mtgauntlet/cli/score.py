@@ -1,0 +1,38 @@
+"""`gauntlet score`: add model scores to a file (difficulty, QE)."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import typer
+
+from mtgauntlet.cli.common import load_corpus
+
+app = typer.Typer(help="Score texts with a model and write them with a new column.", no_args_is_help=True)
+
+
+@app.command("difficulty")
+def score_difficulty(
+    input: str = typer.Option(..., "--input", "-i"),
+    out: str = typer.Option(..., "--out", "-o", help="Output file (.parquet, .tsv, .csv or .jsonl)."),
+    estimator: str = typer.Option("length", help="Difficulty estimator spec."),
+    format: Optional[str] = typer.Option(None),
+    src_col: str = typer.Option("src"),
+    src_lang: str = typer.Option("en"),
+    tgt_lang: Optional[str] = typer.Option(None),
+    lp: Optional[str] = typer.Option(None),
+):
+    """Add a `difficulty` column (higher = harder) to every row."""
+    import pandas as pd
+
+    from mtgauntlet.models import registry
+    from mtgauntlet.models.difficulty import score_texts
+    from mtgauntlet.tables import write_frame
+
+    rows = load_corpus(input, format=format, src_col=src_col, ref_col=src_col, src_lang=src_lang,
+                       tgt_lang=tgt_lang or src_lang, lp=lp)
+    est = registry.load("difficulty", estimator)
+    df = pd.DataFrame([{k: v for k, v in r.items() if k != "_line"} for r in rows.rows])
+    df["difficulty"] = score_texts(est, df["src"].tolist(), src_lang=src_lang, tgt_lang=tgt_lang)
+    write_frame(df, out)
+    typer.echo(f"{len(df)} rows scored with {estimator} -> {out}")

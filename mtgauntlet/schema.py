@@ -1,0 +1,229 @@
+"""Record schemas: one pyarrow schema per record kind, the single source of truth.
+
+Parquet files, DuckDB views, validators and dataset cards all read their columns from here.
+Each kind also declares which fields form its content id, which must be non-null and which
+take values from a closed set.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping
+
+import pyarrow as pa
+
+SCHEMA_VERSION = "1"
+KIND_METADATA_KEY = b"mtgauntlet.kind"
+SIGNATURE_METADATA_KEY = b"mtgauntlet.signature"
+SCHEMA_VERSION_KEY = b"mtgauntlet.schema_version"
+
+COMMON_FIELDS: list[pa.Field] = [
+    pa.field("id", pa.string(), nullable=False),
+    pa.field("src_lang", pa.string(), nullable=False),
+    pa.field("tgt_lang", pa.string()),
+    pa.field("builder", pa.string(), nullable=False),
+    pa.field("builder_version", pa.string(), nullable=False),
+    pa.field("created_at", pa.timestamp("us", tz="UTC"), nullable=False),
+    pa.field("source_dataset", pa.string()),
+    pa.field("source_id", pa.string()),
+]
+
+CHECKS_TYPE = pa.map_(pa.string(), pa.float64())  # bool checks are stored as 1.0 / 0.0
+
+TRAJECTORY_STEP = pa.struct([
+    pa.field("step", pa.int32()),
+    pa.field("source", pa.string()),
+    pa.field("translations", pa.list_(pa.string())),
+    pa.field("qe", pa.list_(pa.float64())),
+    pa.field("qe_mean", pa.float64()),
+])
+
+
+@dataclass(frozen=True)
+class RecordKind:
+    name: str
+    fields: list[pa.Field]
+    id_fields: tuple[str, ...]
+    required: tuple[str, ...] = ()
+    allowed: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    description: str = ""
+    with_common: bool = True
+
+    @property
+    def schema(self) -> pa.Schema:
+        fields = (COMMON_FIELDS if self.with_common else []) + self.fields
+        return pa.schema(fields, metadata={KIND_METADATA_KEY: self.name.encode(),
+                                           SCHEMA_VERSION_KEY: SCHEMA_VERSION.encode()})
+
+    @property
+    def column_names(self) -> list[str]:
+        return self.schema.names
+
+    def non_null_columns(self) -> list[str]:
+        return [f.name for f in self.schema if not f.nullable] + [c for c in self.required]
+
+
+KINDS: dict[str, RecordKind] = {}
+
+
+def _register(kind: RecordKind) -> RecordKind:
+    KINDS[kind.name] = kind
+    return kind
+
+
+SMAUG_PAIR = _register(RecordKind(
+    name="smaug_pair",
+    description="(source, good, bad, reference) with one critical error in `bad` (SMAUG).",
+    fields=[
+        pa.field("src", pa.string(), nullable=False),
+        pa.field("ref", pa.string(), nullable=False),
+        pa.field("good", pa.string(), nullable=False),
+        pa.field("bad", pa.string(), nullable=False),
+        pa.field("phenomenon", pa.string(), nullable=False),
+        pa.field("span_original", pa.string()),
+        pa.field("span_replacement", pa.string()),
+        pa.field("span_start", pa.int32()),
+        pa.field("span_end", pa.int32()),
+        pa.field("good_origin", pa.string()),
+        pa.field("checks", CHECKS_TYPE),
+    ],
+    id_fields=("src", "ref", "good", "bad", "phenomenon"),
+    allowed={"phenomenon": ("ne", "num", "neg", "ins", "del")},
+))
+
+BREAKER_TEXT = _register(RecordKind(
+    name="breaker_text",
+    description="A source text made hard for target MT models (MT-breaker / zero-shot).",
+    fields=[
+        pa.field("text", pa.string(), nullable=False),
+        pa.field("seed", pa.string()),
+        pa.field("method", pa.string(), nullable=False),
+        pa.field("target_models", pa.list_(pa.string())),
+        pa.field("qe_model", pa.string()),
+        pa.field("qe_score", pa.float64()),
+        pa.field("difficulty", pa.float64()),
+        pa.field("llm_failures", pa.int32()),
+        pa.field("trajectory", pa.list_(TRAJECTORY_STEP)),
+    ],
+    id_fields=("text", "seed", "method"),
+    allowed={"method": ("mtbreaker-seeded", "mtbreaker-seedless", "mtbreaker-seeded+qe",
+                        "mtbreaker-seedless+qe", "zeroshot", "zeroshot-history", "zeroshot-min")},
+))
+
+TOPIC_TEXT = _register(RecordKind(
+    name="topic_text",
+    description="A text sampled for a difficult topic found by bandit search.",
+    fields=[
+        pa.field("topic", pa.string(), nullable=False),
+        pa.field("topic_path", pa.list_(pa.string())),
+        pa.field("text", pa.string(), nullable=False),
+        pa.field("provenance_url", pa.string()),
+        pa.field("difficulty", pa.float64()),
+    ],
+    id_fields=("topic", "text"),
+))
+
+BANDIT_PULL = _register(RecordKind(
+    name="bandit_pull",
+    description="One pull of a topic arm: sample, translate, QE (the search log and its resume state).",
+    with_common=False,
+    fields=[
+        pa.field("run_id", pa.string(), nullable=False),
+        pa.field("step", pa.int64(), nullable=False),
+        pa.field("topic", pa.string(), nullable=False),
+        pa.field("text", pa.string()),
+        pa.field("source_id", pa.string()),
+        pa.field("translations", pa.list_(pa.string())),
+        pa.field("qe", pa.list_(pa.float64())),
+        pa.field("difficulty", pa.float64()),
+        pa.field("phase", pa.string()),
+    ],
+    id_fields=("run_id", "step"),
+))
+
+SELECTED_TEXT = _register(RecordKind(
+    name="selected_text",
+    description="A corpus text kept because a difficulty estimator rates it hard.",
+    fields=[
+        pa.field("text", pa.string(), nullable=False),
+        pa.field("domain", pa.string()),
+        pa.field("estimator", pa.string(), nullable=False),
+        pa.field("difficulty", pa.float64(), nullable=False),
+        pa.field("rank", pa.int64()),
+    ],
+    id_fields=("text", "estimator"),
+))
+
+JUDGMENT = _register(RecordKind(
+    name="judgment",
+    description="A human quality judgment of one system output (input of DEC and metric evaluation).",
+    with_common=False,
+    fields=[
+        pa.field("lp", pa.string(), nullable=False),
+        pa.field("item_id", pa.string(), nullable=False),
+        pa.field("src", pa.string(), nullable=False),
+        pa.field("system", pa.string(), nullable=False),
+        pa.field("tgt", pa.string()),
+        pa.field("score", pa.float64(), nullable=False),
+        pa.field("protocol", pa.string(), nullable=False),
+        pa.field("domain", pa.string()),
+    ],
+    id_fields=("lp", "item_id", "system"),
+    allowed={"protocol": ("esa", "mqm", "da")},
+))
+
+
+def get_kind(name: str) -> RecordKind:
+    try:
+        return KINDS[name]
+    except KeyError:
+        raise KeyError(f"unknown record kind {name!r}; known: {', '.join(sorted(KINDS))}") from None
+
+
+def record_id(kind: str | RecordKind, record: Mapping[str, Any], builder: str | None = None) -> str:
+    """Stable content hash: the kind's id fields + builder, as 16 hex chars of sha256."""
+    k = get_kind(kind) if isinstance(kind, str) else kind
+    payload = {f: record.get(f) for f in k.id_fields}
+    payload["__kind"] = k.name
+    payload["__builder"] = builder if builder is not None else record.get("builder")
+    payload["__langs"] = [record.get("src_lang"), record.get("tgt_lang")]
+    blob = json.dumps(payload, sort_keys=True, ensure_ascii=False, default=str).encode("utf-8")
+    return hashlib.sha256(blob).hexdigest()[:16]
+
+
+def _checks_to_arrow(checks: Mapping[str, Any] | None):
+    if checks is None:
+        return None
+    return [(k, (float(v) if v is not None else None)) for k, v in checks.items()]
+
+
+def to_table(kind: str | RecordKind, records: Iterable[Mapping[str, Any]], signature: str | None = None) -> pa.Table:
+    """Build a table with exactly the kind's schema (missing nullable columns become null)."""
+    k = get_kind(kind) if isinstance(kind, str) else kind
+    schema = k.schema
+    rows = list(records)
+    columns = {}
+    for f in schema:
+        values = [r.get(f.name) for r in rows]
+        if pa.types.is_map(f.type):
+            values = [_checks_to_arrow(v) if isinstance(v, Mapping) else v for v in values]
+        columns[f.name] = pa.array(values, type=f.type)
+    table = pa.Table.from_pydict(columns, schema=schema)
+    if signature:
+        meta = dict(schema.metadata or {})
+        meta[SIGNATURE_METADATA_KEY] = signature.encode()
+        table = table.replace_schema_metadata(meta)
+    return table
+
+
+def kind_of_schema(schema: pa.Schema) -> str | None:
+    meta = schema.metadata or {}
+    value = meta.get(KIND_METADATA_KEY)
+    return value.decode() if value else None
+
+
+def utcnow() -> _dt.datetime:
+    return _dt.datetime.now(tz=_dt.timezone.utc).replace(microsecond=0)
