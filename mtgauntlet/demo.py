@@ -40,8 +40,17 @@ def main() -> None:
     gauntlet("build", "subset", "--input", sample, "--src-col", "es", "--domain-col", "domain",
              "--src-lang", "es", "--tgt-lang", "en", "--estimator", "length", "--budget", "8",
              "--stratify", "domain", "--out", str(builds / "subset"))
+    import shutil as _sh
+
+    good = ["--translator", "apertium"] if _sh.which("apertium") else ["--good-from", "reference"]
+    gauntlet("build", "smaug", "--input", sample, "--src-col", "es", "--ref-col", "en", "--src-lang", "es",
+             "--tgt-lang", "en", *good, "--out", str(builds / "smaug"))
+    gauntlet("evaluate", "metric", "--set", str(builds / "smaug"), "--metric", "chrf")
     gauntlet("query", "--releases", str(builds),
              "SELECT rank, domain, round(difficulty, 2) AS difficulty, text FROM selected_text ORDER BY rank")
+    gauntlet("query", "--releases", str(builds),
+             "SELECT phenomenon, count(*) AS n, any_value(ref) AS example_ref, any_value(bad) AS example_bad "
+             "FROM smaug_pair GROUP BY phenomenon ORDER BY phenomenon")
     print("\ndemo finished: outputs in", OUT.resolve())
 
 

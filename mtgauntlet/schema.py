@@ -87,6 +87,7 @@ SMAUG_PAIR = _register(RecordKind(
         pa.field("span_replacement", pa.string()),
         pa.field("span_start", pa.int32()),
         pa.field("span_end", pa.int32()),
+        pa.field("perturbation", pa.string()),
         pa.field("good_origin", pa.string()),
         pa.field("checks", CHECKS_TYPE),
     ],

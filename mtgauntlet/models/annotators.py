@@ -63,7 +63,7 @@ class SpacyAnnotator(Annotator):
 
 def _from_spacy(doc) -> Doc:
     tokens = [Token(text=t.text, idx=t.idx, pos=t.pos_, dep=t.dep_, head=t.head.i, lemma=t.lemma_,
-                    morph=str(t.morph), whitespace=t.whitespace_) for t in doc]
+                    morph=str(t.morph), whitespace=t.whitespace_, tag=t.tag_) for t in doc]
     ents = [Entity(text=e.text, label=e.label_, start=e.start_char, end=e.end_char) for e in doc.ents]
     return Doc(text=doc.text, tokens=tokens, entities=ents)
 

@@ -69,7 +69,7 @@ class ApertiumTranslator(Translator):
         parts = res.stdout.split("\u2063")
         if len(parts) != len(texts):  # separator mangled: fall back to one call per text
             return [self._run([t], pair, marked)[0] for t in texts] if len(texts) > 1 else [res.stdout.strip()]
-        return [p.strip() for p in parts]
+        return [re.sub(r"\s+", " ", p).strip() for p in parts]
 
     def translate(self, texts: Sequence[str], src_lang: str, tgt_lang: str) -> list[str]:
         pair = self._pair(src_lang, tgt_lang)

@@ -88,6 +88,7 @@ class Token:
     lemma: str = ""
     morph: str = ""
     whitespace: str = " "
+    tag: str = ""  # fine-grained tag (e.g. Penn VBD/VBZ for English)
 
 
 @dataclass

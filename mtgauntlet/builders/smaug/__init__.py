@@ -1,0 +1,180 @@
+"""SMAUG (Alves et al., 2022): (source, good, bad, reference, phenomenon) records whose bad hypothesis
+is the reference with one critical error: ne, num, neg, ins, del. Transformations and constraints are
+separate small objects (transformations.py, constraints.py); this module wires them into a builder."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Sequence
+
+from mtgauntlet.builders.base import Item, ItemResult, run_constraints
+from mtgauntlet.builders.smaug import negation
+from mtgauntlet.builders.smaug.constraints import constraints_for
+from mtgauntlet.builders.smaug.transformations import (Deletion, Insertion, NamedEntitySwap, Negation, NumberChange,
+                                                       clause_pool, entity_pool)
+from mtgauntlet.errors import BackendUnavailable, GauntletError
+from mtgauntlet.models import registry
+
+log = logging.getLogger(__name__)
+PHENOMENA = ("ne", "num", "neg", "ins", "del")
+
+
+class SmaugBuilder:
+    name = "smaug"
+    version = "1"
+    kind = "smaug_pair"
+
+    def __init__(self, *, src_lang: str, tgt_lang: str, phenomena: Sequence[str] = PHENOMENA,
+                 translator: str | None = None, infiller: str | None = None, nli: str | None = None,
+                 annotator: str | None = None, polyjuice: str | None = None, good_col: str | None = None,
+                 good_from: str | None = None, min_char_edit: int = 5, min_word_edit: int = 8,
+                 del_min_words: int = 2, del_max_words: int = 12):
+        bad = [p for p in phenomena if p not in PHENOMENA]
+        if bad:
+            raise GauntletError(f"unknown phenomena {bad}; choose from {', '.join(PHENOMENA)}")
+        if good_from not in (None, "reference", "translator", "column"):
+            raise GauntletError("--good-from must be 'column', 'translator' or 'reference'")
+        self.src_lang, self.tgt_lang = src_lang, tgt_lang
+        self.phenomena = tuple(phenomena)
+        self.specs = {"translator": translator, "infiller": infiller, "nli": nli, "polyjuice": polyjuice,
+                      "annotator": annotator or f"spacy:{tgt_lang.split('-')[0]}"}
+        self.good_col, self.good_from = good_col, good_from
+        self.params = {"min_char_edit": min_char_edit, "min_word_edit": min_word_edit,
+                       "del_min_words": del_min_words, "del_max_words": del_max_words}
+        self._load_backends()
+        self.support = support_report(self.tgt_lang, self)
+        missing = {p: self.support[p][1] for p in self.phenomena if not self.support[p][0]}
+        if missing:
+            raise GauntletError("phenomena not supported for target language "
+                                f"{self.tgt_lang} with the configured backends: "
+                                + "; ".join(f"{p}: {why}" for p, why in missing.items())
+                                + f". Pass --phenomena with a subset of: "
+                                + ",".join(p for p in PHENOMENA if self.support[p][0]))
+        self._good_origin()
+
+    # -- backends ---------------------------------------------------------------------------------
+    def _load_backends(self) -> None:
+        try:
+            self.annotator = registry.load("annotator", self.specs["annotator"])
+        except BackendUnavailable as exc:
+            self.annotator, self.annotator_error = None, str(exc)
+        self.infiller = registry.load("infiller", self.specs["infiller"]) if self.specs["infiller"] else None
+        self.nli = registry.load("nli", self.specs["nli"]) if self.specs["nli"] else None
+        self.polyjuice = registry.load("llm", self.specs["polyjuice"]) if self.specs["polyjuice"] else None
+        self.translator = registry.load("translator", self.specs["translator"]) if self.specs["translator"] else None
+
+    def _good_origin(self) -> None:
+        mode = self.good_from or ("column" if self.good_col else "translator" if self.translator else None)
+        if mode is None:
+            raise GauntletError("no good hypothesis: pass --good-col COLUMN (a second reference or MT output), "
+                                "--translator SPEC (e.g. apertium for es->en), or --good-from reference")
+        if mode == "column" and not self.good_col:
+            raise GauntletError("--good-from column needs --good-col")
+        if mode == "translator" and self.translator is None:
+            raise GauntletError("--good-from translator needs --translator SPEC")
+        self.good_mode = mode
+
+    def signature_fields(self) -> dict[str, Any]:
+        return {"src": self.src_lang, "tgt": self.tgt_lang, "phenomena": list(self.phenomena),
+                "good": self.good_mode + (f"={self.good_col}" if self.good_mode == "column" else ""),
+                **{k: v for k, v in self.specs.items() if v}, **self.params}
+
+    def config(self) -> dict[str, Any]:
+        return {"phenomena": list(self.phenomena), "good_from": self.good_mode, "good_col": self.good_col,
+                "specs": self.specs, "params": self.params,
+                "support": {p: {"supported": ok, "how": how} for p, (ok, how) in self.support.items()}}
+
+    def model_specs(self) -> dict[str, str]:
+        return {k: v for k, v in self.specs.items() if v}
+
+    # -- build ------------------------------------------------------------------------------------
+    def prepare(self, items: Sequence[Item]) -> None:
+        """Annotate every reference once: docs for the transformations, entity and phrase pools."""
+        refs = [it.data["ref"] for it in items]
+        docs = self.annotator.annotate(refs) if self.annotator else [None] * len(refs)
+        self.docs = {it.index: d for it, d in zip(items, docs)}
+        self.entity_pool = entity_pool(docs) if self.annotator else {}
+        self.clause_pool = clause_pool(docs) if self.annotator else set()
+        self._entity_counts: dict[str, int] = {d.text: len(d.entities) for d in docs if d is not None}
+        p = self.params
+        self.transformations = {
+            "ne": NamedEntitySwap(self.infiller), "num": NumberChange(self.infiller),
+            "neg": Negation(self.tgt_lang, self.polyjuice), "ins": Insertion(self.infiller),
+            "del": Deletion(p["del_min_words"], p["del_max_words"])}
+
+    def _entity_count(self, text: str) -> int:
+        if text not in self._entity_counts:
+            self._entity_counts[text] = len(self.annotator.annotate([text])[0].entities)
+        return self._entity_counts[text]
+
+    def process_batch(self, items: Sequence[Item], rngs) -> list[ItemResult]:
+        if not hasattr(self, "docs"):
+            self.prepare(items)
+        goods = self._goods(items)
+        candidates = []  # (item position, phenomenon, edit)
+        results = [ItemResult() for _ in items]
+        for pos, (item, rng) in enumerate(zip(items, rngs)):
+            ctx = {"doc": self.docs.get(item.index), "entity_pool": self.entity_pool, "clause_pool": self.clause_pool}
+            for ph in self.phenomena:
+                edit = self.transformations[ph].apply(item.data["ref"], rng, ctx)
+                if edit is None:
+                    results[pos].rejected.append(f"{ph}:not_applicable")
+                else:
+                    candidates.append((pos, ph, edit))
+        ne_texts = [e.text for _, ph, e in candidates if ph == "ne" and e.text not in self._entity_counts]
+        if ne_texts and self.annotator:
+            for t, d in zip(ne_texts, self.annotator.annotate(ne_texts)):
+                self._entity_counts[t] = len(d.entities)
+        p = self.params
+        for pos, ph, edit in candidates:
+            item, ref = items[pos], items[pos].data["ref"]
+            constraints = constraints_for(ph, nli=self.nli, entity_counter=self._entity_count,
+                                          min_char_edit=p["min_char_edit"], min_word_edit=p["min_word_edit"])
+            ok, checks, failed = run_constraints(constraints, ref, edit)
+            if not ok:
+                results[pos].rejected.append(f"{ph}:{failed}")
+                continue
+            good, origin = goods[pos]
+            if not good:
+                results[pos].rejected.append(f"{ph}:empty_good")
+                continue
+            checks["good_differs_from_ref"] = float(good.strip() != ref.strip())
+            results[pos].records.append({
+                "src": item.data["src"], "ref": ref, "good": good, "bad": edit.text, "phenomenon": ph,
+                "span_original": edit.span_original, "span_replacement": edit.span_replacement,
+                "span_start": edit.start, "span_end": edit.end,
+                "perturbation": f"{ph}/{edit.meta.get('method') or edit.meta.get('rule', '')}",
+                "good_origin": origin, "checks": checks,
+                "src_lang": item.data.get("src_lang", self.src_lang), "tgt_lang": item.data.get("tgt_lang", self.tgt_lang)})
+        return results
+
+    def _goods(self, items: Sequence[Item]) -> list[tuple[str, str]]:
+        if self.good_mode == "column":
+            return [(str(it.data.get("good") or ""), f"column:{self.good_col}") for it in items]
+        if self.good_mode == "reference":
+            return [(it.data["ref"], "reference") for it in items]
+        outs = self.translator.translate([it.data["src"] for it in items], self.src_lang, self.tgt_lang)
+        return [(o, f"translator:{self.specs['translator']}") for o in outs]
+
+    def process(self, item: Item, rng) -> ItemResult:
+        return self.process_batch([item], [rng])[0]
+
+
+def support_report(tgt_lang: str, b: "SmaugBuilder") -> dict[str, tuple[bool, str]]:
+    """Which phenomena can be produced for ``tgt_lang`` with the configured backends, and how."""
+    lang = tgt_lang.split("-")[0]
+    ann = b.annotator is not None
+    why_no_ann = getattr(b, "annotator_error", "no annotator")
+    rep = {
+        "ne": (True, f"infill: {b.specs['infiller']}") if b.infiller and ann else
+              (True, "corpus entity swap (same label)") if ann else (False, why_no_ann),
+        "num": (True, f"infill: {b.specs['infiller']}" if b.infiller else "format-preserving digit change"),
+        "neg": (True, f"polyjuice: {b.specs['polyjuice']}") if b.polyjuice and ann else
+               (True, "rule-based negation on the dependency parse") if ann and lang in negation.SUPPORTED else
+               (False, why_no_ann if not ann else f"no negation rules for '{lang}' (have: {', '.join(negation.SUPPORTED)}); "
+                "pass --polyjuice SPEC"),
+        "ins": (True, f"infill: {b.specs['infiller']}") if b.infiller else
+               (True, "clauses from other references") if ann else (False, why_no_ann),
+        "del": (True, "span deletion between punctuation"),
+    }
+    return rep

@@ -1,0 +1,122 @@
+"""SMAUG validation phase: one small Constraint object per sub-validation (paper section 3).
+
+Each returns (passed, value): value is what the record's ``checks`` map stores. A constraint that
+cannot run (no NLI backend) returns (None, None): the record says "not checked", never "passed".
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Callable, Mapping
+
+from rapidfuzz.distance import Levenshtein
+
+from mtgauntlet.builders.base import Constraint, Edit
+
+MASK_TOKEN = re.compile(r"<extra_id_\d{1,2}>|extra_id")
+BRACKETS = "()[]{}_"
+NUMBER = re.compile(r"[-+]?\.?(\d+[.,])*\d+")
+
+
+class Differs(Constraint):
+    name = "differs"
+
+    def check(self, original, edit, context=None):
+        ok = edit.text.strip() != original.strip() and bool(edit.text.strip())
+        return ok, float(ok)
+
+
+class NoMaskTokens(Constraint):
+    name = "no_mask_tokens"
+
+    def check(self, original, edit, context=None):
+        ok = MASK_TOKEN.search(edit.text) is None
+        return ok, float(ok)
+
+
+class NoExtraBrackets(Constraint):
+    """The candidate may not have more of ``()[]{}_`` than the original."""
+
+    name = "no_extra_brackets"
+
+    def check(self, original, edit, context=None):
+        ok = sum(edit.text.count(c) for c in BRACKETS) <= sum(original.count(c) for c in BRACKETS)
+        return ok, float(ok)
+
+
+class CharEditDistance(Constraint):
+    """Character-level Levenshtein distance >= ``minimum`` (paper: 5 for named entities)."""
+
+    name = "char_edit_distance"
+
+    def __init__(self, minimum: int = 5):
+        self.minimum = minimum
+
+    def check(self, original, edit, context=None):
+        d = Levenshtein.distance(original, edit.text)
+        return d >= self.minimum, float(d)
+
+
+class WordEditDistance(Constraint):
+    """Word-level Levenshtein distance >= ``minimum`` (paper: 8 for insertions)."""
+
+    name = "word_edit_distance"
+
+    def __init__(self, minimum: int = 8):
+        self.minimum = minimum
+
+    def check(self, original, edit, context=None):
+        d = Levenshtein.distance(original.split(), edit.text.split())
+        return d >= self.minimum, float(d)
+
+
+class SameCount(Constraint):
+    """The detector finds as many items in the candidate as in the original (entities, numbers)."""
+
+    def __init__(self, name: str, counter: Callable[[str], int]):
+        self.name = name
+        self.counter = counter
+
+    def check(self, original, edit, context=None):
+        a, b = self.counter(original), self.counter(edit.text)
+        return a == b, float(a == b)
+
+
+def count_numbers(text: str) -> int:
+    return sum(1 for _ in NUMBER.finditer(text))
+
+
+class NLIContradiction(Constraint):
+    """The candidate contradicts the original: argmax of the NLI backend is 'contradiction' (paper 3.3).
+
+    Without an NLI backend the check is not run and recorded as such (None).
+    """
+
+    name = "nli_contradiction"
+
+    def __init__(self, nli=None):
+        self.nli = nli
+
+    def check(self, original, edit, context: Mapping[str, Any] | None = None):
+        if self.nli is None:
+            return None, None
+        probs = self.nli.predict([original], [edit.text])[0]
+        label = max(probs, key=probs.get)
+        return label == "contradiction", float(probs["contradiction"])
+
+
+def constraints_for(phenomenon: str, *, nli=None, entity_counter=None, min_char_edit: int = 5,
+                    min_word_edit: int = 8) -> list[Constraint]:
+    """The paper's validation phase per phenomenon."""
+    if phenomenon == "ne":
+        return [Differs(), NoMaskTokens(), NoExtraBrackets(), SameCount("same_entity_count", entity_counter),
+                CharEditDistance(min_char_edit)]
+    if phenomenon == "num":
+        return [Differs(), NoMaskTokens(), NoExtraBrackets(), SameCount("same_number_count", count_numbers)]
+    if phenomenon == "neg":
+        return [Differs(), NLIContradiction(nli)]
+    if phenomenon == "ins":
+        return [Differs(), NoMaskTokens(), WordEditDistance(min_word_edit)]
+    if phenomenon == "del":
+        return [Differs()]
+    raise ValueError(f"unknown phenomenon {phenomenon!r}")
