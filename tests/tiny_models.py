@@ -71,3 +71,34 @@ def classifier(path: Path, num_labels: int, id2label: dict[int, str] | None = No
     BertForSequenceClassification(cfg).save_pretrained(path)
     tok.save_pretrained(path)
     return path
+
+
+def sentinel(path: Path, hidden_sizes=(16, 8)) -> Path:
+    """A tiny random Sentinel-src checkpoint in the guardians-mt-eval layout (hparams.yaml + checkpoints/model.ckpt)."""
+    import torch
+    import yaml
+    from transformers import XLMRobertaConfig, XLMRobertaModel
+
+    tok = train_tokenizer()
+    tok.cls_token, tok.sep_token = "<s>", "</s>"
+    enc_dir = path / "encoder"
+    cfg = XLMRobertaConfig(vocab_size=len(tok), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                           num_attention_heads=2, max_position_embeddings=130, pad_token_id=tok.pad_token_id,
+                           bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id)
+    cfg.save_pretrained(enc_dir)
+    tok.save_pretrained(enc_dir)
+    torch.manual_seed(0)
+    enc = XLMRobertaModel(cfg, add_pooling_layer=False)
+    layers, dims = [], [32, *hidden_sizes]
+    for a, b in zip(dims, dims[1:]):
+        layers += [torch.nn.Linear(a, b), torch.nn.Tanh(), torch.nn.Dropout(0.1)]
+    layers.append(torch.nn.Linear(dims[-1], 1))
+    ff = torch.nn.Sequential(*layers)
+    state = {f"encoder.model.{k}": v for k, v in enc.state_dict().items()}
+    state.update({f"estimator.ff.{k}": v for k, v in ff.state_dict().items()})
+    (path / "checkpoints").mkdir(parents=True, exist_ok=True)
+    torch.save({"state_dict": state}, path / "checkpoints" / "model.ckpt")
+    (path / "hparams.yaml").write_text(yaml.safe_dump({
+        "pretrained_model": str(enc_dir), "hidden_sizes": list(hidden_sizes), "activations": "Tanh",
+        "final_activation": None, "dropout": 0.1, "sent_to_use": "src", "load_pretrained_weights": False}))
+    return path

@@ -38,3 +38,60 @@ def evaluate_metric(
         for k, why in skipped.items():
             typer.echo(f"skipped {k}: {why}", err=True)
         typer.echo("tau = (C - D) / (C + D), ties counted as discordant; d over concordant pairs, min-max normalised.")
+
+
+def load_judgments(path: str, format: str | None, mapping: str | None, protocol: str | None):
+    from mtgauntlet.corpora.formats import READERS, read_judgments, sniff_named_format
+    from mtgauntlet.corpora.readers import parse_column_map
+
+    named = format or sniff_named_format(path)
+    if named in ("google-mqm", "wmt23-mtme", "wmt23-esa"):
+        return READERS[named](path).rows
+    return read_judgments(path, columns=parse_column_map(mapping), protocol=protocol).rows
+
+
+@app.command("dec")
+def evaluate_dec(
+    judgments: str = typer.Option(..., "--judgments", "-j", help="Judgment table (lp,item_id,src,system,score[,tgt,protocol]); gz ok; or google-mqm / wmt23-mtme / wmt23-esa files."),
+    estimator: str = typer.Option("length", "--estimator", "-e", help="Difficulty estimator spec(s), comma-separated."),
+    format: str = typer.Option(None, "--format", help="google-mqm, wmt23-mtme, wmt23-esa, or a plain table format."),
+    map: str = typer.Option(None, "--map", help="Column mapping ours=theirs, e.g. score=esa_score_mean,item_id=line_id."),
+    protocol: str = typer.Option(None, help="esa, mqm or da when the file has no protocol column."),
+    lp: str = typer.Option(None, "--lp", help="Only these language pairs (comma-separated)."),
+    fraction: float = typer.Option(0.25, help="Budget fraction for AvgScore / %Perfect of the hardest subset."),
+    json_out: bool = typer.Option(False, "--json"),
+):
+    """Difficulty Estimation Correlation (group-by-system Kendall tau_b, averaged over systems then lps)."""
+    import pandas as pd
+
+    from mtgauntlet.corpora.langs import split_lp
+    from mtgauntlet.evaluation.dec import dec, score_sources, selection_quality
+    from mtgauntlet.models import registry
+
+    rows = load_judgments(judgments, format, map, protocol)
+    if lp:
+        keep = {x.strip() for x in lp.split(",")}
+        rows = [r for r in rows if r["lp"] in keep]
+    if not rows:
+        fail(f"{judgments}: no judgments (after --lp filtering)")
+    results = []
+    for spec in [s.strip() for s in estimator.split(",") if s.strip()]:
+        est = registry.load("difficulty", spec)
+
+        def fn(texts, pair, est=est):
+            s, t = split_lp(pair)
+            return est.difficulty(texts, src_lang=s, tgt_lang=t)
+
+        scores = score_sources(rows, fn)
+        res = dec(rows, scores)
+        sel = selection_quality(rows, scores, fraction)
+        results.append({"estimator": spec, "dec": res["dec"], "per_lp": res["per_lp"],
+                        "avg_score": sel["avg_score"], "perfect_pct": sel["perfect_pct"]})
+    if json_out:
+        print_json({"judgments": judgments, "n": len(rows), "fraction": fraction, "results": results})
+    else:
+        table = pd.DataFrame([{"estimator": r["estimator"], "DEC": r["dec"],
+                               **{f"DEC {k}": v for k, v in r["per_lp"].items()},
+                               f"AvgScore@{fraction:g}": r["avg_score"], f"%Perfect@{fraction:g}": r["perfect_pct"]}
+                              for r in results])
+        print_frame(table)

@@ -36,3 +36,35 @@ def score_difficulty(
     df["difficulty"] = score_texts(est, df["src"].tolist(), src_lang=src_lang, tgt_lang=tgt_lang)
     write_frame(df, out)
     typer.echo(f"{len(df)} rows scored with {estimator} -> {out}")
+
+
+@app.command("qe")
+def score_qe(
+    input: str = typer.Option(..., "--input", "-i", help="Table with columns src, tgt, lp (TSV/CSV/JSONL/Parquet)."),
+    out: str = typer.Option(..., "--out", "-o", help="Output file (.parquet, .tsv, .csv or .jsonl)."),
+    qe: str = typer.Option("qe", "--qe", help="QE spec (qe, roundtrip, comet:..., llm-as-qe:..., hf:...#scale=100)."),
+    map: Optional[str] = typer.Option(None, "--map", help="Column mapping ours=theirs, e.g. tgt=mt,lp=langpair."),
+):
+    """Add a `qe` column (0..100, higher = better) to every (src, tgt) row, per language pair."""
+    import pandas as pd
+
+    from mtgauntlet.corpora.langs import split_lp
+    from mtgauntlet.corpora.readers import parse_column_map, read_rows
+    from mtgauntlet.errors import InputError
+    from mtgauntlet.models import registry
+    from mtgauntlet.tables import write_frame
+
+    rs = read_rows(input, columns=parse_column_map(map), required=["src", "tgt", "lp"], text_fields=["src"])
+    df = pd.DataFrame([{k: v for k, v in r.items() if k != "_line"} for r in rs.rows])
+    est = registry.load("qe", qe)
+    df["qe"] = float("nan")
+    for lp, idx in df.groupby("lp").groups.items():
+        try:
+            s, t = split_lp(str(lp))
+        except ValueError as exc:
+            line = rs.rows[list(idx)[0]]["_line"]
+            raise InputError(str(exc), file=input, line=line, field="lp") from None
+        sub = df.loc[idx]
+        df.loc[idx, "qe"] = est.score(sub["src"].tolist(), sub["tgt"].fillna("").tolist(), s, t)
+    write_frame(df, out)
+    typer.echo(f"{len(df)} rows scored with {qe} -> {out}")

@@ -9,6 +9,8 @@ import hashlib
 import re
 from typing import Sequence
 
+import numpy as np
+
 from mtgauntlet.models.base import DifficultyEstimator
 
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -129,3 +131,61 @@ def score_texts(estimator: DifficultyEstimator, texts: Sequence[str], src_lang=N
     for i in range(0, len(texts), batch_size):
         out.extend(estimator.difficulty(texts[i:i + batch_size], src_lang=src_lang, tgt_lang=tgt_lang))
     return out
+
+
+def _shipped(name: str):
+    from importlib import resources
+
+    return resources.files("mtgauntlet") / "data" / "models" / name
+
+
+class LearnedDifficulty(DifficultyEstimator):
+    """``learned``: the source-only ridge regressor trained by ``python -m mtgauntlet.training.difficulty``
+    on WMT human judgments (surface features + wordfreq rarity + multilingual-e5), shipped in the package.
+    ``learned:<path.npz>`` loads another model trained by the same script."""
+
+    description = "shipped source-only regressor (WMT MQM/DA/ESA, e5 + surface features)"
+
+    def __init__(self, arg: str = ""):
+        from mtgauntlet.errors import BackendUnavailable
+        from mtgauntlet.models.features import LinearModel
+
+        path = arg or _shipped("learned_difficulty.npz")
+        try:
+            self.model = LinearModel.load(path)
+        except (OSError, FileNotFoundError):
+            raise BackendUnavailable(f"learned difficulty model not found at {path}; train it with "
+                                     "python -m mtgauntlet.training.difficulty") from None
+        self.signature = self.model.meta.get("signature", "")
+
+    def difficulty(self, texts, src_lang=None, tgt_lang=None) -> list[float]:
+        from mtgauntlet.models.features import source_features
+
+        if not texts:
+            return []
+        return [-float(p) for p in self.model.predict(source_features(list(texts), src_lang))]
+
+
+class ArtificialCrowdDifficulty(DifficultyEstimator):
+    """``crowd:<mt spec>[+<mt spec>...][;qe=<qe spec>]``: translate with each translator, score with the QE,
+    difficulty = 100 - mean QE (artificial crowd; the bandit paper's difficulty)."""
+
+    description = "artificial crowd: 100 - mean QE over translators"
+
+    def __init__(self, arg: str = ""):
+        from mtgauntlet.models import registry
+
+        mts, _, qe = (arg or "apertium").partition(";qe=")
+        self.translators = [registry.load("translator", s) for s in mts.split("+") if s]
+        self.qe = registry.load("qe", qe or None)
+
+    def difficulty(self, texts, src_lang=None, tgt_lang=None) -> list[float]:
+        if not tgt_lang:
+            from mtgauntlet.errors import GauntletError
+
+            raise GauntletError("the artificial crowd needs a target language (tgt_lang)")
+        totals = np.zeros(len(texts))
+        for tr in self.translators:
+            hyps = tr.translate(list(texts), src_lang, tgt_lang)
+            totals += np.asarray(self.qe.score(list(texts), hyps, src_lang, tgt_lang), dtype=float)
+        return [100.0 - t / len(self.translators) for t in totals]

@@ -86,22 +86,36 @@ class HFChatLLM(ChatLLM):
         return cached_map(self.spec, "complete", params, [prompt],
                           lambda ps: [self._generate(p, max_tokens, temperature, seed) for p in ps])[0]
 
-    def token_logprobs(self, texts: Sequence[str]) -> list[list[float]]:
+    def token_logprobs(self, texts: Sequence[str], batch_size: int = 16) -> list[list[float]]:
+        """Per-token log-probabilities (BOS-conditioned), batched with right padding; cached per text."""
+        return cached_map(self.spec, "token_logprobs", {}, list(texts),
+                          lambda xs: self._token_logprobs(xs, batch_size))
+
+    def _token_logprobs(self, texts: list[str], batch_size: int) -> list[list[float]]:
         torch = self._torch
-        out = []
         bos = self.tokenizer.bos_token_id
+        seqs = []
         for text in texts:
-            ids = self.tokenizer(text, add_special_tokens=False)["input_ids"]
-            if bos is not None:
-                ids = [bos] + ids
-            if len(ids) < 2:
-                out.append([])
+            ids = self.tokenizer(text, add_special_tokens=False)["input_ids"][:1024]
+            seqs.append(([bos] if bos is not None else []) + ids)
+        out: list[list[float]] = [[] for _ in texts]
+        order = sorted(range(len(seqs)), key=lambda i: len(seqs[i]))  # similar lengths together
+        pad = self.tokenizer.pad_token_id or 0
+        for k in range(0, len(order), batch_size):
+            idx = [i for i in order[k:k + batch_size] if len(seqs[i]) >= 2]
+            if not idx:
                 continue
-            t = torch.tensor([ids], device=self.device)
+            width = max(len(seqs[i]) for i in idx)
+            ids = torch.full((len(idx), width), pad, dtype=torch.long)
+            mask = torch.zeros((len(idx), width), dtype=torch.long)
+            for r, i in enumerate(idx):
+                ids[r, :len(seqs[i])] = torch.tensor(seqs[i])
+                mask[r, :len(seqs[i])] = 1
             with torch.no_grad():
-                logits = self.model(t).logits[0, :-1].float()
-            lp = torch.log_softmax(logits, dim=-1).gather(1, t[0, 1:, None])[:, 0]
-            out.append(lp.tolist())
+                logits = self.model(input_ids=ids.to(self.device), attention_mask=mask.to(self.device)).logits.float()
+            lp = torch.log_softmax(logits[:, :-1], dim=-1).gather(2, ids[:, 1:, None].to(self.device))[..., 0]
+            for r, i in enumerate(idx):
+                out[i] = lp[r, :len(seqs[i]) - 1].tolist()
         return out
 
 
@@ -283,3 +297,98 @@ class HFRegressionDifficulty(_Regressor, DifficultyEstimator):
         sign = -1.0 if "negate" in self.opts else 1.0
         raw = cached_map(self.spec, "difficulty", {}, list(texts), lambda xs: self._predict(xs, None))
         return [sign * r for r in raw]
+
+
+class SentinelDifficulty(DifficultyEstimator):
+    """``sentinel:<local dir or hub id>[#encoder=<local path>]`` — Sentinel-src models (guardians-mt-eval).
+
+    Layout (as on the Hub): ``hparams.yaml`` (pretrained_model, hidden_sizes, activations, final_activation,
+    dropout) and ``checkpoints/model.ckpt`` whose ``state_dict`` holds ``encoder.model.*`` (XLM-R without
+    pooler) and ``estimator.ff.*`` (feed-forward on the [CLS] state). The model predicts quality; difficulty
+    is its negation. ``#lang_token`` prepends the target-language code to the source (for checkpoints
+    trained with a target-language token).
+    """
+
+    description = "Sentinel-src: XLM-R + feed-forward on [CLS] (guardians-mt-eval checkpoints)"
+
+    def __init__(self, arg: str, device: str = "cpu", batch_size: int = 16):
+        torch = _torch()
+        import yaml
+        from pathlib import Path
+
+        from transformers import AutoConfig, AutoTokenizer, XLMRobertaModel
+
+        location, self.opts = parse_options(arg)
+        root = Path(location)
+        if not root.exists():
+            try:
+                from huggingface_hub import snapshot_download
+
+                root = Path(snapshot_download(location))
+            except Exception as exc:
+                raise BackendUnavailable(f"sentinel: cannot find {location!r} locally or download it ({exc})") from None
+        hp_path, ckpt = root / "hparams.yaml", root / "checkpoints" / "model.ckpt"
+        if not hp_path.exists() or not ckpt.exists():
+            raise BackendUnavailable(f"{root}: expected hparams.yaml and checkpoints/model.ckpt (Sentinel layout)")
+        hp = yaml.safe_load(hp_path.read_text()) or {}
+        encoder = self.opts.get("encoder") or hp.get("pretrained_model", "xlm-roberta-large")
+        self.tokenizer = _from_pretrained(AutoTokenizer, encoder)
+        config = _from_pretrained(AutoConfig, encoder)
+        self.encoder = XLMRobertaModel(config, add_pooling_layer=False)
+        self.estimator = _feed_forward(torch, config.hidden_size, hp.get("hidden_sizes") or [3072, 1024],
+                                       hp.get("activations", "Tanh"), hp.get("final_activation"))
+        state = torch.load(ckpt, map_location="cpu", weights_only=False)
+        state = state.get("state_dict", state)
+        enc = {k[len("encoder.model."):]: v for k, v in state.items() if k.startswith("encoder.model.")}
+        est = {k[len("estimator."):]: v for k, v in state.items() if k.startswith("estimator.")}
+        missing = self.encoder.load_state_dict(enc, strict=False).missing_keys
+        missing = [k for k in missing if "position_ids" not in k]
+        if missing or not est:
+            raise BackendUnavailable(f"{ckpt}: checkpoint does not match a Sentinel model (missing {missing[:3]})")
+        self.estimator.load_state_dict(est)
+        self.encoder.to(device).eval()
+        self.estimator.to(device).eval()
+        self.device, self.batch_size, self._torch = device, batch_size, torch
+
+    def predict_quality(self, texts: list[str]) -> list[float]:
+        torch = self._torch
+        out = []
+        for i in range(0, len(texts), self.batch_size):
+            enc = self.tokenizer(texts[i:i + self.batch_size], return_tensors="pt", padding=True,
+                                 truncation=True).to(self.device)
+            with torch.no_grad():
+                cls = self.encoder(input_ids=enc["input_ids"], attention_mask=enc["attention_mask"]).last_hidden_state[:, 0]
+                out.extend(self.estimator(cls).view(-1).float().tolist())
+        return out
+
+    def difficulty(self, texts, src_lang=None, tgt_lang=None) -> list[float]:
+        texts = list(texts)
+        if "lang_token" in self.opts and tgt_lang:
+            texts = [f"{tgt_lang} {t}" for t in texts]
+        q = cached_map(self.spec, "sentinel", {"lang": tgt_lang if "lang_token" in self.opts else None}, texts,
+                       self.predict_quality)
+        return [-x for x in q]
+
+
+def _feed_forward(torch, in_dim: int, hidden: list[int], activation: str, final: str | None):
+    """The Sentinel/COMET FeedForward: [Linear, act, Dropout]* + Linear(1) [+ final act], as ``ff``."""
+    nn = torch.nn
+
+    def act(name):
+        return getattr(nn, name.title())()
+
+    layers = [nn.Linear(in_dim, hidden[0]), act(activation), nn.Dropout(0.0)]
+    for a, b in zip(hidden, hidden[1:]):
+        layers += [nn.Linear(a, b), act(activation), nn.Dropout(0.0)]
+    layers.append(nn.Linear(hidden[-1], 1))
+    if final:
+        layers.append(act(final))
+    class FeedForward(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.ff = nn.Sequential(*layers)
+
+        def forward(self, x):
+            return self.ff(x)
+
+    return FeedForward()

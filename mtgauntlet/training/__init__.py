@@ -1,0 +1,1 @@
+"""Reproducible training scripts for the small models shipped inside the package."""
