@@ -46,11 +46,25 @@ def main() -> None:
     gauntlet("build", "smaug", "--input", sample, "--src-col", "es", "--ref-col", "en", "--src-lang", "es",
              "--tgt-lang", "en", *good, "--out", str(builds / "smaug"))
     gauntlet("evaluate", "metric", "--set", str(builds / "smaug"), "--metric", "chrf")
-    gauntlet("query", "--releases", str(builds),
-             "SELECT rank, domain, round(difficulty, 2) AS difficulty, text FROM selected_text ORDER BY rank")
-    gauntlet("query", "--releases", str(builds),
-             "SELECT phenomenon, count(*) AS n, any_value(ref) AS example_ref, any_value(bad) AS example_bad "
-             "FROM smaug_pair GROUP BY phenomenon ORDER BY phenomenon")
+    releases = OUT / "releases"
+    gauntlet("release", str(builds / "smaug"), str(builds / "subset"), "--name", "demo-es-en", "--version", "0.1.0",
+             "--out", str(releases))
+    card = releases / "name=demo-es-en" / "version=0.1.0" / "README.md"
+    print(f"\ndataset card: {card} (first lines)")
+    print("\n".join(card.read_text(encoding="utf-8").splitlines()[:12]))
+    gauntlet("verify", str(card.parent))
+    # a changed build (more items per phenomenon: another seed) is released as a new version beside the first
+    gauntlet("build", "smaug", "--input", sample, "--src-col", "es", "--ref-col", "en", "--src-lang", "es",
+             "--tgt-lang", "en", *good, "--seed", "14", "--out", str(builds / "smaug-seed14"))
+    gauntlet("release", str(builds / "smaug-seed14"), str(builds / "subset"), "--name", "demo-es-en",
+             "--version", "0.2.0", "--out", str(releases))
+    gauntlet("query", "--releases", str(releases),
+             "SELECT name, version, rows, kind FROM releases ORDER BY version")
+    gauntlet("query", "--releases", str(releases),
+             "SELECT version, phenomenon, count(*) AS n FROM smaug_pair GROUP BY ALL ORDER BY version, phenomenon")
+    gauntlet("query", "--releases", str(releases),
+             "SELECT phenomenon, any_value(ref) AS ref, any_value(bad) AS bad FROM latest_smaug_pair "
+             "GROUP BY phenomenon ORDER BY phenomenon")
     print("\ndemo finished: outputs in", OUT.resolve())
 
 

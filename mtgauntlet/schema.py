@@ -31,7 +31,9 @@ COMMON_FIELDS: list[pa.Field] = [
     pa.field("source_id", pa.string()),
 ]
 
-CHECKS_TYPE = pa.map_(pa.string(), pa.float64())  # bool checks are stored as 1.0 / 0.0
+# check name -> value; bool checks are 1.0 / 0.0, a check that was not run is null. A list of
+# (name, value) structs rather than a map: `datasets` has no map type. In DuckDB: map_from_entries(checks).
+CHECKS_TYPE = pa.list_(pa.struct([pa.field("name", pa.string()), pa.field("value", pa.float64())]))
 
 TRAJECTORY_STEP = pa.struct([
     pa.field("step", pa.int32()),
@@ -198,7 +200,16 @@ def record_id(kind: str | RecordKind, record: Mapping[str, Any], builder: str | 
 def _checks_to_arrow(checks: Mapping[str, Any] | None):
     if checks is None:
         return None
-    return [(k, (float(v) if v is not None else None)) for k, v in checks.items()]
+    return [{"name": k, "value": (float(v) if v is not None else None)} for k, v in checks.items()]
+
+
+def checks_dict(value) -> dict[str, float | None]:
+    """The stored checks (list of name/value structs, or a dict) as a plain dict."""
+    if value is None:
+        return {}
+    if isinstance(value, Mapping):
+        return dict(value)
+    return {c["name"]: c["value"] for c in value}
 
 
 def to_table(kind: str | RecordKind, records: Iterable[Mapping[str, Any]], signature: str | None = None) -> pa.Table:
@@ -209,7 +220,7 @@ def to_table(kind: str | RecordKind, records: Iterable[Mapping[str, Any]], signa
     columns = {}
     for f in schema:
         values = [r.get(f.name) for r in rows]
-        if pa.types.is_map(f.type):
+        if f.type == CHECKS_TYPE:
             values = [_checks_to_arrow(v) if isinstance(v, Mapping) else v for v in values]
         columns[f.name] = pa.array(values, type=f.type)
     table = pa.Table.from_pydict(columns, schema=schema)

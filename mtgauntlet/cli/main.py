@@ -9,7 +9,7 @@ import sys
 import typer
 
 from mtgauntlet import __version__
-from mtgauntlet.cli import build, evaluate, query as query_mod, models_cmd, score
+from mtgauntlet.cli import build, evaluate, query as query_mod, models_cmd, release_cmd, score
 from mtgauntlet.cli.common import not_available
 
 app = typer.Typer(
@@ -24,24 +24,15 @@ app.add_typer(score.app, name="score")
 app.add_typer(evaluate.app, name="evaluate")
 app.command("query")(query_mod.query)
 app.command("models")(models_cmd.models)
+app.command("release")(release_cmd.release)
+app.command("verify")(release_cmd.verify)
+app.command("publish")(release_cmd.publish)
 
 
 @app.command("validate", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def validate():
     """Run quality checks on a record set and write a report (not available yet)."""
     not_available("validate", "validators are planned in issue #8")
-
-
-@app.command("release", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
-def release():
-    """Package a build as a versioned release with a dataset card (not available yet)."""
-    not_available("release", "releases are planned in issue #9")
-
-
-@app.command("publish", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
-def publish():
-    """Publish a release to the Hugging Face Hub (not available yet)."""
-    not_available("publish", "publishing is planned in issue #9")
 
 
 @app.command("simulate", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})

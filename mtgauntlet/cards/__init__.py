@@ -1,0 +1,1 @@
+"""Dataset cards: Hugging Face YAML metadata + statistics + plots, rendered from a release manifest."""
