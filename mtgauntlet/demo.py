@@ -38,7 +38,7 @@ def main() -> None:
     sample = sample_path()
     print(f"mtgauntlet demo on the shipped sample {sample}")
     gauntlet("build", "subset", "--input", sample, "--src-col", "es", "--domain-col", "domain",
-             "--src-lang", "es", "--tgt-lang", "en", "--estimator", "length", "--budget", "8",
+             "--src-lang", "es", "--tgt-lang", "en", "--estimator", "learned", "--budget", "8",
              "--stratify", "domain", "--out", str(builds / "subset"))
     import shutil as _sh
 
@@ -46,9 +46,19 @@ def main() -> None:
     gauntlet("build", "smaug", "--input", sample, "--src-col", "es", "--ref-col", "en", "--src-lang", "es",
              "--tgt-lang", "en", *good, "--out", str(builds / "smaug"))
     gauntlet("evaluate", "metric", "--set", str(builds / "smaug"), "--metric", "chrf")
+    # MT-breaker: the embedded LLM edits 3 English seeds for 3 steps against Apertium EN->ES, judged by the shipped QE
+    gauntlet("build", "mtbreaker", "--seeds", sample, "--column", "en", "--limit", "3", "--steps", "3",
+             "--mt", "apertium", "--qe", "qe", "--src-lang", "en", "--tgt-lang", "es", "--out", str(builds / "mtbreaker"))
+    gauntlet("evaluate", "breaker", "--set", str(builds / "mtbreaker"), "--plot", str(OUT / "mtbreaker_steps.png"))
+    # bandit topic search over the sample's domains (a real search runs over FLORES topics; see README)
+    gauntlet("build", "bandit", "--corpus", sample, "--text-column", "en", "--topic-column", "domain",
+             "--min-words", "5", "--budget", "12", "--k", "2", "--cap", "4", "--src-lang", "en", "--tgt-lang", "es",
+             "--out", str(builds / "bandit"))
+    reports = OUT / "reports"
+    gauntlet("validate", str(builds / "smaug"), "--report", str(reports / "smaug"))
     releases = OUT / "releases"
     gauntlet("release", str(builds / "smaug"), str(builds / "subset"), "--name", "demo-es-en", "--version", "0.1.0",
-             "--out", str(releases))
+             "--report", str(reports / "smaug"), "--out", str(releases))
     card = releases / "name=demo-es-en" / "version=0.1.0" / "README.md"
     print(f"\ndataset card: {card} (first lines)")
     print("\n".join(card.read_text(encoding="utf-8").splitlines()[:12]))
@@ -65,6 +75,8 @@ def main() -> None:
     gauntlet("query", "--releases", str(releases),
              "SELECT phenomenon, any_value(ref) AS ref, any_value(bad) AS bad FROM latest_smaug_pair "
              "GROUP BY phenomenon ORDER BY phenomenon")
+    gauntlet("query", "--releases", str(builds),
+             "SELECT topic, count(*) AS texts, round(avg(difficulty), 1) AS difficulty FROM topic_text GROUP BY topic")
     print("\ndemo finished: outputs in", OUT.resolve())
 
 

@@ -179,6 +179,8 @@ class BuildRunner:
         todo = [r for r in ranges if r not in existing]
         if resumed and todo:
             log.info("resuming %s: %d shard(s) done, %d to go", self.out_dir, resumed, len(todo))
+        if resumed and todo and hasattr(self.builder, "restore"):  # sequential builders rebuild their state
+            self.builder.restore(pa.concat_tables([pq.read_table(p) for p in existing.values()]).to_pylist())
         if todo and hasattr(self.builder, "prepare"):
             self.builder.prepare(items)  # corpus-level state (pools, indexes); deterministic, so safe on resume
         progress = _Progress(self.progress, total=n, done=n - sum(e - s for s, e in todo),

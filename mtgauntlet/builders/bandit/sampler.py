@@ -1,0 +1,78 @@
+"""Samplers: draw one text for a topic, without replacement, with provenance.
+
+- ``CorpusSampler``: offline default over a local corpus (FLORES, WMT24, Tatoeba, ...). Texts of 20-40
+  words (configurable). When the corpus carries topic labels, a topic's texts are those with its label;
+  otherwise texts are retrieved by multilingual-e5 similarity between the topic name and the text.
+- ``LLMSampler``: the paper's extraction prompt for a search-grounded LLM (JSON snippets with URLs).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from typing import Any, Sequence
+
+import numpy as np
+
+from mtgauntlet.builders.bandit.topics import Topic
+
+
+def n_words(text: str) -> int:
+    return len(re.findall(r"\w+", text))
+
+
+class CorpusSampler:
+    def __init__(self, rows: Sequence[dict[str, Any]], topics: Sequence[Topic], *, text_key: str = "src",
+                 label_key: str | None = None, min_words: int = 20, max_words: int = 40, candidates: int = 5,
+                 embedder: str | None = None):
+        self.rows = [r for r in rows if min_words <= n_words(str(r.get(text_key) or "")) <= max_words]
+        self.text_key, self.label_key, self.candidates = text_key, label_key, candidates
+        self.topics = list(topics)
+        self.by_topic: list[list[int]] = []
+        if label_key:
+            index: dict[str, list[int]] = {}
+            for i, r in enumerate(self.rows):
+                index.setdefault(str(r.get(label_key)).strip(), []).append(i)
+            self.by_topic = [index.get(t.name, []) for t in self.topics]
+        else:
+            from mtgauntlet.models import registry
+
+            emb = registry.load("embedder", embedder or "e5")
+            T = emb.embed([f"query: {t.name}" for t in self.topics])
+            X = emb.embed([str(r[text_key]) for r in self.rows])
+            sims = T @ X.T
+            top = min(200, len(self.rows))
+            self.by_topic = [list(np.argsort(-sims[i])[:top]) for i in range(len(self.topics))]
+
+    def sample(self, topic: int, used: set[str], rng: random.Random) -> dict[str, Any] | None:
+        pool = [i for i in self.by_topic[topic] if self._id(i) not in used]
+        if not pool:
+            return None
+        i = rng.choice(pool) if self.label_key else rng.choice(pool[:self.candidates])
+        r = self.rows[i]
+        return {"text": str(r[self.text_key]), "source_id": self._id(i), "url": r.get("url") or r.get("URL"),
+                "source_dataset": r.get("source_dataset")}
+
+    def _id(self, i: int) -> str:
+        r = self.rows[i]
+        return str(r.get("source_id") or r.get("id") or i)
+
+
+class LLMSampler:
+    """Ask a (search-grounded) LLM for 20-40-word snippets about the topic, with source URLs."""
+
+    def __init__(self, llm, language: str = "English"):
+        self.llm, self.language = llm, language
+
+    def sample(self, topic: Topic, used: set[str], rng: random.Random) -> dict[str, Any] | None:
+        from mtgauntlet.models.prompts import SAMPLE_TEXT, parse_json_object
+
+        ans = self.llm.chat([{"role": "user", "content": SAMPLE_TEXT.format(topic=topic.name, language=self.language)}],
+                            max_tokens=800, temperature=0.7, seed=rng.randrange(2**31))
+        obj = parse_json_object(ans) or {}
+        snippets = [s for s in obj.get("extracted_snippets", []) if isinstance(s, dict) and s.get("text")
+                    and s["text"] not in used]
+        if not snippets:
+            return None
+        s = rng.choice(snippets)
+        return {"text": s["text"], "source_id": s["text"], "url": s.get("source_url"), "source_dataset": "llm"}

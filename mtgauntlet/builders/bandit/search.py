@@ -1,0 +1,185 @@
+"""The bandit topic search on real texts: each pull samples a text for a topic, translates it with the
+target model(s), scores it with QE; difficulty = 100 - mean QE (artificial crowd); cost 1 per pull.
+
+The pull log (``OUT/pulls/*.parquet``, record kind ``bandit_pull``) is the state: an interrupted search
+resumes by replaying it, and every decision uses an RNG seeded by (seed, pull index), so a resumed search
+equals an uninterrupted one. At the end, ``OUT/data/`` holds ``topic_text`` records for the top-k topics.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from pathlib import Path
+from typing import Any, Sequence
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from mtgauntlet import __version__
+from mtgauntlet.atomic import atomic_path, write_json_atomic
+from mtgauntlet.build.runner import item_rng, package_versions
+from mtgauntlet.builders.bandit.algorithms import ALGORITHMS, BanditState, choose
+from mtgauntlet.builders.bandit.topics import Topic, neighbours
+from mtgauntlet.errors import BuildStateError, GauntletError
+from mtgauntlet.schema import record_id, to_table, utcnow
+from mtgauntlet.signature import make_signature
+
+VERSION = "1"
+
+
+class BanditSearch:
+    name = "bandit"
+
+    def __init__(self, topics: Sequence[Topic], sampler, *, mt: Sequence[str], qe: str | None, algorithm: str,
+                 budget: int, k: int = 10, cap: float = math.inf, epsilon: float = 0.7, batch: int = 1,
+                 seed: int = 13, src_lang: str = "en", tgt_lang: str = "es", source: str = ""):
+        if algorithm not in ALGORITHMS:
+            raise GauntletError(f"unknown algorithm {algorithm!r}; choose from {', '.join(ALGORITHMS)}")
+        if budget < 1 or batch < 1 or k < 1:
+            raise GauntletError("--budget, --batch and --k must be >= 1")
+        self.topics, self.sampler = list(topics), sampler
+        self.mt_specs, self.qe_spec = list(mt), qe or "qe"
+        self.algorithm, self.budget, self.k, self.cap, self.epsilon, self.batch = algorithm, budget, k, cap, epsilon, batch
+        self.seed, self.src_lang, self.tgt_lang, self.source = seed, src_lang, tgt_lang, source
+        self.neigh = neighbours(self.topics) if algorithm == "contextual" else None
+        self._scorer = None
+
+    def signature(self) -> str:
+        return make_signature({"builder": "bandit", "src": self.src_lang, "tgt": self.tgt_lang,
+                               "algorithm": self.algorithm, "budget": self.budget, "k": self.k,
+                               "cap": "inf" if self.cap == math.inf else int(self.cap), "epsilon": self.epsilon,
+                               "batch": self.batch, "topics": len(self.topics), "source": self.source,
+                               "mt": self.mt_specs, "qe": self.qe_spec, "seed": self.seed},
+                              version=f"{__version__}+bandit.{VERSION}")
+
+    @property
+    def scorer(self):
+        if self._scorer is None:
+            from mtgauntlet.builders.mtbreaker import Scorer
+
+            self._scorer = Scorer(self.mt_specs, self.qe_spec, self.src_lang, self.tgt_lang)
+        return self._scorer
+
+    # -- state ------------------------------------------------------------------------------------
+    def _load_log(self, out: Path) -> list[dict[str, Any]]:
+        files = sorted((out / "pulls").glob("part-*.parquet"))
+        if not files:
+            return []
+        rows = pa.concat_tables([pq.read_table(f) for f in files]).to_pylist()
+        return sorted(rows, key=lambda r: r["step"])
+
+    def _replay(self, log: list[dict[str, Any]]) -> tuple[BanditState, set[str]]:
+        index = {t.name: i for i, t in enumerate(self.topics)}
+        state = BanditState(len(self.topics))
+        used = set()
+        for r in log:
+            if r["phase"] == "exhausted":
+                state.exhausted.add(index[r["topic"]])
+                continue
+            state.update(index[r["topic"]], r["difficulty"])
+            used.add(r["source_id"])
+        return state, used
+
+    # -- search -----------------------------------------------------------------------------------
+    def run(self, out_dir: str | Path, progress: bool = False, overwrite: bool = False) -> dict[str, Any]:
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        sig = self.signature()
+        mpath = out / "build.json"
+        if mpath.exists():
+            m = json.loads(mpath.read_text())
+            if m.get("signature") != sig:
+                if not overwrite:
+                    raise BuildStateError(f"{mpath} holds a different search:\n  found:     {m.get('signature')}\n"
+                                          f"  requested: {sig}\nuse another --out or --overwrite")
+                for p in list((out / "pulls").glob("*.parquet")) + list((out / "data").glob("*.parquet")):
+                    p.unlink()
+                m = None
+        else:
+            m = None
+        if m is None:
+            m = {"builder": "bandit", "builder_version": VERSION, "kind": "topic_text", "signature": sig,
+                 "seed": self.seed, "config": {"algorithm": self.algorithm, "budget": self.budget, "k": self.k,
+                                               "cap": None if self.cap == math.inf else self.cap,
+                                               "epsilon": self.epsilon, "batch": self.batch,
+                                               "n_topics": len(self.topics), "source_datasets": [self.source]},
+                 "models": {"mt": ",".join(self.mt_specs), "qe": self.qe_spec}, "versions": package_versions(),
+                 "created_at": utcnow().isoformat(), "status": "in_progress"}
+            write_json_atomic(mpath, m)
+        log = self._load_log(out)
+        state, used = self._replay(log)
+        run_id = sig.split("|seed:")[0][-12:]
+        t0 = time.perf_counter()
+        step = len(log)
+        while state.pulls < self.budget:
+            rng = item_rng(self.seed, step)
+            picks = choose(self.algorithm, state, rng, cap=self.cap, epsilon=self.epsilon,
+                           b=min(self.batch, self.budget - state.pulls), neighbours=self.neigh)
+            if not picks:
+                break  # every topic capped or exhausted
+            batch_rows = []
+            samples = []
+            for t in picks:
+                s = self.sampler.sample(t, used, rng)
+                if s is None:
+                    state.exhausted.add(t)
+                    batch_rows.append(self._row(run_id, step + len(batch_rows), t, None, None, "exhausted"))
+                    continue
+                used.add(s["source_id"])
+                samples.append((t, s))
+            if samples:
+                scored = self.scorer([s["text"] for _, s in samples])
+                for (t, s), (translations, qe) in zip(samples, scored):
+                    d = 100.0 - sum(qe) / len(qe)
+                    phase = "explore" if state.counts[t] == 0 else "exploit"
+                    state.update(t, d)
+                    batch_rows.append(self._row(run_id, step + len(batch_rows), t, s, (translations, qe, d), phase))
+            self._flush(out, batch_rows)
+            step += len(batch_rows)
+            if progress:
+                print(f"\rpulls {state.pulls}/{self.budget}", end="", flush=True)
+        if progress:
+            print()
+        top = state.top_k(self.k)
+        records = self._records(out, top)
+        table = to_table("topic_text", records, signature=sig)
+        with atomic_path(out / "data" / "part-final.parquet") as tmp:
+            pq.write_table(table, tmp)
+        m.update(status="complete", finished_at=utcnow().isoformat(),
+                 counts={"pulls": state.pulls, "topics_explored": sum(1 for c in state.counts if c),
+                         "exhausted": len(state.exhausted), "produced": len(records)},
+                 top_topics=[{"topic": self.topics[t].name, "mean_difficulty": state.mean(t), "pulls": state.counts[t]}
+                             for t in top], seconds=time.perf_counter() - t0)
+        write_json_atomic(mpath, m)
+        return m
+
+    def _row(self, run_id, step, t, s, scored, phase) -> dict[str, Any]:
+        translations, qe, d = scored if scored else (None, None, None)
+        return {"run_id": run_id, "step": step, "topic": self.topics[t].name, "text": s["text"] if s else None,
+                "source_id": s["source_id"] if s else None, "translations": translations, "qe": qe,
+                "difficulty": d, "phase": phase}
+
+    def _flush(self, out: Path, rows: list[dict[str, Any]]) -> None:
+        if not rows:
+            return
+        with atomic_path(out / "pulls" / f"part-{rows[0]['step']:08d}.parquet") as tmp:
+            pq.write_table(to_table("bandit_pull", rows), tmp)
+
+    def _records(self, out: Path, top: list[int]) -> list[dict[str, Any]]:
+        names = {self.topics[t].name: t for t in top}
+        urls = {}
+        for r in getattr(self.sampler, "rows", []):
+            urls[str(r.get("source_id") or r.get("id"))] = (r.get("url") or r.get("URL"), r.get("source_dataset"))
+        records = []
+        for r in self._load_log(out):
+            if r["topic"] in names and r["phase"] != "exhausted":
+                url, ds = urls.get(r["source_id"], (None, None))
+                rec = {"topic": r["topic"], "topic_path": self.topics[names[r["topic"]]].path, "text": r["text"],
+                       "provenance_url": url, "difficulty": r["difficulty"], "src_lang": self.src_lang,
+                       "tgt_lang": self.tgt_lang, "builder": "bandit", "builder_version": VERSION,
+                       "created_at": utcnow(), "source_dataset": ds or self.source, "source_id": r["source_id"]}
+                rec["id"] = record_id("topic_text", rec)
+                records.append(rec)
+        return records

@@ -1,0 +1,1 @@
+"""Quality checks with thresholds and a machine-readable report (`gauntlet validate`)."""

@@ -1,0 +1,68 @@
+"""Schema and value checks (fast, pyarrow only) and SMAUG NLI contradiction rules."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from mtgauntlet.schema import RecordKind
+
+
+def schema_checks(table: pa.Table, kind: RecordKind) -> tuple[dict[str, float], list[str]]:
+    """Schema equality, non-null columns, allowed values, unique ids. Returns (metrics, problems)."""
+    problems = []
+    expected = kind.schema
+    for f in expected:
+        if f.name not in table.column_names:
+            problems.append(f"missing column {f.name}")
+        elif not table.schema.field(f.name).type.equals(f.type):
+            problems.append(f"column {f.name}: type {table.schema.field(f.name).type}, expected {f.type}")
+    extra = [c for c in table.column_names if c not in expected.names]
+    problems += [f"unexpected column {c}" for c in extra]
+    metrics: dict[str, float] = {"schema.valid": float(not problems)}
+    nulls = 0
+    for col in kind.non_null_columns():
+        if col in table.column_names:
+            n = table.column(col).null_count
+            if n:
+                problems.append(f"{n} null value(s) in non-null column {col}")
+            nulls += n
+    metrics["values.null_violations"] = float(nulls)
+    bad_values = 0
+    for col, allowed in kind.allowed.items():
+        if col in table.column_names:
+            mask = pc.invert(pc.is_in(table.column(col), value_set=pa.array(list(allowed))))
+            n = pc.sum(pc.cast(pc.fill_null(mask, True), pa.int64())).as_py() or 0
+            if n:
+                problems.append(f"{n} value(s) of {col} outside {list(allowed)}")
+            bad_values += n
+    metrics["values.not_allowed"] = float(bad_values)
+    if "id" in table.column_names:
+        n_unique = pc.count_distinct(table.column("id")).as_py()
+        metrics["ids.duplicates"] = float(table.num_rows - n_unique)
+        if table.num_rows != n_unique:
+            problems.append(f"{table.num_rows - n_unique} duplicate id(s)")
+    return metrics, problems
+
+
+def smaug_nli_rules(rows: list[dict[str, Any]], nli) -> dict[str, float]:
+    """bad must contradict ref (argmax contradiction), good must not; rates overall and per phenomenon."""
+    out: dict[str, float] = {}
+    if not rows:
+        return out
+    refs = [r["ref"] for r in rows]
+    bad = nli.predict(refs, [r["bad"] for r in rows])
+    good = nli.predict(refs, [r["good"] for r in rows])
+    per: dict[str, list[tuple[bool, bool]]] = defaultdict(list)
+    for r, b, g in zip(rows, bad, good):
+        per[r["phenomenon"]].append((max(b, key=b.get) == "contradiction", max(g, key=g.get) == "contradiction"))
+    allv = [x for v in per.values() for x in v]
+    out["smaug.nli.bad_contradicts_ref_rate"] = sum(b for b, _ in allv) / len(allv)
+    out["smaug.nli.good_contradicts_ref_rate"] = sum(g for _, g in allv) / len(allv)
+    for ph, v in sorted(per.items()):
+        out[f"smaug.nli.{ph}.bad_contradicts_ref_rate"] = sum(b for b, _ in v) / len(v)
+        out[f"smaug.nli.{ph}.good_contradicts_ref_rate"] = sum(g for _, g in v) / len(v)
+    return out

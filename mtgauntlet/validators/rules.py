@@ -1,0 +1,120 @@
+"""Validation rules: thresholds on named metrics plus options, from YAML into dataclasses.
+
+Example ``rules.yaml``::
+
+    version: 1
+    options:
+      embedder: e5          # embedding diversity backend
+      chrf_word_order: 2    # chrF++ (the MT-breaker paper's nc:6|nw:2)
+      lm: true              # LM naturalness (slow: runs the embedded LLM)
+      nli: hf:roberta-large-mnli   # SMAUG contradiction rules (not checked without it)
+      judge: openai:gpt-4o-mini@https://api.openai.com/v1   # LLM source-analysis judge
+      max_texts: 5000       # sample for pairwise metrics on very large sets
+      gx: true              # also run the Great Expectations suite and write Data Docs
+    thresholds:
+      chrf_diversity: {min: 0.5}
+      ids.duplicates: {max: 0}
+      smaug.nli.bad_contradicts_ref_rate: {min: 0.9}
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from mtgauntlet.errors import InputError
+
+RULES_VERSION = 1
+
+
+@dataclass
+class Threshold:
+    metric: str
+    min: float | None = None
+    max: float | None = None
+    equals: Any = None
+
+    def evaluate(self, value: Any) -> str:
+        """'pass', 'fail' or 'not_checked' (metric not computed, or NaN)."""
+        if value is None or (isinstance(value, float) and value != value):
+            return "not_checked"
+        if self.min is not None and value < self.min:
+            return "fail"
+        if self.max is not None and value > self.max:
+            return "fail"
+        if self.equals is not None and value != self.equals:
+            return "fail"
+        return "pass"
+
+    def describe(self) -> str:
+        parts = []
+        if self.min is not None:
+            parts.append(f">= {self.min:g}")
+        if self.max is not None:
+            parts.append(f"<= {self.max:g}")
+        if self.equals is not None:
+            parts.append(f"== {self.equals}")
+        return " and ".join(parts)
+
+
+@dataclass
+class Options:
+    embedder: str | None = None
+    chrf_word_order: int = 0
+    lm: bool = False
+    nli: str | None = None
+    judge: str | None = None
+    max_texts: int = 5000
+    gx: bool = False
+    iqr_k: float = 3.0
+
+
+@dataclass
+class Rules:
+    thresholds: list[Threshold] = field(default_factory=list)
+    options: Options = field(default_factory=Options)
+
+    @classmethod
+    def default(cls) -> "Rules":
+        return cls(thresholds=[
+            Threshold("schema.valid", equals=1.0), Threshold("values.null_violations", max=0),
+            Threshold("values.not_allowed", max=0), Threshold("ids.duplicates", max=0),
+            Threshold("text.empty_rate", max=0), Threshold("chrf_diversity", min=0.3),
+            Threshold("embedding_diversity", min=0.05),
+            Threshold("smaug.nli.bad_contradicts_ref_rate", min=0.8),
+            Threshold("smaug.nli.good_contradicts_ref_rate", max=0.2),
+            Threshold("lm_naturalness_mean", min=30.0),
+        ])
+
+    @classmethod
+    def from_yaml(cls, path: str | Path) -> "Rules":
+        import yaml
+
+        p = Path(path)
+        try:
+            data = yaml.safe_load(p.read_text(encoding="utf-8")) or {}
+        except FileNotFoundError:
+            raise InputError("rules file not found", file=str(p)) from None
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            raise InputError(f"invalid YAML ({getattr(exc, 'problem', exc)})", file=str(p),
+                             line=mark.line + 1 if mark else None) from None
+        unknown = set(data) - {"version", "options", "thresholds"}
+        if unknown:
+            raise InputError(f"unknown keys {sorted(unknown)} (expected version, options, thresholds)", file=str(p))
+        if data.get("version", RULES_VERSION) != RULES_VERSION:
+            raise InputError(f"rules version {data.get('version')} not supported (expected {RULES_VERSION})",
+                             file=str(p), field="version")
+        opts = data.get("options") or {}
+        known = {f.name for f in fields(Options)}
+        bad = set(opts) - known
+        if bad:
+            raise InputError(f"unknown options {sorted(bad)}; known: {sorted(known)}", file=str(p), field="options")
+        thresholds = []
+        for metric, spec in (data.get("thresholds") or {}).items():
+            if not isinstance(spec, dict) or not set(spec) <= {"min", "max", "equals"}:
+                raise InputError("a threshold is a mapping with min, max and/or equals", file=str(p),
+                                 field=f"thresholds.{metric}")
+            thresholds.append(Threshold(metric, **spec))
+        return cls(thresholds=thresholds, options=Options(**opts))

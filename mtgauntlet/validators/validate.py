@@ -1,0 +1,160 @@
+"""Run the validators on a record set (build dir, release dir or Parquet files) and write a report."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from mtgauntlet.atomic import write_json_atomic, write_text_atomic
+from mtgauntlet.errors import GauntletError
+from mtgauntlet.schema import get_kind, kind_of_schema
+from mtgauntlet.validators import checks
+from mtgauntlet.validators.rules import Rules
+
+MAIN_TEXT = {"smaug_pair": "bad", "breaker_text": "text", "topic_text": "text", "selected_text": "text",
+             "judgment": "src"}
+
+
+def load_tables(path: str | Path) -> dict[str, pa.Table]:
+    p = Path(path)
+    if not p.exists():
+        raise GauntletError(f"{p}: not found")
+    files = [p] if p.is_file() else [f for f in sorted(p.rglob("*.parquet"))
+                                      if "work" not in f.relative_to(p).parts[:-1] and not f.name.startswith(".")]
+    by_kind: dict[str, list[pa.Table]] = defaultdict(list)
+    for f in files:
+        t = pq.read_table(f)
+        kind = kind_of_schema(t.schema)
+        if kind:
+            by_kind[kind].append(t)
+    if not by_kind:
+        raise GauntletError(f"{p}: no mtgauntlet record files found")
+    return {k: pa.concat_tables(v, promote_options="default") for k, v in by_kind.items()}
+
+
+def kind_metrics(kind_name: str, table: pa.Table, rules: Rules) -> tuple[dict[str, Any], list[str], dict[str, Any]]:
+    from mtgauntlet.validators.record_checks import schema_checks, smaug_nli_rules
+
+    kind = get_kind(kind_name)
+    opts = rules.options
+    metrics, problems = schema_checks(table, kind)
+    info: dict[str, Any] = {}
+    metrics["n"] = table.num_rows
+    text_col = MAIN_TEXT.get(kind_name)
+    texts = [t or "" for t in table.column(text_col).to_pylist()] if text_col in table.column_names else []
+    if texts:
+        metrics.update(checks.chrf_diversity(texts, word_order=opts.chrf_word_order, max_texts=opts.max_texts))
+        metrics["embedding_diversity"] = checks.embedding_diversity(texts, _embedder(opts), opts.max_texts)
+        metrics["unique_words"] = checks.unique_words(texts)
+        metrics.update(checks.length_stats(texts, "text", opts.iqr_k))
+    for col in ("topic", "domain", "phenomenon"):
+        if col in table.column_names:
+            metrics[f"unique_{col}s"] = checks.unique_values(table.column(col).to_pylist())
+    if kind_name == "smaug_pair":
+        src, ref = table.column("src").to_pylist(), table.column("ref").to_pylist()
+        metrics.update(checks.length_ratio_stats(src, ref, "src_ref"))
+        metrics.update(checks.length_ratio_stats(ref, table.column("good").to_pylist(), "ref_good"))
+        metrics.update(checks.length_ratio_stats(ref, table.column("bad").to_pylist(), "ref_bad"))
+        if opts.nli:
+            from mtgauntlet.models import registry
+
+            metrics.update(smaug_nli_rules(table.select(["ref", "good", "bad", "phenomenon"]).to_pylist(),
+                                           registry.load("nli", opts.nli)))
+        else:
+            info["nli"] = "not checked: no NLI backend configured (options.nli, e.g. hf:roberta-large-mnli)"
+    if opts.lm and texts:
+        from mtgauntlet.validators.fluency import lm_naturalness
+
+        nat = lm_naturalness(texts)
+        metrics["lm_naturalness_mean"] = sum(nat) / len(nat)
+        metrics["lm_naturalness_below_30_rate"] = sum(v < 30 for v in nat) / len(nat)
+    elif not opts.lm:
+        info["lm_naturalness"] = "not computed (options.lm: true runs the embedded LLM)"
+    if opts.judge and texts:
+        from mtgauntlet.models import registry
+        from mtgauntlet.validators.fluency import llm_judge
+
+        judged = llm_judge(texts, registry.load("llm", opts.judge))
+        ok = [j for j in judged if j]
+        metrics["judge_failures"] = len(judged) - len(ok)
+        for key in ("grammaticality", "naturalness", "word_rarity", "syntax_complexity"):
+            vals = [float(j[key]) for j in ok if isinstance(j.get(key), (int, float))]
+            if vals:
+                metrics[f"judge_{key}_mean"] = sum(vals) / len(vals)
+        metrics["judge_unique_topics"] = len({t for j in ok for t in (j.get("topics") or []) if isinstance(t, str)})
+    return metrics, problems, info
+
+
+def _embedder(opts):
+    from mtgauntlet.models import registry
+
+    return registry.load("embedder", opts.embedder) if opts.embedder else None
+
+
+def validate(path: str | Path, rules: Rules | None = None, report_dir: str | Path | None = None) -> dict[str, Any]:
+    rules = rules or Rules.default()
+    tables = load_tables(path)
+    report: dict[str, Any] = {"path": str(path), "kinds": {}, "rules": [], "passed": True, "failed_rules": [],
+                              "not_checked": []}
+    for kind_name, table in sorted(tables.items()):
+        metrics, problems, info = kind_metrics(kind_name, table, rules)
+        entry: dict[str, Any] = {"metrics": metrics, "problems": problems, "info": info}
+        if rules.options.gx and report_dir is not None:
+            from mtgauntlet.validators.gx import run_suite
+
+            entry["great_expectations"] = run_suite(table.to_pandas(), get_kind(kind_name),
+                                                    Path(report_dir) / "gx-docs")
+        report["kinds"][kind_name] = entry
+        for th in rules.thresholds:
+            status = th.evaluate(metrics.get(th.metric))
+            if th.metric not in metrics and status == "not_checked" and not _relevant(th.metric, kind_name):
+                continue
+            report["rules"].append({"kind": kind_name, "metric": th.metric, "threshold": th.describe(),
+                                    "value": metrics.get(th.metric), "status": status})
+            if status == "fail":
+                report["passed"] = False
+                report["failed_rules"].append(f"{kind_name}:{th.metric}")
+            elif status == "not_checked":
+                report["not_checked"].append(f"{kind_name}:{th.metric}")
+        if entry.get("great_expectations") and not entry["great_expectations"]["success"]:
+            report["passed"] = False
+            report["failed_rules"].append(f"{kind_name}:great_expectations")
+    first = next(iter(report["kinds"].values()))["metrics"]
+    report["summary"] = {k: first[k] for k in ("n", "chrf_diversity", "embedding_diversity", "unique_words",
+                                                "lm_naturalness_mean", "smaug.nli.bad_contradicts_ref_rate")
+                         if k in first}
+    if report_dir is not None:
+        write_json_atomic(Path(report_dir) / "report.json", report)
+        write_text_atomic(Path(report_dir) / "report.txt", summary_text(report))
+    return report
+
+
+def _relevant(metric: str, kind: str) -> bool:
+    if metric.startswith("smaug."):
+        return kind == "smaug_pair"
+    return not metric.startswith(("lm_", "judge_"))
+
+
+def summary_text(report: dict[str, Any]) -> str:
+    lines = [f"validation of {report['path']}: {'PASSED' if report['passed'] else 'FAILED'}"]
+    for kind, entry in report["kinds"].items():
+        m = entry["metrics"]
+        lines.append(f"  {kind}: {m.get('n')} records")
+        for p in entry["problems"]:
+            lines.append(f"    problem: {p}")
+        for k, why in entry["info"].items():
+            lines.append(f"    {k}: {why}")
+    for r in report["rules"]:
+        v = r["value"]
+        vs = f"{v:.4g}" if isinstance(v, float) else str(v)
+        lines.append(f"  [{r['status'].upper():^11}] {r['kind']}:{r['metric']} = {vs} (want {r['threshold']})")
+    return "\n".join(lines) + "\n"
+
+
+def dump(report: dict[str, Any]) -> str:
+    return json.dumps(report, indent=2, default=str)
