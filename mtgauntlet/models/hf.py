@@ -40,6 +40,16 @@ def _from_pretrained(cls, path: str, **kw):
                                  "id available in the local Hugging Face cache (no hub access here)") from None
 
 
+def _load_pair(model_cls_name: str, arg: str, device: str):
+    """(tokenizer, model on device in eval mode, spec options) for ``hf:<path>#opts``."""
+    import transformers
+
+    path, opts = parse_options(arg)
+    tokenizer = _from_pretrained(transformers.AutoTokenizer, path)
+    model = _from_pretrained(getattr(transformers, model_cls_name), path).to(device).eval()
+    return tokenizer, model, opts
+
+
 class HFChatLLM(ChatLLM):
     description = "transformers causal LM"
 
@@ -124,11 +134,7 @@ class HFTranslator(Translator):
 
     def __init__(self, arg: str, device: str = "cpu", batch_size: int = 16, num_beams: int = 1, max_tokens: int = 256):
         torch = _torch()
-        from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
-
-        path, self.opts = parse_options(arg)
-        self.tokenizer = _from_pretrained(AutoTokenizer, path)
-        self.model = _from_pretrained(AutoModelForSeq2SeqLM, path).to(device).eval()
+        self.tokenizer, self.model, self.opts = _load_pair("AutoModelForSeq2SeqLM", arg, device)
         self.device, self.batch_size, self.num_beams, self.max_tokens, self._torch = (
             device, batch_size, num_beams, max_tokens, torch)
 
@@ -173,11 +179,7 @@ class HFInfiller(Infiller):
 
     def __init__(self, arg: str, device: str = "cpu", max_tokens: int = 16):
         torch = _torch()
-        from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
-
-        path, _ = parse_options(arg)
-        self.tokenizer = _from_pretrained(AutoTokenizer, path)
-        self.model = _from_pretrained(AutoModelForSeq2SeqLM, path).to(device).eval()
+        self.tokenizer, self.model, _ = _load_pair("AutoModelForSeq2SeqLM", arg, device)
         self.device, self.max_tokens, self._torch = device, max_tokens, torch
 
     def fill(self, texts, *, n=1, top_k=50, seed=None) -> list[list[str]]:
@@ -210,11 +212,8 @@ class HFNLI(NLI):
 
     def __init__(self, arg: str, device: str = "cpu", batch_size: int = 16):
         torch = _torch()
-        from transformers import AutoModelForSequenceClassification, AutoTokenizer
-
-        path, opts = parse_options(arg)
-        self.tokenizer = _from_pretrained(AutoTokenizer, path)
-        self.model = _from_pretrained(AutoModelForSequenceClassification, path).to(device).eval()
+        self.tokenizer, self.model, opts = _load_pair("AutoModelForSequenceClassification", arg, device)
+        path = parse_options(arg)[0]
         if "labels" in opts:
             names = opts["labels"].split("+")
         else:
@@ -252,11 +251,8 @@ class HFNLI(NLI):
 class _Regressor:
     def _init_regressor(self, arg: str, device: str, batch_size: int):
         torch = _torch()
-        from transformers import AutoModelForSequenceClassification, AutoTokenizer
-
-        path, self.opts = parse_options(arg)
-        self.tokenizer = _from_pretrained(AutoTokenizer, path)
-        self.model = _from_pretrained(AutoModelForSequenceClassification, path).to(device).eval()
+        self.tokenizer, self.model, self.opts = _load_pair("AutoModelForSequenceClassification", arg, device)
+        path = parse_options(arg)[0]
         if self.model.config.num_labels != 1:
             raise BackendUnavailable(f"{path}: expected a regression head (num_labels=1), "
                                      f"found {self.model.config.num_labels} labels")

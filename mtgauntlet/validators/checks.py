@@ -24,11 +24,9 @@ def chrf_diversity(texts: Sequence[str], word_order: int = 0, max_texts: int | N
 def embedding_diversity(texts: Sequence[str], embedder=None, max_texts: int | None = 5000, seed: int = 13) -> float:
     """1 - mean pairwise cosine similarity over i != j of L2-normalised embeddings."""
     from mtgauntlet.models import registry
+    from mtgauntlet.validators.chrf_matrix import sample_texts
 
-    texts = list(texts)
-    if max_texts is not None and len(texts) > max_texts:
-        rng = np.random.default_rng(seed)
-        texts = [texts[i] for i in sorted(rng.choice(len(texts), max_texts, replace=False))]
+    texts = sample_texts(texts, max_texts, seed)
     n = len(texts)
     if n < 2:
         return float("nan")

@@ -119,13 +119,19 @@ def pairwise_chrf(hyps: Sequence[str], refs: Sequence[str] | None = None, *, cha
     return out
 
 
-def mean_pairwise_chrf(texts: Sequence[str], *, max_texts: int | None = 5000, seed: int = 13, **kw) -> tuple[float, int]:
-    """Mean chrF over ordered pairs i != j (text i hypothesis, text j reference); samples ``max_texts``
-    texts uniformly when there are more. Returns (mean, number of texts used)."""
+def sample_texts(texts: Sequence[str], max_texts: int | None, seed: int = 13) -> list[str]:
+    """A uniform sample of ``max_texts`` texts (order kept) for pairwise metrics on very large sets."""
     texts = list(texts)
     if max_texts is not None and len(texts) > max_texts:
         rng = np.random.default_rng(seed)
         texts = [texts[i] for i in sorted(rng.choice(len(texts), max_texts, replace=False))]
+    return texts
+
+
+def mean_pairwise_chrf(texts: Sequence[str], *, max_texts: int | None = 5000, seed: int = 13, **kw) -> tuple[float, int]:
+    """Mean chrF over ordered pairs i != j (text i hypothesis, text j reference); samples ``max_texts``
+    texts uniformly when there are more. Returns (mean, number of texts used)."""
+    texts = sample_texts(texts, max_texts, seed)
     n = len(texts)
     if n < 2:
         return float("nan"), n
