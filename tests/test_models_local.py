@@ -163,6 +163,15 @@ def test_output_cache_avoids_recomputation(tmp_path, monkeypatch):
     assert calls[-1] == ["a"] and len(calls) == 4
 
 
+def test_spec_parsing():
+    from mtgauntlet.models.registry import parse_spec
+
+    assert (parse_spec("qe#lm").name, parse_spec("qe#lm").arg) == ("qe", "#lm")
+    assert parse_spec("hf:/m#file=x.gguf").arg == "/m#file=x.gguf"
+    assert parse_spec("llm-as-qe:openai:m@http://127.0.0.1:8/v1").arg == "openai:m@http://127.0.0.1:8/v1"
+    assert parse_spec("e5").arg == ""
+
+
 def test_registry_errors():
     with pytest.raises(GauntletError, match="unknown backend 'nope'"):
         registry.load("llm", "nope:x")

@@ -47,6 +47,9 @@ def _load_pair(model_cls_name: str, arg: str, device: str):
     path, opts = parse_options(arg)
     tokenizer = _from_pretrained(transformers.AutoTokenizer, path)
     model = _from_pretrained(getattr(transformers, model_cls_name), path).to(device).eval()
+    max_pos = getattr(model.config, "max_position_embeddings", None)
+    if max_pos and tokenizer.model_max_length > 100_000:  # tokenizer saved without a limit: truncate to the model's
+        tokenizer.model_max_length = max_pos - 2
     return tokenizer, model, opts
 
 

@@ -81,10 +81,16 @@ def parse_spec(spec: str) -> Spec:
     spec = spec.strip()
     if not spec:
         raise GauntletError("empty model spec")
-    name, sep, arg = spec.partition(":")
+    cut = min((i for i in (spec.find(":"), spec.find("#")) if i >= 0), default=-1)
+    if cut < 0:
+        name, arg = spec, ""
+    elif spec[cut] == "#":  # options without an argument: "qe#lm"
+        name, arg = spec[:cut], spec[cut:]
+    else:
+        name, arg = spec[:cut], spec[cut + 1:]
     if name not in REGISTRY:
         raise GauntletError(f"unknown backend {name!r} in spec {spec!r}; known: {', '.join(sorted(REGISTRY))}")
-    return Spec(name=name, arg=arg if sep else "", raw=spec)
+    return Spec(name=name, arg=arg, raw=spec)
 
 
 def resolve_class(role: str, spec: str):

@@ -5,8 +5,9 @@
 Data: FLORES-200 devtest, both es->en and en->es. For each source, the human reference is the good
 translation and this project's SMAUG builder (model-free default: entity swap, number change,
 negation, clause insertion, span deletion) makes critically wrong ones. A pairwise logistic model on
-the standardised signal differences (good - bad) learns the weights; the intercept is then fit so the
-score is a calibrated P(good). DEMETR is never used here: it stays a held-out test (benchmarks/qe.py).
+the standardised signal differences (good - bad) learns the weights; the logit is then rescaled so the
+midpoint between typical good and bad pairs maps to 50 (the score ranks like the model; it is not a
+probability). DEMETR is never used here: it stays a held-out test (benchmarks/qe.py).
 """
 
 from __future__ import annotations
@@ -56,19 +57,26 @@ def main() -> None:
     ap.add_argument("--shared", default="../shared/data")
     ap.add_argument("--n", type=int, default=300, help="FLORES sentences per direction")
     ap.add_argument("--lm", action="store_true", help="also train the LM-likelihood signal (slow)")
+    ap.add_argument("--cache", default="/tmp/mtgauntlet-qe-features.npz", help="feature cache (re-runs are fast)")
     ap.add_argument("--out", default=str(Path(__file__).resolve().parents[1] / "data" / "models"))
     args = ap.parse_args()
     shared = Path(args.shared)
     qe = ShippedQE("#lm" if args.lm else "", model_path="/nonexistent")
     G, B = [], []
-    for src, tgt, offset in (("es", "en", 0), ("en", "es", 500)):
-        t0 = time.time()
-        pairs = pairs_for(shared, src, tgt, args.n, offset)
-        srcs = [p[0] for p in pairs]
-        G.append(qe.features(srcs, [p[1] for p in pairs], src, tgt))
-        B.append(qe.features(srcs, [p[2] for p in pairs], src, tgt))
-        print(f"{src}->{tgt}: {len(pairs)} pairs, features in {time.time() - t0:.0f} s", flush=True)
-    G, B = np.vstack(G), np.vstack(B)
+    cache = Path(args.cache)
+    key = f"n{args.n}-lm{int(args.lm)}"
+    if cache.exists() and key in np.load(cache).files:
+        G, B = np.load(cache)[key]
+    else:
+        for src, tgt, offset in (("es", "en", 0), ("en", "es", 500)):
+            t0 = time.time()
+            pairs = pairs_for(shared, src, tgt, args.n, offset)
+            srcs = [p[0] for p in pairs]
+            G.append(qe.features(srcs, [p[1] for p in pairs], src, tgt))
+            B.append(qe.features(srcs, [p[2] for p in pairs], src, tgt))
+            print(f"{src}->{tgt}: {len(pairs)} pairs, features in {time.time() - t0:.0f} s", flush=True)
+        G, B = np.vstack(G), np.vstack(B)
+        np.savez(cache, **{key: np.stack([G, B])})
     allx = np.vstack([G, B])
     mean, std = np.nanmean(allx, 0), np.nanstd(allx, 0)
     mean = np.where(np.isnan(mean), 0.0, mean)
@@ -77,13 +85,13 @@ def main() -> None:
     Zg, Zb = model.transform(G), model.transform(B)
     w = fit_pairwise_logistic(Zg - Zb)
     acc = float(np.mean((Zg - Zb) @ w > 0))
-    # intercept: 1-D logistic of good (1) vs bad (0) on the fixed score w.z
-    s = np.concatenate([Zg @ w, Zb @ w])
-    y = np.concatenate([np.ones(len(Zg)), np.zeros(len(Zb))])
-    b = 0.0
-    for _ in range(100):
-        p = 1 / (1 + np.exp(-(s + b)))
-        b += np.sum(y - p) / max(1e-9, np.sum(p * (1 - p)))
+    # scale: the pairwise weights separate the training pairs almost perfectly, so raw logits are large;
+    # as for the naturalness score, the midpoint between the mean good and mean bad logit maps to 50 and
+    # a quarter of their distance is one logit unit (a typical reference ~ 88, a typical perturbation ~ 12)
+    lg, lb = Zg @ w, Zb @ w
+    mid, scale = float((lg.mean() + lb.mean()) / 2), float((lg.mean() - lb.mean()) / 4)
+    b = -mid / scale
+    w = w / scale
     used = [name for name, wi in zip(SIGNALS, w) if abs(wi) > 1e-9]
     signature = (f"model:qe|data:flores-devtest-es-en+en-es|pairs:{len(Zg)}|perturbations:smaug-modelfree|"
                  f"signals:{'+'.join(used)}|version:{VERSION}")
