@@ -15,8 +15,8 @@ project's SMAUG builder on FLORES (es<->en); it is shipped as data/models/qe.npz
 A signal that cannot be computed for a pair (no reverse translator for the language pair) is imputed at
 its training mean, i.e. it drops out; :meth:`signals_used` says which signals were used per pair.
 ``qe#reverse=<translator spec>`` picks the reverse translator (default: Apertium for the pair).
-Scores are 0..100, higher = better: 100 * sigmoid(rescaled logit), where a typical reference scores
-about 88 and a typical critically perturbed one about 12 — a ranking scale, not a human score.
+Scores are 0..100, higher = better: 100 * sigmoid(rescaled logit), one training standard deviation = 1
+logit unit (about 27..73) — a ranking scale, not a human score.
 """
 
 from __future__ import annotations

@@ -5,9 +5,9 @@
 Data: FLORES-200 devtest, both es->en and en->es. For each source, the human reference is the good
 translation and this project's SMAUG builder (model-free default: entity swap, number change,
 negation, clause insertion, span deletion) makes critically wrong ones. A pairwise logistic model on
-the standardised signal differences (good - bad) learns the weights; the logit is then rescaled so the
-midpoint between typical good and bad pairs maps to 50 (the score ranks like the model; it is not a
-probability). DEMETR is never used here: it stays a held-out test (benchmarks/qe.py).
+the standardised signal differences (good - bad) learns the weights; the logit is then centred and
+scaled (one standard deviation over the training translations = 1 logit unit), so scores spread over
+0..100 and rank like the model; they are not probabilities. DEMETR is never used here: it stays a held-out test (benchmarks/qe.py).
 """
 
 from __future__ import annotations
@@ -85,11 +85,12 @@ def main() -> None:
     Zg, Zb = model.transform(G), model.transform(B)
     w = fit_pairwise_logistic(Zg - Zb)
     acc = float(np.mean((Zg - Zb) @ w > 0))
-    # scale: the pairwise weights separate the training pairs almost perfectly, so raw logits are large;
-    # as for the naturalness score, the midpoint between the mean good and mean bad logit maps to 50 and
-    # a quarter of their distance is one logit unit (a typical reference ~ 88, a typical perturbation ~ 12)
-    lg, lb = Zg @ w, Zb @ w
-    mid, scale = float((lg.mean() + lb.mean()) / 2), float((lg.mean() - lb.mean()) / 4)
+    # scale: logits vary far more between sources than between a translation and its perturbation, so
+    # centre them on the mean over all training translations and put one standard deviation at 1 logit
+    # unit (about 27..73 on the 0..100 scale): scores stay spread out (no saturation at 100 for easy
+    # sources) and averages across sources mean something, while the ranking is the pairwise model's.
+    allz = np.concatenate([Zg @ w, Zb @ w])
+    mid, scale = float(allz.mean()), float(allz.std()) or 1.0
     b = -mid / scale
     w = w / scale
     used = [name for name, wi in zip(SIGNALS, w) if abs(wi) > 1e-9]
