@@ -18,11 +18,6 @@ def fail(message: str, code: int = 2) -> None:
     raise typer.Exit(code)
 
 
-def not_available(verb: str, issue: str) -> None:
-    typer.echo(f"gauntlet {verb}: not available yet in this version ({issue}).", err=True)
-    raise typer.Exit(2)
-
-
 def load_corpus(path: str, *, format: str | None = None, src_col: str = "src", ref_col: str = "ref",
                 src_lang: str | None = None, tgt_lang: str | None = None, limit: int | None = None,
                 skip_bad: bool = False, columns: str | None = None, quoting: str | None = None,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 import time
 from pathlib import Path
 from typing import Any, Sequence
@@ -138,10 +139,8 @@ class BanditSearch:
                     batch_rows.append(self._row(run_id, step + len(batch_rows), t, s, (translations, qe, d), phase))
             self._flush(out, batch_rows)
             step += len(batch_rows)
-            if progress:
-                print(f"\rpulls {state.pulls}/{self.budget}", end="", flush=True)
-        if progress:
-            print()
+            if progress and (state.pulls % max(1, self.budget // 10) < len(batch_rows) or state.pulls >= self.budget):
+                print(f"pulls {state.pulls}/{self.budget}", file=sys.stderr, flush=True)
         top = state.top_k(self.k)
         records = self._records(out, top)
         table = to_table("topic_text", records, signature=sig)
