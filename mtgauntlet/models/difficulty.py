@@ -112,7 +112,12 @@ class RarityDifficulty(DifficultyEstimator):
         out = []
         cache: dict[str, float] = {}
         for t in texts:
-            toks = [w for w in self._tokenize(t, lang) if any(ch.isalpha() for ch in w)]
+            try:
+                toks = [w for w in self._tokenize(t, lang) if any(ch.isalpha() for ch in w)]
+            except ModuleNotFoundError as exc:  # wordfreq needs jieba for Chinese, mecab for Japanese, ...
+                from mtgauntlet.errors import BackendUnavailable
+
+                raise BackendUnavailable(f"rarity for '{lang}' needs the package {exc.name!r} (pip install {exc.name})") from None
             if not toks:
                 out.append(0.0)
                 continue
