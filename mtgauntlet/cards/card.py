@@ -116,7 +116,7 @@ def write_card(release: Path, manifest: dict[str, Any], tables_by_kind: dict[str
 
 {' '.join(m['description'] for m in methods)}
 
-- **Version:** {manifest['version']} (immutable; git tag `v{manifest['version']}` on the Hub)
+- **Version:** {manifest['version']} (immutable; `gauntlet publish` tags it `v{manifest['version']}` on the Hub)
 - **Built with:** mtgauntlet {manifest['mtgauntlet_version']}
 - **Records:** {manifest['total_rows']}
 - **License:** {manifest.get('license')}
