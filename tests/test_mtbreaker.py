@@ -133,3 +133,15 @@ def test_cli_build_resumes_without_repeating_calls(server, tmp_path):
                                      "--json"])
     assert curve.exit_code == 0, curve.output
     assert (tmp_path / "c.png").stat().st_size > 1000
+
+
+def test_language_guard_rejects_answers_in_the_target_language(server):
+    pytest.importorskip("lingua")
+    b = _builder(server, steps=1, retries=0)
+    server.script = [("ok", "SOURCE |||El perro no ladra por la noche en la ciudad.|||")]
+    rec = b.process(Item(0, {"src": "The dog does not bark at night in the city."}), item_rng(1, 0)).records[0]
+    assert rec["llm_failures"] == 1 and [s["step"] for s in rec["trajectory"]] == [0]
+    off = _builder(server, steps=1, retries=0, language_guard=False)
+    server.script = [("ok", "SOURCE |||El perro no ladra por la noche en la ciudad.|||")]
+    rec = off.process(Item(0, {"src": "The dog does not bark at night in the city."}), item_rng(1, 0)).records[0]
+    assert rec["llm_failures"] == 0 and len(rec["trajectory"]) == 2

@@ -7,7 +7,8 @@ at most 75% of the best source so far). Several target models at once ("multi"):
 by each, and the selection uses their average QE.
 
 Trajectory: step 0 is the seed (seeded) or the LLM's first text (seedless); steps 1..N are edits. An
-unusable LLM answer is retried ``retries`` times (other sampling seeds), then counted in
+unusable LLM answer (no ``SOURCE |||…|||``, fewer than two words, or — with the language guard — not in
+the source language) is retried ``retries`` times (other sampling seeds), then counted in
 ``llm_failures`` and the step is skipped — never fatal.
 """
 
@@ -28,6 +29,18 @@ VARIANTS = ("seeded", "seedless", "seeded+qe", "seedless+qe")
 
 def words(text: str) -> int:
     return len(re.findall(r"\w+", text))
+
+
+def usable_source(text: str, src_lang: str, language_guard: bool = True) -> bool:
+    """A proposal is usable when it has at least two words, is not the prompt's placeholder, and (with the
+    guard) is detected as the source language — not a translation into the target language."""
+    if words(text) < 2 or "<SOURCE_TEXT>" in text:
+        return False
+    if language_guard:
+        from mtgauntlet.models.langid import is_language
+
+        return is_language(text, src_lang) is not False
+    return True
 
 
 class Scorer:
@@ -53,7 +66,8 @@ class MTBreakerBuilder:
 
     def __init__(self, *, variant: str = "seeded", llm: str | None = None, mt: Sequence[str] = ("apertium",),
                  qe: str | None = None, steps: int = 10, src_lang: str = "en", tgt_lang: str = "es",
-                 retries: int = 2, temperature: float = 0.8, max_tokens: int | None = None):
+                 retries: int = 2, temperature: float = 0.8, max_tokens: int | None = None,
+                 language_guard: bool = True):
         if variant not in VARIANTS:
             raise GauntletError(f"unknown variant {variant!r}; choose from {', '.join(VARIANTS)}")
         if steps < 1:
@@ -65,15 +79,16 @@ class MTBreakerBuilder:
         self.scorer = Scorer(mt, qe, src_lang, tgt_lang)
         self.src_lang, self.tgt_lang = src_lang, tgt_lang
         self.temperature, self.max_tokens = temperature, max_tokens
+        self.language_guard = language_guard
 
     def signature_fields(self) -> dict[str, Any]:
         return {"src": self.src_lang, "tgt": self.tgt_lang, "variant": self.variant, "llm": self.llm_spec,
                 "mt": self.scorer.mt_specs, "qe": self.scorer.qe_spec, "steps": self.steps,
-                "temperature": self.temperature}
+                "temperature": self.temperature, "langid": self.language_guard}
 
     def config(self) -> dict[str, Any]:
         return {"variant": self.variant, "steps": self.steps, "retries": self.retries,
-                "temperature": self.temperature, "max_tokens": self.max_tokens}
+                "temperature": self.temperature, "max_tokens": self.max_tokens, "language_guard": self.language_guard}
 
     def model_specs(self) -> dict[str, str]:
         return {"llm": self.llm_spec, "mt": ",".join(self.scorer.mt_specs), "qe": self.scorer.qe_spec}
@@ -84,7 +99,7 @@ class MTBreakerBuilder:
             answer = self.llm.chat(messages, max_tokens=budget, temperature=self.temperature,
                                    seed=rng.randrange(2**31))
             text = prompts.parse_tagged(answer, "SOURCE")
-            if text and words(text) >= 2 and "<SOURCE_TEXT>" not in text:
+            if text and usable_source(text, self.src_lang, self.language_guard):
                 return text
         return None
 

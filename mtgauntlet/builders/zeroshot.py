@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from mtgauntlet.builders.base import Item, ItemResult
-from mtgauntlet.builders.mtbreaker import Scorer, words
+from mtgauntlet.builders.mtbreaker import Scorer, usable_source, words
 from mtgauntlet.errors import GauntletError
 from mtgauntlet.models import prompts, registry
 from mtgauntlet.models.llm_roles import lang_name
@@ -62,7 +62,7 @@ class ZeroShotBuilder:
             ans = self.llm.chat([{"role": "user", "content": prompt}], max_tokens=max(48, int(length * 2.5) + 16),
                                 temperature=self.temperature, seed=rng.randrange(2**31))
             text = prompts.parse_tagged(ans, "SOURCE")
-            if text and words(text) >= 2 and "<SOURCE_TEXT>" not in text:
+            if text and usable_source(text, self.src_lang):
                 return text
         failures[0] += 1
         return None

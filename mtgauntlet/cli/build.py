@@ -121,6 +121,7 @@ def build_mtbreaker(
     lp: Optional[str] = typer.Option(None, help="Language pair filter for wmt24 seeds."),
     limit: Optional[int] = typer.Option(None, help="Use the first N seeds."),
     temperature: float = typer.Option(0.8),
+    language_guard: bool = typer.Option(True, help="Reject proposals not detected as --src-lang (lingua)."),
     seed: int = typer.Option(13),
     overwrite: bool = typer.Option(False),
 ):
@@ -129,7 +130,8 @@ def build_mtbreaker(
 
     rows = _seed_rows(seeds, column, format, src_lang, limit, lp)
     builder = MTBreakerBuilder(variant=variant, llm=llm, mt=[s.strip() for s in mt.split(",") if s.strip()], qe=qe,
-                               steps=steps, src_lang=src_lang, tgt_lang=tgt_lang, temperature=temperature)
+                               steps=steps, src_lang=src_lang, tgt_lang=tgt_lang, temperature=temperature,
+                               language_guard=language_guard)
     summary = BuildRunner(builder, out, seed=seed, shard_size=1, overwrite=overwrite).run(iter_items(rows))
     typer.echo(summary_line(summary))
 
