@@ -6,7 +6,7 @@
 2. Segment-level Kendall tau_b on held-out human judgments (WMT23 en-de ESA, zh-en MQM).
 3. Kendall tau_b within each source (translations of one source ranked) on the same judgments.
 
-Writes benchmarks/results/qe_demetr.json. Usage: python benchmarks/qe.py [--specs roundtrip,qe,qe#lm]
+Writes benchmarks/results/qe_demetr.json. Usage: python benchmarks/qe.py [--specs roundtrip,qe#fast,qe]
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ HERE = Path(__file__).resolve().parent
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--shared", default=str(HERE.parents[1] / "shared" / "data"))
-    ap.add_argument("--specs", default="roundtrip,qe")
+    ap.add_argument("--specs", default="roundtrip,qe#fast,qe")
     args = ap.parse_args()
     shared = Path(args.shared)
     pairs = filter_pairs(load_pairs(str(shared / "demetr/demetr_dev.jsonl.gz")), lps=["es-en"])

