@@ -96,7 +96,7 @@ def test_sentinel_loader_on_tiny_checkpoint(tmp_path):
 
 
 def test_selection_keeps_exactly_budget(sample_path, tmp_path):
-    for budget, extra in ((7, []), (10, ["--stratify", "domain", "--domain-col", "domain"])):
+    for budget, extra in ((7, []), (10, ["--stratify", "domain", "--domain-col", "domain"]), (6, ["--stratify", "clusters"])):
         out = tmp_path / f"b{budget}"
         r = runner.invoke(app, ["build", "subset", "-i", str(sample_path), "--src-col", "es", "--src-lang", "es",
                                 "--budget", str(budget), "--estimator", "length", "--out", str(out), *extra])
