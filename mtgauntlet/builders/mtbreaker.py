@@ -43,6 +43,22 @@ def usable_source(text: str, src_lang: str, language_guard: bool = True) -> bool
     return True
 
 
+def token_budget(seed_length: int) -> int:
+    """Generation budget for a source of about ``seed_length`` words."""
+    return max(48, int(seed_length * 2.5) + 16)
+
+
+def ask_for_source(llm, messages: list[dict], rng, *, budget: int, temperature: float, retries: int,
+                   src_lang: str, language_guard: bool = True) -> str | None:
+    """Ask until the answer holds a usable ``SOURCE |||...|||`` (1 try + ``retries``); None when none did."""
+    for _ in range(retries + 1):
+        answer = llm.chat(messages, max_tokens=budget, temperature=temperature, seed=rng.randrange(2**31))
+        text = prompts.parse_tagged(answer, "SOURCE")
+        if text and usable_source(text, src_lang, language_guard):
+            return text
+    return None
+
+
 class Scorer:
     """Translate with every target model and score with the QE, caching per source text."""
 
@@ -95,13 +111,8 @@ class MTBreakerBuilder:
 
     # -- the loop ---------------------------------------------------------------------------------
     def _ask(self, messages: list[dict], rng, budget: int) -> str | None:
-        for attempt in range(self.retries + 1):
-            answer = self.llm.chat(messages, max_tokens=budget, temperature=self.temperature,
-                                   seed=rng.randrange(2**31))
-            text = prompts.parse_tagged(answer, "SOURCE")
-            if text and usable_source(text, self.src_lang, self.language_guard):
-                return text
-        return None
+        return ask_for_source(self.llm, messages, rng, budget=budget, temperature=self.temperature,
+                              retries=self.retries, src_lang=self.src_lang, language_guard=self.language_guard)
 
     def _followup(self, translations: list[str], qe: list[float]) -> str:
         if len(translations) == 1:
@@ -113,7 +124,7 @@ class MTBreakerBuilder:
         return prompts.BREAKER_FOLLOWUP.format(translation=shown)
 
     def run(self, seed: str | None, seed_length: int, rng) -> dict[str, Any]:
-        budget = self.max_tokens or max(48, int(seed_length * 2.5) + 16)
+        budget = self.max_tokens or token_budget(seed_length)
         first = prompts.BREAKER_FIRST.format(lang1=lang_name(self.src_lang), lang2=lang_name(self.tgt_lang),
                                             seed_length=seed_length)
         messages = [{"role": "user", "content": first}]

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from mtgauntlet.builders.base import Item, ItemResult
-from mtgauntlet.builders.mtbreaker import Scorer, usable_source, words
+from mtgauntlet.builders.mtbreaker import Scorer, ask_for_source, token_budget, words
 from mtgauntlet.errors import GauntletError
 from mtgauntlet.models import prompts, registry
 from mtgauntlet.models.llm_roles import lang_name
@@ -58,14 +58,11 @@ class ZeroShotBuilder:
                                              seed_length=length)
         if self.variant == "history" and self.history:
             prompt += "\n" + HISTORY.format(texts="\n".join(f"- {t}" for t in self.history[-self.history_size:]))
-        for _ in range(self.retries + 1):
-            ans = self.llm.chat([{"role": "user", "content": prompt}], max_tokens=max(48, int(length * 2.5) + 16),
-                                temperature=self.temperature, seed=rng.randrange(2**31))
-            text = prompts.parse_tagged(ans, "SOURCE")
-            if text and usable_source(text, self.src_lang):
-                return text
-        failures[0] += 1
-        return None
+        text = ask_for_source(self.llm, [{"role": "user", "content": prompt}], rng, budget=token_budget(length),
+                              temperature=self.temperature, retries=self.retries, src_lang=self.src_lang)
+        if text is None:
+            failures[0] += 1
+        return text
 
     def process(self, item: Item, rng) -> ItemResult:
         seed = item.data.get("src") or ""

@@ -45,18 +45,19 @@ def load_pairs(path: str) -> PairSet:
 
     from mtgauntlet.corpora.formats import read_aces, read_demetr, sniff_named_format
 
-    named = sniff_named_format(path)
-    if named in ("demetr", "aces") or str(path).endswith((".jsonl", ".jsonl.gz")):
-        rows = (read_demetr(path) if named != "aces" else read_aces(path)).rows
-    elif named == "aces" or str(path).endswith((".tsv", ".tsv.gz")):
+    named, name = sniff_named_format(path), str(path)
+    if named == "aces":
+        rows = read_aces(path).rows
+    elif named == "demetr" or name.endswith((".jsonl", ".jsonl.gz")):
+        rows = read_demetr(path).rows
+    elif name.endswith((".tsv", ".tsv.gz")):
         rows = read_aces(path).rows
     else:
         from mtgauntlet.build.runner import load_records
 
-        p = Path(path)
-        rows = load_records(p).to_pylist() if p.exists() else None
-        if rows is None:
+        if not Path(path).exists():
             raise GauntletError(f"{path}: not found")
+        rows = load_records(Path(path)).to_pylist()
     if not rows:
         raise GauntletError(f"{path}: no challenge pairs")
     for key in ("good", "bad", "phenomenon"):

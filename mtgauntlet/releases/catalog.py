@@ -63,8 +63,9 @@ def open_catalog(root: str | Path = "releases", *, database: str = ":memory:"):
             continue
         if kind:
             by_kind[kind].append(f)
+    hive_kinds = {k for k, files in by_kind.items() if all(_HIVE.search(f.as_posix()) for f in files)}
     for kind, files in sorted(by_kind.items()):
-        hive = all(_HIVE.search(str(f).replace("\\", "/")) for f in files)
+        hive = kind in hive_kinds
         con.execute(
             f"CREATE VIEW {kind} AS SELECT * FROM read_parquet({_sql_list(files)}, "
             f"hive_partitioning = {str(hive).lower()}, hive_types_autocast = false, union_by_name = true)")
@@ -76,12 +77,11 @@ def open_catalog(root: str | Path = "releases", *, database: str = ":memory:"):
         con.register("_releases_df", df)
         con.execute("CREATE TABLE releases AS SELECT * FROM _releases_df")
         con.unregister("_releases_df")
-        for kind, files in sorted(by_kind.items()):
-            if all(_HIVE.search(str(f)) for f in files):
-                con.execute(
-                    f"CREATE VIEW latest_{kind} AS SELECT k.* FROM {kind} k JOIN ("
-                    "  SELECT name, arg_max(version, major * 1000000000000 + minor * 1000000 + patch) AS version"
-                    f"  FROM releases GROUP BY name) l ON k.name = l.name AND k.version = l.version")
+        for kind in sorted(hive_kinds):
+            con.execute(
+                f"CREATE VIEW latest_{kind} AS SELECT k.* FROM {kind} k JOIN ("
+                "  SELECT name, arg_max(version, major * 1000000000000 + minor * 1000000 + patch) AS version"
+                f"  FROM releases GROUP BY name) l ON k.name = l.name AND k.version = l.version")
     return con
 
 
