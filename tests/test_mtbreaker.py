@@ -1,6 +1,7 @@
 """MT-breaker and zero-shot loops driven by a deterministic LLM served over the real OpenAI-compatible
 protocol (local HTTP server), Apertium as the target model and round-trip QE."""
 
+import json
 import re
 import shutil
 
@@ -133,6 +134,13 @@ def test_cli_build_resumes_without_repeating_calls(server, tmp_path):
                                      "--json"])
     assert curve.exit_code == 0, curve.output
     assert (tmp_path / "c.png").stat().st_size > 1000
+    report = json.loads(curve.output)
+    assert report["items"] == 3 and report["edit_steps"] == 6 and len(report["step_curve"]) == 3
+    assert report["start_mean_qe"] == pytest.approx(sum(r["trajectory"][0]["qe_mean"] for r in recs) / 3)
+    assert report["final_mean_qe"] == pytest.approx(sum(r["qe_score"] for r in recs) / 3)
+    edits = [s["qe_mean"] for r in recs for s in r["trajectory"] if s["step"] > 0]
+    assert report["edit_mean_qe"] == pytest.approx(sum(edits) / len(edits))
+    assert report["items_improved"] == sum(r["qe_score"] < r["trajectory"][0]["qe_mean"] for r in recs)
 
 
 def test_language_guard_rejects_answers_in_the_target_language(server):

@@ -156,3 +156,15 @@ def test_atomic_writes(tmp_path):
     with pytest.raises(FileExistsError):
         with atomic_dir(d):
             pass
+
+
+def test_progress_lines_when_not_a_terminal(tmp_path, capsys):
+    BuildRunner(_Builder(), tmp_path / "a", shard_size=2, progress=False).run(_items(5))
+    lines = [ln for ln in capsys.readouterr().err.splitlines() if ln.startswith("build t:")]
+    assert lines and lines[-1].startswith("build t: 5/5 items")
+    # resumed runs count what was already done
+    with pytest.raises(RuntimeError):
+        BuildRunner(_Builder(fail_at=3), tmp_path / "b", shard_size=2, progress=False).run(_items(5))
+    capsys.readouterr()
+    BuildRunner(_Builder(), tmp_path / "b", shard_size=2, progress=False).run(_items(5))
+    assert "build t: 5/5 items" in capsys.readouterr().err

@@ -247,10 +247,13 @@ class BuildRunner:
 
 
 class _Progress:
-    """A rich progress bar on a terminal; sparse log lines otherwise."""
+    """A rich progress bar on a terminal; otherwise (a log file, a pipe) a plain line on stderr at most every
+    ``every`` seconds and at the end, with the rate and the estimated time left."""
 
-    def __init__(self, enabled: bool, total: int, done: int, label: str):
+    def __init__(self, enabled: bool, total: int, done: int, label: str, every: float = 30.0):
         self.enabled, self.total, self.done, self.label = enabled, total, done, label
+        self.every, self._start_done = every, done
+        self._t0 = self._last = time.monotonic()
         self._bar = None
         if enabled:
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
@@ -264,6 +267,17 @@ class _Progress:
         self.done += 1
         if self._bar is not None:
             self._bar.advance(self._task)
+            return
+        now = time.monotonic()
+        if now - self._last >= self.every or self.done >= self.total:
+            self._last = now
+            self._line(now)
+
+    def _line(self, now: float) -> None:
+        new, elapsed = self.done - self._start_done, now - self._t0
+        rate = new / elapsed if elapsed > 0 else 0.0
+        left = f", ~{(self.total - self.done) / rate:.0f} s left" if rate > 0 and self.done < self.total else ""
+        print(f"{self.label}: {self.done}/{self.total} items ({rate:.2f} items/s{left})", file=sys.stderr, flush=True)
 
     def close(self) -> None:
         if self._bar is not None:

@@ -109,15 +109,13 @@ def evaluate_breaker(
     import pandas as pd
 
     from mtgauntlet.build.runner import load_records
-    from mtgauntlet.evaluation.breaker_analysis import plot_step_curve, step_curve, transfer_matrix
+    from mtgauntlet.evaluation.breaker_analysis import plot_step_curve, step_curve, summary, transfer_matrix
 
     records = [r for r in load_records(set).to_pylist() if r.get("trajectory") is not None]
     if not records:
         fail(f"{set}: no breaker_text records")
     curve = step_curve(records)
-    result = {"items": len(records), "step_curve": curve,
-              "seed_mean_qe": curve[0]["mean_qe"] if curve else None,
-              "final_mean_qe": sum(r["qe_score"] for r in records) / len(records)}
+    result = {**summary(records), "step_curve": curve}
     if mt:
         specs = [s.strip() for s in mt.split(",") if s.strip()]
         result["transfer"] = transfer_matrix(records, specs, qe, records[0]["src_lang"], records[0]["tgt_lang"])
@@ -127,8 +125,12 @@ def evaluate_breaker(
         print_json(result)
     else:
         print_frame(pd.DataFrame(curve))
-        typer.echo(f"items: {result['items']}  step-0 mean QE: {result['seed_mean_qe']:.2f}  "
-                   f"selected (final) mean QE: {result['final_mean_qe']:.2f}")
+        edit_qe = "n/a" if result["edit_mean_qe"] is None else f"{result['edit_mean_qe']:.2f}"
+        typer.echo(f"items: {result['items']}  step-0 mean QE: {result['start_mean_qe']:.2f}  "
+                   f"selected (final) mean QE: {result['final_mean_qe']:.2f}  "
+                   f"items where an edit beat step 0: {result['items_improved']}\n"
+                   f"edit steps: {result['edit_steps']}  their mean QE: {edit_qe}  "
+                   f"unusable LLM answers: {result['llm_failures']}")
         if mt:
             print_frame(pd.DataFrame(result["transfer"]).T.reset_index(names="built against"))
         if plot:

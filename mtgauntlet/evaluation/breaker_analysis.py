@@ -27,6 +27,24 @@ def step_curve(records: Sequence[dict[str, Any]]) -> list[dict[str, float]]:
     return rows
 
 
+def summary(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Headline numbers of a set. With seeds, the selected text can never score above its seed (the seed is
+    step 0 of the trajectory and takes part in the selection), so the seed-vs-final gap alone overstates what
+    the editor did; ``items_improved`` and ``edit_mean_qe`` say whether its edits themselves were harder."""
+    starts = [r["trajectory"][0]["qe_mean"] for r in records if r.get("trajectory")]
+    edits = [s["qe_mean"] for r in records for s in (r.get("trajectory") or []) if s["step"] > 0]
+    improved = [r for r in records if r.get("trajectory") and r["qe_score"] < r["trajectory"][0]["qe_mean"]]
+    return {
+        "items": len(records),
+        "start_mean_qe": float(np.mean(starts)) if starts else None,
+        "final_mean_qe": float(np.mean([r["qe_score"] for r in records])) if records else None,
+        "items_improved": len(improved),
+        "edit_steps": len(edits),
+        "edit_mean_qe": float(np.mean(edits)) if edits else None,
+        "llm_failures": int(sum(r.get("llm_failures") or 0 for r in records)),
+    }
+
+
 def plot_step_curve(curve: Sequence[dict[str, float]], path: str | Path, title: str = "MT-breaker") -> Path:
     import matplotlib
 

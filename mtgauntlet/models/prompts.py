@@ -12,7 +12,6 @@ BREAKER_FIRST = (
     "translate into {lang2}. The goal is to expose a wide range of translation errors and severely challenge the "
     "MT model's capabilities. The text should be approximately {seed_length} words. At the end of your response "
     "write SOURCE |||<SOURCE_TEXT>|||.")
-BREAKER_SEED = "Start from this text and modify it: SOURCE |||{seed}|||"
 BREAKER_FOLLOWUP = (
     "This is the machine translation of the source text.\nTRANSLATION |||{translation}|||\n"
     "Try to make it even more difficult to translate. Only make grammatical edits: the text must stay grammatical "
