@@ -153,3 +153,14 @@ def test_language_guard_rejects_answers_in_the_target_language(server):
     server.script = [("ok", "SOURCE |||El perro no ladra por la noche en la ciudad.|||")]
     rec = off.process(Item(0, {"src": "The dog does not bark at night in the city."}), item_rng(1, 0)).records[0]
     assert rec["llm_failures"] == 0 and len(rec["trajectory"]) == 2
+
+
+def test_answers_that_copy_the_prompt_are_not_sources(server):
+    # seen with the embedded 135M LLM: an unterminated SOURCE span followed by the follow-up's instructions
+    echo = ("SOURCE |||The senator resigned on Monday. |\nTry to make it even more difficult to translate. Only make "
+            "grammatical edits: the text must be grammatically correct.")
+    b = _builder(server, steps=2, retries=0)
+    server.script = [("ok", echo), ("ok", "SOURCE |||The senator, having resigned, left on Monday.|||")]
+    rec = b.process(Item(0, {"src": "The senator resigned on Monday."}), item_rng(1, 0)).records[0]
+    assert rec["llm_failures"] == 1
+    assert [s["source"] for s in rec["trajectory"]][1:] == ["The senator, having resigned, left on Monday."]

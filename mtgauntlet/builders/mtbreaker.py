@@ -7,9 +7,9 @@ at most 75% of the best source so far). Several target models at once ("multi"):
 by each, and the selection uses their average QE.
 
 Trajectory: step 0 is the seed (seeded) or the LLM's first text (seedless); steps 1..N are edits. An
-unusable LLM answer (no ``SOURCE |||…|||``, fewer than two words, or — with the language guard — not in
-the source language) is retried ``retries`` times (other sampling seeds), then counted in
-``llm_failures`` and the step is skipped — never fatal.
+unusable LLM answer (no ``SOURCE |||…|||``, fewer than two words, a copy of the prompt's instructions, or —
+with the language guard — not in the source language) is retried ``retries`` times (other sampling
+seeds), then counted in ``llm_failures`` and the step is skipped — never fatal.
 """
 
 from __future__ import annotations
@@ -32,9 +32,10 @@ def words(text: str) -> int:
 
 
 def usable_source(text: str, src_lang: str, language_guard: bool = True) -> bool:
-    """A proposal is usable when it has at least two words, is not the prompt's placeholder, and (with the
-    guard) is detected as the source language — not a translation into the target language."""
-    if words(text) < 2 or "<SOURCE_TEXT>" in text:
+    """A proposal is usable when it has at least two words, is not the prompt's placeholder, does not repeat
+    the prompt's instructions, and (with the guard) is detected as the source language — not a translation
+    into the target language."""
+    if words(text) < 2 or "<SOURCE_TEXT>" in text or prompts.echoes_instructions(text):
         return False
     if language_guard:
         from mtgauntlet.models.langid import is_language
@@ -77,7 +78,7 @@ class Scorer:
 
 class MTBreakerBuilder:
     name = "mtbreaker"
-    version = "1"
+    version = "2"  # 2: answers that copy the prompt are unusable
     kind = "breaker_text"
 
     def __init__(self, *, variant: str = "seeded", llm: str | None = None, mt: Sequence[str] = ("apertium",),

@@ -21,7 +21,7 @@ HISTORY = "Do not repeat or paraphrase any of these previously generated texts:\
 
 class ZeroShotBuilder:
     name = "zeroshot"
-    version = "1"
+    version = "2"  # 2: answers that copy the prompt are unusable
     kind = "breaker_text"
 
     def __init__(self, *, variant: str = "plain", llm: str | None = None, mt=("apertium",), qe: str | None = None,

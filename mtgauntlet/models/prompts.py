@@ -143,3 +143,24 @@ def parse_json_object(answer: str) -> dict | None:
     except json.JSONDecodeError:
         return None
     return obj if isinstance(obj, dict) else None
+
+
+def _instruction_openings(*templates: str, n_words: int = 6) -> tuple[str, ...]:
+    """The first ``n_words`` words of every instruction sentence of the templates (placeholders removed)."""
+    out = []
+    for t in templates:
+        for sentence in re.split(r"(?<=[.:])\s+|\n", re.sub(r"\{[^}]*\}|\|\|\|.*?\|\|\|", " ", t)):
+            ws = re.findall(r"[\w%']+", sentence.lower())
+            if len(ws) >= n_words:
+                out.append(" ".join(ws[:n_words]))
+    return tuple(dict.fromkeys(out))
+
+
+_BREAKER_OPENINGS = _instruction_openings(BREAKER_FIRST, BREAKER_FOLLOWUP, BREAKER_FOLLOWUP_QE)
+
+
+def echoes_instructions(text: str, openings: tuple[str, ...] = _BREAKER_OPENINGS) -> bool:
+    """True when a proposed source repeats the prompt's own instructions (a small LLM often copies the rest of
+    the prompt after an unterminated ``SOURCE |||``): such an answer is not a source text."""
+    flat = " ".join(re.findall(r"[\w%']+", text.lower()))
+    return any(o in flat for o in openings)
