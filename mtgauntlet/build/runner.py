@@ -251,7 +251,7 @@ class _Progress:
     ``every`` seconds and at the end, with the rate and the estimated time left."""
 
     def __init__(self, enabled: bool, total: int, done: int, label: str, every: float = 30.0):
-        self.enabled, self.total, self.done, self.label = enabled, total, done, label
+        self.total, self.done, self.label = total, done, label
         self.every, self._start_done = every, done
         self._t0 = self._last = time.monotonic()
         self._bar = None

@@ -8,7 +8,7 @@ import typer
 
 from mtgauntlet.build.runner import BuildRunner
 from mtgauntlet.builders.base import iter_items
-from mtgauntlet.cli.common import load_corpus, summary_line
+from mtgauntlet.cli.common import comma_list, load_corpus, summary_line
 
 app = typer.Typer(help="Build a challenge set with one of the methods (writes Parquet shards + build.json).",
                   no_args_is_help=True)
@@ -78,7 +78,7 @@ def build_smaug(
     cols = f"good={good_col}" if good_col else None
     rows = load_corpus(input, format=format, src_col=src_col, ref_col=ref_col, src_lang=src_lang, tgt_lang=tgt_lang,
                        limit=limit, skip_bad=skip_bad, columns=cols, lp=lp)
-    builder = SmaugBuilder(src_lang=src_lang, tgt_lang=tgt_lang, phenomena=[p.strip() for p in phenomena.split(",") if p.strip()],
+    builder = SmaugBuilder(src_lang=src_lang, tgt_lang=tgt_lang, phenomena=comma_list(phenomena),
                            translator=translator, infiller=infiller, nli=nli, annotator=annotator, polyjuice=polyjuice,
                            good_col=good_col, good_from=good_from, min_char_edit=min_char_edit,
                            min_word_edit=min_word_edit)
@@ -129,7 +129,7 @@ def build_mtbreaker(
     from mtgauntlet.builders.mtbreaker import MTBreakerBuilder
 
     rows = _seed_rows(seeds, column, format, src_lang, limit, lp)
-    builder = MTBreakerBuilder(variant=variant, llm=llm, mt=[s.strip() for s in mt.split(",") if s.strip()], qe=qe,
+    builder = MTBreakerBuilder(variant=variant, llm=llm, mt=comma_list(mt), qe=qe,
                                steps=steps, src_lang=src_lang, tgt_lang=tgt_lang, temperature=temperature,
                                language_guard=language_guard)
     summary = BuildRunner(builder, out, seed=seed, shard_size=1, overwrite=overwrite).run(iter_items(rows))
@@ -159,7 +159,7 @@ def build_zeroshot(
     from mtgauntlet.builders.zeroshot import ZeroShotBuilder
 
     rows = _seed_rows(seeds, column, format, src_lang, limit, lp)
-    builder = ZeroShotBuilder(variant=variant, llm=llm, mt=[s.strip() for s in mt.split(",") if s.strip()], qe=qe,
+    builder = ZeroShotBuilder(variant=variant, llm=llm, mt=comma_list(mt), qe=qe,
                               src_lang=src_lang, tgt_lang=tgt_lang, n=n, temperature=temperature)
     summary = BuildRunner(builder, out, seed=seed, shard_size=1, overwrite=overwrite).run(iter_items(rows))
     typer.echo(summary_line(summary))
@@ -224,7 +224,7 @@ def build_bandit(
         samp = CorpusSampler(rows, topic_list, text_key="src", label_key=label, min_words=min_words,
                              max_words=max_words)
     source = corpus.rsplit("/", 1)[-1].split(".")[0] if corpus else "llm"
-    search = BanditSearch(topic_list, samp, mt=[s.strip() for s in mt.split(",") if s.strip()], qe=qe,
+    search = BanditSearch(topic_list, samp, mt=comma_list(mt), qe=qe,
                           algorithm=algorithm, budget=budget, k=k, cap=math.inf if not cap else cap,
                           epsilon=epsilon, batch=batch, seed=seed, src_lang=src_lang, tgt_lang=tgt_lang, source=source)
     m = search.run(out, progress=True, overwrite=overwrite)

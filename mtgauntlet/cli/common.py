@@ -13,6 +13,11 @@ from mtgauntlet.corpora.formats import READERS, read_parallel, sniff_named_forma
 from mtgauntlet.corpora.readers import RowSet, parse_column_map
 
 
+def comma_list(value: str | None) -> list[str]:
+    """``"a, b,,c"`` -> ``["a", "b", "c"]``; empty or None -> ``[]`` (options such as ``--mt A,B``)."""
+    return [x.strip() for x in value.split(",") if x.strip()] if value else []
+
+
 def fail(message: str, code: int = 2) -> None:
     typer.echo(f"error: {message}", err=True)
     raise typer.Exit(code)

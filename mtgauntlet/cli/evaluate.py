@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from mtgauntlet.cli.common import fail, print_frame, print_json
+from mtgauntlet.cli.common import comma_list, fail, print_frame, print_json
 
 app = typer.Typer(help="Evaluate metrics on challenge sets, or difficulty estimators on judgments.",
                   no_args_is_help=True)
@@ -23,8 +23,7 @@ def evaluate_metric(
 
     from mtgauntlet.evaluation.metric_robustness import evaluate, filter_pairs, load_pairs, score_pairs
 
-    split = lambda v: [x.strip() for x in v.split(",") if x.strip()] if v else None  # noqa: E731
-    pairs = filter_pairs(load_pairs(set), split(lp), split(phenomena))
+    pairs = filter_pairs(load_pairs(set), comma_list(lp), comma_list(phenomena))
     if not pairs.good:
         fail("no pairs left after --lp/--phenomena filtering")
     skipped: dict[str, str] = {}
@@ -70,12 +69,12 @@ def evaluate_dec(
 
     rows = load_judgments(judgments, format, map, protocol)
     if lp:
-        keep = {x.strip() for x in lp.split(",")}
+        keep = set(comma_list(lp))
         rows = [r for r in rows if r["lp"] in keep]
     if not rows:
         fail(f"{judgments}: no judgments (after --lp filtering)")
     results = []
-    for spec in [s.strip() for s in estimator.split(",") if s.strip()]:
+    for spec in comma_list(estimator):
         est = registry.load("difficulty", spec)
 
         def fn(texts, pair, est=est):
@@ -117,8 +116,8 @@ def evaluate_breaker(
     curve = step_curve(records)
     result = {**summary(records), "step_curve": curve}
     if mt:
-        specs = [s.strip() for s in mt.split(",") if s.strip()]
-        result["transfer"] = transfer_matrix(records, specs, qe, records[0]["src_lang"], records[0]["tgt_lang"])
+        result["transfer"] = transfer_matrix(records, comma_list(mt), qe, records[0]["src_lang"],
+                                             records[0]["tgt_lang"])
     if plot:
         result["plot"] = str(plot_step_curve(curve, plot))
     if json_out:

@@ -6,7 +6,7 @@ from typing import Optional
 
 import typer
 
-from mtgauntlet.cli.common import print_json
+from mtgauntlet.cli.common import comma_list, print_json
 
 app = typer.Typer(help="Simulations.", no_args_is_help=True)
 
@@ -35,7 +35,7 @@ def simulate_bandit(
     mixture = fit_from_pull_log(fit) if fit else Mixture()
     if sigma is not None:
         mixture.sigma = sigma
-    algos = [a.strip() for a in algorithms.split(",") if a.strip()]
+    algos = comma_list(algorithms)
     capf = math.inf if not cap else cap
     res = simulate(topics, budget, algos, k=k, cap=capf, epsilon=epsilon, batch=batch, seed=seed, mixture=mixture)
     out = {"oracle_topk_mean": res.oracle_topk_mean, "algorithms": res.algorithms,
