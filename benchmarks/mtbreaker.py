@@ -19,7 +19,7 @@ import sys
 import time
 from pathlib import Path
 
-from mtgauntlet.build.runner import load_records
+from mtgauntlet.records import load_records
 from mtgauntlet.evaluation.breaker_analysis import step_curve, summary
 
 HERE = Path(__file__).resolve().parent

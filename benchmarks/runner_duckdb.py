@@ -10,7 +10,7 @@ import sys
 import tempfile
 import time
 
-from mtgauntlet.build.runner import BuildRunner
+from mtgauntlet.runner.build_runner import BuildRunner
 from mtgauntlet.builders.base import Item, ItemResult
 from mtgauntlet.releases.catalog import open_catalog
 

@@ -16,7 +16,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from mtgauntlet.build.runner import BuildRunner
+from mtgauntlet.runner.build_runner import BuildRunner
 from mtgauntlet.builders.base import iter_items
 from mtgauntlet.builders.smaug import SmaugBuilder
 from mtgauntlet.corpora.formats import read_flores

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from mtgauntlet.build.runner import load_records
+from mtgauntlet.records import load_records
 from mtgauntlet.builders.bandit import BanditSearch, BanditState, choose
 from mtgauntlet.builders.bandit import topics as T
 from mtgauntlet.builders.bandit.algorithms import contextual_score

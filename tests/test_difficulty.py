@@ -101,7 +101,7 @@ def test_selection_keeps_exactly_budget(sample_path, tmp_path):
         r = runner.invoke(app, ["build", "subset", "-i", str(sample_path), "--src-col", "es", "--src-lang", "es",
                                 "--budget", str(budget), "--estimator", "length", "--out", str(out), *extra])
         assert r.exit_code == 0, r.output
-        from mtgauntlet.build.runner import load_records
+        from mtgauntlet.records import load_records
 
         df = load_records(out).to_pandas()
         assert len(df) == budget and sorted(df["rank"]) == list(range(1, budget + 1))

@@ -14,7 +14,7 @@ from mtgauntlet.builders.bandit import topics as T
 from mtgauntlet.builders.bandit.sampler import LLMSampler
 from mtgauntlet.builders.base import iter_items
 from mtgauntlet.builders.smaug import SmaugBuilder
-from mtgauntlet.build.runner import item_rng
+from mtgauntlet.runner.build_runner import item_rng
 from mtgauntlet.cli.main import app
 from mtgauntlet.models import registry
 from mtgauntlet.schema import checks_dict

@@ -9,10 +9,10 @@ import pytest
 from typer.testing import CliRunner
 
 from tests.openai_server import ScriptedServer
-from mtgauntlet.build.runner import load_records
+from mtgauntlet.records import load_records
 from mtgauntlet.builders.mtbreaker import MTBreakerBuilder
 from mtgauntlet.builders.zeroshot import ZeroShotBuilder
-from mtgauntlet.build.runner import item_rng
+from mtgauntlet.runner.build_runner import item_rng
 from mtgauntlet.builders.base import Item
 from mtgauntlet.cli.main import app
 from mtgauntlet.models import registry

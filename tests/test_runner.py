@@ -10,7 +10,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from mtgauntlet.atomic import atomic_dir, atomic_path, write_text_atomic
-from mtgauntlet.build.runner import BuildRunner, load_records
+from mtgauntlet.runner import BuildRunner
+from mtgauntlet.records import load_records
 from mtgauntlet.builders.base import ItemResult, iter_items
 from mtgauntlet.errors import BuildStateError
 from mtgauntlet.signature import make_signature, parse_signature
@@ -19,7 +20,7 @@ from mtgauntlet.signature import make_signature, parse_signature
 BUILDER_SRC = textwrap.dedent('''
     import sys, time
     from mtgauntlet.builders.base import ItemResult, iter_items
-    from mtgauntlet.build.runner import BuildRunner
+    from mtgauntlet.runner.build_runner import BuildRunner
 
     class SlowBuilder:
         name, version, kind = "slowtest", "1", "selected_text"

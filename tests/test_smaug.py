@@ -109,7 +109,7 @@ def _build(tmp_path, rows_args, phenomena="ne,num,neg,ins,del", extra=()):
     out = tmp_path / "smaug"
     r = runner.invoke(app, ["build", "smaug", *rows_args, "--out", str(out), "--phenomena", phenomena, *extra])
     assert r.exit_code == 0, r.output + repr(r.exception)
-    from mtgauntlet.build.runner import load_records
+    from mtgauntlet.records import load_records
 
     return load_records(out).to_pandas()
 

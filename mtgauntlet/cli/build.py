@@ -6,7 +6,7 @@ from typing import Optional
 
 import typer
 
-from mtgauntlet.build.runner import BuildRunner
+from mtgauntlet.runner.build_runner import BuildRunner
 from mtgauntlet.builders.base import iter_items
 from mtgauntlet.cli.common import comma_list, load_corpus, summary_line
 

@@ -107,10 +107,10 @@ def evaluate_breaker(
     """Step curve (mean and cumulative-min QE per step) and, with --mt, the transfer matrix (Table 4)."""
     import pandas as pd
 
-    from mtgauntlet.build.runner import load_records
+    from mtgauntlet.records import load_records
     from mtgauntlet.evaluation.breaker_analysis import plot_step_curve, step_curve, summary, transfer_matrix
 
-    records = [r for r in load_records(set).to_pylist() if r.get("trajectory") is not None]
+    records = [r for r in load_records(set, kind="breaker_text").to_pylist() if r.get("trajectory") is not None]
     if not records:
         fail(f"{set}: no breaker_text records")
     curve = step_curve(records)

@@ -8,7 +8,6 @@ from typing import List, Optional
 
 import typer
 
-from mtgauntlet.cli.common import fail
 
 
 def release(

@@ -53,11 +53,11 @@ def load_pairs(path: str) -> PairSet:
     elif name.endswith((".tsv", ".tsv.gz")):
         rows = read_aces(path).rows
     else:
-        from mtgauntlet.build.runner import load_records
+        from mtgauntlet.records import load_records
 
         if not Path(path).exists():
             raise GauntletError(f"{path}: not found")
-        rows = load_records(Path(path)).to_pylist()
+        rows = load_records(Path(path), kind="smaug_pair").to_pylist()
     if not rows:
         raise GauntletError(f"{path}: no challenge pairs")
     for key in ("good", "bad", "phenomenon"):

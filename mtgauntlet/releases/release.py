@@ -24,8 +24,8 @@ import pyarrow.parquet as pq
 
 from mtgauntlet import __version__
 from mtgauntlet.atomic import atomic_dir
-from mtgauntlet.build.runner import MANIFEST as BUILD_MANIFEST
-from mtgauntlet.build.runner import package_versions
+from mtgauntlet.runner.build_runner import MANIFEST as BUILD_MANIFEST
+from mtgauntlet.versions import package_versions
 from mtgauntlet.errors import GauntletError
 from mtgauntlet.releases.version import Version, check_name
 from mtgauntlet.schema import SIGNATURE_METADATA_KEY, kind_of_schema, utcnow

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from mtgauntlet.build.runner import item_rng
+from mtgauntlet.runner.build_runner import item_rng
 from mtgauntlet.builders.base import iter_items
 from mtgauntlet.builders.smaug import SmaugBuilder
 from mtgauntlet.corpora.formats import read_flores

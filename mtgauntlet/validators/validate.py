@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import json
-from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from mtgauntlet.atomic import write_json_atomic, write_text_atomic
-from mtgauntlet.errors import GauntletError
-from mtgauntlet.schema import get_kind, kind_of_schema
+from mtgauntlet.records import load_records_by_kind
+from mtgauntlet.schema import get_kind
 from mtgauntlet.validators import checks
 from mtgauntlet.validators.rules import Rules
 
@@ -21,20 +19,7 @@ MAIN_TEXT = {"smaug_pair": "bad", "breaker_text": "text", "topic_text": "text", 
 
 
 def load_tables(path: str | Path) -> dict[str, pa.Table]:
-    p = Path(path)
-    if not p.exists():
-        raise GauntletError(f"{p}: not found")
-    files = [p] if p.is_file() else [f for f in sorted(p.rglob("*.parquet"))
-                                      if "work" not in f.relative_to(p).parts[:-1] and not f.name.startswith(".")]
-    by_kind: dict[str, list[pa.Table]] = defaultdict(list)
-    for f in files:
-        t = pq.read_table(f)
-        kind = kind_of_schema(t.schema)
-        if kind:
-            by_kind[kind].append(t)
-    if not by_kind:
-        raise GauntletError(f"{p}: no mtgauntlet record files found")
-    return {k: pa.concat_tables(v, promote_options="default") for k, v in by_kind.items()}
+    return load_records_by_kind(path)
 
 
 def kind_metrics(kind_name: str, table: pa.Table, rules: Rules) -> tuple[dict[str, Any], list[str], dict[str, Any]]:

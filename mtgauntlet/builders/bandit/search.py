@@ -20,7 +20,8 @@ import pyarrow.parquet as pq
 
 from mtgauntlet import __version__
 from mtgauntlet.atomic import atomic_path, write_json_atomic
-from mtgauntlet.build.runner import item_rng, package_versions
+from mtgauntlet.runner.build_runner import item_rng
+from mtgauntlet.versions import package_versions
 from mtgauntlet.builders.bandit.algorithms import ALGORITHMS, BanditState, choose
 from mtgauntlet.builders.bandit.topics import Topic, neighbours
 from mtgauntlet.errors import BuildStateError, GauntletError

@@ -48,7 +48,7 @@ class SmaugBuilder:
             raise GauntletError("phenomena not supported for target language "
                                 f"{self.tgt_lang} with the configured backends: "
                                 + "; ".join(f"{p}: {why}" for p, why in missing.items())
-                                + f". Pass --phenomena with a subset of: "
+                                + ". Pass --phenomena with a subset of: "
                                 + ",".join(p for p in PHENOMENA if self.support[p][0]))
         self._good_origin()
 

