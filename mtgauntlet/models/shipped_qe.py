@@ -54,7 +54,7 @@ class ShippedQE(QualityEstimator):
         try:
             self.model = LinearModel.load(path)
         except (OSError, FileNotFoundError):
-            self.model = None  # untrained: equal weights on standardised signals (see features())
+            self.model = None  # features() still works (training); score() refuses
         self.use_lm = "fast" not in self.opts and _llm_installed(self.opts.get("llm"))
         self._reverse: dict[tuple[str, str], object] = {}
         self.last_signals: list[list[str]] = []
@@ -130,9 +130,8 @@ class ShippedQE(QualityEstimator):
         if not sources:
             return []
         X = self.features(sources, translations, src_lang, tgt_lang)
-        if self.model is None:
-            Z = np.nan_to_num((X - np.nanmean(X, 0)) / (np.nanstd(X, 0) + 1e-9))
-            logits = Z.mean(axis=1)
-        else:
-            logits = self.model.predict(X)
+        if self.model is None:  # no batch-statistics fallback: a score must not depend on the other rows
+            raise BackendUnavailable("the shipped QE model (data/models/qe.npz) is missing; train it with "
+                                     "python -m mtgauntlet.training.qe")
+        logits = self.model.predict(X)
         return [float(100.0 / (1.0 + math.exp(-l))) for l in logits]
