@@ -145,11 +145,11 @@ def _shipped(name: str):
 
 
 class LearnedDifficulty(DifficultyEstimator):
-    """``learned``: the source-only ridge regressor trained by ``python -m mtgauntlet.training.difficulty``
-    on WMT human judgments (surface features + wordfreq rarity + multilingual-e5), shipped in the package.
-    ``learned:<path.npz>`` loads another model trained by the same script."""
+    """``learned``: the source-only regressor trained by ``python -m mtgauntlet.training.difficulty`` on WMT
+    human judgments (MQM, DA, ESA; surface + rarity features + multilingual-e5), shipped in the package.
+    ``learned:<path.npz>`` loads another model trained by the same script. Each text is scored alone."""
 
-    description = "shipped source-only regressor (WMT MQM/DA/ESA, e5 + surface features)"
+    description = "shipped source-only regressor (WMT MQM/DA/ESA; surface, rarity, e5 features)"
 
     def __init__(self, arg: str = ""):
         from mtgauntlet.errors import BackendUnavailable
@@ -162,13 +162,22 @@ class LearnedDifficulty(DifficultyEstimator):
             raise BackendUnavailable(f"learned difficulty model not found at {path}; train it with "
                                      "python -m mtgauntlet.training.difficulty") from None
         self.signature = self.model.meta.get("signature", "")
+        config = self.model.meta.get("config", {})
+        self.groups = tuple(config.get("groups", ("surface", "rarity", "e5")))
+        self.syntax_langs = tuple(self.model.meta.get("syntax_langs", ("en",)))
 
-    def difficulty(self, texts, src_lang=None, tgt_lang=None) -> list[float]:
+    def quality(self, texts, src_lang=None, embeddings=None):
+        """Predicted quality (the model's output; difficulty is its negation). ``embeddings``: the texts'
+        e5 vectors when the caller has them already (the shipped QE does)."""
         from mtgauntlet.models.features import source_features
 
         if not texts:
-            return []
-        return [-float(p) for p in self.model.predict(source_features(list(texts), src_lang))]
+            return np.zeros(0)
+        return self.model.predict(source_features(list(texts), src_lang, groups=self.groups,
+                                                  syntax_langs=self.syntax_langs, embeddings=embeddings))
+
+    def difficulty(self, texts, src_lang=None, tgt_lang=None) -> list[float]:
+        return [-float(p) for p in self.quality(texts, src_lang)]
 
 
 class ArtificialCrowdDifficulty(DifficultyEstimator):

