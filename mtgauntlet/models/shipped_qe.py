@@ -21,7 +21,9 @@ on pairs: human judgments (MQM, DA, ESA: the better of two translations in one c
 together with (reference, critically perturbed reference) pairs built by this project's SMAUG builder; it
 is shipped as data/models/qe.npz with its signature. A signal that cannot be computed for a row (no reverse
 translator for the language pair, no wordfreq list for the language) is imputed at its training mean,
-i.e. it drops out; :meth:`signals_used` says which signals were used per row. A model file lists the
+i.e. it drops out; :meth:`signals_used` says which signals were used per row. ``qe#nosrc`` leaves the
+source-difficulty prior out: scores then rank translations only by what they themselves show (use it
+where the search should not be drawn to texts that merely look hard). A model file lists the
 signals it uses, so an older model (``qe#model=PATH``) still scores. ``qe#reverse=<translator spec>`` picks
 the reverse translator (default: Apertium for the pair). Scores are 0..100, higher = better:
 100 * sigmoid(rescaled logit) — a ranking scale, not a human score.
@@ -100,7 +102,7 @@ class ShippedQE(QualityEstimator):
         from sacrebleu.metrics import CHRF
 
         from mtgauntlet.models import registry
-        from mtgauntlet.models.features import rarity_features, surface_features
+        from mtgauntlet.models.features import rarity_features, subword_counts
 
         n = len(sources)
         col = {s: j for j, s in enumerate(SIGNALS)}
@@ -133,12 +135,11 @@ class ShippedQE(QualityEstimator):
             llm = registry.load("llm", self.opts.get("llm") or None)
             lps = llm.token_logprobs([h or " " for h in hyps])
             X[:, col["lm"]] = [float(np.mean(v)) if v else -20.0 for v in lps]
-        if self._needs("src_quality"):
+        if self._needs("src_quality") and "nosrc" not in self.opts:
             learned = registry.load("difficulty", "learned")
             X[:, col["src_quality"]] = learned.quality(list(sources), src_lang, embeddings=Es)
         if self._needs("sub_len"):
-            sub_s, sub_h = surface_features(list(sources))[:, 2], surface_features(hyps)[:, 2]  # log1p(sub-words)
-            X[:, col["sub_len"]] = -np.abs(sub_h - sub_s)
+            X[:, col["sub_len"]] = -np.abs(np.log1p(subword_counts(hyps)) - np.log1p(subword_counts(list(sources))))
         if self._needs("tgt_rare") or self._needs("tgt_unknown"):
             R = rarity_features(hyps, tgt_lang)
             X[:, col["tgt_rare"]], X[:, col["tgt_unknown"]] = R[:, 0], R[:, 3]
@@ -158,6 +159,7 @@ class ShippedQE(QualityEstimator):
 
         pairs = [[s, t] for s, t in zip(sources, translations)]
         params = {"src": src_lang, "tgt": tgt_lang, "lm": self.use_lm, "rev": self.opts.get("reverse"),
+                  "nosrc": "nosrc" in self.opts,
                   "model": (self.model.meta.get("signature") if self.model else "untrained")}
         return cached_map("qe", "score.v2", params, pairs, lambda ps: self._score([p[0] for p in ps], [p[1] for p in ps],
                                                                                   src_lang, tgt_lang))

@@ -218,29 +218,76 @@ def segment_tau(rows: list[dict], scores: np.ndarray) -> tuple[float, float]:
     return float(np.nanmean(seg)), float(np.nanmean(within))
 
 
-def select(Xh: dict[str, np.ndarray], sample: dict[str, list[dict]], G, B, Gv, Bv, std, rng, pairs_per_lp: int):
-    """Grid over (lambda, l2): LOCO tau on the judgments, accuracy on held-out critical-error pairs."""
-    names = list(sample)
-    pairs = {c: human_pairs(sample[c], pairs_per_lp, rng) for c in names}
-    crit_only = train([], [], G, B, 1.0, 1.0, std)
-    crit_acc = float(np.mean((std.transform(Gv) - std.transform(Bv)) @ crit_only > 0))
-    table = {}
-    for lam in LAMBDAS:
-        for l2 in L2S:
-            taus = {}
-            for c in names:
-                rest = [x for x in names if x != c]
-                w = train([Xh[x] for x in rest], [pairs[x] for x in rest], G, B, lam, l2, std)
-                taus[c] = segment_tau(sample[c], std.transform(Xh[c]) @ w)
-            w_all = train([Xh[x] for x in names], [pairs[x] for x in names], G, B, lam, l2, std)
-            acc = float(np.mean((std.transform(Gv) - std.transform(Bv)) @ w_all > 0))
-            table[(lam, l2)] = {"seg": {c: t[0] for c, t in taus.items()}, "within": {c: t[1] for c, t in taus.items()},
-                                "mean_seg": float(np.mean([t[0] for t in taus.values()])), "critical_val_acc": acc}
-            print(f"  lambda={lam:g} l2={l2:g}: LOCO segment tau {table[(lam, l2)]['mean_seg']:+.3f}, "
-                  f"critical-error accuracy {acc:.3f}", flush=True)
-    ok = {k: v for k, v in table.items() if v["critical_val_acc"] >= crit_acc - 0.01} or table
-    best = max(ok, key=lambda k: ok[k]["mean_seg"])
-    return best, table, crit_acc, pairs
+class Experiment:
+    """Signals, pairs and the critical-error sets of one training run; fits and scores settings."""
+
+    def __init__(self, Xh: dict[str, np.ndarray], sample: dict[str, list[dict]], G, B, Gv, Bv, pairs_per_lp: int,
+                 seed: int = 13):
+        self.Xh, self.sample, self.G, self.B, self.Gv, self.Bv = Xh, sample, G, B, Gv, Bv
+        self.std = standardiser(np.vstack(list(Xh.values()) + [G, B]))
+        rng = np.random.default_rng(seed)
+        self.pairs = {c: human_pairs(sample[c], pairs_per_lp, rng) for c in sample}
+        self.settings = [(lam, l2) for lam in LAMBDAS for l2 in L2S]
+
+    def fit(self, campaigns: list[str], setting) -> np.ndarray:
+        lam, l2 = setting
+        return train([self.Xh[c] for c in campaigns], [self.pairs[c] for c in campaigns], self.G, self.B, lam, l2,
+                     self.std)
+
+    def critical_acc(self, w: np.ndarray) -> float:
+        return float(np.mean((self.std.transform(self.Gv) - self.std.transform(self.Bv)) @ w > 0))
+
+    def taus(self, c: str, w: np.ndarray) -> tuple[float, float]:
+        return segment_tau(self.sample[c], self.std.transform(self.Xh[c]) @ w)
+
+    def choose(self, campaigns: list[str]) -> tuple:
+        """The setting with the best mean LOCO segment tau over ``campaigns`` among those that keep the
+        accuracy on held-out critical errors within 0.01 of the critical-error-only model."""
+        floor = self.critical_acc(self.fit([], (1.0, 1.0))) - 0.01
+        scores = {}
+        for st in self.settings:
+            if self.critical_acc(self.fit(campaigns, st)) < floor:
+                continue
+            scores[st] = float(np.mean([self.taus(c, self.fit([x for x in campaigns if x != c], st))[0]
+                                        for c in campaigns]))
+        return max(scores, key=scores.get) if scores else self.settings[0]
+
+    def nested_loco(self) -> dict[str, dict]:
+        out = {}
+        for c in self.sample:
+            rest = [x for x in self.sample if x != c]
+            st = self.choose(rest)
+            w = self.fit(rest, st)
+            seg, within = self.taus(c, w)
+            out[c] = {"segment_tau": seg, "within_source_tau": within, "lambda": st[0], "l2": st[1],
+                      "critical_val_acc": self.critical_acc(w)}
+            print(f"  held out {c}: segment tau_b {seg:+.3f}, within-source {within:+.3f} "
+                  f"(lambda {st[0]:g}, l2 {st[1]:g})", flush=True)
+        return out
+
+
+def load_experiment(shared: Path, per_lp: int, n: int, pairs: int, cache: Path, difficulty_cache: Path) -> Experiment:
+    store = SignalStore(cache)
+    print("critical-error pairs (FLORES es<->en; the last third of the sources of each direction validates)", flush=True)
+    qe_lm = ShippedQE("", model_path="/nonexistent")
+    G, B, Gv, Bv = [], [], [], []
+    for src, tgt, offset in (("es", "en", 0), ("en", "es", 500)):
+        trip = critical_pairs(shared, src, tgt, n, offset)
+        g = store.get(qe_lm, [t[0] for t in trip], [t[1] for t in trip], src, tgt, "critical")
+        b = store.get(qe_lm, [t[0] for t in trip], [t[2] for t in trip], src, tgt, "critical")
+        order = {s: i for i, s in enumerate(dict.fromkeys(t[0] for t in trip))}
+        val = np.array([order[t[0]] >= 2 * len(order) // 3 for t in trip])
+        G.append(g[~val])
+        B.append(b[~val])
+        Gv.append(g[val])
+        Bv.append(b[val])
+    print("human judgments", flush=True)
+    sample = human_sample(load_campaigns(shared), per_lp)
+    Xh = human_signals(sample, store, difficulty_cache)
+    q = loco_src_quality(shared, sample, difficulty_cache)
+    for c in Xh:
+        Xh[c][:, SIGNALS.index("src_quality")] = q[c]
+    return Experiment(Xh, sample, np.vstack(G), np.vstack(B), np.vstack(Gv), np.vstack(Bv), pairs)
 
 
 def main() -> None:
@@ -253,51 +300,25 @@ def main() -> None:
     ap.add_argument("--difficulty-cache", default="/tmp/mtgauntlet-difficulty-features")
     ap.add_argument("--out", default=str(Path(__file__).resolve().parents[1] / "data" / "models"))
     args = ap.parse_args()
-    shared = Path(args.shared)
-    store = SignalStore(Path(args.cache))
-    rng = np.random.default_rng(13)
-
-    print("critical-error pairs (FLORES es<->en; the last third of the sources of each direction validates)", flush=True)
-    qe_lm = ShippedQE("", model_path="/nonexistent")
-    G, B, Gv, Bv = [], [], [], []
-    for src, tgt, offset in (("es", "en", 0), ("en", "es", 500)):
-        trip = critical_pairs(shared, src, tgt, args.n, offset)
-        g = store.get(qe_lm, [t[0] for t in trip], [t[1] for t in trip], src, tgt, "critical")
-        b = store.get(qe_lm, [t[0] for t in trip], [t[2] for t in trip], src, tgt, "critical")
-        order = {s: i for i, s in enumerate(dict.fromkeys(t[0] for t in trip))}
-        val = np.array([order[t[0]] >= 2 * len(order) // 3 for t in trip])
-        G.append(g[~val])
-        B.append(b[~val])
-        Gv.append(g[val])
-        Bv.append(b[val])
-    G, B, Gv, Bv = np.vstack(G), np.vstack(B), np.vstack(Gv), np.vstack(Bv)
-
-    print("human judgments", flush=True)
-    camps = {c: rows for c, rows in load_campaigns(shared).items()}
-    sample = human_sample(camps, args.per_lp)
-    Xh = human_signals(sample, store, Path(args.difficulty_cache))
-    q = loco_src_quality(shared, sample, Path(args.difficulty_cache))
-    for c in Xh:
-        Xh[c][:, SIGNALS.index("src_quality")] = q[c]
-    std = standardiser(np.vstack(list(Xh.values()) + [G, B]))
-    best, table, crit_acc, pairs = select(Xh, sample, G, B, Gv, Bv, std, rng, args.pairs)
-    lam, l2 = best
-    names = list(sample)
-    w = train([Xh[c] for c in names], [pairs[c] for c in names], np.vstack([G, Gv]), np.vstack([B, Bv]), lam, l2, std)
+    ex = load_experiment(Path(args.shared), args.per_lp, args.n, args.pairs, Path(args.cache),
+                         Path(args.difficulty_cache))
+    print("nested leave-one-campaign-out on the judgments:", flush=True)
+    held = ex.nested_loco()
+    names = list(ex.sample)
+    lam, l2 = ex.choose(names)
+    G, B, std = np.vstack([ex.G, ex.Gv]), np.vstack([ex.B, ex.Bv]), ex.std
+    w = train([ex.Xh[c] for c in names], [ex.pairs[c] for c in names], G, B, lam, l2, std)
+    Xh = ex.Xh
     # scale: centre the logits on the training translations and put one standard deviation at 1 logit unit
     allz = np.concatenate([std.transform(X) @ w for X in Xh.values()] + [std.transform(G) @ w, std.transform(B) @ w])
     mid, scale = float(allz.mean()), float(allz.std()) or 1.0
     w, b = w / scale, -mid / scale
     used = [n for n, wi in zip(SIGNALS, w) if abs(wi) > 1e-9]
-    res = table[best]
     signature = (f"model:qe|data:{'+'.join(names)}(per-lp:{args.per_lp})+flores-smaug-es-en+en-es|"
                  f"pairs:human+critical(lambda:{lam:g})|l2:{l2:g}|signals:{'+'.join(used)}|version:{VERSION}")
     meta = {"signature": signature, "version": VERSION, "weights": dict(zip(SIGNALS, map(float, w))), "intercept": b,
-            "lambda": lam, "l2": l2, "per_lp": args.per_lp, "critical_only_val_acc": crit_acc,
-            "loco": {"segment_tau": res["seg"], "within_source_tau": res["within"], "mean_segment_tau": res["mean_seg"],
-                     "critical_val_acc": res["critical_val_acc"]},
-            "grid": {f"{k[0]:g}/{k[1]:g}": {"mean_seg": v["mean_seg"], "critical_val_acc": v["critical_val_acc"]}
-                     for k, v in table.items()},
+            "lambda": lam, "l2": l2, "per_lp": args.per_lp, "loco": held,
+            "loco_mean_segment_tau": float(np.mean([v["segment_tau"] for v in held.values()])),
             "trained": time.strftime("%Y-%m-%d")}
     model = LinearModel(std.mean, std.std, w, b, list(SIGNALS), meta)
     out = Path(args.out)
