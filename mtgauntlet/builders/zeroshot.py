@@ -40,7 +40,7 @@ class ZeroShotBuilder:
     def signature_fields(self) -> dict[str, Any]:
         return {"src": self.src_lang, "tgt": self.tgt_lang, "variant": self.variant, "llm": self.llm_spec,
                 "mt": self.scorer.mt_specs, "qe": self.scorer.qe_spec,
-                "n": self.n if self.variant == "min" else 1, "temperature": self.temperature}
+                "generations": self.n if self.variant == "min" else 1, "temperature": self.temperature}
 
     def config(self) -> dict[str, Any]:
         return {"variant": self.variant, "n": self.n, "retries": self.retries, "temperature": self.temperature}

@@ -6,44 +6,56 @@ from typing import Optional
 
 import typer
 
-from mtgauntlet.cli.common import load_corpus
+from mtgauntlet.cli.common import (format_option, lang_pair, limit_option, load_corpus, max_chars_option, one_pair,
+                                   quoting_option, skip_bad_option, skipped_note)
 
 app = typer.Typer(help="Score texts with a model and write them with a new column.", no_args_is_help=True)
 
 
 @app.command("difficulty")
 def score_difficulty(
-    input: str = typer.Option(..., "--input", "-i"),
-    out: str = typer.Option(..., "--out", "-o", help="Output file (.parquet, .tsv, .csv or .jsonl)."),
+    input: str = typer.Option(..., "--input", "-i", help="Corpus file (TSV/CSV/JSONL/Parquet, .gz ok) or named layout."),
+    out: str = typer.Option(..., "--out", "-o", help="Output file (.parquet, .tsv, .tsv.gz, .csv, .csv.gz or .jsonl)."),
     estimator: str = typer.Option("length", help="Difficulty estimator spec."),
-    format: Optional[str] = typer.Option(None),
-    src_col: str = typer.Option("src"),
-    src_lang: str = typer.Option("en"),
-    tgt_lang: Optional[str] = typer.Option(None),
-    lp: Optional[str] = typer.Option(None),
+    format: Optional[str] = format_option(),
+    src_col: str = typer.Option("src", help="Source text column (tables; named layouts decide their own)."),
+    src_lang: Optional[str] = typer.Option(None, help="Source language (BCP-47); named layouts give it."),
+    tgt_lang: Optional[str] = typer.Option(None, help="Target language (BCP-47), for estimators that use it."),
+    lp: Optional[str] = typer.Option(None, help="Language pair filter for multi-pair layouts (e.g. en-de)."),
+    limit: Optional[int] = limit_option(),
+    quoting: str = quoting_option(),
+    max_chars: int = max_chars_option(),
+    skip_bad: bool = skip_bad_option(),
 ):
     """Add a `difficulty` column (higher = harder) to every row."""
     import pandas as pd
 
     from mtgauntlet.models import registry
     from mtgauntlet.models.difficulty import score_texts
-    from mtgauntlet.tables import write_frame
+    from mtgauntlet.tables import check_output_path, write_frame
 
-    rows = load_corpus(input, format=format, src_col=src_col, ref_col=src_col, src_lang=src_lang,
-                       tgt_lang=tgt_lang or src_lang, lp=lp)
+    check_output_path(out)
+    src_lang, tgt_lang = lang_pair(src_lang, tgt_lang)
     est = registry.load("difficulty", estimator)
+    rows = load_corpus(input, format=format, src_col=src_col, ref_col=None, src_lang=src_lang, tgt_lang=tgt_lang,
+                       lp=lp, limit=limit, quoting=quoting, max_chars=max_chars, skip_bad=skip_bad)
+    src_lang, tgt_lang = one_pair(rows, src_lang, tgt_lang)
     df = pd.DataFrame([{k: v for k, v in r.items() if k != "_line"} for r in rows.rows])
     df["difficulty"] = score_texts(est, df["src"].tolist(), src_lang=src_lang, tgt_lang=tgt_lang)
     write_frame(df, out)
-    typer.echo(f"{len(df)} rows scored with {estimator} -> {out}")
+    typer.echo(f"{len(df)} rows scored with {estimator} -> {out}" + skipped_note(rows))
 
 
 @app.command("qe")
 def score_qe(
     input: str = typer.Option(..., "--input", "-i", help="Table with columns src, tgt, lp (TSV/CSV/JSONL/Parquet)."),
-    out: str = typer.Option(..., "--out", "-o", help="Output file (.parquet, .tsv, .csv or .jsonl)."),
+    out: str = typer.Option(..., "--out", "-o", help="Output file (.parquet, .tsv, .tsv.gz, .csv, .csv.gz or .jsonl)."),
     qe: str = typer.Option("qe", "--qe", help="QE spec (qe, roundtrip, comet:..., llm-as-qe:..., hf:...#scale=100)."),
     map: Optional[str] = typer.Option(None, "--map", help="Column mapping ours=theirs, e.g. tgt=mt,lp=langpair."),
+    format: Optional[str] = typer.Option(None, "--format", help="tsv, csv, jsonl, parquet or hf; default: from the name."),
+    quoting: str = quoting_option(),
+    max_chars: int = max_chars_option(),
+    skip_bad: bool = skip_bad_option(),
 ):
     """Add a `qe` column (0..100, higher = better) to every (src, tgt) row, per language pair."""
     import pandas as pd
@@ -52,11 +64,16 @@ def score_qe(
     from mtgauntlet.corpora.readers import parse_column_map, read_rows
     from mtgauntlet.errors import InputError
     from mtgauntlet.models import registry
-    from mtgauntlet.tables import write_frame
+    from mtgauntlet.tables import check_output_path, write_frame
 
-    rs = read_rows(input, columns=parse_column_map(map), required=["src", "tgt", "lp"], text_fields=["src"])
-    df = pd.DataFrame([{k: v for k, v in r.items() if k != "_line"} for r in rs.rows])
+    check_output_path(out)
     est = registry.load("qe", qe)
+    rs = read_rows(input, format=format, columns=parse_column_map(map), required=["src", "tgt", "lp"],
+                   text_fields=["src"], quoting=quoting, max_chars=max_chars,
+                   on_error="skip" if skip_bad else "raise")
+    if not rs.rows:
+        raise InputError("no usable rows" + skipped_note(rs), file=input)
+    df = pd.DataFrame([{k: v for k, v in r.items() if k != "_line"} for r in rs.rows])
     df["qe"] = float("nan")
     for lp, idx in df.groupby("lp").groups.items():
         try:
@@ -67,4 +84,4 @@ def score_qe(
         sub = df.loc[idx]
         df.loc[idx, "qe"] = est.score(sub["src"].tolist(), sub["tgt"].fillna("").tolist(), s, t)
     write_frame(df, out)
-    typer.echo(f"{len(df)} rows scored with {qe} -> {out}")
+    typer.echo(f"{len(df)} rows scored with {qe} -> {out}" + skipped_note(rs))

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from mtgauntlet.corpora.langs import ALIASES, normalize_lang, split_lp
-from mtgauntlet.corpora.readers import RowSet, read_rows
+from mtgauntlet.corpora.readers import DEFAULT_MAX_CHARS, RowSet, read_rows
 from mtgauntlet.errors import InputError
 
 FLORES_LANGS = ("eng", "deu", "spa", "por", "fra", "ita", "ces", "pol", "rus", "ukr", "isl", "hin", "jpn",
@@ -26,26 +26,32 @@ def _flores_col(lang: str) -> str:
     return lang
 
 
-def read_flores(path, src: str = "en", tgt: str = "es", on_error: str = "raise", limit=None) -> RowSet:
-    """FLORES-200 wide TSV (one column per language: eng, deu, spa, ...)."""
-    sc, tc = _flores_col(src), _flores_col(tgt)
-    rs = read_rows(path, format="tsv", quoting="none", columns={"src": sc, "ref": tc},
-                   required=["id", "domain", "topic"], text_fields=["src", "ref"], on_error=on_error, limit=limit)
-    sl, tl = normalize_lang(sc), normalize_lang(tc)
+def read_flores(path, src: str = "en", tgt: str | None = "es", on_error: str = "raise", limit=None,
+                max_chars=DEFAULT_MAX_CHARS) -> RowSet:
+    """FLORES-200 wide TSV (one column per language: eng, deu, spa, ...); ``tgt=None`` reads the source only."""
+    sc = _flores_col(src)
+    columns = {"src": sc}
+    if tgt is not None:
+        columns["ref"] = _flores_col(tgt)
+    rs = read_rows(path, format="tsv", quoting="none", columns=columns, required=["id", "domain", "topic"],
+                   text_fields=list(columns), on_error=on_error, limit=limit, max_chars=max_chars)
+    sl = normalize_lang(sc)
+    tl = normalize_lang(columns["ref"]) if tgt is not None else None
     for r in rs.rows:
         r.update(src_lang=sl, tgt_lang=tl, source_dataset="flores200-devtest", source_id=str(r["id"]),
                  url=r.get("URL"))
     return rs
 
 
-def read_wmt24(path, lp: str | None = None, on_error: str = "raise", limit=None) -> RowSet:
-    """WMT24 general test set TSV (csv-quoted fields with tabs); drops the canary line."""
+def read_wmt24(path, lp: str | None = None, on_error: str = "raise", limit=None, max_chars=DEFAULT_MAX_CHARS) -> RowSet:
+    """WMT24 general test set TSV (csv-quoted fields with tabs); the canary lines are skipped and counted."""
     rs = read_rows(path, format="tsv", quoting="csv", columns={"ref": "refA"},
                    required=["lp", "line_id", "doc_id", "domain", "src"], text_fields=["src"],
-                   on_error=on_error, where={"lp": lp} if lp else None)
+                   on_error=on_error, where={"lp": lp} if lp else None, max_chars=max_chars)
     rows = []
     for r in rs.rows:
         if r["domain"] == "canary":
+            rs.skipped.append((r["_line"], "domain", "canary line"))
             continue
         s, t = split_lp(r["lp"])
         r.update(src_lang=s, tgt_lang=t, source_dataset="wmt24-general", source_id=f"{r['lp']}:{r['line_id']}")
@@ -56,21 +62,42 @@ def read_wmt24(path, lp: str | None = None, on_error: str = "raise", limit=None)
     return rs
 
 
-def read_parallel_samples(path, lp: str | None = None, corpus: str | None = None, direction: str = "xx-en",
-                          on_error: str = "raise", limit=None) -> RowSet:
-    """The en/xx pair table (corpus, lp, line_id, en, xx). direction 'xx-en' makes xx the source."""
-    where = {k: v for k, v in (("lp", lp), ("corpus", corpus)) if v}
+def _parallel_samples_direction(lp: str | None, src_lang: str | None, tgt_lang: str | None) -> tuple[str | None, str]:
+    """(the file's lp filter 'en-xx' or None, direction 'xx-en' | 'en-xx') from --lp and the declared languages."""
+    pair = split_lp(lp) if lp else None
+    src = src_lang or (pair[0] if pair else None)
+    tgt = tgt_lang or (pair[1] if pair else None)
+    langs = [x for x in (src, tgt) if x]
+    if not langs:
+        return None, "xx-en"
+    en = [x for x in langs if x.split("-")[0] == "en"]
+    if not en:
+        raise InputError(f"the parallel-samples layout pairs English with another language; got "
+                         f"{'-'.join(langs)}", file=None)
+    direction = "en-xx" if src and src.split("-")[0] == "en" else "xx-en"
+    other = next((x for x in langs if x.split("-")[0] != "en"), None)
+    return (f"en-{other.split('-')[0]}" if other else None), direction
+
+
+def read_parallel_samples(path, lp: str | None = None, corpus: str | None = None, direction: str | None = None,
+                          on_error: str = "raise", limit=None, src_lang: str | None = None,
+                          tgt_lang: str | None = None, max_chars=DEFAULT_MAX_CHARS) -> RowSet:
+    """The en/xx pair table (corpus, lp, line_id, en, xx). The direction follows the declared languages
+    (``src_lang='en'`` makes English the source) or ``direction`` ('xx-en' | 'en-xx'); default xx-en."""
+    file_lp, derived = _parallel_samples_direction(lp, src_lang, tgt_lang)
+    direction = direction or derived
+    if direction not in ("xx-en", "en-xx"):
+        raise ValueError("direction must be 'xx-en' or 'en-xx'")
+    where = {k: v for k, v in (("lp", file_lp), ("corpus", corpus)) if v}
     rs = read_rows(path, format="tsv", quoting="none", required=["corpus", "lp", "line_id", "en", "xx"],
-                   text_fields=["en", "xx"], on_error=on_error, where=where or None)
+                   text_fields=["en", "xx"], on_error=on_error, where=where or None, max_chars=max_chars)
     rows = []
     for r in rs.rows:
         en, xx = split_lp(r["lp"])
         if direction == "xx-en":
             r.update(src=r["xx"], ref=r["en"], src_lang=xx, tgt_lang=en)
-        elif direction == "en-xx":
-            r.update(src=r["en"], ref=r["xx"], src_lang=en, tgt_lang=xx)
         else:
-            raise ValueError("direction must be 'xx-en' or 'en-xx'")
+            r.update(src=r["en"], ref=r["xx"], src_lang=en, tgt_lang=xx)
         r.update(source_dataset=r["corpus"], source_id=f"{r['corpus']}:{r['lp']}:{r['line_id']}")
         rows.append(r)
         if limit and len(rows) >= limit:
@@ -186,13 +213,14 @@ def read_aces(path, on_error: str = "raise", **_) -> RowSet:
     return rs
 
 
-def read_parallel(path, src_col: str = "src", ref_col: str = "ref", src_lang: str | None = None,
+def read_parallel(path, src_col: str = "src", ref_col: str | None = "ref", src_lang: str | None = None,
                   tgt_lang: str | None = None, format: str | None = None, extra: dict[str, str] | None = None,
-                  quoting: str | None = None, on_error: str = "raise", limit=None, dataset: str | None = None) -> RowSet:
-    """A user's own parallel file with named source/reference columns."""
-    columns = {"src": src_col, "ref": ref_col, **(extra or {})}
-    rs = read_rows(path, format=format, columns=columns, text_fields=["src", "ref"], quoting=quoting,
-                   on_error=on_error, limit=limit)
+                  quoting: str | None = None, on_error: str = "raise", limit=None, dataset: str | None = None,
+                  require_tgt: bool = True, max_chars=DEFAULT_MAX_CHARS) -> RowSet:
+    """A user's own parallel file with named source/reference columns (``ref_col=None``: source only)."""
+    columns = {"src": src_col, **({"ref": ref_col} if ref_col else {}), **(extra or {})}
+    rs = read_rows(path, format=format, columns=columns, text_fields=["src", "ref"] if ref_col else ["src"],
+                   quoting=quoting, on_error=on_error, limit=limit, max_chars=max_chars)
     try:
         sl = normalize_lang(src_lang) if src_lang else None
         tl = normalize_lang(tgt_lang) if tgt_lang else None
@@ -200,10 +228,16 @@ def read_parallel(path, src_col: str = "src", ref_col: str = "ref", src_lang: st
         raise InputError(str(exc), file=str(path), field="src_lang/tgt_lang") from None
     name = dataset or Path(str(path)).name.split(".")[0]
     for r in rs.rows:
-        r.setdefault("src_lang", sl)
-        r.setdefault("tgt_lang", tl)
+        for key, declared in (("src_lang", sl), ("tgt_lang", tl)):
+            if r.get(key) in (None, ""):
+                r[key] = declared
+            elif declared is not None and str(r[key]).split("-")[0].split("_")[0].lower() != declared.split("-")[0]:
+                raise InputError(f"the file says {r[key]!r} but --{key.replace('_', '-')} is {declared}",
+                                 file=rs.path, line=r["_line"], field=key)
         for key in ("src_lang", "tgt_lang"):
             if r.get(key) is None:
+                if key == "tgt_lang" and not require_tgt:
+                    continue
                 raise InputError("language not given (pass --src-lang/--tgt-lang or add the column)",
                                  file=rs.path, line=r["_line"], field=key)
             try:

@@ -1,0 +1,80 @@
+"""Issue #17: one error style (`error: …` on one line, exit 2; exit 1 only for a failed rule), no traceback,
+arguments checked before any work, and the CLI conventions (--version, real subcommands, help texts)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.cli import invoke, invoke_subprocess
+
+
+def _sample_args(sample_path, out):
+    return ["--input", str(sample_path), "--src-col", "es", "--src-lang", "es", "--out", str(out)]
+
+
+@pytest.mark.parametrize("extra, needle", [
+    (["--budget", "0"], "--budget"),
+    (["--budget", "-3"], "--budget"),
+    (["--shard-size", "0"], "--shard-size"),
+    (["--limit", "0"], "--limit"),
+    (["--estimator", "lenght"], "lenght"),
+    (["--src-lang", "klingon"], "klingon"),
+    (["--quoting", "weird"], "weird"),
+])
+def test_bad_build_arguments_are_one_line_errors_before_any_work(tmp_path, sample_path, extra, needle):
+    out = tmp_path / "o"
+    r = invoke(["build", "subset", *_sample_args(sample_path, out), *extra])
+    assert r.exit_code == 2, r
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and needle in lines[0], r
+    assert "Traceback" not in r.output and not (out / "build.json").exists()
+
+
+def test_unknown_output_format_fails_before_scoring(tmp_path, sample_path):
+    r = invoke(["score", "difficulty", "--input", sample_path, "--src-col", "es", "--src-lang", "es",
+                "--estimator", "syntax", "--out", tmp_path / "scores.xlsx"])
+    assert r.exit_code == 2 and r.stderr.startswith("error: ") and "unknown output format" in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and not (tmp_path / "scores.xlsx").exists()
+
+
+def test_unknown_rule_name_is_an_error_with_its_line(tmp_path, sample_path):
+    out = tmp_path / "b"
+    assert invoke(["build", "subset", *_sample_args(sample_path, out), "--budget", "5"]).exit_code == 0
+    rules = tmp_path / "rules.yaml"
+    rules.write_text("version: 1\nthresholds:\n  ids.duplicates: {max: 0}\n  chrf_diversty: {min: 0.5}\n")
+    r = invoke(["validate", out, "--rules", rules])
+    assert r.exit_code == 2 and "line 4" in r.stderr and "chrf_diversty" in r.stderr and "chrf_diversity" in r.stderr
+    rules.write_text("version: 1\noptions:\n  max_text: 10\n")
+    r = invoke(["validate", out, "--rules", rules])
+    assert r.exit_code == 2 and "max_text" in r.stderr and "line 3" in r.stderr
+    rules.write_text("version: 1\nthresholds:\n  chrf_diversity: {min: 1.1}\n")
+    r = invoke(["validate", out, "--rules", rules])
+    assert r.exit_code == 1 and "FAIL" in r.stdout  # a failed rule is exit 1, not an error
+
+
+def test_version_and_subcommand_help():
+    r = invoke_subprocess(["--version"])
+    assert r.exit_code == 0 and r.stdout.startswith("mtgauntlet ")
+    r = invoke(["validate", "diversity", "--help"])
+    assert r.exit_code == 0 and "--column" in r.stdout and "--rules" not in r.stdout
+    r = invoke(["validate", "--help"])
+    assert r.exit_code == 0 and "--rules" in r.stdout and "diversity" in r.stdout
+    r = invoke(["build", "subset", "--help"])
+    assert "<bool>" not in r.stdout and "--no-skip-bad" not in r.stdout and "--skip-bad" in r.stdout
+
+
+def test_usage_error_is_one_line(tmp_path):
+    r = invoke(["build", "subset", "--budget", "5"])
+    assert r.exit_code == 2 and r.stderr.startswith("error: ") and "--input" in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
+    r = invoke(["nosuchverb"])
+    assert r.exit_code == 2 and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_validate_diversity_reads_any_table(tmp_path, sample_path):
+    r = invoke(["validate", "diversity", "--input", sample_path, "--column", "es", "--embedder", "e5", "--json"])
+    assert r.exit_code == 0, r
+    import json
+
+    res = json.loads(r.stdout)
+    assert res["n"] == 42 and 0 < res["chrf_diversity"] <= 1
