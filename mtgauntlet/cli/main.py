@@ -13,7 +13,8 @@ import sys
 import typer
 
 from mtgauntlet import __version__
-from mtgauntlet.cli import build, evaluate, query as query_mod, models_cmd, release_cmd, score, simulate, validate_cmd
+from mtgauntlet.cli import (build, evaluate, models_cmd, query as query_mod, recipe_cmd, release_cmd, score, simulate,
+                            validate_cmd)
 
 app = typer.Typer(
     name="gauntlet",
@@ -33,6 +34,7 @@ app.command("models")(models_cmd.models)
 app.command("release")(release_cmd.release)
 app.command("verify")(release_cmd.verify)
 app.command("publish")(release_cmd.publish)
+app.command("run")(recipe_cmd.run_recipe)
 
 
 def _print_version(value: bool) -> None:
