@@ -32,12 +32,12 @@ def covering_edit(text: str, new: str, start: int, end: int, meta: dict) -> Edit
     that ``text[:span_start] + span_replacement + text[span_end:] == new`` holds."""
     limit = min(len(text), len(new))
     p = 0
-    while p < limit and text[p] == new[p]:
+    while p < min(limit, start) and text[p] == new[p]:  # the prefix kept: never past the nominal start
         p += 1
     q = 0
     while q < limit - p and text[len(text) - 1 - q] == new[len(new) - 1 - q]:
         q += 1
-    s, e = min(start, p), max(end, len(text) - q)
+    s, e = p, max(end, len(text) - q)
     return Edit(text=new, span_original=text[s:e], span_replacement=new[s:len(new) - (len(text) - e)], start=s, end=e,
                 meta=meta)
 
