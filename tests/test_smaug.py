@@ -315,13 +315,18 @@ def test_evaluate_metric_cli_on_demetr(shared_data):
 
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
+    """Tiny random T5 (mT5 sentinels) and NLI classifier; torch on one thread while they run (32-wide models:
+    more threads only add overhead, a lot of it on a busy machine)."""
     torch = pytest.importorskip("torch")
     from tests import tiny_models
 
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
     torch.manual_seed(0)
     d = tmp_path_factory.mktemp("tiny-smaug")
-    return {"t5": tiny_models.seq2seq(d / "t5"),
-            "nli": tiny_models.classifier(d / "nli", 3, {0: "entailment", 1: "neutral", 2: "contradiction"})}
+    yield {"t5": tiny_models.seq2seq(d / "t5"),
+           "nli": tiny_models.classifier(d / "nli", 3, {0: "entailment", 1: "neutral", 2: "contradiction"})}
+    torch.set_num_threads(threads)
 
 
 def test_mt5_output_parsing():
@@ -424,15 +429,10 @@ def _trained_nli(path, base, pairs, labels):
     torch.manual_seed(0)
     opt = torch.optim.AdamW(model.parameters(), lr=1e-2)
     model.train()
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)  # a 32-wide model: threads only add overhead
-    try:
-        for _ in range(40):
-            opt.zero_grad()
-            model(**enc, labels=y).loss.backward()
-            opt.step()
-    finally:
-        torch.set_num_threads(threads)
+    for _ in range(40):  # one torch thread: the `tiny` fixture
+        opt.zero_grad()
+        model(**enc, labels=y).loss.backward()
+        opt.step()
     model.save_pretrained(path)
     tok.save_pretrained(path)
     return path
