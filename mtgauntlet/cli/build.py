@@ -64,11 +64,15 @@ def build_smaug(
     src_col: str = typer.Option("src", help="Source column (tables; named layouts decide their own)."),
     ref_col: str = typer.Option("ref", help="Reference column (perturbed into the bad hypothesis)."),
     good_col: Optional[str] = typer.Option(None, help="Column with the good hypothesis (second reference or MT)."),
-    good_from: Optional[str] = typer.Option(None, help="column | translator | reference (good = reference, flagged)."),
+    good_from: Optional[str] = typer.Option(None, help="column | translator | reference. Items whose good equals the "
+                                            "reference are rejected (good_equals_ref), as the paper; 'reference' is the "
+                                            "explicit reference-free mode (good = reference, stated in the manifest)."),
     phenomena: str = typer.Option("ne,num,neg,ins,del", help="Comma-separated subset of ne,num,neg,ins,del."),
     translator: Optional[str] = typer.Option(None, help="Translator spec for the good hypothesis (e.g. apertium)."),
     infiller: Optional[str] = typer.Option(None, help="Infiller spec (mT5: hf:google/mt5-large); default: model-free."),
     nli: Optional[str] = typer.Option(None, help="NLI spec for the negation contradiction check (hf:roberta-large-mnli)."),
+    require_nli: bool = typer.Option(False, "--require-nli", help="Drop neg records whose NLI check did not run "
+                                     "(needs --nli); without it they are kept and flagged (nli_contradiction = null)."),
     annotator: Optional[str] = typer.Option(None, help="Annotator spec (default spacy:<tgt-lang>)."),
     polyjuice: Optional[str] = typer.Option(None, help="Polyjuice causal LM spec for negation (hf:uw-hai/polyjuice)."),
     lp: Optional[str] = typer.Option(None, help="Language pair filter for multi-pair layouts (e.g. en-es)."),
@@ -77,6 +81,8 @@ def build_smaug(
     max_chars: int = max_chars_option(),
     min_char_edit: int = typer.Option(5, min=0, help="ne: minimum character edit distance."),
     min_word_edit: int = typer.Option(8, min=0, help="ins: minimum word edit distance."),
+    del_min_words: int = typer.Option(5, min=1, help="del: fewest words in the deleted span (reference implementation: > 4)."),
+    del_max_words: int = typer.Option(9, min=1, help="del: most words in the deleted span (reference implementation: < 10)."),
     seed: int = seed_option(),
     shard_size: int = shard_size_option(200),
     skip_bad: bool = skip_bad_option(),
@@ -92,10 +98,13 @@ def build_smaug(
     builder = SmaugBuilder(src_lang=src_lang, tgt_lang=tgt_lang, phenomena=comma_list(phenomena),
                            translator=translator, infiller=infiller, nli=nli, annotator=annotator, polyjuice=polyjuice,
                            good_col=good_col, good_from=good_from, min_char_edit=min_char_edit,
-                           min_word_edit=min_word_edit)
+                           min_word_edit=min_word_edit, del_min_words=del_min_words, del_max_words=del_max_words,
+                           require_nli=require_nli)
     for ph, (ok, how) in builder.support.items():
         if ph in builder.phenomena:
             typer.echo(f"  {ph}: {how}", err=True)
+    for why in builder.flags().values():
+        typer.echo(f"  note: {why}", err=True)
     summary = BuildRunner(builder, out, seed=seed, shard_size=shard_size, overwrite=overwrite).run(
         iter_items(rows.rows), rows.skipped_counts())
     typer.echo(summary_line(summary))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import List
+
 import typer
 
 from mtgauntlet.cli.common import comma_list, fail, print_frame, print_json
@@ -10,52 +12,128 @@ app = typer.Typer(help="Evaluate metrics on challenge sets, or difficulty estima
                   no_args_is_help=True)
 
 
+def metric_specs(values: list[str]) -> list[str]:
+    """``["chrf,bleu", "col:g,b"]`` -> ``["chrf", "bleu", "col:g,b"]`` (a ``col:`` spec keeps its comma)."""
+    out: list[str] = []
+    for value in values:
+        parts = [x.strip() for x in value.split(",")]
+        i = 0
+        while i < len(parts):
+            if parts[i].startswith("col:") and i + 1 < len(parts):
+                out.append(f"{parts[i]},{parts[i + 1]}")
+                i += 2
+                continue
+            if parts[i]:
+                out.append(parts[i])
+            i += 1
+    return list(dict.fromkeys(out))
+
+
+REFERENCE_BASED = ("chrf", "bleu")
+
+
 @app.command("metric")
 def evaluate_metric(
     set: str = typer.Option(..., "--set", "-s", help="Build/release dir or Parquet of smaug_pair, DEMETR JSONL or ACES TSV."),
-    metric: str = typer.Option("chrf", "--metric", "-m", help="chrf, bleu, col:GOODCOL,BADCOL, or a QE spec (qe, roundtrip, comet:..., llm-as-qe:...)."),
+    metric: List[str] = typer.Option(["chrf"], "--metric", "-m", help="chrf, bleu, col:GOODCOL,BADCOL, or a QE spec "
+                                     "(qe, roundtrip, comet:..., llm-as-qe:...); several: repeat or comma-separate."),
     lp: str = typer.Option(None, "--lp", help="Only these language pairs (comma-separated, e.g. es-en,de-en)."),
     phenomena: str = typer.Option(None, "--phenomena", help="Only these phenomena (comma-separated)."),
+    ties: str = typer.Option("discordant", "--ties", help="discordant: a tie counts against the metric (WMT "
+                             "challenge-set evaluation); ignore: ties in neither count (SMAUG eq. 1 as written)."),
     json_out: bool = typer.Option(False, "--json", help="Print JSON."),
 ):
-    """Kendall-like tau (ties count as discordant, as WMT challenge sets) and d (SMAUG eq. 2) per phenomenon and lp."""
+    """Kendall-like tau and d (SMAUG eq. 1-2) per metric, phenomenon and lp; mean ± std of tau over lps
+    (SMAUG Figures 4-7) and the Pearson correlation of tau and d over (metric, lp) points (Figure 8)."""
     import pandas as pd
 
-    from mtgauntlet.evaluation.metric_robustness import evaluate, filter_pairs, load_pairs, score_pairs
+    from mtgauntlet.evaluation.metric_robustness import (TIES, evaluate, filter_pairs, load_pairs, score_pairs,
+                                                         tau_d_correlation, tau_over_lps)
 
+    if ties not in TIES:
+        fail(f"--ties must be one of {', '.join(TIES)}, not {ties!r}")
+    specs = metric_specs(metric)
+    if not specs:
+        fail("--metric: no metric given")
     pairs = filter_pairs(load_pairs(set), comma_list(lp), comma_list(phenomena))
     if not pairs.good:
         fail("no pairs left after --lp/--phenomena filtering")
-    skipped: dict[str, str] = {}
-    good, bad = score_pairs(pairs, metric, skipped)
-    results = evaluate(pairs, good, bad)
+    same = sum(g.split() == r.split() for g, r in zip(pairs.good, pairs.ref) if r)
+    skipped: dict[str, dict[str, str]] = {}
+    results = []
+    for spec in specs:
+        skipped[spec] = {}
+        good, bad = score_pairs(pairs, spec, skipped[spec])
+        results += [{"metric": spec, **r} for r in evaluate(pairs, good, bad, ties)]
+    over_lps, corr = tau_over_lps(results), tau_d_correlation(results)
+    tie_rule = ("ties counted as discordant (WMT challenge-set evaluation)" if ties == "discordant"
+                else "ties ignored (SMAUG eq. 1 as written)")
     if json_out:
-        print_json({"metric": metric, "ties": "discordant", "skipped": skipped,
-                    "results": [{k: r[k] for k in ("phenomenon", "lp", "n", "tau", "d")} for r in results]})
+        keys = ("metric", "phenomenon", "lp", "n", "tau", "d", "concordant", "discordant", "ties")
+        print_json({"metric": specs[0] if len(specs) == 1 else specs, "metrics": specs, "ties": ties,
+                    "good_equals_ref": same, "skipped": {k: v for k, v in skipped.items() if v},
+                    "results": [{k: r[k] for k in keys} for r in results],
+                    "tau_over_lps": over_lps, "tau_d_correlation": corr})
+        return
+    print_frame(pd.DataFrame(results))
+    for spec, why in skipped.items():
+        for k, reason in why.items():
+            typer.echo(f"skipped {spec} {k}: {reason}", err=True)
+    typer.echo(f"tau = (C - D) / (C + D), {tie_rule}; d over concordant pairs, min-max normalised.")
+    typer.echo("tau over language pairs (SMAUG Figures 4-7: mean ± sample std):")
+    print_frame(pd.DataFrame([{"metric": a["metric"], "phenomenon": a["phenomenon"], "lps": a["lps"],
+                               "tau": _pm(a["tau_mean"], a["tau_std"]), "d mean": a["d_mean"]} for a in over_lps]))
+    if corr["pearson_r"] is None:
+        typer.echo(f"Pearson r(tau, d) (SMAUG Figure 8): needs >= 3 (metric, lp) points with spread; have "
+                   f"{corr['n_points']}")
     else:
-        print_frame(pd.DataFrame(results))
-        for k, why in skipped.items():
-            typer.echo(f"skipped {k}: {why}", err=True)
-        typer.echo("tau = (C - D) / (C + D), ties counted as discordant; d over concordant pairs, min-max normalised.")
+        typer.echo(f"Pearson r(tau, d) over {corr['n_points']} (metric, lp) points (SMAUG Figure 8): "
+                   f"{corr['pearson_r']:.4f}")
+    if same and any(s in REFERENCE_BASED for s in specs):
+        typer.echo(f"warning: {same} of {len(pairs.good)} pairs have good == reference: a reference-based metric "
+                   "scores those good hypotheses as perfect matches", err=True)
+
+
+def _pm(mean, std) -> str:
+    if mean is None:
+        return "n/a"
+    return f"{mean:.3f}" + (f" ± {std:.3f}" if std is not None else " (one lp)")
 
 
 def load_judgments(path: str, format: str | None, mapping: str | None, protocol: str | None):
+    """Judgment rows of a named layout or a plain table; human translations are kept and marked ``human``."""
     from mtgauntlet.corpora.formats import READERS, read_judgments, sniff_named_format
     from mtgauntlet.corpora.readers import parse_column_map
 
     named = format or sniff_named_format(path)
     if named in ("google-mqm", "wmt23-mtme", "wmt23-esa"):
-        return READERS[named](path).rows
-    return read_judgments(path, columns=parse_column_map(mapping), protocol=protocol).rows
+        if protocol:
+            fail(f"--protocol: the {named} layout has its own protocol")
+        return READERS[named](path, keep_refs=True).rows
+    return read_judgments(path, columns=parse_column_map(mapping), protocol=protocol, keep_refs=True).rows
+
+
+def judgment_summary(rows, include_human: bool) -> dict:
+    """Which protocol each lp uses and where it came from; which human translations there are, and whether
+    they count (the paper's DEC ranks items over MT systems and human translators)."""
+    protocols: dict[str, set] = {}
+    for r in rows:
+        protocols.setdefault(r["lp"], set()).add(f"{r['protocol']} ({r.get('protocol_source', 'layout')})")
+    human = sorted({r["system"] for r in rows if r.get("human")})
+    return {"protocols": {lp: sorted(v) for lp, v in sorted(protocols.items())}, "include_human": include_human,
+            "human_systems": human, "human_rows": sum(1 for r in rows if r.get("human"))}
 
 
 @app.command("dec")
 def evaluate_dec(
-    judgments: str = typer.Option(..., "--judgments", "-j", help="Judgment table (lp,item_id,src,system,score[,tgt,protocol]); gz ok; or google-mqm / wmt23-mtme / wmt23-esa files."),
+    judgments: str = typer.Option(..., "--judgments", "-j", help="Judgment table (lp,item_id,src,system,score[,tgt,protocol,is_human_ref]); gz ok; or google-mqm / wmt23-mtme / wmt23-esa files."),
     estimator: str = typer.Option("length", "--estimator", "-e", help="Difficulty estimator spec(s), comma-separated."),
     format: str = typer.Option(None, "--format", help="google-mqm, wmt23-mtme, wmt23-esa, or a plain table format."),
-    map: str = typer.Option(None, "--map", help="Column mapping ours=theirs, e.g. score=esa_score_mean,item_id=line_id."),
-    protocol: str = typer.Option(None, help="esa, mqm or da when the file has no protocol column."),
+    map: str = typer.Option(None, "--map", help="Column mapping ours=theirs, e.g. score=esa_score_mean,item_id=line_id,human=is_ref."),
+    protocol: str = typer.Option(None, help="esa, mqm or da for a plain table without a protocol column; inferred "
+                                 "as mqm when every score is <= 0, required otherwise (%Perfect: 100 for esa/da, 0 for mqm)."),
+    include_human: bool = typer.Option(True, "--include-human/--exclude-human", help="Count human translations as "
+                                       "translators, as the paper's DEC does (default), or only MT systems."),
     lp: str = typer.Option(None, "--lp", help="Only these language pairs (comma-separated)."),
     fraction: float = typer.Option(0.25, help="Budget fraction for AvgScore / %Perfect of the hardest subset."),
     json_out: bool = typer.Option(False, "--json"),
@@ -71,8 +149,11 @@ def evaluate_dec(
     if lp:
         keep = set(comma_list(lp))
         rows = [r for r in rows if r["lp"] in keep]
+    info = judgment_summary(rows, include_human)
+    if not include_human:
+        rows = [r for r in rows if not r.get("human")]
     if not rows:
-        fail(f"{judgments}: no judgments (after --lp filtering)")
+        fail(f"{judgments}: no judgments (after --lp / --exclude-human filtering)")
     results = []
     for spec in comma_list(estimator):
         est = registry.load("difficulty", spec)
@@ -84,16 +165,26 @@ def evaluate_dec(
         scores = score_sources(rows, fn)
         res = dec(rows, scores)
         sel = selection_quality(rows, scores, fraction)
-        results.append({"estimator": spec, "dec": res["dec"], "per_lp": res["per_lp"],
+        results.append({"estimator": spec, "dec": res["dec"], "per_lp": res["per_lp"], "systems": res["systems"],
                         "avg_score": sel["avg_score"], "perfect_pct": sel["perfect_pct"]})
     if json_out:
-        print_json({"judgments": judgments, "n": len(rows), "fraction": fraction, "results": results})
+        print_json({"judgments": judgments, "n": len(rows), "fraction": fraction, **info, "results": results})
     else:
         table = pd.DataFrame([{"estimator": r["estimator"], "DEC": r["dec"],
                                **{f"DEC {k}": v for k, v in r["per_lp"].items()},
                                f"AvgScore@{fraction:g}": r["avg_score"], f"%Perfect@{fraction:g}": r["perfect_pct"]}
                               for r in results])
         print_frame(table)
+        systems = results[0]["systems"] if results else {}
+        typer.echo("translators per lp: " + ", ".join(f"{k} {v}" for k, v in sorted(systems.items())))
+        if info["human_systems"]:
+            how = ("included, as in the paper (--exclude-human leaves them out)" if include_human
+                   else "excluded (--exclude-human)")
+            typer.echo(f"human translations: {how}: {', '.join(info['human_systems'])} ({info['human_rows']} rows)")
+        else:
+            typer.echo("human translations: none marked in the input (a plain table marks them with an "
+                       "is_human_ref column, or --map human=COL)")
+        typer.echo("protocol: " + "; ".join(f"{k} {', '.join(v)}" for k, v in info["protocols"].items()))
 
 
 @app.command("breaker")

@@ -14,7 +14,12 @@ Example ``rules.yaml``::
     thresholds:
       chrf_diversity: {min: 0.5}
       ids.duplicates: {max: 0}
-      smaug.nli.bad_contradicts_ref_rate: {min: 0.9}
+      smaug.nli.bad_contradicts_ref_rate: {min: 0.9}   # neg records only
+
+SMAUG defaults: ``smaug.span_mismatches`` (records whose span does not describe the edit) must be 0;
+with an NLI backend, at least 80% of the ``neg`` records must contradict the reference and at most 20%
+of the good hypotheses may. ``smaug.nli.not_checked_rate`` and ``smaug.good_equals_ref_rate`` are
+reported (and shown on the card) without a threshold: add one here to make them fail a set.
 """
 
 from __future__ import annotations
@@ -83,6 +88,7 @@ class Rules:
             Threshold("values.not_allowed", max=0), Threshold("ids.duplicates", max=0),
             Threshold("text.empty_rate", max=0), Threshold("chrf_diversity", min=0.3),
             Threshold("embedding_diversity", min=0.05),
+            Threshold("smaug.span_mismatches", max=0),
             Threshold("smaug.nli.bad_contradicts_ref_rate", min=0.8),
             Threshold("smaug.nli.good_contradicts_ref_rate", max=0.2),
             Threshold("lm_naturalness_mean", min=30.0),

@@ -23,7 +23,7 @@ def load_tables(path: str | Path) -> dict[str, pa.Table]:
 
 
 def kind_metrics(kind_name: str, table: pa.Table, rules: Rules) -> tuple[dict[str, Any], list[str], dict[str, Any]]:
-    from mtgauntlet.validators.record_checks import schema_checks, smaug_nli_rules
+    from mtgauntlet.validators.record_checks import schema_checks, smaug_nli_rules, smaug_record_metrics
 
     kind = get_kind(kind_name)
     opts = rules.options
@@ -45,6 +45,7 @@ def kind_metrics(kind_name: str, table: pa.Table, rules: Rules) -> tuple[dict[st
         metrics.update(checks.length_ratio_stats(src, ref, "src_ref"))
         metrics.update(checks.length_ratio_stats(ref, table.column("good").to_pylist(), "ref_good"))
         metrics.update(checks.length_ratio_stats(ref, table.column("bad").to_pylist(), "ref_bad"))
+        metrics.update(smaug_record_metrics(table.to_pylist()))
         if opts.nli:
             from mtgauntlet.models import registry
 
