@@ -35,6 +35,7 @@ app.command("release")(release_cmd.release)
 app.command("verify")(release_cmd.verify)
 app.command("publish")(release_cmd.publish)
 app.command("run")(recipe_cmd.run_recipe)
+app.command("reproduce")(recipe_cmd.reproduce)
 
 
 def _print_version(value: bool) -> None:

@@ -125,3 +125,91 @@ def _check_same_release(target: Path, steps) -> None:
     if not built <= released:
         raise GauntletError(f"{target} already exists with other builds: releases are immutable; bump the "
                             "recipe's release version")
+
+
+def reproduce(
+    release_dir: str = typer.Argument(..., metavar="RELEASE_DIR", help="A release made by `gauntlet run` (it holds recipe.yaml)."),
+    inputs: Optional[str] = typer.Option(None, "--inputs", help="Folder holding the recipe's input files (by file name), "
+                                         "where their recorded paths do not exist on this machine."),
+    work: Optional[str] = typer.Option(None, "--work", help="Where to rebuild [default: a temporary folder]."),
+    json_out: bool = typer.Option(False, "--json", help="Print the comparison as JSON."),
+):
+    """Rebuild a release from its stored recipe on this machine and compare, per record kind, the ids and every
+    text and value; exit 0 when identical, 1 when anything differs (each difference listed)."""
+    import tempfile
+
+    import yaml
+
+    from mtgauntlet.cli.common import print_json
+    from mtgauntlet.errors import GauntletError
+    from mtgauntlet.recipes.compare import compare, environment_changes
+    from mtgauntlet.records import load_records_by_kind
+
+    root = Path(release_dir)
+    stored = root / "recipe.yaml"
+    if not stored.is_file():
+        raise GauntletError(f"{root}: no recipe.yaml (only releases made by `gauntlet run` can be reproduced)")
+    data = yaml.safe_load(stored.read_text(encoding="utf-8"))
+    work_dir = Path(work) if work else Path(tempfile.mkdtemp(prefix="gauntlet-reproduce-"))
+    notes = _relocate_inputs(data, Path(inputs) if inputs else None)
+    patched = work_dir / "recipe.yaml"
+    patched.parent.mkdir(parents=True, exist_ok=True)
+    for step in ("validate", "audit", "publish"):
+        data.pop(step, None)
+    patched.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    rec = load_recipe(patched)
+    steps = plan_builds(rec, work_dir)
+    for st in steps:
+        if st.state() != "done":
+            code = _call(st.args + ["--overwrite"])
+            if code:
+                raise typer.Exit(code)
+    rebuilt: dict = {}
+    for st in steps:
+        for kind, table in load_records_by_kind(st.out).items():
+            rebuilt.setdefault(kind, []).append(table)
+    import pyarrow as pa
+
+    rebuilt = {k: pa.concat_tables(v, promote_options="default") for k, v in rebuilt.items()}
+    results = compare(load_records_by_kind(root), rebuilt)
+    manifest = json.loads((root / "manifest.json").read_text(encoding="utf-8"))
+    new_builds = [json.loads((st.out / "build.json").read_text(encoding="utf-8")) for st in steps]
+    notes += environment_changes(manifest.get("builds") or [], new_builds)
+    same = all(r.identical for r in results)
+    if json_out:
+        print_json({"release": str(root), "reproduced": same, "kinds": [r.to_dict() for r in results],
+                    "notes": notes, "rebuild": str(work_dir)})
+    else:
+        for r in results:
+            typer.echo(r.describe())
+        for n in notes:
+            typer.echo(f"note: {n}")
+        typer.echo(("REPRODUCED" if same else "NOT REPRODUCED") + f": {root} (rebuilt in {work_dir})")
+    if not same:
+        raise typer.Exit(1)
+
+
+def _relocate_inputs(data: dict, inputs: Path | None) -> list[str]:
+    """Point each build's input files at this machine's copies; a changed file is noted (and unpinned)."""
+    from mtgauntlet.errors import GauntletError
+    from mtgauntlet.recipes.spec import INPUT_OPTIONS, sha256_file
+
+    notes = []
+    for bid, build in (data.get("builds") or {}).items():
+        pins = build.get("sha256") or {}
+        for key in INPUT_OPTIONS:
+            value = build.get(key)
+            if not isinstance(value, str) or value.startswith("hf:"):
+                continue
+            path = Path(value)
+            if not path.exists() and inputs is not None and (inputs / path.name).exists():
+                path = inputs / path.name
+            if not path.exists():
+                raise GauntletError(f"input {value} of build {bid} is not on this machine; pass --inputs DIR "
+                                    f"holding {path.name}")
+            build[key] = str(path.resolve())
+            digest = sha256_file(path)
+            if pins.get(key) and pins[key] != digest:
+                notes.append(f"{bid}: input {path.name} changed (sha256 {pins[key][:12]} -> {digest[:12]})")
+                pins.pop(key)
+    return notes

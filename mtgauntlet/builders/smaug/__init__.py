@@ -118,10 +118,17 @@ class SmaugBuilder:
         return {k: v for k, v in self.specs.items() if v}
 
     # -- build ------------------------------------------------------------------------------------
-    def prepare(self, items: Sequence[Item]) -> None:
-        """Annotate every reference once: docs for the transformations, entity and phrase pools."""
+    def prepare(self, items: Sequence[Item], progress=None) -> None:
+        """Annotate every reference once (in chunks, advancing ``progress``): docs for the transformations,
+        entity and phrase pools."""
         refs = [it.data["ref"] for it in items]
-        docs = self.annotator.annotate(refs) if self.annotator else [None] * len(refs)
+        docs: list = []
+        for start in range(0, len(refs), 256):
+            chunk = refs[start:start + 256]
+            docs += self.annotator.annotate(chunk) if self.annotator else [None] * len(chunk)
+            for _ in chunk:
+                if progress is not None:
+                    progress.advance()
         self.docs = {it.index: d for it, d in zip(items, docs)}
         self.entity_pool = entity_pool(docs) if self.annotator else {}
         self.clause_pool = clause_pool(docs) if self.annotator else set()
