@@ -30,9 +30,12 @@ def _save(fig, ax, path: Path) -> Path:
 
 
 def histogram(values: Sequence[float], path: Path, title: str, xlabel: str) -> Path:
+    import numpy as np
+
     plt = _plt()
+    vals = np.asarray(values, dtype=float)
     fig, ax = plt.subplots(figsize=(6, 3.2), dpi=100)
-    ax.hist([v for v in values if v == v], bins=30, color="#4C72B0")
+    ax.hist(vals[~np.isnan(vals)], bins=30, color="#4C72B0")
     ax.set_title(title, fontsize=10)
     ax.set_xlabel(xlabel)
     ax.set_ylabel("records")
