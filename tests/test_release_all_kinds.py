@@ -166,3 +166,23 @@ def test_evaluate_accepts_a_release_directory(releases):
     r = runner.invoke(app, ["evaluate", "breaker", "--set", str(releases["mtbreaker"]), "--json"])
     assert r.exit_code == 0, r.output
     assert json.loads(r.output)["items"] == 2
+
+
+def test_card_names_each_scale_and_the_embedded_editor_limitation(builds, releases, tmp_path):
+    from mtgauntlet.releases.release import make_release
+
+    text = (releases["together"] / "README.md").read_text()
+    assert "Difficulty from estimator `length` (its own scale" in text
+    assert "Difficulty = 100 - mean QE by `roundtrip`" in text
+    assert {p.name for p in (releases["together"] / "plots").glob("*.png")} >= {
+        "smaug_pair_phenomena.png", "selected_text_difficulty_length.png", "breaker_text_difficulty_roundtrip.png",
+        "topic_text_difficulty.png"}
+    assert "embedded editor" not in text  # this editor was served over the OpenAI protocol
+    embedded = tmp_path / "mtbreaker-embedded"  # the manifest an embedded-editor build writes (llm smollm2)
+    shutil.copytree(builds / "mtbreaker", embedded)
+    bj = json.loads((embedded / "build.json").read_text())
+    (embedded / "build.json").write_text(json.dumps({**bj, "models": {**bj["models"], "llm": "smollm2"}}))
+    rel = make_release([embedded], "emb", "0.1.0", out=tmp_path / "r")
+    text = (rel / "README.md").read_text()
+    assert "**Built with the embedded editor (`smollm2`, SmolLM2-135M).**" in text
+    assert "an edit beat its seed on only 9 of 30" in text

@@ -12,7 +12,8 @@ import pyarrow as pa
 from mtgauntlet.cards.columns import columns_section
 from mtgauntlet.cards.methods import GENERIC, METHODS, embedded_llm_limitation
 from mtgauntlet.cards.stats import languages, md_table, statistics
-from mtgauntlet.releases.layout import hub_configs, kind_sort_key
+from mtgauntlet.errors import GauntletError
+from mtgauntlet.releases.layout import hub_configs, kind_sort_key, path_part
 
 SIZE_CATEGORIES = ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"), (1_000_000, "100K<n<1M"),
                    (10_000_000, "1M<n<10M"))
@@ -71,7 +72,7 @@ def validation_section(manifest: dict[str, Any]) -> str:
                        "release (`gauntlet validate BUILD --report DIR`, then `gauntlet release ... --report DIR`).")
             continue
         lines = [f"### `{kind}`: {'passed' if entry['passed'] else 'FAILED'}",
-                 f"Report: `{Path(entry['report']).name}`, validated the builds signed "
+                 f"Report `{entry['report']}` validated the builds signed "
                  + ", ".join(f"`{s}`" for s in entry["signatures"]) + "."]
         if entry["failed_rules"]:
             lines.append("Failed: " + ", ".join(f"`{r}`" for r in entry["failed_rules"]))
@@ -135,7 +136,11 @@ def write_card(release: Path, manifest: dict[str, Any], tables: dict[str, pa.Tab
                 qe_specs[kind].append(qe)
     stats, figs = statistics(tables, qe_specs, release)
     for f in extra_figures:
-        dst = release / "plots" / Path(f).name
+        if Path(f).suffix.lower() != ".png":
+            raise GauntletError(f"{f}: figures must be PNG files")
+        dst = release / "plots" / f"{path_part(Path(f).stem)}.png"  # the name reaches the card's Markdown
+        if dst.exists():
+            raise GauntletError(f"{f}: a figure named {dst.name} is already in the release")
         dst.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(f, dst)
         figs.append(dst)
@@ -143,6 +148,7 @@ def write_card(release: Path, manifest: dict[str, Any], tables: dict[str, pa.Tab
     methods = [METHODS.get(b, GENERIC) for b in builders] or [GENERIC]
     limitations = [m["limitations"] for m in methods if m["limitations"]]
     limitations += list(dict.fromkeys(x for b in manifest["builds"] if (x := embedded_llm_limitation(b))))
+    pretty_name = " ".join(pretty_name.split()) if pretty_name else None  # one line: it is the card's title
     data = card_data(manifest, languages(tables), pretty_name)
     fig_md = "\n\n".join(f"![{p.stem}](plots/{p.name})" for p in figs)
     citations = "\n\n".join(dict.fromkeys(m["citation"] for m in methods if m["citation"]))

@@ -59,7 +59,8 @@ def release(
     not_validated = [k for k in m["kinds"] if not (m.get("validation") or {}).get(k)]
     if not_validated:
         typer.echo(f"note: not validated: {', '.join(not_validated)} (the card says so)", err=True)
-    typer.echo(f"released {name} {version}: {m['total_rows']} records in {len(m['files'])} files, "
+    n_data = sum(1 for f in m["files"] if f.get("kind"))
+    typer.echo(f"released {name} {version}: {m['total_rows']} records in {n_data} data files, "
                f"configs {', '.join(c['config_name'] for c in m['configs'])}; licence {lic['license']} -> {path}")
 
 

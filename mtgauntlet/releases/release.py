@@ -99,8 +99,7 @@ def make_release(builds: Sequence[str | Path], name: str, version: str, *, out: 
         files: list[dict[str, Any]] = []
         for kind in kinds:
             files += _write_data(tmp, kind, tables[kind], signatures.get(kind, []), release_id)
-        builds_meta = [{**{k: b.manifest.get(k) for k in BUILD_KEYS}, "kinds": sorted(b.files),
-                        "path": str(b.path)} for b in inputs]
+        builds_meta = [{**{k: b.manifest.get(k) for k in BUILD_KEYS}, "kinds": sorted(b.files)} for b in inputs]
         manifest: dict[str, Any] = {
             "name": name, "version": str(v), "created_at": utcnow().isoformat(), "mtgauntlet_version": __version__,
             "kinds": kinds, "kind": kinds[0] if len(kinds) == 1 else "mixed",

@@ -8,6 +8,7 @@ report covers is "not validated", and the card says so.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Sequence
 
 from mtgauntlet.errors import GauntletError
@@ -24,7 +25,7 @@ def _kind_summary(report: dict[str, Any], kind: str, entry: dict[str, Any], sour
         failed.append("great_expectations")
     metrics = entry.get("metrics") or {}
     return {
-        "report": source, "passed": not failed and not entry.get("problems"), "failed_rules": failed,
+        "report": "/".join(Path(source).parts[-2:]), "passed": not failed and not entry.get("problems"), "failed_rules": failed,
         "problems": list(entry.get("problems") or []),
         "not_checked": [r["metric"] for r in rules if r.get("status") == "not_checked"]
                        + sorted((entry.get("info") or {}).keys()),
@@ -59,7 +60,7 @@ def match_reports(reports: Sequence[tuple[str, dict[str, Any]]], signatures: dic
             if n != rows[kind]:
                 raise GauntletError(f"{source}: the report validated {n} {kind} records, the builds hold {rows[kind]}")
             if kind in out:
-                raise GauntletError(f"{source}: {kind} is also validated by {out[kind]['report']}; give one report "
-                                    "per kind")
+                raise GauntletError(f"{source}: {kind} is also validated by another report ({out[kind]['report']}); "
+                                    "give one report per kind")
             out[kind] = _kind_summary(report, kind, entry, source)
     return out
