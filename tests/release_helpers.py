@@ -3,8 +3,16 @@
 import sys
 
 import pytest
+from typer.testing import CliRunner
 
-from mtgauntlet.cli.main import main
+from mtgauntlet.cli.main import app, main
+
+
+def cli(*args):
+    """Run `gauntlet ARGS` in-process; fail the test with the output when it does not exit 0."""
+    r = CliRunner().invoke(app, [str(a) for a in args])
+    assert r.exit_code == 0, r.output + repr(r.exception)
+    return r
 
 
 def run_main(monkeypatch, capsys, *args) -> tuple[int, str, str]:

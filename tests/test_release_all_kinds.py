@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 from mtgauntlet.cli.main import app
 from mtgauntlet.schema import checks_dict
 from tests.openai_server import ScriptedServer
+from tests.release_helpers import cli
 
 pytestmark = pytest.mark.skipif(shutil.which("apertium") is None, reason="apertium not installed")
 runner = CliRunner()
@@ -27,25 +28,19 @@ def _edit(messages):
     return f"SOURCE |||{last} notwithstanding|||"
 
 
-def _cli(*args):
-    r = runner.invoke(app, [str(a) for a in args])
-    assert r.exit_code == 0, r.output + repr(r.exception)
-    return r
-
-
 @pytest.fixture(scope="module")
 def builds(tmp_path_factory, sample_path):
     root = tmp_path_factory.mktemp("kinds")
     s = sample_path
-    _cli("build", "smaug", "--input", s, "--src-col", "es", "--ref-col", "en", "--src-lang", "es", "--tgt-lang", "en",
+    cli("build", "smaug", "--input", s, "--src-col", "es", "--ref-col", "en", "--src-lang", "es", "--tgt-lang", "en",
          "--good-from", "reference", "--out", root / "smaug")
-    _cli("build", "subset", "--input", s, "--src-col", "es", "--src-lang", "es", "--tgt-lang", "en", "--estimator",
+    cli("build", "subset", "--input", s, "--src-col", "es", "--src-lang", "es", "--tgt-lang", "en", "--estimator",
          "length", "--budget", "8", "--domain-col", "domain", "--out", root / "subset")
-    _cli("build", "bandit", "--corpus", s, "--text-column", "en", "--topic-column", "domain", "--min-words", "5",
+    cli("build", "bandit", "--corpus", s, "--text-column", "en", "--topic-column", "domain", "--min-words", "5",
          "--budget", "6", "--k", "2", "--cap", "3", "--src-lang", "en", "--tgt-lang", "es", "--qe", "roundtrip",
          "--out", root / "bandit")
     with ScriptedServer(default=_edit) as srv:
-        _cli("build", "mtbreaker", "--seeds", s, "--column", "en", "--limit", "2", "--steps", "1", "--llm",
+        cli("build", "mtbreaker", "--seeds", s, "--column", "en", "--limit", "2", "--steps", "1", "--llm",
              f"openai:editor@{srv.url}", "--mt", "apertium", "--qe", "roundtrip", "--src-lang", "en",
              "--tgt-lang", "es", "--out", root / "mtbreaker")
     return root
@@ -54,10 +49,10 @@ def builds(tmp_path_factory, sample_path):
 @pytest.fixture(scope="module")
 def releases(builds, tmp_path_factory):
     out = tmp_path_factory.mktemp("rel") / "releases"
-    _cli("release", *[builds / b for b in BUILDERS], "--name", "every-kind", "--version", "0.1.0", "--out", out)
+    cli("release", *[builds / b for b in BUILDERS], "--name", "every-kind", "--version", "0.1.0", "--out", out)
     paths = {"together": out / "name=every-kind" / "version=0.1.0"}
     for b in BUILDERS:
-        _cli("release", builds / b, "--name", f"{b}-alone", "--version", "0.1.0", "--out", out)
+        cli("release", builds / b, "--name", f"{b}-alone", "--version", "0.1.0", "--out", out)
         paths[b] = out / f"name={b}-alone" / "version=0.1.0"
     return paths
 

@@ -4,28 +4,19 @@ released builds (per kind), column docs for every column, Data Docs for every ki
 import json
 
 import pytest
-from typer.testing import CliRunner
 
 from mtgauntlet.cards.licenses import decide_license
-from mtgauntlet.cli.main import app
 from mtgauntlet.errors import GauntletError
 from mtgauntlet.releases.release import make_release
 from mtgauntlet.schema import COLUMN_DOCS, KINDS
-from tests.release_helpers import run_main
+from tests.release_helpers import cli, run_main
 
-runner = CliRunner()
-
-
-def _cli(*args):
-    r = runner.invoke(app, [str(a) for a in args])
-    assert r.exit_code == 0, r.output + repr(r.exception)
-    return r
 
 
 @pytest.fixture(scope="module")
 def flores_build(tmp_path_factory, shared_data):
     out = tmp_path_factory.mktemp("flores") / "smaug"
-    _cli("build", "smaug", "--input", shared_data / "flores200-devtest" / "flores200_devtest.tsv.gz", "--format",
+    cli("build", "smaug", "--input", shared_data / "flores200-devtest" / "flores200_devtest.tsv.gz", "--format",
          "flores", "--src-lang", "en", "--tgt-lang", "es", "--limit", "12", "--good-from", "reference",
          "--phenomena", "num,del,ins", "--out", out)
     return out
@@ -34,11 +25,11 @@ def flores_build(tmp_path_factory, shared_data):
 @pytest.fixture(scope="module")
 def sample_builds(tmp_path_factory, sample_path):
     root = tmp_path_factory.mktemp("sample")
-    _cli("build", "smaug", "--input", sample_path, "--src-col", "es", "--ref-col", "en", "--src-lang", "es",
+    cli("build", "smaug", "--input", sample_path, "--src-col", "es", "--ref-col", "en", "--src-lang", "es",
          "--tgt-lang", "en", "--good-from", "reference", "--phenomena", "num,neg", "--out", root / "smaug")
-    _cli("build", "subset", "--input", sample_path, "--src-col", "es", "--src-lang", "es", "--tgt-lang", "en",
+    cli("build", "subset", "--input", sample_path, "--src-col", "es", "--src-lang", "es", "--tgt-lang", "en",
          "--estimator", "length", "--budget", "6", "--out", root / "subset")
-    _cli("build", "subset", "--input", sample_path, "--src-col", "es", "--src-lang", "es", "--tgt-lang", "en",
+    cli("build", "subset", "--input", sample_path, "--src-col", "es", "--src-lang", "es", "--tgt-lang", "en",
          "--estimator", "length", "--budget", "5", "--out", root / "subset5")
     return root
 
@@ -83,7 +74,7 @@ def test_licence_derivation_warns_on_non_commercial_and_unknown_sources():
 def test_unknown_source_warns_loudly_on_release(sample_builds, tmp_path, monkeypatch, capsys):
     src = sample_builds.parent / "mine.tsv"
     src.write_text("text\tdomain\nUn texto bastante largo para medir.\tnews\nOtro texto.\tnews\n", encoding="utf-8")
-    _cli("build", "subset", "--input", src, "--src-col", "text", "--src-lang", "es", "--tgt-lang", "en",
+    cli("build", "subset", "--input", src, "--src-col", "text", "--src-lang", "es", "--tgt-lang", "en",
          "--estimator", "length", "--budget", "2", "--out", tmp_path / "mine")
     code, out, err = run_main(monkeypatch, capsys, "release", tmp_path / "mine", "--name", "mine", "--version",
                               "0.1.0", "--out", tmp_path / "r")
@@ -94,8 +85,8 @@ def test_unknown_source_warns_loudly_on_release(sample_builds, tmp_path, monkeyp
 
 def test_report_is_accepted_only_for_the_released_builds(sample_builds, tmp_path, monkeypatch, capsys):
     b = sample_builds
-    _cli("validate", b / "subset", "--report", tmp_path / "rep-subset")
-    _cli("validate", b / "smaug", "--report", tmp_path / "rep-smaug")
+    cli("validate", b / "subset", "--report", tmp_path / "rep-subset")
+    cli("validate", b / "smaug", "--report", tmp_path / "rep-smaug")
     rep = json.loads((tmp_path / "rep-subset" / "report.json").read_text())
     sig = json.loads((b / "subset" / "build.json").read_text())["signature"]
     assert rep["kinds"]["selected_text"]["signatures"] == [sig]

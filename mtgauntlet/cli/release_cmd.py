@@ -12,15 +12,12 @@ from mtgauntlet.errors import GauntletError
 
 
 def _read_report(path: str) -> tuple[str, dict]:
+    from mtgauntlet.releases.manifest import read_json
+
     p = Path(path)
     p = p / "report.json" if p.is_dir() else p
-    try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise GauntletError(f"{p}: no such validation report (write one with gauntlet validate PATH --report DIR)") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise GauntletError(f"{p}: not a readable validation report ({str(exc).splitlines()[0]})") from None
-    return str(p), data
+    return str(p), read_json(p, "validation report", "no such validation report (write one with gauntlet "
+                                                       "validate PATH --report DIR)")
 
 
 def release(

@@ -22,11 +22,11 @@ import pyarrow.compute as pc
 KIND_ORDER = ("smaug_pair", "breaker_text", "topic_text", "selected_text", "judgment", "bandit_pull")
 NO_LP = "all"
 SPLIT = "test"
-_UNSAFE = re.compile(r"[^A-Za-z0-9._+-]")
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]")  # also what the Hub accepts in config names
 
 
 def path_part(value: Any) -> str:
-    """A value as a safe file/config name part (letters, digits and ._+- only)."""
+    """A value as a safe file/config name part (letters, digits and ._- only)."""
     text = _UNSAFE.sub("_", str(value)) if value is not None else ""
     return text.strip(".") or "none"
 

@@ -37,17 +37,22 @@ def describe_file(root: Path, rel: str, **extra: Any) -> dict[str, Any]:
     return {"path": rel, **extra, "sha256": sha256_file(p), "bytes": p.stat().st_size}
 
 
+def read_json(path: Path, what: str, missing: str) -> Any:
+    """A JSON file; missing or unreadable is a one-line GauntletError naming the file."""
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise GauntletError(f"{path}: {missing}") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise GauntletError(f"{path}: corrupt {what} ({str(exc).splitlines()[0]})") from None
+
+
 def read_manifest(release: str | Path) -> dict[str, Any]:
     """The manifest of a release; a missing or corrupt one is a one-line GauntletError."""
     path = Path(release) / RELEASE_MANIFEST
     if not Path(release).is_dir():
         raise GauntletError(f"{release}: not a release directory")
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise GauntletError(f"{path}: missing (not a release directory?)") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise GauntletError(f"{path}: corrupt release manifest ({str(exc).splitlines()[0]})") from None
+    data = read_json(path, "release manifest", "missing (not a release directory?)")
     files = data.get("files") if isinstance(data, dict) else None
     if not isinstance(files, list) or not all(isinstance(f, dict) and isinstance(f.get("path"), str)
                                               and isinstance(f.get("sha256"), str) for f in files):

@@ -12,11 +12,11 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import secrets
 import shutil
 from pathlib import Path
 from typing import Iterator
 
+from mtgauntlet.atomic import atomic_dir
 from mtgauntlet.errors import GauntletError
 
 log = logging.getLogger(__name__)
@@ -50,31 +50,22 @@ def remove_stale_staging(folder: Path) -> list[Path]:
     return stale
 
 
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 @contextlib.contextmanager
 def staged_release_dir(target: Path) -> Iterator[Path]:
     """Yield an empty staging directory; on success it becomes ``target`` (never overwritten)."""
     target = Path(target)
-    target.parent.mkdir(parents=True, exist_ok=True)
+    target.parent.mkdir(parents=True, exist_ok=True)  # the umask applies
     with _name_lock(target.parent):
         remove_stale_staging(target.parent)
         if target.exists():
             raise GauntletError(f"{target} already exists: releases are immutable; release a changed build as a "
                                 "new version")
-        tmp = target.parent / f".{target.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp"
-        os.mkdir(tmp)  # mode 0o777 minus the umask
-        try:
+        with atomic_dir(target) as tmp:  # .version=X.Y.Z.<random>.tmp, renamed into place on success
+            os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp makes it 0700
             yield tmp
-            os.rename(tmp, target)
-            _fsync_dir(target.parent)
-        except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise
-
-
-def _fsync_dir(path: Path) -> None:
-    with contextlib.suppress(OSError):
-        fd = os.open(path, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
