@@ -106,12 +106,25 @@ def test_report_is_accepted_only_for_the_released_builds(sample_builds, tmp_path
     assert "Overall" not in text and text.count("validated the builds signed") == 2
     m = json.loads((rel / "manifest.json").read_text())
     assert set(m["validation"]) == {"smaug_pair", "selected_text"}
-    assert m["validation"]["selected_text"]["metrics"]["n"] == 6
+    assert m["validation"]["selected_text"]["reports"][0]["metrics"]["n"] == 6
     # one report for one kind: the other kind is "not validated", said plainly
     rel = make_release([b / "smaug", b / "subset"], "half", "0.1.0", out=tmp_path / "out", reports=[
         (str(tmp_path / "rep-subset" / "report.json"), rep)])
     text = (rel / "README.md").read_text()
     assert "### `selected_text`: passed" in text and "### `smaug_pair`: not validated" in text
+    # two builds of one kind validated separately: both reports count; with one of them the kind is partly validated
+    cli("validate", b / "subset5", "--report", tmp_path / "rep-subset5")
+    rep5 = json.loads((tmp_path / "rep-subset5" / "report.json").read_text())
+    rel = make_release([b / "subset", b / "subset5"], "two", "0.1.0", out=tmp_path / "out",
+                       reports=[("rep-subset", rep), ("rep-subset5", rep5)])
+    text = (rel / "README.md").read_text()
+    assert "### `selected_text`: passed" in text and text.count("validated the builds signed") == 2
+    rel = make_release([b / "subset", b / "subset5"], "two-half", "0.1.0", out=tmp_path / "out",
+                       reports=[("rep-subset5", rep5)])
+    text = (rel / "README.md").read_text()
+    assert "### `selected_text`: partly validated" in text and f"Not validated: the builds signed `{sig}`" in text
+    with pytest.raises(GauntletError, match="already validated by another report"):
+        make_release([b / "subset"], "twice", "0.1.0", out=tmp_path / "out", reports=[("a", rep), ("b", rep)])
     old = {**rep, "kinds": {"selected_text": {k: v for k, v in rep["kinds"]["selected_text"].items()
                                               if k != "signatures"}}}
     with pytest.raises(GauntletError, match="names no build signature"):

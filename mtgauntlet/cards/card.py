@@ -71,22 +71,30 @@ def validation_section(manifest: dict[str, Any]) -> str:
             out.append(f"### `{kind}`: not validated\n\nNo validation report of these builds was attached to the "
                        "release (`gauntlet validate BUILD --report DIR`, then `gauntlet release ... --report DIR`).")
             continue
-        lines = [f"### `{kind}`: {'passed' if entry['passed'] else 'FAILED'}",
-                 f"Report `{entry['report']}` validated the builds signed "
-                 + ", ".join(f"`{s}`" for s in entry["signatures"]) + "."]
-        if entry["failed_rules"]:
-            lines.append("Failed: " + ", ".join(f"`{r}`" for r in entry["failed_rules"]))
-        for p in entry.get("problems", []):
-            lines.append(f"Problem: {p}")
-        if entry["rules"]:
-            lines.append(md_table([[f"`{r['metric']}`", _num(r["value"]), r["threshold"], r["status"]]
-                                   for r in entry["rules"]], ["metric", "value", "threshold", "status"]))
-        if entry["metrics"]:
-            lines.append(md_table([[f"`{k}`", _num(val)] for k, val in entry["metrics"].items()], ["metric", "value"]))
-        if entry["not_checked"]:
-            lines.append("Not checked: " + ", ".join(f"`{x}`" for x in entry["not_checked"]))
+        failed = not all(r["passed"] for r in entry["reports"])
+        status = "FAILED" if failed else ("partly validated" if entry["not_validated"] else "passed")
+        lines = [f"### `{kind}`: {status}"]
+        if entry["not_validated"]:
+            lines.append("Not validated: the builds signed " + ", ".join(f"`{s}`" for s in entry["not_validated"]))
+        lines += [_report_md(r) for r in entry["reports"]]
         out.append("\n\n".join(lines))
     return "\n\n".join(out)
+
+
+def _report_md(r: dict[str, Any]) -> str:
+    lines = [f"Report `{r['report']}` ({'passed' if r['passed'] else 'FAILED'}) validated the builds signed "
+             + ", ".join(f"`{s}`" for s in r["signatures"]) + "."]
+    if r["failed_rules"]:
+        lines.append("Failed: " + ", ".join(f"`{x}`" for x in r["failed_rules"]))
+    lines += [f"Problem: {p}" for p in r.get("problems", [])]
+    if r["rules"]:
+        lines.append(md_table([[f"`{x['metric']}`", _num(x["value"]), x["threshold"], x["status"]] for x in r["rules"]],
+                              ["metric", "value", "threshold", "status"]))
+    if r["metrics"]:
+        lines.append(md_table([[f"`{k}`", _num(val)] for k, val in r["metrics"].items()], ["metric", "value"]))
+    if r["not_checked"]:
+        lines.append("Not checked: " + ", ".join(f"`{x}`" for x in r["not_checked"]))
+    return "\n\n".join(lines)
 
 
 def _num(v: Any) -> str:

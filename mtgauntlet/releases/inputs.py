@@ -142,19 +142,18 @@ def drop_duplicates(kind: str, table: pa.Table) -> tuple[pa.Table, int]:
     return table.take(pc.take(firsts, keep)), table.num_rows - len(firsts)
 
 
-def tables_by_kind(builds: Sequence[BuildInput]) -> tuple[dict[str, pa.Table], dict[str, list[str]],
-                                                           dict[str, int], dict[str, int]]:
-    """(records per kind, build signatures per kind, rows per kind before dedup, duplicates dropped per kind)."""
+def tables_by_kind(builds: Sequence[BuildInput]) -> tuple[dict[str, pa.Table], dict[str, dict[str, int]],
+                                                           dict[str, int]]:
+    """(records per kind, kind -> build signature -> records before dedup, duplicates dropped per kind)."""
     tables: dict[str, list[pa.Table]] = defaultdict(list)
-    signatures: dict[str, list[str]] = defaultdict(list)
+    rows: dict[str, dict[str, int]] = defaultdict(dict)
     for b in builds:
         for kind, files in sorted(b.files.items()):
-            tables[kind].append(pa.concat_tables([pq.read_table(f) for f in files], promote_options="default"))
-            if b.signature and b.signature not in signatures[kind]:
-                signatures[kind].append(b.signature)
-    out, rows, dropped = {}, {}, {}
+            t = pa.concat_tables([pq.read_table(f) for f in files], promote_options="default")
+            tables[kind].append(t)
+            rows[kind][b.signature] = rows[kind].get(b.signature, 0) + t.num_rows
+    out, dropped = {}, {}
     for kind, ts in sorted(tables.items()):
         table = pa.concat_tables(ts, promote_options="default") if len(ts) > 1 else ts[0]
-        rows[kind] = table.num_rows
         out[kind], dropped[kind] = drop_duplicates(kind, table)
-    return out, dict(signatures), rows, dropped
+    return out, dict(rows), dropped

@@ -90,8 +90,9 @@ def make_release(builds: Sequence[str | Path], name: str, version: str, *, out: 
     if target.exists():
         raise GauntletError(f"{target} already exists: releases are immutable; release a changed build as a new version")
     inputs = load_builds(builds)
-    tables, signatures, rows_in, dropped = tables_by_kind(inputs)
-    validation = match_reports(reports, signatures, rows_in) if reports else {}
+    tables, rows_by_build, dropped = tables_by_kind(inputs)
+    signatures = {k: [s for s in per if s] for k, per in rows_by_build.items()}
+    validation = match_reports(reports, rows_by_build) if reports else {}
     decision = decide_license(_source_counts(tables), override=license)
     kinds = sorted(tables, key=kind_sort_key)
     release_id = f"{name}@{v}"

@@ -35,9 +35,14 @@ def _kind_summary(report: dict[str, Any], kind: str, entry: dict[str, Any], sour
     }
 
 
-def match_reports(reports: Sequence[tuple[str, dict[str, Any]]], signatures: dict[str, list[str]],
-                  rows: dict[str, int]) -> dict[str, dict[str, Any]]:
-    """Per-kind validation summaries from (source, report) pairs; GauntletError when one does not match."""
+def match_reports(reports: Sequence[tuple[str, dict[str, Any]]],
+                  rows: dict[str, dict[str, int]]) -> dict[str, dict[str, Any]]:
+    """Per-kind validation from (source, report) pairs; ``rows``: kind -> build signature -> records.
+
+    Each report's entry for a kind must name released builds of that kind (no build validated twice) and
+    their exact record count. Per kind: ``reports`` (one summary per report), ``not_validated`` (the
+    signatures of released builds no report covers), ``passed`` (every report passed and none is missing).
+    """
     out: dict[str, dict[str, Any]] = {}
     for source, report in reports:
         kinds = report.get("kinds") if isinstance(report, dict) else None
@@ -45,22 +50,28 @@ def match_reports(reports: Sequence[tuple[str, dict[str, Any]]], signatures: dic
             raise GauntletError(f"{source}: not a validation report (no 'kinds'); write one with "
                                 "`gauntlet validate PATH --report DIR`")
         for kind, entry in kinds.items():
-            if kind not in signatures:
+            if kind not in rows:
                 raise GauntletError(f"{source}: validates {kind} records, which this release does not hold: the "
                                     "report describes other data")
-            got = sorted(entry.get("signatures") or [])
+            got = sorted(entry.get("signatures") or []) if isinstance(entry, dict) else []
             if not got:
                 raise GauntletError(f"{source}: the report names no build signature for {kind} (written by an "
                                     "older mtgauntlet?); run `gauntlet validate` again on the builds")
-            want = sorted(signatures[kind])
-            if got != want:
+            other = [s for s in got if s not in rows[kind]]
+            if other:
                 raise GauntletError(f"{source}: the {kind} report validated other builds:\n  report:  "
-                                    + "\n           ".join(got) + "\n  release: " + "\n           ".join(want))
-            n = (entry.get("metrics") or {}).get("n")
-            if n != rows[kind]:
-                raise GauntletError(f"{source}: the report validated {n} {kind} records, the builds hold {rows[kind]}")
-            if kind in out:
-                raise GauntletError(f"{source}: {kind} is also validated by another report ({out[kind]['report']}); "
-                                    "give one report per kind")
-            out[kind] = _kind_summary(report, kind, entry, source)
+                                    + "\n           ".join(other) + "\n  release: "
+                                    + "\n           ".join(sorted(rows[kind])))
+            n, want = (entry.get("metrics") or {}).get("n"), sum(rows[kind][s] for s in got)
+            if n != want:
+                raise GauntletError(f"{source}: the report validated {n} {kind} records, those builds hold {want}")
+            done = out.setdefault(kind, {"reports": []})
+            if any(s in r["signatures"] for r in done["reports"] for s in got):
+                raise GauntletError(f"{source}: {kind} builds already validated by another report; give each build's "
+                                    "report once")
+            done["reports"].append(_kind_summary(report, kind, entry, source))
+    for kind, v in out.items():
+        covered = {s for r in v["reports"] for s in r["signatures"]}
+        v["not_validated"] = sorted(set(rows[kind]) - covered)
+        v["passed"] = all(r["passed"] for r in v["reports"]) and not v["not_validated"]
     return out
