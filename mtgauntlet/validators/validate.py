@@ -9,7 +9,7 @@ from typing import Any
 import pyarrow as pa
 
 from mtgauntlet.atomic import write_json_atomic, write_text_atomic
-from mtgauntlet.records import load_records_by_kind
+from mtgauntlet.records import load_records_by_kind, signatures_by_kind
 from mtgauntlet.schema import get_kind
 from mtgauntlet.validators import checks
 from mtgauntlet.validators.rules import Rules
@@ -87,14 +87,18 @@ def validate(path: str | Path, rules: Rules | None = None, report_dir: str | Pat
     tables = load_tables(path)
     report: dict[str, Any] = {"path": str(path), "kinds": {}, "rules": [], "passed": True, "failed_rules": [],
                               "not_checked": []}
+    signatures = signatures_by_kind(path)  # a release accepts this report only for these builds
+    gx_docs = None
+    if rules.options.gx and report_dir is not None:
+        from mtgauntlet.validators.gx import DataDocs
+
+        gx_docs = DataDocs(Path(report_dir) / "gx-docs")  # one site: every kind's suite and results
     for kind_name, table in sorted(tables.items()):
         metrics, problems, info = kind_metrics(kind_name, table, rules)
-        entry: dict[str, Any] = {"metrics": metrics, "problems": problems, "info": info}
-        if rules.options.gx and report_dir is not None:
-            from mtgauntlet.validators.gx import run_suite
-
-            entry["great_expectations"] = run_suite(table.to_pandas(), get_kind(kind_name),
-                                                    Path(report_dir) / "gx-docs")
+        entry: dict[str, Any] = {"metrics": metrics, "problems": problems, "info": info,
+                                 "signatures": signatures.get(kind_name, [])}
+        if gx_docs is not None:
+            entry["great_expectations"] = gx_docs.run_suite(table.to_pandas(), get_kind(kind_name))
         report["kinds"][kind_name] = entry
         for th in rules.thresholds:
             status = th.evaluate(metrics.get(th.metric))
