@@ -78,7 +78,34 @@ def validation_section(manifest: dict[str, Any]) -> str:
             lines.append("Not validated: the builds signed " + ", ".join(f"`{s}`" for s in entry["not_validated"]))
         lines += [_report_md(r) for r in entry["reports"]]
         out.append("\n\n".join(lines))
+    notes = build_notes(manifest)
+    if notes:
+        out.append("### Build notes\n\nWhat the builds themselves flagged (records not checked, reference-free "
+                   "modes, failures kept out of selection):\n\n" + "\n".join(f"- {n}" for n in notes))
     return "\n\n".join(out)
+
+
+def build_notes(manifest: dict[str, Any]) -> list[str]:
+    """Each build's own flags (config.flags, e.g. SMAUG's NLI not checked) and failure counts."""
+    notes = []
+    for b in manifest["builds"]:
+        who = f"`{b.get('builder') or 'records'}`"
+        for why in ((b.get("config") or {}).get("flags") or {}).values():
+            notes.append(f"{who}: {why}")
+        for key, n in sorted((b.get("counts") or {}).items()):
+            if key.endswith("_failures") and n:
+                notes.append(f"{who}: {key} = {n} (steps or pulls without a valid score are never selected)")
+    return notes
+
+
+def recipe_section(manifest: dict[str, Any], release: Path) -> str:
+    if not manifest.get("recipe"):
+        return ("This release was made with individual commands (no recipe); the signatures above name each "
+                "build's settings.")
+    text = (release / manifest["recipe"]).read_text(encoding="utf-8")
+    return (f"Made by `gauntlet run` from the recipe below (`{manifest['recipe']}` in this release, covered by the "
+            "manifest: every option explicit, every input pinned by sha256). `gauntlet reproduce <release>` rebuilds "
+            f"it and reports whether the records are identical.\n\n```yaml\n{text.rstrip()}\n```")
 
 
 def _report_md(r: dict[str, Any]) -> str:
@@ -166,6 +193,8 @@ def write_card(release: Path, manifest: dict[str, Any], tables: dict[str, pa.Tab
 
 ## Dataset Description
 
+{manifest.get('description') or ''}
+
 {chr(10).join(f"- **{m['title']}.** {m['description']}" for m in methods)}
 
 - **Version:** {manifest['version']} (immutable; `gauntlet publish` tags it `v{manifest['version']}` on the Hub)
@@ -186,6 +215,10 @@ Generated from the record schemas (`mtgauntlet/schema.py`), the single source of
 ## Dataset Creation
 
 {creation_section(manifest)}
+
+### Recipe
+
+{recipe_section(manifest, release)}
 
 ## Statistics
 

@@ -14,10 +14,15 @@ from mtgauntlet.cli.recipe_run import (dump_resolved, load_recipe, option_args, 
 
 
 def _call(args: list[str]) -> int:
+    """Run one step through the CLI's entry point; its output goes to stderr (stdout is the recipe's summary)."""
+    import contextlib
+    import sys
+
     from mtgauntlet.cli.main import run
 
     typer.echo(f"\n$ {quote(args)}", err=True)
-    return run(args)
+    with contextlib.redirect_stdout(sys.stderr):
+        return run(args)
 
 
 def run_recipe(
@@ -201,9 +206,10 @@ def _relocate_inputs(data: dict, inputs: Path | None) -> list[str]:
             value = build.get(key)
             if not isinstance(value, str) or value.startswith("hf:"):
                 continue
-            path = Path(value)
-            if not path.exists() and inputs is not None and (inputs / path.name).exists():
-                path = inputs / path.name
+            candidates = [Path(value)]
+            if inputs is not None:
+                candidates += [inputs / value, inputs / Path(value).name]
+            path = next((c for c in candidates if c.is_file()), candidates[0])
             if not path.exists():
                 raise GauntletError(f"input {value} of build {bid} is not on this machine; pass --inputs DIR "
                                     f"holding {path.name}")

@@ -70,13 +70,17 @@ class BuildStep:
     spec: BuildSpec
     out: Path
     args: list[str]
+    options: dict[str, Any] = field(default_factory=dict)            # every option, defaults filled in
     inputs: dict[str, dict[str, str]] = field(default_factory=dict)  # option -> {path, sha256}
 
     def fingerprint(self) -> dict[str, Any]:
-        return {"args": self.args, "inputs": {k: v["sha256"] for k, v in self.inputs.items()}}
+        """What makes the build: its builder, every option value (inputs by content, not by path)."""
+        opts = {k: v for k, v in self.options.items() if k not in self.inputs}
+        return {"builder": self.spec.builder, "options": opts,
+                "inputs": {k: v["sha256"] for k, v in self.inputs.items()}}
 
     def state(self) -> str:
-        """'done' (complete, same command and inputs), 'changed', 'partial' or 'new'."""
+        """'done' (complete, same options and inputs), 'changed', 'partial' or 'new'."""
         manifest, step = self.out / "build.json", self.out / "recipe-step.json"
         if not manifest.exists():
             return "new"
@@ -94,12 +98,12 @@ def plan_builds(recipe: Recipe, work: Path) -> list[BuildStep]:
     steps = []
     for b in recipe.builds:
         defs = builder_options(b.builder)
-        options = dict(b.options)
+        options = resolved_options(b)
         inputs = {}
         for key, value in b.inputs().items():
-            path = recipe.resolve_path(value)
             if value.startswith("hf:"):
                 continue
+            path = recipe.resolve_path(value)
             digest = sha256_file(path)
             want = b.sha256.get(key)
             if want and want != digest:
@@ -107,9 +111,10 @@ def plan_builds(recipe: Recipe, work: Path) -> list[BuildStep]:
                                     f"recipe pins {want[:12]}: the input changed")
             options[key] = str(path)
             inputs[key] = {"path": str(path), "sha256": digest}
+        shown = {k: v for k, v in options.items() if k in b.options or k in inputs or defs[k].required}
         out = work / "builds" / b.id
-        args = ["build", b.builder, *option_args(options, defs), "--out", str(out)]
-        steps.append(BuildStep(b, out, args, inputs))
+        args = ["build", b.builder, *option_args(shown, defs), "--out", str(out)]
+        steps.append(BuildStep(b, out, args, options, inputs))
     return steps
 
 
@@ -117,9 +122,7 @@ def resolved_recipe(recipe: Recipe, steps: list[BuildStep]) -> dict[str, Any]:
     """The recipe with every default filled in and inputs pinned: itself a valid recipe (`gauntlet reproduce`)."""
     builds = {}
     for st in steps:
-        opts = resolved_options(st.spec)
-        for key, info in st.inputs.items():
-            opts[key] = info["path"]
+        opts = resolved_options(st.spec)  # inputs as the recipe wrote them: no local absolute paths in a release
         builds[st.spec.id] = {"builder": st.spec.builder, **{k: v for k, v in opts.items() if v is not None},
                               "sha256": {k: v["sha256"] for k, v in st.inputs.items()}}
     rel = {k: v for k, v in vars(recipe.release).items() if v is not None}

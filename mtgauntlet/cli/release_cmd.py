@@ -31,6 +31,9 @@ def release(
                                           "source datasets (warns on non-commercial or unknown sources)."),
     pretty_name: Optional[str] = typer.Option(None, help="Human-readable dataset name for the card."),
     figure: List[str] = typer.Option([], "--figure", help="Extra PNG figure(s) to embed in the card."),
+    description: Optional[str] = typer.Option(None, "--description", help="A paragraph describing the set (card)."),
+    recipe: Optional[str] = typer.Option(None, "--recipe", help="The resolved recipe that made these builds (written "
+                                         "by `gauntlet run`); stored as recipe.yaml and shown in the card."),
 ):
     """Package builds as releases/name=NAME/version=X.Y.Z/ (atomic): Parquet per kind and language pair, card,
     Croissant, manifest with the sha256 of every file."""
@@ -44,8 +47,10 @@ def release(
             raise GauntletError(f"{f}: no such figure file")
     for b in builds:
         extra += sorted((find_build_dir(b) / "figures").glob("*.png"))
+    if recipe and not Path(recipe).is_file():
+        raise GauntletError(f"{recipe}: no such recipe file")
     path = make_release(builds, name, version, out=out, reports=reports, license=license,
-                        pretty_name=pretty_name, extra_figures=extra)
+                        pretty_name=pretty_name, extra_figures=extra, description=description, recipe=recipe)
     m = json.loads((path / "manifest.json").read_text(encoding="utf-8"))
     lic = m["license"]
     for w in lic["warnings"]:

@@ -17,6 +17,7 @@ counted; a validation report is attached only when it validated exactly these bu
 from __future__ import annotations
 
 import json
+import shutil
 from collections import Counter
 from pathlib import Path
 from typing import Any, Sequence
@@ -40,7 +41,8 @@ from mtgauntlet.versions import package_versions
 __all__ = ["RELEASE_MANIFEST", "make_release", "release_dir", "sha256_file", "verify_release"]
 
 BUILD_KEYS = ("builder", "builder_version", "kind", "signature", "counts", "models", "config", "created_at",
-              "finished_at")
+              "finished_at", "versions", "input_sha256")
+RECIPE_FILE = "recipe.yaml"
 
 
 def release_dir(root: str | Path, name: str, version: str | Version) -> Path:
@@ -73,11 +75,13 @@ def _write_data(tmp: Path, kind: str, table: pa.Table, signatures: list[str], re
 
 def make_release(builds: Sequence[str | Path], name: str, version: str, *, out: str | Path = "releases",
                  reports: Sequence[tuple[str, dict[str, Any]]] = (), license: str | None = None,
-                 pretty_name: str | None = None, extra_figures: Sequence[Path] = ()) -> Path:
+                 pretty_name: str | None = None, extra_figures: Sequence[Path] = (), description: str | None = None,
+                 recipe: str | Path | None = None) -> Path:
     """Package complete builds as an immutable release; returns the release directory.
 
     ``reports``: (where it came from, validation report) pairs; ``license``: overrides the licence
-    derived from the records' source datasets (see :mod:`mtgauntlet.cards.licenses`).
+    derived from the records' source datasets (see :mod:`mtgauntlet.cards.licenses`); ``recipe``: the
+    resolved recipe that made the builds (`gauntlet run`), stored as recipe.yaml and shown in the card.
     """
     from mtgauntlet.cards.card import write_card
     from mtgauntlet.cards.croissant import write_croissant
@@ -113,7 +117,11 @@ def make_release(builds: Sequence[str | Path], name: str, version: str, *, out: 
             "versions": package_versions(),
             "validation": {k: validation[k] for k in kinds if k in validation} or None,
             "license": {**decision.__dict__},
+            "description": " ".join(description.split()) if description else None,
+            "recipe": RECIPE_FILE if recipe else None,
         }
+        if recipe:
+            shutil.copyfile(recipe, tmp / RECIPE_FILE)
         write_card(tmp, manifest, tables, pretty_name=pretty_name, extra_figures=extra_figures)
         cite = "\n\n".join(dict.fromkeys(METHODS.get(b["builder"], GENERIC)["citation"] for b in builds_meta
                                          if METHODS.get(b["builder"], GENERIC)["citation"]))
