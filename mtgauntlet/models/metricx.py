@@ -91,8 +91,8 @@ class MetricXQE(QualityEstimator):
             with torch.no_grad():
                 enc = self.model.encoder(input_ids=ids, attention_mask=mask).last_hidden_state
                 start = torch.zeros((len(idx), 1), dtype=torch.long, device=self.device)
-                hidden = self.model.decoder(input_ids=start, encoder_hidden_states=enc,
-                                            encoder_attention_mask=mask).last_hidden_state[:, 0]
+                hidden = self.model.decoder(input_ids=start, encoder_hidden_states=enc, encoder_attention_mask=mask,
+                                            use_cache=False).last_hidden_state[:, 0]
                 if self.rescale:
                     hidden = hidden * (self.model.config.d_model ** -0.5)
                 pred = torch.clamp(hidden.float() @ head.float(), 0.0, MAX_ERROR)
