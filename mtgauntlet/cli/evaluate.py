@@ -168,9 +168,9 @@ def evaluate_breaker(
 def evaluate_bandit(
     pool: str = typer.Option(..., "--pool", help="Pre-scored pool: a `build bandit --prescore N` output directory, "
                                                  "or a table with topic and difficulty columns."),
-    algorithms: str = typer.Option("brute,greedy,eps-greedy,contextual,greedy-10%", "--algorithms",
-                                   help="brute, greedy, eps-greedy, contextual, ucb, greedy-10% (greedy on a random "
-                                        "10% of the topics, the paper's baseline)."),
+    algorithms: str = typer.Option("brute,greedy,eps-greedy,greedy-10%", "--algorithms",
+                                   help="brute, greedy, eps-greedy, contextual (slow on large pools), ucb, "
+                                        "greedy-10% (greedy on a random 10% of the topics, the paper's baseline)."),
     budgets: str = typer.Option(None, "--budgets", help="Budgets in pulls, comma-separated (default: 0.25, 0.5, 1, "
                                                         "1.5, 2 and 3 pulls per topic)."),
     k: int = typer.Option(10, "--k", help="Size of the selected topic set (top-k)."),
