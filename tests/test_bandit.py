@@ -191,9 +191,11 @@ def test_replay_reports_true_difficulty_of_the_selected_topics(tmp_path):
     path.write_text("topic\tdifficulty\n" + "".join(f"{t}\t{d}\n" for t, v in pool.items() for d in v) +
                     "t1\t\n", encoding="utf-8")  # an unscored sample is left out
     r = runner.invoke(app, ["evaluate", "bandit", "--pool", str(path), "--budgets", "30,60,100", "--k", "3",
-                            "--algorithms", "brute,greedy,eps-greedy,greedy-10%", "--repeats", "4", "--json"])
+                            "--algorithms", "brute,greedy,eps-greedy,greedy-10%", "--repeats", "4", "--json",
+                            "--plot", str(tmp_path / "fig2.png")])
     assert r.exit_code == 0, r.output
     res = json.loads(r.output)
+    assert (tmp_path / "fig2.png").stat().st_size > 1000
     best = sorted(truth.values(), reverse=True)
     assert res["oracle"]["top1"] == pytest.approx(best[0]) and res["oracle"]["topk"] == pytest.approx(sum(best[:3]) / 3)
     assert res["unscored_samples_left_out"] == 1 and res["samples"] == 30 * 25

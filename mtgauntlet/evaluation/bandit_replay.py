@@ -148,9 +148,6 @@ def plot(result: dict[str, Any], path: str | Path) -> Path:
         ax.set_ylabel(f"true mean difficulty of selected {label}")
         ax.set_title(f"replay on {result['topics']:,} pre-scored topics")
     axes[0].legend()
-    fig.tight_layout()
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path)
-    plt.close(fig)
-    return path
+    from mtgauntlet.evaluation.breaker_analysis import save_figure
+
+    return save_figure(fig, path)

@@ -144,6 +144,13 @@ def plot_step_curve(curve: Sequence[dict[str, float]], path: str | Path, title: 
     ax.set_ylabel("QE (higher = easier)")
     ax.set_title(title)
     ax.legend()
+    return save_figure(fig, path)
+
+
+def save_figure(fig, path: str | Path) -> Path:
+    """Lay out, write (creating the folder) and close a matplotlib figure."""
+    import matplotlib.pyplot as plt
+
     fig.tight_layout()
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
