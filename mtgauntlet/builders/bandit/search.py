@@ -126,7 +126,8 @@ class BanditSearch:
         run_id = sig.split("|seed:")[0][-12:]
         t0 = time.perf_counter()
         step = len(log)
-        bar = Progress(sys.stderr.isatty() if progress is None else progress, total=self.budget, done=spent, label="build bandit (pulls)")
+        bar = Progress(sys.stderr.isatty() if progress is None else progress, total=self.budget, done=spent,
+                       label="build bandit (pulls)")
         try:
             while spent < self.budget:
                 rng = item_rng(self.seed, step)
