@@ -39,8 +39,10 @@ TRAJECTORY_STEP = pa.struct([
     pa.field("step", pa.int32()),
     pa.field("source", pa.string()),
     pa.field("translations", pa.list_(pa.string())),
-    pa.field("qe", pa.list_(pa.float64())),
-    pa.field("qe_mean", pa.float64()),
+    pa.field("qe", pa.list_(pa.float64())),  # per target model: the (ensemble) QE, null when it failed
+    pa.field("qe_mean", pa.float64()),  # mean over target models; null when a translation or score failed
+    pa.field("qe_components", pa.list_(pa.list_(pa.float64()))),  # [target model][QE spec], 0-100 quality
+    pa.field("failure", pa.string()),  # null, "mt" (no translation) or "qe" (no score): never selected
 ])
 
 
@@ -106,9 +108,13 @@ BREAKER_TEXT = _register(RecordKind(
         pa.field("method", pa.string(), nullable=False),
         pa.field("target_models", pa.list_(pa.string())),
         pa.field("qe_model", pa.string()),
+        pa.field("qe_models", pa.list_(pa.string())),  # the QE specs averaged (--qe A,B)
         pa.field("qe_score", pa.float64()),
         pa.field("difficulty", pa.float64()),
         pa.field("llm_failures", pa.int32()),
+        pa.field("truncated", pa.int32()),  # LLM answers cut by the generation budget (--max-tokens)
+        pa.field("mt_failures", pa.int32()),  # steps without a translation (not eligible for selection)
+        pa.field("qe_failures", pa.int32()),  # steps without a QE score (not eligible for selection)
         pa.field("trajectory", pa.list_(TRAJECTORY_STEP)),
     ],
     id_fields=("text", "seed", "method"),
@@ -125,6 +131,7 @@ TOPIC_TEXT = _register(RecordKind(
         pa.field("text", pa.string(), nullable=False),
         pa.field("provenance_url", pa.string()),
         pa.field("difficulty", pa.float64()),
+        pa.field("qe_components", pa.list_(pa.list_(pa.float64()))),  # [translator][QE spec], 0-100 quality
     ],
     id_fields=("topic", "text"),
 ))
@@ -141,8 +148,10 @@ BANDIT_PULL = _register(RecordKind(
         pa.field("source_id", pa.string()),
         pa.field("translations", pa.list_(pa.string())),
         pa.field("qe", pa.list_(pa.float64())),
-        pa.field("difficulty", pa.float64()),
-        pa.field("phase", pa.string()),
+        pa.field("qe_components", pa.list_(pa.list_(pa.float64()))),  # [translator][QE spec], 0-100 quality
+        pa.field("difficulty", pa.float64()),  # 100 - mean QE; null when a translation or score failed
+        pa.field("phase", pa.string()),  # explore | exploit | failed (no score: costs budget, no update) | exhausted
+        pa.field("failure", pa.string()),  # null, "mt" or "qe"
     ],
     id_fields=("run_id", "step"),
 ))

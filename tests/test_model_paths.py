@@ -64,14 +64,14 @@ def test_artificial_crowd_difficulty():
 
 
 def test_llm_difficulty_judge_and_failures():
-    with ScriptedServer(default=lambda m: "Quite hard. SCORE |||95|||" if "gubbins" in m[-1]["content"]
-                        else "Easy. SCORE |||10|||") as srv:
+    with ScriptedServer(default=lambda m: "Quite hard. [[[95, C1 (Advanced)]]]" if "gubbins" in m[-1]["content"]
+                        else "Easy. [[[10, A1 (Beginner)]]]") as srv:
         judge = registry.load("difficulty", f"llm-judge:openai:j@{srv.url}")
         assert judge.difficulty(["The dog barks.", "The gubbins snarfled."], "en", "de") == [10.0, 95.0]
-        assert "0 (trivial) to 120" in srv.requests[0]["body"]["messages"][0]["content"]
+        assert "on a scale of 0 to 120" in srv.requests[0]["body"]["messages"][0]["content"]
     with ScriptedServer(default=lambda m: "no score here") as srv:
         judge = registry.load("difficulty", f"llm-judge:openai:bad@{srv.url}")
-        assert judge.difficulty(["x"], "en", "de") == [60.0] and judge.failures["unparseable_score"] == 1
+        assert judge.difficulty(["x"], "en", "de") == [None] and judge.failures["unparseable_score"] == 1
 
 
 def test_llm_topic_tree_and_llm_sampler():

@@ -122,11 +122,11 @@ def test_llm_roles_parse_and_count_failures():
     with ScriptedServer(default=lambda msgs: answers["garbage"] if "garbage" in msgs[-1]["content"]
                         else answers["good"]) as srv:
         qe = registry.load("qe", f"llm-as-qe:openai:judge@{srv.url}")
-        scores = qe.score_or_none(["a source", "a garbage source"], ["una traducción", "x"], "en", "es")
+        scores = qe.score(["a source", "a garbage source"], ["una traducción", "x"], "en", "es")
         assert scores == [87.5, None]
         assert qe.failures["unparseable_score"] == 1
         n_before = len(srv.requests)
-        assert qe.score(["a garbage source"], ["y"], "en", "es") == [50.0]
+        assert qe.score(["a garbage source"], ["y"], "en", "es") == [None]  # missing, never a made-up 50
         assert len(srv.requests) - n_before == 3  # 1 try + 2 bounded retries
     with ScriptedServer(default=lambda msgs: "<START OF TRANSLATION>Hola mundo</END OF TRANSLATION>") as srv:
         tr = registry.load("translator", f"llm-as-translator:openai:mt@{srv.url}")

@@ -8,6 +8,7 @@ import typer
 
 from mtgauntlet.runner.build_runner import BuildRunner
 from mtgauntlet.builders.base import iter_items
+from mtgauntlet.builders.mtbreaker import DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE
 from mtgauntlet.cli.common import (comma_list, format_option, lang_pair, limit_option, load_corpus, max_chars_option,
                                    one_pair,
                                    overwrite_option, quoting_option, seed_option, shard_size_option, skip_bad_option,
@@ -126,25 +127,50 @@ def _seed_rows(seeds: str, column: str, format: Optional[str], src_lang: str, li
     return rows
 
 
+QE_HELP = ("QE spec(s), comma-separated: several are averaged per text on the 0-100 quality scale (the paper: "
+           "metricx:<MetricX-24-QE dir>,llm-as-qe:<llm>); qe, roundtrip, comet:..., hf:...#error=25 for 0-25 "
+           "error scores.")
+
+
+def _finish_breaker_build(summary, out: str) -> None:
+    """Print the summary with the failure counts (also written to build.json); no texts at all is an error."""
+    from mtgauntlet.builders.mtbreaker import add_failure_counts
+    from mtgauntlet.errors import GauntletError
+
+    failures = add_failure_counts(out)
+    typer.echo(summary_line(summary))
+    typer.echo("failures: " + ", ".join(f"{k}={v}" for k, v in failures.items()))
+    if summary.items and not summary.produced:
+        why = ", ".join(f"{k}={v}" for k, v in sorted({**summary.rejected, **summary.skipped}.items()))
+        raise GauntletError(f"no text was produced from {summary.items} item(s) ({why or 'no reason recorded'}); "
+                            "check --llm / --mt / --qe (an LLM that never answers SOURCE |||...|||, a QE that never "
+                            "scores)")
+
+
 @app.command("mtbreaker")
 def build_mtbreaker(
     seeds: str = typer.Option(..., "--seeds", help="Seed texts (TSV/CSV/JSONL/Parquet, or flores / wmt24 layouts)."),
-    out: str = typer.Option(..., "--out", "-o"),
+    out: str = typer.Option(..., "--out", "-o", help="Output build directory (resumable)."),
     column: str = typer.Option("text", "--column", help="Seed text column."),
-    format: Optional[str] = typer.Option(None),
+    format: Optional[str] = typer.Option(None, help="Input layout: tsv, csv, jsonl, parquet, flores, wmt24."),
     variant: str = typer.Option("seeded", help="seeded | seedless | seeded+qe | seedless+qe"),
     llm: Optional[str] = typer.Option(None, help="Editing LLM spec (default: embedded SmolLM2)."),
     mt: str = typer.Option("apertium", help="Target translator spec(s), comma-separated (several = multi)."),
-    qe: str = typer.Option("qe", help="QE spec (qe, roundtrip, comet:..., llm-as-qe:...)."),
+    qe: str = typer.Option("qe", help=QE_HELP),
     steps: int = typer.Option(10, help="Edit steps after the initial source."),
-    src_lang: str = typer.Option("en"),
-    tgt_lang: str = typer.Option("es"),
+    src_lang: str = typer.Option("en", help="Source language (BCP-47)."),
+    tgt_lang: str = typer.Option("es", help="Target language (BCP-47)."),
     lp: Optional[str] = typer.Option(None, help="Language pair filter for wmt24 seeds."),
     limit: Optional[int] = typer.Option(None, help="Use the first N seeds."),
-    temperature: float = typer.Option(0.8),
+    temperature: float = typer.Option(DEFAULT_TEMPERATURE, help="Sampling temperature of the LLM (zero-shot uses the "
+                                                                "same default)."),
+    max_tokens: int = typer.Option(DEFAULT_MAX_TOKENS, help="Generation budget per LLM answer; answers cut by it are "
+                                                            "unusable and counted ('truncated')."),
+    grammatical_edits: bool = typer.Option(False, help="Add 'Only make grammatical edits' to every follow-up "
+                                                       "(section 3.7 of the paper; not in its Appendix B prompts)."),
     language_guard: bool = typer.Option(True, help="Reject proposals not detected as --src-lang (lingua)."),
-    seed: int = typer.Option(13),
-    overwrite: bool = typer.Option(False),
+    seed: int = typer.Option(13, help="Random seed (per-item sampling seeds derive from it)."),
+    overwrite: bool = typer.Option(False, help="Discard a different build found in --out."),
 ):
     """MT-breaker: an LLM edits each seed step by step until the target MT model translates it badly."""
     from mtgauntlet.builders.mtbreaker import MTBreakerBuilder
@@ -152,43 +178,48 @@ def build_mtbreaker(
     rows = _seed_rows(seeds, column, format, src_lang, limit, lp)
     builder = MTBreakerBuilder(variant=variant, llm=llm, mt=comma_list(mt), qe=qe,
                                steps=steps, src_lang=src_lang, tgt_lang=tgt_lang, temperature=temperature,
-                               language_guard=language_guard)
+                               max_tokens=max_tokens, language_guard=language_guard,
+                               grammatical_edits=grammatical_edits)
     summary = BuildRunner(builder, out, seed=seed, shard_size=1, overwrite=overwrite).run(iter_items(rows))
-    typer.echo(summary_line(summary))
+    _finish_breaker_build(summary, out)
 
 
 @app.command("zeroshot")
 def build_zeroshot(
     seeds: str = typer.Option(..., "--seeds", help="Seed texts: only their lengths are used (length matching)."),
-    out: str = typer.Option(..., "--out", "-o"),
-    column: str = typer.Option("text", "--column"),
-    format: Optional[str] = typer.Option(None),
+    out: str = typer.Option(..., "--out", "-o", help="Output build directory (resumable)."),
+    column: str = typer.Option("text", "--column", help="Seed text column."),
+    format: Optional[str] = typer.Option(None, help="Input layout: tsv, csv, jsonl, parquet, flores, wmt24."),
     variant: str = typer.Option("plain", help="plain | history | min"),
-    llm: Optional[str] = typer.Option(None),
-    mt: str = typer.Option("apertium"),
-    qe: str = typer.Option("qe"),
-    n: int = typer.Option(10, help="Generations per item for the 'min' variant."),
-    src_lang: str = typer.Option("en"),
-    tgt_lang: str = typer.Option("es"),
-    lp: Optional[str] = typer.Option(None),
-    limit: Optional[int] = typer.Option(None),
-    temperature: float = typer.Option(0.9),
-    seed: int = typer.Option(13),
-    overwrite: bool = typer.Option(False),
+    llm: Optional[str] = typer.Option(None, help="Generating LLM spec (default: embedded SmolLM2)."),
+    mt: str = typer.Option("apertium", help="Target translator spec(s), comma-separated (several = multi)."),
+    qe: str = typer.Option("qe", help=QE_HELP),
+    generations: int = typer.Option(10, "--generations", "--n", help="Texts generated per item by the 'min' variant "
+                                                                     "(the most difficult is kept)."),
+    src_lang: str = typer.Option("en", help="Source language (BCP-47)."),
+    tgt_lang: str = typer.Option("es", help="Target language (BCP-47)."),
+    lp: Optional[str] = typer.Option(None, help="Language pair filter for wmt24 seeds."),
+    limit: Optional[int] = typer.Option(None, help="Use the first N seeds."),
+    temperature: float = typer.Option(DEFAULT_TEMPERATURE, help="Sampling temperature (MT-breaker's default)."),
+    max_tokens: int = typer.Option(DEFAULT_MAX_TOKENS, help="Generation budget per LLM answer; answers cut by it are "
+                                                            "unusable and counted ('truncated')."),
+    seed: int = typer.Option(13, help="Random seed (per-item sampling seeds derive from it)."),
+    overwrite: bool = typer.Option(False, help="Discard a different build found in --out."),
 ):
     """Zero-shot baselines: one generation per item, with history, or the most difficult of n (min)."""
     from mtgauntlet.builders.zeroshot import ZeroShotBuilder
 
     rows = _seed_rows(seeds, column, format, src_lang, limit, lp)
-    builder = ZeroShotBuilder(variant=variant, llm=llm, mt=comma_list(mt), qe=qe,
-                              src_lang=src_lang, tgt_lang=tgt_lang, n=n, temperature=temperature)
+    builder = ZeroShotBuilder(variant=variant, llm=llm, mt=comma_list(mt), qe=qe, src_lang=src_lang,
+                              tgt_lang=tgt_lang, generations=generations, temperature=temperature,
+                              max_tokens=max_tokens)
     summary = BuildRunner(builder, out, seed=seed, shard_size=1, overwrite=overwrite).run(iter_items(rows))
-    typer.echo(summary_line(summary))
+    _finish_breaker_build(summary, out)
 
 
 @app.command("bandit")
 def build_bandit(
-    out: str = typer.Option(..., "--out", "-o"),
+    out: str = typer.Option(..., "--out", "-o", help="Output directory: pull log (pulls/), topic_text records (data/)."),
     corpus: Optional[str] = typer.Option(None, "--corpus", help="Local corpus to sample texts from (flores, wmt24, any table)."),
     topics: Optional[str] = typer.Option(None, "--topics", help="Taxonomy YAML/JSON; texts retrieved by e5 similarity."),
     llm_topics: Optional[str] = typer.Option(None, "--llm-topics", help="Generate a topic tree for this domain with --llm."),
@@ -196,22 +227,26 @@ def build_bandit(
     sampler: str = typer.Option("corpus", help="corpus (offline) | llm (search-grounded LLM, paper prompt)."),
     topic_column: Optional[str] = typer.Option(None, help="Corpus column with topic labels (flores: topic, wmt24: domain)."),
     text_column: str = typer.Option("src", help="Corpus text column."),
-    format: Optional[str] = typer.Option(None),
+    format: Optional[str] = typer.Option(None, help="Corpus layout: tsv, csv, jsonl, parquet, flores, wmt24."),
     algorithm: str = typer.Option("eps-greedy", help="brute | greedy | eps-greedy | contextual | ucb"),
-    budget: int = typer.Option(300, help="Pulls (sample + translate + QE), cost 1 each."),
+    budget: int = typer.Option(300, help="Pulls (sample + translate + QE), cost 1 each; failed pulls cost too."),
     k: int = typer.Option(10, help="Topics to return."),
     cap: int = typer.Option(10, help="Max pulls per topic (the paper's c; 0 = no cap)."),
-    epsilon: float = typer.Option(0.7),
+    epsilon: float = typer.Option(0.7, help="eps-greedy: probability of exploring an unsampled topic (paper: 0.7)."),
     batch: int = typer.Option(1, help="Topics chosen per step (batched variants)."),
+    prescore: Optional[int] = typer.Option(None, help="Pre-score a replay pool instead: N samples per topic "
+                                                      "(brute force, cap N, budget N x topics; the paper used 25). "
+                                                      "Then: gauntlet evaluate bandit --pool OUT."),
     mt: str = typer.Option("apertium", help="Translator spec(s), comma-separated (artificial crowd)."),
-    qe: str = typer.Option("qe"),
-    src_lang: str = typer.Option("en"),
-    tgt_lang: str = typer.Option("es"),
+    qe: str = typer.Option("qe", help="QE spec(s), comma-separated, averaged per text on 0-100 (qe, roundtrip, "
+                                      "llm-as-qe:..., metricx:..., hf:...#error=25)."),
+    src_lang: str = typer.Option("en", help="Source language (BCP-47)."),
+    tgt_lang: str = typer.Option("es", help="Target language (BCP-47)."),
     lp: Optional[str] = typer.Option(None, help="Language pair filter for multi-pair corpora (wmt24)."),
-    min_words: int = typer.Option(20),
-    max_words: int = typer.Option(40),
-    seed: int = typer.Option(13),
-    overwrite: bool = typer.Option(False),
+    min_words: int = typer.Option(20, help="Shortest corpus text sampled, in words (paper: 20-40)."),
+    max_words: int = typer.Option(40, help="Longest corpus text sampled, in words."),
+    seed: int = typer.Option(13, help="Random seed (every decision uses an RNG seeded by seed and pull index)."),
+    overwrite: bool = typer.Option(False, help="Discard a different search found in --out."),
 ):
     """Search for the hardest topics with a bandit; writes the pull log and topic_text records."""
     import math
@@ -220,6 +255,7 @@ def build_bandit(
     from mtgauntlet.builders.bandit import topics as T
     from mtgauntlet.builders.bandit.sampler import CorpusSampler, LLMSampler
     from mtgauntlet.corpora.formats import sniff_named_format
+    from mtgauntlet.errors import GauntletError
     from mtgauntlet.models import registry
 
     rows = []
@@ -232,8 +268,13 @@ def build_bandit(
         topic_list = T.from_taxonomy(topics)
     elif llm_topics:
         topic_list = T.from_llm(registry.load("llm", llm), llm_topics)
+        if not topic_list:
+            raise GauntletError(f"the LLM ({llm or 'embedded default'}) gave no topic for --llm-topics "
+                                f"{llm_topics!r}: its answer held an empty tree")
     elif label:
         topic_list = T.from_column(rows, label)
+        if not topic_list:
+            raise GauntletError(f"{corpus}: the topic column {label!r} holds no value")
     else:
         raise typer.BadParameter("give --topics FILE, --llm-topics DOMAIN, or a --corpus with --topic-column")
     if sampler == "llm":
@@ -244,15 +285,24 @@ def build_bandit(
             raise typer.BadParameter("the corpus sampler needs --corpus")
         samp = CorpusSampler(rows, topic_list, text_key="src", label_key=label, min_words=min_words,
                              max_words=max_words)
+    if prescore is not None:
+        if prescore < 1:
+            raise GauntletError("--prescore must be >= 1")
+        algorithm, cap, budget = "brute", prescore, prescore * len(topic_list)
     source = corpus.rsplit("/", 1)[-1].split(".")[0] if corpus else "llm"
     search = BanditSearch(topic_list, samp, mt=comma_list(mt), qe=qe,
                           algorithm=algorithm, budget=budget, k=k, cap=math.inf if not cap else cap,
                           epsilon=epsilon, batch=batch, seed=seed, src_lang=src_lang, tgt_lang=tgt_lang, source=source)
-    m = search.run(out, progress=True, overwrite=overwrite)
-    typer.echo(f"{m['counts']['pulls']} pulls over {len(topic_list)} topics; top-{k}:")
+    m = search.run(out, overwrite=overwrite)
+    c = m["counts"]
+    typer.echo(f"{c['pulls']} pulls over {len(topic_list)} topics ({c['scored_pulls']} scored; failed: "
+               f"mt={c['mt_failures']}, qe={c['qe_failures']}); top-{k}:")
     for t in m["top_topics"]:
         typer.echo(f"  {t['mean_difficulty']:6.2f}  ({t['pulls']} pulls)  {t['topic']}")
     typer.echo(f"signature: {m['signature']}")
+    if c["pulls"] and not c["scored_pulls"]:
+        raise GauntletError(f"none of the {c['pulls']} pulls got a score (mt={c['mt_failures']}, "
+                            f"qe={c['qe_failures']}): check --mt / --qe")
 
 
 class _TopicAdapter:

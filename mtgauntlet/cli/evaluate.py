@@ -189,39 +189,121 @@ def evaluate_dec(
 
 @app.command("breaker")
 def evaluate_breaker(
-    set: str = typer.Option(..., "--set", "-s", help="Build/release dir with breaker_text records."),
+    set: str = typer.Option(..., "--set", "-s", help="Build/release dir(s) with breaker_text records, comma-separated "
+                                                     "(e.g. one build per target language for --langs)."),
     plot: str = typer.Option(None, "--plot", help="Write the step curve (Figure 2) as PNG here."),
-    mt: str = typer.Option(None, "--mt", help="Evaluation translators for the transfer matrix (comma-separated)."),
-    qe: str = typer.Option("qe", "--qe"),
-    json_out: bool = typer.Option(False, "--json"),
+    mt: str = typer.Option(None, "--mt", help="Evaluation translators (comma-separated): the transfer matrix "
+                                              "(Table 4); with --langs, the translators of Table 5."),
+    qe: str = typer.Option(None, "--qe", help="QE spec(s) for --mt / --langs, comma-separated and averaged "
+                                              "(default: the QE the set was built with)."),
+    langs: str = typer.Option(None, "--langs", help="Target languages for the language-transfer table (Table 5), "
+                                                    "comma-separated (default: the sets' own, when several)."),
+    judge: str = typer.Option(None, "--judge", help="LLM spec: error-type diversity with the appendix's target-text "
+                                                    "analysis prompt (Table 2, 'Diversity (errors)')."),
+    embedder: str = typer.Option(None, "--embedder", help="Embedder spec (e.g. e5) for embedding diversity."),
+    json_out: bool = typer.Option(False, "--json", help="Print JSON."),
 ):
-    """Step curve (mean and cumulative-min QE per step) and, with --mt, the transfer matrix (Table 4)."""
+    """Step curve (Figure 2), Table 2's data-quality measures per method, with --mt the model-transfer matrix
+    (Table 4), with several target languages the language-transfer table (Table 5)."""
     import pandas as pd
 
+    from mtgauntlet.evaluation.breaker_analysis import (language_transfer, plot_step_curve, quality_table,
+                                                        step_curve, summary, transfer_matrix)
+    from mtgauntlet.models import registry
     from mtgauntlet.records import load_records
-    from mtgauntlet.evaluation.breaker_analysis import plot_step_curve, step_curve, summary, transfer_matrix
 
-    records = [r for r in load_records(set, kind="breaker_text").to_pylist() if r.get("trajectory") is not None]
+    records = [r for path in comma_list(set) for r in load_records(path, kind="breaker_text").to_pylist()
+               if r.get("trajectory") is not None]
     if not records:
         fail(f"{set}: no breaker_text records")
+    qe_specs = qe or records[0].get("qe_model") or "qe"
+    if not qe and records[0].get("qe_models"):
+        qe_specs = records[0]["qe_models"]
     curve = step_curve(records)
-    result = {**summary(records), "step_curve": curve}
+    result = {**summary(records), "step_curve": curve,
+              "table2": quality_table(records, judge=registry.load("llm", judge) if judge else None,
+                                      embedder=registry.load("embedder", embedder) if embedder else None)}
     if mt:
-        result["transfer"] = transfer_matrix(records, comma_list(mt), qe, records[0]["src_lang"],
+        result["transfer"] = transfer_matrix(records, comma_list(mt), qe_specs, records[0]["src_lang"],
                                              records[0]["tgt_lang"])
+    targets = comma_list(langs) or sorted({r["tgt_lang"] for r in records})
+    if len(targets) > 1:
+        translators = comma_list(mt) or list(records[0].get("target_models") or ["apertium"])
+        result["language_transfer"] = language_transfer(records, targets, translators, qe_specs)
     if plot:
         result["plot"] = str(plot_step_curve(curve, plot))
     if json_out:
         print_json(result)
+        return
+    print_frame(pd.DataFrame(curve))
+    na = lambda v: "n/a" if v is None else f"{v:.2f}"  # noqa: E731
+    typer.echo(f"items: {result['items']}  step-0 mean QE: {na(result['start_mean_qe'])}  "
+               f"selected (final) mean QE: {na(result['final_mean_qe'])}  "
+               f"items where an edit beat step 0: {result['items_improved']}\n"
+               f"edit steps: {result['edit_steps']}  their mean QE: {na(result['edit_mean_qe'])}  "
+               f"unusable LLM answers: {result['llm_failures']} (truncated: {result['truncated']})  "
+               f"steps without translation: {result['mt_failures']}  without QE score: {result['qe_failures']}")
+    typer.echo("Table 2 measures per method (chrF++ nw:2 diversity; QE variance over all scored steps):")
+    print_frame(pd.DataFrame(result["table2"]).T.reset_index(names="method"))
+    if mt:
+        typer.echo("Transfer between MT models (Table 4): mean QE, rows = built against, columns = evaluated on")
+        print_frame(pd.DataFrame(result["transfer"]).T.reset_index(names="built against"))
+    if "language_transfer" in result:
+        typer.echo("Transfer between languages (Table 5): mean QE, rows = built for, columns = translated into")
+        print_frame(pd.DataFrame(result["language_transfer"]).T.reset_index(names="built for"))
+    if plot:
+        typer.echo(f"plot: {plot}")
+
+
+@app.command("bandit")
+def evaluate_bandit(
+    pool: str = typer.Option(..., "--pool", help="Pre-scored pool: a `build bandit --prescore N` output directory, "
+                                                 "or a table with topic and difficulty columns."),
+    algorithms: str = typer.Option("brute,greedy,eps-greedy,greedy-10%", "--algorithms",
+                                   help="brute, greedy, eps-greedy, contextual (slow on large pools), ucb, "
+                                        "greedy-10% (greedy on a random 10% of the topics, the paper's baseline)."),
+    budgets: str = typer.Option(None, "--budgets", help="Budgets in pulls, comma-separated (default: 0.25, 0.5, 1, "
+                                                        "1.5, 2 and 3 pulls per topic)."),
+    k: int = typer.Option(10, "--k", help="Size of the selected topic set (top-k)."),
+    cap: int = typer.Option(10, "--cap", help="Max pulls per topic (the paper's c; 0 = no cap)."),
+    epsilon: float = typer.Option(0.7, "--epsilon", help="eps-greedy: probability of exploring (paper: 0.7)."),
+    repeats: int = typer.Option(5, "--repeats", help="Replays per algorithm (sample order and choices re-drawn)."),
+    seed: int = typer.Option(13, "--seed", help="Random seed of the replays."),
+    plot: str = typer.Option(None, "--plot", help="PNG: true top-1 / top-k difficulty vs budget (Figure 2)."),
+    json_out: bool = typer.Option(False, "--json", help="Print JSON."),
+):
+    """Replay bandit algorithms over a pre-scored pool and report the TRUE mean difficulty (mean of all pooled
+    samples) of the top-1 and top-k topics they select at each budget (the bandit paper's Figure 2 protocol)."""
+    import math
+
+    import pandas as pd
+
+    from mtgauntlet.evaluation.bandit_replay import DEFAULT_PULLS_PER_TOPIC, load_pool, plot as plot_replay, replay
+
+    topics, missing = load_pool(pool)
+    if budgets:
+        try:
+            bs = [int(b) for b in comma_list(budgets)]
+        except ValueError:
+            fail(f"--budgets takes comma-separated integers (pulls), not {budgets!r}")
     else:
-        print_frame(pd.DataFrame(curve))
-        edit_qe = "n/a" if result["edit_mean_qe"] is None else f"{result['edit_mean_qe']:.2f}"
-        typer.echo(f"items: {result['items']}  step-0 mean QE: {result['start_mean_qe']:.2f}  "
-                   f"selected (final) mean QE: {result['final_mean_qe']:.2f}  "
-                   f"items where an edit beat step 0: {result['items_improved']}\n"
-                   f"edit steps: {result['edit_steps']}  their mean QE: {edit_qe}  "
-                   f"unusable LLM answers: {result['llm_failures']}")
-        if mt:
-            print_frame(pd.DataFrame(result["transfer"]).T.reset_index(names="built against"))
-        if plot:
-            typer.echo(f"plot: {plot}")
+        bs = [max(1, round(f * len(topics))) for f in DEFAULT_PULLS_PER_TOPIC]
+    result = replay(topics, comma_list(algorithms), bs, k=k, cap=math.inf if not cap else cap, epsilon=epsilon,
+                    repeats=repeats, seed=seed)
+    result["unscored_samples_left_out"] = missing
+    if plot:
+        result["plot"] = str(plot_replay(result, plot))
+    if json_out:
+        print_json(result)
+        return
+    o = result["oracle"]
+    typer.echo(f"pool: {result['topics']} topics, {result['samples']} scored samples ({missing} unscored left out); "
+               f"oracle top-1 {o['top1']:.2f}, top-{k} {o['topk']:.2f}")
+    table = pd.DataFrame([{"budget": r["budget"], "pulls/topic": r["pulls_per_topic"],
+                           **{f"{a} top-1": v["top1"] for a, v in r.items() if isinstance(v, dict)},
+                           **{f"{a} top-{k}": v["topk"] for a, v in r.items() if isinstance(v, dict)}}
+                          for r in result["rows"]])
+    print_frame(table)
+    typer.echo(f"true difficulty = mean of all pooled samples of a topic; mean over {repeats} replays")
+    if plot:
+        typer.echo(f"plot: {plot}")

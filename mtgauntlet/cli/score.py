@@ -50,24 +50,27 @@ def score_difficulty(
 def score_qe(
     input: str = typer.Option(..., "--input", "-i", help="Table with columns src, tgt, lp (TSV/CSV/JSONL/Parquet)."),
     out: str = typer.Option(..., "--out", "-o", help="Output file (.parquet, .tsv, .tsv.gz, .csv, .csv.gz or .jsonl)."),
-    qe: str = typer.Option("qe", "--qe", help="QE spec (qe, roundtrip, comet:..., llm-as-qe:..., hf:...#scale=100)."),
+    qe: str = typer.Option("qe", "--qe", help="QE spec(s), comma-separated: several are averaged per row on the 0-100 "
+                                              "scale, each kept as column qe:<spec> (qe, roundtrip, comet:..., "
+                                              "llm-as-qe:..., metricx:..., hf:...#scale=100, hf:...#error=25)."),
     map: Optional[str] = typer.Option(None, "--map", help="Column mapping ours=theirs, e.g. tgt=mt,lp=langpair."),
     format: Optional[str] = typer.Option(None, "--format", help="tsv, csv, jsonl, parquet or hf; default: from the name."),
     quoting: str = quoting_option(),
     max_chars: int = max_chars_option(),
     skip_bad: bool = skip_bad_option(),
 ):
-    """Add a `qe` column (0..100, higher = better) to every (src, tgt) row, per language pair."""
+    """Add a `qe` column (0..100, higher = better) to every (src, tgt) row, per language pair; empty where a score
+    failed (an unparseable LLM judgement), never a made-up number."""
     import pandas as pd
 
     from mtgauntlet.corpora.langs import split_lp
     from mtgauntlet.corpora.readers import parse_column_map, read_rows
     from mtgauntlet.errors import InputError
-    from mtgauntlet.models import registry
+    from mtgauntlet.models.qe_ensemble import load_qe
     from mtgauntlet.tables import check_output_path, write_frame
 
     check_output_path(out)
-    est = registry.load("qe", qe)
+    est = load_qe(qe)
     rs = read_rows(input, format=format, columns=parse_column_map(map), required=["src", "tgt", "lp"],
                    text_fields=["src"], quoting=quoting, max_chars=max_chars,
                    on_error="skip" if skip_bad else "raise")
@@ -75,6 +78,9 @@ def score_qe(
         raise InputError("no usable rows" + skipped_note(rs), file=input)
     df = pd.DataFrame([{k: v for k, v in r.items() if k != "_line"} for r in rs.rows])
     df["qe"] = float("nan")
+    columns = [f"qe:{spec}" for spec in est.specs] if len(est.specs) > 1 else []
+    for c in columns:
+        df[c] = float("nan")
     for lp, idx in df.groupby("lp").groups.items():
         try:
             s, t = split_lp(str(lp))
@@ -82,6 +88,12 @@ def score_qe(
             line = rs.rows[list(idx)[0]]["_line"]
             raise InputError(str(exc), file=input, line=line, field="lp") from None
         sub = df.loc[idx]
-        df.loc[idx, "qe"] = est.score(sub["src"].tolist(), sub["tgt"].fillna("").tolist(), s, t)
+        comps = est.score_components(sub["src"].tolist(), sub["tgt"].fillna("").tolist(), s, t)
+        nan = float("nan")
+        df.loc[idx, "qe"] = [nan if (v := est.combine(c)) is None else v for c in comps]
+        for j, c in enumerate(columns):
+            df.loc[idx, c] = [nan if row[j] is None else row[j] for row in comps]
     write_frame(df, out)
-    typer.echo(f"{len(df)} rows scored with {qe} -> {out}" + skipped_note(rs))
+    failed = int(df["qe"].isna().sum())
+    typer.echo(f"{len(df)} rows scored with {est.spec} -> {out}" + (f" ({failed} without a score)" if failed else "")
+               + skipped_note(rs))

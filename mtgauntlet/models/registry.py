@@ -36,6 +36,8 @@ REGISTRY: dict[str, dict[str, str]] = {
     "llm-as-translator": {"translator": "mtgauntlet.models.llm_roles:LLMTranslator"},
     "llm-as-qe": {"qe": "mtgauntlet.models.llm_roles:LLMQualityEstimator"},
     "llm-judge": {"difficulty": "mtgauntlet.models.llm_roles:LLMDifficultyJudge"},
+    "llm-judge-src": {"difficulty": "mtgauntlet.models.llm_roles:LLMSourceOnlyDifficultyJudge"},
+    "metricx": {"qe": "mtgauntlet.models.metricx:MetricXQE"},
     "comet": {"qe": "mtgauntlet.models.comet:CometQE"},
     "roundtrip": {"qe": "mtgauntlet.models.roundtrip:RoundTripQE"},
     "qe": {"qe": "mtgauntlet.models.shipped_qe:ShippedQE"},

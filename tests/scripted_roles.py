@@ -1,0 +1,106 @@
+"""Deterministic LLM roles served over the real OpenAI-compatible protocol (tests/openai_server.py): a translator,
+a QE judge and an editor, so that MT-breaker, zero-shot and the bandit run end to end without Apertium or
+../shared/data. Texts containing a marker word make a role fail (an unparseable answer)."""
+
+from __future__ import annotations
+
+import re
+import sys
+from contextlib import ExitStack, contextmanager
+
+from tests.openai_server import ScriptedServer
+
+MT_FAILS_ON = "bamboozled"  # the translator answers garbage for sources with this word
+QE_FAILS_ON = "notwithstanding"  # the QE judge answers garbage for sources with this word
+EDIT_WORDS = ["quickly", "notwithstanding", "yesterday", "bamboozled", "irrevocably", "zeitgeist", "flummoxed"]
+
+
+def _field(text: str, name: str) -> str:
+    m = re.search(rf"{name}: \|\|\|(.*?)\|\|\|", text, re.S)
+    return m.group(1) if m else ""
+
+
+def words(text: str) -> int:
+    return len(re.findall(r"\w+", text))
+
+
+def translate(messages) -> str:
+    """'Translation': the source upper-cased (language-agnostic, deterministic)."""
+    source = messages[-1]["content"].rsplit("Source text: ", 1)[-1]
+    if MT_FAILS_ON in source:
+        return "Sorry, I cannot help with that."
+    return f"<START OF TRANSLATION>{source.upper()}</END OF TRANSLATION>"
+
+
+def qe_a(source: str, translation: str) -> float:
+    return max(0.0, 96.0 - 2.0 * words(source))
+
+
+def qe_b(source: str, translation: str) -> float:
+    return max(0.0, 90.0 - 0.5 * len(source) % 17)
+
+
+def qe_server_answer(fn):
+    def answer(messages) -> str:
+        prompt = messages[-1]["content"]
+        source, translation = _field(prompt, "SOURCE"), _field(prompt, "TRANSLATION")
+        if QE_FAILS_ON in source:
+            return "The translation looks fine to me!"
+        return f"Errors: none worth noting.\nSCORE |||{fn(source, translation):.1f}|||"
+    return answer
+
+
+def editor():
+    """Appends one word per call to the latest SOURCE of the conversation (or starts a text); ``.calls[0] = 0``
+    starts the word list again."""
+    calls = [0]
+
+    def answer(messages) -> str:
+        prompt = messages[-1]["content"]
+        if "professional translator" in prompt or "Evaluate the quality" in prompt:
+            raise AssertionError("the editor got a translation/QE prompt")
+        sources = [m["content"] for m in messages if m["role"] == "assistant"]
+        word = EDIT_WORDS[calls[0] % len(EDIT_WORDS)]
+        calls[0] += 1
+        if not sources:
+            return f"Here you go. SOURCE |||The old ledger was kept in the county office {word}.|||"
+        prev = re.search(r"\|\|\|(.*)\|\|\|", sources[-1]).group(1)
+        return f"I made it harder. SOURCE |||{prev} {word}|||"
+    answer.calls = calls
+    return answer
+
+
+@contextmanager
+def scripted_stack(editor_fn=None):
+    """Servers for the editor LLM, the translator and two QE judges; yields their specs."""
+    editor_fn = editor_fn or editor()
+    with ExitStack() as stack:
+        llm = stack.enter_context(ScriptedServer(default=editor_fn))
+        mt = stack.enter_context(ScriptedServer(default=translate))
+        qa = stack.enter_context(ScriptedServer(default=qe_server_answer(qe_a)))
+        qb = stack.enter_context(ScriptedServer(default=qe_server_answer(qe_b)))
+        yield {"llm": f"openai:editor@{llm.url}", "mt": f"llm-as-translator:openai:mt@{mt.url}",
+               "qe_a": f"llm-as-qe:openai:qa@{qa.url}", "qe_b": f"llm-as-qe:openai:qb@{qb.url}",
+               "servers": {"llm": llm, "mt": mt, "qe_a": qa, "qe_b": qb}, "reset": lambda: _reset(editor_fn, [llm, mt, qa, qb])}
+
+
+def _reset(editor_fn, servers) -> None:
+    if hasattr(editor_fn, "calls"):
+        editor_fn.calls[0] = 0
+    for s in servers:
+        s.requests.clear()
+        s.script.clear()
+
+
+def run_main(monkeypatch, capsys, *args: str) -> tuple[int, str, str]:
+    """Run the real CLI entry point (mtgauntlet.cli.main:main) with these arguments; (exit code, stdout, stderr)."""
+    from mtgauntlet.cli.main import main
+
+    monkeypatch.setattr(sys, "argv", ["gauntlet", *args])
+    code = 0
+    try:
+        main()
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    out = capsys.readouterr()
+    return code, out.out, out.err
