@@ -6,7 +6,7 @@ from typing import List
 
 import typer
 
-from mtgauntlet.cli.common import comma_list, fail, print_frame, print_json
+from mtgauntlet.cli.common import comma_list, fail, print_frame, print_json, quoting_option
 
 app = typer.Typer(help="Evaluate metrics on challenge sets, or difficulty estimators on judgments.",
                   no_args_is_help=True)
@@ -100,7 +100,8 @@ def _pm(mean, std) -> str:
     return f"{mean:.3f}" + (f" ± {std:.3f}" if std is not None else " (one lp)")
 
 
-def load_judgments(path: str, format: str | None, mapping: str | None, protocol: str | None):
+def load_judgments(path: str, format: str | None, mapping: str | None, protocol: str | None,
+                   quoting: str | None = None):
     """Judgment rows of a named layout or a plain table; human translations are kept and marked ``human``."""
     from mtgauntlet.corpora.formats import READERS, read_judgments, sniff_named_format
     from mtgauntlet.corpora.readers import parse_column_map
@@ -110,7 +111,8 @@ def load_judgments(path: str, format: str | None, mapping: str | None, protocol:
         if protocol:
             fail(f"--protocol: the {named} layout has its own protocol")
         return READERS[named](path, keep_refs=True).rows
-    return read_judgments(path, columns=parse_column_map(mapping), protocol=protocol, keep_refs=True).rows
+    return read_judgments(path, columns=parse_column_map(mapping), protocol=protocol, keep_refs=True,
+                          quoting=quoting).rows
 
 
 def judgment_summary(rows, include_human: bool) -> dict:
@@ -135,8 +137,10 @@ def evaluate_dec(
     include_human: bool = typer.Option(True, "--include-human/--exclude-human", help="Count human translations as "
                                        "translators, as the paper's DEC does (default), or only MT systems."),
     lp: str = typer.Option(None, "--lp", help="Only these language pairs (comma-separated)."),
-    fraction: float = typer.Option(0.25, help="Budget fraction for AvgScore / %Perfect of the hardest subset."),
-    json_out: bool = typer.Option(False, "--json"),
+    fraction: float = typer.Option(0.25, min=0.0, max=1.0, min_open=True,
+                                   help="Budget fraction for AvgScore / %Perfect of the hardest subset."),
+    quoting: str = quoting_option(),
+    json_out: bool = typer.Option(False, "--json", help="Print JSON."),
 ):
     """Difficulty Estimation Correlation (group-by-system Kendall tau_b, averaged over systems then lps)."""
     import pandas as pd
@@ -145,7 +149,7 @@ def evaluate_dec(
     from mtgauntlet.evaluation.dec import dec, score_sources, selection_quality
     from mtgauntlet.models import registry
 
-    rows = load_judgments(judgments, format, map, protocol)
+    rows = load_judgments(judgments, format, map, protocol, quoting)
     if lp:
         keep = set(comma_list(lp))
         rows = [r for r in rows if r["lp"] in keep]
@@ -162,11 +166,14 @@ def evaluate_dec(
             s, t = split_lp(pair)
             return est.difficulty(texts, src_lang=s, tgt_lang=t)
 
-        scores = score_sources(rows, fn)
+        failures: dict[str, int] = {}
+        scores = score_sources(rows, fn, failures)
+        if not scores:
+            fail(f"{spec}: no source could be scored ({sum(failures.values())} failures)")
         res = dec(rows, scores)
         sel = selection_quality(rows, scores, fraction)
         results.append({"estimator": spec, "dec": res["dec"], "per_lp": res["per_lp"], "systems": res["systems"],
-                        "avg_score": sel["avg_score"], "perfect_pct": sel["perfect_pct"]})
+                        "avg_score": sel["avg_score"], "perfect_pct": sel["perfect_pct"], "failures": failures})
     if json_out:
         print_json({"judgments": judgments, "n": len(rows), "fraction": fraction, **info, "results": results})
     else:
@@ -185,6 +192,10 @@ def evaluate_dec(
             typer.echo("human translations: none marked in the input (a plain table marks them with an "
                        "is_human_ref column, or --map human=COL)")
         typer.echo("protocol: " + "; ".join(f"{k} {', '.join(v)}" for k, v in info["protocols"].items()))
+        for r in results:
+            if r["failures"]:
+                typer.echo(f"{r['estimator']}: sources without a score (left out): "
+                           + ", ".join(f"{k} {v}" for k, v in sorted(r["failures"].items())))
 
 
 @app.command("breaker")

@@ -188,7 +188,7 @@ def infer_protocol(scores: list[float]) -> str | None:
 
 
 def read_judgments(path, columns: dict[str, str] | None = None, protocol: str | None = None,
-                   on_error: str = "raise", keep_refs: bool = True, **_) -> RowSet:
+                   on_error: str = "raise", keep_refs: bool = True, quoting: str | None = None, **_) -> RowSet:
     """Any judgment table (TSV/CSV/JSONL/Parquet, gz ok) with columns lp,item_id,src,system,tgt,score
     [,protocol][,is_human_ref]. The protocol comes from ``protocol``, else the table's protocol column,
     else is inferred from the scores (:func:`infer_protocol`); where it cannot be, an error asks for it.
@@ -197,7 +197,7 @@ def read_judgments(path, columns: dict[str, str] | None = None, protocol: str | 
     if protocol is not None and protocol not in PROTOCOLS:
         raise InputError(f"unknown protocol {protocol!r} (esa, mqm or da)", field="--protocol")
     rs = read_rows(path, columns=columns, required=["lp", "item_id", "src", "system", "score"],
-                   text_fields=["src"], on_error=on_error)
+                   text_fields=["src"], on_error=on_error, quoting=quoting)
     score_field = columns.get("score", "score")
     human_col = "human" if "human" in columns else "is_human_ref"
     rows = []

@@ -114,11 +114,10 @@ def score_pairs(pairs: PairSet, metric: str, skipped: dict[str, str] | None = No
         if gcol not in pairs.extra or bcol not in pairs.extra:
             raise GauntletError(f"columns {gcol!r}/{bcol!r} not in the set (have: {', '.join(pairs.extra)})")
         return [float(x) for x in pairs.extra[gcol]], [float(x) for x in pairs.extra[bcol]]
-    from mtgauntlet.models import registry
-
     from mtgauntlet.errors import BackendUnavailable
+    from mtgauntlet.models.qe_ensemble import load_qe
 
-    qe = registry.load("qe", metric)
+    qe = load_qe(metric)
     good, bad = [float("nan")] * len(pairs.good), [float("nan")] * len(pairs.bad)
     groups: dict[tuple[str, str], list[int]] = {}
     for i, (s, t) in enumerate(zip(pairs.src_lang, pairs.tgt_lang)):
@@ -132,8 +131,9 @@ def score_pairs(pairs: PairSet, metric: str, skipped: dict[str, str] | None = No
             if skipped is not None:
                 skipped[f"{sl}-{tl}"] = str(exc)
             continue
-        for i, g, b in zip(idx, gs, bs):
-            good[i], bad[i] = g, b
+        for i, g, b in zip(idx, gs, bs):  # a failed score (None) stays NaN: the pair is left out
+            good[i] = float("nan") if g is None else g
+            bad[i] = float("nan") if b is None else b
     return good, bad
 
 
