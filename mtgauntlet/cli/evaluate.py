@@ -137,7 +137,7 @@ def evaluate_dec(
     include_human: bool = typer.Option(True, "--include-human/--exclude-human", help="Count human translations as "
                                        "translators, as the paper's DEC does (default), or only MT systems."),
     lp: str = typer.Option(None, "--lp", help="Only these language pairs (comma-separated)."),
-    fraction: float = typer.Option(0.25, min=0.0, max=1.0, min_open=True,
+    fraction: float = typer.Option(0.25, min=0.01, max=1.0,
                                    help="Budget fraction for AvgScore / %Perfect of the hardest subset."),
     quoting: str = quoting_option(),
     json_out: bool = typer.Option(False, "--json", help="Print JSON."),
