@@ -290,9 +290,14 @@ COLUMN_DOCS: dict[str, dict[str, str]] = {
         "qe_score": "Mean QE of the target models' translations of `text`.",
         "difficulty": "100 - qe_score (higher = harder).",
         "llm_failures": "LLM answers that were unusable (retried or dropped) while editing.",
+        "qe_models": "The QE specs whose 0-100 scores are averaged per text (--qe A,B).",
+        "mt_failures": "Steps whose translation failed (no score; never selected).",
+        "qe_failures": "Steps whose QE failed (no score; never selected).",
+        "truncated": "LLM answers cut by the generation budget (--max-tokens); not used.",
         "trajectory": "Every step as a list of structs: step (0 = seed), source, translations (one per target "
-                      "model), qe (one per target model), qe_mean. `text` is the source of the step with the "
-                      "lowest qe_mean.",
+                      "model), qe (one per target model), qe_components ([target model][QE spec]), qe_mean "
+                      "(null when the step failed), failure ('mt', 'qe' or null). `text` is the source of the "
+                      "scored step with the lowest qe_mean.",
     },
     "topic_text": {**_COMMON_DOCS,
         "topic": "Topic (bandit arm) among the k hardest found by the search.",
@@ -300,6 +305,7 @@ COLUMN_DOCS: dict[str, dict[str, str]] = {
         "text": "A text sampled for the topic.",
         "provenance_url": "Where the text comes from (URL), when known.",
         "difficulty": "100 - mean QE of the text's translations (higher = harder).",
+        "qe_components": "QE of each translation by each QE spec ([translator][QE spec], 0-100 quality).",
     },
     "bandit_pull": {
         "run_id": "The search this pull belongs to (derived from the build signature; equal ids = same search).",
@@ -308,9 +314,12 @@ COLUMN_DOCS: dict[str, dict[str, str]] = {
         "text": "Text sampled for the topic.",
         "source_id": "Id of the text in the corpus it was sampled from.",
         "translations": "Translations of the text, one per MT model.",
-        "qe": "QE of each translation (0-100, higher = better).",
-        "difficulty": "100 - mean QE (higher = harder).",
-        "phase": "explore (first pull of the arm), exploit (a further pull) or exhausted (no text left for the topic).",
+        "qe": "QE of each translation (0-100, higher = better; null when it failed).",
+        "qe_components": "QE of each translation by each QE spec ([translator][QE spec], 0-100 quality).",
+        "difficulty": "100 - mean QE (higher = harder); null when the pull failed.",
+        "failure": "null, 'mt' (no translation) or 'qe' (no score): a failed pull costs budget but updates no topic.",
+        "phase": "explore (first pull of the arm), exploit (a further pull), exhausted (no text left for the "
+                 "topic) or failed.",
     },
     "selected_text": {**_COMMON_DOCS,
         "text": "A corpus text kept because the estimator rates it among the hardest.",

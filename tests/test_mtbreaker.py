@@ -184,7 +184,7 @@ def test_cli_zeroshot_where_every_item_failed_is_an_error(tmp_path, monkeypatch,
     with scripted_stack(editor_fn=lambda m: "I will not write that.") as s:
         code, out, err = run_main(monkeypatch, capsys, "build", "zeroshot", "--seeds", str(seeds), "--llm", s["llm"],
                                   "--mt", s["mt"], "--qe", s["qe_a"], "--out", str(tmp_path / "zs"))
-    assert code == 2 and "\nerror: no text was produced from 1 item(s) (llm_failed=1)" in err
+    assert code == 2 and "the build produced no record from 1 item(s) (llm_failed=1)" in err.splitlines()[-1]
     assert "Traceback" not in err
 
 

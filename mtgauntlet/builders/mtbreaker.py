@@ -22,7 +22,6 @@ from __future__ import annotations
 import logging
 import re
 from collections import Counter
-from pathlib import Path
 from typing import Any, Sequence
 
 from mtgauntlet.builders.base import Item, ItemResult
@@ -36,6 +35,8 @@ VARIANTS = ("seeded", "seedless", "seeded+qe", "seedless+qe")
 DEFAULT_TEMPERATURE = 0.8  # MT-breaker and zero-shot alike (the paper gives none)
 DEFAULT_MAX_TOKENS = 1024  # room for a capable LLM's reasoning before SOURCE |||...|||
 FAILURE_KEYS = ("llm_failures", "truncated", "mt_failures", "qe_failures")
+EMPTY_HINT = ("check --llm / --mt / --qe (an LLM that never answers SOURCE |||...|||, a translator or QE that never "
+              "returns a result)")
 _UNTERMINATED = re.compile(r"SOURCE\s*:?\s*\|\|\|(?:(?!\|\|\|).)*$", re.S)
 
 
@@ -132,27 +133,12 @@ def failure_counts(trajectory: Sequence[dict[str, Any]]) -> dict[str, int]:
             "qe_failures": sum(s.get("failure") == "qe" for s in trajectory)}
 
 
-def add_failure_counts(out_dir: str | Path) -> dict[str, int]:
-    """Sum the records' failure counters into ``build.json`` (``counts.failures``); returns them."""
-    import json
-
-    from mtgauntlet.atomic import write_json_atomic
-    from mtgauntlet.records import load_records
-
-    path = Path(out_dir) / "build.json"
-    table = load_records(out_dir, kind="breaker_text")
-    totals = {k: int(sum(v or 0 for v in table.column(k).to_pylist())) if k in table.column_names else 0
-              for k in FAILURE_KEYS}
-    manifest = json.loads(path.read_text(encoding="utf-8"))
-    manifest.setdefault("counts", {})["failures"] = totals
-    write_json_atomic(path, manifest)
-    return totals
-
-
 class MTBreakerBuilder:
     name = "mtbreaker"
     version = "3"  # 3: failed scores are missing, QE ensembles, same follow-up in all variants, truncation counted
     kind = "breaker_text"
+    failure_columns = FAILURE_KEYS  # summed into build.json counts.failures by the runner
+    empty_hint = EMPTY_HINT
 
     def __init__(self, *, variant: str = "seeded", llm: str | None = None, mt: Sequence[str] = ("apertium",),
                  qe: str | Sequence[str] | None = None, steps: int = 10, src_lang: str = "en", tgt_lang: str = "es",

@@ -14,8 +14,8 @@ from collections import Counter
 from typing import Any
 
 from mtgauntlet.builders.base import Item, ItemResult
-from mtgauntlet.builders.mtbreaker import (DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE, Scorer, ask_for_source,
-                                           best_step, failure_counts, words)
+from mtgauntlet.builders.mtbreaker import (DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE, EMPTY_HINT, FAILURE_KEYS, Scorer,
+                                           ask_for_source, best_step, failure_counts, words)
 from mtgauntlet.errors import GauntletError
 from mtgauntlet.models import prompts, registry
 from mtgauntlet.models.llm_roles import lang_name
@@ -28,6 +28,8 @@ class ZeroShotBuilder:
     name = "zeroshot"
     version = "3"  # 3: failed scores are missing, QE ensembles, MT-breaker's temperature and budget
     kind = "breaker_text"
+    failure_columns = FAILURE_KEYS  # summed into build.json counts.failures by the runner
+    empty_hint = EMPTY_HINT
 
     def __init__(self, *, variant: str = "plain", llm: str | None = None, mt=("apertium",), qe=None,
                  src_lang: str = "en", tgt_lang: str = "es", generations: int = 10, retries: int = 2,

@@ -59,6 +59,9 @@ def _field(fid: str, name: str, t: pa.DataType, source: dict[str, Any], descript
         out["description"] = description
     repeated = _is_list(t)
     inner = t.value_type if repeated else t
+    while _is_list(inner):  # a list of lists (e.g. QE per translator and per QE spec): repeated, nested as stored
+        inner = inner.value_type
+        out["description"] = (out.get("description", "") + " A list of lists.").strip()
     if repeated:
         out["repeated"] = True
     if pa.types.is_struct(inner):

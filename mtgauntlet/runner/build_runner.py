@@ -60,6 +60,7 @@ class BuildSummary:
     skipped: dict[str, int] = field(default_factory=dict)
     resumed_shards: int = 0
     seconds: float = 0.0
+    failures: dict[str, int] = field(default_factory=dict)  # summed per-record failure counters (MT-breaker)
 
 
 def input_digest(items: Sequence[Item]) -> str:
@@ -98,11 +99,12 @@ def build_lock(out_dir: Path):
 class EmptyBuild(GauntletError):
     """A build that produced no record: an error that says why (the reasons items were rejected or skipped)."""
 
-    def __init__(self, summary: BuildSummary):
+    def __init__(self, summary: BuildSummary, hint: str = ""):
         self.summary = summary
         why = {**summary.rejected, **summary.skipped}
         reasons = ", ".join(f"{k}={v}" for k, v in sorted(why.items(), key=lambda kv: -kv[1])) or "no reason recorded"
-        super().__init__(f"{summary.out_dir}: the build produced no record from {summary.items} item(s) ({reasons})")
+        super().__init__(f"{summary.out_dir}: the build produced no record from {summary.items} item(s) ({reasons})"
+                         + (f"; {hint}" if hint else ""))
 
 
 def item_rng(seed: int, index: int) -> random.Random:
@@ -281,15 +283,30 @@ class BuildRunner:
         produced = totals["produced"]
         if self.finalizing:
             produced = self._finalize(signature, created)
+        counts = {"items": n, "produced": produced, "rejected": dict(rejected), "skipped": dict(skipped)}
+        failures = self._failure_totals()
+        if failures is not None:
+            counts["failures"] = failures
         manifest.update(status="complete" if produced else "empty", finished_at=utcnow().isoformat(),
-                        produced=produced,
-                        counts={"items": n, "produced": produced, "rejected": dict(rejected), "skipped": dict(skipped)})
+                        produced=produced, counts=counts)
         write_json_atomic(self._manifest_path(), manifest)
         summary = BuildSummary(self.out_dir, signature, produced, n, dict(rejected), dict(skipped), resumed,
-                               time.perf_counter() - t0)
+                               time.perf_counter() - t0, failures or {})
         if not produced:
-            raise EmptyBuild(summary)
+            raise EmptyBuild(summary, getattr(self.builder, "empty_hint", ""))
         return summary
+
+    def _failure_totals(self) -> dict[str, int] | None:
+        """Sums of the builder's per-record failure counters (``failure_columns``) over the final records."""
+        cols = tuple(getattr(self.builder, "failure_columns", ()))
+        if not cols:
+            return None
+        totals = dict.fromkeys(cols, 0)
+        for p in sorted((self.out_dir / "data").glob("part-*.parquet")):
+            t = pq.read_table(p, columns=[c for c in cols if c in self.kind.column_names])
+            for c in t.column_names:
+                totals[c] += int(sum(v or 0 for v in t.column(c).to_pylist()))
+        return totals
 
     def _prepare(self, items: Sequence[Item]) -> None:
         """Corpus-level state (pools, indexes; deterministic, so safe on resume), with its own progress display
