@@ -9,7 +9,7 @@ import sys
 import typer
 
 from mtgauntlet import __version__
-from mtgauntlet.cli import build, evaluate, query as query_mod, models_cmd, release_cmd, score, simulate, validate_cmd
+from mtgauntlet.cli import audit_cmd, build, evaluate, query as query_mod, models_cmd, release_cmd, score, simulate, validate_cmd
 
 app = typer.Typer(
     name="gauntlet",
@@ -29,6 +29,7 @@ app.command("validate", context_settings={"allow_extra_args": True, "ignore_unkn
 app.command("release")(release_cmd.release)
 app.command("verify")(release_cmd.verify)
 app.command("publish")(release_cmd.publish)
+app.command("audit")(audit_cmd.audit)
 
 
 @app.callback()
