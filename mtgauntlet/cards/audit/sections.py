@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from mtgauntlet.cards.audit import svg
-from mtgauntlet.cards.audit.markup import anchor, badge, e, figure, fmt_value, plain_row, section, table, value_cell
+from mtgauntlet.cards.audit.markup import anchor, badge, data_value, e, figure, fmt_value, plain_row, section, table, value_cell
 from mtgauntlet.cards.audit.source import AuditSource
 
 NOT_STATED = "not stated"
@@ -84,7 +84,7 @@ def _flag_rows(kind: str, summary: list[dict[str, Any]], shown: set[str]) -> lis
         status = {"failed": "fail", "not checked": "not_checked"}.get(f["status"], "nc")
         rows.append(f'<tr data-flag="{e(kind)}:{e(f["reason"])}"><td>{badge(status) if status != "nc" else badge(f["status"])}'
                     f'</td><td>{e(f["reason"])}</td><td>{e(f["rule"] or "record check")}</td>'
-                    f'{value_cell(len(f["ids"]))}<td class="ids">{" ".join(links)}{more}</td></tr>')
+                    f'{value_cell(len(f["ids"]), kind + ":" + f["reason"], "data-flag-count")}<td class="ids">{" ".join(links)}{more}</td></tr>')
     return rows
 
 
@@ -103,7 +103,7 @@ def validation(data: dict[str, Any], src: AuditSource) -> str:
         body.append(f"<h3><code>{e(kind)}</code></h3>")
         rows = [f'<tr><td><code>{e(r["metric"])}</code></td><td>{e(r["threshold"])}</td>'
                 f'{value_cell(r["value"], kind + ":" + r["metric"])}<td data-rule="{e(kind)}:{e(r["metric"])}" '
-                f'data-value="{e(r["status"])}">{badge(r["status"])}</td></tr>'
+                f'data-value="{e(data_value(r["status"]))}">{badge(r["status"])}</td></tr>'
                 for r in rep["rules"] if r["kind"] == kind]
         body.append(table(["rule (metric)", "threshold", "value", "status"], rows, num_cols=(2,)))
         for p in entry.get("problems") or []:
