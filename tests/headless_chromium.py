@@ -94,8 +94,9 @@ def load_page(html: Path, *, width: int = 1280, height: int = 2000, scripts: boo
         os.dup2(w4, 4)
 
     with tempfile.TemporaryDirectory() as profile:
+        # preexec_fn puts the pipe ends on fds 3 and 4, where --remote-debugging-pipe expects them
         proc = subprocess.Popen([exe, *FLAGS, f"--user-data-dir={profile}", f"--window-size={width},{height}",
-                                 "about:blank"], pass_fds=(3, 4), preexec_fn=child_fds,
+                                 "about:blank"], pass_fds=(3, 4), preexec_fn=child_fds,  # noqa: PLW1509
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         os.close(r3)
         os.close(w4)

@@ -19,7 +19,7 @@ from mtgauntlet.cli.main import app
 from mtgauntlet.records import load_records
 
 sys.path.insert(0, str(Path(__file__).parent))
-from headless_chromium import chromium, load_page  # noqa: E402
+from headless_chromium import chromium, load_page
 
 runner = CliRunner()
 SECTIONS = ("overview", "validation", "quality", "examples", "methods", "diff")
@@ -201,7 +201,7 @@ def test_no_external_reference_and_everything_escaped(tmp_path):
     assert "onmouseover='" not in html and html.count("<script") == 1 and "<b>news" not in html
     refs = [v for t, a in Attrs(html).tags for k, v in a.items() if k in ("src", "href", "action", "srcset") and v]
     refs += re.findall(r"url\(\s*['\"]?([^)'\"]*)", html.split("</style>")[0])
-    assert refs and all(r.startswith("#") or r.startswith("data:") for r in refs), refs
+    assert refs and all(r.startswith(("#", "data:")) for r in refs), refs
     assert not any(re.search(r"(?:https?:)?//", v or "") for _, a in Attrs(html).tags for k, v in a.items()
                    if not k.startswith("data-"))  # data-* attributes carry values (a source name may be a URL)
     flags = {a["data-flag"] for t, a in Attrs(html).tags if t == "tr" and "data-flag" in a}

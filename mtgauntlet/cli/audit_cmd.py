@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Optional
-
 import typer
 
 
 def audit(
     path: str = typer.Argument(..., help="Build directory, release directory, or Parquet record file(s)."),
     out: str = typer.Option("report.html", "--out", "-o", help="The HTML page to write (one self-contained file)."),
-    against: Optional[str] = typer.Option(None, "--against", help="An older build/release: add a diff section."),
-    rules: Optional[str] = typer.Option(None, "--rules", help="Validation rules YAML (as for gauntlet validate)."),
-    nli: Optional[str] = typer.Option(None, "--nli", help="NLI spec for the SMAUG contradiction rules."),
+    against: str | None = typer.Option(None, "--against", help="An older build/release: add a diff section."),
+    rules: str | None = typer.Option(None, "--rules", help="Validation rules YAML (as for gauntlet validate)."),
+    nli: str | None = typer.Option(None, "--nli", help="NLI spec for the SMAUG contradiction rules."),
     lm: bool = typer.Option(False, "--lm", help="Also compute LM naturalness with the embedded LLM (slow)."),
     examples: int = typer.Option(5, "--examples", min=0, help="Records shown per phenomenon / variant / topic."),
     seed: int = typer.Option(13, "--seed", help="Seed of the example sample."),

@@ -9,8 +9,9 @@ from __future__ import annotations
 import datetime as _dt
 import random
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import pyarrow as pa
 

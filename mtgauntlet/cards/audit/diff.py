@@ -39,8 +39,11 @@ def record_diff(new: dict[str, pa.Table], old: dict[str, pa.Table]) -> dict[str,
             if r["source_id"] is not None:
                 by_item.setdefault((r["source_id"], r["group"]), []).append(r["id"])
         added = [_brief(a[r], text) for r in sorted(set(a) - set(b))]
+        old_text = {r["id"]: r["text"] for r in removed}
         for r in added:  # same source item and group, other content: the new record replaces the old one
             r["replaces"] = by_item.get((r["source_id"], r["group"]), []) if r["source_id"] is not None else []
+            if len(r["replaces"]) == 1:
+                r["old_text"] = old_text[r["replaces"][0]]
         out[kind] = {
             "added": added,
             "removed": removed,

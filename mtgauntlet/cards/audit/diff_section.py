@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from mtgauntlet.cards.audit.markup import anchor, e, fmt_value, section, table, value_cell
+from mtgauntlet.cards.audit.markup import (
+    anchor,
+    e,
+    fmt_value,
+    section,
+    table,
+    value_cell,
+)
+from mtgauntlet.cards.audit.textdiff import inline_diff
 
 LISTED = 200  # records listed per change type and kind (the rest are counted)
 
@@ -24,8 +32,12 @@ def _record_rows(kind: str, items: list[dict[str, Any]], change: str, shown: set
             extra = f' <span class="note">replaces {e(", ".join(r["replaces"]))}</span>'
         if r.get("columns"):
             extra = f' <span class="note">columns: {e(", ".join(r["columns"]))}</span>'
+        if isinstance(r.get("old_text"), str) and isinstance(r.get("text"), str):
+            text = inline_diff(r["old_text"], r["text"])  # against the record it replaces
+        else:
+            text = e(_preview(r.get("text")))
         rows.append(f'<tr data-diff="{e(change)}" data-kind="{e(kind)}" data-id="{e(rid)}"><td class="ids">{link}</td>'
-                    f'<td>{e(r.get("group") or "")}</td><td>{e(_preview(r.get("text")))}{extra}</td></tr>')
+                    f'<td>{e(r.get("group") or "")}</td><td>{text}{extra}</td></tr>')
     if len(items) > LISTED:
         rows.append(f'<tr><td colspan="3" class="note">… and {len(items) - LISTED} more</td></tr>')
     return rows
@@ -49,9 +61,9 @@ def _metric_rows(rows: list[dict[str, Any]]) -> list[str]:
 
 
 def diff(diff_data: dict[str, Any], old_label: str, shown_ids: dict[str, list[str]]) -> str:
-    body = [f"<p>Against <b>{e(old_label)}</b>. Records are matched by id (a content hash): a record whose content "
-            "changed gets a new id and shows as removed + added; <i>changed</i> means same id, other columns differ "
-            "(the time a record was written is not compared).</p>"]
+    body = [(f"<p>Against <b>{e(old_label)}</b>. Records are matched by id (a content hash): a record whose content "
+             "changed gets a new id and shows as removed + added; <i>changed</i> means same id, other columns differ "
+             "(the time a record was written is not compared).</p>")]
     summary = []
     for kind, d in diff_data["records"].items():
         summary.append(f'<tr><td><code>{e(kind)}</code></td>{value_cell(len(d["added"]), f"{kind}:added", "data-diff-count")}'
@@ -65,7 +77,7 @@ def diff(diff_data: dict[str, Any], old_label: str, shown_ids: dict[str, list[st
             if d[change]:
                 body.append(f'<details{" open" if len(d[change]) <= 20 else ""}><summary><code>{e(kind)}</code>: '
                             f'{len(d[change])} {change}</summary>'
-                            + table(["id", "group", "text"], _record_rows(kind, d[change], change, shown)) + "</details>")
+                            + table(["id", "group", "text, as an edit of the record it replaces" if change == "added" else "text"], _record_rows(kind, d[change], change, shown)) + "</details>")
     rows = diff_data["metrics"]
     changed = [r for r in rows if r["changed"]]
     body.append(f"<h3>Metrics: {len(changed)} of {len(rows)} changed</h3>")

@@ -113,8 +113,8 @@ def card(kind: str, rec: dict[str, Any], group_by: str | None) -> str:
 
 
 def examples(data: dict[str, Any]) -> str:
-    body = ['<p class="note">A seeded sample of records per group, plus every flagged record (up to a cap). '
-            "Use the buttons to filter by group (scripts on); with scripts off every example is listed.</p>"]
+    body = [('<p class="note">A seeded sample of records per group, plus every flagged record (up to a cap). '
+             "Use the buttons to filter by group (scripts on); with scripts off every example is listed.</p>")]
     for kind, ex in data["examples"].items():
         group_by = ex["group_by"]
         groups = ex["groups"]

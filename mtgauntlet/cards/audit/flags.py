@@ -15,7 +15,9 @@ from typing import Any
 import pyarrow as pa
 
 from mtgauntlet.schema import checks_dict, get_kind
-from mtgauntlet.validators.checks import _words as word_count  # the count length_stats uses
+from mtgauntlet.validators.checks import (
+    _words as word_count,  # the count length_stats uses
+)
 
 FAILED, NOT_CHECKED, OUTLIER = "failed", "not checked", "length outlier"
 

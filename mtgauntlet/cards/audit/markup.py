@@ -7,8 +7,9 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+from collections.abc import Iterable, Sequence
 from html import escape
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 STATUS_LABEL = {"pass": "PASS", "fail": "FAIL", "not_checked": "NOT CHECKED"}
 
@@ -19,7 +20,7 @@ def e(value: Any) -> str:
 
 def anchor(kind: str, record_id: str) -> str:
     """A safe, unique element id for a record (ids are data: never put them in an attribute unhashed)."""
-    return "rec-" + hashlib.sha1(f"{kind}\0{record_id}".encode("utf-8")).hexdigest()[:14]
+    return "rec-" + hashlib.sha1(f"{kind}\0{record_id}".encode()).hexdigest()[:14]
 
 
 def fmt_value(v: Any) -> str:

@@ -27,8 +27,9 @@ def _kpis(src: AuditSource, data: dict[str, Any], diff_data: dict[str, Any] | No
              ("", fmt_value(flagged), "records flagged")]
     if diff_data is not None:
         rec = diff_data["records"].values()
-        items.append(("", f"+{sum(len(d['added']) for d in rec)} −{sum(len(d['removed']) for d in rec)} "
-                          f"~{sum(len(d['changed']) for d in rec)}", "records added / removed / changed"))
+        changes = (f"+{sum(len(d['added']) for d in rec)} −{sum(len(d['removed']) for d in rec)} "
+                   f"~{sum(len(d['changed']) for d in rec)}")
+        items.append(("", changes, "records added / removed / changed"))
     return '<div class="kpis">' + "".join(f'<div class="kpi {cls}"><b>{e(big)}</b><span>{e(small)}</span></div>'
                                            for cls, big, small in items) + "</div>"
 

@@ -10,9 +10,11 @@ words; the paper asks an LLM for 0–100 instead), syntax complexity is
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections import defaultdict
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -105,7 +107,7 @@ def distributions(kind: str, table: pa.Table) -> dict[str, list[float]]:
     out = {}
     for col in ("qe_score", "difficulty"):
         if col in table.column_names:
-            vals = [float(v) for v in table.column(col).to_pylist() if v is not None and v == v]
+            vals = [float(v) for v in table.column(col).to_pylist() if v is not None and not math.isnan(v)]
             if vals:
                 out[col] = vals
     return out

@@ -5,7 +5,18 @@ from __future__ import annotations
 from typing import Any
 
 from mtgauntlet.cards.audit import svg
-from mtgauntlet.cards.audit.markup import anchor, badge, data_value, e, figure, fmt_value, plain_row, section, table, value_cell
+from mtgauntlet.cards.audit.markup import (
+    anchor,
+    badge,
+    data_value,
+    e,
+    figure,
+    fmt_value,
+    plain_row,
+    section,
+    table,
+    value_cell,
+)
 from mtgauntlet.cards.audit.source import AuditSource
 
 NOT_STATED = "not stated"
@@ -92,8 +103,8 @@ def validation(data: dict[str, Any], src: AuditSource) -> str:
     rep = data["validation"]
     n_fail = sum(r["status"] == "fail" for r in rep["rules"])
     n_nc = sum(r["status"] == "not_checked" for r in rep["rules"])
-    body = [f'<p>Overall: {badge("pass" if rep["passed"] else "fail")} — {len(rep["rules"])} rules, {n_fail} failed, '
-            f'{n_nc} not checked (computed now by <code>gauntlet validate</code>\'s functions with the rules below).</p>']
+    body = [(f'<p>Overall: {badge("pass" if rep["passed"] else "fail")} — {len(rep["rules"])} rules, {n_fail} failed, '
+             f'{n_nc} not checked (computed now by <code>gauntlet validate</code>\'s functions with the rules below).</p>')]
     if src.release_validation:
         rv = src.release_validation
         failed = ", ".join(rv.get("failed_rules") or []) or "none"
@@ -126,9 +137,9 @@ def validation(data: dict[str, Any], src: AuditSource) -> str:
 
 
 def quality(data: dict[str, Any]) -> str:
-    body = ['<p class="note">The data-quality measures of the MT-breaker paper (Table 2), where they apply. '
-            "Higher diversity is better; rarity and syntax complexity say whether difficulty comes from rare words "
-            "or convoluted sentences.</p>"]
+    body = [('<p class="note">The data-quality measures of the MT-breaker paper (Table 2), where they apply. '
+             "Higher diversity is better; rarity and syntax complexity say whether difficulty comes from rare words "
+             "or convoluted sentences.</p>")]
     for kind, q in data["quality"].items():
         body.append(f"<h3><code>{e(kind)}</code>" + (f" — measured on <code>{e(q['column'])}</code>" if q["column"]
                                                      else "") + "</h3>")

@@ -4,8 +4,8 @@ crisp on screen and in print. Every label is escaped."""
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from html import escape
-from typing import Sequence
 
 PALETTE = ("#3565a8", "#d9822b", "#3f8f5f", "#b5485d", "#7a5fa8", "#6b6b6b")
 W, H = 640, 280
@@ -82,7 +82,7 @@ def _svg(title: str, body: Sequence[str], height: int = H, legend: Sequence[str]
 def histogram(series: dict[str, Sequence[float]], *, title: str, xlabel: str, share: bool = False,
               bins: int = 20) -> str:
     """Overlaid histograms on common bins; ``share``: bar height = share of the series (compare sizes)."""
-    values = [v for vs in series.values() for v in vs if v == v]
+    values = [v for vs in series.values() for v in vs if not math.isnan(v)]
     if not values:
         return ""
     lo, hi = min(values), max(values)
@@ -96,7 +96,7 @@ def histogram(series: dict[str, Sequence[float]], *, title: str, xlabel: str, sh
     for name, vs in series.items():
         counts = [0] * bins
         for v in vs:
-            if v == v:
+            if not math.isnan(v):
                 counts[min(int((v - lo) / width), bins - 1)] += 1
         total = sum(counts) or 1
         heights[name] = [c / total if share else c for c in counts]
@@ -120,7 +120,7 @@ def lines(series: dict[str, Sequence[tuple[float, float]]], *, title: str, xlabe
           points: dict[str, Sequence[tuple[float, float]]] | None = None) -> str:
     """Line chart with markers; ``points``: extra unconnected series (e.g. every single pull)."""
     points = points or {}
-    allp = [p for s in (*series.values(), *points.values()) for p in s if p[1] == p[1]]
+    allp = [p for s in (*series.values(), *points.values()) for p in s if not math.isnan(p[1])]
     if not allp:
         return ""
     xs, ys = [p[0] for p in allp], [p[1] for p in allp]
@@ -129,7 +129,7 @@ def lines(series: dict[str, Sequence[tuple[float, float]]], *, title: str, xlabe
     names = list(series) + list(points)
     for i, name in enumerate(names):
         color = PALETTE[i % len(PALETTE)]
-        pts = [p for p in (series.get(name) or points.get(name) or []) if p[1] == p[1]]
+        pts = [p for p in (series.get(name) or points.get(name) or []) if not math.isnan(p[1])]
         if name in series and len(pts) > 1:
             path = " ".join(f"{f.x(x):.1f},{f.y(y):.1f}" for x, y in pts)
             body.append(f'<polyline points="{path}" fill="none" stroke="{color}" stroke-width="2"/>')

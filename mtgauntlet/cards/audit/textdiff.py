@@ -18,21 +18,43 @@ def tokens(text: str) -> list[str]:
     return _TOKEN.findall(text)
 
 
+def _opcodes(a: str, b: str):
+    """Token-level edit operations, with short islands of sameness (at most one word, e.g. "of", " in ")
+    between two changes folded into the change: a rewritten clause reads as one change, not confetti."""
+    ta, tb = tokens(a or ""), tokens(b or "")
+    ops = [list(op) for op in SequenceMatcher(a=ta, b=tb, autojunk=False).get_opcodes()]
+    merged = True
+    while merged:
+        merged = False
+        for k in range(1, len(ops) - 1):
+            op, i1, i2 = ops[k][:3]
+            if op == "equal" and ops[k - 1][0] != "equal" and ops[k + 1][0] != "equal" \
+                    and sum(t[0].isalnum() or t[0] == "_" for t in ta[i1:i2]) <= 1:
+                ops[k - 1:k + 2] = [["replace", ops[k - 1][1], ops[k + 1][2], ops[k - 1][3], ops[k + 1][4]]]
+                merged = True
+                break
+    for op, i1, i2, j1, j2 in ops:
+        yield op, escape("".join(ta[i1:i2])), escape("".join(tb[j1:j2]))
+
+
 def word_diff(a: str, b: str) -> tuple[str, str]:
     """(a with removed words in <del>, b with added words in <ins>), both escaped."""
-    ta, tb = tokens(a or ""), tokens(b or "")
     out_a, out_b = [], []
-    for op, i1, i2, j1, j2 in SequenceMatcher(a=ta, b=tb, autojunk=False).get_opcodes():
-        pa_, pb_ = escape("".join(ta[i1:i2])), escape("".join(tb[j1:j2]))
-        if op == "equal":
-            out_a.append(pa_)
-            out_b.append(pb_)
-            continue
-        if pa_:
-            out_a.append(f"<del>{pa_}</del>")
-        if pb_:
-            out_b.append(f"<ins>{pb_}</ins>")
+    for op, pa_, pb_ in _opcodes(a, b):
+        out_a.append(pa_ if op == "equal" or not pa_ else f"<del>{pa_}</del>")
+        out_b.append(pb_ if op == "equal" or not pb_ else f"<ins>{pb_}</ins>")
     return "".join(out_a), "".join(out_b)
+
+
+def inline_diff(a: str, b: str) -> str:
+    """One line from a to b: removed words in <del>, added words in <ins>, escaped."""
+    out = []
+    for op, pa_, pb_ in _opcodes(a, b):
+        if op == "equal":
+            out.append(pb_)
+            continue
+        out.append((f"<del>{pa_}</del>" if pa_ else "") + (f"<ins>{pb_}</ins>" if pb_ else ""))
+    return "".join(out)
 
 
 def smaug_edit(rec: dict[str, Any]) -> tuple[str, str, str]:
