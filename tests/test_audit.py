@@ -16,6 +16,7 @@ import pytest
 from typer.testing import CliRunner
 
 from mtgauntlet.cli.main import app
+from mtgauntlet.models import registry
 from mtgauntlet.records import load_records
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -58,7 +59,8 @@ def pages(builds):
     assert f"audit report: {p['smaug']}" in out
     from mtgauntlet.cards.audit import write_audit
 
-    assert write_audit(release_dir(builds), p["release"]) == p["release"]
+    shown = "releases/name=audit-demo/version=1.0.0"  # as a release writing it from its temp dir would say
+    assert write_audit(release_dir(builds), p["release"], location=shown) == p["release"]
     write_audit(builds / "subset", p["subset"])
     write_audit(builds / "bandit", p["bandit"])
     return {k: v.read_text(encoding="utf-8") for k, v in p.items()}
@@ -132,6 +134,10 @@ def test_numbers_equal_validate_and_catalog(builds, pages):
     assert {r["kind"] + ":" + r["metric"]: [r["status"]] for r in report["rules"]} == rules
     quality = page.values("data-quality")
     assert quality["smaug_pair:embedding_diversity"] == [report["kinds"]["smaug_pair"]["metrics"]["embedding_diversity"]]
+    bad = load_records(rel, "smaug_pair").column("bad").to_pylist()  # SMAUG's bad hypotheses are English
+    for estimator, key in (("rarity", "word_rarity"), ("syntax", "syntax_complexity")):
+        scores = registry.load("difficulty", estimator).difficulty(bad, src_lang="en")
+        assert quality[f"smaug_pair:{key}"][0] == pytest.approx(sum(scores) / len(scores), rel=1e-12)
     counts = page.values("data-count")
     for row in query(builds / "releases", "SELECT phenomenon, count(*) AS n FROM smaug_pair GROUP BY ALL"):
         assert counts[f"smaug_pair:phenomenon:{row['phenomenon']}"] == [row["n"]]
@@ -149,6 +155,7 @@ def test_numbers_equal_validate_and_catalog(builds, pages):
 def test_release_overview_states_licence_and_sources_from_the_card(pages):
     html = pages["release"]
     assert "cc-by-sa-4.0 <span class=\"note\">(from the card)" in html
+    assert "<dd>release at releases/name=audit-demo/version=1.0.0</dd>" in html
     assert "builder:smaug|src:es|tgt:en" in html and "builder:subset|src:es" in html
     assert "pull log" not in html  # no bandit in this release
 
@@ -257,6 +264,6 @@ def test_mtbreaker_page_shows_trajectories_and_step_curve(tmp_path, sample_path)
     (rec,) = load_records(out).to_pylist()
     for step in rec["trajectory"]:
         assert f'>{step["qe_mean"]:.4g}<' in html
-    assert html.count('<tr class="kept">') == 1 and "MT-breaker step curve" in html
+    assert html.count('<tr class="kept">') == 1 and "<title>MT-breaker mtbreaker-seeded step curve</title>" in html
     start_qe = Attrs(html).values("data-metric")["mtbreaker:mtbreaker-seeded:start_mean_qe"]
     assert start_qe == [rec["trajectory"][0]["qe_mean"]]

@@ -45,19 +45,22 @@ def audit_data(path: str | Path, against: str | Path | None = None, *, rules: Ru
 
 
 def write_audit(path: str | Path, out: str | Path, against: str | Path | None = None, *, rules: Rules | None = None,
-                examples: int = 5, seed: int = 13, progress: bool | None = None) -> Path:
+                examples: int = 5, seed: int = 13, progress: bool | None = None, location: str | None = None) -> Path:
     """Audit a build or release directory (``path``) into one HTML file ``out`` (written atomically).
 
     ``against``: an older build/release to diff with. ``rules``: validation rules (default: ``gauntlet
-    validate``'s). Returns ``out``. ``gauntlet release`` can call this to put ``report.html`` into a release.
+    validate``'s). ``location``: the path the page names (e.g. a release's final directory while it is still
+    being written in a temporary one). Returns ``out``. ``gauntlet release`` can call this to put
+    ``report.html`` into a release (after its manifest.json and README.md are written, which the page reads).
     """
     from mtgauntlet.atomic import write_text_atomic
     from mtgauntlet.cards.audit.page import render
 
     src, data, diff_data, old = audit_data(path, against, rules=rules, examples=examples, seed=seed, progress=progress)
+    src.location = location
     old_label: Any = None
     if old is not None:
-        old_label = f"{old.name} {old.version}" if old.version else f"{old.name} ({old.path})"
+        old_label = f"{old.name} {old.version}" if old.version else f"{old.name} ({old.where()})"
     path = write_text_atomic(out, render(src, data, diff_data, old_label))
     umask = os.umask(0)
     os.umask(umask)

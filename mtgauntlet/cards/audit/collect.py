@@ -131,8 +131,7 @@ def collect(src: AuditSource, opts: AuditOptions | None = None,
         shown_ids[kind] = {r["_id"] for g in data["examples"][kind]["groups"].values() for r in g["records"]}
         data["flags"][kind] = {"summary": flagmod.summarize(kind_flags), "records": len(by_id)}
         data["quality"][kind] = {"column": text_col if text_col in table.column_names else None,
-                                 "measures": kind_quality(kind, table, text_col, metrics,
-                                                          rules.options.chrf_word_order),
+                                 "measures": kind_quality(kind, table, text_col, metrics, rules.options),
                                  "distributions": distributions(kind, table)}
         step(f"quality {kind}")
     data["shown_ids"] = {k: sorted(v) for k, v in shown_ids.items()}

@@ -60,7 +60,7 @@ def render(src: AuditSource, data: dict[str, Any], diff_data: dict[str, Any] | N
 <header class="top">
 <div class="eyebrow">mtgauntlet audit · {e(src.what)}</div>
 <h1>{e(src.name)}{version}</h1>
-<p class="sub">{e(src.path)} · audited {e(audited)}</p>
+<p class="sub">{e(src.where())} · audited {e(audited)}</p>
 {_kpis(src, data, diff_data)}
 </header>
 <nav class="toc">{"".join(f'<a href="#{sid}">{e(label)}</a>' for sid, label in toc)}</nav>

@@ -21,6 +21,7 @@ import pyarrow as pa
 
 from mtgauntlet.errors import BackendUnavailable
 from mtgauntlet.validators.checks import _WORD
+from mtgauntlet.validators.rules import Options
 
 # Columns written in the target language (so rarity and syntax use tgt_lang); every other text is a source.
 TARGET_SIDE = {"smaug_pair": {"bad", "good", "ref"}}
@@ -55,9 +56,11 @@ def _per_language(estimator_spec: str, texts: Sequence[str], langs: Sequence[str
 
 
 def kind_quality(kind: str, table: pa.Table, text_col: str | None, metrics: dict[str, Any],
-                 chrf_word_order: int) -> list[dict[str, Any]]:
-    """The Table 2 measures of one kind's main text column (``metrics``: the kind's validation metrics)."""
+                 options: Options) -> list[dict[str, Any]]:
+    """The Table 2 measures of one kind's main text column (``metrics``: the kind's validation metrics; the
+    validation options give chrF's word order and the sample size of pairwise and per-text measures)."""
     from mtgauntlet.validators import checks
+    from mtgauntlet.validators.chrf_matrix import sample_texts
 
     if not text_col or text_col not in table.column_names:
         return []
@@ -66,10 +69,10 @@ def kind_quality(kind: str, table: pa.Table, text_col: str | None, metrics: dict
     langs = table.column(lang_col).to_pylist() if lang_col in table.column_names else ["und"] * len(texts)
     out = [measure("Diversity (embedding)", metrics.get("embedding_diversity"),
                    "1 − mean pairwise cosine similarity of e5 embeddings (validate)", "embedding_diversity")]
-    if chrf_word_order == 2 and "chrf_diversity" in metrics:
+    if options.chrf_word_order == 2 and "chrf_diversity" in metrics:
         chrfpp = metrics["chrf_diversity"]
     else:
-        chrfpp = checks.chrf_diversity(texts, word_order=2)["chrf_diversity"]
+        chrfpp = checks.chrf_diversity(texts, word_order=2, max_texts=options.max_texts)["chrf_diversity"]
     out.append(measure("Diversity (chrF++)", chrfpp, "1 − mean pairwise chrF++ / 100 (nc:6|nw:2)",
                        "chrfpp_diversity"))
     out.append(measure("Diversity (unique words)", metrics.get("unique_words"), "distinct lower-cased words (validate)",
@@ -80,11 +83,13 @@ def kind_quality(kind: str, table: pa.Table, text_col: str | None, metrics: dict
     out.append(measure("Avg. word count", metrics.get("text.words_mean"), "words per text (validate)",
                        "text.words_mean"))
     out.append(measure("Avg. word length", avg_word_length(texts), "characters per word", "avg_word_length"))
-    rarity, notes = _per_language("rarity", texts, langs)
-    out.append(measure("Word rarity", rarity, "mean over words of 8 − wordfreq Zipf frequency (higher = rarer)"
+    sample = sample_texts(list(zip(texts, langs)), options.max_texts)  # spaCy on 100k texts would take long
+    on = "" if len(sample) == len(texts) else f" (on a sample of {len(sample)} texts)"
+    rarity, notes = _per_language("rarity", [t for t, _ in sample], [lang for _, lang in sample])
+    out.append(measure("Word rarity", rarity, "mean over words of 8 − wordfreq Zipf frequency (higher = rarer)" + on
                        + ("; " + "; ".join(notes) if notes else ""), "word_rarity"))
-    syntax, notes = _per_language("syntax", texts, langs)
-    out.append(measure("Syntax complexity", syntax, "mean dependency-tree height (spaCy)"
+    syntax, notes = _per_language("syntax", [t for t, _ in sample], [lang for _, lang in sample])
+    out.append(measure("Syntax complexity", syntax, "mean dependency-tree height (spaCy)" + on
                        + ("; " + "; ".join(notes) if notes else ""), "syntax_complexity"))
     if "lm_naturalness_mean" in metrics:
         out.append(measure("LM naturalness", metrics["lm_naturalness_mean"],

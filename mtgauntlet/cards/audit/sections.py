@@ -50,7 +50,7 @@ def _counts_tables(kind: str, counts: dict[str, dict[str, int]]) -> str:
 
 def overview(src: AuditSource, data: dict[str, Any]) -> str:
     meta = [("Name", e(src.name)), ("Version", e(src.version) if src.version else f'<span class="note">{NOT_STATED}</span>'),
-            ("Audited", e(f"{src.what} at {src.path}")), ("Created", e(src.created_at or NOT_STATED)),
+            ("Audited", e(f"{src.what} at {src.where()}")), ("Created", e(src.created_at or NOT_STATED)),
             ("Licence", _stated(src.licence, src.licence_origin)),
             ("Sources", _stated(src.sources, src.sources_origin)),
             ("Builders", e(", ".join(src.builders()) or NOT_STATED))]

@@ -43,6 +43,10 @@ class AuditSource:
     tables: dict[str, pa.Table] = field(default_factory=dict)
     pulls: pa.Table | None = None  # bandit pull log (the search's state), when the path has one
     corpus: pa.Table | None = None  # a subset build's scored corpus (its work shards), when still there
+    location: str | None = None  # where the page says the records are (default: path)
+
+    def where(self) -> str:
+        return self.location or str(self.path)
 
     def builders(self) -> list[str]:
         return list(dict.fromkeys(str(b["builder"]) for b in self.builds if b.get("builder")))
