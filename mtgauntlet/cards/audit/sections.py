@@ -68,6 +68,10 @@ def overview(src: AuditSource, data: dict[str, Any]) -> str:
             + f"<td>{e(', '.join(f'{k}: {v}' for k, v in sorted(rejected.items())) or 'none')}</td>"
             + f"<td>{e(', '.join(f'{k}: {v}' for k, v in sorted(skipped.items())) or 'none')}</td>"
             + f"<td>{e(b.get('finished_at') or b.get('created_at') or '')}</td></tr>")
+    unfinished = [b for b in src.builds if b.get("status") not in (None, "complete")]
+    for b in unfinished:
+        body.append(f'<p>{badge("fail")} the {e(b.get("builder") or "?")} build is not complete (status '
+                    f'{e(b.get("status"))}): this page shows the records written so far.</p>')
     if rows:
         body.append("<h3>Builds</h3>")
         body.append(table(["builder", "version", "produced", "rejected (reason: count)", "skipped (reason: count)",

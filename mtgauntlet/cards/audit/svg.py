@@ -80,11 +80,13 @@ def _svg(title: str, body: Sequence[str], height: int = H, legend: Sequence[str]
 
 
 def histogram(series: dict[str, Sequence[float]], *, title: str, xlabel: str, share: bool = False,
-              bins: int = 20) -> str:
-    """Overlaid histograms on common bins; ``share``: bar height = share of the series (compare sizes)."""
+              bins: int | None = None) -> str:
+    """Overlaid histograms on common bins (default: about 2·√n, 5 to 30); ``share``: bar height = share of
+    the series (to compare sets of different sizes)."""
     values = [v for vs in series.values() for v in vs if not math.isnan(v)]
     if not values:
         return ""
+    bins = bins or max(5, min(30, round(2 * math.sqrt(len(values)))))
     lo, hi = min(values), max(values)
     integral = all(float(v).is_integer() for v in values)
     if integral and hi - lo <= 40:  # one bin per integer value (lengths, ranks, tree heights)
