@@ -35,8 +35,8 @@ th { background: var(--soft); font-weight: 600; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 td.na { color: var(--muted); }
 tr.changed td { background: #fff8e1; }
-.grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(250px, 1fr)); gap: 6px 22px; }
-.grid table { width: 100%; }
+.grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(290px, 1fr)); gap: 6px 22px; }
+.grid table { width: 100%; align-self: start; }
 .bar { display: inline-block; height: 8px; background: #9db7dc; border-radius: 2px; vertical-align: middle; }
 dl.meta { display: grid; grid-template-columns: max-content 1fr; gap: 4px 18px; margin: 0 0 12px; font-size: 14px; }
 dl.meta dt { color: var(--muted); } dl.meta dd { margin: 0; }

@@ -41,7 +41,7 @@ def _counts_tables(kind: str, counts: dict[str, dict[str, int]]) -> str:
             if i == 30:
                 rows.append(f'<tr><td colspan="3" class="note">… {len(values) - 30} more</td></tr>')
                 break
-            width = max(1, round(70 * n / top))
+            width = max(1, round(60 * n / top))
             rows.append(f'<tr><td>{e(key)}</td><td><span class="bar" style="width:{width}px"></span></td>'
                         f'{value_cell(n, f"{kind}:{label}:{key}", "data-count")}</tr>')
         parts.append(table([label, "", "records"], rows, num_cols=(2,)))
