@@ -1,4 +1,4 @@
-"""`make demo`: run every available builder on the shipped sample, then query the result in DuckDB.
+"""`make demo`: run every available builder on the shipped sample, query the result in DuckDB, audit the release.
 
 Runs with the project alone (no ../shared), on the embedded offline defaults. Output: ./demo-output/
 """
@@ -77,7 +77,12 @@ def main() -> None:
              "GROUP BY phenomenon ORDER BY phenomenon")
     gauntlet("query", "--releases", str(builds),
              "SELECT topic, count(*) AS texts, round(avg(difficulty), 1) AS difficulty FROM topic_text GROUP BY topic")
+    # the audit page of the latest release, with what changed since 0.1.0: open it in any browser, offline
+    report = OUT / "audit-demo-es-en-0.2.0.html"
+    gauntlet("audit", str(releases / "name=demo-es-en" / "version=0.2.0"), "--against",
+             str(releases / "name=demo-es-en" / "version=0.1.0"), "--out", str(report))
     print("\ndemo finished: outputs in", OUT.resolve())
+    print(f"audit report of the release: {report.resolve()}")
 
 
 if __name__ == "__main__":

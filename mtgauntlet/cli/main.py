@@ -13,8 +13,8 @@ import sys
 import typer
 
 from mtgauntlet import __version__
-from mtgauntlet.cli import (build, evaluate, models_cmd, query as query_mod, recipe_cmd, release_cmd, score, simulate,
-                            validate_cmd)
+from mtgauntlet.cli import (audit_cmd, build, evaluate, models_cmd, query as query_mod, recipe_cmd, release_cmd, score,
+                            simulate, validate_cmd)
 
 app = typer.Typer(
     name="gauntlet",
@@ -36,6 +36,7 @@ app.command("verify")(release_cmd.verify)
 app.command("publish")(release_cmd.publish)
 app.command("run")(recipe_cmd.run_recipe)
 app.command("reproduce")(recipe_cmd.reproduce)
+app.command("audit")(audit_cmd.audit)
 
 
 def _print_version(value: bool) -> None:
