@@ -32,8 +32,13 @@ def build_subset(
     shard_size: int = typer.Option(500, help="Items per resumable shard."),
     skip_bad: bool = typer.Option(False, help="Skip (and count) bad rows instead of stopping."),
     overwrite: bool = typer.Option(False, help="Discard a different build found in --out."),
+    engine: str = typer.Option("local", help="Score with: local, or ray (RAY_ADDRESS or a local cluster; scores "
+                                             "kept in OUT/scores/); the selection is the same."),
+    actors: Optional[int] = typer.Option(None, help="Ray actors (default: one per CPU, or per GPU on cuda)."),
 ):
     """Score a corpus with a difficulty estimator and keep the B hardest texts (selected_text records)."""
+    from pathlib import Path
+
     from mtgauntlet.builders.subset import SubsetBuilder
 
     cols = f"domain={domain_col}" if domain_col else None
@@ -41,7 +46,7 @@ def build_subset(
                        tgt_lang=tgt_lang or "en", limit=limit, skip_bad=skip_bad, columns=cols, lp=lp)
     src_lang = src_lang or (rows.rows[0]["src_lang"] if rows.rows else "en")
     builder = SubsetBuilder(estimator=estimator, budget=budget, stratify=stratify, src_lang=src_lang,
-                            tgt_lang=tgt_lang)
+                            tgt_lang=tgt_lang, engine=engine, work_dir=Path(out) / "scores", actors=actors)
     summary = BuildRunner(builder, out, seed=seed, shard_size=shard_size, overwrite=overwrite).run(iter_items(rows.rows))
     typer.echo(summary_line(summary))
 

@@ -1,4 +1,4 @@
-"""`gauntlet score`: add model scores to a file (difficulty, QE)."""
+"""`gauntlet score`: add model scores to a file (difficulty, QE), on this machine or on a Ray cluster."""
 
 from __future__ import annotations
 
@@ -9,6 +9,49 @@ import typer
 from mtgauntlet.cli.common import load_corpus
 
 app = typer.Typer(help="Score texts with a model and write them with a new column.", no_args_is_help=True)
+
+ENGINE_HELP = "local (this process) or ray (the cluster at RAY_ADDRESS, else a local one); same output."
+
+
+def _run_engine(role: str, spec: str, columns: dict, out: str, *, engine: str, src_lang=None, tgt_lang=None,
+                shard_size: int = 10_000, actors: Optional[int] = None, device=None, dtype=None, batch_size=None):
+    """Scores in input order. Finished shards live in ``OUT.work/`` until the output is written, so an
+    interrupted run resumes where it stopped."""
+    import sys
+    from pathlib import Path
+
+    from mtgauntlet.engines import get_engine
+    from mtgauntlet.engines.scoring import ScoreTask
+    from mtgauntlet.models.runtime import set_defaults
+    from mtgauntlet.runner.progress import Progress
+
+    set_defaults(device=device, dtype=dtype, batch=batch_size)
+    task = ScoreTask(role, spec, src_lang, tgt_lang, shard_size)
+    eng = get_engine(engine, **({"actors": actors} if engine == "ray" else {}))
+    work = Path(f"{out}.work")
+    n = len(next(iter(columns.values())))
+    progress = Progress(sys.stderr.isatty(), total=n, done=0, label=f"score {role} ({engine})")
+
+    def on_shard(start: int, end: int) -> None:
+        for _ in range(end - start):
+            progress.advance()
+
+    try:
+        scores = eng.score(task, columns, work, on_shard=on_shard)
+    finally:
+        progress.close()
+    return scores, eng.placement(task), work
+
+
+def _finish(df, out: str, work, what: str, engine: str, placement: dict) -> None:
+    import shutil
+
+    from mtgauntlet.tables import write_frame
+
+    write_frame(df, out)
+    shutil.rmtree(work, ignore_errors=True)
+    where = ", ".join(f"{k} {v}" for k, v in placement.items())
+    typer.echo(f"{len(df)} rows scored with {what} on {engine}{f' ({where})' if where else ''} -> {out}")
 
 
 @app.command("difficulty")
@@ -21,21 +64,25 @@ def score_difficulty(
     src_lang: str = typer.Option("en"),
     tgt_lang: Optional[str] = typer.Option(None),
     lp: Optional[str] = typer.Option(None),
+    engine: str = typer.Option("local", help=ENGINE_HELP),
+    device: Optional[str] = typer.Option(None, help="Device of a torch estimator (auto, cpu, cuda, cuda:N, mps)."),
+    dtype: Optional[str] = typer.Option(None, help="dtype of a torch estimator (auto, fp32, bf16, fp16)."),
+    batch_size: Optional[int] = typer.Option(None, help="Batch size of a torch estimator."),
+    shard_size: int = typer.Option(10_000, help="Rows per resumable shard (the unit of work of an engine)."),
+    actors: Optional[int] = typer.Option(None, help="Ray actors (default: one per CPU, or per GPU on cuda)."),
 ):
     """Add a `difficulty` column (higher = harder) to every row."""
     import pandas as pd
 
-    from mtgauntlet.models import registry
-    from mtgauntlet.models.difficulty import score_texts
-    from mtgauntlet.tables import write_frame
-
     rows = load_corpus(input, format=format, src_col=src_col, ref_col=src_col, src_lang=src_lang,
                        tgt_lang=tgt_lang or src_lang, lp=lp)
-    est = registry.load("difficulty", estimator)
     df = pd.DataFrame([{k: v for k, v in r.items() if k != "_line"} for r in rows.rows])
-    df["difficulty"] = score_texts(est, df["src"].tolist(), src_lang=src_lang, tgt_lang=tgt_lang)
-    write_frame(df, out)
-    typer.echo(f"{len(df)} rows scored with {estimator} -> {out}")
+    texts = df["src"].tolist() if len(df) else []
+    scores, placement, work = _run_engine("difficulty", estimator, {"src": texts}, out, engine=engine,
+                                          src_lang=src_lang, tgt_lang=tgt_lang, shard_size=shard_size, actors=actors,
+                                          device=device, dtype=dtype, batch_size=batch_size)
+    df["difficulty"] = scores
+    _finish(df, out, work, estimator, engine, placement)
 
 
 @app.command("qe")
@@ -44,6 +91,12 @@ def score_qe(
     out: str = typer.Option(..., "--out", "-o", help="Output file (.parquet, .tsv, .csv or .jsonl)."),
     qe: str = typer.Option("qe", "--qe", help="QE spec (qe, roundtrip, comet:..., llm-as-qe:..., hf:...#scale=100)."),
     map: Optional[str] = typer.Option(None, "--map", help="Column mapping ours=theirs, e.g. tgt=mt,lp=langpair."),
+    engine: str = typer.Option("local", help=ENGINE_HELP),
+    device: Optional[str] = typer.Option(None, help="Device of a torch QE model (auto, cpu, cuda, cuda:N, mps)."),
+    dtype: Optional[str] = typer.Option(None, help="dtype of a torch QE model (auto, fp32, bf16, fp16)."),
+    batch_size: Optional[int] = typer.Option(None, help="Batch size of a torch QE model."),
+    shard_size: int = typer.Option(10_000, help="Rows per resumable shard (the unit of work of an engine)."),
+    actors: Optional[int] = typer.Option(None, help="Ray actors (default: one per CPU, or per GPU on cuda)."),
 ):
     """Add a `qe` column (0..100, higher = better) to every (src, tgt) row, per language pair."""
     import pandas as pd
@@ -51,20 +104,18 @@ def score_qe(
     from mtgauntlet.corpora.langs import split_lp
     from mtgauntlet.corpora.readers import parse_column_map, read_rows
     from mtgauntlet.errors import InputError
-    from mtgauntlet.models import registry
-    from mtgauntlet.tables import write_frame
 
     rs = read_rows(input, columns=parse_column_map(map), required=["src", "tgt", "lp"], text_fields=["src"])
     df = pd.DataFrame([{k: v for k, v in r.items() if k != "_line"} for r in rs.rows])
-    est = registry.load("qe", qe)
-    df["qe"] = float("nan")
-    for lp, idx in df.groupby("lp").groups.items():
+    for lp, idx in (df.groupby("lp").groups.items() if len(df) else []):
         try:
-            s, t = split_lp(str(lp))
+            split_lp(str(lp))
         except ValueError as exc:
             line = rs.rows[list(idx)[0]]["_line"]
             raise InputError(str(exc), file=input, line=line, field="lp") from None
-        sub = df.loc[idx]
-        df.loc[idx, "qe"] = est.score(sub["src"].tolist(), sub["tgt"].fillna("").tolist(), s, t)
-    write_frame(df, out)
-    typer.echo(f"{len(df)} rows scored with {qe} -> {out}")
+    columns = {"src": df["src"].tolist(), "tgt": df["tgt"].fillna("").tolist(), "lp": [str(x) for x in df["lp"]]} \
+        if len(df) else {"src": [], "tgt": [], "lp": []}
+    scores, placement, work = _run_engine("qe", qe, columns, out, engine=engine, shard_size=shard_size, actors=actors,
+                                          device=device, dtype=dtype, batch_size=batch_size)
+    df["qe"] = scores
+    _finish(df, out, work, qe, engine, placement)
