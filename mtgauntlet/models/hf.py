@@ -245,7 +245,11 @@ class HFTranslator(TorchBackend, Translator):
         path, self.opts = parse_options(arg)
         runtime = self._setup_runtime(self.opts, f"hf:{path}", device=device, dtype=dtype, batch_size=batch_size)
         self.tokenizer, self.model = _load_pair("AutoModelForSeq2SeqLM", path, runtime)
-        self.num_beams, self.max_tokens = num_beams, max_tokens
+        try:  # hf:opus-mt-en-de#beams=4,max_tokens=128
+            self.num_beams = int(self.opts.get("beams", num_beams))
+            self.max_tokens = int(self.opts.get("max_tokens", max_tokens))
+        except ValueError:
+            raise BackendUnavailable(f"hf:{arg}: beams and max_tokens must be integers") from None
 
     def _run(self, texts: list[str], src_lang: str, tgt_lang: str) -> list[str]:
         tok = self.tokenizer
