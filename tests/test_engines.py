@@ -13,6 +13,7 @@ from mtgauntlet.cli.main import app
 from mtgauntlet.corpora.formats import read_flores
 from mtgauntlet.engines import get_engine
 from mtgauntlet.engines.scoring import ScoreTask
+from mtgauntlet.errors import GauntletError
 from mtgauntlet.runner.build_runner import BuildRunner
 from tests import tiny_models
 
@@ -82,6 +83,9 @@ def test_ray_equals_local_and_resumes_after_interruption(tmp_path, texts, ray_se
     assert len(again.seen) <= 11 - done  # finished shards were not scored again
     assert resumed.tolist() == local.tolist()
     assert not (tmp_path / "ray" / "input").exists()  # staged rows are removed once every shard is scored
+    # a user error inside an actor stops the run with its one line (no actor restarts, no Ray traceback)
+    with pytest.raises(GauntletError, match="rarity for 'ja' needs the package"):
+        ray_eng.score(ScoreTask("difficulty", "rarity", "ja", shard_size=500), {"src": texts}, tmp_path / "ja")
 
 
 def test_cli_score_and_build_subset_on_ray_equal_local(tmp_path, flores, ray_session):

@@ -47,9 +47,8 @@ def start_ray() -> Any:
         else:
             cpus = int(os.environ.get("MTGAUNTLET_RAY_CPUS") or os.cpu_count() or 1)
             ray.init(num_cpus=cpus, include_dashboard=False, object_store_memory=256 * 2**20, **quiet)
-    ctx = ray.data.DataContext.get_current()
-    ctx.enable_progress_bars = False
-    logging.getLogger("ray.data").setLevel(logging.WARNING)
+    logging.getLogger("ray.data").setLevel(logging.ERROR)  # our own progress line replaces Ray Data's bars
+    ray.data.DataContext.get_current().enable_progress_bars = False
     return ray
 
 
@@ -72,39 +71,36 @@ def _resolve_placement(role: str, spec: str, env: dict[str, str]) -> dict[str, A
 
 
 class _ShardActor:
-    """A Ray Data actor: loads the backend once, then scores whole shards (Parquet in, Parquet out)."""
+    """A Ray Data actor: loads the backend once, then scores whole shards (Parquet in, Parquet out). A user
+    error (a model that cannot load, a language a backend lacks) comes back as a row's ``error`` text, so the
+    driver stops with that one line instead of Ray restarting the actor or printing its traceback."""
 
     def __init__(self, task: dict[str, Any], env: dict[str, str]):
         os.environ.update(env)
-        self.scorer = ShardScorer(ScoreTask(**task))
+        self.scorer, self.error = None, ""
+        try:
+            self.scorer = ShardScorer(ScoreTask(**task))
+        except GauntletError as exc:
+            self.error = str(exc)
 
     def __call__(self, batch: dict[str, np.ndarray]) -> dict[str, list]:
         import pyarrow.parquet as pq
 
+        errors = []
         for start, end, source, target in zip(batch["start"], batch["end"], batch["input"], batch["output"]):
-            table = pq.read_table(str(source))
-            scores = self.scorer.score({c: table.column(c).to_pylist() for c in self.scorer.task.columns})
+            if self.error:
+                errors.append(self.error)
+                continue
+            try:
+                table = pq.read_table(str(source))
+                scores = self.scorer.score({c: table.column(c).to_pylist() for c in self.scorer.task.columns})
+            except GauntletError as exc:
+                errors.append(str(exc))
+                continue
             write_score_shard(Path(str(target)), scores, int(end) - int(start))
+            errors.append("")
         return {"start": [int(s) for s in batch["start"]], "end": [int(e) for e in batch["end"]],
-                "pid": [os.getpid()] * len(batch["start"])}
-
-
-def _user_error(exc: BaseException) -> GauntletError | None:
-    """The GauntletError raised inside an actor, if that is what failed (shown as one line, not a Ray traceback)."""
-    seen, stack = set(), [exc]
-    while stack:
-        e = stack.pop()
-        if e is None or id(e) in seen:
-            continue
-        seen.add(id(e))
-        inner = getattr(e, "cause", None)  # RayTaskError: the exception raised in the actor
-        if isinstance(inner, BaseException):
-            stack.append(inner)
-            continue
-        if isinstance(e, GauntletError):
-            return e
-        stack += [e.__cause__, e.__context__]
-    return None
+                "pid": [os.getpid()] * len(errors), "error": errors}
 
 
 class RayEngine:
@@ -169,16 +165,12 @@ class RayEngine:
                 compute=ray.data.ActorPoolStrategy(size=size), num_cpus=self.cpus_per_actor,
                 num_gpus=gpus or None)
             self.last_pids = set()
-            try:
-                for row in ds.iter_rows():
-                    self.last_pids.add(int(row["pid"]))
-                    if on_shard is not None:
-                        on_shard(int(row["start"]), int(row["end"]))
-            except Exception as exc:
-                cause = _user_error(exc)
-                if cause is not None:
-                    raise type(cause)(str(cause)) from None
-                raise
+            for row in ds.iter_rows():
+                if row["error"]:
+                    raise GauntletError(row["error"])
+                self.last_pids.add(int(row["pid"]))
+                if on_shard is not None:
+                    on_shard(int(row["start"]), int(row["end"]))
         scores = work.read_scores()
         work.remove_inputs()
         return scores
