@@ -111,6 +111,7 @@ class RayEngine:
             raise GauntletError("--actors must be >= 1")
         self.actors, self.cpus_per_actor, self.gpus_per_actor = actors, cpus_per_actor, gpus_per_actor
         self.last_pids: set[int] = set()
+        self._placements: dict[ScoreTask, dict[str, Any]] = {}
 
     def _gpus(self, ray, task: ScoreTask) -> float:
         """GPUs per actor: for a torch model whose device is cuda, or auto on a cluster that has GPUs."""
@@ -130,10 +131,11 @@ class RayEngine:
         """Device, dtype and batch as an actor of this cluster resolves them (``{}`` without a model)."""
         if not is_neural(task.role, task.spec):
             return {}
-        ray = start_ray()
-        gpus = self._gpus(ray, task)
-        probe = ray.remote(num_cpus=self.cpus_per_actor, num_gpus=gpus)(_resolve_placement)
-        return ray.get(probe.remote(task.role, task.spec, _actor_env({})))
+        if task not in self._placements:
+            ray = start_ray()
+            probe = ray.remote(num_cpus=self.cpus_per_actor, num_gpus=self._gpus(ray, task))(_resolve_placement)
+            self._placements[task] = ray.get(probe.remote(task.role, task.spec, _actor_env({})))
+        return self._placements[task]
 
     def score(self, task: ScoreTask, columns: dict[str, Sequence], work_dir: str | Path,
               on_shard: ShardCallback | None = None) -> np.ndarray:

@@ -93,6 +93,8 @@ class TorchBackend:
     def map_encoded(self, firsts: list[str], seconds: list[str] | None, run_model: Callable[[Any, list[int]], list]):
         """Tokenize once (no truncation) to sort by length and count truncations, then run ``run_model(batch, idx)``
         over length-sorted padded batches; results come back in input order."""
+        if not firsts:
+            return []
         tok = self.tokenizer
         args = (firsts,) if seconds is None else (firsts, seconds)
         enc = tok(*args, truncation=False, padding=False)
@@ -161,6 +163,8 @@ class HFChatLLM(TorchBackend, ChatLLM):
 
     def _generate_greedy(self, prompts: list[str], max_tokens: int) -> list[str]:
         """Greedy replies in length-sorted, left-padded batches."""
+        if not prompts:
+            return []
         tok = self.tokenizer
         lengths = [len(x) for x in tok(prompts, add_special_tokens=False)["input_ids"]]
 
@@ -213,6 +217,8 @@ class HFChatLLM(TorchBackend, ChatLLM):
         return cached_map(self.cache_spec, "token_logprobs", {}, list(texts), self._token_logprobs)
 
     def _token_logprobs(self, texts: list[str]) -> list[list[float]]:
+        if not texts:
+            return []
         torch = self._torch
         bos = self.tokenizer.bos_token_id
         ids_all = self.tokenizer(texts, add_special_tokens=False)["input_ids"]
