@@ -10,7 +10,14 @@ from mtgauntlet.cli.common import load_corpus
 
 app = typer.Typer(help="Score texts with a model and write them with a new column.", no_args_is_help=True)
 
-ENGINE_HELP = "local (this process) or ray (the cluster at RAY_ADDRESS, else a local one); same output."
+# options shared by the score commands (typer reads them per command)
+ENGINE = typer.Option("local", help="local (this process) or ray (the cluster at RAY_ADDRESS, else a local one); "
+                                    "same output.")
+DEVICE = typer.Option(None, help="Device of a torch model (auto, cpu, cuda, cuda:N, mps).")
+DTYPE = typer.Option(None, help="dtype of a torch model (auto, fp32, bf16, fp16).")
+BATCH_SIZE = typer.Option(None, help="Batch size of a torch model.")
+SHARD_SIZE = typer.Option(10_000, help="Rows per resumable shard (the unit of work of an engine).")
+ACTORS = typer.Option(None, help="Ray actors (default: one per CPU, or per GPU on cuda).")
 
 
 def _run_engine(role: str, spec: str, columns: dict, out: str, *, engine: str, src_lang=None, tgt_lang=None,
@@ -64,12 +71,12 @@ def score_difficulty(
     src_lang: str = typer.Option("en"),
     tgt_lang: Optional[str] = typer.Option(None),
     lp: Optional[str] = typer.Option(None),
-    engine: str = typer.Option("local", help=ENGINE_HELP),
-    device: Optional[str] = typer.Option(None, help="Device of a torch estimator (auto, cpu, cuda, cuda:N, mps)."),
-    dtype: Optional[str] = typer.Option(None, help="dtype of a torch estimator (auto, fp32, bf16, fp16)."),
-    batch_size: Optional[int] = typer.Option(None, help="Batch size of a torch estimator."),
-    shard_size: int = typer.Option(10_000, help="Rows per resumable shard (the unit of work of an engine)."),
-    actors: Optional[int] = typer.Option(None, help="Ray actors (default: one per CPU, or per GPU on cuda)."),
+    engine: str = ENGINE,
+    device: Optional[str] = DEVICE,
+    dtype: Optional[str] = DTYPE,
+    batch_size: Optional[int] = BATCH_SIZE,
+    shard_size: int = SHARD_SIZE,
+    actors: Optional[int] = ACTORS,
 ):
     """Add a `difficulty` column (higher = harder) to every row."""
     import pandas as pd
@@ -91,12 +98,12 @@ def score_qe(
     out: str = typer.Option(..., "--out", "-o", help="Output file (.parquet, .tsv, .csv or .jsonl)."),
     qe: str = typer.Option("qe", "--qe", help="QE spec (qe, roundtrip, comet:..., llm-as-qe:..., hf:...#scale=100)."),
     map: Optional[str] = typer.Option(None, "--map", help="Column mapping ours=theirs, e.g. tgt=mt,lp=langpair."),
-    engine: str = typer.Option("local", help=ENGINE_HELP),
-    device: Optional[str] = typer.Option(None, help="Device of a torch QE model (auto, cpu, cuda, cuda:N, mps)."),
-    dtype: Optional[str] = typer.Option(None, help="dtype of a torch QE model (auto, fp32, bf16, fp16)."),
-    batch_size: Optional[int] = typer.Option(None, help="Batch size of a torch QE model."),
-    shard_size: int = typer.Option(10_000, help="Rows per resumable shard (the unit of work of an engine)."),
-    actors: Optional[int] = typer.Option(None, help="Ray actors (default: one per CPU, or per GPU on cuda)."),
+    engine: str = ENGINE,
+    device: Optional[str] = DEVICE,
+    dtype: Optional[str] = DTYPE,
+    batch_size: Optional[int] = BATCH_SIZE,
+    shard_size: int = SHARD_SIZE,
+    actors: Optional[int] = ACTORS,
 ):
     """Add a `qe` column (0..100, higher = better) to every (src, tgt) row, per language pair."""
     import pandas as pd
