@@ -38,8 +38,13 @@ def build_subset(
     shard_size: int = shard_size_option(500),
     skip_bad: bool = skip_bad_option(),
     overwrite: bool = overwrite_option(),
+    engine: str = typer.Option("local", help="Score with: local, or ray (RAY_ADDRESS or a local cluster; scores "
+                                             "kept in OUT/scores/); the selection is the same."),
+    actors: Optional[int] = typer.Option(None, help="Ray actors (default: one per CPU, or per GPU on cuda)."),
 ):
     """Score a corpus with a difficulty estimator and keep the B hardest texts (selected_text records)."""
+    from pathlib import Path
+
     from mtgauntlet.builders.subset import SubsetBuilder
 
     src_lang, tgt_lang = lang_pair(src_lang, tgt_lang)
@@ -48,7 +53,7 @@ def build_subset(
                        quoting=quoting, max_chars=max_chars)
     src_lang, tgt_lang = one_pair(rows, src_lang, tgt_lang)
     builder = SubsetBuilder(estimator=estimator, budget=budget, stratify=stratify, src_lang=src_lang,
-                            tgt_lang=tgt_lang)
+                            tgt_lang=tgt_lang, engine=engine, work_dir=Path(out) / "scores", actors=actors)
     builder.estimator  # load the estimator now: a bad spec fails before anything is written
     summary = BuildRunner(builder, out, seed=seed, shard_size=shard_size, overwrite=overwrite).run(
         iter_items(rows.rows), rows.skipped_counts())

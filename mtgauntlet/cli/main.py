@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
+from typing import Optional
 
 import typer
 
@@ -50,7 +51,18 @@ def _root(
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Log progress details (and tracebacks of errors)."),
     version: bool = typer.Option(False, "--version", help="Print the version and exit.", is_eager=True,
                                  callback=_print_version),
+    device: Optional[str] = typer.Option(None, "--device", envvar="MTGAUNTLET_DEVICE",
+                                         help="Default device of torch models: auto (cuda, mps, cpu), cpu, cuda, cuda:N, mps."),
+    dtype: Optional[str] = typer.Option(None, "--dtype", envvar="MTGAUNTLET_DTYPE",
+                                        help="Default dtype of torch models: auto (bf16 on a GPU with bf16, else fp32), fp32, bf16, fp16."),
+    batch_size: Optional[int] = typer.Option(None, "--batch-size", envvar="MTGAUNTLET_BATCH_SIZE",
+                                             help="Default batch size of torch models (halved on out-of-memory)."),
+    concurrency: Optional[int] = typer.Option(None, "--concurrency", envvar="MTGAUNTLET_CONCURRENCY",
+                                              help="Requests at once to openai: backends (default 1)."),
 ):
+    from mtgauntlet.models.runtime import set_defaults
+
+    set_defaults(device=device, dtype=dtype, batch=batch_size, concurrency=concurrency)
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(levelname)s %(message)s")
     if verbose:
         os.environ["MTGAUNTLET_VERBOSE"] = "1"
