@@ -165,9 +165,13 @@ def test_numbers_equal_validate_and_catalog(builds, pages):
     assert page.values("data-flag-count")["smaug_pair:build check nli_contradiction was not run"] == [nc["n"]]
 
 
-def test_release_overview_states_licence_and_sources_from_the_card(pages):
+def test_release_overview_states_licence_and_sources_from_the_card(builds, pages):
+    from huggingface_hub import DatasetCard
+
     html = pages["release"]
-    assert "cc-by-sa-4.0 <span class=\"note\">(from the card)" in html
+    card = DatasetCard.load(release_dir(builds) / "README.md").data
+    assert card.license and f"{card.license} <span class=\"note\">(from the card)" in html
+    assert all(src in html for src in card.source_datasets)
     assert "<dd>release at releases/name=audit-demo/version=1.0.0</dd>" in html
     assert "builder:smaug|src:es|tgt:en" in html and "builder:subset|src:es" in html
     assert "pull log" not in html  # no bandit in this release

@@ -37,6 +37,21 @@ def test_unknown_output_format_fails_before_scoring(tmp_path, sample_path):
     assert len(r.stderr.strip().splitlines()) == 1 and not (tmp_path / "scores.xlsx").exists()
 
 
+def test_every_metric_validate_computes_is_a_known_rule_name(tmp_path, sample_path):
+    import json
+
+    from mtgauntlet.validators.metric_names import is_known
+    from mtgauntlet.validators.rules import Rules
+
+    assert all(is_known(t.metric) for t in Rules.default().thresholds)
+    out = tmp_path / "s"
+    assert invoke(["build", "smaug", "--input", sample_path, "--src-col", "es", "--ref-col", "en", "--src-lang", "es",
+                   "--tgt-lang", "en", "--good-from", "reference", "--out", out]).exit_code == 0
+    report = json.loads(invoke(["validate", out, "--json"]).stdout)
+    names = set(report["kinds"]["smaug_pair"]["metrics"])
+    assert names and not [m for m in names if not is_known(m)]
+
+
 def test_unknown_rule_name_is_an_error_with_its_line(tmp_path, sample_path):
     out = tmp_path / "b"
     assert invoke(["build", "subset", *_sample_args(sample_path, out), "--budget", "5"]).exit_code == 0

@@ -21,6 +21,15 @@ def test_every_option_has_help_text():
     assert not missing, "options without help text:\n" + "\n".join(missing)
 
 
+def test_readme_command_reference_is_generated_from_the_cli():
+    from mtgauntlet.cli.reference import BEGIN, END, reference
+
+    assert BEGIN in README and END in README, "README.md has no generated command reference"
+    current = README[README.index(BEGIN):README.index(END) + len(END)]
+    assert current == reference(), ("README.md's command reference is out of date: run "
+                                    "`python -m mtgauntlet.cli.reference --write README.md`")
+
+
 def test_every_option_is_in_the_readme():
     missing = sorted({f"{' '.join(path)}: {o}" for path, cmd in _commands() for p in cmd.params
                       if getattr(p, "param_type_name", "") == "option"

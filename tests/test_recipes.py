@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from pathlib import Path
 
 import pytest
 import yaml
@@ -57,6 +58,7 @@ def _release(d, name="rc-demo", version="0.1.0"):
 
 def test_recipe_releases_what_the_commands_release(recipe_dir, sample_path):
     d = recipe_dir
+    (d / "recipe.yaml").write_text(RECIPE + "audit: {}\n", encoding="utf-8")
     r = _run(d, "--dry-run")
     assert r.exit_code == 0 and "build hardest [new]" in r.stdout and not (d / "work").exists()
     r = _run(d)
@@ -65,7 +67,8 @@ def test_recipe_releases_what_the_commands_release(recipe_dir, sample_path):
     manifest = json.loads((rel / "manifest.json").read_text())
     assert manifest["description"] == "Two builds from the shipped sample." and manifest["recipe"] == "recipe.yaml"
     assert "gauntlet reproduce" in (rel / "README.md").read_text() and "sha256:" in (rel / "recipe.yaml").read_text()
-    assert any(f["path"] == "recipe.yaml" for f in manifest["files"])
+    assert {"recipe.yaml", "report.html"} <= {f["path"] for f in manifest["files"]}
+    assert "](report.html)" in (rel / "README.md").read_text() and "<html" in (rel / "report.html").read_text()
     assert invoke(["verify", rel]).exit_code == 0
     # the same two builds by hand
     hand = d / "hand"
@@ -171,3 +174,15 @@ def test_resolved_recipe_is_itself_a_valid_recipe(recipe_dir):
     (d / "recipe2.yaml").write_text((d / "work" / "recipe.resolved.yaml").read_text(), encoding="utf-8")
     r = invoke(["run", d / "recipe2.yaml", "--work", d / "work", "--releases", d / "releases", "--dry-run"])
     assert r.exit_code == 0 and "build hardest [done]" in r.stdout and "build pairs [done]" in r.stdout, r
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in (Path(__file__).parents[1] / "examples").glob("*.yaml")
+                                        if p.name != "rules.yaml"))
+def test_example_recipes_are_valid(name, tmp_path):
+    from tests.conftest import SHARED_DATA
+
+    path = Path(__file__).parents[1] / "examples" / name
+    if "shared/data" in path.read_text() and not SHARED_DATA.exists():
+        pytest.skip(f"real data folder {SHARED_DATA} not present")
+    r = invoke(["run", path, "--dry-run", "--work", tmp_path / "w", "--releases", tmp_path / "r"])
+    assert r.exit_code == 0 and "dry run: nothing was run" in r.stdout, r

@@ -98,6 +98,14 @@ def build_notes(manifest: dict[str, Any]) -> list[str]:
     return notes
 
 
+def audit_link(manifest: dict[str, Any]) -> str:
+    if not manifest.get("audit"):
+        return ""
+    return (f"\nThe audit page [`{manifest['audit']}`]({manifest['audit']}) (one self-contained HTML file, covered by "
+            "the manifest) shows the validation, data-quality measures, examples with their edits and the method "
+            "plots.\n")
+
+
 def recipe_section(manifest: dict[str, Any], release: Path) -> str:
     if not manifest.get("recipe"):
         return ("This release was made with individual commands (no recipe); the signatures above name each "
@@ -229,7 +237,7 @@ Generated from the record schemas (`mtgauntlet/schema.py`), the single source of
 ## Validation
 
 {validation_section(manifest)}
-
+{audit_link(manifest)}
 ## Licensing
 
 {licence_section(manifest)}

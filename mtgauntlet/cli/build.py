@@ -10,9 +10,8 @@ from mtgauntlet.runner.build_runner import BuildRunner
 from mtgauntlet.builders.base import iter_items
 from mtgauntlet.builders.mtbreaker import DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE
 from mtgauntlet.cli.common import (comma_list, format_option, lang_pair, limit_option, load_corpus, max_chars_option,
-                                   one_pair,
-                                   overwrite_option, quoting_option, seed_option, shard_size_option, skip_bad_option,
-                                   summary_line)
+                                   one_pair, overwrite_option, quoting_option, seed_option, shard_size_option,
+                                   skip_bad_option, skipped_note, summary_line)
 
 app = typer.Typer(help="Build a challenge set with one of the methods (writes Parquet shards + build.json).",
                   no_args_is_help=True)
@@ -116,20 +115,11 @@ def build_smaug(
     typer.echo(summary_line(summary))
 
 
-def _seed_rows(seeds: str, column: str, format: Optional[str], src_lang: str, limit: Optional[int],
-               lp: Optional[str]):
-    from mtgauntlet.corpora.formats import READERS, sniff_named_format
-    from mtgauntlet.corpora.readers import read_rows
-
-    named = format if format in READERS else sniff_named_format(seeds)
-    if named in ("flores", "wmt24", "parallel-samples"):
-        return load_corpus(seeds, format=named, src_lang=src_lang, tgt_lang="en" if src_lang != "en" else "de",
-                           limit=limit, lp=lp).rows
-    rows = read_rows(seeds, format=format, columns={"src": column}, text_fields=["src"], limit=limit).rows
-    for r in rows:
-        r.setdefault("source_dataset", seeds.rsplit("/", 1)[-1].split(".")[0])
-        r["source_id"] = str(r.get("source_id") or r.get("id") or r["_line"])
-    return rows
+def _seed_rows(seeds: str, column: str, format: Optional[str], src_lang: str, tgt_lang: str, limit: Optional[int],
+               lp: Optional[str], quoting: str, max_chars: int, skip_bad: bool):
+    """Seed texts (source side only) of any table or named layout, with the reader's skip counts."""
+    return load_corpus(seeds, format=format, src_col=column, ref_col=None, src_lang=src_lang, tgt_lang=tgt_lang,
+                       limit=limit, lp=lp, quoting=quoting, max_chars=max_chars, skip_bad=skip_bad)
 
 
 QE_HELP = ("QE spec(s), comma-separated: several are averaged per text on the 0-100 quality scale (the paper: "
@@ -147,36 +137,42 @@ def _finish_breaker_build(summary) -> None:
 def build_mtbreaker(
     seeds: str = typer.Option(..., "--seeds", help="Seed texts (TSV/CSV/JSONL/Parquet, or flores / wmt24 layouts)."),
     out: str = typer.Option(..., "--out", "-o", help="Output build directory (resumable)."),
-    column: str = typer.Option("text", "--column", help="Seed text column."),
-    format: Optional[str] = typer.Option(None, help="Input layout: tsv, csv, jsonl, parquet, flores, wmt24."),
+    column: str = typer.Option("text", "--column", help="Seed text column (tables; named layouts decide their own)."),
+    format: Optional[str] = format_option(),
     variant: str = typer.Option("seeded", help="seeded | seedless | seeded+qe | seedless+qe"),
     llm: Optional[str] = typer.Option(None, help="Editing LLM spec (default: embedded SmolLM2)."),
     mt: str = typer.Option("apertium", help="Target translator spec(s), comma-separated (several = multi)."),
     qe: str = typer.Option("qe", help=QE_HELP),
-    steps: int = typer.Option(10, help="Edit steps after the initial source."),
+    steps: int = typer.Option(10, min=1, help="Edit steps after the initial source."),
     src_lang: str = typer.Option("en", help="Source language (BCP-47)."),
     tgt_lang: str = typer.Option("es", help="Target language (BCP-47)."),
     lp: Optional[str] = typer.Option(None, help="Language pair filter for wmt24 seeds."),
-    limit: Optional[int] = typer.Option(None, help="Use the first N seeds."),
+    limit: Optional[int] = limit_option("seeds"),
+    quoting: str = quoting_option(),
+    max_chars: int = max_chars_option(),
+    skip_bad: bool = skip_bad_option(),
     temperature: float = typer.Option(DEFAULT_TEMPERATURE, help="Sampling temperature of the LLM (zero-shot uses the "
                                                                 "same default)."),
-    max_tokens: int = typer.Option(DEFAULT_MAX_TOKENS, help="Generation budget per LLM answer; answers cut by it are "
-                                                            "unusable and counted ('truncated')."),
-    grammatical_edits: bool = typer.Option(False, help="Add 'Only make grammatical edits' to every follow-up "
-                                                       "(section 3.7 of the paper; not in its Appendix B prompts)."),
-    language_guard: bool = typer.Option(True, help="Reject proposals not detected as --src-lang (lingua)."),
-    seed: int = typer.Option(13, help="Random seed (per-item sampling seeds derive from it)."),
-    overwrite: bool = typer.Option(False, help="Discard a different build found in --out."),
+    max_tokens: int = typer.Option(DEFAULT_MAX_TOKENS, min=1, help="Generation budget per LLM answer; answers cut by "
+                                                                   "it are unusable and counted ('truncated')."),
+    grammatical_edits: bool = typer.Option(False, "--grammatical-edits", help="Add 'Only make grammatical edits' to "
+                                           "every follow-up (section 3.7 of the paper; not in its Appendix B prompts)."),
+    language_guard: bool = typer.Option(True, "--language-guard/--no-language-guard",
+                                        help="Reject proposals not detected as --src-lang (lingua)."),
+    seed: int = seed_option(),
+    overwrite: bool = overwrite_option(),
 ):
     """MT-breaker: an LLM edits each seed step by step until the target MT model translates it badly."""
     from mtgauntlet.builders.mtbreaker import MTBreakerBuilder
 
-    rows = _seed_rows(seeds, column, format, src_lang, limit, lp)
+    src_lang, tgt_lang = lang_pair(src_lang, tgt_lang)
+    rows = _seed_rows(seeds, column, format, src_lang, tgt_lang, limit, lp, quoting, max_chars, skip_bad)
     builder = MTBreakerBuilder(variant=variant, llm=llm, mt=comma_list(mt), qe=qe,
                                steps=steps, src_lang=src_lang, tgt_lang=tgt_lang, temperature=temperature,
                                max_tokens=max_tokens, language_guard=language_guard,
                                grammatical_edits=grammatical_edits)
-    summary = BuildRunner(builder, out, seed=seed, shard_size=1, overwrite=overwrite).run(iter_items(rows))
+    summary = BuildRunner(builder, out, seed=seed, shard_size=1, overwrite=overwrite).run(
+        iter_items(rows.rows), rows.skipped_counts())
     _finish_breaker_build(summary)
 
 
@@ -184,8 +180,8 @@ def build_mtbreaker(
 def build_zeroshot(
     seeds: str = typer.Option(..., "--seeds", help="Seed texts: only their lengths are used (length matching)."),
     out: str = typer.Option(..., "--out", "-o", help="Output build directory (resumable)."),
-    column: str = typer.Option("text", "--column", help="Seed text column."),
-    format: Optional[str] = typer.Option(None, help="Input layout: tsv, csv, jsonl, parquet, flores, wmt24."),
+    column: str = typer.Option("text", "--column", help="Seed text column (tables; named layouts decide their own)."),
+    format: Optional[str] = format_option(),
     variant: str = typer.Option("plain", help="plain | history | min"),
     llm: Optional[str] = typer.Option(None, help="Generating LLM spec (default: embedded SmolLM2)."),
     mt: str = typer.Option("apertium", help="Target translator spec(s), comma-separated (several = multi)."),
@@ -195,21 +191,26 @@ def build_zeroshot(
     src_lang: str = typer.Option("en", help="Source language (BCP-47)."),
     tgt_lang: str = typer.Option("es", help="Target language (BCP-47)."),
     lp: Optional[str] = typer.Option(None, help="Language pair filter for wmt24 seeds."),
-    limit: Optional[int] = typer.Option(None, help="Use the first N seeds."),
+    limit: Optional[int] = limit_option("seeds"),
+    quoting: str = quoting_option(),
+    max_chars: int = max_chars_option(),
+    skip_bad: bool = skip_bad_option(),
     temperature: float = typer.Option(DEFAULT_TEMPERATURE, help="Sampling temperature (MT-breaker's default)."),
-    max_tokens: int = typer.Option(DEFAULT_MAX_TOKENS, help="Generation budget per LLM answer; answers cut by it are "
-                                                            "unusable and counted ('truncated')."),
-    seed: int = typer.Option(13, help="Random seed (per-item sampling seeds derive from it)."),
-    overwrite: bool = typer.Option(False, help="Discard a different build found in --out."),
+    max_tokens: int = typer.Option(DEFAULT_MAX_TOKENS, min=1, help="Generation budget per LLM answer; answers cut by "
+                                                                   "it are unusable and counted ('truncated')."),
+    seed: int = seed_option(),
+    overwrite: bool = overwrite_option(),
 ):
     """Zero-shot baselines: one generation per item, with history, or the most difficult of n (min)."""
     from mtgauntlet.builders.zeroshot import ZeroShotBuilder
 
-    rows = _seed_rows(seeds, column, format, src_lang, limit, lp)
+    src_lang, tgt_lang = lang_pair(src_lang, tgt_lang)
+    rows = _seed_rows(seeds, column, format, src_lang, tgt_lang, limit, lp, quoting, max_chars, skip_bad)
     builder = ZeroShotBuilder(variant=variant, llm=llm, mt=comma_list(mt), qe=qe, src_lang=src_lang,
                               tgt_lang=tgt_lang, generations=generations, temperature=temperature,
                               max_tokens=max_tokens)
-    summary = BuildRunner(builder, out, seed=seed, shard_size=1, overwrite=overwrite).run(iter_items(rows))
+    summary = BuildRunner(builder, out, seed=seed, shard_size=1, overwrite=overwrite).run(
+        iter_items(rows.rows), rows.skipped_counts())
     _finish_breaker_build(summary)
 
 
@@ -222,14 +223,18 @@ def build_bandit(
     llm: Optional[str] = typer.Option(None, "--llm", help="LLM spec for --llm-topics or --sampler llm."),
     sampler: str = typer.Option("corpus", help="corpus (offline) | llm (search-grounded LLM, paper prompt)."),
     topic_column: Optional[str] = typer.Option(None, help="Corpus column with topic labels (flores: topic, wmt24: domain)."),
-    text_column: str = typer.Option("src", help="Corpus text column."),
-    format: Optional[str] = typer.Option(None, help="Corpus layout: tsv, csv, jsonl, parquet, flores, wmt24."),
+    text_column: str = typer.Option("src", help="Corpus text column (tables; named layouts decide their own)."),
+    format: Optional[str] = format_option(),
+    quoting: str = quoting_option(),
+    max_chars: int = max_chars_option(),
+    skip_bad: bool = skip_bad_option(),
     algorithm: str = typer.Option("eps-greedy", help="brute | greedy | eps-greedy | contextual | ucb"),
-    budget: int = typer.Option(300, help="Pulls (sample + translate + QE), cost 1 each; failed pulls cost too."),
-    k: int = typer.Option(10, help="Topics to return."),
-    cap: int = typer.Option(10, help="Max pulls per topic (the paper's c; 0 = no cap)."),
-    epsilon: float = typer.Option(0.7, help="eps-greedy: probability of exploring an unsampled topic (paper: 0.7)."),
-    batch: int = typer.Option(1, help="Topics chosen per step (batched variants)."),
+    budget: int = typer.Option(300, min=1, help="Pulls (sample + translate + QE), cost 1 each; failed pulls cost too."),
+    k: int = typer.Option(10, min=1, help="Topics to return."),
+    cap: int = typer.Option(10, min=0, help="Max pulls per topic (the paper's c; 0 = no cap)."),
+    epsilon: float = typer.Option(0.7, min=0.0, max=1.0,
+                                  help="eps-greedy: probability of exploring an unsampled topic (paper: 0.7)."),
+    batch: int = typer.Option(1, min=1, help="Topics chosen per step (batched variants)."),
     prescore: Optional[int] = typer.Option(None, help="Pre-score a replay pool instead: N samples per topic "
                                                       "(brute force, cap N, budget N x topics; the paper used 25). "
                                                       "Then: gauntlet evaluate bandit --pool OUT."),
@@ -239,10 +244,10 @@ def build_bandit(
     src_lang: str = typer.Option("en", help="Source language (BCP-47)."),
     tgt_lang: str = typer.Option("es", help="Target language (BCP-47)."),
     lp: Optional[str] = typer.Option(None, help="Language pair filter for multi-pair corpora (wmt24)."),
-    min_words: int = typer.Option(20, help="Shortest corpus text sampled, in words (paper: 20-40)."),
-    max_words: int = typer.Option(40, help="Longest corpus text sampled, in words."),
-    seed: int = typer.Option(13, help="Random seed (every decision uses an RNG seeded by seed and pull index)."),
-    overwrite: bool = typer.Option(False, help="Discard a different search found in --out."),
+    min_words: int = typer.Option(20, min=1, help="Shortest corpus text sampled, in words (paper: 20-40)."),
+    max_words: int = typer.Option(40, min=1, help="Longest corpus text sampled, in words."),
+    seed: int = seed_option(),
+    overwrite: bool = overwrite_option(),
 ):
     """Search for the hardest topics with a bandit; writes the pull log and topic_text records."""
     import math
@@ -254,10 +259,14 @@ def build_bandit(
     from mtgauntlet.errors import GauntletError
     from mtgauntlet.models import registry
 
-    rows = []
+    from mtgauntlet.runner.build_runner import input_digest
+
+    src_lang, tgt_lang = lang_pair(src_lang, tgt_lang)
+    rows, read = [], None
     if corpus:
-        rows = load_corpus(corpus, format=format, src_col=text_column, ref_col=text_column, src_lang=src_lang,
-                           tgt_lang=tgt_lang, lp=lp).rows
+        read = load_corpus(corpus, format=format, src_col=text_column, ref_col=None, src_lang=src_lang,
+                           tgt_lang=tgt_lang, lp=lp, quoting=quoting, max_chars=max_chars, skip_bad=skip_bad)
+        rows = read.rows
     named = format or (sniff_named_format(corpus) if corpus else None)
     label = topic_column or ({"flores": "topic", "wmt24": "domain"}.get(named) if not (topics or llm_topics) else None)
     if topics:
@@ -286,16 +295,18 @@ def build_bandit(
             raise GauntletError("--prescore must be >= 1")
         algorithm, cap, budget = "brute", prescore, prescore * len(topic_list)
     source = corpus.rsplit("/", 1)[-1].split(".")[0] if corpus else "llm"
+    digest = input_digest(iter_items([*({"topic": t.name, "path": t.path} for t in topic_list), *rows]))
     search = BanditSearch(topic_list, samp, mt=comma_list(mt), qe=qe,
                           algorithm=algorithm, budget=budget, k=k, cap=math.inf if not cap else cap,
-                          epsilon=epsilon, batch=batch, seed=seed, src_lang=src_lang, tgt_lang=tgt_lang, source=source)
+                          epsilon=epsilon, batch=batch, seed=seed, src_lang=src_lang, tgt_lang=tgt_lang, source=source,
+                          input_sha256=digest)
     m = search.run(out, overwrite=overwrite)
     c = m["counts"]
     typer.echo(f"{c['pulls']} pulls over {len(topic_list)} topics ({c['scored_pulls']} scored; failed: "
                f"mt={c['mt_failures']}, qe={c['qe_failures']}); top-{k}:")
     for t in m["top_topics"]:
         typer.echo(f"  {t['mean_difficulty']:6.2f}  ({t['pulls']} pulls)  {t['topic']}")
-    typer.echo(f"signature: {m['signature']}")
+    typer.echo(f"signature: {m['signature']}" + (skipped_note(read) if read is not None else ""))
     if c["pulls"] and not c["scored_pulls"]:
         raise GauntletError(f"none of the {c['pulls']} pulls got a score (mt={c['mt_failures']}, "
                             f"qe={c['qe_failures']}): check --mt / --qe")

@@ -76,7 +76,7 @@ def run_recipe(
         code = _call(_release_args(rec, steps, reports, releases, resolved_path))
         if code:
             raise typer.Exit(code)
-    if rec.audit is not None and _has("audit"):
+    if rec.audit is not None and rec.audit.options:  # the release holds the default page; these options make another
         code = _call(["audit", str(target), "--out", str(work_dir / "audit.html"),
                       *option_args(_paths(rec, rec.audit.options), defs["audit"])])
         if code:
@@ -86,12 +86,6 @@ def run_recipe(
         if code:
             raise typer.Exit(code)
     typer.echo(f"recipe done: {target}")
-
-
-def _has(*path: str) -> bool:
-    from mtgauntlet.cli import introspect
-
-    return introspect.command(*path) is not None
 
 
 def _paths(rec, options: dict) -> dict:
@@ -112,6 +106,8 @@ def _release_args(rec, steps, reports, releases: str, resolved: Path) -> list[st
             args += [f"--{key.replace('_', '-')}", str(value)]
     if "recipe" in defs:
         args += ["--recipe", str(resolved)]
+    if rec.audit is not None and "audit" in defs:
+        args.append("--audit")
     if reports and "report" in defs:
         for rep in (reports if defs["report"].multiple else reports[:1]):
             args += ["--report", str(rep)]

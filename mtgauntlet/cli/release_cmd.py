@@ -34,6 +34,8 @@ def release(
     description: Optional[str] = typer.Option(None, "--description", help="A paragraph describing the set (card)."),
     recipe: Optional[str] = typer.Option(None, "--recipe", help="The resolved recipe that made these builds (written "
                                          "by `gauntlet run`); stored as recipe.yaml and shown in the card."),
+    audit: bool = typer.Option(False, "--audit", help="Put the audit page (report.html, as `gauntlet audit`) into the "
+                               "release, covered by the manifest and linked from the card."),
 ):
     """Package builds as releases/name=NAME/version=X.Y.Z/ (atomic): Parquet per kind and language pair, card,
     Croissant, manifest with the sha256 of every file."""
@@ -50,7 +52,8 @@ def release(
     if recipe and not Path(recipe).is_file():
         raise GauntletError(f"{recipe}: no such recipe file")
     path = make_release(builds, name, version, out=out, reports=reports, license=license,
-                        pretty_name=pretty_name, extra_figures=extra, description=description, recipe=recipe)
+                        pretty_name=pretty_name, extra_figures=extra, description=description, recipe=recipe,
+                        audit=audit)
     m = json.loads((path / "manifest.json").read_text(encoding="utf-8"))
     lic = m["license"]
     for w in lic["warnings"]:

@@ -28,7 +28,7 @@ def simulate_bandit(
     seed: int = typer.Option(13, "--seed", help="Seed of the topic sample and of the algorithms."),
     plot: Optional[str] = typer.Option(None, "--plot", help="PNG: top-k difficulty vs budget (0.5/1/1.5/3 pulls per "
                                                             "topic) and the topic-difficulty mixture."),
-    json_out: bool = typer.Option(False, "--json"),
+    json_out: bool = typer.Option(False, "--json", help="Print JSON."),
 ):
     """Compare algorithms against the oracle top-k at equal budgets on synthetic topics."""
     import math

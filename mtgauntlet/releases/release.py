@@ -43,6 +43,7 @@ __all__ = ["RELEASE_MANIFEST", "make_release", "release_dir", "sha256_file", "ve
 BUILD_KEYS = ("builder", "builder_version", "kind", "signature", "counts", "models", "config", "created_at",
               "finished_at", "versions", "input_sha256")
 RECIPE_FILE = "recipe.yaml"
+AUDIT_FILE = "report.html"
 
 
 def release_dir(root: str | Path, name: str, version: str | Version) -> Path:
@@ -76,12 +77,13 @@ def _write_data(tmp: Path, kind: str, table: pa.Table, signatures: list[str], re
 def make_release(builds: Sequence[str | Path], name: str, version: str, *, out: str | Path = "releases",
                  reports: Sequence[tuple[str, dict[str, Any]]] = (), license: str | None = None,
                  pretty_name: str | None = None, extra_figures: Sequence[Path] = (), description: str | None = None,
-                 recipe: str | Path | None = None) -> Path:
+                 recipe: str | Path | None = None, audit: bool = False) -> Path:
     """Package complete builds as an immutable release; returns the release directory.
 
     ``reports``: (where it came from, validation report) pairs; ``license``: overrides the licence
     derived from the records' source datasets (see :mod:`mtgauntlet.cards.licenses`); ``recipe``: the
-    resolved recipe that made the builds (`gauntlet run`), stored as recipe.yaml and shown in the card.
+    resolved recipe that made the builds (`gauntlet run`), stored as recipe.yaml and shown in the card;
+    ``audit``: put the audit page (``report.html``, :mod:`mtgauntlet.cards.audit`) into the release.
     """
     from mtgauntlet.cards.card import write_card
     from mtgauntlet.cards.croissant import write_croissant
@@ -119,6 +121,7 @@ def make_release(builds: Sequence[str | Path], name: str, version: str, *, out: 
             "license": {**decision.__dict__},
             "description": " ".join(description.split()) if description else None,
             "recipe": RECIPE_FILE if recipe else None,
+            "audit": AUDIT_FILE if audit else None,
         }
         if recipe:
             shutil.copyfile(recipe, tmp / RECIPE_FILE)
@@ -129,6 +132,16 @@ def make_release(builds: Sequence[str | Path], name: str, version: str, *, out: 
         listed = {f["path"] for f in files}
         files += [describe_file(tmp, rel) for rel in release_files(tmp) if rel not in listed]
         manifest["files"] = files
-        (tmp / RELEASE_MANIFEST).write_text(json.dumps(manifest, indent=2, ensure_ascii=False, default=str) + "\n",
-                                            encoding="utf-8")
+        _write_manifest(tmp, manifest)
+        if audit:  # the page reads the manifest and the card, so it comes last and is then added to the manifest
+            from mtgauntlet.cards.audit import write_audit
+
+            write_audit(tmp, tmp / AUDIT_FILE, location=str(target), progress=False)
+            manifest["files"].append(describe_file(tmp, AUDIT_FILE))
+            _write_manifest(tmp, manifest)
     return target
+
+
+def _write_manifest(root: Path, manifest: dict[str, Any]) -> None:
+    (root / RELEASE_MANIFEST).write_text(json.dumps(manifest, indent=2, ensure_ascii=False, default=str) + "\n",
+                                         encoding="utf-8")

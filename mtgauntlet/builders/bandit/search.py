@@ -39,7 +39,8 @@ class BanditSearch:
 
     def __init__(self, topics: Sequence[Topic], sampler, *, mt: Sequence[str], qe, algorithm: str,
                  budget: int, k: int = 10, cap: float = math.inf, epsilon: float = 0.7, batch: int = 1,
-                 seed: int = 13, src_lang: str = "en", tgt_lang: str = "es", source: str = ""):
+                 seed: int = 13, src_lang: str = "en", tgt_lang: str = "es", source: str = "",
+                 input_sha256: str | None = None):
         if algorithm not in ALGORITHMS:
             raise GauntletError(f"unknown algorithm {algorithm!r}; choose from {', '.join(ALGORITHMS)}")
         if budget < 1 or batch < 1 or k < 1:
@@ -50,6 +51,7 @@ class BanditSearch:
         self.mt_specs, self.qe_specs = list(mt), split_specs(qe) or ["qe"]
         self.algorithm, self.budget, self.k, self.cap, self.epsilon, self.batch = algorithm, budget, k, cap, epsilon, batch
         self.seed, self.src_lang, self.tgt_lang, self.source = seed, src_lang, tgt_lang, source
+        self.input_sha256 = input_sha256  # content of the corpus and topics: a resume never mixes inputs
         self.neigh = neighbours(self.topics) if algorithm == "contextual" else None
         self._scorer = None
 
@@ -58,7 +60,8 @@ class BanditSearch:
                                "algorithm": self.algorithm, "budget": self.budget, "k": self.k,
                                "cap": "inf" if self.cap == math.inf else int(self.cap), "epsilon": self.epsilon,
                                "batch": self.batch, "topics": len(self.topics), "source": self.source,
-                               "mt": self.mt_specs, "qe": self.qe_specs, "seed": self.seed},
+                               "mt": self.mt_specs, "qe": self.qe_specs, "seed": self.seed,
+                               **({"input": self.input_sha256[:12]} if self.input_sha256 else {})},
                               version=f"{__version__}+bandit.{VERSION}")
 
     @property
@@ -95,9 +98,13 @@ class BanditSearch:
     # -- search -----------------------------------------------------------------------------------
     def run(self, out_dir: str | Path, progress: bool | None = None, overwrite: bool = False) -> dict[str, Any]:
         """Search until the budget is spent; ``progress``: a bar (True), plain lines on stderr (False), or a bar
-        only on a terminal (None), as every build."""
-        out = Path(out_dir)
-        out.mkdir(parents=True, exist_ok=True)
+        only on a terminal (None), as every build. One process at a time searches into a directory."""
+        from mtgauntlet.runner.build_runner import build_lock
+
+        with build_lock(Path(out_dir)):
+            return self._run(Path(out_dir), progress, overwrite)
+
+    def _run(self, out: Path, progress: bool | None, overwrite: bool) -> dict[str, Any]:
         sig = self.signature()
         mpath = out / "build.json"
         if mpath.exists():
@@ -113,7 +120,7 @@ class BanditSearch:
             m = None
         if m is None:
             m = {"builder": "bandit", "builder_version": VERSION, "kind": "topic_text", "signature": sig,
-                 "seed": self.seed, "config": {"algorithm": self.algorithm, "budget": self.budget, "k": self.k,
+                 "seed": self.seed, "input_sha256": self.input_sha256, "config": {"algorithm": self.algorithm, "budget": self.budget, "k": self.k,
                                                "cap": None if self.cap == math.inf else self.cap,
                                                "epsilon": self.epsilon, "batch": self.batch,
                                                "n_topics": len(self.topics), "source_datasets": [self.source]},
