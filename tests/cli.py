@@ -24,6 +24,10 @@ class Result:
     def output(self) -> str:
         return self.stdout + self.stderr
 
+    @property
+    def exception(self) -> str:  # what a failing assertion should show (the error line, if any)
+        return self.stderr.strip().splitlines()[-1] if self.stderr.strip() else ""
+
     def __repr__(self) -> str:  # shown by pytest when an assertion on the result fails
         return f"Result(exit_code={self.exit_code}, stdout={self.stdout[-2000:]!r}, stderr={self.stderr[-2000:]!r})"
 

@@ -3,14 +3,14 @@
 import sys
 
 import pytest
-from typer.testing import CliRunner
 
-from mtgauntlet.cli.main import app, main
+from mtgauntlet.cli.main import main
+from tests.cli import invoke
 
 
 def cli(*args):
     """Run `gauntlet ARGS` in-process; fail the test with the output when it does not exit 0."""
-    r = CliRunner().invoke(app, [str(a) for a in args])
+    r = invoke([str(a) for a in args])
     assert r.exit_code == 0, r.output + repr(r.exception)
     return r
 

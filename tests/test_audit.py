@@ -13,21 +13,19 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-from typer.testing import CliRunner
 
-from mtgauntlet.cli.main import app
 from mtgauntlet.models import registry
 from mtgauntlet.records import load_records
+from tests.cli import invoke
 
 sys.path.insert(0, str(Path(__file__).parent))
 from headless_chromium import chromium, load_page
 
-runner = CliRunner()
 SECTIONS = ("overview", "validation", "quality", "examples", "methods", "diff")
 
 
 def gauntlet(*args: str) -> str:
-    r = runner.invoke(app, list(args), catch_exceptions=False)
+    r = invoke(list(args))
     assert r.exit_code == 0, r.output
     return r.output
 

@@ -3,22 +3,20 @@ import shutil
 
 import pyarrow.parquet as pq
 import pytest
-from typer.testing import CliRunner
 
-from mtgauntlet.cli.main import app
 from mtgauntlet.errors import GauntletError
 from mtgauntlet.releases.catalog import QueryRefused, run_query
 from mtgauntlet.releases.manifest import sha256_file
 from mtgauntlet.releases.release import make_release
 from tests.release_helpers import run_main
+from tests.cli import invoke
 
-runner = CliRunner()
 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory, sample_path):
     out = tmp_path_factory.mktemp("builds")
-    r = runner.invoke(app, ["build", "subset", "--input", str(sample_path), "--src-col", "es", "--src-lang", "es",
+    r = invoke(["build", "subset", "--input", str(sample_path), "--src-col", "es", "--src-lang", "es",
                             "--tgt-lang", "en", "--domain-col", "domain", "--budget", "6", "--stratify", "domain",
                             "--out", str(out / "subset")])
     assert r.exit_code == 0, r.output
@@ -115,31 +113,31 @@ def test_runtime_sql_error_is_one_line(built, monkeypatch, capsys):
 
 
 def test_query_formats(built):
-    r = runner.invoke(app, ["query", "-r", str(built), "-f", "json", "SELECT rank, text FROM selected_text ORDER BY rank"])
+    r = invoke(["query", "-r", str(built), "-f", "json", "SELECT rank, text FROM selected_text ORDER BY rank"])
     assert r.exit_code == 0, r.output
-    rows = json.loads(r.output)
+    rows = json.loads(r.stdout)
     assert [x["rank"] for x in rows] == [1, 2, 3, 4, 5, 6]
-    r = runner.invoke(app, ["query", "-r", str(built), "-f", "csv", "SELECT count(*) AS n FROM selected_text"])
+    r = invoke(["query", "-r", str(built), "-f", "csv", "SELECT count(*) AS n FROM selected_text"])
     assert r.output.splitlines() == ["n", "6"]
 
 
 def test_help_lists_every_verb_and_each_verb_has_help():
-    r = runner.invoke(app, ["--help"])
+    r = invoke(["--help"])
     verbs = ("build", "validate", "release", "verify", "publish", "query", "evaluate", "score", "simulate", "models")
     for verb in verbs:
         assert verb in r.output
-        sub = runner.invoke(app, [verb, "--help"])
+        sub = invoke([verb, "--help"])
         assert sub.exit_code == 0 and "Usage" in sub.output, verb
     for sub in (["build", "smaug"], ["build", "mtbreaker"], ["build", "zeroshot"], ["build", "bandit"],
                 ["build", "subset"], ["evaluate", "metric"], ["evaluate", "dec"], ["simulate", "bandit"]):
-        assert runner.invoke(app, [*sub, "--help"]).exit_code == 0, sub
-    r = runner.invoke(app, ["frobnicate"])
+        assert invoke([*sub, "--help"]).exit_code == 0, sub
+    r = invoke(["frobnicate"])
     assert r.exit_code != 0
 
 
 def test_models_lists_embedded():
-    r = runner.invoke(app, ["models", "--json"])
-    data = json.loads(r.output)
+    r = invoke(["models", "--json"])
+    data = json.loads(r.stdout)
     roles = {row["role"] for row in data["embedded"]}
     assert {"llm", "embedder", "annotator", "nli", "infiller"} <= roles
     nli = [row for row in data["embedded"] if row["role"] == "nli"][0]
@@ -149,10 +147,10 @@ def test_models_lists_embedded():
 def test_bad_input_error_is_clear(tmp_path):
     p = tmp_path / "in.tsv"
     p.write_text("src\tdomain\nHola\tnews\n\tnews\n", encoding="utf-8")
-    r = runner.invoke(app, ["build", "subset", "-i", str(p), "--src-lang", "es", "--out", str(tmp_path / "o")])
+    r = invoke(["build", "subset", "-i", str(p), "--src-lang", "es", "--out", str(tmp_path / "o")])
     assert r.exit_code != 0
-    assert isinstance(r.exception, Exception) and "line 3" in str(r.exception) and "'src'" in str(r.exception)
-    r = runner.invoke(app, ["build", "subset", "-i", str(p), "--src-lang", "es", "--out", str(tmp_path / "o"),
+    assert r.exit_code == 2 and r.stderr.startswith("error: ") and "line 3" in r.stderr and "'src'" in r.stderr
+    r = invoke(["build", "subset", "-i", str(p), "--src-lang", "es", "--out", str(tmp_path / "o"),
                             "--skip-bad", "--budget", "1"])
     assert r.exit_code == 0, r.output
     m = json.loads((tmp_path / "o" / "build.json").read_text())

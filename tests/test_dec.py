@@ -8,13 +8,10 @@ import json
 
 import numpy as np
 import pytest
-from typer.testing import CliRunner
 
-from mtgauntlet.cli.main import app
-from mtgauntlet.errors import InputError
 from mtgauntlet.models import registry
+from tests.cli import invoke
 
-runner = CliRunner()
 
 
 @pytest.fixture(scope="module")
@@ -27,9 +24,9 @@ def mtme_ende(shared_data):
 
 
 def _dec(*args):
-    r = runner.invoke(app, ["evaluate", "dec", *args, "--json"])
+    r = invoke(["evaluate", "dec", *args, "--json"])
     assert r.exit_code == 0, r.output + repr(r.exception)
-    return json.loads(r.output)
+    return json.loads(r.stdout)
 
 
 def test_human_translations_count_unless_excluded(mtme_ende):
@@ -78,9 +75,9 @@ def test_mqm_protocol_is_inferred_and_perfect_means_no_error(tmp_path, mtme_ende
 def test_a_0_100_table_without_protocol_must_say_it(tmp_path, mtme_ende):
     _, rows = mtme_ende
     table = _plain_table(tmp_path, [r for r in rows if "\\" not in r["src"]], "da_sqm")
-    r = runner.invoke(app, ["evaluate", "dec", "-j", str(table), "-e", "length"])
-    assert isinstance(r.exception, InputError) and "--protocol" in str(r.exception) and str(table) in str(r.exception)
+    r = invoke(["evaluate", "dec", "-j", str(table), "-e", "length"])
+    assert r.exit_code == 2 and r.stderr.startswith("error: ") and "--protocol" in r.stderr and str(table) in r.stderr
     got = _dec("-j", str(table), "-e", "length", "--protocol", "da")
     assert got["protocols"] == {"en-de": ["da (option)"]} and got["results"][0]["perfect_pct"] >= 0
-    r = runner.invoke(app, ["evaluate", "dec", "-j", str(table), "-e", "length", "--protocol", "mqm"])
-    assert isinstance(r.exception, InputError) and "negate" in str(r.exception) and "line 2" in str(r.exception)
+    r = invoke(["evaluate", "dec", "-j", str(table), "-e", "length", "--protocol", "mqm"])
+    assert r.exit_code == 2 and r.stderr.startswith("error: ") and "negate" in r.stderr and "line 2" in r.stderr

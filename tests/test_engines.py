@@ -5,17 +5,16 @@ mode, this machine's 2 CPUs) serves the module."""
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
-from typer.testing import CliRunner
 
 from mtgauntlet.builders.base import iter_items
 from mtgauntlet.builders.subset import SubsetBuilder
-from mtgauntlet.cli.main import app
 from mtgauntlet.corpora.formats import read_flores
 from mtgauntlet.engines import get_engine
 from mtgauntlet.engines.scoring import ScoreTask
 from mtgauntlet.errors import GauntletError
 from mtgauntlet.runner.build_runner import BuildRunner
 from tests import tiny_models
+from tests.cli import invoke
 
 
 @pytest.fixture(scope="module")
@@ -92,7 +91,7 @@ def test_cli_score_and_build_subset_on_ray_equal_local(tmp_path, flores, ray_ses
     scored, selected, signatures = {}, {}, set()
     for engine in ("local", "ray"):
         out = tmp_path / f"{engine}.parquet"
-        r = CliRunner().invoke(app, ["score", "difficulty", "--input", str(flores), "--format", "flores",
+        r = invoke(["score", "difficulty", "--input", str(flores), "--format", "flores",
                                      "--estimator", "rarity", "--engine", engine, "--shard-size", "300",
                                      "--out", str(out)])
         assert r.exit_code == 0, r.output
@@ -100,11 +99,11 @@ def test_cli_score_and_build_subset_on_ray_equal_local(tmp_path, flores, ray_ses
         assert not (tmp_path / f"{engine}.parquet.work").exists()
         scored[engine] = pd.read_parquet(out)
         build = tmp_path / f"subset-{engine}"
-        r = CliRunner().invoke(app, ["build", "subset", "--input", str(flores), "--format", "flores",
+        r = invoke(["build", "subset", "--input", str(flores), "--format", "flores",
                                      "--estimator", "rarity", "--budget", "40", "--stratify", "domain",
                                      "--engine", engine, "--out", str(build)])
         assert r.exit_code == 0, r.output
-        signatures.add(r.output.split("signature: ")[1].strip())
+        signatures.add(r.stdout.split("signature: ")[1].strip())
         selected[engine] = pq.read_table(build / "data" / "part-final.parquet",
                                          columns=["id", "text", "domain", "difficulty", "rank"]).to_pandas()
     pd.testing.assert_frame_equal(scored["local"], scored["ray"])

@@ -5,12 +5,10 @@ import json
 
 import numpy as np
 import pytest
-from typer.testing import CliRunner
 
-from mtgauntlet.cli.main import app
 from mtgauntlet.evaluation.metric_robustness import PairSet, evaluate, tau_and_d, tau_d_correlation, tau_over_lps
+from tests.cli import invoke
 
-runner = CliRunner()
 
 
 def test_ties_discordant_or_ignored():
@@ -61,11 +59,11 @@ def test_tau_over_lps_and_figure_8_correlation_by_hand():
 
 
 def test_evaluate_metric_cli_aggregates_on_demetr(shared_data):
-    r = runner.invoke(app, ["evaluate", "metric", "--set", str(shared_data / "demetr/demetr_dev.jsonl.gz"),
+    r = invoke(["evaluate", "metric", "--set", str(shared_data / "demetr/demetr_dev.jsonl.gz"),
                             "-m", "chrf", "-m", "bleu", "--lp", "de-en,es-en,fr-en", "--ties", "ignore",
                             "--phenomena", "critical_id8_negation,critical_id10_numbers_replaced", "--json"])
     assert r.exit_code == 0, r.output
-    data = json.loads(r.output)
+    data = json.loads(r.stdout)
     assert data["ties"] == "ignore" and data["metrics"] == ["chrf", "bleu"]
     res = [x for x in data["results"] if x["phenomenon"] != "all"]
     assert len(res) == 2 * 3 * 2 and all(x["n"] > 0 for x in res)  # numbers: only items DEMETR could perturb
@@ -83,6 +81,6 @@ def test_evaluate_metric_cli_aggregates_on_demetr(shared_data):
                                                           [p["d"] for p in pts.values()])[0, 1])
     # ties ignored: concordant + discordant + ties == n on every row
     assert all(x["concordant"] + x["discordant"] + x["ties"] == x["n"] for x in data["results"])
-    r = runner.invoke(app, ["evaluate", "metric", "--set", str(shared_data / "demetr/demetr_dev.jsonl.gz"),
+    r = invoke(["evaluate", "metric", "--set", str(shared_data / "demetr/demetr_dev.jsonl.gz"),
                             "--ties", "sometimes"])
     assert r.exit_code == 2 and "--ties" in r.output

@@ -6,7 +6,6 @@ import random
 import shutil
 
 import pytest
-from typer.testing import CliRunner
 
 from tests import tiny_models
 from tests.openai_server import ScriptedServer
@@ -15,9 +14,9 @@ from mtgauntlet.builders.bandit.sampler import LLMSampler
 from mtgauntlet.builders.base import iter_items
 from mtgauntlet.builders.smaug import SmaugBuilder
 from mtgauntlet.runner.build_runner import item_rng
-from mtgauntlet.cli.main import app
 from mtgauntlet.models import registry
 from mtgauntlet.schema import checks_dict
+from tests.cli import invoke
 
 pytest.importorskip("transformers")
 
@@ -93,7 +92,7 @@ def test_score_qe_cli(tmp_path):
         pytest.skip("apertium not installed")
     p = tmp_path / "in.tsv"
     p.write_text("src\tmt\tlp\nThe dog barks.\tEl perro ladra.\ten-es\nThe dog barks.\tEl gato canta.\ten-es\n")
-    r = CliRunner().invoke(app, ["score", "qe", "--input", str(p), "--map", "tgt=mt", "--qe", "roundtrip",
+    r = invoke(["score", "qe", "--input", str(p), "--map", "tgt=mt", "--qe", "roundtrip",
                                  "--out", str(tmp_path / "o.tsv")])
     assert r.exit_code == 0, r.output
     import pandas as pd

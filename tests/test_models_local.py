@@ -8,14 +8,13 @@ import time
 
 import numpy as np
 import pytest
-from typer.testing import CliRunner
 
 from tests.openai_server import ScriptedServer
-from mtgauntlet.cli.main import app
 from mtgauntlet.errors import BackendUnavailable, GauntletError
 from mtgauntlet.models import cache, registry
 from mtgauntlet.models.openai_compat import OpenAIChatLLM, OpenAIError, retry_after_seconds
 from mtgauntlet.models.prompts import parse_score, parse_tagged, parse_translation
+from tests.cli import invoke
 
 needs_apertium = pytest.mark.skipif(shutil.which("apertium") is None, reason="apertium not installed")
 
@@ -258,7 +257,7 @@ def test_registry_errors():
 
 
 def test_models_command_table():
-    r = CliRunner().invoke(app, ["models"])
+    r = invoke(["models"])
     assert r.exit_code == 0
     for word in ("role", "installed?", "smollm2", "e5", "apertium", "none packaged"):
         assert word in r.output

@@ -9,15 +9,13 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from typer.testing import CliRunner
 
-from mtgauntlet.cli.main import app
 from mtgauntlet.schema import checks_dict
 from tests.openai_server import ScriptedServer
 from tests.release_helpers import cli
+from tests.cli import invoke
 
 pytestmark = pytest.mark.skipif(shutil.which("apertium") is None, reason="apertium not installed")
-runner = CliRunner()
 BUILDERS = ("smaug", "subset", "bandit", "mtbreaker")
 
 
@@ -154,13 +152,13 @@ def test_nested_values_survive_the_release(releases, builds):
 
 def test_evaluate_accepts_a_release_directory(releases):
     m = json.loads((releases["together"] / "manifest.json").read_text())
-    r = runner.invoke(app, ["evaluate", "metric", "--set", str(releases["together"]), "--metric", "chrf", "--json"])
+    r = invoke(["evaluate", "metric", "--set", str(releases["together"]), "--metric", "chrf", "--json"])
     assert r.exit_code == 0, r.output
-    per_cell = [x for x in json.loads(r.output)["results"] if "all" not in (x["phenomenon"], x["lp"])]
+    per_cell = [x for x in json.loads(r.stdout)["results"] if "all" not in (x["phenomenon"], x["lp"])]
     assert sum(x["n"] for x in per_cell) == m["rows"]["smaug_pair"]
-    r = runner.invoke(app, ["evaluate", "breaker", "--set", str(releases["mtbreaker"]), "--json"])
+    r = invoke(["evaluate", "breaker", "--set", str(releases["mtbreaker"]), "--json"])
     assert r.exit_code == 0, r.output
-    assert json.loads(r.output)["items"] == 2
+    assert json.loads(r.stdout)["items"] == 2
 
 
 def test_card_names_each_scale_and_the_embedded_editor_limitation(builds, releases, tmp_path):

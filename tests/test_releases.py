@@ -4,17 +4,15 @@ import shutil
 import subprocess
 
 import pytest
-from typer.testing import CliRunner
 
-from mtgauntlet.cli.main import app
 from mtgauntlet.errors import GauntletError
 from mtgauntlet.releases.catalog import run_query
 from mtgauntlet.releases.local_hub import LocalGitHub
 from mtgauntlet.releases.publish import plan_publish, publish
 from mtgauntlet.releases.release import make_release, verify_release
 from tests.release_helpers import run_main
+from tests.cli import invoke
 
-runner = CliRunner()
 
 
 @pytest.fixture(scope="module")
@@ -22,9 +20,9 @@ def builds(tmp_path_factory, sample_path):
     root = tmp_path_factory.mktemp("builds")
     common = ["--input", str(sample_path), "--src-col", "es", "--ref-col", "en", "--src-lang", "es", "--tgt-lang", "en",
               "--good-from", "reference"]
-    r = runner.invoke(app, ["build", "smaug", *common, "--phenomena", "ne,num,neg", "--out", str(root / "v1")])
+    r = invoke(["build", "smaug", *common, "--phenomena", "ne,num,neg", "--out", str(root / "v1")])
     assert r.exit_code == 0, r.output
-    r = runner.invoke(app, ["build", "smaug", *common, "--out", str(root / "v2")])
+    r = invoke(["build", "smaug", *common, "--out", str(root / "v2")])
     assert r.exit_code == 0, r.output
     return root
 
@@ -33,7 +31,7 @@ def builds(tmp_path_factory, sample_path):
 def releases(builds, tmp_path_factory):
     out = tmp_path_factory.mktemp("rel") / "releases"
     for b, v in (("v1", "0.1.0"), ("v2", "0.2.0")):
-        r = runner.invoke(app, ["release", str(builds / b), "--name", "smaug-demo", "--version", v, "--out", str(out)])
+        r = invoke(["release", str(builds / b), "--name", "smaug-demo", "--version", v, "--out", str(out)])
         assert r.exit_code == 0, r.output
     return out
 
@@ -249,7 +247,7 @@ def test_publish_to_local_git_commit_tag_removals_and_renames(builds, tmp_path, 
 def test_publish_dry_run_and_unreachable_hub(releases, monkeypatch, capsys):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     rel = releases / "name=smaug-demo" / "version=0.2.0"
-    r = runner.invoke(app, ["publish", str(rel), "--repo", "my-org/smaug-demo", "--dry-run"])
+    r = invoke(["publish", str(rel), "--repo", "my-org/smaug-demo", "--dry-run"])
     assert r.exit_code == 0, r.output
     assert "add    README.md" in r.output and "add    data/smaug_pair/es-en/neg.parquet" in r.output
     assert "tag: v0.2.0" in r.output and "nothing was published" in r.output
@@ -271,5 +269,5 @@ def test_catalog_across_versions_from_another_directory(releases, tmp_path, monk
     latest = run_query(releases, "SELECT DISTINCT version FROM latest_smaug_pair")
     assert latest["version"].tolist() == ["0.2.0"]
     assert run_query(releases, "SELECT typeof(version) AS t FROM smaug_pair LIMIT 1")["t"][0] == "VARCHAR"
-    r = runner.invoke(app, ["query", "--releases", str(releases), "-f", "csv", "SELECT count(*) AS n FROM releases"])
+    r = invoke(["query", "--releases", str(releases), "-f", "csv", "SELECT count(*) AS n FROM releases"])
     assert r.output.splitlines() == ["n", "2"]

@@ -7,13 +7,11 @@ from fractions import Fraction
 
 import pyarrow.parquet as pq
 import pytest
-from typer.testing import CliRunner
 
-from mtgauntlet.cli.main import app
 from mtgauntlet.models import registry
 from mtgauntlet.records import load_records
+from tests.cli import invoke
 
-runner = CliRunner()
 B = 25
 
 
@@ -24,7 +22,7 @@ def flores(shared_data):
 
 def _subset(tmp_path, flores, *extra, budget=B):
     out = tmp_path / "subset"
-    r = runner.invoke(app, ["build", "subset", "-i", str(flores), "--format", "flores", "--src-lang", "en",
+    r = invoke(["build", "subset", "-i", str(flores), "--format", "flores", "--src-lang", "en",
                             "--tgt-lang", "de", "--estimator", "length", "--budget", str(budget), "--out", str(out),
                             *extra])
     assert r.exit_code == 0, r.output
