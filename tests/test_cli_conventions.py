@@ -93,3 +93,12 @@ def test_validate_diversity_reads_any_table(tmp_path, sample_path):
 
     res = json.loads(r.stdout)
     assert res["n"] == 42 and 0 < res["chrf_diversity"] <= 1
+
+
+@pytest.mark.slow
+def test_great_expectations_output_stays_quiet_without_verbose(tmp_path, sample_path):
+    out = tmp_path / "b"
+    assert invoke(["build", "subset", *_sample_args(sample_path, out), "--budget", "5"]).exit_code == 0
+    r = invoke(["validate", out, "--gx", "--report", tmp_path / "rep"])
+    assert r.exit_code == 0 and (tmp_path / "rep" / "gx-docs" / "index.html").exists()
+    assert "Calculating Metrics" not in r.output and "INFO" not in r.output

@@ -31,7 +31,18 @@ class DataDocs:
         self.gx = gx
         self.docs_dir = Path(docs_dir).resolve()
         self.docs_dir.mkdir(parents=True, exist_ok=True)
+        quiet = os.environ.get("MTGAUNTLET_VERBOSE") != "1"  # GX's INFO lines and progress bars only with -v
+        if quiet:
+            import logging
+
+            for name in ["great_expectations", *logging.root.manager.loggerDict]:
+                if name.startswith("great_expectations"):
+                    logging.getLogger(name).setLevel(logging.WARNING)
         self.context = gx.get_context(mode="ephemeral")
+        if quiet:
+            from great_expectations.data_context.types.base import ProgressBarsConfig
+
+            self.context.variables.progress_bars = ProgressBarsConfig(globally=False, metric_calculations=False)
         self.context.add_data_docs_site(site_name="mtgauntlet", site_config={
             "class_name": "SiteBuilder",
             "store_backend": {"class_name": "TupleFilesystemStoreBackend", "base_directory": str(self.docs_dir)},
