@@ -102,3 +102,44 @@ def test_great_expectations_output_stays_quiet_without_verbose(tmp_path, sample_
     r = invoke(["validate", out, "--gx", "--report", tmp_path / "rep"])
     assert r.exit_code == 0 and (tmp_path / "rep" / "gx-docs" / "index.html").exists()
     assert "Calculating Metrics" not in r.output and "INFO" not in r.output
+
+
+def test_every_reported_traceback_is_now_one_line(tmp_path, sample_path):
+    """Issue #17 point 5, each case through the real entry point: one `error:` line, exit 2, no traceback."""
+    sub = tmp_path / "sub"
+    assert invoke(["build", "subset", *_sample_args(sample_path, sub), "--budget", "5"]).exit_code == 0
+    rel_root = tmp_path / "releases"
+    assert invoke(["release", sub, "--name", "x", "--version", "0.1.0", "--out", rel_root]).exit_code == 0
+    rel = rel_root / "name=x" / "version=0.1.0"
+    broken = tmp_path / "broken"
+    import shutil
+
+    shutil.copytree(rel_root, broken)
+    (broken / "name=x" / "version=0.1.0" / "manifest.json").write_text("{not json")
+    qe_table = tmp_path / "qe.tsv"
+    qe_table.write_text("src\ttgt\tlp\nHola\tHello\tes-en\n", encoding="utf-8")
+    regular = tmp_path / "a-file"
+    regular.write_text("x")
+    cases = [
+        ["build", "subset", *_sample_args(sample_path, tmp_path / "o1"), "--budget", "0"],
+        ["build", "subset", *_sample_args(sample_path, tmp_path / "o2"), "--budget", "-3"],
+        ["build", "bandit", "--corpus", sample_path, "--text-column", "en", "--topic-column", "domain",
+         "--budget", "0", "--out", tmp_path / "o3"],
+        ["build", "subset", *_sample_args(sample_path, tmp_path / "o4"), "--shard-size", "0"],
+        ["build", "subset", *_sample_args(sample_path, tmp_path / "o5"), "--limit", "0"],
+        ["build", "subset", *_sample_args(sample_path, tmp_path / "o6"), "--estimator", "lenght"],
+        ["score", "difficulty", "--input", sample_path, "--src-col", "es", "--src-lang", "es", "--out",
+         tmp_path / "x.xlsx"],
+        ["score", "qe", "--input", qe_table, "--qe", "llm-as-qe:openai:m@notaurl", "--out", tmp_path / "q.tsv"],
+        ["query", "--releases", rel_root, "SELECT * FROM nosuchtable"],
+        ["query", "--releases", broken, "SELECT 1"],
+        ["verify", broken / "name=x" / "version=0.1.0"],
+        ["publish", rel, "--repo", f"file:{regular}"],
+        ["publish", rel, "--repo", "someone/nothing"],
+    ]
+    for args in cases:
+        r = invoke(args, env={"HF_HUB_OFFLINE": "1"})
+        lines = r.stderr.strip().splitlines()
+        assert r.exit_code == 2, (args, r)
+        assert lines and lines[-1].startswith("error: ") and "Traceback" not in r.output, (args, r)
+    assert not any((tmp_path / f"o{i}" / "build.json").exists() for i in range(1, 7))
