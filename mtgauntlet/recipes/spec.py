@@ -26,13 +26,13 @@ Example::
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from mtgauntlet.errors import InputError
+from mtgauntlet.fileio import sha256_file  # noqa: F401  (re-exported for recipe users)
 
 RECIPE_VERSION = 1
 INPUT_OPTIONS = ("input", "seeds", "corpus", "topics", "judgments")  # options that name input files
@@ -248,11 +248,3 @@ def parse_recipe(path: str | Path, builder_options: Callable[[str], Mapping[str,
         raw = {} if raw is True else _mapping(raw, where, step)
         steps[step] = StepSpec(_options(raw, step_options.get(step, {}), where, (step,)))
     return Recipe(path=p.resolve(), release=release, builds=builds, **steps)
-
-
-def sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()

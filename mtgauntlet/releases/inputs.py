@@ -8,7 +8,6 @@ refused: nothing says they are complete.
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +18,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from mtgauntlet.errors import GauntletError
+from mtgauntlet.fileio import read_json_object
 from mtgauntlet.runner.build_runner import MANIFEST as BUILD_MANIFEST
 from mtgauntlet.schema import SIGNATURE_METADATA_KEY, get_kind, kind_of_schema
 
@@ -53,13 +53,7 @@ def find_build_dir(path: str | Path) -> Path:
 
 
 def _read_build_manifest(build: Path) -> dict[str, Any]:
-    path = build / BUILD_MANIFEST
-    try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise GauntletError(f"{path}: unreadable build manifest ({exc})") from None
-    if not isinstance(manifest, dict):
-        raise GauntletError(f"{path}: not a build manifest (expected a JSON object)")
+    manifest = read_json_object(build / BUILD_MANIFEST, "build manifest")
     if manifest.get("status") != "complete":
         raise GauntletError(f"{build}: the build is not complete (status {manifest.get('status')!r}); finish it "
                             "(run the same build command again) before releasing")

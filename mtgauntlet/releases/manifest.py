@@ -6,24 +6,15 @@ the manifest's files plus the manifest) is what was released.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from pathlib import Path
 from typing import Any
 
 import pyarrow.parquet as pq
 
 from mtgauntlet.errors import GauntletError
+from mtgauntlet.fileio import read_json, sha256_file
 
 RELEASE_MANIFEST = "manifest.json"
-
-
-def sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def release_files(root: Path) -> list[str]:
@@ -35,16 +26,6 @@ def release_files(root: Path) -> list[str]:
 def describe_file(root: Path, rel: str, **extra: Any) -> dict[str, Any]:
     p = root / rel
     return {"path": rel, **extra, "sha256": sha256_file(p), "bytes": p.stat().st_size}
-
-
-def read_json(path: Path, what: str, missing: str) -> Any:
-    """A JSON file; missing or unreadable is a one-line GauntletError naming the file."""
-    try:
-        return json.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise GauntletError(f"{path}: {missing}") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise GauntletError(f"{path}: corrupt {what} ({str(exc).splitlines()[0]})") from None
 
 
 def read_manifest(release: str | Path) -> dict[str, Any]:

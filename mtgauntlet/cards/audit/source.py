@@ -8,7 +8,6 @@ front matter when there is one, else from the manifest.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,6 +15,7 @@ from typing import Any
 import pyarrow as pa
 
 from mtgauntlet.errors import GauntletError
+from mtgauntlet.fileio import read_json_object
 from mtgauntlet.records import load_records_by_kind
 
 BUILD_MANIFEST = "build.json"  # written by mtgauntlet.runner.build_runner
@@ -59,13 +59,7 @@ class AuditSource:
 
 
 def _read_json(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise GauntletError(f"{path}: cannot read ({exc})") from None
-    if not isinstance(data, dict):
-        raise GauntletError(f"{path}: expected a JSON object")
-    return data
+    return read_json_object(path, path.name)
 
 
 def card_front_matter(card: Path) -> dict[str, Any]:
