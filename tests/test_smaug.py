@@ -404,6 +404,9 @@ def test_model_backed_build_with_required_nli(tmp_path, sample_path, tiny):
                                "--infiller", f"hf:{tiny['t5']}", "--nli", f"hf:{tiny['nli']}",
                                "--polyjuice", f"openai:polyjuice@{srv.url}", "--require-nli"])
     m = _manifest(tmp_path)
+    assert m["runtime"]["nli"][f"hf:{tiny['nli']}"] == {"device": "cpu", "dtype": "fp32", "batch": 16,
+                                                       **m["runtime"]["nli"][f"hf:{tiny['nli']}"]}
+    assert m["runtime"]["polyjuice"][f"openai:polyjuice@{srv.url}"]["concurrency"] == 1
     assert m["config"]["require_nli"] is True and "nli_not_checked" not in m["config"]["flags"]
     assert "|require_nli:yes|" in m["signature"]
     for rec in df.itertuples():
@@ -413,6 +416,38 @@ def test_model_backed_build_with_required_nli(tmp_path, sample_path, tiny):
             assert checks["nli_contradiction"] is not None and checks["nli_contradiction"] == checks["nli_contradiction"]
     # every proposal was judged: kept or rejected with a reason, per phenomenon
     assert sum(m["counts"]["rejected"].values()) + len(df) >= 12
+
+
+def test_nli_runs_once_per_shard_and_records_do_not_depend_on_the_batch(sample_path, tiny, monkeypatch):
+    """The NLI check of every negation of a shard is one batched predict call; a shard gives the records its items
+    give alone (NLI probabilities equal up to float noise from padding)."""
+    from tests.openai_server import ScriptedServer
+
+    monkeypatch.setenv("MTGAUNTLET_CACHE", "off")
+    items = _neg_rows(sample_path, n=12)
+    with ScriptedServer(default=lambda m: "did not [ANSWER]") as srv:
+        b = SmaugBuilder(src_lang="es", tgt_lang="en", phenomena=["neg", "del"], good_from="reference",
+                         polyjuice=f"openai:polyjuice@{srv.url}", nli=f"hf:{tiny['nli']}")
+        b.prepare(items)
+        calls, predict = [], b.nli.predict
+
+        def spy(premises, hypotheses):  # the real model runs; we only record the sizes of the calls
+            calls.append(len(premises))
+            return predict(premises, hypotheses)
+
+        monkeypatch.setattr(b.nli, "predict", spy)
+        together = b.process_batch(items, [item_rng(1, it.index) for it in items])
+        assert len(calls) == 1 and calls[0] > 1
+        alone = [b.process_batch([it], [item_rng(1, it.index)])[0] for it in items]
+    key = lambda res: [(r["bad"], r["phenomenon"], r["span_start"]) for r in res.records]  # noqa: E731
+    assert [key(r) for r in together] == [key(r) for r in alone] and [r.rejected for r in together] == [
+        r.rejected for r in alone]
+    nli = lambda res: [checks_dict(r["checks"]).get("nli_contradiction") for r in res.records]  # noqa: E731
+    for t, a in zip(together, alone):
+        assert nli(t) == pytest.approx(nli(a), abs=1e-6)
+    judged = sum(rec["phenomenon"] == "neg" for r in together for rec in r.records) + sum(
+        x == "neg:nli_contradiction" for r in together for x in r.rejected)
+    assert judged == calls[0]  # every negation that reached the NLI check was in the one call
 
 
 def _trained_nli(path, base, pairs, labels):
