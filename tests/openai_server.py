@@ -8,6 +8,10 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 128  # as real servers (socketserver's 5 drops simultaneous connects: 1 s SYN retries)
+
+
 class ScriptedServer:
     """Each POST pops the next scripted action (thread-safe):
 
@@ -111,7 +115,7 @@ class ScriptedServer:
                 except (BrokenPipeError, ConnectionResetError):
                     self.close_connection = True
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd = _Server(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)

@@ -71,22 +71,23 @@ def editor():
     return answer
 
 
-def seeded_editor(fail_every: int = 4):
+def seeded_editor(fail_every: int = 4, words: list[str] = EDIT_WORDS):
     """An editor whose answer depends only on the conversation and the request's seed, as a real sampled LLM with a
     seed (so any batch size, order or concurrency gives the same records): it appends a word chosen by (seed,
-    conversation) to the latest SOURCE, or starts a text; for about one seed in ``fail_every`` it answers
-    without a SOURCE (unusable: the builder asks again with the item's next seed)."""
+    conversation) to the latest SOURCE, or starts a text; for about one seed in ``fail_every`` (0: never) it
+    answers without a SOURCE (unusable: the builder asks again with the item's next seed). The default ``words`` include
+    the markers that make the scripted translator and QE judge fail."""
     def answer(messages, body) -> str:
         prompt = messages[-1]["content"]
         if "professional translator" in prompt or "Evaluate the quality" in prompt:
             raise AssertionError("the editor got a translation/QE prompt")
         h = int(hashlib.sha256(f"{body.get('seed')}:{messages}".encode()).hexdigest(), 16)
-        if h % fail_every == 0:
+        if fail_every and h % fail_every == 0:
             return "I would rather not change anything."
-        word = EDIT_WORDS[h // fail_every % len(EDIT_WORDS)]
+        word = words[h // max(fail_every, 1) % len(words)]
         sources = [m["content"] for m in messages if m["role"] == "assistant"]
         if not sources:
-            return f"Here you go. SOURCE |||The old ledger was kept in the county office {word}.|||"
+            return f"Here you go. SOURCE |||Ledger {h % 1000} was kept in the county office {word}.|||"
         prev = re.search(r"\|\|\|(.*)\|\|\|", sources[-1]).group(1)
         return f"I made it harder. SOURCE |||{prev} {word}|||"
     answer.wants_body = True
