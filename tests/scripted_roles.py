@@ -51,22 +51,27 @@ def qe_server_answer(fn):
     return answer
 
 
+def _edit(messages, word: str, opening: str) -> str:
+    """The editor's answer: ``word`` appended to the latest SOURCE of the conversation, or a new text."""
+    prompt = messages[-1]["content"]
+    if "professional translator" in prompt or "Evaluate the quality" in prompt:
+        raise AssertionError("the editor got a translation/QE prompt")
+    sources = [m["content"] for m in messages if m["role"] == "assistant"]
+    if not sources:
+        return f"Here you go. SOURCE |||{opening} was kept in the county office {word}.|||"
+    prev = re.search(r"\|\|\|(.*)\|\|\|", sources[-1]).group(1)
+    return f"I made it harder. SOURCE |||{prev} {word}|||"
+
+
 def editor():
     """Appends one word per call to the latest SOURCE of the conversation (or starts a text); ``.calls[0] = 0``
     starts the word list again."""
     calls = [0]
 
     def answer(messages) -> str:
-        prompt = messages[-1]["content"]
-        if "professional translator" in prompt or "Evaluate the quality" in prompt:
-            raise AssertionError("the editor got a translation/QE prompt")
-        sources = [m["content"] for m in messages if m["role"] == "assistant"]
         word = EDIT_WORDS[calls[0] % len(EDIT_WORDS)]
         calls[0] += 1
-        if not sources:
-            return f"Here you go. SOURCE |||The old ledger was kept in the county office {word}.|||"
-        prev = re.search(r"\|\|\|(.*)\|\|\|", sources[-1]).group(1)
-        return f"I made it harder. SOURCE |||{prev} {word}|||"
+        return _edit(messages, word, "The old ledger")
     answer.calls = calls
     return answer
 
@@ -75,21 +80,13 @@ def seeded_editor(fail_every: int = 4, words: list[str] = EDIT_WORDS):
     """An editor whose answer depends only on the conversation and the request's seed, as a real sampled LLM with a
     seed (so any batch size, order or concurrency gives the same records): it appends a word chosen by (seed,
     conversation) to the latest SOURCE, or starts a text; for about one seed in ``fail_every`` (0: never) it
-    answers without a SOURCE (unusable: the builder asks again with the item's next seed). The default ``words`` include
-    the markers that make the scripted translator and QE judge fail."""
+    answers without a SOURCE (unusable: the builder asks again with the item's next seed). The default ``words``
+    include the markers that make the scripted translator and QE judge fail."""
     def answer(messages, body) -> str:
-        prompt = messages[-1]["content"]
-        if "professional translator" in prompt or "Evaluate the quality" in prompt:
-            raise AssertionError("the editor got a translation/QE prompt")
         h = int(hashlib.sha256(f"{body.get('seed')}:{messages}".encode()).hexdigest(), 16)
         if fail_every and h % fail_every == 0:
             return "I would rather not change anything."
-        word = words[h // max(fail_every, 1) % len(words)]
-        sources = [m["content"] for m in messages if m["role"] == "assistant"]
-        if not sources:
-            return f"Here you go. SOURCE |||Ledger {h % 1000} was kept in the county office {word}.|||"
-        prev = re.search(r"\|\|\|(.*)\|\|\|", sources[-1]).group(1)
-        return f"I made it harder. SOURCE |||{prev} {word}|||"
+        return _edit(messages, words[h // max(fail_every, 1) % len(words)], f"Ledger {h % 1000}")
     answer.wants_body = True
     return answer
 

@@ -106,14 +106,6 @@ def ask_for_sources(llm, requests: Sequence[SourceRequest], *, budget: int, temp
     return out
 
 
-def ask_for_source(llm, messages: list[dict], rng, *, budget: int, temperature: float, retries: int,
-                   src_lang: str, language_guard: bool = True, counts: Counter | None = None) -> str | None:
-    """:func:`ask_for_sources` for one conversation."""
-    request = SourceRequest(messages, rng, counts if counts is not None else Counter())
-    return ask_for_sources(llm, [request], budget=budget, temperature=temperature, retries=retries,
-                           src_lang=src_lang, language_guard=language_guard)[0]
-
-
 @dataclass
 class Walk:
     """The state of one item's MT-breaker run: the seed, the item's rng, the chat history with the editor, the
