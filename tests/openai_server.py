@@ -8,6 +8,10 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 128  # as real servers (socketserver's 5 drops simultaneous connects: 1 s SYN retries)
+
+
 class ScriptedServer:
     """Each POST pops the next scripted action (thread-safe):
 
@@ -15,8 +19,9 @@ class ScriptedServer:
     | ('trickle', seconds_per_byte): a valid answer sent one byte at a time
     | ('truncate', None): a Content-Length larger than the body, then the connection closes.
 
-    With the script empty, answers with ``default(messages)`` after ``latency`` seconds. ``max_in_flight``
-    is the largest number of requests the server was handling at the same time.
+    With the script empty, answers with ``default(messages)`` (``default(messages, body)`` when the function has
+    ``wants_body = True``: it sees the seed) after ``latency`` seconds; a tuple it returns is one of the actions
+    above. ``max_in_flight`` is the largest number of requests the server was handling at the same time.
     """
 
     def __init__(self, default=None, latency: float = 0.0):
@@ -66,8 +71,15 @@ class ScriptedServer:
                     self.close_connection = True
                     return
                 time.sleep(arg if kind == "sleep" else server.latency)
-                text = arg if kind == "ok" and arg is not None else server.default(
-                    body.get("messages") or [{"content": body.get("prompt", "")}])
+                if kind == "ok" and arg is not None:
+                    text = arg
+                else:
+                    messages = body.get("messages") or [{"content": body.get("prompt", "")}]
+                    text = (server.default(messages, body) if getattr(server.default, "wants_body", False)
+                            else server.default(messages))
+                    if isinstance(text, tuple):  # the default chose an action (e.g. a failure for some inputs)
+                        self._answer(body, text)
+                        return
                 if self.path.endswith("/completions") and "messages" not in body:
                     payload = {"choices": [{"text": text, "index": 0}]}
                 else:
@@ -103,7 +115,7 @@ class ScriptedServer:
                 except (BrokenPipeError, ConnectionResetError):
                     self.close_connection = True
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd = _Server(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)

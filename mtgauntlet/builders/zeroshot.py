@@ -6,16 +6,22 @@ first prompt as MT-breaker (Appendix B) and the same default temperature and gen
 - ``min``: ``generations`` texts per item (default 10, as MT-breaker's steps), keep the most difficult by QE.
 
 Texts whose translation or QE failed are kept in the trajectory, never selected, and counted.
+
+Items of a shard are generated together: generation g of every item goes out as one list (``chat_many``:
+concurrent for API backends), then all texts of the shard are translated and scored as one list. An item's
+generations stay in order (each draws its sampling seeds from the item's rng after the previous one), so a record
+equals the one its item gets alone. ``history`` prompts depend on earlier items' texts: its items run one by one.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from typing import Any, Sequence
 
 from mtgauntlet.builders.base import Item, ItemResult
+from mtgauntlet.builders.runtime_info import roles_runtime
 from mtgauntlet.builders.mtbreaker import (DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE, EMPTY_HINT, FAILURE_KEYS, Scorer,
-                                           ask_for_source, best_step, failure_counts, words)
+                                           SourceRequest, ask_for_sources, best_step, failure_counts, words)
 from mtgauntlet.errors import GauntletError
 from mtgauntlet.models import prompts, registry
 from mtgauntlet.models.llm_roles import lang_name
@@ -63,31 +69,54 @@ class ZeroShotBuilder:
     def model_specs(self) -> dict[str, str]:
         return {"llm": self.llm_spec, "mt": ",".join(self.scorer.mt_specs), "qe": self.scorer.qe_spec}
 
+    def runtime_info(self) -> dict[str, Any]:
+        return roles_runtime({"llm": self.llm, **self.scorer.roles()})
+
     def restore(self, records: list[dict[str, Any]]) -> None:
         """On resume: earlier items' texts form the history (the runner passes finished records)."""
         ordered = sorted(records, key=lambda r: int(r.get("source_id") or 0))
         self.history = [r["text"] for r in ordered]
 
-    def _generate(self, length: int, rng, counts: Counter) -> str | None:
+    def _prompt(self, length: int) -> str:
         prompt = prompts.BREAKER_FIRST.format(lang1=lang_name(self.src_lang), lang2=lang_name(self.tgt_lang),
                                              seed_length=length)
         if self.variant == "history" and self.history:
             prompt += "\n" + HISTORY.format(texts="\n".join(f"- {t}" for t in self.history[-self.history_size:]))
-        text = ask_for_source(self.llm, [{"role": "user", "content": prompt}], rng, budget=self.max_tokens,
-                              temperature=self.temperature, retries=self.retries, src_lang=self.src_lang,
-                              counts=counts)
-        if text is None:
-            counts["llm_failures"] += 1
-        return text
+        return prompt
+
+    def process_batch(self, items: Sequence[Item], rngs) -> list[ItemResult]:
+        if self.variant == "history":  # each prompt lists the texts of the items before it
+            return [self._generate_and_pick([item], [rng])[0] for item, rng in zip(items, rngs)]
+        return self._generate_and_pick(items, rngs)
 
     def process(self, item: Item, rng) -> ItemResult:
-        seed = item.data.get("src") or ""
-        length = words(seed) or int(item.data.get("length", 30))
-        counts: Counter = Counter()
-        texts = [t for t in (self._generate(length, rng, counts) for _ in range(self.per_item)) if t]
+        return self.process_batch([item], [rng])[0]
+
+    def _generate_and_pick(self, items: Sequence[Item], rngs) -> list[ItemResult]:
+        counts = [Counter() for _ in items]
+        requests = [SourceRequest([{"role": "user", "content": self._prompt(self._length(item))}], rng, c)
+                    for item, rng, c in zip(items, rngs, counts)]
+        texts: list[list[str]] = [[] for _ in items]
+        for _ in range(self.per_item):  # generation g of every item at once; an item's generations stay in order
+            answers = ask_for_sources(self.llm, requests, budget=self.max_tokens, temperature=self.temperature,
+                                      retries=self.retries, src_lang=self.src_lang)
+            for pos, text in enumerate(answers):
+                if text is None:
+                    counts[pos]["llm_failures"] += 1
+                else:
+                    texts[pos].append(text)
+        scored = iter(self.scorer([t for item_texts in texts for t in item_texts]))
+        return [self._pick(item, item_texts, [next(scored) for _ in item_texts], c)
+                for item, item_texts, c in zip(items, texts, counts)]
+
+    @staticmethod
+    def _length(item: Item) -> int:
+        return words(item.data.get("src") or "") or int(item.data.get("length", 30))
+
+    def _pick(self, item: Item, texts: list[str], scored: list[dict[str, Any]], counts: Counter) -> ItemResult:
         if not texts:
             return ItemResult(rejected=["llm_failed"])
-        cands = [{"step": i, "source": t, **scored} for i, (t, scored) in enumerate(zip(texts, self.scorer(texts)))]
+        cands = [{"step": i, "source": t, **sc} for i, (t, sc) in enumerate(zip(texts, scored))]
         best = best_step(cands)
         if best is None:
             return ItemResult(rejected=[f"{cands[0]['failure']}_failed"])

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import json
+import os
+from pathlib import Path
 from typing import Optional
 
 import typer
@@ -15,6 +19,56 @@ from mtgauntlet.cli.common import (comma_list, format_option, lang_pair, limit_o
 
 app = typer.Typer(help="Build a challenge set with one of the methods (writes Parquet shards + build.json).",
                   no_args_is_help=True)
+BREAKER_SHARD_SIZE = 16  # items advanced together by mtbreaker/zeroshot (requests in flight <= items per shard)
+
+
+def concurrency_option():
+    return typer.Option(None, "--concurrency", min=1, help="Requests sent at once to openai: backends (default: "
+                        "gauntlet --concurrency, MTGAUNTLET_CONCURRENCY or the spec's #concurrency, else 1); the "
+                        "records are the same for any value.")
+
+
+@contextlib.contextmanager
+def api_concurrency(n: Optional[int]):
+    """``--concurrency N`` of one build: the default of every openai: backend loaded inside (as the global option),
+    restored afterwards so that later commands in the same process (a recipe) do not inherit it."""
+    from mtgauntlet.models.runtime import ENV, set_defaults
+
+    old = os.environ.get(ENV["concurrency"])
+    if n is not None:
+        set_defaults(concurrency=n)
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop(ENV["concurrency"], None)
+        else:
+            os.environ[ENV["concurrency"]] = old
+
+
+def breaker_shard_size(requested: Optional[int], out: str, builder: str, overwrite: bool) -> int:
+    """``--shard-size`` of mtbreaker/zeroshot: as given; else the shard size of the build of the same builder already
+    in ``out`` (builds started before batching used 1), so that a plain re-run resumes it; else the default."""
+    if requested is not None:
+        return requested
+    path = Path(out) / "build.json"
+    if not overwrite and path.is_file():
+        try:
+            manifest = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            manifest = None
+        if isinstance(manifest, dict) and manifest.get("builder") == builder:
+            size = manifest.get("shard_size")
+            if isinstance(size, int) and size >= 1:
+                return size
+    return BREAKER_SHARD_SIZE
+
+
+def breaker_shard_option():
+    return typer.Option(None, "--shard-size", min=1, help=f"Items per resumable shard, advanced together (their model "
+                        f"calls go out as one list per step) [default: {BREAKER_SHARD_SIZE}, or the shard size of the "
+                        "build already in --out]. An LLM step sends one request per item of the shard, so requests in "
+                        "flight are at most min(--concurrency, shard size); the records do not depend on it.")
 
 
 @app.command("subset")
@@ -40,10 +94,9 @@ def build_subset(
     engine: str = typer.Option("local", help="Score with: local, or ray (RAY_ADDRESS or a local cluster; scores "
                                              "kept in OUT/scores/); the selection is the same."),
     actors: Optional[int] = typer.Option(None, help="Ray actors (default: one per CPU, or per GPU on cuda)."),
+    concurrency: Optional[int] = concurrency_option(),
 ):
     """Score a corpus with a difficulty estimator and keep the B hardest texts (selected_text records)."""
-    from pathlib import Path
-
     from mtgauntlet.builders.subset import SubsetBuilder
 
     src_lang, tgt_lang = lang_pair(src_lang, tgt_lang)
@@ -51,11 +104,12 @@ def build_subset(
                        limit=limit, skip_bad=skip_bad, columns={"domain": domain_col} if domain_col else None, lp=lp,
                        quoting=quoting, max_chars=max_chars)
     src_lang, tgt_lang = one_pair(rows, src_lang, tgt_lang)
-    builder = SubsetBuilder(estimator=estimator, budget=budget, stratify=stratify, src_lang=src_lang,
-                            tgt_lang=tgt_lang, engine=engine, work_dir=Path(out) / "scores", actors=actors)
-    builder.estimator  # load the estimator now: a bad spec fails before anything is written
-    summary = BuildRunner(builder, out, seed=seed, shard_size=shard_size, overwrite=overwrite).run(
-        iter_items(rows.rows), rows.skipped_counts())
+    with api_concurrency(concurrency):
+        builder = SubsetBuilder(estimator=estimator, budget=budget, stratify=stratify, src_lang=src_lang,
+                                tgt_lang=tgt_lang, engine=engine, work_dir=Path(out) / "scores", actors=actors)
+        builder.estimator  # load the estimator now: a bad spec fails before anything is written
+        summary = BuildRunner(builder, out, seed=seed, shard_size=shard_size, overwrite=overwrite).run(
+            iter_items(rows.rows), rows.skipped_counts())
     typer.echo(summary_line(summary))
 
 
@@ -91,6 +145,7 @@ def build_smaug(
     seed: int = seed_option(),
     shard_size: int = shard_size_option(200),
     skip_bad: bool = skip_bad_option(),
+    concurrency: Optional[int] = concurrency_option(),
     overwrite: bool = overwrite_option(),
 ):
     """SMAUG: (source, good, bad, reference, phenomenon) records; bad = reference with one critical error."""
@@ -100,18 +155,19 @@ def build_smaug(
     rows = load_corpus(input, format=format, src_col=src_col, ref_col=ref_col, src_lang=src_lang, tgt_lang=tgt_lang,
                        limit=limit, skip_bad=skip_bad, columns={"good": good_col} if good_col else None, lp=lp,
                        quoting=quoting, max_chars=max_chars)
-    builder = SmaugBuilder(src_lang=src_lang, tgt_lang=tgt_lang, phenomena=comma_list(phenomena),
-                           translator=translator, infiller=infiller, nli=nli, annotator=annotator, polyjuice=polyjuice,
-                           good_col=good_col, good_from=good_from, min_char_edit=min_char_edit,
-                           min_word_edit=min_word_edit, del_min_words=del_min_words, del_max_words=del_max_words,
-                           require_nli=require_nli)
-    for ph, (ok, how) in builder.support.items():
-        if ph in builder.phenomena:
-            typer.echo(f"  {ph}: {how}", err=True)
-    for why in builder.flags().values():
-        typer.echo(f"  note: {why}", err=True)
-    summary = BuildRunner(builder, out, seed=seed, shard_size=shard_size, overwrite=overwrite).run(
-        iter_items(rows.rows), rows.skipped_counts())
+    with api_concurrency(concurrency):
+        builder = SmaugBuilder(src_lang=src_lang, tgt_lang=tgt_lang, phenomena=comma_list(phenomena),
+                               translator=translator, infiller=infiller, nli=nli, annotator=annotator,
+                               polyjuice=polyjuice, good_col=good_col, good_from=good_from,
+                               min_char_edit=min_char_edit, min_word_edit=min_word_edit, del_min_words=del_min_words,
+                               del_max_words=del_max_words, require_nli=require_nli)
+        for ph, (ok, how) in builder.support.items():
+            if ph in builder.phenomena:
+                typer.echo(f"  {ph}: {how}", err=True)
+        for why in builder.flags().values():
+            typer.echo(f"  note: {why}", err=True)
+        summary = BuildRunner(builder, out, seed=seed, shard_size=shard_size, overwrite=overwrite).run(
+            iter_items(rows.rows), rows.skipped_counts())
     typer.echo(summary_line(summary))
 
 
@@ -160,6 +216,8 @@ def build_mtbreaker(
     language_guard: bool = typer.Option(True, "--language-guard/--no-language-guard",
                                         help="Reject proposals not detected as --src-lang (lingua)."),
     seed: int = seed_option(),
+    shard_size: Optional[int] = breaker_shard_option(),
+    concurrency: Optional[int] = concurrency_option(),
     overwrite: bool = overwrite_option(),
 ):
     """MT-breaker: an LLM edits each seed step by step until the target MT model translates it badly."""
@@ -167,12 +225,14 @@ def build_mtbreaker(
 
     src_lang, tgt_lang = lang_pair(src_lang, tgt_lang)
     rows = _seed_rows(seeds, column, format, src_lang, tgt_lang, limit, lp, quoting, max_chars, skip_bad)
-    builder = MTBreakerBuilder(variant=variant, llm=llm, mt=comma_list(mt), qe=qe,
-                               steps=steps, src_lang=src_lang, tgt_lang=tgt_lang, temperature=temperature,
-                               max_tokens=max_tokens, language_guard=language_guard,
-                               grammatical_edits=grammatical_edits)
-    summary = BuildRunner(builder, out, seed=seed, shard_size=1, overwrite=overwrite).run(
-        iter_items(rows.rows), rows.skipped_counts())
+    with api_concurrency(concurrency):
+        builder = MTBreakerBuilder(variant=variant, llm=llm, mt=comma_list(mt), qe=qe,
+                                   steps=steps, src_lang=src_lang, tgt_lang=tgt_lang, temperature=temperature,
+                                   max_tokens=max_tokens, language_guard=language_guard,
+                                   grammatical_edits=grammatical_edits)
+        summary = BuildRunner(builder, out, seed=seed, overwrite=overwrite,
+                              shard_size=breaker_shard_size(shard_size, out, "mtbreaker", overwrite)).run(
+            iter_items(rows.rows), rows.skipped_counts())
     _finish_breaker_build(summary)
 
 
@@ -199,6 +259,8 @@ def build_zeroshot(
     max_tokens: int = typer.Option(DEFAULT_MAX_TOKENS, min=1, help="Generation budget per LLM answer; answers cut by "
                                                                    "it are unusable and counted ('truncated')."),
     seed: int = seed_option(),
+    shard_size: Optional[int] = breaker_shard_option(),
+    concurrency: Optional[int] = concurrency_option(),
     overwrite: bool = overwrite_option(),
 ):
     """Zero-shot baselines: one generation per item, with history, or the most difficult of n (min)."""
@@ -206,11 +268,13 @@ def build_zeroshot(
 
     src_lang, tgt_lang = lang_pair(src_lang, tgt_lang)
     rows = _seed_rows(seeds, column, format, src_lang, tgt_lang, limit, lp, quoting, max_chars, skip_bad)
-    builder = ZeroShotBuilder(variant=variant, llm=llm, mt=comma_list(mt), qe=qe, src_lang=src_lang,
-                              tgt_lang=tgt_lang, generations=generations, temperature=temperature,
-                              max_tokens=max_tokens)
-    summary = BuildRunner(builder, out, seed=seed, shard_size=1, overwrite=overwrite).run(
-        iter_items(rows.rows), rows.skipped_counts())
+    with api_concurrency(concurrency):
+        builder = ZeroShotBuilder(variant=variant, llm=llm, mt=comma_list(mt), qe=qe, src_lang=src_lang,
+                                  tgt_lang=tgt_lang, generations=generations, temperature=temperature,
+                                  max_tokens=max_tokens)
+        summary = BuildRunner(builder, out, seed=seed, overwrite=overwrite,
+                              shard_size=breaker_shard_size(shard_size, out, "zeroshot", overwrite)).run(
+            iter_items(rows.rows), rows.skipped_counts())
     _finish_breaker_build(summary)
 
 
@@ -247,6 +311,7 @@ def build_bandit(
     min_words: int = typer.Option(20, min=1, help="Shortest corpus text sampled, in words (paper: 20-40)."),
     max_words: int = typer.Option(40, min=1, help="Longest corpus text sampled, in words."),
     seed: int = seed_option(),
+    concurrency: Optional[int] = concurrency_option(),
     overwrite: bool = overwrite_option(),
 ):
     """Search for the hardest topics with a bandit; writes the pull log and topic_text records."""
@@ -261,46 +326,48 @@ def build_bandit(
 
     from mtgauntlet.runner.build_runner import input_digest
 
-    src_lang, tgt_lang = lang_pair(src_lang, tgt_lang)
-    rows, read = [], None
-    if corpus:
-        read = load_corpus(corpus, format=format, src_col=text_column, ref_col=None, src_lang=src_lang,
-                           tgt_lang=tgt_lang, lp=lp, quoting=quoting, max_chars=max_chars, skip_bad=skip_bad)
-        rows = read.rows
-    named = format or (sniff_named_format(corpus) if corpus else None)
-    label = topic_column or ({"flores": "topic", "wmt24": "domain"}.get(named) if not (topics or llm_topics) else None)
-    if topics:
-        topic_list = T.from_taxonomy(topics)
-    elif llm_topics:
-        topic_list = T.from_llm(registry.load("llm", llm), llm_topics)
-        if not topic_list:
-            raise GauntletError(f"the LLM ({llm or 'embedded default'}) gave no topic for --llm-topics "
-                                f"{llm_topics!r}: its answer held an empty tree")
-    elif label:
-        topic_list = T.from_column(rows, label)
-        if not topic_list:
-            raise GauntletError(f"{corpus}: the topic column {label!r} holds no value")
-    else:
-        raise typer.BadParameter("give --topics FILE, --llm-topics DOMAIN, or a --corpus with --topic-column")
-    if sampler == "llm":
-        llm_sampler = LLMSampler(registry.load("llm", llm))
-        samp = _TopicAdapter(llm_sampler, topic_list)
-    else:
-        if not rows:
-            raise typer.BadParameter("the corpus sampler needs --corpus")
-        samp = CorpusSampler(rows, topic_list, text_key="src", label_key=label, min_words=min_words,
-                             max_words=max_words)
-    if prescore is not None:
-        if prescore < 1:
-            raise GauntletError("--prescore must be >= 1")
-        algorithm, cap, budget = "brute", prescore, prescore * len(topic_list)
-    source = corpus.rsplit("/", 1)[-1].split(".")[0] if corpus else "llm"
-    digest = input_digest(iter_items([*({"topic": t.name, "path": t.path} for t in topic_list), *rows]))
-    search = BanditSearch(topic_list, samp, mt=comma_list(mt), qe=qe,
-                          algorithm=algorithm, budget=budget, k=k, cap=math.inf if not cap else cap,
-                          epsilon=epsilon, batch=batch, seed=seed, src_lang=src_lang, tgt_lang=tgt_lang, source=source,
-                          input_sha256=digest)
-    m = search.run(out, overwrite=overwrite)
+    with api_concurrency(concurrency):  # every model below is loaded with it
+        src_lang, tgt_lang = lang_pair(src_lang, tgt_lang)
+        rows, read = [], None
+        if corpus:
+            read = load_corpus(corpus, format=format, src_col=text_column, ref_col=None, src_lang=src_lang,
+                               tgt_lang=tgt_lang, lp=lp, quoting=quoting, max_chars=max_chars, skip_bad=skip_bad)
+            rows = read.rows
+        named = format or (sniff_named_format(corpus) if corpus else None)
+        label = topic_column or ({"flores": "topic", "wmt24": "domain"}.get(named)
+                                 if not (topics or llm_topics) else None)
+        if topics:
+            topic_list = T.from_taxonomy(topics)
+        elif llm_topics:
+            topic_list = T.from_llm(registry.load("llm", llm), llm_topics)
+            if not topic_list:
+                raise GauntletError(f"the LLM ({llm or 'embedded default'}) gave no topic for --llm-topics "
+                                    f"{llm_topics!r}: its answer held an empty tree")
+        elif label:
+            topic_list = T.from_column(rows, label)
+            if not topic_list:
+                raise GauntletError(f"{corpus}: the topic column {label!r} holds no value")
+        else:
+            raise typer.BadParameter("give --topics FILE, --llm-topics DOMAIN, or a --corpus with --topic-column")
+        if sampler == "llm":
+            llm_sampler = LLMSampler(registry.load("llm", llm))
+            samp = _TopicAdapter(llm_sampler, topic_list)
+        else:
+            if not rows:
+                raise typer.BadParameter("the corpus sampler needs --corpus")
+            samp = CorpusSampler(rows, topic_list, text_key="src", label_key=label, min_words=min_words,
+                                 max_words=max_words)
+        if prescore is not None:
+            if prescore < 1:
+                raise GauntletError("--prescore must be >= 1")
+            algorithm, cap, budget = "brute", prescore, prescore * len(topic_list)
+        source = corpus.rsplit("/", 1)[-1].split(".")[0] if corpus else "llm"
+        digest = input_digest(iter_items([*({"topic": t.name, "path": t.path} for t in topic_list), *rows]))
+        search = BanditSearch(topic_list, samp, mt=comma_list(mt), qe=qe,
+                              algorithm=algorithm, budget=budget, k=k, cap=math.inf if not cap else cap,
+                              epsilon=epsilon, batch=batch, seed=seed, src_lang=src_lang, tgt_lang=tgt_lang,
+                              source=source, input_sha256=digest)
+        m = search.run(out, overwrite=overwrite)
     c = m["counts"]
     typer.echo(f"{c['pulls']} pulls over {len(topic_list)} topics ({c['scored_pulls']} scored; failed: "
                f"mt={c['mt_failures']}, qe={c['qe_failures']}); top-{k}:")
@@ -320,3 +387,6 @@ class _TopicAdapter:
 
     def sample(self, t, used, rng):
         return self.sampler.sample(self.topics[t], used, rng)
+
+    def sample_many(self, ts, used, rng):
+        return self.sampler.sample_many([self.topics[t] for t in ts], used, rng)

@@ -5,6 +5,11 @@ language prompt when the target language is known), ``llm-judge-src:<llm spec>``
 ``<llm spec>`` is the embedded LLM. Garbage answers never crash and never become numbers: they are retried a
 bounded number of times, then counted in :attr:`failures` and returned as ``None`` (a missing translation, score
 or difficulty), so that callers can leave them out of any selection and count them.
+
+Every role sends its prompts as one list through ``ChatLLM.chat_many`` (concurrent requests for ``openai:``, up to
+the backend's concurrency; batches for local models): attempt 0 of every prompt, then attempt 1 of the prompts whose
+answer did not parse, and so on. An answer depends only on its prompt and its attempt (temperature 0 first, then
+0.7 with the attempt as seed), so results do not depend on how many texts are asked at once or in which order.
 """
 
 from __future__ import annotations
@@ -46,14 +51,21 @@ class _LLMRole:
         self.max_tokens = max_tokens or self.max_tokens_default
         self.failures: Counter = Counter()
 
-    def _ask(self, prompt: str, parse):
+    def _ask_many(self, prompts: list[str], parse) -> list:
+        """Parsed answers to ``prompts`` (``None`` where every attempt failed to parse), asked as one list per
+        attempt: the first try of every prompt at once, then the retries of those that failed."""
+        values: list = [None] * len(prompts)
+        pending = list(range(len(prompts)))
         for attempt in range(self.retries + 1):
-            answer = self.llm.chat([{"role": "user", "content": prompt}], max_tokens=self.max_tokens,
-                                   temperature=0.0 if attempt == 0 else 0.7, seed=attempt)
-            value = parse(answer)
-            if value is not None:
-                return value
-        return None
+            if not pending:
+                break
+            answers = self.llm.chat_many([[{"role": "user", "content": prompts[i]}] for i in pending],
+                                         max_tokens=self.max_tokens, temperature=0.0 if attempt == 0 else 0.7,
+                                         seed=attempt)
+            for i, answer in zip(pending, answers):
+                values[i] = parse(answer)
+            pending = [i for i in pending if values[i] is None]
+        return values
 
 
 class LLMTranslator(_LLMRole, Translator):
@@ -62,13 +74,9 @@ class LLMTranslator(_LLMRole, Translator):
 
     def translate(self, texts, src_lang, tgt_lang) -> list[str | None]:
         """Translations; ``None`` where no usable answer came (counted in ``failures``), never an empty string."""
-        out = []
-        for t in texts:
-            prompt = prompts.TRANSLATE.format(src_lang=lang_name(src_lang), tgt_lang=lang_name(tgt_lang), source=t)
-            value = self._ask(prompt, prompts.parse_translation)
-            if value is None:
-                self.failures["unparseable_translation"] += 1
-            out.append(value)
+        out = self._ask_many([prompts.TRANSLATE.format(src_lang=lang_name(src_lang), tgt_lang=lang_name(tgt_lang),
+                                                       source=t) for t in texts], prompts.parse_translation)
+        self.failures["unparseable_translation"] += sum(v is None for v in out)
         return out
 
 
@@ -77,12 +85,9 @@ class LLMQualityEstimator(_LLMRole, QualityEstimator):
 
     def score(self, sources, translations, src_lang, tgt_lang) -> list[float | None]:
         """0..100 scores; ``None`` where the answer held no ``SCORE |||x|||`` in range (counted in ``failures``)."""
-        out = []
-        for s, t in zip(sources, translations):
-            value = self._ask(prompts.LLM_QE.format(source=s, translation=t), prompts.parse_score)
-            if value is None:
-                self.failures["unparseable_score"] += 1
-            out.append(value)
+        out = self._ask_many([prompts.LLM_QE.format(source=s, translation=t) for s, t in zip(sources, translations)],
+                             prompts.parse_score)
+        self.failures["unparseable_score"] += sum(v is None for v in out)
         return out
 
     score_or_none = score  # earlier name of the same method
@@ -107,9 +112,10 @@ class LLMDifficultyJudge(_LLMRole, DifficultyEstimator):
 
     def difficulty(self, texts, src_lang=None, tgt_lang=None) -> list[float | None]:
         """Proficiency scores (higher = harder); ``None`` where no ``[[[score, level]]]`` came (counted)."""
+        texts = list(texts)
         out: list[float | None] = []
-        for t in texts:
-            judged = self._ask(self.prompt(t, tgt_lang), prompts.parse_proficiency)
+        for t, judged in zip(texts, self._ask_many([self.prompt(t, tgt_lang) for t in texts],
+                                                   prompts.parse_proficiency)):
             if judged is None:
                 self.failures["unparseable_score"] += 1
                 out.append(None)

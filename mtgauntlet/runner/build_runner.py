@@ -138,6 +138,12 @@ class BuildRunner:
             fields["input"] = digest[:12]
         return make_signature(fields, version=f"{__version__}+{self.builder.name}.{self.builder.version}")
 
+    def _runtime(self) -> dict[str, Any]:
+        """``{"runtime": {role: {spec: info}}}`` where the builder reports where its models run (device, dtype,
+        batch, truncation counts; an API's concurrency), else nothing."""
+        info = self.builder.runtime_info() if hasattr(self.builder, "runtime_info") else None
+        return {"runtime": info} if info else {}
+
     def _manifest_path(self) -> Path:
         return self.out_dir / MANIFEST
 
@@ -164,7 +170,7 @@ class BuildRunner:
             "builder": self.builder.name, "builder_version": self.builder.version, "kind": self.kind.name,
             "signature": signature, "seed": self.seed, "n_items": n_items, "shard_size": self.shard_size,
             "input_sha256": digest,
-            "config": self.builder.config(), "models": self.builder.model_specs(),
+            "config": self.builder.config(), "models": self.builder.model_specs(), **self._runtime(),
             "versions": package_versions(), "created_at": utcnow().isoformat(), "status": "in_progress",
         }
         write_json_atomic(path, manifest)
@@ -288,7 +294,7 @@ class BuildRunner:
         if failures is not None:
             counts["failures"] = failures
         manifest.update(status="complete" if produced else "empty", finished_at=utcnow().isoformat(),
-                        produced=produced, counts=counts)
+                        produced=produced, counts=counts, **self._runtime())
         write_json_atomic(self._manifest_path(), manifest)
         summary = BuildSummary(self.out_dir, signature, produced, n, dict(rejected), dict(skipped), resumed,
                                time.perf_counter() - t0, failures or {})

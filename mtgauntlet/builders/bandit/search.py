@@ -31,7 +31,8 @@ from mtgauntlet.errors import BuildStateError, GauntletError
 from mtgauntlet.schema import record_id, to_table, utcnow
 from mtgauntlet.signature import make_signature
 
-VERSION = "2"  # 2: failed pulls carry no difficulty; QE ensembles; UCB bonus on the 0-100 scale
+VERSION = "3"  # 2: failed pulls carry no difficulty; QE ensembles; UCB bonus on the 0-100 scale
+# 3: the LLM sampler asks for a step's b texts at once (all seeds drawn first); corpus-sampled searches are unchanged
 
 
 class BanditSearch:
@@ -71,6 +72,15 @@ class BanditSearch:
 
             self._scorer = Scorer(self.mt_specs, self.qe_specs, self.src_lang, self.tgt_lang)
         return self._scorer
+
+    def _runtime(self) -> dict[str, Any]:
+        """``{"runtime": {role: {spec: info}}}`` for the manifest: where the models run (device, dtype, batch;
+        an API's concurrency)."""
+        from mtgauntlet.builders.runtime_info import roles_runtime
+
+        sampler = getattr(self.sampler, "sampler", self.sampler)  # the CLI wraps the LLM sampler
+        info = roles_runtime({"sampler": getattr(sampler, "llm", None), **self.scorer.roles()})
+        return {"runtime": info} if info else {}
 
     # -- state ------------------------------------------------------------------------------------
     def _load_log(self, out: Path) -> list[dict[str, Any]]:
@@ -124,7 +134,7 @@ class BanditSearch:
                                                "cap": None if self.cap == math.inf else self.cap,
                                                "epsilon": self.epsilon, "batch": self.batch,
                                                "n_topics": len(self.topics), "source_datasets": [self.source]},
-                 "models": {"mt": ",".join(self.mt_specs), "qe": ",".join(self.qe_specs)},
+                 "models": {"mt": ",".join(self.mt_specs), "qe": ",".join(self.qe_specs)}, **self._runtime(),
                  "versions": package_versions(),
                  "created_at": utcnow().isoformat(), "status": "in_progress"}
             write_json_atomic(mpath, m)
@@ -160,6 +170,7 @@ class BanditSearch:
         for r in self._load_log(out):
             if r["phase"] == "failed":
                 failures[f"{r['failure']}_failures"] += 1
+        m.update(**self._runtime())
         m.update(status="complete", finished_at=utcnow().isoformat(),
                  counts={"pulls": spent, "scored_pulls": state.pulls, **failures,
                          "topics_explored": sum(1 for c in state.counts if c), "exhausted": len(state.exhausted),
@@ -173,8 +184,9 @@ class BanditSearch:
               step: int) -> list[dict[str, Any]]:
         """Sample a text for each picked topic, translate and score them; update the state; the log rows."""
         rows, samples = [], []
-        for t in picks:
-            s = self.sampler.sample(t, used, rng)
+        drawn = (self.sampler.sample_many(picks, used, rng) if hasattr(self.sampler, "sample_many")
+                 else [self.sampler.sample(t, used, rng) for t in picks])
+        for t, s in zip(picks, drawn):
             if s is None:
                 state.exhausted.add(t)
                 rows.append(self._row(run_id, step + len(rows), t, None, None, "exhausted"))

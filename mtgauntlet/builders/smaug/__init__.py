@@ -9,7 +9,7 @@ from typing import Any, Sequence
 
 from mtgauntlet.builders.base import Item, ItemResult, run_constraints
 from mtgauntlet.builders.smaug import negation
-from mtgauntlet.builders.smaug.constraints import constraints_for
+from mtgauntlet.builders.smaug.constraints import NLIContradiction, constraints_for
 from mtgauntlet.builders.smaug.transformations import (Deletion, Insertion, NamedEntitySwap, Negation, NumberChange,
                                                        clause_pool, entity_pool, span_identity_holds)
 from mtgauntlet.errors import BackendUnavailable, GauntletError
@@ -117,6 +117,12 @@ class SmaugBuilder:
     def model_specs(self) -> dict[str, str]:
         return {k: v for k, v in self.specs.items() if v}
 
+    def runtime_info(self) -> dict[str, Any]:
+        from mtgauntlet.builders.runtime_info import roles_runtime
+
+        return roles_runtime({"annotator": self.annotator, "infiller": self.infiller, "nli": self.nli,
+                              "polyjuice": self.polyjuice, "translator": self.translator})
+
     # -- build ------------------------------------------------------------------------------------
     def prepare(self, items: Sequence[Item], progress=None) -> None:
         """Annotate every reference once (in chunks, advancing ``progress``): docs for the transformations,
@@ -169,12 +175,10 @@ class SmaugBuilder:
         if ne_texts and self.annotator:
             for t, d in zip(ne_texts, self.annotator.annotate(ne_texts)):
                 self._entity_counts[t] = len(d.entities)
-        p = self.params
+        nli_probs = self._nli_batch([(items[pos].data["ref"], ph, edit) for pos, ph, edit in candidates])
         for pos, ph, edit in candidates:
             item, ref = items[pos], items[pos].data["ref"]
-            constraints = constraints_for(ph, nli=self.nli, entity_counter=self._entity_count,
-                                          min_char_edit=p["min_char_edit"], min_word_edit=p["min_word_edit"])
-            ok, checks, failed = run_constraints(constraints, ref, edit)
+            ok, checks, failed = run_constraints(self._constraints(ph), ref, edit, {"nli_probs": nli_probs})
             if not ok:
                 results[pos].rejected.append(f"{ph}:{failed}")
                 continue
@@ -194,6 +198,27 @@ class SmaugBuilder:
                 "good_origin": origin, "checks": checks,
                 "src_lang": item.data.get("src_lang", self.src_lang), "tgt_lang": item.data.get("tgt_lang", self.tgt_lang)})
         return results
+
+    def _constraints(self, phenomenon: str):
+        p = self.params
+        return constraints_for(phenomenon, nli=self.nli, entity_counter=self._entity_count,
+                               min_char_edit=p["min_char_edit"], min_word_edit=p["min_word_edit"])
+
+    def _nli_batch(self, candidates) -> dict[tuple[str, str], dict[str, float]]:
+        """NLI probabilities of every (reference, candidate) pair of the shard that reaches the NLI check (passes the
+        constraints before it), predicted as one batch: {(premise, hypothesis): probabilities}."""
+        if self.nli is None:
+            return {}
+        pairs: dict[tuple[str, str], None] = {}
+        for ref, ph, edit in candidates:
+            constraints = self._constraints(ph)
+            before = [c for c in constraints if not isinstance(c, NLIContradiction)]
+            if len(before) < len(constraints) and run_constraints(before, ref, edit)[0]:
+                pairs[(ref, edit.text)] = None
+        if not pairs:
+            return {}
+        premises, hypotheses = zip(*pairs)
+        return dict(zip(pairs, self.nli.predict(list(premises), list(hypotheses))))
 
     def _goods(self, items: Sequence[Item]) -> list[tuple[str, str]]:
         if self.good_mode == "column":

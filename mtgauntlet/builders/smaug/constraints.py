@@ -103,7 +103,8 @@ def count_numbers(text: str) -> int:
 class NLIContradiction(Constraint):
     """The candidate contradicts the original: argmax of the NLI backend is 'contradiction' (paper 3.3).
 
-    Without an NLI backend the check is not run and recorded as such (None).
+    Without an NLI backend the check is not run and recorded as such (None). Probabilities already computed for
+    a whole shard in one batch come in ``context['nli_probs']`` ({(premise, hypothesis): probabilities}).
     """
 
     name = "nli_contradiction"
@@ -114,7 +115,9 @@ class NLIContradiction(Constraint):
     def check(self, original, edit, context: Mapping[str, Any] | None = None):
         if self.nli is None:
             return None, None
-        probs = self.nli.predict([original], [edit.text])[0]
+        probs = (context or {}).get("nli_probs", {}).get((original, edit.text))
+        if probs is None:
+            probs = self.nli.predict([original], [edit.text])[0]
         label = max(probs, key=probs.get)
         return label == "contradiction", float(probs["contradiction"])
 
