@@ -22,6 +22,7 @@ from mtgauntlet.errors import GauntletError
 from mtgauntlet.recipes.spec import RUNNER_OWNED, BuildSpec, Recipe, parse_recipe, sha256_file
 
 BUILDERS = ("subset", "smaug", "mtbreaker", "zeroshot", "bandit")
+PLACEMENT_ONLY = ("concurrency", "actors")  # how fast, not what: they never change the records
 STEP_EXCLUDE = {"validate": ("help", "report", "json", "gx"), "audit": ("help", "out", "against"),
                 "publish": ("help",)}
 STEP_COMMANDS = {"validate": ("validate", "records"), "audit": ("audit",), "publish": ("publish",)}
@@ -75,7 +76,7 @@ class BuildStep:
 
     def fingerprint(self) -> dict[str, Any]:
         """What makes the build: its builder, every option value (inputs by content, not by path)."""
-        opts = {k: v for k, v in self.options.items() if k not in self.inputs}
+        opts = {k: v for k, v in self.options.items() if k not in self.inputs and k not in PLACEMENT_ONLY}
         return {"builder": self.spec.builder, "options": opts,
                 "inputs": {k: v["sha256"] for k, v in self.inputs.items()}}
 
