@@ -7,6 +7,7 @@ kept by releases), never from its path, so any layout works: ``BUILD/data/*.parq
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from pathlib import Path
 
@@ -14,7 +15,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from mtgauntlet.errors import GauntletError
-from mtgauntlet.schema import kind_of_schema
+from mtgauntlet.schema import SIGNATURE_METADATA_KEY, kind_of_schema
+
+# A released file may hold the records of several builds: it lists their signatures (JSON) here.
+SIGNATURES_METADATA_KEY = b"mtgauntlet.signatures"
 
 
 def record_files(path: str | Path) -> list[Path]:
@@ -63,3 +67,22 @@ def load_records(path: str | Path, kind: str | None = None) -> pa.Table:
     if len(by_kind) > 1:
         raise GauntletError(f"{path}: holds several record kinds ({', '.join(by_kind)}); say which one")
     return next(iter(by_kind.values()))
+
+
+def file_signatures(path: str | Path) -> list[str]:
+    """The build signatures a record file declares (several for a released file that merges builds)."""
+    meta = pq.read_schema(path).metadata or {}
+    if SIGNATURES_METADATA_KEY in meta:
+        try:
+            sigs = json.loads(meta[SIGNATURES_METADATA_KEY])
+        except ValueError:
+            raise GauntletError(f"{path}: corrupt {SIGNATURES_METADATA_KEY.decode()} metadata") from None
+        return [str(s) for s in sigs]
+    sig = meta.get(SIGNATURE_METADATA_KEY, b"").decode()
+    return [sig] if sig else []
+
+
+def signatures_by_kind(path: str | Path) -> dict[str, list[str]]:
+    """Sorted distinct build signatures per record kind of a build/release/Parquet path."""
+    return {kind: sorted({s for f in files for s in file_signatures(f)})
+            for kind, files in sorted(files_by_kind(path).items())}

@@ -6,7 +6,6 @@ import random
 import shutil
 
 import pytest
-from typer.testing import CliRunner
 
 from tests import tiny_models
 from tests.openai_server import ScriptedServer
@@ -15,9 +14,9 @@ from mtgauntlet.builders.bandit.sampler import LLMSampler
 from mtgauntlet.builders.base import iter_items
 from mtgauntlet.builders.smaug import SmaugBuilder
 from mtgauntlet.runner.build_runner import item_rng
-from mtgauntlet.cli.main import app
 from mtgauntlet.models import registry
 from mtgauntlet.schema import checks_dict
+from tests.cli import invoke
 
 pytest.importorskip("transformers")
 
@@ -64,14 +63,14 @@ def test_artificial_crowd_difficulty():
 
 
 def test_llm_difficulty_judge_and_failures():
-    with ScriptedServer(default=lambda m: "Quite hard. SCORE |||95|||" if "gubbins" in m[-1]["content"]
-                        else "Easy. SCORE |||10|||") as srv:
+    with ScriptedServer(default=lambda m: "Quite hard. [[[95, C1 (Advanced)]]]" if "gubbins" in m[-1]["content"]
+                        else "Easy. [[[10, A1 (Beginner)]]]") as srv:
         judge = registry.load("difficulty", f"llm-judge:openai:j@{srv.url}")
         assert judge.difficulty(["The dog barks.", "The gubbins snarfled."], "en", "de") == [10.0, 95.0]
-        assert "0 (trivial) to 120" in srv.requests[0]["body"]["messages"][0]["content"]
+        assert "on a scale of 0 to 120" in srv.requests[0]["body"]["messages"][0]["content"]
     with ScriptedServer(default=lambda m: "no score here") as srv:
         judge = registry.load("difficulty", f"llm-judge:openai:bad@{srv.url}")
-        assert judge.difficulty(["x"], "en", "de") == [60.0] and judge.failures["unparseable_score"] == 1
+        assert judge.difficulty(["x"], "en", "de") == [None] and judge.failures["unparseable_score"] == 1
 
 
 def test_llm_topic_tree_and_llm_sampler():
@@ -93,7 +92,7 @@ def test_score_qe_cli(tmp_path):
         pytest.skip("apertium not installed")
     p = tmp_path / "in.tsv"
     p.write_text("src\tmt\tlp\nThe dog barks.\tEl perro ladra.\ten-es\nThe dog barks.\tEl gato canta.\ten-es\n")
-    r = CliRunner().invoke(app, ["score", "qe", "--input", str(p), "--map", "tgt=mt", "--qe", "roundtrip",
+    r = invoke(["score", "qe", "--input", str(p), "--map", "tgt=mt", "--qe", "roundtrip",
                                  "--out", str(tmp_path / "o.tsv")])
     assert r.exit_code == 0, r.output
     import pandas as pd

@@ -1,19 +1,20 @@
 """Packaged/offline backends (spaCy, e5, Apertium), the OpenAI-compatible client against a real local
 HTTP server, LLM role wrappers, the output cache and `gauntlet models`."""
 
-import json
 import shutil
+import subprocess
+import sys
+import time
 
 import numpy as np
 import pytest
-from typer.testing import CliRunner
 
 from tests.openai_server import ScriptedServer
-from mtgauntlet.cli.main import app
 from mtgauntlet.errors import BackendUnavailable, GauntletError
 from mtgauntlet.models import cache, registry
-from mtgauntlet.models.openai_compat import OpenAIChatLLM, OpenAIError
+from mtgauntlet.models.openai_compat import OpenAIChatLLM, OpenAIError, retry_after_seconds
 from mtgauntlet.models.prompts import parse_score, parse_tagged, parse_translation
+from tests.cli import invoke
 
 needs_apertium = pytest.mark.skipif(shutil.which("apertium") is None, reason="apertium not installed")
 
@@ -108,6 +109,80 @@ def test_openai_errors_are_clear_and_key_not_leaked(monkeypatch):
             timeout_llm._chat_once([{"role": "user", "content": "x"}], 10, 0.0, None)
 
 
+def _conversations(n):
+    return [[{"role": "user", "content": f"sentence number {i}"}] for i in range(n)]
+
+
+def test_openai_chat_many_concurrent_equals_sequential(monkeypatch):
+    monkeypatch.setenv("MTGAUNTLET_CACHE", "off")
+    convs = _conversations(12)
+    with ScriptedServer(latency=0.15) as srv:
+        llm = OpenAIChatLLM(f"m@{srv.url}", backoff=0.01)
+        sequential = llm.chat_many(convs, temperature=0.7, seed=list(range(12)), concurrency=1)
+        assert srv.max_in_flight == 1
+        srv.max_in_flight = 0
+        concurrent = llm.chat_many(convs, temperature=0.7, seed=list(range(12)), concurrency=6)
+        assert 1 < srv.max_in_flight <= 6
+        assert concurrent == sequential == [f"echo: sentence number {i}" for i in range(12)]
+        assert sorted(r["body"]["seed"] for r in srv.requests[12:]) == list(range(12))
+
+
+def test_openai_429_retry_after_is_honoured_under_concurrency(monkeypatch):
+    monkeypatch.setenv("MTGAUNTLET_CACHE", "off")
+    with ScriptedServer() as srv:
+        llm = OpenAIChatLLM(f"m@{srv.url}", backoff=0.01, concurrency=4)
+        srv.script = [("status", 429, {"Retry-After": "1"})]
+        t0 = time.monotonic()
+        out = llm.chat_many(_conversations(4))
+        assert out == [f"echo: sentence number {i}" for i in range(4)]
+        assert len(srv.requests) == 5 and time.monotonic() - t0 >= 0.95  # waited the server's Retry-After
+        srv.script = [("status", 503, {"Retry-After": "0"}), ("status", 503)]
+        assert llm.chat([{"role": "user", "content": "x"}]) == "echo: x" and len(srv.requests) == 8
+    assert retry_after_seconds("2.5", 120) == 2.5 and retry_after_seconds("9999", 120) == 120
+    assert retry_after_seconds("Wed, 21 Oct 2015 07:28:00 GMT", 120) == 0.0  # a date in the past: retry now
+    assert retry_after_seconds("soon", 120) is None
+
+
+def test_openai_cache_keeps_finished_replies_when_one_fails(tmp_path, monkeypatch):
+    monkeypatch.setenv("MTGAUNTLET_CACHE_DIR", str(tmp_path))
+    with ScriptedServer() as srv:
+        llm = OpenAIChatLLM(f"m@{srv.url}", backoff=0.01, concurrency=3)
+        srv.script = [("status", 400)]  # one request of the batch fails for good
+        with pytest.raises(OpenAIError, match="HTTP 400"):
+            llm.chat_many(_conversations(6), seed=5)
+        assert len(srv.requests) == 6
+        assert llm.chat_many(_conversations(6), seed=5) == [f"echo: sentence number {i}" for i in range(6)]
+        assert len(srv.requests) == 7  # only the failed one was asked again
+
+
+def test_openai_timeout_covers_a_trickling_response():
+    with ScriptedServer() as srv:
+        llm = OpenAIChatLLM(f"m@{srv.url}#timeout=0.5,retries=1", backoff=0.01)
+        srv.script = [("trickle", 0.05)] * 2  # ~100 bytes at 20 bytes/s: 5 s per answer
+        t0 = time.monotonic()
+        with pytest.raises(OpenAIError, match="within the 0.5 s timeout"):
+            llm._chat_once([{"role": "user", "content": "x"}], 10, 0.0, None)
+        assert time.monotonic() - t0 < 2.5
+        srv.script = [("truncate", None)]  # body shorter than its Content-Length: retried, no IncompleteRead
+        assert llm._chat_once([{"role": "user", "content": "y"}], 10, 0.0, None) == "echo: y"
+        srv.script = [("truncate", None)] * 2
+        with pytest.raises(OpenAIError, match="request failed .*gave up after 2 attempts"):
+            llm._chat_once([{"role": "user", "content": "z"}], 10, 0.0, None)
+
+
+def test_openai_bad_url_is_one_line_before_any_work(tmp_path, sample_path):
+    for spec in ("openai:m@notaurl", "openai:m@ftp://host/v1", "openai:m@http://:80/v1"):
+        with pytest.raises(GauntletError, match="is not an http"):
+            registry.load("llm", spec)
+    r = subprocess.run([sys.executable, "-m", "mtgauntlet.cli.main", "build", "zeroshot", "--seeds", str(sample_path),
+                        "--column", "en", "--llm", "openai:m@notaurl", "--out", str(tmp_path / "z")],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.strip().splitlines() == ["error: spec 'openai:m@notaurl': 'notaurl' is not an http(s) URL; "
+                                             "write openai:<model>@http://host:port/v1"]
+    assert not (tmp_path / "z").exists()
+
+
 def test_openai_unreachable_server_is_clear():
     llm = OpenAIChatLLM("m@http://127.0.0.1:9/v1", backoff=0.01, max_retries=1, timeout=1)
     with pytest.raises(OpenAIError, match="request failed"):
@@ -122,11 +197,11 @@ def test_llm_roles_parse_and_count_failures():
     with ScriptedServer(default=lambda msgs: answers["garbage"] if "garbage" in msgs[-1]["content"]
                         else answers["good"]) as srv:
         qe = registry.load("qe", f"llm-as-qe:openai:judge@{srv.url}")
-        scores = qe.score_or_none(["a source", "a garbage source"], ["una traducción", "x"], "en", "es")
+        scores = qe.score(["a source", "a garbage source"], ["una traducción", "x"], "en", "es")
         assert scores == [87.5, None]
         assert qe.failures["unparseable_score"] == 1
         n_before = len(srv.requests)
-        assert qe.score(["a garbage source"], ["y"], "en", "es") == [50.0]
+        assert qe.score(["a garbage source"], ["y"], "en", "es") == [None]  # missing, never a made-up 50
         assert len(srv.requests) - n_before == 3  # 1 try + 2 bounded retries
     with ScriptedServer(default=lambda msgs: "<START OF TRANSLATION>Hola mundo</END OF TRANSLATION>") as srv:
         tr = registry.load("translator", f"llm-as-translator:openai:mt@{srv.url}")
@@ -182,7 +257,7 @@ def test_registry_errors():
 
 
 def test_models_command_table():
-    r = CliRunner().invoke(app, ["models"])
+    r = invoke(["models"])
     assert r.exit_code == 0
     for word in ("role", "installed?", "smollm2", "e5", "apertium", "none packaged"):
         assert word in r.output

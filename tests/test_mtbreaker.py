@@ -1,23 +1,24 @@
-"""MT-breaker and zero-shot loops driven by a deterministic LLM served over the real OpenAI-compatible
-protocol (local HTTP server), Apertium as the target model and round-trip QE."""
+"""MT-breaker and zero-shot loops driven by deterministic LLMs served over the real OpenAI-compatible protocol
+(local HTTP servers): as editor, translator (llm-as-translator) and QE (llm-as-qe) — no Apertium needed — and,
+where Apertium is installed, against Apertium with round-trip QE."""
 
 import json
 import re
 import shutil
 
 import pytest
-from typer.testing import CliRunner
 
+from tests.cli import invoke
 from tests.openai_server import ScriptedServer
+from tests.scripted_roles import MT_FAILS_ON, QE_FAILS_ON, qe_a, qe_b, cli, scripted_stack
 from mtgauntlet.records import load_records
 from mtgauntlet.builders.mtbreaker import MTBreakerBuilder
 from mtgauntlet.builders.zeroshot import ZeroShotBuilder
 from mtgauntlet.runner.build_runner import item_rng
 from mtgauntlet.builders.base import Item
-from mtgauntlet.cli.main import app
 from mtgauntlet.models import registry
 
-pytestmark = pytest.mark.skipif(shutil.which("apertium") is None, reason="apertium not installed")
+needs_apertium = pytest.mark.skipif(shutil.which("apertium") is None, reason="apertium not installed")
 EXTRA = ["quickly", "yesterday", "notwithstanding", "bamboozled", "the", "irrevocably", "zeitgeist", "flummoxed"]
 
 
@@ -37,6 +38,18 @@ def server():
         yield srv
 
 
+@pytest.fixture(scope="module")
+def _stack():
+    with scripted_stack() as s:
+        yield s
+
+
+@pytest.fixture()
+def stack(_stack):
+    _stack["reset"]()  # the editor starts its word list again; request logs emptied
+    return _stack
+
+
 def _builder(srv, **kw):
     args = dict(variant="seeded", llm=f"openai:editor@{srv.url}", mt=["apertium"], qe="roundtrip", steps=3,
                 src_lang="en", tgt_lang="es", temperature=0.7)
@@ -44,6 +57,138 @@ def _builder(srv, **kw):
     return MTBreakerBuilder(**args)
 
 
+def _scripted(stack, **kw):
+    args = dict(variant="seeded", llm=stack["llm"], mt=[stack["mt"]], qe=f"{stack['qe_a']},{stack['qe_b']}",
+                steps=4, src_lang="en", tgt_lang="es", language_guard=False)
+    args.update(kw)
+    return MTBreakerBuilder(**args)
+
+
+# -- issue 19 item 1: failures are missing, never selected, counted ---------------------------------------
+def test_failed_translations_and_scores_are_never_selected(stack):
+    # the editor appends quickly, notwithstanding (QE judge fails), yesterday, bamboozled (translator fails):
+    # before, the failed QE scored 50 and the failed translation was "" — both lower than every real score here
+    rec = _scripted(stack).process(Item(0, {"src": "The dog barks at night."}), item_rng(1, 0)).records[0]
+    traj = {s["step"]: s for s in rec["trajectory"]}
+    assert traj[2]["failure"] == "qe" and traj[2]["qe_mean"] is None and QE_FAILS_ON in traj[2]["source"]
+    assert traj[2]["qe_components"][0][0] is None and traj[2]["translations"][0]  # translated, not scored
+    assert traj[4]["failure"] == "mt" and traj[4]["translations"] == [None] and traj[4]["qe_components"] == [None]
+    assert rec["qe_failures"] == 1 and rec["mt_failures"] == 1
+    scored = [s for s in rec["trajectory"] if s["failure"] is None]
+    assert {s["step"] for s in scored} == {0, 1, 3}
+    best = min(scored, key=lambda s: s["qe_mean"])
+    assert rec["text"] == best["source"] and rec["difficulty"] == pytest.approx(100 - best["qe_mean"])
+    assert MT_FAILS_ON not in rec["text"] and QE_FAILS_ON not in rec["text"]
+    # after a failed step the editor is shown the last scored step again (its proposal left the history)
+    last = stack["servers"]["llm"].requests[-1]["body"]["messages"]
+    assert not any(QE_FAILS_ON in m["content"] for m in last if m["role"] == "assistant")
+
+
+def test_qe_ensemble_is_the_mean_of_its_components(stack):
+    b = _scripted(stack, steps=1)
+    rec = b.process(Item(0, {"src": "Tax law is complicated."}), item_rng(1, 0)).records[0]
+    assert rec["qe_models"] == [stack["qe_a"], stack["qe_b"]] and rec["qe_model"] == ",".join(rec["qe_models"])
+    for s in rec["trajectory"]:
+        src, tr = s["source"], s["translations"][0]
+        assert s["qe_components"] == [[pytest.approx(qe_a(src, tr), abs=0.05), pytest.approx(qe_b(src, tr), abs=0.05)]]
+        assert s["qe_mean"] == pytest.approx(sum(s["qe_components"][0]) / 2)
+
+
+# -- item 6: the same follow-up wording, --max-tokens, truncation, one temperature ---------------------------
+def test_followups_differ_only_in_the_qe_feedback(stack):
+    prompts = {}
+    for variant in ("seeded", "seeded+qe"):
+        _scripted(stack, variant=variant, steps=1).process(Item(0, {"src": "She sold the house."}), item_rng(1, 0))
+        prompts[variant] = stack["servers"]["llm"].requests[-1]["body"]["messages"][-1]["content"]
+    plain, qe = prompts["seeded"], prompts["seeded+qe"]
+    assert re.search(r"SCORE \|\|\|\d+\.\d%\|\|\|", qe) and "SCORE" not in plain
+    assert "Modify at most 75% of the best SOURCE (one with lowest score) so far." in qe
+    stripped = re.sub(r"And this is the score[^\n]*\n", "", qe).replace(" (one with lowest score)", "")
+    assert stripped == plain  # identical wording apart from the score the +qe variants see
+    assert "grammatical" not in plain
+    _scripted(stack, steps=1, grammatical_edits=True).process(Item(0, {"src": "She sold the house."}), item_rng(1, 0))
+    assert "Only make grammatical edits" in stack["servers"]["llm"].requests[-1]["body"]["messages"][-1]["content"]
+
+
+def test_max_tokens_is_sent_and_cut_answers_are_counted(stack):
+    srv = stack["servers"]["llm"]
+    b = _scripted(stack, steps=2, retries=0, max_tokens=700)
+    srv.script = [("ok", "Let me think step by step about what is hard. SOURCE |||The dog barked loudly at")]
+    rec = b.process(Item(0, {"src": "The dog barks."}), item_rng(1, 0)).records[0]
+    assert {r["body"]["max_tokens"] for r in srv.requests} == {700}
+    assert rec["truncated"] == 1 and rec["llm_failures"] == 1  # the cut text is not used as a source
+    assert not any(s["source"].endswith("barked loudly at") for s in rec["trajectory"])
+
+
+def test_zeroshot_and_mtbreaker_share_the_default_temperature(stack):
+    z = ZeroShotBuilder(variant="plain", llm=stack["llm"], mt=[stack["mt"]], qe=stack["qe_a"])
+    m = MTBreakerBuilder(llm=stack["llm"], mt=[stack["mt"]], qe=stack["qe_a"])
+    assert z.temperature == m.temperature and z.max_tokens == m.max_tokens
+    z.process(Item(0, {"src": "a b c d e"}), item_rng(1, 0))
+    assert stack["servers"]["llm"].requests[-1]["body"]["temperature"] == m.temperature
+
+
+# -- CLI end to end through the real entry point, without Apertium -----------------------------------------
+def test_cli_mtbreaker_zeroshot_and_evaluate_end_to_end(stack, tmp_path):
+    seeds = tmp_path / "seeds.tsv"
+    seeds.write_text("text\nThe dog barks.\nTax law is complicated.\n", encoding="utf-8")
+    qe = f"{stack['qe_a']},{stack['qe_b']}"
+    common = ["--seeds", str(seeds), "--llm", stack["llm"], "--mt", stack["mt"], "--qe", qe, "--no-language-guard"]
+    code, out, err = cli("build", "mtbreaker", *common, "--steps", "4",
+                              "--out", str(tmp_path / "es"))
+    assert code == 0, err
+    manifest = json.loads((tmp_path / "es" / "build.json").read_text())
+    recs = load_records(tmp_path / "es").to_pylist()
+    assert len(recs) == 2 and manifest["counts"]["failures"]["qe_failures"] == sum(r["qe_failures"] for r in recs) > 0
+    assert manifest["counts"]["failures"]["mt_failures"] == sum(r["mt_failures"] for r in recs) > 0
+    assert "qe_failures=" in out and "|qe:llm-as-qe:" in manifest["signature"]
+    code, out, err = cli("build", "mtbreaker", *common, "--steps", "2", "--tgt-lang", "de",
+                              "--out", str(tmp_path / "de"))
+    assert code == 0, err
+    code, out, err = cli("build", "zeroshot", *common[:-1], "--variant", "min",
+                              "--generations", "3", "--out", str(tmp_path / "zs"))
+    assert code == 0, err
+    zs = json.loads((tmp_path / "zs" / "build.json").read_text())
+    assert "|generations:3|" in zs["signature"] and "|n:2|" in zs["signature"] and zs["config"]["generations"] == 3
+    assert all(len(r["trajectory"]) == 3 for r in load_records(tmp_path / "zs").to_pylist())
+    with ScriptedServer(default=lambda m: '"error_modes": ["idioms", "terminology"],') as judge:
+        code, out, err = cli("evaluate", "breaker", "--set",
+                                  f"{tmp_path / 'es'},{tmp_path / 'de'}", "--judge", f"openai:j@{judge.url}", "--json")
+    assert code == 0, err
+    report = json.loads(out)
+    from sacrebleu.metrics import CHRF
+
+    chrf = CHRF(word_order=2)
+    texts = [r["text"] for r in recs] + [r["text"] for r in load_records(tmp_path / "de").to_pylist()]
+    pair = [chrf.sentence_score(a, [b]).score for i, a in enumerate(texts) for j, b in enumerate(texts) if i != j]
+    row = report["table2"]["mtbreaker-seeded"]
+    assert row["diversity_chrf"] == pytest.approx(1 - sum(pair) / len(pair) / 100)  # chrF++ (nw:2), Table 2
+    assert row["diversity_errors"] == 2 and row["error_analysis_failures"] == 0
+    steps = [s["qe_mean"] for r in recs + load_records(tmp_path / "de").to_pylist() for s in r["trajectory"]
+             if s["qe_mean"] is not None]
+    mean = sum(steps) / len(steps)
+    assert row["qe_step_variance"] == pytest.approx(sum((x - mean) ** 2 for x in steps) / len(steps))
+    words = [w for t in texts for w in re.findall(r"\w+", t)]
+    assert row["avg_word_length"] == pytest.approx(sum(map(len, words)) / len(words))
+    # two target languages: the language-transfer table (Table 5), rows built for, columns translated into
+    lt = report["language_transfer"]
+    assert set(lt) == {"mtbreaker-seeded en-de", "mtbreaker-seeded en-es"} and set(lt["mtbreaker-seeded en-es"]) == {"de", "es"}
+    assert report["mt_failures"] == sum(r["mt_failures"] for r in recs) + sum(
+        r["mt_failures"] for r in load_records(tmp_path / "de").to_pylist())
+
+
+def test_cli_zeroshot_where_every_item_failed_is_an_error(tmp_path):
+    seeds = tmp_path / "seeds.tsv"
+    seeds.write_text("text\nThe dog barks.\n", encoding="utf-8")
+    with scripted_stack(editor_fn=lambda m: "I will not write that.") as s:
+        code, out, err = cli("build", "zeroshot", "--seeds", str(seeds), "--llm", s["llm"],
+                                  "--mt", s["mt"], "--qe", s["qe_a"], "--out", str(tmp_path / "zs"))
+    assert code == 2 and "the build produced no record from 1 item(s) (llm_failed=1)" in err.splitlines()[-1]
+    assert "Traceback" not in err
+
+
+# -- against Apertium (real target model) ---------------------------------------------------------------
+@needs_apertium
 def test_seeded_loop_steps_history_and_selection(server):
     b = _builder(server)
     seed = "The dog does not bark at night."
@@ -65,22 +210,7 @@ def test_seeded_loop_steps_history_and_selection(server):
     assert "SCORE" not in " ".join(translations)
 
 
-def test_qe_variant_shows_score_and_75_percent_rule(server):
-    b = _builder(server, variant="seeded+qe", steps=2)
-    b.process(Item(0, {"src": "Tax law is complicated."}), item_rng(1, 0))
-    followups = [m["content"] for m in server.requests[-1]["body"]["messages"] if m["role"] == "user"][1:]
-    assert all(re.search(r"SCORE \|\|\|\d+\.\d%\|\|\|", f) for f in followups)
-    assert all("Modify at most 75% of the best SOURCE" in f for f in followups)
-
-
-def test_seedless_first_prompt_is_length_matched(server):
-    b = _builder(server, variant="seedless", steps=1)
-    rec = b.process(Item(0, {"src": "one two three four five six seven"}), item_rng(1, 0)).records[0]
-    first = server.requests[0]["body"]["messages"][0]["content"]
-    assert "approximately 7 words" in first and "English" in first and "Spanish" in first
-    assert rec["seed"] is None and rec["trajectory"][0]["source"].startswith("The old ledger")
-
-
+@needs_apertium
 def test_multi_model_average(server):
     with ScriptedServer(default=lambda m: "<START OF TRANSLATION>Un texto.</END OF TRANSLATION>") as mt2:
         b = _builder(server, mt=["apertium", f"llm-as-translator:openai:mt@{mt2.url}"], steps=1)
@@ -91,6 +221,7 @@ def test_multi_model_average(server):
     assert rec["target_models"][0] == "apertium"
 
 
+@needs_apertium
 def test_malformed_answers_are_retried_then_counted(server):
     b = _builder(server, steps=2, retries=1)
     server.script = [("ok", "no markers at all"), ("ok", "SOURCE ||| |||"), ("ok", "still nothing")]
@@ -100,8 +231,9 @@ def test_malformed_answers_are_retried_then_counted(server):
     assert [s["step"] for s in rec["trajectory"]] == [0, 2]
 
 
+@needs_apertium
 def test_zeroshot_variants(server):
-    z = ZeroShotBuilder(variant="min", llm=f"openai:z@{server.url}", mt=["apertium"], qe="roundtrip", n=3)
+    z = ZeroShotBuilder(variant="min", llm=f"openai:z@{server.url}", mt=["apertium"], qe="roundtrip", generations=3)
     rec = z.process(Item(0, {"src": "a b c d e"}), item_rng(1, 0)).records[0]
     assert rec["method"] == "zeroshot-min" and len(rec["trajectory"]) == 3
     assert rec["qe_score"] == min(s["qe_mean"] for s in rec["trajectory"])
@@ -112,29 +244,30 @@ def test_zeroshot_variants(server):
     assert "previously generated texts" in prompt and "The old ledger" in prompt
 
 
+@needs_apertium
 def test_cli_build_resumes_without_repeating_calls(server, tmp_path):
     seeds = tmp_path / "seeds.tsv"
     seeds.write_text("text\nThe dog barks.\nTax law is complicated.\nShe sold the house.\n", encoding="utf-8")
     out = tmp_path / "out"
     args = ["build", "mtbreaker", "--seeds", str(seeds), "--llm", f"openai:editor@{server.url}", "--mt", "apertium",
-            "--qe", "roundtrip", "--steps", "2", "--out", str(out)]
+            "--qe", "roundtrip", "--steps", "2", "--shard-size", "1", "--out", str(out)]
     server.script = [("ok", None)] * 2 + [("status", 500)] * 50  # the server dies during the second seed
-    r = CliRunner().invoke(app, args)
+    r = invoke(args)
     assert r.exit_code != 0
     assert len(list((out / "data").glob("part-*.parquet"))) == 1
     server.script = []
     before = len(server.requests)
-    r = CliRunner().invoke(app, args)
+    r = invoke(args)
     assert r.exit_code == 0, r.output
     recs = load_records(out).to_pylist()
     assert len(recs) == 3 and len({r["seed"] for r in recs}) == 3
     # the finished first seed was not redone: only seeds 2 and 3 asked the LLM (2 steps each)
     assert len(server.requests) - before == 4
-    curve = CliRunner().invoke(app, ["evaluate", "breaker", "--set", str(out), "--plot", str(tmp_path / "c.png"),
+    curve = invoke(["evaluate", "breaker", "--set", str(out), "--plot", str(tmp_path / "c.png"),
                                      "--json"])
     assert curve.exit_code == 0, curve.output
     assert (tmp_path / "c.png").stat().st_size > 1000
-    report = json.loads(curve.output)
+    report = json.loads(curve.stdout)
     assert report["items"] == 3 and report["edit_steps"] == 6 and len(report["step_curve"]) == 3
     assert report["start_mean_qe"] == pytest.approx(sum(r["trajectory"][0]["qe_mean"] for r in recs) / 3)
     assert report["final_mean_qe"] == pytest.approx(sum(r["qe_score"] for r in recs) / 3)
@@ -143,6 +276,7 @@ def test_cli_build_resumes_without_repeating_calls(server, tmp_path):
     assert report["items_improved"] == sum(r["qe_score"] < r["trajectory"][0]["qe_mean"] for r in recs)
 
 
+@needs_apertium
 def test_language_guard_rejects_answers_in_the_target_language(server):
     pytest.importorskip("lingua")
     b = _builder(server, steps=1, retries=0)
@@ -155,10 +289,11 @@ def test_language_guard_rejects_answers_in_the_target_language(server):
     assert rec["llm_failures"] == 0 and len(rec["trajectory"]) == 2
 
 
+@needs_apertium
 def test_answers_that_copy_the_prompt_are_not_sources(server):
     # seen with the embedded 135M LLM: an unterminated SOURCE span followed by the follow-up's instructions
-    echo = ("SOURCE |||The senator resigned on Monday. |\nTry to make it even more difficult to translate. Only make "
-            "grammatical edits: the text must be grammatically correct.")
+    echo = ("SOURCE |||The senator resigned on Monday. |\nTry to make it even more difficult to translate. Modify "
+            "at most 75% of the best SOURCE so far.")
     b = _builder(server, steps=2, retries=0)
     server.script = [("ok", echo), ("ok", "SOURCE |||The senator, having resigned, left on Monday.|||")]
     rec = b.process(Item(0, {"src": "The senator resigned on Monday."}), item_rng(1, 0)).records[0]

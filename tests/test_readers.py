@@ -1,6 +1,5 @@
 import csv
 import gzip
-import io
 import json
 
 import pandas as pd

@@ -3,18 +3,16 @@ import random
 
 import numpy as np
 import pytest
-from typer.testing import CliRunner
 
 from tests import tiny_models
-from mtgauntlet.cli.main import app
 from mtgauntlet.corpora.formats import read_demetr, read_flores
 from mtgauntlet.errors import InputError
 from mtgauntlet.validators import checks
 from mtgauntlet.validators.chrf_matrix import mean_pairwise_chrf, pairwise_chrf
 from mtgauntlet.validators.rules import Rules, Threshold
 from mtgauntlet.validators.validate import validate
+from tests.cli import invoke
 
-runner = CliRunner()
 
 
 @pytest.fixture(scope="module")
@@ -86,10 +84,10 @@ def test_lm_naturalness_ranks_demetr_mt_above_word_shuffled(shared_data):
 def test_validate_report_rules_and_gx(tmp_path, sample_path):
     pytest.importorskip("great_expectations")
     out = tmp_path / "b"
-    r = runner.invoke(app, ["build", "smaug", "--input", str(sample_path), "--src-col", "es", "--ref-col", "en",
+    r = invoke(["build", "smaug", "--input", str(sample_path), "--src-col", "es", "--ref-col", "en",
                             "--src-lang", "es", "--tgt-lang", "en", "--good-from", "reference", "--out", str(out)])
     assert r.exit_code == 0, r.output
-    r = runner.invoke(app, ["validate", str(out), "--report", str(tmp_path / "rep"), "--gx"])
+    r = invoke(["validate", str(out), "--report", str(tmp_path / "rep"), "--gx"])
     assert r.exit_code == 0, r.output
     rep = json.loads((tmp_path / "rep" / "report.json").read_text())
     assert rep["passed"] is True
@@ -101,9 +99,9 @@ def test_validate_report_rules_and_gx(tmp_path, sample_path):
     assert any(e["type"] == "expect_column_values_to_be_unique" for e in gx["expectations"])
     rules = tmp_path / "rules.yaml"
     rules.write_text("version: 1\nthresholds:\n  chrf_diversity: {min: 0.99}\n  n: {min: 1}\n")
-    r = runner.invoke(app, ["validate", str(out), "--rules", str(rules), "--json"])
+    r = invoke(["validate", str(out), "--rules", str(rules), "--json"])
     assert r.exit_code == 1
-    rep = json.loads(r.output)
+    rep = json.loads(r.stdout)
     assert rep["failed_rules"] == ["smaug_pair:chrf_diversity"]
 
 
@@ -145,7 +143,7 @@ def test_rules_yaml_errors_name_the_file(tmp_path):
     with pytest.raises(InputError, match="thresholds.chrf_diversity"):
         Rules.from_yaml(p)
     p.write_text("version: 1\noptions: {colour: red}\n")
-    with pytest.raises(InputError, match="unknown options"):
+    with pytest.raises(InputError, match="unknown option .colour."):
         Rules.from_yaml(p)
     p.write_text("version: 1\nthresholds: [unclosed\n")
     with pytest.raises(InputError, match=str(p)):
@@ -154,7 +152,7 @@ def test_rules_yaml_errors_name_the_file(tmp_path):
 
 
 def test_validate_diversity_cli(sample_path):
-    r = runner.invoke(app, ["validate", "diversity", "--input", str(sample_path), "--column", "en", "--json"])
+    r = invoke(["validate", "diversity", "--input", str(sample_path), "--column", "en", "--json"])
     assert r.exit_code == 0, r.output
-    data = json.loads(r.output)
+    data = json.loads(r.stdout)
     assert set(data) == {"n", "chrf_diversity", "embedding_diversity", "unique_words"} and data["n"] == 42

@@ -57,13 +57,13 @@ def seq2seq(path: Path) -> Path:
     return path
 
 
-def classifier(path: Path, num_labels: int, id2label: dict[int, str] | None = None) -> Path:
+def classifier(path: Path, num_labels: int, id2label: dict[int, str] | None = None, max_positions: int = 128) -> Path:
     from transformers import BertConfig, BertForSequenceClassification
 
     tok = train_tokenizer()
     tok.cls_token, tok.sep_token = "<s>", "</s>"
     cfg = BertConfig(vocab_size=len(tok), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-                     num_attention_heads=2, max_position_embeddings=128, num_labels=num_labels,
+                     num_attention_heads=2, max_position_embeddings=max_positions, num_labels=num_labels,
                      pad_token_id=tok.pad_token_id)
     if id2label:
         cfg.id2label = id2label

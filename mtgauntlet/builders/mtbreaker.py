@@ -2,29 +2,44 @@
 
 An editing LLM sees the chat history with the target model's translation(s) and proposes a modified
 source, step by step; at the end every step is scored with QE and the most difficult source is kept.
-Variants: seeded / seedless, each optionally ``+qe`` (the follow-up shows the QE score and asks to modify
-at most 75% of the best source so far). Several target models at once ("multi"): every step is translated
-by each, and the selection uses their average QE.
+Variants: seeded / seedless, each optionally ``+qe`` (the follow-up also shows the QE score). The follow-up
+wording is the paper's (+qe) prompt in every variant; the plain variants leave out only the score line and its
+"(one with lowest score)" hint, so seeded vs seeded+qe differs only in the QE feedback. Several target models at
+once ("multi"): every step is translated by each, and the selection uses their average QE. Several QE specs
+(``--qe A,B``, the paper: MetricX-24-QE and LLM-as-QE) are averaged per text on the 0-100 scale.
 
 Trajectory: step 0 is the seed (seeded) or the LLM's first text (seedless); steps 1..N are edits. An
-unusable LLM answer (no ``SOURCE |||…|||``, fewer than two words, a copy of the prompt's instructions, or —
-with the language guard — not in the source language) is retried ``retries`` times (other sampling
-seeds), then counted in ``llm_failures`` and the step is skipped — never fatal.
+unusable LLM answer (no ``SOURCE |||…|||``, fewer than two words, a copy of the prompt's instructions, cut off
+by the generation budget, or — with the language guard — not in the source language) is retried ``retries``
+times (other sampling seeds), then counted in ``llm_failures`` and the step is skipped — never fatal.
+A step whose translation or QE failed (``None``) is kept in the trajectory with ``failure`` set, is never
+selected, is counted (``mt_failures`` / ``qe_failures``), and the conversation goes on from the last scored step
+(in every variant alike).
 """
 
 from __future__ import annotations
 
 import logging
 import re
+from collections import Counter
+from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from mtgauntlet.builders.base import Item, ItemResult
+from mtgauntlet.builders.runtime_info import roles_runtime
 from mtgauntlet.errors import GauntletError
 from mtgauntlet.models import prompts, registry
 from mtgauntlet.models.llm_roles import lang_name
+from mtgauntlet.models.qe_ensemble import load_qe
 
 log = logging.getLogger(__name__)
 VARIANTS = ("seeded", "seedless", "seeded+qe", "seedless+qe")
+DEFAULT_TEMPERATURE = 0.8  # MT-breaker and zero-shot alike (the paper gives none)
+DEFAULT_MAX_TOKENS = 1024  # room for a capable LLM's reasoning before SOURCE |||...|||
+FAILURE_KEYS = ("llm_failures", "truncated", "mt_failures", "qe_failures")
+EMPTY_HINT = ("check --llm / --mt / --qe (an LLM that never answers SOURCE |||...|||, a translator or QE that never "
+              "returns a result)")
+_UNTERMINATED = re.compile(r"SOURCE\s*:?\s*\|\|\|(?:(?!\|\|\|).)*$", re.S)
 
 
 def words(text: str) -> int:
@@ -44,51 +59,134 @@ def usable_source(text: str, src_lang: str, language_guard: bool = True) -> bool
     return True
 
 
-def token_budget(seed_length: int) -> int:
-    """Generation budget for a source of about ``seed_length`` words."""
-    return max(48, int(seed_length * 2.5) + 16)
+def answer_truncated(llm, answer: str, budget: int) -> bool:
+    """Whether the generation budget cut the answer: by token count where the backend has its tokenizer, otherwise
+    when the last ``SOURCE |||`` span is never closed."""
+    tokenizer = getattr(llm, "tokenizer", None)
+    if tokenizer is not None:
+        try:
+            return len(tokenizer(answer, add_special_tokens=False)["input_ids"]) >= budget - 3
+        except Exception:  # noqa: BLE001 - a tokenizer that cannot re-encode: fall back to the answer's shape
+            pass
+    return bool(_UNTERMINATED.search(answer or ""))
 
 
-def ask_for_source(llm, messages: list[dict], rng, *, budget: int, temperature: float, retries: int,
-                   src_lang: str, language_guard: bool = True) -> str | None:
-    """Ask until the answer holds a usable ``SOURCE |||...|||`` (1 try + ``retries``); None when none did."""
+@dataclass
+class SourceRequest:
+    """One conversation that needs a usable ``SOURCE |||...|||`` answer: its messages, the item's rng (sampling
+    seeds are drawn from it, one per attempt) and the item's failure counters."""
+
+    messages: list[dict]
+    rng: Any
+    counts: Counter
+
+
+def ask_for_sources(llm, requests: Sequence[SourceRequest], *, budget: int, temperature: float, retries: int,
+                    src_lang: str, language_guard: bool = True) -> list[str | None]:
+    """A usable source per request (1 try + ``retries``), ``None`` where none came. Every round sends the pending
+    conversations as one list through ``llm.chat_many`` (concurrent for API backends), each with the next seed of
+    its own rng, so an item's answers are those it gets when asked alone. Answers cut by the budget are unusable
+    (the text may be cut) and counted in the request's ``counts['truncated']``."""
+    out: list[str | None] = [None] * len(requests)
+    pending = list(range(len(requests)))
     for _ in range(retries + 1):
-        answer = llm.chat(messages, max_tokens=budget, temperature=temperature, seed=rng.randrange(2**31))
-        text = prompts.parse_tagged(answer, "SOURCE")
-        if text and usable_source(text, src_lang, language_guard):
-            return text
-    return None
+        if not pending:
+            break
+        seeds = [requests[i].rng.randrange(2**31) for i in pending]
+        answers = llm.chat_many([requests[i].messages for i in pending], max_tokens=budget, temperature=temperature,
+                                seed=seeds)
+        for i, answer in zip(pending, answers):
+            if answer_truncated(llm, answer, budget):
+                requests[i].counts["truncated"] += 1
+                continue
+            text = prompts.parse_tagged(answer, "SOURCE")
+            if text and usable_source(text, src_lang, language_guard):
+                out[i] = text
+        pending = [i for i in pending if out[i] is None]
+    return out
+
+
+@dataclass
+class Walk:
+    """The state of one item's MT-breaker run: the seed, the item's rng, the chat history with the editor, the
+    trajectory so far, the last scored step (what the next follow-up shows) and the failure counters."""
+
+    seed: str | None
+    rng: Any
+    messages: list[dict]
+    trajectory: list[dict[str, Any]] = field(default_factory=list)
+    anchor: dict[str, Any] | None = None
+    counts: Counter = field(default_factory=Counter)
 
 
 class Scorer:
-    """Translate with every target model and score with the QE, caching per source text."""
+    """Translate with every target model and score each translation with the QE ensemble. A translation or a
+    score that failed is ``None``; the step's ``qe_mean`` is then ``None`` and ``failure`` says which."""
 
-    def __init__(self, mt_specs: Sequence[str], qe_spec: str | None, src_lang: str, tgt_lang: str):
+    def __init__(self, mt_specs: Sequence[str], qe_specs: str | Sequence[str] | None, src_lang: str, tgt_lang: str):
         self.mt_specs = list(mt_specs)
         self.translators = [registry.load("translator", s) for s in self.mt_specs]
-        self.qe_spec = qe_spec or "qe"
-        self.qe = registry.load("qe", self.qe_spec)
+        self.qe = load_qe(qe_specs)
+        self.qe_specs = self.qe.specs
+        self.qe_spec = ",".join(self.qe_specs)
         self.src_lang, self.tgt_lang = src_lang, tgt_lang
 
-    def __call__(self, sources: list[str]) -> list[tuple[list[str], list[float]]]:
-        per_model = [tr.translate(sources, self.src_lang, self.tgt_lang) for tr in self.translators]
-        qes = [self.qe.score(sources, hyps, self.src_lang, self.tgt_lang) for hyps in per_model]
-        return [([h[i] for h in per_model], [float(q[i]) for q in qes]) for i in range(len(sources))]
+    def roles(self) -> dict[str, Any]:
+        return {"mt": self.translators, "qe": self.qe}
+
+    def __call__(self, sources: list[str]) -> list[dict[str, Any]]:
+        """Each translator gets all ``sources`` as one list, the QE ensemble all translations of a model as one."""
+        if not sources:
+            return []
+        per_model = [list(tr.translate(sources, self.src_lang, self.tgt_lang)) for tr in self.translators]
+        comps: list[list[list[float | None] | None]] = []  # [model][text] -> components, None: no translation
+        for hyps in per_model:
+            ok = [i for i, h in enumerate(hyps) if h is not None]
+            scored = self.qe.score_components([sources[i] for i in ok], [hyps[i] for i in ok], self.src_lang,
+                                              self.tgt_lang) if ok else []
+            row: list[list[float | None] | None] = [None] * len(sources)
+            for i, c in zip(ok, scored):
+                row[i] = c
+            comps.append(row)
+        out = []
+        for i in range(len(sources)):
+            translations = [h[i] for h in per_model]
+            components = [c[i] for c in comps]
+            qe = [None if c is None else self.qe.combine(c) for c in components]
+            failure = "mt" if any(t is None for t in translations) else "qe" if any(q is None for q in qe) else None
+            out.append({"translations": translations, "qe": qe, "qe_components": components,
+                        "qe_mean": None if failure else sum(qe) / len(qe), "failure": failure})
+        return out
+
+
+def best_step(trajectory: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
+    """The most difficult scored step (lowest mean QE, earliest on ties); steps without a score are never chosen."""
+    scored = [s for s in trajectory if s.get("qe_mean") is not None]
+    return min(scored, key=lambda s: (s["qe_mean"], s["step"])) if scored else None
+
+
+def failure_counts(trajectory: Sequence[dict[str, Any]]) -> dict[str, int]:
+    return {"mt_failures": sum(s.get("failure") == "mt" for s in trajectory),
+            "qe_failures": sum(s.get("failure") == "qe" for s in trajectory)}
 
 
 class MTBreakerBuilder:
     name = "mtbreaker"
-    version = "2"  # 2: answers that copy the prompt are unusable
+    version = "3"  # 3: failed scores are missing, QE ensembles, same follow-up in all variants, truncation counted
     kind = "breaker_text"
+    failure_columns = FAILURE_KEYS  # summed into build.json counts.failures by the runner
+    empty_hint = EMPTY_HINT
 
     def __init__(self, *, variant: str = "seeded", llm: str | None = None, mt: Sequence[str] = ("apertium",),
-                 qe: str | None = None, steps: int = 10, src_lang: str = "en", tgt_lang: str = "es",
-                 retries: int = 2, temperature: float = 0.8, max_tokens: int | None = None,
-                 language_guard: bool = True):
+                 qe: str | Sequence[str] | None = None, steps: int = 10, src_lang: str = "en", tgt_lang: str = "es",
+                 retries: int = 2, temperature: float = DEFAULT_TEMPERATURE, max_tokens: int = DEFAULT_MAX_TOKENS,
+                 language_guard: bool = True, grammatical_edits: bool = False):
         if variant not in VARIANTS:
             raise GauntletError(f"unknown variant {variant!r}; choose from {', '.join(VARIANTS)}")
         if steps < 1:
             raise GauntletError("--steps must be >= 1")
+        if max_tokens < 16:
+            raise GauntletError("--max-tokens must be >= 16")
         self.variant, self.steps, self.retries = variant, steps, retries
         self.seeded, self.show_qe = variant.startswith("seeded"), variant.endswith("+qe")
         self.llm_spec = llm or "smollm2"
@@ -96,81 +194,118 @@ class MTBreakerBuilder:
         self.scorer = Scorer(mt, qe, src_lang, tgt_lang)
         self.src_lang, self.tgt_lang = src_lang, tgt_lang
         self.temperature, self.max_tokens = temperature, max_tokens
-        self.language_guard = language_guard
+        self.language_guard, self.grammatical_edits = language_guard, grammatical_edits
 
     def signature_fields(self) -> dict[str, Any]:
         return {"src": self.src_lang, "tgt": self.tgt_lang, "variant": self.variant, "llm": self.llm_spec,
-                "mt": self.scorer.mt_specs, "qe": self.scorer.qe_spec, "steps": self.steps,
-                "temperature": self.temperature, "langid": self.language_guard}
+                "mt": self.scorer.mt_specs, "qe": self.scorer.qe_specs, "steps": self.steps,
+                "temperature": self.temperature, "max_tokens": self.max_tokens, "langid": self.language_guard,
+                "grammatical": self.grammatical_edits}
 
     def config(self) -> dict[str, Any]:
         return {"variant": self.variant, "steps": self.steps, "retries": self.retries,
-                "temperature": self.temperature, "max_tokens": self.max_tokens, "language_guard": self.language_guard}
+                "temperature": self.temperature, "max_tokens": self.max_tokens,
+                "language_guard": self.language_guard, "grammatical_edits": self.grammatical_edits,
+                "qe": self.scorer.qe_specs}
 
     def model_specs(self) -> dict[str, str]:
         return {"llm": self.llm_spec, "mt": ",".join(self.scorer.mt_specs), "qe": self.scorer.qe_spec}
 
-    # -- the loop ---------------------------------------------------------------------------------
-    def _ask(self, messages: list[dict], rng, budget: int) -> str | None:
-        return ask_for_source(self.llm, messages, rng, budget=budget, temperature=self.temperature,
-                              retries=self.retries, src_lang=self.src_lang, language_guard=self.language_guard)
+    def runtime_info(self) -> dict[str, Any]:
+        return roles_runtime({"llm": self.llm, **self.scorer.roles()})
 
-    def _followup(self, translations: list[str], qe: list[float]) -> str:
+    # -- the loop: every trajectory of a shard advances step by step, each step's model calls as one list ------
+    def _ask(self, walks: Sequence[Walk]) -> list[str | None]:
+        return ask_for_sources(self.llm, [SourceRequest(w.messages, w.rng, w.counts) for w in walks],
+                               budget=self.max_tokens, temperature=self.temperature, retries=self.retries,
+                               src_lang=self.src_lang, language_guard=self.language_guard)
+
+    def _followup(self, step: dict[str, Any]) -> str:
+        translations = step["translations"]
         if len(translations) == 1:
             shown = translations[0]
         else:
             shown = " ||| ".join(f"[{spec}] {t}" for spec, t in zip(self.scorer.mt_specs, translations))
-        if self.show_qe:
-            return prompts.BREAKER_FOLLOWUP_QE.format(translation=shown, qe=sum(qe) / len(qe))
-        return prompts.BREAKER_FOLLOWUP.format(translation=shown)
+        return prompts.breaker_followup(shown, step["qe_mean"] if self.show_qe else None, self.grammatical_edits)
+
+    def _first_prompt(self, seed_length: int) -> str:
+        return prompts.BREAKER_FIRST.format(lang1=lang_name(self.src_lang), lang2=lang_name(self.tgt_lang),
+                                           seed_length=seed_length)
+
+    def _score(self, step: int, proposals: Sequence[tuple["Walk", str]]) -> None:
+        """Translate and score the step's proposals of every walk as one list; extend the walks' trajectories
+        and conversations (a step without a score leaves the conversation at the last scored step)."""
+        for (walk, source), scored in zip(proposals, self.scorer([source for _, source in proposals])):
+            entry = {"step": step, "source": source, **scored}
+            walk.trajectory.append(entry)
+            if step > 0 and entry["qe_mean"] is None:
+                walk.messages.pop()  # no translation or score to show: go on from the last scored step
+                continue
+            walk.messages.append({"role": "assistant", "content": f"SOURCE |||{source}|||"})
+            if entry["qe_mean"] is not None:
+                walk.anchor = entry
+
+    def walk_all(self, walks: Sequence[Walk]) -> None:
+        """Algorithm 1 for several items at once. Each walk's result equals the one it gets alone: its LLM samples
+        depend only on its conversation and its own rng, translations and QE only on its texts."""
+        starts = [w.seed for w in walks] if self.seeded else self._ask(walks)
+        proposals = []
+        for walk, start in zip(walks, starts):
+            if start is None:
+                walk.counts["llm_failures"] += 1
+            else:
+                proposals.append((walk, start))
+        self._score(0, proposals)
+        active = [w for w in walks if w.anchor is not None]  # step 0 scored: the editor can start
+        for step in range(1, self.steps + 1):
+            if not active:
+                break
+            for walk in active:
+                walk.messages.append({"role": "user", "content": self._followup(walk.anchor)})
+            proposals = []
+            for walk, proposal in zip(active, self._ask(active)):
+                if proposal is None:
+                    walk.counts["llm_failures"] += 1
+                    walk.messages.pop()  # drop the unanswered follow-up; the next step asks again from the same state
+                else:
+                    proposals.append((walk, proposal))
+            self._score(step, proposals)
 
     def run(self, seed: str | None, seed_length: int, rng) -> dict[str, Any]:
-        budget = self.max_tokens or token_budget(seed_length)
-        first = prompts.BREAKER_FIRST.format(lang1=lang_name(self.src_lang), lang2=lang_name(self.tgt_lang),
-                                            seed_length=seed_length)
-        messages = [{"role": "user", "content": first}]
-        failures = 0
-        if self.seeded:
-            current = seed
-            messages.append({"role": "assistant", "content": f"SOURCE |||{seed}|||"})
-        else:
-            current = self._ask(messages, rng, budget)
-            if current is None:
-                failures += 1
-            else:
-                messages.append({"role": "assistant", "content": f"SOURCE |||{current}|||"})
-        trajectory: list[dict[str, Any]] = []
-        if current is None:
-            return {"trajectory": trajectory, "llm_failures": failures, "messages": messages}
-        trajectory.append(self._scored(0, current))
-        for step in range(1, self.steps + 1):
-            last = trajectory[-1]
-            messages.append({"role": "user", "content": self._followup(last["translations"], last["qe"])})
-            proposal = self._ask(messages, rng, budget)
-            if proposal is None:
-                failures += 1
-                messages.pop()  # drop the unanswered follow-up; the next step asks again from the same state
-                continue
-            messages.append({"role": "assistant", "content": f"SOURCE |||{proposal}|||"})
-            trajectory.append(self._scored(step, proposal))
-        return {"trajectory": trajectory, "llm_failures": failures, "messages": messages}
+        """One item's trajectory, counters and conversation."""
+        walk = Walk(seed, rng, [{"role": "user", "content": self._first_prompt(seed_length)}])
+        self.walk_all([walk])
+        return {"trajectory": walk.trajectory, "counts": walk.counts, "messages": walk.messages}
 
-    def _scored(self, step: int, source: str) -> dict[str, Any]:
-        (translations, qe), = self.scorer([source])
-        return {"step": step, "source": source, "translations": translations, "qe": qe, "qe_mean": sum(qe) / len(qe)}
+    def process_batch(self, items: Sequence[Item], rngs) -> list[ItemResult]:
+        results: list[ItemResult | None] = [None] * len(items)
+        walks: dict[int, Walk] = {}
+        for pos, (item, rng) in enumerate(zip(items, rngs)):
+            seed = item.data.get("src")
+            if self.seeded and not (seed and seed.strip()):
+                results[pos] = ItemResult(skipped=["empty_seed"])
+                continue
+            seed_length = words(seed) if seed else int(item.data.get("length", 30))
+            walks[pos] = Walk(seed, rng, [{"role": "user", "content": self._first_prompt(seed_length)}])
+        self.walk_all(list(walks.values()))
+        for pos, walk in walks.items():
+            results[pos] = self._result(walk)
+        return results  # type: ignore[return-value]
 
     def process(self, item: Item, rng) -> ItemResult:
-        seed = item.data.get("src")
-        if self.seeded and not (seed and seed.strip()):
-            return ItemResult(skipped=["empty_seed"])
-        seed_length = words(seed) if seed else int(item.data.get("length", 30))
-        out = self.run(seed, seed_length, rng)
-        traj = out["trajectory"]
+        return self.process_batch([item], [rng])[0]
+
+    def _result(self, walk: Walk) -> ItemResult:
+        traj = walk.trajectory
         if not traj:
             return ItemResult(rejected=["llm_failed"])
-        best = min(traj, key=lambda s: (s["qe_mean"], s["step"]))
+        if traj[0]["qe_mean"] is None:
+            return ItemResult(rejected=[f"step0_{traj[0]['failure']}_failed"])
+        best = best_step(traj)
         return ItemResult(records=[{
-            "text": best["source"], "seed": seed if self.seeded else None, "method": f"mtbreaker-{self.variant}",
-            "target_models": self.scorer.mt_specs, "qe_model": self.scorer.qe_spec, "qe_score": best["qe_mean"],
-            "difficulty": 100.0 - best["qe_mean"], "llm_failures": out["llm_failures"], "trajectory": traj,
-            "src_lang": self.src_lang, "tgt_lang": self.tgt_lang}])
+            "text": best["source"], "seed": walk.seed if self.seeded else None, "method": f"mtbreaker-{self.variant}",
+            "target_models": self.scorer.mt_specs, "qe_model": self.scorer.qe_spec, "qe_models": self.scorer.qe_specs,
+            "qe_score": best["qe_mean"], "difficulty": 100.0 - best["qe_mean"], "trajectory": traj,
+            "llm_failures": walk.counts["llm_failures"], "truncated": walk.counts["truncated"],
+            **failure_counts(traj), "src_lang": self.src_lang, "tgt_lang": self.tgt_lang}])
+

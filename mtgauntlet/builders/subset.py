@@ -2,16 +2,21 @@
 
 Optionally stratified by domain or by embedding clusters (section 6.2) to keep diversity: the budget
 is split across strata in proportion to their size (largest remainder), and each stratum keeps its
-hardest texts.
+hardest texts. With ``engine="ray"`` the corpus is scored on a Ray cluster before the shards run
+(scores kept in ``work_dir``); the selection over the scored corpus is the same exact top-B.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
+from pathlib import Path
 from typing import Any, Sequence
 
 from mtgauntlet.builders.base import Item, ItemResult
+from mtgauntlet.engines import get_engine
+from mtgauntlet.engines.scoring import ScoreTask
 from mtgauntlet.models import registry
+from mtgauntlet.models.runtime import strip_runtime_options
 
 
 class SubsetBuilder:
@@ -20,15 +25,23 @@ class SubsetBuilder:
     kind = "selected_text"
 
     def __init__(self, estimator: str = "length", budget: int = 100, stratify: str | None = None,
-                 src_lang: str = "en", tgt_lang: str | None = None, n_clusters: int = 8, embedder: str | None = None):
+                 src_lang: str = "en", tgt_lang: str | None = None, n_clusters: int = 8, embedder: str | None = None,
+                 engine: str = "local", work_dir: str | Path | None = None, actors: int | None = None,
+                 shard_size: int = 10_000):
         if budget < 1:
             raise ValueError("budget must be >= 1")
         if stratify not in (None, "domain", "clusters"):
             raise ValueError("stratify must be 'domain' or 'clusters'")
+        if engine != "local" and work_dir is None:
+            raise ValueError(f"engine {engine!r} needs a work_dir for its score shards")
         self.estimator_spec, self.budget, self.stratify = estimator, budget, stratify
         self.src_lang, self.tgt_lang = src_lang, tgt_lang
         self.n_clusters, self.embedder_spec = n_clusters, embedder
+        self.engine_name, self.work_dir, self.shard_size = engine, work_dir, shard_size
+        self.engine = get_engine(engine, **({"actors": actors} if engine == "ray" else {}))
         self._estimator = None
+        self._placement: dict[str, Any] | None = None
+        self._scores: dict[int, float] | None = None
 
     @property
     def estimator(self):
@@ -36,13 +49,33 @@ class SubsetBuilder:
             self._estimator = registry.load("difficulty", self.estimator_spec)
         return self._estimator
 
+    def _task(self) -> ScoreTask:
+        return ScoreTask("difficulty", self.estimator_spec, self.src_lang, self.tgt_lang, self.shard_size)
+
+    def placement(self) -> dict[str, Any]:
+        """Device, dtype and batch of a torch estimator as the engine resolves them (``{}`` otherwise)."""
+        if self._placement is None:
+            self._placement = self.engine.placement(self._task())
+        return self._placement
+
     def signature_fields(self) -> dict[str, Any]:
-        return {"src": self.src_lang, "tgt": self.tgt_lang, "estimator": self.estimator_spec, "budget": self.budget,
-                "stratify": self.stratify or "none"}
+        fields = {"src": self.src_lang, "tgt": self.tgt_lang, "estimator": strip_runtime_options(self.estimator_spec),
+                  "budget": self.budget, "stratify": self.stratify or "none"}
+        if self.placement():  # bf16/fp16 change the scores; device and batch size do not (beyond float noise)
+            fields["dtype"] = self.placement()["dtype"]
+        return fields
 
     def config(self) -> dict[str, Any]:
         return {"estimator": self.estimator_spec, "budget": self.budget, "stratify": self.stratify,
-                "n_clusters": self.n_clusters, "embedder": self.embedder_spec}
+                "n_clusters": self.n_clusters, "embedder": self.embedder_spec, "engine": self.engine_name,
+                **({"placement": self.placement()} if self.placement() else {})}
+
+    def prepare(self, items: Sequence[Item]) -> None:
+        """With a distributed engine, score the whole corpus first (resumable); shards then only look up."""
+        if self.engine_name == "local":
+            return
+        scores = self.engine.score(self._task(), {"src": [it.data["src"] for it in items]}, self.work_dir)
+        self._scores = {it.index: (None if s[0] != s[0] else float(s[0])) for it, s in zip(items, scores)}
 
     def model_specs(self) -> dict[str, str]:
         specs = {"difficulty": self.estimator_spec}
@@ -51,10 +84,16 @@ class SubsetBuilder:
         return specs
 
     def process_batch(self, items: Sequence[Item], rngs) -> list[ItemResult]:
-        texts = [it.data["src"] for it in items]
-        scores = self.estimator.difficulty(texts, src_lang=self.src_lang, tgt_lang=self.tgt_lang)
+        if self._scores is not None:
+            scores = [self._scores[it.index] for it in items]
+        else:
+            texts = [it.data["src"] for it in items]
+            scores = self.estimator.difficulty(texts, src_lang=self.src_lang, tgt_lang=self.tgt_lang)
         out = []
         for it, score in zip(items, scores):
+            if score is None or score != score:  # the estimator could not score it (e.g. an LLM judge failed)
+                out.append(ItemResult(rejected=["no difficulty score"]))
+                continue
             out.append(ItemResult(records=[{
                 "text": it.data["src"], "domain": it.data.get("domain"), "estimator": self.estimator_spec,
                 "difficulty": float(score), "rank": None, "src_lang": it.data.get("src_lang", self.src_lang),

@@ -1,16 +1,27 @@
-"""Zero-shot baselines of the MT-breaker paper: the LLM writes a hard-to-translate text in one shot.
+"""Zero-shot baselines of the MT-breaker paper: the LLM writes a hard-to-translate text in one shot, with the same
+first prompt as MT-breaker (Appendix B) and the same default temperature and generation budget.
 
 - ``plain``: one generation per item (length-matched to the item's seed);
 - ``history``: previously generated texts are listed in the prompt so they are not repeated;
-- ``min``: ``n`` generations per item (default 10, as MT-breaker's steps), keep the most difficult by QE.
+- ``min``: ``generations`` texts per item (default 10, as MT-breaker's steps), keep the most difficult by QE.
+
+Texts whose translation or QE failed are kept in the trajectory, never selected, and counted.
+
+Items of a shard are generated together: generation g of every item goes out as one list (``chat_many``:
+concurrent for API backends), then all texts of the shard are translated and scored as one list. An item's
+generations stay in order (each draws its sampling seeds from the item's rng after the previous one), so a record
+equals the one its item gets alone. ``history`` prompts depend on earlier items' texts: its items run one by one.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections import Counter
+from typing import Any, Sequence
 
 from mtgauntlet.builders.base import Item, ItemResult
-from mtgauntlet.builders.mtbreaker import Scorer, ask_for_source, token_budget, words
+from mtgauntlet.builders.runtime_info import roles_runtime
+from mtgauntlet.builders.mtbreaker import (DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE, EMPTY_HINT, FAILURE_KEYS, Scorer,
+                                           SourceRequest, ask_for_sources, best_step, failure_counts, words)
 from mtgauntlet.errors import GauntletError
 from mtgauntlet.models import prompts, registry
 from mtgauntlet.models.llm_roles import lang_name
@@ -21,65 +32,99 @@ HISTORY = "Do not repeat or paraphrase any of these previously generated texts:\
 
 class ZeroShotBuilder:
     name = "zeroshot"
-    version = "2"  # 2: answers that copy the prompt are unusable
+    version = "3"  # 3: failed scores are missing, QE ensembles, MT-breaker's temperature and budget
     kind = "breaker_text"
+    failure_columns = FAILURE_KEYS  # summed into build.json counts.failures by the runner
+    empty_hint = EMPTY_HINT
 
-    def __init__(self, *, variant: str = "plain", llm: str | None = None, mt=("apertium",), qe: str | None = None,
-                 src_lang: str = "en", tgt_lang: str = "es", n: int = 10, retries: int = 2,
-                 temperature: float = 0.9, history_size: int = 20):
+    def __init__(self, *, variant: str = "plain", llm: str | None = None, mt=("apertium",), qe=None,
+                 src_lang: str = "en", tgt_lang: str = "es", generations: int = 10, retries: int = 2,
+                 temperature: float = DEFAULT_TEMPERATURE, max_tokens: int = DEFAULT_MAX_TOKENS,
+                 history_size: int = 20):
         if variant not in VARIANTS:
             raise GauntletError(f"unknown variant {variant!r}; choose from {', '.join(VARIANTS)}")
-        self.variant, self.n, self.retries, self.temperature = variant, n, retries, temperature
-        self.history_size = history_size
+        if generations < 1:
+            raise GauntletError("--generations must be >= 1")
+        self.variant, self.generations, self.retries, self.temperature = variant, generations, retries, temperature
+        self.max_tokens, self.history_size = max_tokens, history_size
         self.llm_spec = llm or "smollm2"
         self.llm = registry.load("llm", llm)
         self.scorer = Scorer(mt, qe, src_lang, tgt_lang)
         self.src_lang, self.tgt_lang = src_lang, tgt_lang
         self.history: list[str] = []
 
+    @property
+    def per_item(self) -> int:
+        return self.generations if self.variant == "min" else 1
+
     def signature_fields(self) -> dict[str, Any]:
         return {"src": self.src_lang, "tgt": self.tgt_lang, "variant": self.variant, "llm": self.llm_spec,
-                "mt": self.scorer.mt_specs, "qe": self.scorer.qe_spec,
-                "n": self.n if self.variant == "min" else 1, "temperature": self.temperature}
+                "mt": self.scorer.mt_specs, "qe": self.scorer.qe_specs, "generations": self.per_item,
+                "temperature": self.temperature, "max_tokens": self.max_tokens}
 
     def config(self) -> dict[str, Any]:
-        return {"variant": self.variant, "n": self.n, "retries": self.retries, "temperature": self.temperature}
+        return {"variant": self.variant, "generations": self.per_item, "retries": self.retries,
+                "temperature": self.temperature, "max_tokens": self.max_tokens, "qe": self.scorer.qe_specs}
 
     def model_specs(self) -> dict[str, str]:
         return {"llm": self.llm_spec, "mt": ",".join(self.scorer.mt_specs), "qe": self.scorer.qe_spec}
+
+    def runtime_info(self) -> dict[str, Any]:
+        return roles_runtime({"llm": self.llm, **self.scorer.roles()})
 
     def restore(self, records: list[dict[str, Any]]) -> None:
         """On resume: earlier items' texts form the history (the runner passes finished records)."""
         ordered = sorted(records, key=lambda r: int(r.get("source_id") or 0))
         self.history = [r["text"] for r in ordered]
 
-    def _generate(self, length: int, rng, failures: list[int]) -> str | None:
+    def _prompt(self, length: int) -> str:
         prompt = prompts.BREAKER_FIRST.format(lang1=lang_name(self.src_lang), lang2=lang_name(self.tgt_lang),
                                              seed_length=length)
         if self.variant == "history" and self.history:
             prompt += "\n" + HISTORY.format(texts="\n".join(f"- {t}" for t in self.history[-self.history_size:]))
-        text = ask_for_source(self.llm, [{"role": "user", "content": prompt}], rng, budget=token_budget(length),
-                              temperature=self.temperature, retries=self.retries, src_lang=self.src_lang)
-        if text is None:
-            failures[0] += 1
-        return text
+        return prompt
+
+    def process_batch(self, items: Sequence[Item], rngs) -> list[ItemResult]:
+        if self.variant == "history":  # each prompt lists the texts of the items before it
+            return [self._generate_and_pick([item], [rng])[0] for item, rng in zip(items, rngs)]
+        return self._generate_and_pick(items, rngs)
 
     def process(self, item: Item, rng) -> ItemResult:
-        seed = item.data.get("src") or ""
-        length = words(seed) or int(item.data.get("length", 30))
-        failures = [0]
-        k = self.n if self.variant == "min" else 1
-        texts = [t for t in (self._generate(length, rng, failures) for _ in range(k)) if t]
+        return self.process_batch([item], [rng])[0]
+
+    def _generate_and_pick(self, items: Sequence[Item], rngs) -> list[ItemResult]:
+        counts = [Counter() for _ in items]
+        requests = [SourceRequest([{"role": "user", "content": self._prompt(self._length(item))}], rng, c)
+                    for item, rng, c in zip(items, rngs, counts)]
+        texts: list[list[str]] = [[] for _ in items]
+        for _ in range(self.per_item):  # generation g of every item at once; an item's generations stay in order
+            answers = ask_for_sources(self.llm, requests, budget=self.max_tokens, temperature=self.temperature,
+                                      retries=self.retries, src_lang=self.src_lang)
+            for pos, text in enumerate(answers):
+                if text is None:
+                    counts[pos]["llm_failures"] += 1
+                else:
+                    texts[pos].append(text)
+        scored = iter(self.scorer([t for item_texts in texts for t in item_texts]))
+        return [self._pick(item, item_texts, [next(scored) for _ in item_texts], c)
+                for item, item_texts, c in zip(items, texts, counts)]
+
+    @staticmethod
+    def _length(item: Item) -> int:
+        return words(item.data.get("src") or "") or int(item.data.get("length", 30))
+
+    def _pick(self, item: Item, texts: list[str], scored: list[dict[str, Any]], counts: Counter) -> ItemResult:
         if not texts:
             return ItemResult(rejected=["llm_failed"])
-        scored = self.scorer(texts)
-        cands = [{"step": i, "source": t, "translations": tr, "qe": q, "qe_mean": sum(q) / len(q)}
-                 for i, (t, (tr, q)) in enumerate(zip(texts, scored))]
-        best = min(cands, key=lambda c: (c["qe_mean"], c["step"]))
+        cands = [{"step": i, "source": t, **sc} for i, (t, sc) in enumerate(zip(texts, scored))]
+        best = best_step(cands)
+        if best is None:
+            return ItemResult(rejected=[f"{cands[0]['failure']}_failed"])
         self.history.append(best["source"])
         method = {"plain": "zeroshot", "history": "zeroshot-history", "min": "zeroshot-min"}[self.variant]
         return ItemResult(records=[{
             "text": best["source"], "seed": None, "method": method, "target_models": self.scorer.mt_specs,
-            "qe_model": self.scorer.qe_spec, "qe_score": best["qe_mean"], "difficulty": 100 - best["qe_mean"],
-            "llm_failures": failures[0], "trajectory": cands, "src_lang": self.src_lang, "tgt_lang": self.tgt_lang,
-            "source_id": str(item.index)}])
+            "qe_model": self.scorer.qe_spec, "qe_models": self.scorer.qe_specs, "qe_score": best["qe_mean"],
+            "difficulty": 100 - best["qe_mean"], "trajectory": cands, "llm_failures": counts["llm_failures"],
+            "truncated": counts["truncated"], **failure_counts(cands), "src_lang": self.src_lang,
+            "tgt_lang": self.tgt_lang, "source_id": str(item.index)}])

@@ -1,6 +1,11 @@
-"""Croissant (ML Commons) JSON-LD metadata for a release, written without extra dependencies.
+"""Croissant 1.0 (ML Commons) JSON-LD metadata for a release, written without extra dependencies.
 
-Validated with ``mlcroissant`` when that package is installed (optional)."""
+One FileSet and one RecordSet per record kind (the kind's folder ``data/<kind>/``, so sets never
+overlap). Every column is a field, nested ones included: list columns are ``repeated`` fields, lists of
+structs (``checks``, ``trajectory``) are repeated fields whose ``subField``s extract each member with a
+JSONPath (a list inside a struct, e.g. a step's ``translations``, is a repeated sub-field). Iterate with
+``mlcroissant.Dataset("croissant.json").records("<kind>")``.
+"""
 
 from __future__ import annotations
 
@@ -8,52 +13,106 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pyarrow.parquet as pq
+import pyarrow as pa
 
-_TYPES = {"string": "sc:Text", "large_string": "sc:Text", "double": "sc:Float", "float": "sc:Float",
-          "int32": "sc:Integer", "int64": "sc:Integer", "bool": "sc:Boolean", "timestamp[us, tz=UTC]": "sc:Date"}
+from mtgauntlet.releases.layout import kind_sort_key, path_part
+from mtgauntlet.schema import KINDS, column_doc, get_kind
 
 CONTEXT = {
     "@language": "en", "@vocab": "https://schema.org/", "sc": "https://schema.org/",
     "cr": "http://mlcommons.org/croissant/", "rai": "http://mlcommons.org/croissant/RAI/",
     "dct": "http://purl.org/dc/terms/", "citeAs": "cr:citeAs", "column": "cr:column", "conformsTo": "dct:conformsTo",
     "data": {"@id": "cr:data", "@type": "@json"}, "dataType": {"@id": "cr:dataType", "@type": "@vocab"},
+    "equivalentProperty": "cr:equivalentProperty",
     "examples": {"@id": "cr:examples", "@type": "@json"}, "extract": "cr:extract", "field": "cr:field",
     "fileObject": "cr:fileObject", "fileProperty": "cr:fileProperty", "fileSet": "cr:fileSet", "format": "cr:format",
     "includes": "cr:includes", "isLiveDataset": "cr:isLiveDataset", "jsonPath": "cr:jsonPath", "key": "cr:key",
     "md5": "cr:md5", "parentField": "cr:parentField", "path": "cr:path", "recordSet": "cr:recordSet",
     "references": "cr:references", "regex": "cr:regex", "repeated": "cr:repeated", "replace": "cr:replace",
+    "samplingRate": "cr:samplingRate",
     "separator": "cr:separator", "source": "cr:source", "subField": "cr:subField", "transform": "cr:transform",
 }
 
 
-def croissant(release: Path, manifest: dict[str, Any]) -> dict[str, Any]:
-    files = manifest["files"]
-    distribution = [{"@type": "cr:FileObject", "@id": f["path"], "name": f["path"], "contentUrl": f["path"],
-                     "encodingFormat": "application/x-parquet", "sha256": f["sha256"]} for f in files]
-    record_sets = []
-    for kind in manifest["kinds"]:
-        first = next(f for f in files if f["kind"] == kind)
-        schema = pq.read_schema(release / first["path"])
-        fields = []
-        for field in schema:
-            simple = _TYPES.get(str(field.type))
-            if simple is None:
-                continue  # nested columns (maps, lists) are described in the card, not here
-            fields.append({"@type": "cr:Field", "@id": f"{kind}/{field.name}", "name": field.name,
-                           "dataType": simple,
-                           "source": {"fileSet": {"@id": f"files-{kind}"}, "extract": {"column": field.name}}})
-        distribution.append({"@type": "cr:FileSet", "@id": f"files-{kind}", "name": f"files-{kind}",
-                             "encodingFormat": "application/x-parquet",
-                             "includes": sorted({f"data/{f['config']}/*.parquet" for f in files if f["kind"] == kind})})
-        record_sets.append({"@type": "cr:RecordSet", "@id": kind, "name": kind, "field": fields})
-    return {"@context": CONTEXT, "@type": "sc:Dataset", "conformsTo": "http://mlcommons.org/croissant/1.0",
-            "name": manifest["name"], "description": f"mtgauntlet release {manifest['name']} {manifest['version']}",
-            "version": manifest["version"], "license": manifest.get("license"), "url": "",
-            "datePublished": manifest["created_at"][:10], "distribution": distribution, "recordSet": record_sets}
+def data_type(t: pa.DataType) -> str | None:
+    if pa.types.is_string(t) or pa.types.is_large_string(t):
+        return "sc:Text"
+    if pa.types.is_integer(t):
+        return "sc:Integer"
+    if pa.types.is_floating(t):
+        return "sc:Float"
+    if pa.types.is_boolean(t):
+        return "sc:Boolean"
+    if pa.types.is_timestamp(t) or pa.types.is_date(t):
+        return "sc:Date"
+    return None
 
 
-def write_croissant(release: Path, manifest: dict[str, Any]) -> Path:
+def _is_list(t: pa.DataType) -> bool:
+    return pa.types.is_list(t) or pa.types.is_large_list(t)
+
+
+def _field(fid: str, name: str, t: pa.DataType, source: dict[str, Any], description: str = "") -> dict[str, Any]:
+    """A Croissant field for a column or struct member of type ``t`` read from ``source``."""
+    out: dict[str, Any] = {"@type": "cr:Field", "@id": fid, "name": name}
+    if description:
+        out["description"] = description
+    repeated = _is_list(t)
+    inner = t.value_type if repeated else t
+    while _is_list(inner):  # a list of lists (e.g. QE per translator and per QE spec): repeated, nested as stored
+        inner = inner.value_type
+        out["description"] = (out.get("description", "") + " A list of lists.").strip()
+    if repeated:
+        out["repeated"] = True
+    if pa.types.is_struct(inner):
+        out["dataType"] = "sc:Text"  # the parent carries no value of its own; its sub-fields do
+        out["subField"] = [_field(f"{fid}/{m.name}", m.name, m.type, {
+            **source, "transform": [*source.get("transform", []), {"jsonPath": m.name}]}) for m in inner]
+        return out
+    dt = data_type(inner)
+    if dt is None:
+        raise ValueError(f"no Croissant data type for {t} ({fid})")
+    out["dataType"] = dt
+    out["source"] = source
+    return out
+
+
+def record_set(kind: str, schema: pa.Schema) -> dict[str, Any]:
+    """The kind's record set from the schema of its released files (every column, nested ones included)."""
+    fields = []
+    for f in schema:
+        src = {"fileSet": {"@id": f"files-{kind}"}, "extract": {"column": f.name}}
+        fields.append(_field(f"{kind}/{f.name}", f.name, f.type, src, column_doc(kind, f.name)))
+    key = "id" if "id" in schema.names else None
+    description = get_kind(kind).description if kind in KINDS else ""
+    out = {"@type": "cr:RecordSet", "@id": kind, "name": kind, "description": description,
+           "field": fields}
+    if key:
+        out["key"] = {"@id": f"{kind}/{key}"}
+    return out
+
+
+def croissant(manifest: dict[str, Any], schemas: dict[str, pa.Schema], cite_as: str = "") -> dict[str, Any]:
+    kinds = sorted(manifest["kinds"], key=kind_sort_key)
+    distribution = [{"@type": "cr:FileSet", "@id": f"files-{kind}", "name": f"files-{kind}",
+                     "description": f"{kind} records (Parquet), one folder per language pair",
+                     "encodingFormat": "application/x-parquet", "includes": f"data/{path_part(kind)}/*/*.parquet"}
+                    for kind in kinds]
+    lic = manifest["license"]
+    out = {"@context": CONTEXT, "@type": "sc:Dataset", "conformsTo": "http://mlcommons.org/croissant/1.0",
+           "name": manifest["name"],
+           "description": f"mtgauntlet release {manifest['name']} {manifest['version']}: "
+                          + ", ".join(f"{manifest['rows'][k]} {k} records" for k in kinds),
+           "version": manifest["version"], "license": lic["license"], "url": "",
+           "datePublished": manifest["created_at"][:10], "distribution": distribution,
+           "recordSet": [record_set(kind, schemas[kind]) for kind in kinds]}
+    if cite_as:
+        out["citeAs"] = cite_as
+    return out
+
+
+def write_croissant(release: Path, manifest: dict[str, Any], schemas: dict[str, pa.Schema], cite_as: str = "") -> Path:
     path = release / "croissant.json"
-    path.write_text(json.dumps(croissant(release, manifest), indent=2) + "\n", encoding="utf-8")
+    doc = croissant(manifest, schemas, cite_as)
+    path.write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     return path

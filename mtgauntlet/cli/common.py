@@ -9,8 +9,9 @@ from typing import Any
 
 import typer
 
-from mtgauntlet.corpora.formats import READERS, read_parallel, sniff_named_format
-from mtgauntlet.corpora.readers import RowSet, parse_column_map
+from mtgauntlet.corpora.load import CorpusRequest
+from mtgauntlet.corpora.load import load_corpus as _load
+from mtgauntlet.corpora.readers import DEFAULT_MAX_CHARS, RowSet, parse_column_map
 
 
 def comma_list(value: str | None) -> list[str]:
@@ -23,27 +24,15 @@ def fail(message: str, code: int = 2) -> None:
     raise typer.Exit(code)
 
 
-def load_corpus(path: str, *, format: str | None = None, src_col: str = "src", ref_col: str = "ref",
+def load_corpus(path: str, *, format: str | None = None, src_col: str = "src", ref_col: str | None = "ref",
                 src_lang: str | None = None, tgt_lang: str | None = None, limit: int | None = None,
-                skip_bad: bool = False, columns: str | None = None, quoting: str | None = None,
-                lp: str | None = None) -> RowSet:
+                skip_bad: bool = False, columns: str | dict | None = None, quoting: str | None = None,
+                lp: str | None = None, max_chars: int | None = DEFAULT_MAX_CHARS) -> RowSet:
     """Read a parallel corpus: a named layout (flores, wmt24, parallel-samples, ...) or any table."""
-    on_error = "skip" if skip_bad else "raise"
-    named = format if format in READERS else (None if format else sniff_named_format(path))
-    extra = parse_column_map(columns)
-    if named == "flores":
-        return READERS["flores"](path, src=src_lang or "en", tgt=tgt_lang or "es", on_error=on_error, limit=limit)
-    if named == "wmt24":
-        return READERS["wmt24"](path, lp=lp, on_error=on_error, limit=limit)
-    if named == "parallel-samples":
-        return READERS["parallel-samples"](path, lp=lp, on_error=on_error, limit=limit)
-    if named in ("demetr", "aces"):
-        return READERS[named](path, on_error=on_error)
-    if named is not None and named != "parallel":
-        return READERS[named](path, on_error=on_error)
-    return read_parallel(path, src_col=src_col, ref_col=ref_col, src_lang=src_lang, tgt_lang=tgt_lang,
-                         format=None if format in (None, "parallel") else format, extra=extra, quoting=quoting,
-                         on_error=on_error, limit=limit)
+    extra = parse_column_map(columns) if isinstance(columns, str) or columns is None else dict(columns)
+    return _load(CorpusRequest(path=path, format=format, src_col=src_col, ref_col=ref_col, src_lang=src_lang,
+                               tgt_lang=tgt_lang, lp=lp, limit=limit, skip_bad=skip_bad, columns=extra,
+                               quoting=quoting, max_chars=max_chars))
 
 
 def print_frame(df, fmt: str = "table") -> None:
@@ -87,3 +76,72 @@ def summary_line(summary) -> str:
         parts.append(f"resumed {summary.resumed_shards} finished shard(s)")
     parts.append(f"signature: {summary.signature}")
     return "\n".join(parts)
+
+
+# -- options shared by every command that reads a table (one definition, one help text) ---------------
+def quoting_option():
+    return typer.Option("auto", "--quoting", help="TSV/CSV quoting: auto (detect), csv (standard \"…\" quoting) "
+                        "or none (quotes are literal characters, as in the WMT MQM tables).")
+
+
+def skip_bad_option():
+    return typer.Option(False, "--skip-bad", help="Skip bad rows (empty or too long text, wrong type, invalid "
+                        "UTF-8, wrong field count, invalid JSON) and count them by reason, instead of stopping.")
+
+
+def max_chars_option():
+    return typer.Option(DEFAULT_MAX_CHARS, "--max-chars", min=1,
+                        help="Longest text a row may hold, in characters (longer rows are errors, or skipped).")
+
+
+def limit_option(what: str = "rows"):
+    return typer.Option(None, "--limit", min=1, help=f"Read at most N {what}.")
+
+
+def overwrite_option():
+    return typer.Option(False, "--overwrite", help="Discard a different or unfinished build found in --out and start over.")
+
+
+def seed_option():
+    return typer.Option(13, "--seed", help="Random seed (per-item randomness derives from it; part of the signature).")
+
+
+def shard_size_option(default: int):
+    return typer.Option(default, "--shard-size", min=1, help="Items per resumable shard.")
+
+
+def format_option():
+    return typer.Option(None, "--format", help="Input format: tsv, csv, jsonl, parquet, hf, or a named layout "
+                        "(flores, wmt24, parallel-samples, demetr, aces); default: from the file name.")
+
+
+def lang_pair(src_lang: str | None, tgt_lang: str | None) -> tuple[str | None, str | None]:
+    """Normalised --src-lang/--tgt-lang (one code everywhere: signature, records, file columns)."""
+    from mtgauntlet.corpora.load import lang_option
+
+    return lang_option(src_lang, "--src-lang"), lang_option(tgt_lang, "--tgt-lang")
+
+
+def one_pair(rows: RowSet, src_lang: str | None, tgt_lang: str | None) -> tuple[str, str | None]:
+    """The build's language pair: the declared one, else the one every row has; mixed languages are an error."""
+    from mtgauntlet.errors import InputError
+
+    out = []
+    for key, declared, option in (("src_lang", src_lang, "--src-lang"), ("tgt_lang", tgt_lang, "--tgt-lang")):
+        if declared is not None:
+            out.append(declared)
+            continue
+        seen = sorted({str(r.get(key)) for r in rows.rows if r.get(key) is not None})
+        if len(seen) > 1:
+            raise InputError(f"the input mixes languages in {key} ({', '.join(seen)}); choose one with --lp or "
+                             f"{option}", file=rows.path)
+        out.append(seen[0] if seen else None)
+    if out[0] is None:
+        raise InputError("source language not given (pass --src-lang)", file=rows.path)
+    return out[0], out[1]
+
+
+def skipped_note(rows: RowSet) -> str:
+    """'; skipped: empty text=2, wrong type=1' (or '') for a command's summary line."""
+    counts = rows.skipped_counts()
+    return ("; skipped: " + ", ".join(f"{k}={v}" for k, v in sorted(counts.items()))) if counts else ""

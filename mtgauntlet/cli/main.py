@@ -1,15 +1,21 @@
-"""The `gauntlet` command: one subcommand per verb."""
+"""The `gauntlet` command: one subcommand per verb.
+
+Exit codes: 0 success; 1 a validation rule failed (or `verify` found a mismatch); 2 an error in the
+usage, the input or the environment, printed as one line `error: …`; 130 interrupted.
+"""
 
 from __future__ import annotations
 
 import logging
 import os
 import sys
+from typing import Optional
 
 import typer
 
 from mtgauntlet import __version__
-from mtgauntlet.cli import build, evaluate, query as query_mod, models_cmd, release_cmd, score, simulate, validate_cmd
+from mtgauntlet.cli import (audit_cmd, build, evaluate, models_cmd, query as query_mod, recipe_cmd, release_cmd, score,
+                            simulate, validate_cmd)
 
 app = typer.Typer(
     name="gauntlet",
@@ -17,43 +23,116 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
+    rich_markup_mode=None,
 )
 app.add_typer(build.app, name="build")
 app.add_typer(score.app, name="score")
 app.add_typer(evaluate.app, name="evaluate")
 app.add_typer(simulate.app, name="simulate")
+app.add_typer(validate_cmd.app, name="validate")
 app.command("query")(query_mod.query)
 app.command("models")(models_cmd.models)
-app.command("validate", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})(
-    validate_cmd.validate)
 app.command("release")(release_cmd.release)
 app.command("verify")(release_cmd.verify)
 app.command("publish")(release_cmd.publish)
+app.command("run")(recipe_cmd.run_recipe)
+app.command("reproduce")(recipe_cmd.reproduce)
+app.command("audit")(audit_cmd.audit)
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"mtgauntlet {__version__}")
+        raise typer.Exit()
 
 
 @app.callback()
 def _root(
-    verbose: bool = typer.Option(False, "--verbose", "-v", help="Log progress details."),
-    version: bool = typer.Option(False, "--version", help="Print the version and exit.", is_eager=True),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Log progress details (and tracebacks of errors)."),
+    version: bool = typer.Option(False, "--version", help="Print the version and exit.", is_eager=True,
+                                 callback=_print_version),
+    device: Optional[str] = typer.Option(None, "--device", envvar="MTGAUNTLET_DEVICE",
+                                         help="Default device of torch models: auto (cuda, mps, cpu), cpu, cuda, cuda:N, mps."),
+    dtype: Optional[str] = typer.Option(None, "--dtype", envvar="MTGAUNTLET_DTYPE",
+                                        help="Default dtype of torch models: auto (bf16 on a GPU with bf16, else fp32), fp32, bf16, fp16."),
+    batch_size: Optional[int] = typer.Option(None, "--batch-size", envvar="MTGAUNTLET_BATCH_SIZE",
+                                             help="Default batch size of torch models (halved on out-of-memory)."),
+    concurrency: Optional[int] = typer.Option(None, "--concurrency", envvar="MTGAUNTLET_CONCURRENCY",
+                                              help="Requests at once to openai: backends (default 1)."),
 ):
-    if version:
-        typer.echo(f"mtgauntlet {__version__}")
-        raise typer.Exit()
+    from mtgauntlet.models.runtime import set_defaults
+
+    set_defaults(device=device, dtype=dtype, batch=batch_size, concurrency=concurrency)
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(levelname)s %(message)s")
+    if verbose:
+        os.environ["MTGAUNTLET_VERBOSE"] = "1"
 
 
-def main() -> None:
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+def _click_modules():
+    """click's exception module(s): typer may vendor its own copy of click beside the public one."""
+    mods = []
+    for name in ("typer._click.exceptions", "click.exceptions"):
+        try:
+            mods.append(__import__(name, fromlist=["UsageError"]))
+        except ImportError:
+            pass
+    return mods
+
+
+def run(argv: list[str] | None = None) -> int:
+    """Run the CLI on ``argv``; returns the exit code. Every error is one line on stderr."""
     from mtgauntlet.errors import GauntletError
 
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    args = sys.argv[1:] if argv is None else list(argv)
+    verbose = "-v" in args or "--verbose" in args
+    mods = _click_modules()
+    usage = tuple(m.UsageError for m in mods)
+    click_errors = tuple(m.ClickException for m in mods)
+    no_args = tuple(getattr(m, "NoArgsIsHelpError") for m in mods if hasattr(m, "NoArgsIsHelpError"))
+    exits = (typer.Exit, *(getattr(m, "Exit") for m in mods if hasattr(m, "Exit")))
+    aborts = (typer.Abort, KeyboardInterrupt, *(getattr(m, "Abort") for m in mods if hasattr(m, "Abort")))
     try:
-        app()
-    except GauntletError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        sys.exit(2)
-    except KeyboardInterrupt:
+        rv = app(args=args, prog_name="gauntlet", standalone_mode=False)
+        return rv if isinstance(rv, int) else 0
+    except exits as exc:
+        return getattr(exc, "exit_code", 0)
+    except aborts:
         typer.echo("interrupted; finished work is kept, run the same command again to resume", err=True)
-        sys.exit(130)
+        return 130
+    except no_args as exc:
+        typer.echo(exc.ctx.get_help() if exc.ctx is not None else str(exc))
+        return 0
+    except usage as exc:
+        where = f"{exc.ctx.command_path}: " if exc.ctx is not None else ""
+        typer.echo(f"error: {where}{_one_line(exc.format_message())} (see --help)", err=True)
+        return 2
+    except click_errors as exc:
+        typer.echo(f"error: {_one_line(exc.format_message())}", err=True)
+        return 2
+    except GauntletError as exc:
+        typer.echo(f"error: {_one_line(exc)}", err=True)
+        return 2
+    except OSError as exc:  # a path that cannot be read or written, a full disk, a refused connection
+        if verbose:
+            raise
+        name = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
+        typer.echo(f"error: {name}{_one_line(exc.strerror or exc)}", err=True)
+        return 2
+    except Exception as exc:  # a bug: still one line for the user; -v shows the traceback
+        if verbose:
+            raise
+        typer.echo(f"error: internal error ({type(exc).__name__}: {_one_line(exc)}); run with -v for the "
+                   "traceback and please report it", err=True)
+        return 2
+
+
+def main() -> None:
+    sys.exit(run())
 
 
 if __name__ == "__main__":

@@ -8,37 +8,69 @@ from typing import List, Optional
 
 import typer
 
+from mtgauntlet.errors import GauntletError
+
+
+def _read_report(path: str) -> tuple[str, dict]:
+    from mtgauntlet.releases.manifest import read_json
+
+    p = Path(path)
+    p = p / "report.json" if p.is_dir() else p
+    return str(p), read_json(p, "validation report", "no such validation report (write one with gauntlet "
+                                                       "validate PATH --report DIR)")
 
 
 def release(
-    builds: List[str] = typer.Argument(..., help="Completed build directories (or Parquet record files/dirs)."),
+    builds: List[str] = typer.Argument(..., help="Complete build directories (a path inside a build means the whole build)."),
     name: str = typer.Option(..., "--name", "-n", help="Release name (letters, digits, . _ -)."),
     version: str = typer.Option(..., "--version", "-V", help="Semantic version X.Y.Z; never overwritten."),
     out: str = typer.Option("releases", "--out", "-o", help="Releases root (hive layout name=/version=)."),
-    report: Optional[str] = typer.Option(None, "--report", help="Validation report JSON (gauntlet validate --report)."),
-    license: str = typer.Option("cc-by-sa-4.0", help="License id for the card (match your source data)."),
+    report: List[str] = typer.Option([], "--report", help="Validation report (gauntlet validate --report DIR) of these "
+                                     "builds; repeat for builds validated separately. Refused if it validated other builds."),
+    license: Optional[str] = typer.Option(None, help="Licence id for the card; default: derived from the records' "
+                                          "source datasets (warns on non-commercial or unknown sources)."),
     pretty_name: Optional[str] = typer.Option(None, help="Human-readable dataset name for the card."),
     figure: List[str] = typer.Option([], "--figure", help="Extra PNG figure(s) to embed in the card."),
+    description: Optional[str] = typer.Option(None, "--description", help="A paragraph describing the set (card)."),
+    recipe: Optional[str] = typer.Option(None, "--recipe", help="The resolved recipe that made these builds (written "
+                                         "by `gauntlet run`); stored as recipe.yaml and shown in the card."),
+    audit: bool = typer.Option(False, "--audit", help="Put the audit page (report.html, as `gauntlet audit`) into the "
+                               "release, covered by the manifest and linked from the card."),
 ):
-    """Package builds as releases/name=NAME/version=X.Y.Z/ (atomic; Parquet per config, manifest, card)."""
+    """Package builds as releases/name=NAME/version=X.Y.Z/ (atomic): Parquet per kind and language pair, card,
+    Croissant, manifest with the sha256 of every file."""
+    from mtgauntlet.releases.inputs import find_build_dir
     from mtgauntlet.releases.release import make_release
 
-    validation = None
-    if report:
-        p = Path(report)
-        p = p / "report.json" if p.is_dir() else p
-        validation = json.loads(p.read_text(encoding="utf-8"))
+    reports = [_read_report(r) for r in report]
     extra = [Path(f) for f in figure]
+    for f in extra:
+        if not f.is_file():
+            raise GauntletError(f"{f}: no such figure file")
     for b in builds:
-        extra += sorted((Path(b) / "figures").glob("*.png"))
-    path = make_release(builds, name, version, out=out, validation=validation, license=license,
-                        pretty_name=pretty_name, extra_figures=extra)
-    m = json.loads((path / "manifest.json").read_text())
-    typer.echo(f"released {name} {version}: {m['total_rows']} records in {len(m['files'])} files -> {path}")
+        extra += sorted((find_build_dir(b) / "figures").glob("*.png"))
+    if recipe and not Path(recipe).is_file():
+        raise GauntletError(f"{recipe}: no such recipe file")
+    path = make_release(builds, name, version, out=out, reports=reports, license=license,
+                        pretty_name=pretty_name, extra_figures=extra, description=description, recipe=recipe,
+                        audit=audit)
+    m = json.loads((path / "manifest.json").read_text(encoding="utf-8"))
+    lic = m["license"]
+    for w in lic["warnings"]:
+        typer.echo(f"warning: licence: {w}", err=True)
+    for kind, n in m["dropped_duplicates"].items():
+        if n:
+            typer.echo(f"warning: dropped {n} duplicate {kind} records (same id in several builds)", err=True)
+    not_validated = [k for k in m["kinds"] if not (m.get("validation") or {}).get(k)]
+    if not_validated:
+        typer.echo(f"note: not validated: {', '.join(not_validated)} (the card says so)", err=True)
+    n_data = sum(1 for f in m["files"] if f.get("kind"))
+    typer.echo(f"released {name} {version}: {m['total_rows']} records in {n_data} data files, "
+               f"configs {', '.join(c['config_name'] for c in m['configs'])}; licence {lic['license']} -> {path}")
 
 
 def verify(release_dir: str = typer.Argument(..., help="A release directory (…/name=NAME/version=X.Y.Z).")):
-    """Re-check every release file's sha256 and row count against manifest.json; non-zero exit on mismatch."""
+    """Re-check every file of the release against manifest.json (changed, missing or extra files fail; exit 1)."""
     from mtgauntlet.releases.release import verify_release
 
     problems = verify_release(release_dir)
@@ -46,7 +78,7 @@ def verify(release_dir: str = typer.Argument(..., help="A release directory (…
         for p in problems:
             typer.echo(f"MISMATCH {p}", err=True)
         raise typer.Exit(1)
-    typer.echo(f"OK {release_dir}: every file matches its manifest checksum")
+    typer.echo(f"OK {release_dir}: every file matches its manifest checksum, no file missing or extra")
 
 
 def publish(
@@ -55,7 +87,8 @@ def publish(
     dry_run: bool = typer.Option(False, "--dry-run", help="Print the exact commit operations; publish nothing."),
     branch: str = typer.Option("main", help="Branch to commit to."),
 ):
-    """One atomic commit of the release + card, then the immutable tag vX.Y.Z (refused if it exists)."""
+    """One atomic commit of exactly the manifest's files, then the immutable tag vX.Y.Z (refused if it exists
+    or the release does not verify)."""
     from mtgauntlet.releases.publish import publish as do_publish
 
     plan = do_publish(release_dir, repo, dry_run=dry_run, branch=branch)

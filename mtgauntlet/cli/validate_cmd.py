@@ -5,27 +5,52 @@ from __future__ import annotations
 from typing import Optional
 
 import typer
+from typer.core import TyperGroup
 
-from mtgauntlet.cli.common import print_json
-
-diversity_app = typer.Typer(add_completion=False)
+from mtgauntlet.cli.common import print_json, quoting_option
 
 
-@diversity_app.command()
+class _PathOrSubcommand(TyperGroup):
+    """`gauntlet validate PATH ...` runs the default command; `gauntlet validate diversity ...` the subcommand."""
+
+    default = "records"
+
+    def parse_args(self, ctx, args):
+        if args and args[0] not in self.commands and args[0] not in ctx.help_option_names:
+            args = [self.default, *args]
+        return super().parse_args(ctx, args)
+
+    def format_help(self, ctx, formatter):
+        self.commands[self.default].format_help(ctx, formatter)
+        formatter.write_paragraph()
+        formatter.write_text("Subcommands (each with its own --help):")
+        with formatter.indentation():
+            for name, cmd in self.commands.items():
+                if name != self.default:
+                    formatter.write_text(f"{name}: {cmd.get_short_help_str(70)}")
+
+
+app = typer.Typer(cls=_PathOrSubcommand, no_args_is_help=True,
+                  help="Check a record set against thresholds (exit 1 when a rule fails); `validate diversity` for any text column.")
+
+
+@app.command("diversity")
 def diversity(
     input: str = typer.Option(..., "--input", "-i", help="Any table (TSV/CSV/JSONL/Parquet, .gz ok)."),
     column: str = typer.Option(..., "--column", "-c", help="Text column."),
     embedder: Optional[str] = typer.Option(None, "--embedder", help="Embedder spec (default e5)."),
     word_order: int = typer.Option(0, help="chrF word n-gram order (2 = chrF++, the MT-breaker paper's nw:2)."),
     max_texts: int = typer.Option(5000, help="Sample this many texts for pairwise metrics on larger sets."),
-    json_out: bool = typer.Option(False, "--json"),
+    json_out: bool = typer.Option(False, "--json", help="Print JSON."),
+    format: Optional[str] = typer.Option(None, "--format", help="tsv, csv, jsonl, parquet or hf; default: from the name."),
+    quoting: str = quoting_option(),
 ):
     """Diversity of a text column: chrF diversity, embedding diversity, unique words."""
     from mtgauntlet.corpora.readers import read_rows
     from mtgauntlet.models import registry
     from mtgauntlet.validators import checks
 
-    rows = read_rows(input, required=[column], text_fields=[]).rows
+    rows = read_rows(input, format=format, required=[column], text_fields=[], quoting=quoting, max_chars=None).rows
     texts = [str(r[column] or "") for r in rows]
     res = {"n": len(texts), **checks.chrf_diversity(texts, word_order=word_order, max_texts=max_texts),
            "embedding_diversity": checks.embedding_diversity(texts, registry.load("embedder", embedder) if embedder
@@ -39,9 +64,9 @@ def diversity(
             typer.echo(f"{k}: {v:.4f}" if isinstance(v, float) else f"{k}: {v}")
 
 
+@app.command("records", hidden=True)
 def validate(
-    ctx: typer.Context,
-    path: str = typer.Argument(..., help="Build dir, release dir or Parquet file(s); or 'diversity' (see below)."),
+    path: str = typer.Argument(..., metavar="PATH", help="Build dir, release dir or Parquet file(s)."),
     rules: Optional[str] = typer.Option(None, "--rules", help="Rules YAML (thresholds + options)."),
     report: Optional[str] = typer.Option(None, "--report", help="Write report.json/report.txt (and gx-docs/) here."),
     nli: Optional[str] = typer.Option(None, "--nli", help="NLI spec for the SMAUG contradiction rules."),
@@ -49,17 +74,7 @@ def validate(
     gx: bool = typer.Option(False, "--gx", help="Also run the Great Expectations suite (needs --report)."),
     json_out: bool = typer.Option(False, "--json", help="Print the JSON report."),
 ):
-    """Check a record set against thresholds; exit 1 when a rule fails.
-
-    `gauntlet validate diversity --input FILE --column NAME [--embedder SPEC] [--json]` prints
-    {"n", "chrf_diversity", "embedding_diversity", "unique_words"} for any text column.
-    """
-    if path == "diversity":
-        diversity_app(args=list(ctx.args) + (["--json"] if json_out else []), standalone_mode=True,
-                      prog_name="gauntlet validate diversity")
-        return
-    if ctx.args:
-        raise typer.BadParameter(f"unexpected arguments: {' '.join(ctx.args)}")
+    """Check a record set (build dir, release dir or Parquet files) against thresholds; exit 1 when a rule fails."""
     from mtgauntlet.validators.rules import Rules
     from mtgauntlet.validators.validate import summary_text, validate as run
 

@@ -8,11 +8,12 @@ challenge rows: src, ref, good, bad, phenomenon, lp, src_lang, tgt_lang, source_
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 from typing import Any, Callable
 
 from mtgauntlet.corpora.langs import ALIASES, normalize_lang, split_lp
-from mtgauntlet.corpora.readers import RowSet, read_rows
+from mtgauntlet.corpora.readers import DEFAULT_MAX_CHARS, RowSet, read_rows
 from mtgauntlet.errors import InputError
 
 FLORES_LANGS = ("eng", "deu", "spa", "por", "fra", "ita", "ces", "pol", "rus", "ukr", "isl", "hin", "jpn",
@@ -26,26 +27,32 @@ def _flores_col(lang: str) -> str:
     return lang
 
 
-def read_flores(path, src: str = "en", tgt: str = "es", on_error: str = "raise", limit=None) -> RowSet:
-    """FLORES-200 wide TSV (one column per language: eng, deu, spa, ...)."""
-    sc, tc = _flores_col(src), _flores_col(tgt)
-    rs = read_rows(path, format="tsv", quoting="none", columns={"src": sc, "ref": tc},
-                   required=["id", "domain", "topic"], text_fields=["src", "ref"], on_error=on_error, limit=limit)
-    sl, tl = normalize_lang(sc), normalize_lang(tc)
+def read_flores(path, src: str = "en", tgt: str | None = "es", on_error: str = "raise", limit=None,
+                max_chars=DEFAULT_MAX_CHARS) -> RowSet:
+    """FLORES-200 wide TSV (one column per language: eng, deu, spa, ...); ``tgt=None`` reads the source only."""
+    sc = _flores_col(src)
+    columns = {"src": sc}
+    if tgt is not None:
+        columns["ref"] = _flores_col(tgt)
+    rs = read_rows(path, format="tsv", quoting="none", columns=columns, required=["id", "domain", "topic"],
+                   text_fields=list(columns), on_error=on_error, limit=limit, max_chars=max_chars)
+    sl = normalize_lang(sc)
+    tl = normalize_lang(columns["ref"]) if tgt is not None else None
     for r in rs.rows:
         r.update(src_lang=sl, tgt_lang=tl, source_dataset="flores200-devtest", source_id=str(r["id"]),
                  url=r.get("URL"))
     return rs
 
 
-def read_wmt24(path, lp: str | None = None, on_error: str = "raise", limit=None) -> RowSet:
-    """WMT24 general test set TSV (csv-quoted fields with tabs); drops the canary line."""
+def read_wmt24(path, lp: str | None = None, on_error: str = "raise", limit=None, max_chars=DEFAULT_MAX_CHARS) -> RowSet:
+    """WMT24 general test set TSV (csv-quoted fields with tabs); the canary lines are skipped and counted."""
     rs = read_rows(path, format="tsv", quoting="csv", columns={"ref": "refA"},
                    required=["lp", "line_id", "doc_id", "domain", "src"], text_fields=["src"],
-                   on_error=on_error, where={"lp": lp} if lp else None)
+                   on_error=on_error, where={"lp": lp} if lp else None, max_chars=max_chars)
     rows = []
     for r in rs.rows:
         if r["domain"] == "canary":
+            rs.skipped.append((r["_line"], "domain", "canary line"))
             continue
         s, t = split_lp(r["lp"])
         r.update(src_lang=s, tgt_lang=t, source_dataset="wmt24-general", source_id=f"{r['lp']}:{r['line_id']}")
@@ -56,21 +63,42 @@ def read_wmt24(path, lp: str | None = None, on_error: str = "raise", limit=None)
     return rs
 
 
-def read_parallel_samples(path, lp: str | None = None, corpus: str | None = None, direction: str = "xx-en",
-                          on_error: str = "raise", limit=None) -> RowSet:
-    """The en/xx pair table (corpus, lp, line_id, en, xx). direction 'xx-en' makes xx the source."""
-    where = {k: v for k, v in (("lp", lp), ("corpus", corpus)) if v}
+def _parallel_samples_direction(lp: str | None, src_lang: str | None, tgt_lang: str | None) -> tuple[str | None, str]:
+    """(the file's lp filter 'en-xx' or None, direction 'xx-en' | 'en-xx') from --lp and the declared languages."""
+    pair = split_lp(lp) if lp else None
+    src = src_lang or (pair[0] if pair else None)
+    tgt = tgt_lang or (pair[1] if pair else None)
+    langs = [x for x in (src, tgt) if x]
+    if not langs:
+        return None, "xx-en"
+    en = [x for x in langs if x.split("-")[0] == "en"]
+    if not en:
+        raise InputError(f"the parallel-samples layout pairs English with another language; got "
+                         f"{'-'.join(langs)}", file=None)
+    direction = "en-xx" if src and src.split("-")[0] == "en" else "xx-en"
+    other = next((x for x in langs if x.split("-")[0] != "en"), None)
+    return (f"en-{other.split('-')[0]}" if other else None), direction
+
+
+def read_parallel_samples(path, lp: str | None = None, corpus: str | None = None, direction: str | None = None,
+                          on_error: str = "raise", limit=None, src_lang: str | None = None,
+                          tgt_lang: str | None = None, max_chars=DEFAULT_MAX_CHARS) -> RowSet:
+    """The en/xx pair table (corpus, lp, line_id, en, xx). The direction follows the declared languages
+    (``src_lang='en'`` makes English the source) or ``direction`` ('xx-en' | 'en-xx'); default xx-en."""
+    file_lp, derived = _parallel_samples_direction(lp, src_lang, tgt_lang)
+    direction = direction or derived
+    if direction not in ("xx-en", "en-xx"):
+        raise ValueError("direction must be 'xx-en' or 'en-xx'")
+    where = {k: v for k, v in (("lp", file_lp), ("corpus", corpus)) if v}
     rs = read_rows(path, format="tsv", quoting="none", required=["corpus", "lp", "line_id", "en", "xx"],
-                   text_fields=["en", "xx"], on_error=on_error, where=where or None)
+                   text_fields=["en", "xx"], on_error=on_error, where=where or None, max_chars=max_chars)
     rows = []
     for r in rs.rows:
         en, xx = split_lp(r["lp"])
         if direction == "xx-en":
             r.update(src=r["xx"], ref=r["en"], src_lang=xx, tgt_lang=en)
-        elif direction == "en-xx":
-            r.update(src=r["en"], ref=r["xx"], src_lang=en, tgt_lang=xx)
         else:
-            raise ValueError("direction must be 'xx-en' or 'en-xx'")
+            r.update(src=r["en"], ref=r["xx"], src_lang=en, tgt_lang=xx)
         r.update(source_dataset=r["corpus"], source_id=f"{r['corpus']}:{r['lp']}:{r['line_id']}")
         rows.append(r)
         if limit and len(rows) >= limit:
@@ -89,21 +117,35 @@ def _float(value: Any, path: str, line: int, field: str) -> float | None:
     return None if math.isnan(f) else f
 
 
+HUMAN_SYSTEM = re.compile(r"^(ref-?[A-Z]|Human-[A-Z]+(\.\d+)?)$")  # WMT names of human translations
+
+
+def _is_human(row: dict[str, Any], human_col: str | None) -> bool:
+    if human_col and human_col in row:
+        return str(row.get(human_col)).strip().lower() in ("1", "true", "yes")
+    return bool(HUMAN_SYSTEM.match(str(row.get("system", ""))))
+
+
 def _judgments(rs: RowSet, score_col: str, protocol: str, item_col: str, testset_col: str | None = None,
-               keep_refs: bool = False) -> RowSet:
+               keep_refs: bool = False, human_col: str | None = "is_human_ref") -> RowSet:
+    """Normalised judgment rows; ``human`` marks human translations (``is_human_ref``, or WMT's ref/Human-
+    system names where the layout has no such column). Without ``keep_refs`` they are skipped and counted."""
     rows = []
     for r in rs.rows:
         score = _float(r.get(score_col), rs.path, r["_line"], score_col)
         if score is None:
             rs.skipped.append((r["_line"], score_col, "no score"))
             continue
-        if not keep_refs and str(r.get("is_human_ref", "0")) in ("1", "True", "true"):
+        human = _is_human(r, human_col)
+        if human and not keep_refs:
+            rs.skipped.append((r["_line"], human_col or "system", "human translation"))
             continue
         item = str(r[item_col])
         if testset_col:
             item = f"{r[testset_col]}:{item}"
         rows.append({"lp": r["lp"], "item_id": item, "src": r["src"], "system": r["system"],
-                     "tgt": r.get("tgt") or None, "score": score, "protocol": protocol,
+                     "tgt": r.get("tgt") or None, "score": score, "protocol": protocol, "human": human,
+                     "protocol_source": "layout",
                      "domain": r.get("domain") or (r.get(testset_col) if testset_col else None),
                      "_line": r["_line"]})
     rs.rows = rows
@@ -125,28 +167,71 @@ def read_wmt23_mtme(path, score: str = "mqm", on_error: str = "raise", keep_refs
     return _judgments(rs, score, "mqm" if score == "mqm" else "da", "seg_id", keep_refs=keep_refs)
 
 
-def read_wmt23_esa(path, score: str = "ESA-1", on_error: str = "raise", **_) -> RowSet:
-    """WMT23 en-de ESA campaign (ESA-1, ESA-2, MQM-1, ESAAI-1, ESAAI-2 columns)."""
+def read_wmt23_esa(path, score: str = "ESA-1", on_error: str = "raise", keep_refs: bool = True, **_) -> RowSet:
+    """WMT23 en-de ESA campaign (ESA-1, ESA-2, MQM-1, ESAAI-1, ESAAI-2 columns); system refA is the human
+    translation (marked ``human``; kept by default, as before)."""
     rs = read_rows(path, format="tsv", quoting="none", required=["lp", "seg_id", "system", score, "src"],
                    text_fields=["src"], on_error=on_error)
-    return _judgments(rs, score, "mqm" if score.startswith("MQM") else "esa", "seg_id", keep_refs=True)
+    return _judgments(rs, score, "mqm" if score.startswith("MQM") else "esa", "seg_id", keep_refs=keep_refs,
+                      human_col=None)
+
+
+PROTOCOLS = ("esa", "mqm", "da")
+
+
+def infer_protocol(scores: list[float]) -> str | None:
+    """'mqm' when every score is <= 0 and one is below 0 (MQM penalties: 0 = no error); otherwise None: a
+    0-100 table could be ESA/DA (higher = better, perfect 100) or MQM error points, so it must be said."""
+    if scores and max(scores) <= 0 < -min(scores):
+        return "mqm"
+    return None
 
 
 def read_judgments(path, columns: dict[str, str] | None = None, protocol: str | None = None,
-                   on_error: str = "raise", **_) -> RowSet:
-    """Any judgment table (TSV/CSV/JSONL/Parquet, gz ok) with columns lp,item_id,src,system,tgt,score[,protocol]."""
-    rs = read_rows(path, columns=columns or {}, required=["lp", "item_id", "src", "system", "score"],
-                   text_fields=["src"], on_error=on_error)
+                   on_error: str = "raise", keep_refs: bool = True, quoting: str | None = None, **_) -> RowSet:
+    """Any judgment table (TSV/CSV/JSONL/Parquet, gz ok) with columns lp,item_id,src,system,tgt,score
+    [,protocol][,is_human_ref]. The protocol comes from ``protocol``, else the table's protocol column,
+    else is inferred from the scores (:func:`infer_protocol`); where it cannot be, an error asks for it.
+    Each row says where its protocol came from (``protocol_source``: option, column, inferred)."""
+    columns = dict(columns or {})
+    if protocol is not None and protocol not in PROTOCOLS:
+        raise InputError(f"unknown protocol {protocol!r} (esa, mqm or da)", field="--protocol")
+    rs = read_rows(path, columns=columns, required=["lp", "item_id", "src", "system", "score"],
+                   text_fields=["src"], on_error=on_error, quoting=quoting)
+    score_field = columns.get("score", "score")
+    human_col = "human" if "human" in columns else "is_human_ref"
     rows = []
     for r in rs.rows:
-        score = _float(r.get("score"), rs.path, r["_line"], (columns or {}).get("score", "score"))
+        score = _float(r.get("score"), rs.path, r["_line"], score_field)
         if score is None:
             rs.skipped.append((r["_line"], "score", "no score"))
             continue
-        proto = protocol or r.get("protocol") or "da"
+        proto, source = (protocol, "option") if protocol else (r.get("protocol") or None, "column")
+        if proto is not None and proto not in PROTOCOLS:
+            raise InputError(f"unknown protocol {proto!r} (esa, mqm or da)", file=rs.path, line=r["_line"],
+                             field="protocol")
+        human = str(r.get(human_col, "")).strip().lower() in ("1", "true", "yes")
+        if human and not keep_refs:
+            rs.skipped.append((r["_line"], human_col, "human translation"))
+            continue
         rows.append({"lp": r["lp"], "item_id": str(r["item_id"]), "src": r["src"], "system": str(r["system"]),
-                     "tgt": r.get("tgt"), "score": score, "protocol": proto, "domain": r.get("domain"),
-                     "_line": r["_line"]})
+                     "tgt": r.get("tgt"), "score": score, "protocol": proto, "protocol_source": source,
+                     "human": human, "domain": r.get("domain"), "_line": r["_line"]})
+    unknown = [r for r in rows if r["protocol"] is None]
+    if unknown:
+        inferred = infer_protocol([r["score"] for r in unknown])
+        if inferred is None:
+            lo, hi = min(r["score"] for r in unknown), max(r["score"] for r in unknown)
+            raise InputError(f"no protocol column and no --protocol; the scores ({lo:g} .. {hi:g}) do not tell "
+                             "the protocol (ESA/DA 0-100, perfect 100; MQM <= 0, perfect 0): pass --protocol "
+                             "esa|da|mqm", file=rs.path, field="protocol")
+        for r in unknown:
+            r.update(protocol=inferred, protocol_source="inferred")
+    for r in rows:
+        if r["protocol"] == "mqm" and r["score"] > 0:
+            raise InputError(f"MQM score {r['score']:g} > 0: MQM scores here are penalties (0 = no error, more "
+                             "negative = worse); negate error points first", file=rs.path, line=r["_line"],
+                             field=score_field)
     rs.rows = rows
     return rs
 
@@ -186,13 +271,14 @@ def read_aces(path, on_error: str = "raise", **_) -> RowSet:
     return rs
 
 
-def read_parallel(path, src_col: str = "src", ref_col: str = "ref", src_lang: str | None = None,
+def read_parallel(path, src_col: str = "src", ref_col: str | None = "ref", src_lang: str | None = None,
                   tgt_lang: str | None = None, format: str | None = None, extra: dict[str, str] | None = None,
-                  quoting: str | None = None, on_error: str = "raise", limit=None, dataset: str | None = None) -> RowSet:
-    """A user's own parallel file with named source/reference columns."""
-    columns = {"src": src_col, "ref": ref_col, **(extra or {})}
-    rs = read_rows(path, format=format, columns=columns, text_fields=["src", "ref"], quoting=quoting,
-                   on_error=on_error, limit=limit)
+                  quoting: str | None = None, on_error: str = "raise", limit=None, dataset: str | None = None,
+                  require_tgt: bool = True, max_chars=DEFAULT_MAX_CHARS) -> RowSet:
+    """A user's own parallel file with named source/reference columns (``ref_col=None``: source only)."""
+    columns = {"src": src_col, **({"ref": ref_col} if ref_col else {}), **(extra or {})}
+    rs = read_rows(path, format=format, columns=columns, text_fields=["src", "ref"] if ref_col else ["src"],
+                   quoting=quoting, on_error=on_error, limit=limit, max_chars=max_chars)
     try:
         sl = normalize_lang(src_lang) if src_lang else None
         tl = normalize_lang(tgt_lang) if tgt_lang else None
@@ -200,10 +286,16 @@ def read_parallel(path, src_col: str = "src", ref_col: str = "ref", src_lang: st
         raise InputError(str(exc), file=str(path), field="src_lang/tgt_lang") from None
     name = dataset or Path(str(path)).name.split(".")[0]
     for r in rs.rows:
-        r.setdefault("src_lang", sl)
-        r.setdefault("tgt_lang", tl)
+        for key, declared in (("src_lang", sl), ("tgt_lang", tl)):
+            if r.get(key) in (None, ""):
+                r[key] = declared
+            elif declared is not None and str(r[key]).split("-")[0].split("_")[0].lower() != declared.split("-")[0]:
+                raise InputError(f"the file says {r[key]!r} but --{key.replace('_', '-')} is {declared}",
+                                 file=rs.path, line=r["_line"], field=key)
         for key in ("src_lang", "tgt_lang"):
             if r.get(key) is None:
+                if key == "tgt_lang" and not require_tgt:
+                    continue
                 raise InputError("language not given (pass --src-lang/--tgt-lang or add the column)",
                                  file=rs.path, line=r["_line"], field=key)
             try:

@@ -1,21 +1,38 @@
-"""Analysis of MT-breaker trajectories: the step curve (paper Figure 2) and the transfer matrix (Table 4)."""
+"""Analysis of MT-breaker / zero-shot sets: the step curve (paper Figure 2), the data-quality measures of its
+Table 2 per method, the model-transfer matrix (Table 4) and the language-transfer table (Table 5).
+
+Steps whose translation or score failed (``qe_mean`` null) take no part in any mean; they are counted.
+"""
 
 from __future__ import annotations
 
+import re
+from collections import defaultdict
 from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
 
+_WORD = re.compile(r"\w+")
+
+
+def _scored(steps) -> list[dict[str, Any]]:
+    return [s for s in (steps or []) if s.get("qe_mean") is not None]
+
+
+def _mean(values) -> float | None:
+    values = list(values)
+    return float(np.mean(values)) if values else None
+
 
 def step_curve(records: Sequence[dict[str, Any]]) -> list[dict[str, float]]:
-    """Per step: mean QE over items, and mean of the cumulative-minimum QE up to that step."""
+    """Per step: mean QE over items, and mean of the cumulative-minimum QE up to that step (scored steps only)."""
     max_step = max((s["step"] for r in records for s in (r.get("trajectory") or [])), default=-1)
     rows = []
     for step in range(max_step + 1):
         cur, cummin = [], []
         for r in records:
-            traj = [s for s in (r.get("trajectory") or []) if s["step"] <= step]
+            traj = [s for s in _scored(r.get("trajectory")) if s["step"] <= step]
             if not traj:
                 continue
             at = [s for s in traj if s["step"] == step]
@@ -31,18 +48,86 @@ def summary(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """Headline numbers of a set. With seeds, the selected text can never score above its seed (the seed is
     step 0 of the trajectory and takes part in the selection), so the seed-vs-final gap alone overstates what
     the editor did; ``items_improved`` and ``edit_mean_qe`` say whether its edits themselves were harder."""
-    starts = [r["trajectory"][0]["qe_mean"] for r in records if r.get("trajectory")]
-    edits = [s["qe_mean"] for r in records for s in (r.get("trajectory") or []) if s["step"] > 0]
-    improved = [r for r in records if r.get("trajectory") and r["qe_score"] < r["trajectory"][0]["qe_mean"]]
-    return {
+    starts = [r["trajectory"][0]["qe_mean"] for r in records
+              if r.get("trajectory") and r["trajectory"][0].get("qe_mean") is not None]
+    edits = [s["qe_mean"] for r in records for s in _scored(r.get("trajectory")) if s["step"] > 0]
+    improved = [r for r in records if r.get("trajectory") and r["trajectory"][0].get("qe_mean") is not None
+                and r["qe_score"] < r["trajectory"][0]["qe_mean"]]
+    out = {
         "items": len(records),
-        "start_mean_qe": float(np.mean(starts)) if starts else None,
-        "final_mean_qe": float(np.mean([r["qe_score"] for r in records])) if records else None,
+        "start_mean_qe": _mean(starts),
+        "final_mean_qe": _mean(r["qe_score"] for r in records if r.get("qe_score") is not None),
         "items_improved": len(improved),
         "edit_steps": len(edits),
-        "edit_mean_qe": float(np.mean(edits)) if edits else None,
-        "llm_failures": int(sum(r.get("llm_failures") or 0 for r in records)),
+        "edit_mean_qe": _mean(edits),
     }
+    for key in ("llm_failures", "truncated", "mt_failures", "qe_failures"):
+        out[key] = int(sum(r.get(key) or 0 for r in records))
+    return out
+
+
+def word_stats(texts: Sequence[str]) -> dict[str, float | None]:
+    """Average word count per text and average word length in characters (over all words of the set)."""
+    words = [_WORD.findall(t) for t in texts]
+    n_words = sum(len(w) for w in words)
+    return {"avg_word_count": _mean(len(w) for w in words),
+            "avg_word_length": sum(len(x) for w in words for x in w) / n_words if n_words else None}
+
+
+def selected_translations(record: dict[str, Any]) -> list[str]:
+    """The target models' translations of the record's selected text."""
+    for s in _scored(record.get("trajectory")):
+        if s["source"] == record["text"] and s["qe_mean"] == record.get("qe_score"):
+            return [t for t in s["translations"] if t is not None]
+    return []
+
+
+def error_modes(records: Sequence[dict[str, Any]], judge) -> tuple[list[list[str]], int]:
+    """The appendix's target-text analysis prompt on every (selected text, translation): the error modes per
+    translation, and how many answers were unusable."""
+    from mtgauntlet.models.prompts import TARGET_ANALYSIS, parse_error_modes
+
+    modes, failed = [], 0
+    for r in records:
+        for t in selected_translations(r):
+            answer = judge.chat([{"role": "user", "content": TARGET_ANALYSIS.format(source=r["text"], translation=t)}],
+                                max_tokens=512, temperature=0.0, seed=0)
+            parsed = parse_error_modes(answer)
+            if parsed is None:
+                failed += 1
+            else:
+                modes.append(parsed)
+    return modes, failed
+
+
+def quality_table(records: Sequence[dict[str, Any]], *, judge=None, embedder=None) -> dict[str, dict[str, Any]]:
+    """Table 2's measures per method: chrF diversity in the paper's setting (chrF++, nw:2; 1 - mean pairwise
+    chrF / 100), unique words, average word count and length, mean QE of the selected texts and the variance of
+    QE over every scored step (the paper's per-variant variance, e.g. 297 vs 325), and — with a judge LLM — the
+    number of distinct error types; with an embedder, embedding diversity."""
+    from mtgauntlet.validators.checks import chrf_diversity, embedding_diversity, error_mode_diversity, unique_words
+
+    groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for r in records:
+        groups[r["method"]].append(r)
+    table = {}
+    for method, recs in sorted(groups.items()):
+        texts = [r["text"] for r in recs]
+        steps = [s["qe_mean"] for r in recs for s in _scored(r.get("trajectory"))]
+        row: dict[str, Any] = {"items": len(recs),
+                               "diversity_chrf": chrf_diversity(texts, word_order=2)["chrf_diversity"],
+                               "unique_words": unique_words(texts), **word_stats(texts),
+                               "qe_mean": _mean(r["qe_score"] for r in recs),
+                               "qe_step_variance": float(np.var(steps)) if len(steps) > 1 else None}
+        if embedder is not None:
+            row["diversity_embd"] = embedding_diversity(texts, embedder)
+        if judge is not None:
+            modes, failed = error_modes(recs, judge)
+            div = error_mode_diversity(modes)
+            row.update(diversity_errors=div["error_modes_unique"], error_modes_entropy=div["error_modes_entropy"],
+                       error_analysis_failures=failed)
+        table[method] = row
+    return table
 
 
 def plot_step_curve(curve: Sequence[dict[str, float]], path: str | Path, title: str = "MT-breaker") -> Path:
@@ -59,6 +144,13 @@ def plot_step_curve(curve: Sequence[dict[str, float]], path: str | Path, title: 
     ax.set_ylabel("QE (higher = easier)")
     ax.set_title(title)
     ax.legend()
+    return save_figure(fig, path)
+
+
+def save_figure(fig, path: str | Path) -> Path:
+    """Lay out, write (creating the folder) and close a matplotlib figure."""
+    import matplotlib.pyplot as plt
+
     fig.tight_layout()
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -67,18 +159,32 @@ def plot_step_curve(curve: Sequence[dict[str, float]], path: str | Path, title: 
     return path
 
 
-def transfer_matrix(records: Sequence[dict[str, Any]], mt_specs: Sequence[str], qe_spec: str, src_lang: str,
-                    tgt_lang: str) -> dict[str, dict[str, float]]:
-    """Mean QE of the final texts: rows = target model they were built against, columns = evaluation model."""
+def _mean_qe(texts: Sequence[str], mt_specs: Sequence[str], qe_specs, src_lang: str, tgt_lang: str) -> dict[str, Any]:
     from mtgauntlet.builders.mtbreaker import Scorer
 
+    scored = Scorer(mt_specs, qe_specs, src_lang, tgt_lang)(list(texts))
+    ok = [s["qe_mean"] for s in scored if s["qe_mean"] is not None]
+    return {"qe": _mean(ok), "failed": len(scored) - len(ok)}
+
+
+def transfer_matrix(records: Sequence[dict[str, Any]], mt_specs: Sequence[str], qe_specs, src_lang: str,
+                    tgt_lang: str) -> dict[str, dict[str, float | None]]:
+    """Mean QE of the final texts: rows = target model they were built against, columns = evaluation model
+    (Table 4). Texts whose translation or score failed are left out of the mean."""
     groups: dict[str, list[str]] = {}
     for r in records:
         groups.setdefault(",".join(r.get("target_models") or []), []).append(r["text"])
-    out: dict[str, dict[str, float]] = {}
-    for target, texts in sorted(groups.items()):
-        out[target] = {}
-        for spec in mt_specs:
-            scored = Scorer([spec], qe_spec, src_lang, tgt_lang)(texts)
-            out[target][spec] = float(np.mean([q[0] for _, q in scored]))
-    return out
+    return {target: {spec: _mean_qe(texts, [spec], qe_specs, src_lang, tgt_lang)["qe"] for spec in mt_specs}
+            for target, texts in sorted(groups.items())}
+
+
+def language_transfer(records: Sequence[dict[str, Any]], langs: Sequence[str], mt_specs: Sequence[str],
+                      qe_specs) -> dict[str, dict[str, float | None]]:
+    """Mean QE of the final texts: rows = method and language pair the set was built for, columns = the target
+    language they are translated into by ``mt_specs`` (averaged over them) and scored (Table 5)."""
+    groups: dict[tuple[str, str, str], list[str]] = defaultdict(list)
+    for r in records:
+        groups[(r["method"], r["src_lang"], r["tgt_lang"])].append(r["text"])
+    return {f"{method} {src}-{built_for}": {lang: _mean_qe(texts, mt_specs, qe_specs, src, lang)["qe"]
+                                            for lang in langs}
+            for (method, src, built_for), texts in sorted(groups.items())}

@@ -34,12 +34,20 @@ def unique_sources(judgments: Sequence[Mapping[str, Any]]) -> dict[str, list[tup
     return {lp: sorted(items.items()) for lp, items in out.items()}
 
 
-def score_sources(judgments, difficulty_fn: Callable[[list[str], str], list[float]]) -> dict[tuple[str, str], float]:
-    """(lp, item_id) -> difficulty, calling ``difficulty_fn(texts, lp)`` once per language pair."""
+def score_sources(judgments, difficulty_fn: Callable[[list[str], str], list[float | None]],
+                  failures: dict[str, int] | None = None) -> dict[tuple[str, str], float]:
+    """(lp, item_id) -> difficulty, calling ``difficulty_fn(texts, lp)`` once per language pair. A source the
+    estimator could not score (None, e.g. an unparseable LLM-judge answer) is left out and counted per lp in
+    ``failures``, never given a number."""
     out = {}
     for lp, items in unique_sources(judgments).items():
         scores = difficulty_fn([src for _, src in items], lp)
-        out.update({(lp, item): float(s) for (item, _), s in zip(items, scores)})
+        for (item, _), s in zip(items, scores):
+            if s is None or s != s:
+                if failures is not None:
+                    failures[lp] = failures.get(lp, 0) + 1
+                continue
+            out[(lp, item)] = float(s)
     return out
 
 

@@ -1,9 +1,14 @@
 """Metric robustness on (good, bad) challenge pairs: WMT-style Kendall-like tau and SMAUG's d (eq. 2).
 
 tau = (Concordant - Discordant) / (Concordant + Discordant), where a pair is concordant when the metric
-scores the good hypothesis strictly higher; **ties count as discordant** (as in the WMT challenge-set
-evaluation). d = mean of (s_good - s_bad) over concordant pairs, on scores min-max normalised over all
-good and bad scores of the set, so metrics with different ranges compare.
+scores the good hypothesis strictly higher. Ties (``ties``): ``discordant`` counts them as discordant, as
+the WMT challenge-set evaluation does (the default); ``ignore`` leaves them out of both counts, as the
+SMAUG paper's eq. 1 is written. d = mean of (s_good - s_bad) over concordant pairs, on scores min-max
+normalised over all good and bad scores of the set, so metrics with different ranges compare.
+
+Aggregates of the SMAUG paper's figures: per metric and phenomenon, mean and standard deviation of tau
+over language pairs (Figures 4-7), and the Pearson correlation of tau and d over (metric, language pair)
+points, each the mean over phenomena (Figure 8).
 """
 
 from __future__ import annotations
@@ -29,10 +34,18 @@ class PairSet:
     extra: dict[str, list[Any]]
 
 
-def tau_and_d(good: Sequence[float], bad: Sequence[float], lo: float, hi: float) -> tuple[float, float, int, int]:
+TIES = ("discordant", "ignore")
+
+
+def tau_and_d(good: Sequence[float], bad: Sequence[float], lo: float, hi: float,
+              ties: str = "discordant") -> tuple[float, float, int, int]:
+    """(tau, d, concordant, discordant); with ``ties="ignore"`` tied pairs are in neither count."""
+    if ties not in TIES:
+        raise GauntletError(f"ties must be one of {', '.join(TIES)}, not {ties!r}")
     g, b = np.asarray(good, dtype=float), np.asarray(bad, dtype=float)
     conc = g > b
-    n_c, n_d = int(conc.sum()), int((~conc).sum())
+    n_c = int(conc.sum())
+    n_d = int((g < b).sum()) if ties == "ignore" else int((~conc).sum())
     tau = (n_c - n_d) / (n_c + n_d) if n_c + n_d else float("nan")
     span = (hi - lo) or 1.0
     d = float(((g[conc] - b[conc]) / span).mean()) if n_c else 0.0
@@ -101,11 +114,10 @@ def score_pairs(pairs: PairSet, metric: str, skipped: dict[str, str] | None = No
         if gcol not in pairs.extra or bcol not in pairs.extra:
             raise GauntletError(f"columns {gcol!r}/{bcol!r} not in the set (have: {', '.join(pairs.extra)})")
         return [float(x) for x in pairs.extra[gcol]], [float(x) for x in pairs.extra[bcol]]
-    from mtgauntlet.models import registry
-
     from mtgauntlet.errors import BackendUnavailable
+    from mtgauntlet.models.qe_ensemble import load_qe
 
-    qe = registry.load("qe", metric)
+    qe = load_qe(metric)
     good, bad = [float("nan")] * len(pairs.good), [float("nan")] * len(pairs.bad)
     groups: dict[tuple[str, str], list[int]] = {}
     for i, (s, t) in enumerate(zip(pairs.src_lang, pairs.tgt_lang)):
@@ -119,13 +131,15 @@ def score_pairs(pairs: PairSet, metric: str, skipped: dict[str, str] | None = No
             if skipped is not None:
                 skipped[f"{sl}-{tl}"] = str(exc)
             continue
-        for i, g, b in zip(idx, gs, bs):
-            good[i], bad[i] = g, b
+        for i, g, b in zip(idx, gs, bs):  # a failed score (None) stays NaN: the pair is left out
+            good[i] = float("nan") if g is None else g
+            bad[i] = float("nan") if b is None else b
     return good, bad
 
 
-def evaluate(pairs: PairSet, good: Sequence[float], bad: Sequence[float]) -> list[dict[str, Any]]:
-    """Per (phenomenon, lp) and overall per lp: n, tau, d, concordant, discordant."""
+def evaluate(pairs: PairSet, good: Sequence[float], bad: Sequence[float],
+             ties: str = "discordant") -> list[dict[str, Any]]:
+    """Per (phenomenon, lp) and overall per lp: n, tau, d, concordant, discordant, ties."""
     allv = np.concatenate([np.asarray(good, float), np.asarray(bad, float)])
     if np.isnan(allv).all():
         return []
@@ -138,7 +152,45 @@ def evaluate(pairs: PairSet, good: Sequence[float], bad: Sequence[float]) -> lis
         keys.setdefault(("all", lp), []).append(i)
     out = []
     for (ph, lp), idx in sorted(keys.items(), key=lambda kv: (kv[0][1], kv[0][0] == "all", kv[0][0])):
-        tau, d, c, dis = tau_and_d([good[i] for i in idx], [bad[i] for i in idx], lo, hi)
+        g, b = [good[i] for i in idx], [bad[i] for i in idx]
+        tau, d, c, dis = tau_and_d(g, b, lo, hi, ties)
         out.append({"phenomenon": ph, "lp": lp, "n": len(idx), "tau": tau, "d": d, "concordant": c,
-                    "discordant": dis})
+                    "discordant": dis, "ties": int(sum(x == y for x, y in zip(g, b)))})
     return out
+
+
+def _mean_std(values: Sequence[float]) -> tuple[float | None, float | None]:
+    v = [x for x in values if x == x]
+    if not v:
+        return None, None
+    return float(np.mean(v)), (float(np.std(v, ddof=1)) if len(v) > 1 else None)
+
+
+def tau_over_lps(results: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per (metric, phenomenon): mean and sample standard deviation (ddof=1; None with one lp) of tau over
+    language pairs, and mean d — the bars and black error bars of the SMAUG paper's Figures 4-7."""
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for r in results:
+        groups.setdefault((r.get("metric", ""), r["phenomenon"]), []).append(r)
+    out = []
+    for (metric, ph), rows in groups.items():
+        mean, std = _mean_std([r["tau"] for r in rows])
+        out.append({"metric": metric, "phenomenon": ph, "lps": len(rows), "tau_mean": mean, "tau_std": std,
+                    "d_mean": _mean_std([r["d"] for r in rows])[0]})
+    return out
+
+
+def tau_d_correlation(results: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Pearson r between tau and d over (metric, lp) points, each the mean over that lp's phenomena (the
+    SMAUG paper's Figure 8: r = 0.8924 over the WMT22 metrics). r is None with fewer than 3 points."""
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for r in results:
+        if r["phenomenon"] != "all" and r["tau"] == r["tau"]:
+            groups.setdefault((r.get("metric", ""), r["lp"]), []).append(r)
+    points = [{"metric": m, "lp": lp, "tau": float(np.mean([r["tau"] for r in rows])),
+               "d": float(np.mean([r["d"] for r in rows]))} for (m, lp), rows in sorted(groups.items())]
+    r = None
+    if len(points) >= 3:
+        t, d = np.array([p["tau"] for p in points]), np.array([p["d"] for p in points])
+        r = float(np.corrcoef(t, d)[0, 1]) if t.std() > 0 and d.std() > 0 else None
+    return {"pearson_r": r, "n_points": len(points), "points": points}

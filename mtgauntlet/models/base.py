@@ -18,9 +18,15 @@ class Backend(ABC):
 
     spec: str = ""
     description: str = ""
+    neural: bool = False  # runs a torch model: has a device, a dtype and a batch size
 
     def __repr__(self) -> str:  # pragma: no cover - debugging aid
         return f"{type(self).__name__}({self.spec!r})"
+
+    def runtime_info(self) -> dict:
+        """Where the backend runs, for build manifests: ``{}`` for CPU-only code, else device, dtype, batch
+        (plus truncation and out-of-memory counts); API backends give their concurrency."""
+        return {}
 
 
 class ChatLLM(Backend):
@@ -29,8 +35,18 @@ class ChatLLM(Backend):
              seed: int | None = None) -> str:
         """Return the assistant's reply to a list of chat messages."""
 
+    def chat_many(self, conversations: Sequence[Sequence[Message]], *, max_tokens: int = 256,
+                  temperature: float = 0.0, seed: int | Sequence[int | None] | None = None,
+                  concurrency: int | None = None) -> list[str]:
+        """Replies to many conversations, in input order. ``seed`` is one seed for all or one per
+        conversation; a reply depends only on its conversation and seed, never on the batch, its order or
+        ``concurrency`` (how many requests an API backend runs at once; local models batch instead)."""
+        seeds = per_item_seeds(seed, len(conversations))
+        return [self.chat(c, max_tokens=max_tokens, temperature=temperature, seed=s)
+                for c, s in zip(conversations, seeds)]
+
     def chat_batch(self, conversations: Sequence[Sequence[Message]], **kw) -> list[str]:
-        return [self.chat(c, **kw) for c in conversations]
+        return self.chat_many(conversations, **kw)
 
     def complete(self, prompt: str, *, max_tokens: int = 256, temperature: float = 0.0, seed: int | None = None) -> str:
         """Raw completion (no chat template). Backends without it raise NotImplementedError."""
@@ -39,6 +55,15 @@ class ChatLLM(Backend):
     def token_logprobs(self, texts: Sequence[str]) -> list[list[float]]:
         """Log-probability of each token of each text given its prefix (where the backend has them)."""
         raise NotImplementedError(f"{self.spec}: token log-probabilities are not available for this backend")
+
+
+def per_item_seeds(seed: int | Sequence[int | None] | None, n: int) -> list[int | None]:
+    if seed is None or isinstance(seed, int):
+        return [seed] * n
+    seeds = list(seed)
+    if len(seeds) != n:
+        raise ValueError(f"{len(seeds)} seeds for {n} conversations")
+    return seeds
 
 
 class Translator(Backend):

@@ -45,32 +45,55 @@ def make_key(spec: str, method: str, params: Any, item: Any) -> str:
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
-def cached_map(spec: str, method: str, params: Any, items: Sequence[Any],
-               compute: Callable[[list[Any]], list[Any]]) -> list[Any]:
-    """Return ``compute(items)`` element-wise, computing only the items not cached yet."""
-    con = _conn()
-    if con is None or not spec:
-        return list(compute(list(items)))
+def lookup(spec: str, method: str, params: Any, items: Sequence[Any]) -> tuple[list[str], dict[str, Any]]:
+    """(key of each item, cached values by key); nothing is found when the cache is off or ``spec`` is empty."""
     keys = [make_key(spec, method, params, it) for it in items]
+    con = _conn()
     found: dict[str, Any] = {}
+    if con is None or not spec:
+        return keys, found
     with _LOCK:
         for i in range(0, len(keys), 500):
             chunk = keys[i:i + 500]
             q = f"SELECT key, value FROM outputs WHERE key IN ({','.join('?' * len(chunk))})"
             found.update({k: json.loads(v) for k, v in con.execute(q, chunk)})
-    missing, seen = [], set()
-    for i, k in enumerate(keys):  # each distinct missing input is computed once
+    return keys, found
+
+
+def store(spec: str, pairs: Sequence[tuple[str, Any]]) -> None:
+    """Write (key, value) pairs; safe from several threads (one lock) and processes (SQLite WAL)."""
+    con = _conn()
+    if con is None or not spec or not pairs:
+        return
+    with _LOCK:
+        con.executemany("INSERT OR REPLACE INTO outputs (key, value) VALUES (?, ?)",
+                        [(k, json.dumps(v, ensure_ascii=False)) for k, v in pairs])
+        con.commit()
+
+
+def missing_indices(keys: Sequence[str], found: dict[str, Any]) -> list[int]:
+    """Positions of the first occurrence of each key not in ``found`` (each distinct input is computed once)."""
+    seen: set[str] = set()
+    out = []
+    for i, k in enumerate(keys):
         if k not in found and k not in seen:
             seen.add(k)
-            missing.append(i)
+            out.append(i)
+    return out
+
+
+def cached_map(spec: str, method: str, params: Any, items: Sequence[Any],
+               compute: Callable[[list[Any]], list[Any]]) -> list[Any]:
+    """Return ``compute(items)`` element-wise, computing only the items not cached yet."""
+    if _conn() is None or not spec:
+        return list(compute(list(items)))
+    keys, found = lookup(spec, method, params, items)
+    missing = missing_indices(keys, found)
     if missing:
         values = list(compute([items[i] for i in missing]))
         if len(values) != len(missing):
             raise RuntimeError(f"{spec}.{method} returned {len(values)} results for {len(missing)} inputs")
-        with _LOCK:
-            con.executemany("INSERT OR REPLACE INTO outputs (key, value) VALUES (?, ?)",
-                            [(keys[i], json.dumps(v, ensure_ascii=False)) for i, v in zip(missing, values)])
-            con.commit()
+        store(spec, [(keys[i], v) for i, v in zip(missing, values)])
         for i, v in zip(missing, values):
             found[keys[i]] = v
     return [found[k] for k in keys]

@@ -36,13 +36,18 @@ def _converted_dir() -> Path:
 class SmolLM2(HFChatLLM):
     description = "SmolLM2-135M-Instruct (embedded, packaged GGUF)"
 
-    def __init__(self, arg: str = "", device: str = "cpu"):
+    def __init__(self, arg: str = "", device: str | None = None, dtype: str | None = None,
+                 batch_size: int | None = None):
         gguf = smollm2_gguf()
         converted = _converted_dir()
+        runtime = dict(device=device, dtype=dtype, batch_size=batch_size)
+        opts = arg.partition("#")[2]  # smollm2#device=cuda,dtype=bf16,batch=32
         if (converted / "config.json").exists():
-            super().__init__(str(converted), device=device)
+            super().__init__(str(converted) + (f"#{opts}" if opts else ""), **runtime)
             return
-        super().__init__(f"{gguf.parent}#file={gguf.name}", device=device)
+        super().__init__(f"{gguf.parent}#file={gguf.name}" + (f",{opts}" if opts else ""), **runtime)
+        if self.runtime.dtype != "fp32":  # keep the saved copy full precision
+            return
         try:  # save the de-quantised model once; a failure here only costs speed next time
             tmp = converted.with_name(converted.name + f".tmp{os.getpid()}")
             # the weights are already de-quantised torch tensors: save them as a plain model

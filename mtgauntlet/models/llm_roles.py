@@ -1,8 +1,15 @@
 """Wrap any ChatLLM as a translator, a QE model or a difficulty judge, with the papers' prompts.
 
-Spec: ``llm-as-translator:<llm spec>``, ``llm-as-qe:<llm spec>``, ``llm-judge:<llm spec>`` (empty = the
-embedded LLM). Garbage answers never crash: they are retried a bounded number of times, then counted
-in :attr:`failures` and replaced by a documented fallback (empty translation / ``None`` score).
+Spec: ``llm-as-translator:<llm spec>``, ``llm-as-qe:<llm spec>``, ``llm-judge:<llm spec>`` (source + target
+language prompt when the target language is known), ``llm-judge-src:<llm spec>`` (source-only prompt); an empty
+``<llm spec>`` is the embedded LLM. Garbage answers never crash and never become numbers: they are retried a
+bounded number of times, then counted in :attr:`failures` and returned as ``None`` (a missing translation, score
+or difficulty), so that callers can leave them out of any selection and count them.
+
+Every role sends its prompts as one list through ``ChatLLM.chat_many`` (concurrent requests for ``openai:``, up to
+the backend's concurrency; batches for local models): attempt 0 of every prompt, then attempt 1 of the prompts whose
+answer did not parse, and so on. An answer depends only on its prompt and its attempt (temperature 0 first, then
+0.7 with the attempt as seed), so results do not depend on how many texts are asked at once or in which order.
 """
 
 from __future__ import annotations
@@ -35,65 +42,89 @@ def _llm(arg: str):
 
 
 class _LLMRole:
-    def __init__(self, arg: str = "", retries: int = 2, max_tokens: int = 256):
+    # the papers' QE and judge prompts ask for reasoning before the answer line: leave room for it
+    max_tokens_default = 1024
+
+    def __init__(self, arg: str = "", retries: int = 2, max_tokens: int | None = None):
         self.llm = _llm(arg)
         self.retries = retries
-        self.max_tokens = max_tokens
+        self.max_tokens = max_tokens or self.max_tokens_default
         self.failures: Counter = Counter()
 
-    def _ask(self, prompt: str, parse):
+    def _ask_many(self, prompts: list[str], parse) -> list:
+        """Parsed answers to ``prompts`` (``None`` where every attempt failed to parse), asked as one list per
+        attempt: the first try of every prompt at once, then the retries of those that failed."""
+        values: list = [None] * len(prompts)
+        pending = list(range(len(prompts)))
         for attempt in range(self.retries + 1):
-            answer = self.llm.chat([{"role": "user", "content": prompt}], max_tokens=self.max_tokens,
-                                   temperature=0.0 if attempt == 0 else 0.7, seed=attempt)
-            value = parse(answer)
-            if value is not None:
-                return value
-        return None
+            if not pending:
+                break
+            answers = self.llm.chat_many([[{"role": "user", "content": prompts[i]}] for i in pending],
+                                         max_tokens=self.max_tokens, temperature=0.0 if attempt == 0 else 0.7,
+                                         seed=attempt)
+            for i, answer in zip(pending, answers):
+                values[i] = parse(answer)
+            pending = [i for i in pending if values[i] is None]
+        return values
 
 
 class LLMTranslator(_LLMRole, Translator):
-    description = "any ChatLLM prompted to translate (bandit paper App. E prompt)"
+    description = "any ChatLLM prompted to translate (bandit paper App. E prompt); failures are None"
+    max_tokens_default = 512
 
-    def translate(self, texts, src_lang, tgt_lang) -> list[str]:
-        out = []
-        for t in texts:
-            prompt = prompts.TRANSLATE.format(src_lang=lang_name(src_lang), tgt_lang=lang_name(tgt_lang), source=t)
-            value = self._ask(prompt, prompts.parse_translation)
-            if value is None:
-                self.failures["unparseable_translation"] += 1
-                value = ""
-            out.append(value)
+    def translate(self, texts, src_lang, tgt_lang) -> list[str | None]:
+        """Translations; ``None`` where no usable answer came (counted in ``failures``), never an empty string."""
+        out = self._ask_many([prompts.TRANSLATE.format(src_lang=lang_name(src_lang), tgt_lang=lang_name(tgt_lang),
+                                                       source=t) for t in texts], prompts.parse_translation)
+        self.failures["unparseable_translation"] += sum(v is None for v in out)
         return out
 
 
 class LLMQualityEstimator(_LLMRole, QualityEstimator):
-    description = "any ChatLLM as QE (GEMBA-style prompt of the MT-breaker/bandit papers)"
+    description = "any ChatLLM as QE (the MT-breaker paper's LLM-as-QE prompt); failures are None"
 
-    def score_or_none(self, sources, translations, src_lang, tgt_lang) -> list[float | None]:
-        out = []
-        for s, t in zip(sources, translations):
-            value = self._ask(prompts.LLM_QE.format(source=s, translation=t), prompts.parse_score)
-            if value is None:
-                self.failures["unparseable_score"] += 1
-            out.append(value)
+    def score(self, sources, translations, src_lang, tgt_lang) -> list[float | None]:
+        """0..100 scores; ``None`` where the answer held no ``SCORE |||x|||`` in range (counted in ``failures``)."""
+        out = self._ask_many([prompts.LLM_QE.format(source=s, translation=t) for s, t in zip(sources, translations)],
+                             prompts.parse_score)
+        self.failures["unparseable_score"] += sum(v is None for v in out)
         return out
 
-    def score(self, sources, translations, src_lang, tgt_lang) -> list[float]:
-        """Unparseable answers score 50 (the scale's middle) and are counted in ``failures``."""
-        return [50.0 if v is None else v for v in self.score_or_none(sources, translations, src_lang, tgt_lang)]
+    score_or_none = score  # earlier name of the same method
 
 
 class LLMDifficultyJudge(_LLMRole, DifficultyEstimator):
-    description = "any ChatLLM as difficulty judge (0-120 proficiency scale)"
+    """The Sentinel paper's LLM-as-a-judge: proficiency needed to translate the text, 0-120 (CEFR A1-C2 bands),
+    answered as ``[[[score, level]]]`` after the reasoning. ``llm-judge`` names the target language when it is
+    known (the paper's "source text + target language" prompt); ``llm-judge-src`` never does."""
 
-    def difficulty(self, texts, src_lang=None, tgt_lang=None) -> list[float]:
-        out = []
-        for t in texts:
-            prompt = prompts.DIFFICULTY_JUDGE.format(src_lang=lang_name(src_lang), tgt_lang=lang_name(tgt_lang),
-                                                     source=t)
-            value = self._ask(prompt, lambda a: prompts.parse_score(a, 0.0, 120.0))
-            if value is None:
+    description = "any ChatLLM as difficulty judge (Sentinel paper prompt, 0-120 proficiency, CEFR)"
+    source_only = False
+
+    def __init__(self, arg: str = "", retries: int = 2, max_tokens: int | None = None):
+        super().__init__(arg, retries, max_tokens)
+        self.levels: dict[str, str] = {}  # text -> CEFR level of the last judgement
+
+    def prompt(self, text: str, tgt_lang: str | None) -> str:
+        if self.source_only or not tgt_lang:
+            return prompts.DIFFICULTY_JUDGE_SRC.format(source=text)
+        return prompts.DIFFICULTY_JUDGE_TGT.format(source=text, tgt_lang=lang_name(tgt_lang))
+
+    def difficulty(self, texts, src_lang=None, tgt_lang=None) -> list[float | None]:
+        """Proficiency scores (higher = harder); ``None`` where no ``[[[score, level]]]`` came (counted)."""
+        texts = list(texts)
+        out: list[float | None] = []
+        for t, judged in zip(texts, self._ask_many([self.prompt(t, tgt_lang) for t in texts],
+                                                   prompts.parse_proficiency)):
+            if judged is None:
                 self.failures["unparseable_score"] += 1
-                value = 60.0
-            out.append(value)
+                out.append(None)
+                continue
+            self.levels[t] = judged[1]
+            out.append(judged[0])
         return out
+
+
+class LLMSourceOnlyDifficultyJudge(LLMDifficultyJudge):
+    description = "any ChatLLM as difficulty judge, source-only prompt (Sentinel paper)"
+    source_only = True

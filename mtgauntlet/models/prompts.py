@@ -12,15 +12,27 @@ BREAKER_FIRST = (
     "translate into {lang2}. The goal is to expose a wide range of translation errors and severely challenge the "
     "MT model's capabilities. The text should be approximately {seed_length} words. At the end of your response "
     "write SOURCE |||<SOURCE_TEXT>|||.")
+# The paper gives the follow-up of the +qe variants only. Both variants use that wording; the plain variants
+# leave out what they do not see (the SCORE line and "(one with lowest score)"), so that seeded vs seeded+qe
+# differs only in the QE feedback. The answer-format sentence of the first prompt is repeated in both.
 BREAKER_FOLLOWUP = (
     "This is the machine translation of the source text.\nTRANSLATION |||{translation}|||\n"
-    "Try to make it even more difficult to translate. Only make grammatical edits: the text must stay grammatical "
-    "and natural. At the end of your response write SOURCE |||<SOURCE_TEXT>|||.")
-BREAKER_FOLLOWUP_QE = (
-    "This is the machine translation of the source text.\nTRANSLATION |||{translation}|||\n"
-    "And this is the score of the translation: SCORE |||{qe:.1f}%||| (0=bad translation, 100=perfect)\n"
-    "Try to make it even more difficult to translate. Modify at most 75% of the best SOURCE (one with lowest score) "
-    "so far. At the end of your response write SOURCE |||<SOURCE_TEXT>|||.")
+    "{score_line}"
+    "Try to make it even more difficult to translate. Modify at most 75% of the best SOURCE{best_hint} so far."
+    "{grammatical} At the end of your response write SOURCE |||<SOURCE_TEXT>|||.")
+BREAKER_SCORE_LINE = "And this is the score of the translation: SCORE |||{qe:.1f}%||| (0=bad translation, 100=perfect)\n"
+BREAKER_BEST_HINT = " (one with lowest score)"
+# Section 3.7: "we instructed LLMstep to only make grammatical edits" (not in the Appendix B prompts):
+# opt-in (--grammatical-edits), the same sentence in every variant.
+BREAKER_GRAMMATICAL = " Only make grammatical edits: the text must stay grammatical and natural."
+
+
+def breaker_followup(translation: str, qe: float | None = None, grammatical: bool = False) -> str:
+    """The follow-up of MT-breaker: with ``qe`` (the +qe variants) the score line and the lowest-score hint."""
+    return BREAKER_FOLLOWUP.format(
+        translation=translation, score_line="" if qe is None else BREAKER_SCORE_LINE.format(qe=qe),
+        best_hint="" if qe is None else BREAKER_BEST_HINT, grammatical=BREAKER_GRAMMATICAL if grammatical else "")
+
 
 SOURCE_ANALYSIS = """Analyze the following text and return the answer in JSON. We want to determine the following attributes:
 - grammaticality: on a scale from 0 (complete gibbersish) to 100 (perfect, no errors).
@@ -39,6 +51,22 @@ Provide only the output in JSON and nothing else. The output should look like th
 The sentence to analyze is:
 > {source}"""
 
+TARGET_ANALYSIS = """Analyze the following translation and return a list of reasons the translation might be incorrect (in JSON).
+The options are:
+"idioms", "metaphor", "gender", "style", "ambiguity", "named entities",
+"numerical expressions", "dates and times", "cultural nuances", "tone",
+"context", "syntax", "semantics", "lexical choice", "register",
+"collocations", "terminology", "cohesion and coherence",
+"omissions", "additions", "misinterpretations", "negation", "tense and aspect",
+"modality", "pronoun resolution", "punctuation", "formatting".
+Feel free to add extra if you think it's appropriate. Output a list of reasons (even 0, depending on if the translation is erroneous).
+Provide only the output in JSON and nothing else. The output should look like this (no extra backticks or newlines):
+"error_modes": ["idiom", "gender", "style"],
+The sentence to analyze is:
+> {source}
+The translation is:
+> {translation}"""
+
 LLM_QE = """Evaluate the quality of the translation on a scale from 0 100. Roughly:
 100 - Perfect
 95 - Excellent (closely aligned with the source)
@@ -51,7 +79,6 @@ and their severity (very briefly, max few words per error).
 At the end, output a single line in the format like as follows:
 SCORE |||70.8|||
 The last line is important because it will be matched with a regex, so make sure to use the |.
-Don't think for too long (max 10 sentences).
 SOURCE: |||{source}|||
 TRANSLATION: |||{translation}|||"""
 
@@ -79,12 +106,31 @@ SAMPLE_TEXT = (
     "distinct from each other. Please make sure to extract all relevant contents.\n"
     '{{"extracted_snippets": [{{"text": "content 1", "source_url": "http://example.com/source_1"}}]}}')
 
-# Sentinel paper (difficulty estimation), LLM-as-judge: predicted proficiency needed, 0-120 -------------
-DIFFICULTY_JUDGE = (
-    "Estimate how difficult the following {src_lang} text is to translate into {tgt_lang} for a professional "
-    "translator, on a scale from 0 (trivial) to 120 (extremely difficult: only the most proficient expert "
-    "translators would translate it without errors). Consider vocabulary, syntax, idioms, domain knowledge and "
-    "ambiguity. At the end, output a single line in the format SCORE |||<number>|||.\nTEXT: |||{source}|||")
+# Sentinel paper (difficulty estimation), Example 2: LLM-as-a-judge, proficiency 0-120 mapped to CEFR -------------
+_JUDGE_SCALE = (
+    "The final result should be reported as a single numeric score on a scale of 0 to 120, where higher numbers "
+    "correspond to a higher difficulty (i.e., more advanced language proficiency requirements). You should also "
+    "relate this numeric score to commonly recognized proficiency levels (e.g., A1, A2, B1, B2, C1, C2). Here is the "
+    "expected mapping: 0-20 for A1 (Beginner); 21-40 for A2 (Elementary); 41-60 for B1 (Intermediate); 61-80 for B2 "
+    "(Upper Intermediate); 81-100 for C1 (Advanced); 101-120 for C2 (Mastery).\n\n")
+_JUDGE_END = (
+    "including complexity of vocabulary, grammar, semantic density, and any specialized knowledge required. Then, "
+    "provide a brief explanation of your reasoning for each major factor. Consider whether the text includes "
+    "domain-specific terminology, cultural references, idiomatic expressions, or advanced grammatical constructions. "
+    "Finally, assign a numeric score from 0 to 120 and map that score to one of the CEFR levels. Conclude with a final "
+    "statement that clearly states your numeric score and the corresponding proficiency level surrounded by triple "
+    "square brackets, for example [[[86, C1 (Advanced)]]]")
+DIFFICULTY_JUDGE_SRC = (
+    "You are given a source text. Your goal is to determine the approximate proficiency level required to translate "
+    "this text, based on a detailed analysis of its complexity. " + _JUDGE_SCALE
+    + "Instructions: First, examine the text to identify features that affect reading difficulty, " + _JUDGE_END
+    + "\n\nAnalyze following text:\n\n{source}")
+DIFFICULTY_JUDGE_TGT = (
+    "You are given a source text. Your goal is to determine the approximate proficiency level required to translate "
+    "this text into {tgt_lang}, based on a detailed analysis of its complexity. " + _JUDGE_SCALE
+    + "Instructions: First, examine the text to identify features affecting the translation into {tgt_lang}, which "
+    "affect reading difficulty, " + _JUDGE_END + ".\n\nAnalyze following text:\n\n{source}")
+CEFR_BANDS = (("A1", 0, 20), ("A2", 21, 40), ("B1", 41, 60), ("B2", 61, 80), ("C1", 81, 100), ("C2", 101, 120))
 
 _TRIPLE = re.compile(r"\|\|\|(.*?)\|\|\|", re.S)
 _NUMBER = re.compile(r"[-+]?\d+(?:[.,]\d+)?")
@@ -123,11 +169,50 @@ def parse_score(answer: str, lo: float = 0.0, hi: float = 100.0) -> float | None
     return value
 
 
+_PROFICIENCY = re.compile(r"\[\[\[\s*([-+]?\d+(?:[.,]\d+)?)\s*(?:[,;]\s*([ABC][12])\b[^\]]*)?\]\]\]", re.I)
+
+
+def cefr_level(score: float) -> str:
+    """The Sentinel paper's mapping of a 0-120 proficiency score to a CEFR level (bands of 20, A1 = 0-20)."""
+    for level, lo, hi in CEFR_BANDS:
+        if score <= hi:
+            return level
+    return "C2"
+
+
+def parse_proficiency(answer: str) -> tuple[float, str] | None:
+    """The last ``[[[score, level]]]`` of a judge's answer -> (score in 0..120, CEFR level); None when absent or
+    out of range. The level is the stated one when present, otherwise the band of the score."""
+    found = _PROFICIENCY.findall(answer or "")
+    if not found:
+        return None
+    number, level = found[-1]
+    value = float(number.replace(",", "."))
+    if not 0.0 <= value <= 120.0:
+        return None
+    return value, (level.upper() if level else cefr_level(value))
+
+
 def parse_translation(answer: str) -> str | None:
     m = re.search(r"<START OF TRANSLATION>(.*?)(?:</END OF TRANSLATION>|<END OF TRANSLATION>|$)", answer or "", re.S)
     if m and m.group(1).strip():
         return m.group(1).strip()
     return parse_tagged(answer, "TRANSLATION")
+
+
+def parse_error_modes(answer: str) -> list[str] | None:
+    """The ``"error_modes": [...]`` list of the target-text analysis answer (with or without the braces the prompt
+    leaves out), lower-cased; ``[]`` is a valid answer (no error), ``None`` an unusable one."""
+    m = re.search(r'"?error[_ ]modes"?\s*:\s*(\[.*?\])', answer or "", re.S | re.I)
+    if not m:
+        return None
+    try:
+        modes = json.loads(re.sub(r",\s*\]", "]", m.group(1)))
+    except json.JSONDecodeError:
+        return None
+    if not isinstance(modes, list):
+        return None
+    return [str(x).strip().lower() for x in modes if str(x).strip()]
 
 
 def parse_json_object(answer: str) -> dict | None:
@@ -156,7 +241,7 @@ def _instruction_openings(*templates: str, n_words: int = 6) -> tuple[str, ...]:
     return tuple(dict.fromkeys(out))
 
 
-_BREAKER_OPENINGS = _instruction_openings(BREAKER_FIRST, BREAKER_FOLLOWUP, BREAKER_FOLLOWUP_QE)
+_BREAKER_OPENINGS = _instruction_openings(BREAKER_FIRST, BREAKER_FOLLOWUP, BREAKER_SCORE_LINE, BREAKER_GRAMMATICAL)
 
 
 def echoes_instructions(text: str, openings: tuple[str, ...] = _BREAKER_OPENINGS) -> bool:

@@ -22,9 +22,9 @@ REGISTRY: dict[str, dict[str, str]] = {
         "llm": "mtgauntlet.models.hf:HFChatLLM",
         "translator": "mtgauntlet.models.hf:HFTranslator",
         "infiller": "mtgauntlet.models.hf:HFInfiller",
-        "nli": "mtgauntlet.models.hf:HFNLI",
-        "qe": "mtgauntlet.models.hf:HFRegressionQE",
-        "difficulty": "mtgauntlet.models.hf:HFRegressionDifficulty",
+        "nli": "mtgauntlet.models.hf_encoders:HFNLI",
+        "qe": "mtgauntlet.models.hf_encoders:HFRegressionQE",
+        "difficulty": "mtgauntlet.models.hf_encoders:HFRegressionDifficulty",
     },
     "smollm2": {"llm": "mtgauntlet.models.embedded:SmolLM2"},
     "openai": {"llm": "mtgauntlet.models.openai_compat:OpenAIChatLLM"},
@@ -36,6 +36,8 @@ REGISTRY: dict[str, dict[str, str]] = {
     "llm-as-translator": {"translator": "mtgauntlet.models.llm_roles:LLMTranslator"},
     "llm-as-qe": {"qe": "mtgauntlet.models.llm_roles:LLMQualityEstimator"},
     "llm-judge": {"difficulty": "mtgauntlet.models.llm_roles:LLMDifficultyJudge"},
+    "llm-judge-src": {"difficulty": "mtgauntlet.models.llm_roles:LLMSourceOnlyDifficultyJudge"},
+    "metricx": {"qe": "mtgauntlet.models.metricx:MetricXQE"},
     "comet": {"qe": "mtgauntlet.models.comet:CometQE"},
     "roundtrip": {"qe": "mtgauntlet.models.roundtrip:RoundTripQE"},
     "qe": {"qe": "mtgauntlet.models.shipped_qe:ShippedQE"},
@@ -44,7 +46,7 @@ REGISTRY: dict[str, dict[str, str]] = {
     "rarity": {"difficulty": "mtgauntlet.models.difficulty:RarityDifficulty"},
     "random": {"difficulty": "mtgauntlet.models.difficulty:RandomDifficulty"},
     "learned": {"difficulty": "mtgauntlet.models.difficulty:LearnedDifficulty"},
-    "sentinel": {"difficulty": "mtgauntlet.models.hf:SentinelDifficulty"},
+    "sentinel": {"difficulty": "mtgauntlet.models.hf_encoders:SentinelDifficulty"},
     "crowd": {"difficulty": "mtgauntlet.models.difficulty:ArtificialCrowdDifficulty"},
 }
 
@@ -123,7 +125,10 @@ def load(role: str, spec: str | None = None, **kwargs):
         if spec is None:
             raise BackendUnavailable(
                 f"no offline {role} model is packaged for this machine; pass a spec such as {SUGGESTIONS.get(role, '')}")
-    key = (role, spec, tuple(sorted((k, repr(v)) for k, v in kwargs.items())))
+    from mtgauntlet.models.runtime import defaults
+
+    # global defaults (--device/--dtype/--batch-size/--concurrency) are part of the key: changing them loads anew
+    key = (role, spec, tuple(sorted((k, repr(v)) for k, v in kwargs.items())), tuple(sorted(defaults().items())))
     if key not in _INSTANCES:
         cls, s = resolve_class(role, spec)
         obj = cls(s.arg, **kwargs)

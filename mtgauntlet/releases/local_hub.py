@@ -3,6 +3,10 @@
 Implements the few ``HfApi`` methods publishing uses — list_repo_refs, list_repo_files, create_repo,
 create_commit (with ``parent_commit`` compare-and-swap) and create_tag (refusing existing tags) — with
 git plumbing, so a release can be mirrored to any git remote, and publishing is testable offline.
+
+PATH may be a bare repository (created by the first publish) or an existing repository with a work
+tree; commits are built in a private index with ``update-index --index-info`` (adds and removals alike),
+which needs no work tree, so a version that removes or renames files publishes like on the Hub.
 """
 
 from __future__ import annotations
@@ -14,6 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mtgauntlet.errors import GauntletError
+
+
+class RepositoryMissing(GauntletError):
+    """The repository does not exist yet (publishing creates it)."""
 
 
 @dataclass
@@ -48,15 +56,33 @@ class LocalGitHub:
             raise GauntletError(f"git {' '.join(args[:2])} failed in {self.path}: {res.stderr.decode().strip()}")
         return res.stdout.decode().strip()
 
+    def exists(self) -> bool:
+        """Whether PATH holds a git repository; a PATH that exists but is not one is an error."""
+        if self.path.is_dir() and ((self.path / "HEAD").is_file() or (self.path / ".git").exists()):
+            return True
+        if self.path.exists() and (not self.path.is_dir() or any(self.path.iterdir())):
+            raise GauntletError(f"{self.path}: exists and is not a git repository (file:PATH must be a git "
+                                "repository or a new path)")
+        return False
+
     def create_repo(self, repo_id: str = "", repo_type: str = "dataset", exist_ok: bool = True, **_):
-        if (self.path / "HEAD").exists() or (self.path / ".git").exists():
+        if self.exists():
             if not exist_ok:
                 raise GauntletError(f"{self.path}: repository exists")
             return
-        self.path.mkdir(parents=True, exist_ok=True)
-        subprocess.run(["git", "init", "--bare", "-q", "-b", "main", str(self.path)], check=True)
+        res = subprocess.run(["git", "init", "--bare", "-q", "-b", "main", str(self.path)], capture_output=True)
+        if res.returncode != 0:
+            raise GauntletError(f"git init failed in {self.path}: {res.stderr.decode().strip().splitlines()[-1]}")
+
+    def delete_repo(self, repo_id: str = "", repo_type: str = "dataset", **_):
+        """Remove a repository this session created (a publish that failed before its first commit)."""
+        import shutil
+
+        shutil.rmtree(self.path, ignore_errors=True)
 
     def list_repo_refs(self, repo_id: str = "", repo_type: str = "dataset", **_) -> Refs:
+        if not self.exists():
+            raise RepositoryMissing(f"{self.path}: no repository yet")
         out = self._git("for-each-ref", "--format=%(refname) %(objectname) %(*objectname)")
         refs = Refs()
         for line in out.splitlines():
@@ -86,17 +112,23 @@ class LocalGitHub:
             env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
             if current:
                 self._git("read-tree", current, env=env)
+            entries = []
             for op in operations:
                 kind = type(op).__name__
+                path = op.path_in_repo
+                if any(c in path for c in "\t\n\0") or path.startswith("/") or ".." in path.split("/"):
+                    raise GauntletError(f"refusing to publish the path {path!r}")
                 if kind == "CommitOperationAdd":
                     src = op.path_or_fileobj
                     data = Path(src).read_bytes() if isinstance(src, (str, Path)) else src.read()
                     blob = self._git("hash-object", "-w", "--stdin", input=data)
-                    self._git("update-index", "--add", "--cacheinfo", f"100644,{blob},{op.path_in_repo}", env=env)
+                    entries.append(f"100644 {blob}\t{path}")
                 elif kind == "CommitOperationDelete":
-                    self._git("update-index", "--force-remove", op.path_in_repo, env=env)
+                    entries.append(f"0 {'0' * 40}\t{path}")  # mode 0 removes the entry; no work tree needed
                 else:
                     raise GauntletError(f"unsupported operation {kind}")
+            if entries:
+                self._git("update-index", "--index-info", env=env, input=("\n".join(entries) + "\n").encode())
             tree = self._git("write-tree", env=env)
         args = ["commit-tree", tree, "-m", commit_message] + (["-p", current] if current else [])
         commit = self._git(*args)

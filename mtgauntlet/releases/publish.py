@@ -1,5 +1,6 @@
-"""Publish a release to the Hugging Face Hub: one atomic commit (with ``parent_commit``) of the release
-files + card, then the immutable tag ``vX.Y.Z`` on that commit; refused when the tag exists.
+"""Publish a release to the Hugging Face Hub: one atomic commit (with ``parent_commit``) of exactly the
+files the release manifest lists (plus the manifest), then the immutable tag ``vX.Y.Z`` on that commit;
+refused when the tag exists or the release does not verify (a changed, missing or extra file).
 
 The token comes only from the environment (HF_TOKEN) or ``huggingface-cli login``, read by huggingface_hub
 itself; mtgauntlet never reads, prints or writes it. ``--repo file:PATH`` publishes to a local git
@@ -8,16 +9,18 @@ repository with the same semantics (:mod:`mtgauntlet.releases.local_hub`).
 
 from __future__ import annotations
 
-import json
+import contextlib
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from mtgauntlet.errors import GauntletError
-from mtgauntlet.releases.release import RELEASE_MANIFEST, verify_release
-from mtgauntlet.releases.version import Version
+from mtgauntlet.releases.manifest import RELEASE_MANIFEST, read_manifest, verify_release
+from mtgauntlet.releases.version import Version, check_name
 
 KEEP_REMOTE = {".gitattributes"}
+_REPO_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,95}/[A-Za-z0-9][A-Za-z0-9._-]{0,95}")
 
 
 @dataclass
@@ -27,12 +30,19 @@ class PublishPlan:
     parent_commit: str | None
     operations: list[Any]
     commit_message: str
-    remote_checked: bool
+    remote: str  # "ok", "missing" (created on publish) or "unreachable"
+    remote_error: str = ""
     commit: str | None = None  # set once published
 
+    @property
+    def remote_checked(self) -> bool:
+        return self.remote != "unreachable"
+
     def describe(self) -> str:
-        lines = [f"repo: {self.repo_id} (dataset)", f"parent_commit: {self.parent_commit or '(new branch)'}"
-                 + ("" if self.remote_checked else "  [remote not reachable: tag and parent not checked]"),
+        state = {"ok": "", "missing": "  [repository does not exist yet: publishing creates it]",
+                 "unreachable": f"  [remote not reachable ({self.remote_error}): tag and parent not checked]"}
+        lines = [f"repo: {self.repo_id} (dataset)",
+                 f"parent_commit: {self.parent_commit or '(new branch)'}" + state[self.remote],
                  f"commit message: {self.commit_message}", f"tag: {self.tag}", "operations:"]
         for op in self.operations:
             name = type(op).__name__
@@ -49,60 +59,97 @@ def make_api(repo: str):
         from mtgauntlet.releases.local_hub import LocalGitHub
 
         path = repo[len("file:"):]
+        if not path:
+            raise GauntletError("--repo file:PATH needs a path")
         return LocalGitHub(path), path
     from huggingface_hub import HfApi
 
-    if repo.count("/") != 1:
+    if not _REPO_ID.fullmatch(repo):
         raise GauntletError(f"--repo must be ORG/NAME (or file:PATH), got {repo!r}")
     return HfApi(), repo
 
 
+def _one_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0] if text else ''}".strip(": ")
+
+
+def _remote_state(api, repo: str):
+    """("ok", refs, "") | ("missing", None, "") | ("unreachable", None, why); other errors propagate."""
+    from mtgauntlet.releases.local_hub import RepositoryMissing
+
+    try:
+        return "ok", api.list_repo_refs(repo, repo_type="dataset"), ""
+    except RepositoryMissing:
+        return "missing", None, ""
+    except GauntletError:
+        raise
+    except Exception as exc:  # offline, DNS, refused connection, HTTP errors: nothing can be checked
+        if type(exc).__name__ == "RepositoryNotFoundError":
+            return "missing", None, ""
+        return "unreachable", None, _one_line(exc)
+
+
 def plan_publish(release: str | Path, repo: str, api=None, branch: str = "main") -> PublishPlan:
+    """Check the release (it must verify) and the remote; the operations upload exactly the manifest's files."""
     from huggingface_hub import CommitOperationAdd, CommitOperationDelete
 
     root = Path(release)
+    manifest = read_manifest(root)
     problems = verify_release(root)
     if problems:
-        raise GauntletError(f"{root}: release does not verify; not publishing:\n  " + "\n  ".join(problems))
-    manifest = json.loads((root / RELEASE_MANIFEST).read_text(encoding="utf-8"))
+        raise GauntletError(f"{root}: release does not verify ({len(problems)} problem(s), first: {problems[0]}); "
+                            "not publishing (run gauntlet verify for the list)")
     version = Version.parse(manifest["version"])
+    check_name(manifest["name"])
     if api is None:
         api, repo = make_api(repo)
-    tag = version.tag
-    parent, remote_files, checked = None, [], False
-    try:
-        refs = api.list_repo_refs(repo, repo_type="dataset")
-        checked = True
-    except Exception as exc:  # offline, missing repo, no permission
-        if type(exc).__name__ not in ("RepositoryNotFoundError", "OfflineModeIsEnabled", "ConnectionError",
-                                      "LocalEntryNotFoundError", "HfHubHTTPError", "GauntletError") \
-                and "offline" not in str(exc).lower():
-            raise
-        refs = None
+    state, refs, why = _remote_state(api, repo)
+    parent, remote_files = None, []
     if refs is not None:
-        if any(t.name == tag for t in refs.tags):
-            raise GauntletError(f"{repo}: tag {tag} already exists; releases are immutable, publish a new version")
+        if any(t.name == version.tag for t in refs.tags):
+            raise GauntletError(f"{repo}: tag {version.tag} already exists; releases are immutable, publish a new "
+                                "version")
         parent = next((b.target_commit for b in refs.branches if b.name == branch), None)
         if parent:
             remote_files = api.list_repo_files(repo, revision=parent, repo_type="dataset")
-    local = sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file())
+    local = [f["path"] for f in manifest["files"]] + [RELEASE_MANIFEST]
     ops = [CommitOperationAdd(path_in_repo=rel, path_or_fileobj=str(root / rel)) for rel in local]
-    ops += [CommitOperationDelete(path_in_repo=f) for f in sorted(remote_files) if f not in local and f not in KEEP_REMOTE]
-    return PublishPlan(repo, tag, parent, ops, f"Release {manifest['name']} {version}", checked)
+    keep = set(local) | KEEP_REMOTE
+    ops += [CommitOperationDelete(path_in_repo=f) for f in sorted(remote_files) if f not in keep]
+    return PublishPlan(repo, version.tag, parent, ops, f"Release {manifest['name']} {version}", state, why)
 
 
 def publish(release: str | Path, repo: str, *, dry_run: bool = False, api=None, branch: str = "main") -> PublishPlan:
+    """Publish (or, with ``dry_run``, only plan): nothing is created before the release and remote checks pass,
+    and a repository created here is removed again when the commit fails."""
     if api is None:
         api, repo = make_api(repo)
-    if not dry_run:
-        api.create_repo(repo, repo_type="dataset", exist_ok=True)
     plan = plan_publish(release, repo, api=api, branch=branch)
     if dry_run:
         return plan
-    if not plan.remote_checked:
-        raise GauntletError(f"{repo}: the Hub is not reachable (offline?); nothing was published")
-    info = api.create_commit(repo_id=repo, operations=plan.operations, commit_message=plan.commit_message,
-                             repo_type="dataset", parent_commit=plan.parent_commit, revision=branch)
-    api.create_tag(repo, tag=plan.tag, revision=info.oid, repo_type="dataset", tag_message=plan.commit_message)
+    if plan.remote == "unreachable":
+        raise GauntletError(f"{repo}: the remote is not reachable ({plan.remote_error}); nothing was published")
+    created = False
+    try:
+        if plan.remote == "missing":
+            api.create_repo(repo, repo_type="dataset", exist_ok=False)
+            created = True
+        info = api.create_commit(repo_id=repo, operations=plan.operations, commit_message=plan.commit_message,
+                                 repo_type="dataset", parent_commit=plan.parent_commit, revision=branch)
+    except Exception as exc:
+        if created:
+            with contextlib.suppress(Exception):
+                api.delete_repo(repo, repo_type="dataset")
+        if isinstance(exc, GauntletError):
+            raise
+        raise GauntletError(f"{repo}: publishing failed, nothing was published ({_one_line(exc)})") from None
+    try:
+        api.create_tag(repo, tag=plan.tag, revision=info.oid, repo_type="dataset", tag_message=plan.commit_message)
+    except GauntletError:
+        raise
+    except Exception as exc:
+        raise GauntletError(f"{repo}: committed {info.oid} but tagging {plan.tag} failed ({_one_line(exc)}); "
+                            "tag that commit by hand") from None
     plan.commit = info.oid
     return plan

@@ -1,175 +1,147 @@
-"""Versioned releases: ``releases/name=NAME/version=X.Y.Z/`` written atomically and never overwritten.
+"""Versioned releases: ``releases/name=NAME/version=X.Y.Z/``, written atomically and never overwritten.
 
 Layout of a release::
 
-    README.md                      dataset card (Hub YAML metadata + statistics + plots)
-    manifest.json                  files with sha256 and row counts, build signatures, validation summary,
-                                   package and model versions
-    data/<config>/<part>.parquet   one config per language pair (smaug: one file per phenomenon)
-    plots/*.png                    figures embedded in the card
-    croissant.json                 Croissant JSON-LD metadata
+    README.md                           dataset card (Hub YAML: configs per kind, licence, sources; sections)
+    data/<kind>/<lp>/<part>.parquet     records: one folder per kind, one per language pair (smaug: a file
+                                        per phenomenon)
+    plots/*.png                         figures embedded in the card
+    croissant.json                      Croissant JSON-LD (one record set per kind)
+    manifest.json                       sha256 and size of every other file, rows per data file, build
+                                        signatures, validation per kind, licence and sources, versions
+
+Only complete builds are released, each once; duplicate record ids across builds are dropped and
+counted; a validation report is attached only when it validated exactly these builds.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
-import re
-from collections import defaultdict
+import shutil
+from collections import Counter
 from pathlib import Path
 from typing import Any, Sequence
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from mtgauntlet import __version__
-from mtgauntlet.atomic import atomic_dir
-from mtgauntlet.runner.build_runner import MANIFEST as BUILD_MANIFEST
-from mtgauntlet.versions import package_versions
 from mtgauntlet.errors import GauntletError
+from mtgauntlet.records import SIGNATURES_METADATA_KEY
+from mtgauntlet.releases.inputs import load_builds, tables_by_kind
+from mtgauntlet.releases.layout import configs, data_path, kind_sort_key, split_records
+from mtgauntlet.releases.manifest import RELEASE_MANIFEST, describe_file, release_files, sha256_file, verify_release
+from mtgauntlet.releases.staging import staged_release_dir
+from mtgauntlet.releases.validation_match import match_reports
 from mtgauntlet.releases.version import Version, check_name
-from mtgauntlet.schema import SIGNATURE_METADATA_KEY, kind_of_schema, utcnow
+from mtgauntlet.schema import SIGNATURE_METADATA_KEY, utcnow
+from mtgauntlet.versions import package_versions
 
-RELEASE_MANIFEST = "manifest.json"
+__all__ = ["RELEASE_MANIFEST", "make_release", "release_dir", "sha256_file", "verify_release"]
+
+BUILD_KEYS = ("builder", "builder_version", "kind", "signature", "counts", "models", "config", "created_at",
+              "finished_at", "versions", "input_sha256")
+RECIPE_FILE = "recipe.yaml"
+AUDIT_FILE = "report.html"
 
 
 def release_dir(root: str | Path, name: str, version: str | Version) -> Path:
     return Path(root) / f"name={name}" / f"version={version}"
 
 
-def sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
+def _source_counts(tables: dict[str, pa.Table]) -> Counter:
+    counts: Counter = Counter()
+    for t in tables.values():
+        if "source_dataset" in t.column_names:
+            vc = pc.value_counts(t.column("source_dataset").combine_chunks())
+            counts.update(dict(zip(vc.field("values").to_pylist(), vc.field("counts").to_pylist())))
+    return counts
 
 
-def _load_build(path: Path) -> tuple[dict[str, Any], list[Path]]:
-    """A build directory (build.json + data/) or a directory/file of record Parquet files."""
-    if (path / BUILD_MANIFEST).exists():
-        manifest = json.loads((path / BUILD_MANIFEST).read_text(encoding="utf-8"))
-        if manifest.get("status") != "complete":
-            raise GauntletError(f"{path}: the build is not complete (status {manifest.get('status')!r}); "
-                                "finish it (run the build command again) before releasing")
-        return manifest, sorted((path / "data").glob("*.parquet"))
-    files = [path] if path.is_file() else sorted(path.rglob("*.parquet"))
-    if not files:
-        raise GauntletError(f"{path}: no build.json and no Parquet files")
-    sig = (pq.read_schema(files[0]).metadata or {}).get(SIGNATURE_METADATA_KEY, b"").decode()
-    return {"signature": sig, "builder": None}, files
-
-
-def _safe(part: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._+-]", "_", str(part)) or "none"
+def _write_data(tmp: Path, kind: str, table: pa.Table, signatures: list[str], release_id: str) -> list[dict]:
+    files = []
+    for lp, part, sub in split_records(kind, table):
+        rel = data_path(kind, lp, part)
+        (tmp / rel).parent.mkdir(parents=True, exist_ok=True)
+        meta = {k: v for k, v in (sub.schema.metadata or {}).items() if k != SIGNATURE_METADATA_KEY}
+        meta[b"mtgauntlet.release"] = release_id.encode()
+        meta[SIGNATURES_METADATA_KEY] = json.dumps(signatures).encode()
+        if len(signatures) == 1:
+            meta[SIGNATURE_METADATA_KEY] = signatures[0].encode()
+        pq.write_table(sub.replace_schema_metadata(meta), tmp / rel, compression="zstd")
+        files.append(describe_file(tmp, rel, kind=kind, lp=lp, part=part, rows=sub.num_rows))
+    return files
 
 
 def make_release(builds: Sequence[str | Path], name: str, version: str, *, out: str | Path = "releases",
-                 validation: dict[str, Any] | None = None, license: str = "cc-by-sa-4.0",
-                 pretty_name: str | None = None, extra_figures: Sequence[Path] = ()) -> Path:
-    """Package completed builds as an immutable release; returns the release directory."""
+                 reports: Sequence[tuple[str, dict[str, Any]]] = (), license: str | None = None,
+                 pretty_name: str | None = None, extra_figures: Sequence[Path] = (), description: str | None = None,
+                 recipe: str | Path | None = None, audit: bool = False) -> Path:
+    """Package complete builds as an immutable release; returns the release directory.
+
+    ``reports``: (where it came from, validation report) pairs; ``license``: overrides the licence
+    derived from the records' source datasets (see :mod:`mtgauntlet.cards.licenses`); ``recipe``: the
+    resolved recipe that made the builds (`gauntlet run`), stored as recipe.yaml and shown in the card;
+    ``audit``: put the audit page (``report.html``, :mod:`mtgauntlet.cards.audit`) into the release.
+    """
+    from mtgauntlet.cards.card import write_card
+    from mtgauntlet.cards.croissant import write_croissant
+    from mtgauntlet.cards.licenses import decide_license
+    from mtgauntlet.cards.methods import GENERIC, METHODS
+
     check_name(name)
     v = Version.parse(version)
     target = release_dir(out, name, v)
     if target.exists():
         raise GauntletError(f"{target} already exists: releases are immutable; release a changed build as a new version")
-    manifests, tables_by_kind = [], defaultdict(list)
-    for b in builds:
-        manifest, files = _load_build(Path(b))
-        manifests.append(manifest)
-        for f in files:
-            t = pq.read_table(f)
-            kind = kind_of_schema(t.schema)
-            if kind is None:
-                raise GauntletError(f"{f}: not an mtgauntlet record file (no kind in its Parquet metadata)")
-            tables_by_kind[kind].append(t)
-    if not tables_by_kind:
-        raise GauntletError("nothing to release: the builds hold no records")
-    created = utcnow().isoformat()
-    with atomic_dir(target) as tmp:
-        files = []
-        stats: dict[str, Any] = {}
-        for kind, tables in tables_by_kind.items():
-            table = pa.concat_tables(tables, promote_options="default")
-            stats[kind] = {"rows": table.num_rows}
-            for config, part, sub in _split(kind, table):
-                rel = Path("data") / _safe(config) / f"{_safe(part)}.parquet"
-                (tmp / rel).parent.mkdir(parents=True, exist_ok=True)
-                meta = dict(sub.schema.metadata or {})
-                meta[b"mtgauntlet.release"] = f"{name}@{v}".encode()
-                pq.write_table(sub.replace_schema_metadata(meta), tmp / rel, compression="zstd")
-                files.append({"path": str(rel), "kind": kind, "config": config, "rows": sub.num_rows})
-        for f in files:
-            p = tmp / f["path"]
-            f.update(sha256=sha256_file(p), bytes=p.stat().st_size)
-        manifest = {
-            "name": name, "version": str(v), "created_at": created, "mtgauntlet_version": __version__,
-            "kinds": sorted(tables_by_kind), "kind": sorted(tables_by_kind)[0] if len(tables_by_kind) == 1 else "mixed",
-            "files": files, "total_rows": sum(f["rows"] for f in files),
-            "signatures": [m.get("signature") for m in manifests if m.get("signature")],
-            "builds": [{k: m.get(k) for k in ("builder", "builder_version", "signature", "counts", "models", "config",
-                                              "created_at", "finished_at")} for m in manifests],
-            "models": {k: v2 for m in manifests for k, v2 in (m.get("models") or {}).items()},
-            "versions": package_versions(), "validation": _validation_summary(validation),
-            "license": license,
+    inputs = load_builds(builds)
+    tables, rows_by_build, dropped = tables_by_kind(inputs)
+    signatures = {k: [s for s in per if s] for k, per in rows_by_build.items()}
+    validation = match_reports(reports, rows_by_build) if reports else {}
+    decision = decide_license(_source_counts(tables), override=license)
+    kinds = sorted(tables, key=kind_sort_key)
+    release_id = f"{name}@{v}"
+    with staged_release_dir(target) as tmp:
+        files: list[dict[str, Any]] = []
+        for kind in kinds:
+            files += _write_data(tmp, kind, tables[kind], signatures.get(kind, []), release_id)
+        builds_meta = [{**{k: b.manifest.get(k) for k in BUILD_KEYS}, "kinds": sorted(b.files)} for b in inputs]
+        manifest: dict[str, Any] = {
+            "name": name, "version": str(v), "created_at": utcnow().isoformat(), "mtgauntlet_version": __version__,
+            "kinds": kinds, "kind": kinds[0] if len(kinds) == 1 else "mixed",
+            "rows": {k: tables[k].num_rows for k in kinds}, "total_rows": sum(t.num_rows for t in tables.values()),
+            "dropped_duplicates": {k: dropped[k] for k in kinds},
+            "configs": configs(files, release_id),
+            "signatures": [b.signature for b in inputs if b.signature],
+            "signatures_by_kind": {k: signatures.get(k, []) for k in kinds},
+            "builds": builds_meta,
+            "versions": package_versions(),
+            "validation": {k: validation[k] for k in kinds if k in validation} or None,
+            "license": {**decision.__dict__},
+            "description": " ".join(description.split()) if description else None,
+            "recipe": RECIPE_FILE if recipe else None,
+            "audit": AUDIT_FILE if audit else None,
         }
-        from mtgauntlet.cards.card import write_card
+        if recipe:
+            shutil.copyfile(recipe, tmp / RECIPE_FILE)
+        write_card(tmp, manifest, tables, pretty_name=pretty_name, extra_figures=extra_figures)
+        cite = "\n\n".join(dict.fromkeys(METHODS.get(b["builder"], GENERIC)["citation"] for b in builds_meta
+                                         if METHODS.get(b["builder"], GENERIC)["citation"]))
+        write_croissant(tmp, manifest, {k: tables[k].schema for k in kinds}, cite_as=cite)
+        listed = {f["path"] for f in files}
+        files += [describe_file(tmp, rel) for rel in release_files(tmp) if rel not in listed]
+        manifest["files"] = files
+        _write_manifest(tmp, manifest)
+        if audit:  # the page reads the manifest and the card, so it comes last and is then added to the manifest
+            from mtgauntlet.cards.audit import write_audit
 
-        write_card(tmp, manifest, tables_by_kind, pretty_name=pretty_name, extra_figures=extra_figures)
-        from mtgauntlet.cards.croissant import write_croissant
-
-        write_croissant(tmp, manifest)
-        (tmp / RELEASE_MANIFEST).write_text(json.dumps(manifest, indent=2, ensure_ascii=False, default=str) + "\n")
+            write_audit(tmp, tmp / AUDIT_FILE, location=str(target), progress=False)
+            manifest["files"].append(describe_file(tmp, AUDIT_FILE))
+            _write_manifest(tmp, manifest)
     return target
 
 
-def _split(kind: str, table: pa.Table):
-    """(config, part, sub-table): config = language pair; smaug parts = phenomena; else one part."""
-    cols = table.column_names
-    if "src_lang" in cols and "tgt_lang" in cols:
-        src, tgt = table.column("src_lang").to_pylist(), table.column("tgt_lang").to_pylist()
-        lps = [f"{s}-{t}" if t else f"{s}" for s, t in zip(src, tgt)]
-    elif "lp" in cols:
-        lps = table.column("lp").to_pylist()
-    else:
-        lps = ["all"] * table.num_rows
-    parts = table.column("phenomenon").to_pylist() if kind == "smaug_pair" else [kind] * table.num_rows
-    groups: dict[tuple[str, str], list[int]] = defaultdict(list)
-    for i, key in enumerate(zip(lps, parts)):
-        groups[key].append(i)
-    for (config, part), idx in sorted(groups.items()):
-        yield config, part, table.take(pa.array(idx))
-
-
-def _validation_summary(report: dict[str, Any] | None) -> dict[str, Any] | None:
-    if not report:
-        return None
-    return {"passed": report.get("passed"), "failed_rules": report.get("failed_rules", []),
-            "metrics": report.get("summary", {})}
-
-
-def verify_release(path: str | Path) -> list[str]:
-    """Re-check every file of a release against its manifest; returns the problems (empty = fine)."""
-    root = Path(path)
-    mpath = root / RELEASE_MANIFEST
-    if not mpath.exists():
-        return [f"{mpath}: missing"]
-    manifest = json.loads(mpath.read_text(encoding="utf-8"))
-    problems = []
-    for f in manifest.get("files", []):
-        p = root / f["path"]
-        if not p.exists():
-            problems.append(f"{f['path']}: missing")
-            continue
-        digest = sha256_file(p)
-        if digest != f["sha256"]:
-            problems.append(f"{f['path']}: sha256 mismatch (manifest {f['sha256'][:12]}…, file {digest[:12]}…)")
-            continue
-        rows = pq.ParquetFile(p).metadata.num_rows
-        if rows != f["rows"]:
-            problems.append(f"{f['path']}: {rows} rows, manifest says {f['rows']}")
-    listed = {f["path"] for f in manifest.get("files", [])}
-    for p in (root / "data").rglob("*.parquet") if (root / "data").exists() else []:
-        if str(p.relative_to(root)) not in listed:
-            problems.append(f"{p.relative_to(root)}: not in the manifest")
-    return problems
+def _write_manifest(root: Path, manifest: dict[str, Any]) -> None:
+    (root / RELEASE_MANIFEST).write_text(json.dumps(manifest, indent=2, ensure_ascii=False, default=str) + "\n",
+                                         encoding="utf-8")

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 from mtgauntlet.errors import GauntletError
 
-_SEMVER = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$")
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
+_SEMVER = re.compile(r"(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)")
+NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,95}")
 
 
 @dataclass(frozen=True, order=True)
@@ -19,7 +19,7 @@ class Version:
 
     @classmethod
     def parse(cls, text: str) -> "Version":
-        m = _SEMVER.match(text.strip())
+        m = _SEMVER.fullmatch(text) if isinstance(text, str) else None
         if not m:
             raise GauntletError(f"invalid version {text!r}: expected MAJOR.MINOR.PATCH, e.g. 0.1.0")
         return cls(int(m.group(1)), int(m.group(2)), int(m.group(3)))
@@ -33,6 +33,8 @@ class Version:
 
 
 def check_name(name: str) -> str:
-    if not _NAME.match(name) or "=" in name or "/" in name:
+    """A release name: letters, digits, '.', '_' and '-', starting with a letter or digit; nothing else,
+    not even a trailing newline (names reach paths, SQL and the Hub)."""
+    if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name) or ".." in name:
         raise GauntletError(f"invalid release name {name!r}: letters, digits, '.', '_' and '-' only")
     return name

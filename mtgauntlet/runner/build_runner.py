@@ -9,13 +9,19 @@ Layout of a build directory::
 Each shard covers a fixed range of item indices and is written atomically (temp + rename), so a
 build killed at any point (even SIGKILL) resumes by skipping the ranges whose shard exists. Per-item
 randomness is seeded from (seed, item index), so a resumed build equals an uninterrupted one.
+
+A resume never mixes inputs: the signature carries a content hash of the input items (``input:``), so a
+changed or edited input file is refused (``--overwrite`` starts over). One process at a time builds into
+a directory: ``OUT/.lock`` is held (flock) for the whole run and a second run is refused while it is.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
+import os
 import random
 import sys
 import time
@@ -30,7 +36,7 @@ import pyarrow.parquet as pq
 from mtgauntlet import __version__
 from mtgauntlet.atomic import atomic_path, write_json_atomic
 from mtgauntlet.builders.base import Builder, Item
-from mtgauntlet.errors import BuildStateError
+from mtgauntlet.errors import BuildStateError, GauntletError
 from mtgauntlet.runner.progress import Progress
 from mtgauntlet.schema import get_kind, record_id, to_table, utcnow
 from mtgauntlet.signature import make_signature
@@ -39,6 +45,9 @@ from mtgauntlet.versions import package_versions
 log = logging.getLogger(__name__)
 MANIFEST = "build.json"
 COUNTS_KEY = b"mtgauntlet.shard_counts"
+
+
+RUNNER_KEYS = ("builder", "input", "n", "seed")  # signature keys the runner sets; a builder may not reuse them
 
 
 @dataclass
@@ -51,6 +60,51 @@ class BuildSummary:
     skipped: dict[str, int] = field(default_factory=dict)
     resumed_shards: int = 0
     seconds: float = 0.0
+    failures: dict[str, int] = field(default_factory=dict)  # summed per-record failure counters (MT-breaker)
+
+
+def input_digest(items: Sequence[Item]) -> str:
+    """sha256 of the input items' content (order included, file line numbers excluded)."""
+    h = hashlib.sha256()
+    for it in items:
+        data = {k: v for k, v in it.data.items() if k != "_line"}
+        h.update(json.dumps(data, sort_keys=True, ensure_ascii=False, default=str).encode("utf-8", "surrogatepass"))
+        h.update(b"\n")
+    return h.hexdigest()
+
+
+@contextlib.contextmanager
+def build_lock(out_dir: Path):
+    """Hold ``OUT/.lock`` for the duration of a build; refuse when another process holds it."""
+    import fcntl
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    fh = open(out_dir / ".lock", "a+")
+    try:
+        try:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            fh.seek(0)
+            holder = fh.read().strip() or "another process"
+            raise BuildStateError(f"{out_dir} is being built by {holder}; wait for it to finish or use another --out") from None
+        fh.seek(0)
+        fh.truncate()
+        fh.write(f"pid {os.getpid()}")
+        fh.flush()
+        yield
+    finally:
+        fh.close()
+
+
+class EmptyBuild(GauntletError):
+    """A build that produced no record: an error that says why (the reasons items were rejected or skipped)."""
+
+    def __init__(self, summary: BuildSummary, hint: str = ""):
+        self.summary = summary
+        why = {**summary.rejected, **summary.skipped}
+        reasons = ", ".join(f"{k}={v}" for k, v in sorted(why.items(), key=lambda kv: -kv[1])) or "no reason recorded"
+        super().__init__(f"{summary.out_dir}: the build produced no record from {summary.items} item(s) ({reasons})"
+                         + (f"; {hint}" if hint else ""))
 
 
 def item_rng(seed: int, index: int) -> random.Random:
@@ -74,9 +128,21 @@ class BuildRunner:
         self.finalizing = hasattr(builder, "finalize")
 
     # -- signature and manifest -------------------------------------------------------------------
-    def signature(self, n_items: int) -> str:
-        fields = {"builder": self.builder.name, **self.builder.signature_fields(), "n": n_items, "seed": self.seed}
+    def signature(self, n_items: int, digest: str | None = None) -> str:
+        own = self.builder.signature_fields()
+        clash = sorted(set(own) & set(RUNNER_KEYS))
+        if clash:
+            raise ValueError(f"builder {self.builder.name!r} reuses the runner's signature key(s) {clash}")
+        fields = {"builder": self.builder.name, **own, "n": n_items, "seed": self.seed}
+        if digest is not None:
+            fields["input"] = digest[:12]
         return make_signature(fields, version=f"{__version__}+{self.builder.name}.{self.builder.version}")
+
+    def _runtime(self) -> dict[str, Any]:
+        """``{"runtime": {role: {spec: info}}}`` where the builder reports where its models run (device, dtype,
+        batch, truncation counts; an API's concurrency), else nothing."""
+        info = self.builder.runtime_info() if hasattr(self.builder, "runtime_info") else None
+        return {"runtime": info} if info else {}
 
     def _manifest_path(self) -> Path:
         return self.out_dir / MANIFEST
@@ -84,27 +150,40 @@ class BuildRunner:
     def _shard_dir(self) -> Path:
         return self.out_dir / ("work" if self.finalizing else "data")
 
-    def _load_or_start_manifest(self, signature: str, n_items: int) -> dict[str, Any]:
+    def _load_or_start_manifest(self, signature: str, n_items: int, digest: str) -> dict[str, Any]:
         path = self._manifest_path()
         if path.exists():
-            manifest = json.loads(path.read_text(encoding="utf-8"))
-            if manifest.get("signature") != signature or manifest.get("shard_size") != self.shard_size:
+            try:
+                manifest = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, json.JSONDecodeError) as exc:
                 if not self.overwrite:
-                    raise BuildStateError(
-                        f"{path} holds a different build:\n  found:     {manifest.get('signature')} "
-                        f"(shard_size {manifest.get('shard_size')})\n  requested: {signature} (shard_size {self.shard_size})\n"
-                        "use another --out directory, or --overwrite to discard it")
+                    raise BuildStateError(f"{path}: unreadable build manifest ({exc}); --overwrite starts over") from None
+                manifest = {}
+            same = manifest.get("signature") == signature and manifest.get("shard_size") == self.shard_size
+            if not same:
+                if not self.overwrite:
+                    raise BuildStateError(self._mismatch(path, manifest, signature, digest))
                 self._discard()
             else:
                 return manifest
         manifest = {
             "builder": self.builder.name, "builder_version": self.builder.version, "kind": self.kind.name,
             "signature": signature, "seed": self.seed, "n_items": n_items, "shard_size": self.shard_size,
-            "config": self.builder.config(), "models": self.builder.model_specs(),
+            "input_sha256": digest,
+            "config": self.builder.config(), "models": self.builder.model_specs(), **self._runtime(),
             "versions": package_versions(), "created_at": utcnow().isoformat(), "status": "in_progress",
         }
         write_json_atomic(path, manifest)
         return manifest
+
+    def _mismatch(self, path: Path, manifest: dict[str, Any], signature: str, digest: str) -> str:
+        old = manifest.get("input_sha256")
+        if old and old != digest and manifest.get("builder") == self.builder.name:
+            return (f"{self.out_dir} holds a build of different input data (input sha256 {old[:12]}, this input "
+                    f"{digest[:12]}): a resume never mixes inputs; use another --out, or --overwrite to start over")
+        return (f"{path} holds a different build: found {manifest.get('signature')} (shard_size "
+                f"{manifest.get('shard_size')}), requested {signature} (shard_size {self.shard_size}); "
+                "use another --out directory, or --overwrite to discard it")
 
     def _discard(self) -> None:
         for sub in ("data", "work"):
@@ -135,12 +214,20 @@ class BuildRunner:
             pq.write_table(table, tmp, compression="zstd")
 
     # -- main loop --------------------------------------------------------------------------------
-    def run(self, items: Sequence[Item]) -> BuildSummary:
+    def run(self, items: Sequence[Item], input_skipped: dict[str, int] | None = None) -> BuildSummary:
+        """Build (or resume) over ``items``; ``input_skipped`` are the reader's skipped rows by reason,
+        counted in the manifest with the builder's own skips."""
+        with build_lock(self.out_dir):
+            return self._run(items, dict(input_skipped or {}))
+
+    def _run(self, items: Sequence[Item], input_skipped: dict[str, int]) -> BuildSummary:
         t0 = time.perf_counter()
         n = len(items)
-        signature = self.signature(n)
-        self.out_dir.mkdir(parents=True, exist_ok=True)
-        manifest = self._load_or_start_manifest(signature, n)
+        digest = input_digest(items)
+        signature = self.signature(n, digest)
+        if hasattr(self.builder, "load_backends"):  # fail on a bad model spec before anything is written
+            self.builder.load_backends()
+        manifest = self._load_or_start_manifest(signature, n, digest)
         created_at = manifest["created_at"]
         import datetime as dt
 
@@ -148,7 +235,7 @@ class BuildRunner:
         existing = self._existing_shards()
         seen_ids: set[str] = set()
         totals = Counter()
-        rejected, skipped = Counter(), Counter()
+        rejected, skipped = Counter(), Counter(input_skipped)
         resumed = 0
         for (s, e), p in sorted(existing.items()):
             pf = pq.ParquetFile(p)
@@ -165,7 +252,7 @@ class BuildRunner:
         if resumed and todo and hasattr(self.builder, "restore"):  # sequential builders rebuild their state
             self.builder.restore(pa.concat_tables([pq.read_table(p) for p in existing.values()]).to_pylist())
         if todo and hasattr(self.builder, "prepare"):
-            self.builder.prepare(items)  # corpus-level state (pools, indexes); deterministic, so safe on resume
+            self._prepare(items)
         progress = Progress(self.progress, total=n, done=n - sum(e - s for s, e in todo),
                              label=f"build {self.builder.name}")
         try:
@@ -202,11 +289,48 @@ class BuildRunner:
         produced = totals["produced"]
         if self.finalizing:
             produced = self._finalize(signature, created)
-        manifest.update(status="complete", finished_at=utcnow().isoformat(), produced=produced,
-                        counts={"items": n, "produced": produced, "rejected": dict(rejected), "skipped": dict(skipped)})
+        counts = {"items": n, "produced": produced, "rejected": dict(rejected), "skipped": dict(skipped)}
+        failures = self._failure_totals()
+        if failures is not None:
+            counts["failures"] = failures
+        manifest.update(status="complete" if produced else "empty", finished_at=utcnow().isoformat(),
+                        produced=produced, counts=counts, **self._runtime())
         write_json_atomic(self._manifest_path(), manifest)
-        return BuildSummary(self.out_dir, signature, produced, n, dict(rejected), dict(skipped), resumed,
-                            time.perf_counter() - t0)
+        summary = BuildSummary(self.out_dir, signature, produced, n, dict(rejected), dict(skipped), resumed,
+                               time.perf_counter() - t0, failures or {})
+        if not produced:
+            raise EmptyBuild(summary, getattr(self.builder, "empty_hint", ""))
+        return summary
+
+    def _failure_totals(self) -> dict[str, int] | None:
+        """Sums of the builder's per-record failure counters (``failure_columns``) over the final records."""
+        cols = tuple(getattr(self.builder, "failure_columns", ()))
+        if not cols:
+            return None
+        totals = dict.fromkeys(cols, 0)
+        for p in sorted((self.out_dir / "data").glob("part-*.parquet")):
+            t = pq.read_table(p, columns=[c for c in cols if c in self.kind.column_names])
+            for c in t.column_names:
+                totals[c] += int(sum(v or 0 for v in t.column(c).to_pylist()))
+        return totals
+
+    def _prepare(self, items: Sequence[Item]) -> None:
+        """Corpus-level state (pools, indexes; deterministic, so safe on resume), with its own progress display
+        when the builder reports it (``prepare(items, progress=...)``), else a start and an end line."""
+        import inspect
+
+        label = f"prepare {self.builder.name}"
+        t0 = time.perf_counter()
+        if "progress" in inspect.signature(self.builder.prepare).parameters:
+            progress = Progress(self.progress, total=len(items), done=0, label=label, every=10.0)
+            try:
+                self.builder.prepare(items, progress=progress)
+            finally:
+                progress.close()
+            return
+        print(f"{label}: {len(items)} items ...", file=sys.stderr, flush=True)
+        self.builder.prepare(items)
+        print(f"{label}: done in {time.perf_counter() - t0:.1f} s", file=sys.stderr, flush=True)
 
     def _finalize(self, signature: str, created) -> int:
         table = pq.read_table(sorted(self._shard_dir().glob("part-*.parquet"))) if any(

@@ -48,8 +48,37 @@ def schema_checks(table: pa.Table, kind: RecordKind) -> tuple[dict[str, float], 
     return metrics, problems
 
 
+def smaug_record_metrics(rows: list[dict[str, Any]]) -> dict[str, float]:
+    """What the stored SMAUG records say about themselves (no model needed):
+
+    - ``smaug.span_mismatches``: records whose span does not describe the edit
+      (``ref[:span_start] + span_replacement + ref[span_end:] != bad``);
+    - ``smaug.good_equals_ref_rate``: records whose good hypothesis equals the reference (up to whitespace;
+      the paper keeps only good != reference);
+    - ``smaug.nli.not_checked_rate``: ``neg`` records whose NLI contradiction check did not run
+      (``checks.nli_contradiction`` null) — only when the set has ``neg`` records."""
+    from mtgauntlet.builders.smaug.transformations import span_identity_holds
+    from mtgauntlet.schema import checks_dict
+
+    if not rows:
+        return {}
+    out = {"smaug.span_mismatches": float(sum(
+        not span_identity_holds(r["ref"], r["bad"], r.get("span_start"), r.get("span_end"), r.get("span_replacement"))
+        for r in rows))}
+    out["smaug.good_equals_ref_rate"] = sum(r["good"].split() == r["ref"].split() for r in rows) / len(rows)
+    neg = [checks_dict(r.get("checks")).get("nli_contradiction") for r in rows if r["phenomenon"] == "neg"]
+    if neg:
+        out["smaug.nli.not_checked_rate"] = sum(v is None or v != v for v in neg) / len(neg)
+    return out
+
+
 def smaug_nli_rules(rows: list[dict[str, Any]], nli) -> dict[str, float]:
-    """bad must contradict ref (argmax contradiction), good must not; rates overall and per phenomenon."""
+    """bad must contradict ref (argmax contradiction), good must not.
+
+    ``smaug.nli.bad_contradicts_ref_rate`` is over ``neg`` records only: the paper's NLI check is the
+    negation's validation, and deleted or inserted content does not contradict the reference, so pooling
+    every phenomenon would fail faithful sets. ``smaug.nli.good_contradicts_ref_rate`` is over all
+    records; per-phenomenon rates of both are reported too."""
     out: dict[str, float] = {}
     if not rows:
         return out
@@ -60,7 +89,8 @@ def smaug_nli_rules(rows: list[dict[str, Any]], nli) -> dict[str, float]:
     for r, b, g in zip(rows, bad, good):
         per[r["phenomenon"]].append((max(b, key=b.get) == "contradiction", max(g, key=g.get) == "contradiction"))
     allv = [x for v in per.values() for x in v]
-    out["smaug.nli.bad_contradicts_ref_rate"] = sum(b for b, _ in allv) / len(allv)
+    if per.get("neg"):
+        out["smaug.nli.bad_contradicts_ref_rate"] = sum(b for b, _ in per["neg"]) / len(per["neg"])
     out["smaug.nli.good_contradicts_ref_rate"] = sum(g for _, g in allv) / len(allv)
     for ph, v in sorted(per.items()):
         out[f"smaug.nli.{ph}.bad_contradicts_ref_rate"] = sum(b for b, _ in v) / len(v)

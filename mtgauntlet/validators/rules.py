@@ -14,16 +14,22 @@ Example ``rules.yaml``::
     thresholds:
       chrf_diversity: {min: 0.5}
       ids.duplicates: {max: 0}
-      smaug.nli.bad_contradicts_ref_rate: {min: 0.9}
+      smaug.nli.bad_contradicts_ref_rate: {min: 0.9}   # neg records only
+
+SMAUG defaults: ``smaug.span_mismatches`` (records whose span does not describe the edit) must be 0;
+with an NLI backend, at least 80% of the ``neg`` records must contradict the reference and at most 20%
+of the good hypotheses may. ``smaug.nli.not_checked_rate`` and ``smaug.good_equals_ref_rate`` are
+reported (and shown on the card) without a threshold: add one here to make them fail a set.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from mtgauntlet.errors import InputError
+from mtgauntlet.validators.metric_names import is_known, suggestion
 
 RULES_VERSION = 1
 
@@ -82,6 +88,7 @@ class Rules:
             Threshold("values.not_allowed", max=0), Threshold("ids.duplicates", max=0),
             Threshold("text.empty_rate", max=0), Threshold("chrf_diversity", min=0.3),
             Threshold("embedding_diversity", min=0.05),
+            Threshold("smaug.span_mismatches", max=0),
             Threshold("smaug.nli.bad_contradicts_ref_rate", min=0.8),
             Threshold("smaug.nli.good_contradicts_ref_rate", max=0.2),
             Threshold("lm_naturalness_mean", min=30.0),
@@ -93,13 +100,16 @@ class Rules:
 
         p = Path(path)
         try:
-            data = yaml.safe_load(p.read_text(encoding="utf-8")) or {}
+            text = p.read_text(encoding="utf-8")
+            data = yaml.safe_load(text) or {}
         except FileNotFoundError:
             raise InputError("rules file not found", file=str(p)) from None
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             raise InputError(f"invalid YAML ({getattr(exc, 'problem', exc)})", file=str(p),
                              line=mark.line + 1 if mark else None) from None
+        if not isinstance(data, dict):
+            raise InputError("a rules file is a mapping with version, options and thresholds", file=str(p))
         unknown = set(data) - {"version", "options", "thresholds"}
         if unknown:
             raise InputError(f"unknown keys {sorted(unknown)} (expected version, options, thresholds)", file=str(p))
@@ -107,14 +117,49 @@ class Rules:
             raise InputError(f"rules version {data.get('version')} not supported (expected {RULES_VERSION})",
                              file=str(p), field="version")
         opts = data.get("options") or {}
-        known = {f.name for f in fields(Options)}
-        bad = set(opts) - known
-        if bad:
-            raise InputError(f"unknown options {sorted(bad)}; known: {sorted(known)}", file=str(p), field="options")
+        if not isinstance(opts, dict):
+            raise InputError("options must be a mapping", file=str(p), field="options")
         thresholds = []
-        for metric, spec in (data.get("thresholds") or {}).items():
-            if not isinstance(spec, dict) or not set(spec) <= {"min", "max", "equals"}:
-                raise InputError("a threshold is a mapping with min, max and/or equals", file=str(p),
-                                 field=f"thresholds.{metric}")
+        section = data.get("thresholds") or {}
+        if not isinstance(section, dict):
+            raise InputError("thresholds must be a mapping metric -> {min, max, equals}", file=str(p),
+                             field="thresholds")
+        for metric, spec in section.items():
+            where = {"file": str(p), "line": _line_of(text, str(metric)), "field": f"thresholds.{metric}"}
+            if not is_known(str(metric)):
+                raise InputError(f"unknown rule {metric!r}: no validator computes it{suggestion(str(metric))}",
+                                 **where)
+            if not isinstance(spec, dict) or not set(spec) <= {"min", "max", "equals"} or not spec:
+                raise InputError("a threshold is a mapping with min, max and/or equals", **where)
+            for bound in ("min", "max"):
+                if spec.get(bound) is not None and not isinstance(spec[bound], (int, float)):
+                    raise InputError(f"{bound} must be a number, got {spec[bound]!r}", **where)
             thresholds.append(Threshold(metric, **spec))
-        return cls(thresholds=thresholds, options=Options(**opts))
+        return cls(thresholds=thresholds, options=_options(opts, p, text))
+
+
+def _line_of(text: str, key: str) -> int | None:
+    """1-based line where ``key:`` first appears (for error messages)."""
+    for i, line in enumerate(text.splitlines(), start=1):
+        if line.strip().startswith((f"{key}:", f"'{key}':", f'"{key}":')):
+            return i
+    return None
+
+
+def _options(opts: dict[str, Any], path: Path, text: str) -> Options:
+    """Options from YAML: unknown keys and wrong types are errors naming the key and line."""
+    import typing
+
+    types = typing.get_type_hints(Options)
+    for key, value in opts.items():
+        where = {"file": str(path), "line": _line_of(text, str(key)), "field": f"options.{key}"}
+        if key not in types:
+            raise InputError(f"unknown option {key!r}; known: {', '.join(sorted(types))}", **where)
+        want = types[key]
+        ok = (isinstance(value, bool) if want is bool else
+              isinstance(value, int) and not isinstance(value, bool) if want is int else
+              isinstance(value, (int, float)) and not isinstance(value, bool) if want is float else
+              value is None or isinstance(value, str))
+        if not ok:
+            raise InputError(f"expected {getattr(want, '__name__', str(want))}, got {value!r}", **where)
+    return Options(**opts)

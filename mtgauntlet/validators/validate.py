@@ -9,7 +9,7 @@ from typing import Any
 import pyarrow as pa
 
 from mtgauntlet.atomic import write_json_atomic, write_text_atomic
-from mtgauntlet.records import load_records_by_kind
+from mtgauntlet.records import load_records_by_kind, signatures_by_kind
 from mtgauntlet.schema import get_kind
 from mtgauntlet.validators import checks
 from mtgauntlet.validators.rules import Rules
@@ -23,7 +23,7 @@ def load_tables(path: str | Path) -> dict[str, pa.Table]:
 
 
 def kind_metrics(kind_name: str, table: pa.Table, rules: Rules) -> tuple[dict[str, Any], list[str], dict[str, Any]]:
-    from mtgauntlet.validators.record_checks import schema_checks, smaug_nli_rules
+    from mtgauntlet.validators.record_checks import schema_checks, smaug_nli_rules, smaug_record_metrics
 
     kind = get_kind(kind_name)
     opts = rules.options
@@ -45,6 +45,7 @@ def kind_metrics(kind_name: str, table: pa.Table, rules: Rules) -> tuple[dict[st
         metrics.update(checks.length_ratio_stats(src, ref, "src_ref"))
         metrics.update(checks.length_ratio_stats(ref, table.column("good").to_pylist(), "ref_good"))
         metrics.update(checks.length_ratio_stats(ref, table.column("bad").to_pylist(), "ref_bad"))
+        metrics.update(smaug_record_metrics(table.to_pylist()))
         if opts.nli:
             from mtgauntlet.models import registry
 
@@ -86,14 +87,18 @@ def validate(path: str | Path, rules: Rules | None = None, report_dir: str | Pat
     tables = load_tables(path)
     report: dict[str, Any] = {"path": str(path), "kinds": {}, "rules": [], "passed": True, "failed_rules": [],
                               "not_checked": []}
+    signatures = signatures_by_kind(path)  # a release accepts this report only for these builds
+    gx_docs = None
+    if rules.options.gx and report_dir is not None:
+        from mtgauntlet.validators.gx import DataDocs
+
+        gx_docs = DataDocs(Path(report_dir) / "gx-docs")  # one site: every kind's suite and results
     for kind_name, table in sorted(tables.items()):
         metrics, problems, info = kind_metrics(kind_name, table, rules)
-        entry: dict[str, Any] = {"metrics": metrics, "problems": problems, "info": info}
-        if rules.options.gx and report_dir is not None:
-            from mtgauntlet.validators.gx import run_suite
-
-            entry["great_expectations"] = run_suite(table.to_pandas(), get_kind(kind_name),
-                                                    Path(report_dir) / "gx-docs")
+        entry: dict[str, Any] = {"metrics": metrics, "problems": problems, "info": info,
+                                 "signatures": signatures.get(kind_name, [])}
+        if gx_docs is not None:
+            entry["great_expectations"] = gx_docs.run_suite(table.to_pandas(), get_kind(kind_name))
         report["kinds"][kind_name] = entry
         for th in rules.thresholds:
             status = th.evaluate(metrics.get(th.metric))

@@ -3,16 +3,19 @@
 Difficulty is higher = harder; the search maximises the observed mean difficulty of a topic. Every
 strategy respects the cap ``c`` (no topic is pulled more than ``c`` times) and the budget (the caller
 stops at B pulls). ``choose`` returns up to ``b`` topics (the batched variants take the top-b at once).
+UCB is not in the paper: UCB1's bonus assumes rewards in [0, 1], so it is scaled by the 0-100 difficulty range.
 """
 
 from __future__ import annotations
 
+import heapq
 import math
 import random
 from dataclasses import dataclass, field
 from typing import Sequence
 
 ALGORITHMS = ("brute", "greedy", "eps-greedy", "contextual", "ucb")
+REWARD_RANGE = 100.0  # difficulty = 100 - QE lies in [0, 100]
 
 
 @dataclass
@@ -47,7 +50,11 @@ class BanditState:
 
 
 def _best(state: BanditState, cands: Sequence[int], score, b: int) -> list[int]:
-    return sorted(cands, key=lambda t: (-score(t), t))[:b]
+    return heapq.nsmallest(b, cands, key=lambda t: (-score(t), t))
+
+
+def ucb_bonus(pulls: int, count: int) -> float:
+    return REWARD_RANGE * math.sqrt(2 * math.log(max(1, pulls)) / count)
 
 
 def choose(algorithm: str, state: BanditState, rng: random.Random, *, cap: float = math.inf, epsilon: float = 0.7,
@@ -65,25 +72,25 @@ def choose(algorithm: str, state: BanditState, rng: random.Random, *, cap: float
         return _best(state, explored, state.mean, b)
     if algorithm == "eps-greedy":  # Algorithm 4
         picks: list[int] = []
-        pool_u, pool_e = list(unexplored), _best(state, explored, state.mean, len(explored))
+        pool_u, pool_e = list(unexplored), _best(state, explored, state.mean, min(b, len(explored)))
         for _ in range(min(b, len(avail))):
             if pool_u and (rng.random() < epsilon or not pool_e):
                 picks.append(pool_u.pop(rng.randrange(len(pool_u))))
             elif pool_e:
                 picks.append(pool_e.pop(0))
         return picks
-    if algorithm == "ucb":  # unsampled first, then mean + sqrt(2 ln n / n_t)
+    if algorithm == "ucb":  # unsampled first, then mean + 100 * sqrt(2 ln n / n_t)
         if unexplored:
             return rng.sample(unexplored, min(b, len(unexplored)))
-        n = max(1, state.pulls)
-        return _best(state, explored, lambda t: state.mean(t) + math.sqrt(2 * math.log(n) / state.counts[t]), b)
+        n = state.pulls
+        return _best(state, explored, lambda t: state.mean(t) + ucb_bonus(n, state.counts[t]), b)
     if algorithm == "contextual":  # Algorithm 5
         if neighbours is None:
             raise ValueError("the contextual bandit needs topic neighbours")
         scores = {t: contextual_score(state, t, neighbours[t]) for t in avail}
-        unscoreable = [t for t, s in scores.items() if s is None and state.counts[t] == 0]
-        if unscoreable:
-            return rng.sample(unscoreable, min(b, len(unscoreable)))
+        if unexplored and any(s is None for s in scores.values()):
+            # some topic cannot be scored yet: explore uniformly among *all* unsampled topics (Alg. 5, line 2)
+            return rng.sample(unexplored, min(b, len(unexplored)))
         return _best(state, [t for t, s in scores.items() if s is not None], lambda t: scores[t], b)
     raise ValueError(f"unknown algorithm {algorithm!r}; choose from {', '.join(ALGORITHMS)}")
 

@@ -53,26 +53,51 @@ class CorpusSampler:
         return {"text": str(r[self.text_key]), "source_id": self._id(i), "url": r.get("url") or r.get("URL"),
                 "source_dataset": r.get("source_dataset")}
 
+    def sample_many(self, topics: Sequence[int], used: set[str], rng: random.Random) -> list[dict[str, Any] | None]:
+        """One text per topic (in order, never one drawn earlier in the list or in ``used``)."""
+        return _one_by_one(self, topics, used, rng)
+
     def _id(self, i: int) -> str:
         r = self.rows[i]
         return str(r.get("source_id") or r.get("id") or i)
 
 
+def _one_by_one(sampler, topics, used: set[str], rng: random.Random) -> list[dict[str, Any] | None]:
+    taken, out = set(used), []
+    for t in topics:
+        s = sampler.sample(t, taken, rng)
+        if s is not None:
+            taken.add(s["source_id"])
+        out.append(s)
+    return out
+
+
 class LLMSampler:
-    """Ask a (search-grounded) LLM for 20-40-word snippets about the topic, with source URLs."""
+    """Ask a (search-grounded) LLM for 20-40-word snippets about the topic, with source URLs. The topics of one
+    bandit step are asked as one list (``chat_many``: concurrent requests for API backends): every request's seed
+    is drawn first, in order, then a snippet is chosen from each answer in order."""
 
     def __init__(self, llm, language: str = "English"):
         self.llm, self.language = llm, language
 
     def sample(self, topic: Topic, used: set[str], rng: random.Random) -> dict[str, Any] | None:
+        return self.sample_many([topic], used, rng)[0]
+
+    def sample_many(self, topics: Sequence[Topic], used: set[str], rng: random.Random) -> list[dict[str, Any] | None]:
         from mtgauntlet.models.prompts import SAMPLE_TEXT, parse_json_object
 
-        ans = self.llm.chat([{"role": "user", "content": SAMPLE_TEXT.format(topic=topic.name, language=self.language)}],
-                            max_tokens=800, temperature=0.7, seed=rng.randrange(2**31))
-        obj = parse_json_object(ans) or {}
-        snippets = [s for s in obj.get("extracted_snippets", []) if isinstance(s, dict) and s.get("text")
-                    and s["text"] not in used]
-        if not snippets:
-            return None
-        s = rng.choice(snippets)
-        return {"text": s["text"], "source_id": s["text"], "url": s.get("source_url"), "source_dataset": "llm"}
+        seeds = [rng.randrange(2**31) for _ in topics]
+        asks = [[{"role": "user", "content": SAMPLE_TEXT.format(topic=t.name, language=self.language)}] for t in topics]
+        answers = self.llm.chat_many(asks, max_tokens=800, temperature=0.7, seed=seeds)
+        taken, out = set(used), []
+        for ans in answers:
+            obj = parse_json_object(ans) or {}
+            snippets = [s for s in obj.get("extracted_snippets", []) if isinstance(s, dict) and s.get("text")
+                        and s["text"] not in taken]
+            if not snippets:
+                out.append(None)
+                continue
+            s = rng.choice(snippets)
+            taken.add(s["text"])
+            out.append({"text": s["text"], "source_id": s["text"], "url": s.get("source_url"), "source_dataset": "llm"})
+        return out

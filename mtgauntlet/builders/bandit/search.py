@@ -1,5 +1,7 @@
 """The bandit topic search on real texts: each pull samples a text for a topic, translates it with the
-target model(s), scores it with QE; difficulty = 100 - mean QE (artificial crowd); cost 1 per pull.
+target model(s), scores it with QE (``--qe A,B``: averaged per text on 0-100); difficulty = 100 - mean QE
+(artificial crowd); cost 1 per pull. A pull whose translation or score failed costs its budget unit but gives no
+reward: it is logged (phase ``failed``), counted (``mt_failures`` / ``qe_failures``) and never updates a topic.
 
 The pull log (``OUT/pulls/*.parquet``, record kind ``bandit_pull``) is the state: an interrupted search
 resumes by replaying it, and every decision uses an RNG seeded by (seed, pull index), so a resumed search
@@ -21,6 +23,7 @@ import pyarrow.parquet as pq
 from mtgauntlet import __version__
 from mtgauntlet.atomic import atomic_path, write_json_atomic
 from mtgauntlet.runner.build_runner import item_rng
+from mtgauntlet.runner.progress import Progress
 from mtgauntlet.versions import package_versions
 from mtgauntlet.builders.bandit.algorithms import ALGORITHMS, BanditState, choose
 from mtgauntlet.builders.bandit.topics import Topic, neighbours
@@ -28,23 +31,28 @@ from mtgauntlet.errors import BuildStateError, GauntletError
 from mtgauntlet.schema import record_id, to_table, utcnow
 from mtgauntlet.signature import make_signature
 
-VERSION = "1"
+VERSION = "3"  # 2: failed pulls carry no difficulty; QE ensembles; UCB bonus on the 0-100 scale
+# 3: the LLM sampler asks for a step's b texts at once (all seeds drawn first); corpus-sampled searches are unchanged
 
 
 class BanditSearch:
     name = "bandit"
 
-    def __init__(self, topics: Sequence[Topic], sampler, *, mt: Sequence[str], qe: str | None, algorithm: str,
+    def __init__(self, topics: Sequence[Topic], sampler, *, mt: Sequence[str], qe, algorithm: str,
                  budget: int, k: int = 10, cap: float = math.inf, epsilon: float = 0.7, batch: int = 1,
-                 seed: int = 13, src_lang: str = "en", tgt_lang: str = "es", source: str = ""):
+                 seed: int = 13, src_lang: str = "en", tgt_lang: str = "es", source: str = "",
+                 input_sha256: str | None = None):
         if algorithm not in ALGORITHMS:
             raise GauntletError(f"unknown algorithm {algorithm!r}; choose from {', '.join(ALGORITHMS)}")
         if budget < 1 or batch < 1 or k < 1:
             raise GauntletError("--budget, --batch and --k must be >= 1")
         self.topics, self.sampler = list(topics), sampler
-        self.mt_specs, self.qe_spec = list(mt), qe or "qe"
+        from mtgauntlet.models.qe_ensemble import split_specs
+
+        self.mt_specs, self.qe_specs = list(mt), split_specs(qe) or ["qe"]
         self.algorithm, self.budget, self.k, self.cap, self.epsilon, self.batch = algorithm, budget, k, cap, epsilon, batch
         self.seed, self.src_lang, self.tgt_lang, self.source = seed, src_lang, tgt_lang, source
+        self.input_sha256 = input_sha256  # content of the corpus and topics: a resume never mixes inputs
         self.neigh = neighbours(self.topics) if algorithm == "contextual" else None
         self._scorer = None
 
@@ -53,7 +61,8 @@ class BanditSearch:
                                "algorithm": self.algorithm, "budget": self.budget, "k": self.k,
                                "cap": "inf" if self.cap == math.inf else int(self.cap), "epsilon": self.epsilon,
                                "batch": self.batch, "topics": len(self.topics), "source": self.source,
-                               "mt": self.mt_specs, "qe": self.qe_spec, "seed": self.seed},
+                               "mt": self.mt_specs, "qe": self.qe_specs, "seed": self.seed,
+                               **({"input": self.input_sha256[:12]} if self.input_sha256 else {})},
                               version=f"{__version__}+bandit.{VERSION}")
 
     @property
@@ -61,8 +70,17 @@ class BanditSearch:
         if self._scorer is None:
             from mtgauntlet.builders.mtbreaker import Scorer
 
-            self._scorer = Scorer(self.mt_specs, self.qe_spec, self.src_lang, self.tgt_lang)
+            self._scorer = Scorer(self.mt_specs, self.qe_specs, self.src_lang, self.tgt_lang)
         return self._scorer
+
+    def _runtime(self) -> dict[str, Any]:
+        """``{"runtime": {role: {spec: info}}}`` for the manifest: where the models run (device, dtype, batch;
+        an API's concurrency)."""
+        from mtgauntlet.builders.runtime_info import roles_runtime
+
+        sampler = getattr(self.sampler, "sampler", self.sampler)  # the CLI wraps the LLM sampler
+        info = roles_runtime({"sampler": getattr(sampler, "llm", None), **self.scorer.roles()})
+        return {"runtime": info} if info else {}
 
     # -- state ------------------------------------------------------------------------------------
     def _load_log(self, out: Path) -> list[dict[str, Any]]:
@@ -72,22 +90,31 @@ class BanditSearch:
         rows = pa.concat_tables([pq.read_table(f) for f in files]).to_pylist()
         return sorted(rows, key=lambda r: r["step"])
 
-    def _replay(self, log: list[dict[str, Any]]) -> tuple[BanditState, set[str]]:
+    def _replay(self, log: list[dict[str, Any]]) -> tuple[BanditState, set[str], int]:
+        """State, used text ids and spent budget (every sampled pull, failed ones included) from the log."""
         index = {t.name: i for i, t in enumerate(self.topics)}
         state = BanditState(len(self.topics))
-        used = set()
+        used, spent = set(), 0
         for r in log:
             if r["phase"] == "exhausted":
                 state.exhausted.add(index[r["topic"]])
                 continue
-            state.update(index[r["topic"]], r["difficulty"])
+            spent += 1
             used.add(r["source_id"])
-        return state, used
+            if r["difficulty"] is not None:
+                state.update(index[r["topic"]], r["difficulty"])
+        return state, used, spent
 
     # -- search -----------------------------------------------------------------------------------
-    def run(self, out_dir: str | Path, progress: bool = False, overwrite: bool = False) -> dict[str, Any]:
-        out = Path(out_dir)
-        out.mkdir(parents=True, exist_ok=True)
+    def run(self, out_dir: str | Path, progress: bool | None = None, overwrite: bool = False) -> dict[str, Any]:
+        """Search until the budget is spent; ``progress``: a bar (True), plain lines on stderr (False), or a bar
+        only on a terminal (None), as every build. One process at a time searches into a directory."""
+        from mtgauntlet.runner.build_runner import build_lock
+
+        with build_lock(Path(out_dir)):
+            return self._run(Path(out_dir), progress, overwrite)
+
+    def _run(self, out: Path, progress: bool | None, overwrite: bool) -> dict[str, Any]:
         sig = self.signature()
         mpath = out / "build.json"
         if mpath.exists():
@@ -103,63 +130,87 @@ class BanditSearch:
             m = None
         if m is None:
             m = {"builder": "bandit", "builder_version": VERSION, "kind": "topic_text", "signature": sig,
-                 "seed": self.seed, "config": {"algorithm": self.algorithm, "budget": self.budget, "k": self.k,
+                 "seed": self.seed, "input_sha256": self.input_sha256, "config": {"algorithm": self.algorithm, "budget": self.budget, "k": self.k,
                                                "cap": None if self.cap == math.inf else self.cap,
                                                "epsilon": self.epsilon, "batch": self.batch,
                                                "n_topics": len(self.topics), "source_datasets": [self.source]},
-                 "models": {"mt": ",".join(self.mt_specs), "qe": self.qe_spec}, "versions": package_versions(),
+                 "models": {"mt": ",".join(self.mt_specs), "qe": ",".join(self.qe_specs)}, **self._runtime(),
+                 "versions": package_versions(),
                  "created_at": utcnow().isoformat(), "status": "in_progress"}
             write_json_atomic(mpath, m)
         log = self._load_log(out)
-        state, used = self._replay(log)
+        state, used, spent = self._replay(log)
         run_id = sig.split("|seed:")[0][-12:]
         t0 = time.perf_counter()
         step = len(log)
-        while state.pulls < self.budget:
-            rng = item_rng(self.seed, step)
-            picks = choose(self.algorithm, state, rng, cap=self.cap, epsilon=self.epsilon,
-                           b=min(self.batch, self.budget - state.pulls), neighbours=self.neigh)
-            if not picks:
-                break  # every topic capped or exhausted
-            batch_rows = []
-            samples = []
-            for t in picks:
-                s = self.sampler.sample(t, used, rng)
-                if s is None:
-                    state.exhausted.add(t)
-                    batch_rows.append(self._row(run_id, step + len(batch_rows), t, None, None, "exhausted"))
-                    continue
-                used.add(s["source_id"])
-                samples.append((t, s))
-            if samples:
-                scored = self.scorer([s["text"] for _, s in samples])
-                for (t, s), (translations, qe) in zip(samples, scored):
-                    d = 100.0 - sum(qe) / len(qe)
-                    phase = "explore" if state.counts[t] == 0 else "exploit"
-                    state.update(t, d)
-                    batch_rows.append(self._row(run_id, step + len(batch_rows), t, s, (translations, qe, d), phase))
-            self._flush(out, batch_rows)
-            step += len(batch_rows)
-            if progress and (state.pulls % max(1, self.budget // 10) < len(batch_rows) or state.pulls >= self.budget):
-                print(f"pulls {state.pulls}/{self.budget}", file=sys.stderr, flush=True)
+        bar = Progress(sys.stderr.isatty() if progress is None else progress, total=self.budget, done=spent,
+                       label="build bandit (pulls)")
+        try:
+            while spent < self.budget:
+                rng = item_rng(self.seed, step)
+                picks = choose(self.algorithm, state, rng, cap=self.cap, epsilon=self.epsilon,
+                               b=min(self.batch, self.budget - spent), neighbours=self.neigh)
+                if not picks:
+                    break  # every topic capped or exhausted
+                rows = self._pull(picks, state, used, rng, run_id, step)
+                self._flush(out, rows)
+                step += len(rows)
+                for r in rows:
+                    if r["phase"] != "exhausted":
+                        spent += 1
+                        bar.advance()
+        finally:
+            bar.close()
         top = state.top_k(self.k)
         records = self._records(out, top)
         table = to_table("topic_text", records, signature=sig)
         with atomic_path(out / "data" / "part-final.parquet") as tmp:
             pq.write_table(table, tmp)
+        failures = {"mt_failures": 0, "qe_failures": 0}
+        for r in self._load_log(out):
+            if r["phase"] == "failed":
+                failures[f"{r['failure']}_failures"] += 1
+        m.update(**self._runtime())
         m.update(status="complete", finished_at=utcnow().isoformat(),
-                 counts={"pulls": state.pulls, "topics_explored": sum(1 for c in state.counts if c),
-                         "exhausted": len(state.exhausted), "produced": len(records)},
+                 counts={"pulls": spent, "scored_pulls": state.pulls, **failures,
+                         "topics_explored": sum(1 for c in state.counts if c), "exhausted": len(state.exhausted),
+                         "produced": len(records)},
                  top_topics=[{"topic": self.topics[t].name, "mean_difficulty": state.mean(t), "pulls": state.counts[t]}
                              for t in top], seconds=time.perf_counter() - t0)
         write_json_atomic(mpath, m)
         return m
 
+    def _pull(self, picks: list[int], state: BanditState, used: set[str], rng, run_id: str,
+              step: int) -> list[dict[str, Any]]:
+        """Sample a text for each picked topic, translate and score them; update the state; the log rows."""
+        rows, samples = [], []
+        drawn = (self.sampler.sample_many(picks, used, rng) if hasattr(self.sampler, "sample_many")
+                 else [self.sampler.sample(t, used, rng) for t in picks])
+        for t, s in zip(picks, drawn):
+            if s is None:
+                state.exhausted.add(t)
+                rows.append(self._row(run_id, step + len(rows), t, None, None, "exhausted"))
+                continue
+            used.add(s["source_id"])
+            samples.append((t, s))
+        if samples:
+            for (t, s), scored in zip(samples, self.scorer([s["text"] for _, s in samples])):
+                if scored["qe_mean"] is None:
+                    phase = "failed"
+                else:
+                    phase = "explore" if state.counts[t] == 0 else "exploit"
+                    state.update(t, 100.0 - scored["qe_mean"])
+                rows.append(self._row(run_id, step + len(rows), t, s, scored, phase))
+        return rows
+
     def _row(self, run_id, step, t, s, scored, phase) -> dict[str, Any]:
-        translations, qe, d = scored if scored else (None, None, None)
+        scored = scored or {}
+        qe_mean = scored.get("qe_mean")
         return {"run_id": run_id, "step": step, "topic": self.topics[t].name, "text": s["text"] if s else None,
-                "source_id": s["source_id"] if s else None, "translations": translations, "qe": qe,
-                "difficulty": d, "phase": phase}
+                "source_id": s["source_id"] if s else None, "translations": scored.get("translations"),
+                "qe": scored.get("qe"), "qe_components": scored.get("qe_components"),
+                "difficulty": None if qe_mean is None else 100.0 - qe_mean, "phase": phase,
+                "failure": scored.get("failure")}
 
     def _flush(self, out: Path, rows: list[dict[str, Any]]) -> None:
         if not rows:
@@ -174,10 +225,11 @@ class BanditSearch:
             urls[str(r.get("source_id") or r.get("id"))] = (r.get("url") or r.get("URL"), r.get("source_dataset"))
         records = []
         for r in self._load_log(out):
-            if r["topic"] in names and r["phase"] != "exhausted":
+            if r["topic"] in names and r["difficulty"] is not None:
                 url, ds = urls.get(r["source_id"], (None, None))
                 rec = {"topic": r["topic"], "topic_path": self.topics[names[r["topic"]]].path, "text": r["text"],
-                       "provenance_url": url, "difficulty": r["difficulty"], "src_lang": self.src_lang,
+                       "provenance_url": url, "difficulty": r["difficulty"], "qe_components": r.get("qe_components"),
+                       "src_lang": self.src_lang,
                        "tgt_lang": self.tgt_lang, "builder": "bandit", "builder_version": VERSION,
                        "created_at": utcnow(), "source_dataset": ds or self.source, "source_id": r["source_id"]}
                 rec["id"] = record_id("topic_text", rec)

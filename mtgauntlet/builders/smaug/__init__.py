@@ -9,9 +9,9 @@ from typing import Any, Sequence
 
 from mtgauntlet.builders.base import Item, ItemResult, run_constraints
 from mtgauntlet.builders.smaug import negation
-from mtgauntlet.builders.smaug.constraints import constraints_for
+from mtgauntlet.builders.smaug.constraints import NLIContradiction, constraints_for
 from mtgauntlet.builders.smaug.transformations import (Deletion, Insertion, NamedEntitySwap, Negation, NumberChange,
-                                                       clause_pool, entity_pool)
+                                                       clause_pool, entity_pool, span_identity_holds)
 from mtgauntlet.errors import BackendUnavailable, GauntletError
 from mtgauntlet.models import registry
 
@@ -19,26 +19,42 @@ log = logging.getLogger(__name__)
 PHENOMENA = ("ne", "num", "neg", "ins", "del")
 
 
+def same_text(a: str, b: str) -> bool:
+    """Equal up to whitespace (a good hypothesis that only re-spaces the reference does not differ from it)."""
+    return a.split() == b.split()
+
+
 class SmaugBuilder:
+    """``good_from``: column | translator | reference. The paper keeps only pairs whose good hypothesis
+    differs from the reference: items whose good equals the reference are rejected (``good_equals_ref``),
+    except with ``good_from="reference"``, the explicit reference-free mode (good = reference for every
+    record; the manifest says so). ``require_nli`` drops ``neg`` records whose NLI contradiction check did
+    not run; without it they are kept with ``checks.nli_contradiction`` = null (not checked)."""
+
     name = "smaug"
-    version = "1"
+    version = "2"
     kind = "smaug_pair"
 
     def __init__(self, *, src_lang: str, tgt_lang: str, phenomena: Sequence[str] = PHENOMENA,
                  translator: str | None = None, infiller: str | None = None, nli: str | None = None,
                  annotator: str | None = None, polyjuice: str | None = None, good_col: str | None = None,
                  good_from: str | None = None, min_char_edit: int = 5, min_word_edit: int = 8,
-                 del_min_words: int = 2, del_max_words: int = 12):
+                 del_min_words: int = 5, del_max_words: int = 9, require_nli: bool = False):
         bad = [p for p in phenomena if p not in PHENOMENA]
         if bad:
             raise GauntletError(f"unknown phenomena {bad}; choose from {', '.join(PHENOMENA)}")
         if good_from not in (None, "reference", "translator", "column"):
             raise GauntletError("--good-from must be 'column', 'translator' or 'reference'")
+        if not 1 <= del_min_words <= del_max_words:
+            raise GauntletError(f"--del-min-words/--del-max-words: need 1 <= {del_min_words} <= {del_max_words}")
+        if require_nli and not nli and "neg" in phenomena:
+            raise GauntletError("--require-nli keeps only NLI-checked negations: pass --nli SPEC "
+                                "(e.g. hf:roberta-large-mnli), or leave out --require-nli")
         self.src_lang, self.tgt_lang = src_lang, tgt_lang
         self.phenomena = tuple(phenomena)
         self.specs = {"translator": translator, "infiller": infiller, "nli": nli, "polyjuice": polyjuice,
                       "annotator": annotator or f"spacy:{tgt_lang.split('-')[0]}"}
-        self.good_col, self.good_from = good_col, good_from
+        self.good_col, self.good_from, self.require_nli = good_col, good_from, require_nli
         self.params = {"min_char_edit": min_char_edit, "min_word_edit": min_word_edit,
                        "del_min_words": del_min_words, "del_max_words": del_max_words}
         self._load_backends()
@@ -77,21 +93,48 @@ class SmaugBuilder:
     def signature_fields(self) -> dict[str, Any]:
         return {"src": self.src_lang, "tgt": self.tgt_lang, "phenomena": list(self.phenomena),
                 "good": self.good_mode + (f"={self.good_col}" if self.good_mode == "column" else ""),
-                **{k: v for k, v in self.specs.items() if v}, **self.params}
+                **{k: v for k, v in self.specs.items() if v}, **self.params,
+                **({"require_nli": "yes"} if self.require_nli else {})}
 
     def config(self) -> dict[str, Any]:
         return {"phenomena": list(self.phenomena), "good_from": self.good_mode, "good_col": self.good_col,
-                "specs": self.specs, "params": self.params,
+                "specs": self.specs, "params": self.params, "require_nli": self.require_nli,
+                "flags": self.flags(),
                 "support": {p: {"supported": ok, "how": how} for p, (ok, how) in self.support.items()}}
+
+    def flags(self) -> dict[str, str]:
+        """Departures from the paper's validation that a dataset card must state (empty: none)."""
+        out = {}
+        if self.good_mode == "reference":
+            out["good_equals_ref"] = ("good = reference for every record (--good-from reference): the paper keeps "
+                                      "only pairs whose good differs from the reference; use these pairs for "
+                                      "reference-free evaluation only")
+        if "neg" in self.phenomena and self.nli is None:
+            out["nli_not_checked"] = ("neg records were kept without the paper's NLI contradiction check "
+                                      "(checks.nli_contradiction = null); build with --nli SPEC --require-nli")
+        return out
 
     def model_specs(self) -> dict[str, str]:
         return {k: v for k, v in self.specs.items() if v}
 
+    def runtime_info(self) -> dict[str, Any]:
+        from mtgauntlet.builders.runtime_info import roles_runtime
+
+        return roles_runtime({"annotator": self.annotator, "infiller": self.infiller, "nli": self.nli,
+                              "polyjuice": self.polyjuice, "translator": self.translator})
+
     # -- build ------------------------------------------------------------------------------------
-    def prepare(self, items: Sequence[Item]) -> None:
-        """Annotate every reference once: docs for the transformations, entity and phrase pools."""
+    def prepare(self, items: Sequence[Item], progress=None) -> None:
+        """Annotate every reference once (in chunks, advancing ``progress``): docs for the transformations,
+        entity and phrase pools."""
         refs = [it.data["ref"] for it in items]
-        docs = self.annotator.annotate(refs) if self.annotator else [None] * len(refs)
+        docs: list = []
+        for start in range(0, len(refs), 256):
+            chunk = refs[start:start + 256]
+            docs += self.annotator.annotate(chunk) if self.annotator else [None] * len(chunk)
+            for _ in chunk:
+                if progress is not None:
+                    progress.advance()
         self.docs = {it.index: d for it, d in zip(items, docs)}
         self.entity_pool = entity_pool(docs) if self.annotator else {}
         self.clause_pool = clause_pool(docs) if self.annotator else set()
@@ -114,6 +157,13 @@ class SmaugBuilder:
         candidates = []  # (item position, phenomenon, edit)
         results = [ItemResult() for _ in items]
         for pos, (item, rng) in enumerate(zip(items, rngs)):
+            good = goods[pos][0]
+            if not good.strip():
+                results[pos].rejected.append("empty_good")
+                continue
+            if self.good_mode != "reference" and same_text(good, item.data["ref"]):
+                results[pos].rejected.append("good_equals_ref")  # the paper keeps only good != reference
+                continue
             ctx = {"doc": self.docs.get(item.index), "entity_pool": self.entity_pool, "clause_pool": self.clause_pool}
             for ph in self.phenomena:
                 edit = self.transformations[ph].apply(item.data["ref"], rng, ctx)
@@ -125,20 +175,21 @@ class SmaugBuilder:
         if ne_texts and self.annotator:
             for t, d in zip(ne_texts, self.annotator.annotate(ne_texts)):
                 self._entity_counts[t] = len(d.entities)
-        p = self.params
+        nli_probs = self._nli_batch([(items[pos].data["ref"], ph, edit) for pos, ph, edit in candidates])
         for pos, ph, edit in candidates:
             item, ref = items[pos], items[pos].data["ref"]
-            constraints = constraints_for(ph, nli=self.nli, entity_counter=self._entity_count,
-                                          min_char_edit=p["min_char_edit"], min_word_edit=p["min_word_edit"])
-            ok, checks, failed = run_constraints(constraints, ref, edit)
+            ok, checks, failed = run_constraints(self._constraints(ph), ref, edit, {"nli_probs": nli_probs})
             if not ok:
                 results[pos].rejected.append(f"{ph}:{failed}")
                 continue
-            good, origin = goods[pos]
-            if not good:
-                results[pos].rejected.append(f"{ph}:empty_good")
+            if self.require_nli and "nli_contradiction" in checks and checks["nli_contradiction"] is None:
+                results[pos].rejected.append(f"{ph}:nli_not_checked")
                 continue
-            checks["good_differs_from_ref"] = float(good.strip() != ref.strip())
+            if not span_identity_holds(ref, edit.text, edit.start, edit.end, edit.span_replacement):
+                results[pos].rejected.append(f"{ph}:span_mismatch")  # never expected: the span must describe the edit
+                continue
+            good, origin = goods[pos]
+            checks["good_differs_from_ref"] = float(not same_text(good, ref))
             results[pos].records.append({
                 "src": item.data["src"], "ref": ref, "good": good, "bad": edit.text, "phenomenon": ph,
                 "span_original": edit.span_original, "span_replacement": edit.span_replacement,
@@ -147,6 +198,27 @@ class SmaugBuilder:
                 "good_origin": origin, "checks": checks,
                 "src_lang": item.data.get("src_lang", self.src_lang), "tgt_lang": item.data.get("tgt_lang", self.tgt_lang)})
         return results
+
+    def _constraints(self, phenomenon: str):
+        p = self.params
+        return constraints_for(phenomenon, nli=self.nli, entity_counter=self._entity_count,
+                               min_char_edit=p["min_char_edit"], min_word_edit=p["min_word_edit"])
+
+    def _nli_batch(self, candidates) -> dict[tuple[str, str], dict[str, float]]:
+        """NLI probabilities of every (reference, candidate) pair of the shard that reaches the NLI check (passes the
+        constraints before it), predicted as one batch: {(premise, hypothesis): probabilities}."""
+        if self.nli is None:
+            return {}
+        pairs: dict[tuple[str, str], None] = {}
+        for ref, ph, edit in candidates:
+            constraints = self._constraints(ph)
+            before = [c for c in constraints if not isinstance(c, NLIContradiction)]
+            if len(before) < len(constraints) and run_constraints(before, ref, edit)[0]:
+                pairs[(ref, edit.text)] = None
+        if not pairs:
+            return {}
+        premises, hypotheses = zip(*pairs)
+        return dict(zip(pairs, self.nli.predict(list(premises), list(hypotheses))))
 
     def _goods(self, items: Sequence[Item]) -> list[tuple[str, str]]:
         if self.good_mode == "column":

@@ -14,6 +14,9 @@ from rapidfuzz.distance import Levenshtein
 from mtgauntlet.builders.base import Constraint
 
 MASK_TOKEN = re.compile(r"<extra_id_\d{1,2}>|extra_id")
+# generator special tokens: Polyjuice's control codes ([EMPTY] = "could not fill"), mT5 sentinels, BPE markers
+SPECIAL_TOKEN = re.compile(r"\[(?:EMPTY|BLANK|SEP|ANSWER|MASK|CLS|PAD|UNK|negation)\]|<\|[a-z_]+\|>|"
+                           r"<extra_id_\d{1,2}>|</?s>|<pad>|<unk>|<mask>|<\|endoftext\|>")
 BRACKETS = "()[]{}_"
 NUMBER = re.compile(r"[-+]?\.?(\d+[.,])*\d+")
 
@@ -31,6 +34,17 @@ class NoMaskTokens(Constraint):
 
     def check(self, original, edit, context=None):
         ok = MASK_TOKEN.search(edit.text) is None
+        return ok, float(ok)
+
+
+class NoSpecialTokens(Constraint):
+    """The candidate has no more generator special tokens than the original (Polyjuice's ``[EMPTY]``, which
+    the paper rejects, ``[BLANK]``, ``[SEP]``, ``<|perturb|>``, mT5 sentinels, ``</s>`` ...)."""
+
+    name = "no_special_tokens"
+
+    def check(self, original, edit, context=None):
+        ok = len(SPECIAL_TOKEN.findall(edit.text)) <= len(SPECIAL_TOKEN.findall(original))
         return ok, float(ok)
 
 
@@ -89,7 +103,8 @@ def count_numbers(text: str) -> int:
 class NLIContradiction(Constraint):
     """The candidate contradicts the original: argmax of the NLI backend is 'contradiction' (paper 3.3).
 
-    Without an NLI backend the check is not run and recorded as such (None).
+    Without an NLI backend the check is not run and recorded as such (None). Probabilities already computed for
+    a whole shard in one batch come in ``context['nli_probs']`` ({(premise, hypothesis): probabilities}).
     """
 
     name = "nli_contradiction"
@@ -100,7 +115,9 @@ class NLIContradiction(Constraint):
     def check(self, original, edit, context: Mapping[str, Any] | None = None):
         if self.nli is None:
             return None, None
-        probs = self.nli.predict([original], [edit.text])[0]
+        probs = (context or {}).get("nli_probs", {}).get((original, edit.text))
+        if probs is None:
+            probs = self.nli.predict([original], [edit.text])[0]
         label = max(probs, key=probs.get)
         return label == "contradiction", float(probs["contradiction"])
 
@@ -109,14 +126,16 @@ def constraints_for(phenomenon: str, *, nli=None, entity_counter=None, min_char_
                     min_word_edit: int = 8) -> list[Constraint]:
     """The paper's validation phase per phenomenon."""
     if phenomenon == "ne":
-        return [Differs(), NoMaskTokens(), NoExtraBrackets(), SameCount("same_entity_count", entity_counter),
+        return [Differs(), NoMaskTokens(), NoSpecialTokens(), NoExtraBrackets(),
+                SameCount("same_entity_count", entity_counter),
                 CharEditDistance(min_char_edit)]
     if phenomenon == "num":
-        return [Differs(), NoMaskTokens(), NoExtraBrackets(), SameCount("same_number_count", count_numbers)]
+        return [Differs(), NoMaskTokens(), NoSpecialTokens(), NoExtraBrackets(),
+                SameCount("same_number_count", count_numbers)]
     if phenomenon == "neg":
-        return [Differs(), NLIContradiction(nli)]
+        return [Differs(), NoSpecialTokens(), NLIContradiction(nli)]
     if phenomenon == "ins":
-        return [Differs(), NoMaskTokens(), WordEditDistance(min_word_edit)]
+        return [Differs(), NoMaskTokens(), NoSpecialTokens(), WordEditDistance(min_word_edit)]
     if phenomenon == "del":
         return [Differs()]
     raise ValueError(f"unknown phenomenon {phenomenon!r}")

@@ -15,15 +15,38 @@ from typing import Any, Mapping
 from mtgauntlet.builders.base import Edit, Transformation
 from mtgauntlet.builders.smaug import negation
 from mtgauntlet.builders.smaug.constraints import NUMBER
+from mtgauntlet.builders.smaug.infill import fill_masks, mask_token
 from mtgauntlet.models.base import Doc
 from mtgauntlet.models.hf import LEADING_PUNCT
 
-MASK = "<extra_id_0>"
+MASK = mask_token(0)
 
 
 def _replace(text: str, start: int, end: int, new: str, meta: dict) -> Edit:
     return Edit(text=text[:start] + new + text[end:], span_original=text[start:end], span_replacement=new,
                 start=start, end=end, meta=meta)
+
+
+def covering_edit(text: str, new: str, start: int, end: int, meta: dict) -> Edit:
+    """The edit from ``text`` to ``new`` whose span covers [start, end) and every other changed character, so
+    that ``text[:span_start] + span_replacement + text[span_end:] == new`` holds."""
+    limit = min(len(text), len(new))
+    p = 0
+    while p < min(limit, start) and text[p] == new[p]:  # the prefix kept: never past the nominal start
+        p += 1
+    q = 0
+    while q < limit - p and text[len(text) - 1 - q] == new[len(new) - 1 - q]:
+        q += 1
+    s, e = p, max(end, len(text) - q)
+    return Edit(text=new, span_original=text[s:e], span_replacement=new[s:len(new) - (len(text) - e)], start=s, end=e,
+                meta=meta)
+
+
+def span_identity_holds(ref: str, bad: str, start: int | None, end: int | None, replacement: str | None) -> bool:
+    """Does the recorded span describe the whole edit: ``ref[:start] + replacement + ref[end:] == bad``?"""
+    if start is None or end is None or replacement is None or not 0 <= start <= end <= len(ref):
+        return False
+    return ref[:start] + replacement + ref[end:] == bad
 
 
 class NamedEntitySwap(Transformation):
@@ -100,19 +123,21 @@ class Negation(Transformation):
         doc: Doc = context["doc"]
         groups = negation.verb_groups(doc)
         rng.shuffle(groups)
+        if self.polyjuice is not None:  # one uniformly sampled AUX* VERB span, as the paper
+            return polyjuice_negate(self.polyjuice, doc, *groups[0]) if groups else None
+        rule = negation.RULES.get(self.lang)
         for head, auxes in groups:
-            if self.polyjuice is not None:
-                edit = polyjuice_negate(self.polyjuice, doc, head, auxes, rng)
-            else:
-                rule = negation.RULES.get(self.lang)
-                edit = rule(doc, head, auxes) if rule else None
+            edit = rule(doc, head, auxes) if rule else None
             if edit is not None:
                 return edit
         return None
 
 
-def polyjuice_negate(llm, doc: Doc, head: int, auxes: list[int], rng) -> Edit | None:
-    """Polyjuice's control-code format: '<orig> <|perturb|> [negation] <masked> [SEP]' -> 'fill [ANSWER]'."""
+def polyjuice_negate(llm, doc: Doc, head: int, auxes: list[int]) -> Edit | None:
+    """Polyjuice's control-code format: '<orig> <|perturb|> [negation] <masked> [SEP]' -> 'fill [ANSWER]'.
+
+    The answer goes into the text as it came: Polyjuice's ``[EMPTY]`` (it could not fill the blank) and any
+    other special token are rejected by the ``no_special_tokens`` constraint, and counted."""
     toks = doc.tokens
     first = auxes[0] if auxes else head
     start, end = toks[first].idx, toks[head].idx + len(toks[head].text)
@@ -120,15 +145,17 @@ def polyjuice_negate(llm, doc: Doc, head: int, auxes: list[int], rng) -> Edit | 
     prompt = f"{doc.text} <|perturb|> [negation] {masked} [SEP]"
     answer = llm.complete(prompt, max_tokens=12, temperature=0.0)
     fill = answer.split("[ANSWER]")[0].strip()
-    if not fill or "[BLANK]" in fill or "<|" in fill:
+    if not fill:
         return None
     return _replace(doc.text, start, end, fill, {"method": "polyjuice"})
 
 
 class Insertion(Transformation):
-    """Insert content: up to ``max_masks`` infilled spans between adjacent words (paper) when an infiller is
-    given; model-free default: a clause taken from another reference of the same language, coordinated
-    before the final punctuation (``..., and <clause>.``) — inserted content that is not in the source."""
+    """Insert content. With an infiller (paper): masks between ``min(max_masks, gaps)`` uniformly chosen pairs
+    of adjacent words, filled together in one mT5 call; a mask the model leaves unfilled stays in the text
+    and is rejected by ``no_mask_tokens``. Model-free default: a clause taken from another reference of the
+    same language, coordinated before the final punctuation (``..., and <clause>.``) — inserted content that
+    is not in the source."""
 
     name = "ins"
 
@@ -138,24 +165,20 @@ class Insertion(Transformation):
     def apply(self, text, rng, context=None):
         if self.infiller is None:
             return self._insert_clause(text, rng, context or {})
-        gaps = [m.start() for m in re.finditer(r"(?<=\w) (?=\w)", text)]
+        gaps = [m.end() for m in re.finditer(r"\S+", text)][:-1]  # right after each word but the last
         if not gaps:
             return None
-        points = sorted(rng.sample(gaps, min(len(gaps), rng.randint(1, self.max_masks))))
-        fills = []
-        for p in points:
-            f = self.infiller.fill([text[:p] + " " + MASK + text[p:]], n=1, top_k=self.top_k,
-                                   seed=rng.randrange(2**31))[0]
-            fills.append(LEADING_PUNCT.sub("", f[0]).strip() if f else "")
-        if not all(fills):
-            return None
-        new, offset = text, 0
-        for p, f in zip(points, fills):
-            ins = " " + f
-            new = new[:p + offset] + ins + new[p + offset:]
-            offset += len(ins)
-        return Edit(text=new, span_original="", span_replacement=" | ".join(fills), start=points[0], end=points[0],
-                    meta={"method": "infill", "n_spans": len(points)})
+        points = sorted(rng.sample(gaps, min(len(gaps), self.max_masks)))
+        masked = _insert_at(text, points, [" " + mask_token(i) for i in range(len(points))])
+        fills = fill_masks(self.infiller, masked, len(points), top_k=self.top_k, seed=rng.randrange(2**31))
+        inserts = []
+        for i, f in enumerate(fills):
+            f = None if f is None else LEADING_PUNCT.sub("", f).strip()
+            inserts.append(" " + mask_token(i) if f is None else (" " + f if f else ""))
+        new = _insert_at(text, points, inserts)
+        return Edit(text=new, span_original=text[points[0]:points[-1]],
+                    span_replacement=new[points[0]:points[-1] + len(new) - len(text)], start=points[0], end=points[-1],
+                    meta={"method": "infill", "n_masks": len(points)})
 
     def _insert_clause(self, text, rng, context):
         pool = [c for c in context.get("clause_pool", ()) if c.lower() not in text.lower()]
@@ -174,26 +197,62 @@ class Insertion(Transformation):
                     meta={"method": "reference-clause"})
 
 
+def _insert_at(text: str, points: list[int], inserts: list[str]) -> str:
+    """Insert ``inserts[i]`` at character offset ``points[i]`` of ``text`` (points ascending)."""
+    out, last = [], 0
+    for p, ins in zip(points, inserts):
+        out += [text[last:p], ins]
+        last = p
+    return "".join(out) + text[last:]
+
+
+DELIMITER = re.compile(r"[,.!?]+")
+TERMINAL = ".!?…。！？"
+CLOSERS = "\"'»”’)]"
+
+
+def delimiter_ends(text: str) -> list[int]:
+    """End offsets of the runs of ``,.!?`` (the reference implementation's delimiters), except separators
+    inside a number (``1,200``, ``3.5``), which do not end a span."""
+    ends = []
+    for m in DELIMITER.finditer(text):
+        s, e = m.span()
+        if 0 < s and e < len(text) and text[s - 1].isdigit() and text[e].isdigit():
+            continue
+        ends.append(e)
+    return ends
+
+
+def end_with_terminal(text: str) -> str:
+    """Make ``text`` end in sentence-final punctuation (before any closing quotes/brackets): a trailing
+    ``,;:`` becomes ``.``; a text that ends in a word gets a ``.``."""
+    body = text.rstrip(CLOSERS)
+    if not body or body[-1] in TERMINAL:
+        return text
+    body = body[:-1] + "." if body[-1] in ",;:" else body + "."
+    return body + text[len(text.rstrip(CLOSERS)):]
+
+
 class Deletion(Transformation):
-    """Delete one span between punctuation (not the first), with its closing symbol; fix the final mark."""
+    """Delete one span between punctuation with its closing symbol, as the reference implementation
+    (Unbabel/smaug ``delete_span_between_punctuation``): spans between runs of ``,.!?`` of more than 4 and
+    fewer than 10 words (``min_words``..``max_words`` inclusive: 5..9), never the first span; the text is
+    then made to end in sentence-final punctuation. The recorded span covers the punctuation fix too."""
 
     name = "del"
 
-    def __init__(self, min_words: int = 2, max_words: int = 12):
+    def __init__(self, min_words: int = 5, max_words: int = 9):
         self.min_words, self.max_words = min_words, max_words
 
     def apply(self, text, rng, context=None):
-        marks = [m.end() for m in re.finditer(r"[.,?!;](?=\s|$)", text)]
-        bounds = [0] + marks + ([len(text)] if marks and text[marks[-1]:].strip() else [])
-        segments = list(zip(bounds[:-1], bounds[1:]))[1:]  # never the first span
-        spans = [(s, e) for s, e in segments if self.min_words <= len(text[s:e].split()) <= self.max_words]
+        bounds = [0] + delimiter_ends(text) + [len(text)]
+        spans = [(s, e) for s, e in zip(bounds[:-1], bounds[1:])
+                 if s > 0 and self.min_words <= len(text[s:e].split()) <= self.max_words]  # never the first span
         if not spans:
             return None
         s, e = rng.choice(spans)
-        new = (text[:s] + text[e:]).rstrip()
-        if new and new[-1] not in ".!?":
-            new = (new[:-1] if new[-1] in ",;:" else new) + "."
-        return Edit(text=new, span_original=text[s:e], span_replacement="", start=s, end=e, meta={"method": "span-delete"})
+        new = end_with_terminal((text[:s] + text[e:]).rstrip())
+        return covering_edit(text, new, s, e, {"method": "span-delete"})
 
 
 NAMED_LABELS = {"PERSON", "PER", "ORG", "GPE", "LOC", "NORP", "FAC", "EVENT", "WORK_OF_ART", "PRODUCT", "LANGUAGE",

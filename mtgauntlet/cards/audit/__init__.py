@@ -1,0 +1,68 @@
+"""``gauntlet audit``: one self-contained HTML page per build or release, optionally diffed against another.
+
+Sections: overview, validation (``gauntlet validate``'s own numbers, with the records behind them), data
+quality (MT-breaker Table 2 measures), examples with their edits as diffs, method plots, and a version diff.
+Styles, inline-SVG plots and a small filter script are embedded; the page loads nothing from the network.
+
+Modules: ``source`` (what a path holds), ``collect`` / ``quality`` / ``flags`` / ``methods`` / ``diff``
+(numbers), ``page`` / ``sections`` / ``examples`` / ``methods_section`` / ``diff_section`` (HTML),
+``svg`` (charts), ``textdiff`` (edits), ``markup`` / ``assets`` (HTML helpers, CSS and script).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from mtgauntlet.validators.rules import Rules
+
+
+def audit_data(path: str | Path, against: str | Path | None = None, *, rules: Rules | None = None,
+               examples: int = 5, seed: int = 13, progress: bool | None = None):
+    """(source, data, diff data or None, old source or None): every number of the page, before rendering."""
+    from mtgauntlet.cards.audit.collect import AuditOptions, collect
+    from mtgauntlet.cards.audit.diff import metric_diff, record_diff
+    from mtgauntlet.cards.audit.source import open_source
+    from mtgauntlet.runner.progress import Progress
+
+    src = open_source(path)
+    old = open_source(against) if against is not None else None
+    steps = len(src.tables) + 2 + ((len(old.tables) + 3) if old is not None else 0)
+    bar = Progress(sys.stderr.isatty() if progress is None else progress, steps, 0, "audit", every=10.0)
+    opts = AuditOptions(rules=rules, examples=examples, seed=seed)
+    try:
+        data = collect(src, opts, step=lambda _: bar.advance())
+        diff_data = None
+        if old is not None:
+            old_data = collect(old, opts, step=lambda _: bar.advance())
+            diff_data = {"records": record_diff(src.tables, old.tables), "metrics": metric_diff(data, old_data)}
+            bar.advance()
+    finally:
+        bar.close()
+    return src, data, diff_data, old
+
+
+def write_audit(path: str | Path, out: str | Path, against: str | Path | None = None, *, rules: Rules | None = None,
+                examples: int = 5, seed: int = 13, progress: bool | None = None, location: str | None = None) -> Path:
+    """Audit a build or release directory (``path``) into one HTML file ``out`` (written atomically).
+
+    ``against``: an older build/release to diff with. ``rules``: validation rules (default: ``gauntlet
+    validate``'s). ``location``: the path the page names (e.g. a release's final directory while it is still
+    being written in a temporary one). Returns ``out``. ``gauntlet release`` can call this to put
+    ``report.html`` into a release (after its manifest.json and README.md are written, which the page reads).
+    """
+    from mtgauntlet.atomic import write_text_atomic
+    from mtgauntlet.cards.audit.page import render
+
+    src, data, diff_data, old = audit_data(path, against, rules=rules, examples=examples, seed=seed, progress=progress)
+    src.location = location
+    old_label: Any = None
+    if old is not None:
+        old_label = f"{old.name} {old.version}" if old.version else f"{old.name} ({old.where()})"
+    path = write_text_atomic(out, render(src, data, diff_data, old_label))
+    umask = os.umask(0)
+    os.umask(umask)
+    path.chmod(0o666 & ~umask)  # a page to share: readable like any file the user writes (mkstemp made it 0600)
+    return path

@@ -1,0 +1,118 @@
+"""Data-quality measures of the MT-breaker paper's Table 2, per record kind, where they apply.
+
+Diversity (embedding, chrF++, unique words, topics), average word count and word length, word rarity,
+syntax complexity and LM naturalness. Numbers that ``gauntlet validate`` computes are taken from its report
+(same functions, same values); the others reuse the project's estimators: word rarity is
+:class:`~mtgauntlet.models.difficulty.RarityDifficulty` (8 − wordfreq Zipf frequency, averaged over a text's
+words; the paper asks an LLM for 0–100 instead), syntax complexity is
+:class:`~mtgauntlet.models.difficulty.SyntaxDifficulty` (dependency-tree height, spaCy).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections import defaultdict
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from mtgauntlet.errors import BackendUnavailable
+from mtgauntlet.validators.checks import _WORD
+from mtgauntlet.validators.rules import Options
+
+# Columns written in the target language (so rarity and syntax use tgt_lang); every other text is a source.
+TARGET_SIDE = {"smaug_pair": {"bad", "good", "ref"}}
+
+
+def measure(label: str, value: Any, how: str, key: str) -> dict[str, Any]:
+    return {"key": key, "label": label, "value": value, "how": how}
+
+
+def avg_word_length(texts: Sequence[str]) -> float:
+    """Mean characters per word over every word of the set (words as the validators count them)."""
+    lengths = [len(w) for t in texts for w in _WORD.findall(t or "")]
+    return float(np.mean(lengths)) if lengths else float("nan")
+
+
+def _per_language(estimator_spec: str, texts: Sequence[str], langs: Sequence[str]) -> tuple[float, list[str]]:
+    """Mean of a difficulty estimator over the texts, each scored in its own language; notes for skipped ones."""
+    from mtgauntlet.models import registry
+
+    by_lang: dict[str, list[str]] = defaultdict(list)
+    for t, lang in zip(texts, langs):
+        by_lang[(lang or "und").split("-")[0]].append(t or "")
+    values, notes = [], []
+    for lang, group in sorted(by_lang.items()):
+        try:
+            with warnings.catch_warnings():  # spaCy's W095 (an older packaged model) says nothing about the data
+                warnings.filterwarnings("ignore", message=r".*\[W095\]")
+                values += registry.load("difficulty", estimator_spec).difficulty(group, src_lang=lang)
+        except (BackendUnavailable, OSError, ImportError) as exc:
+            notes.append(f"{len(group)} {lang} text(s) not measured: {exc}")
+    return (float(np.mean(values)) if values else float("nan")), notes
+
+
+def kind_quality(kind: str, table: pa.Table, text_col: str | None, metrics: dict[str, Any],
+                 options: Options) -> list[dict[str, Any]]:
+    """The Table 2 measures of one kind's main text column (``metrics``: the kind's validation metrics; the
+    validation options give chrF's word order and the sample size of pairwise and per-text measures)."""
+    from mtgauntlet.validators import checks
+    from mtgauntlet.validators.chrf_matrix import sample_texts
+
+    if not text_col or text_col not in table.column_names:
+        return []
+    texts = [t or "" for t in table.column(text_col).to_pylist()]
+    lang_col = "tgt_lang" if text_col in TARGET_SIDE.get(kind, ()) else "src_lang"
+    langs = table.column(lang_col).to_pylist() if lang_col in table.column_names else ["und"] * len(texts)
+    out = [measure("Diversity (embedding)", metrics.get("embedding_diversity"),
+                   "1 − mean pairwise cosine similarity of e5 embeddings (validate)", "embedding_diversity")]
+    if options.chrf_word_order == 2 and "chrf_diversity" in metrics:
+        chrfpp = metrics["chrf_diversity"]
+    else:
+        chrfpp = checks.chrf_diversity(texts, word_order=2, max_texts=options.max_texts)["chrf_diversity"]
+    out.append(measure("Diversity (chrF++)", chrfpp, "1 − mean pairwise chrF++ / 100 (nc:6|nw:2)",
+                       "chrfpp_diversity"))
+    out.append(measure("Diversity (unique words)", metrics.get("unique_words"), "distinct lower-cased words (validate)",
+                       "unique_words"))
+    if "unique_topics" in metrics:
+        out.append(measure("Diversity (topics)", metrics["unique_topics"], "distinct topic labels (validate)",
+                           "unique_topics"))
+    out.append(measure("Avg. word count", metrics.get("text.words_mean"), "words per text (validate)",
+                       "text.words_mean"))
+    out.append(measure("Avg. word length", avg_word_length(texts), "characters per word", "avg_word_length"))
+    sample = sample_texts(list(zip(texts, langs)), options.max_texts)  # spaCy on 100k texts would take long
+    on = "" if len(sample) == len(texts) else f" (on a sample of {len(sample)} texts)"
+    rarity, notes = _per_language("rarity", [t for t, _ in sample], [lang for _, lang in sample])
+    out.append(measure("Word rarity", rarity, "mean over words of 8 − wordfreq Zipf frequency (higher = rarer)" + on
+                       + ("; " + "; ".join(notes) if notes else ""), "word_rarity"))
+    syntax, notes = _per_language("syntax", [t for t, _ in sample], [lang for _, lang in sample])
+    out.append(measure("Syntax complexity", syntax, "mean dependency-tree height (spaCy)" + on
+                       + ("; " + "; ".join(notes) if notes else ""), "syntax_complexity"))
+    if "lm_naturalness_mean" in metrics:
+        out.append(measure("LM naturalness", metrics["lm_naturalness_mean"],
+                           "embedded SmolLM2 mean token log-prob, calibrated 0–100 (validate --lm)",
+                           "lm_naturalness_mean"))
+    else:
+        out.append(measure("LM naturalness", None, "not computed (audit or validate with --lm)",
+                           "lm_naturalness_mean"))
+    for key, label in (("judge_grammaticality_mean", "Grammaticality (LLM judge)"),
+                       ("judge_naturalness_mean", "Naturalness (LLM judge)"),
+                       ("judge_word_rarity_mean", "Word rarity (LLM judge, 0–100)"),
+                       ("judge_syntax_complexity_mean", "Syntax complexity (LLM judge, 0–100)")):
+        if key in metrics:
+            out.append(measure(label, metrics[key], "MT-breaker source-analysis prompt (validate options.judge)", key))
+    return out
+
+
+def distributions(kind: str, table: pa.Table) -> dict[str, list[float]]:
+    """QE and difficulty values of a kind's records, where its schema has them."""
+    out = {}
+    for col in ("qe_score", "difficulty"):
+        if col in table.column_names:
+            vals = [float(v) for v in table.column(col).to_pylist() if v is not None and not math.isnan(v)]
+            if vals:
+                out[col] = vals
+    return out

@@ -1,0 +1,29 @@
+"""`gauntlet audit PATH [--against OLD_PATH] --out report.html`."""
+
+from __future__ import annotations
+
+import typer
+
+
+def audit(
+    path: str = typer.Argument(..., help="Build directory, release directory, or Parquet record file(s)."),
+    out: str = typer.Option("report.html", "--out", "-o", help="The HTML page to write (one self-contained file)."),
+    against: str | None = typer.Option(None, "--against", help="An older build/release: add a diff section."),
+    rules: str | None = typer.Option(None, "--rules", help="Validation rules YAML (as for gauntlet validate)."),
+    nli: str | None = typer.Option(None, "--nli", help="NLI spec for the SMAUG contradiction rules."),
+    lm: bool = typer.Option(False, "--lm", help="Also compute LM naturalness with the embedded LLM (slow)."),
+    examples: int = typer.Option(5, "--examples", min=0, help="Records shown per phenomenon / variant / topic."),
+    seed: int = typer.Option(13, "--seed", help="Seed of the example sample."),
+):
+    """Write one self-contained HTML audit page: overview, validation, data quality, examples with their edits,
+    method plots and, with --against, what changed since the older version. Works offline; prints, too."""
+    from mtgauntlet.cards.audit import write_audit
+    from mtgauntlet.validators.rules import Rules
+
+    r = Rules.from_yaml(rules) if rules else Rules.default()
+    if nli:
+        r.options.nli = nli
+    r.options.lm = r.options.lm or lm
+    r.options.gx = False  # Data Docs are a separate site; the page is the audit
+    page = write_audit(path, out, against, rules=r, examples=examples, seed=seed)
+    typer.echo(f"audit report: {page}")

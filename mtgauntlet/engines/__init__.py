@@ -1,0 +1,20 @@
+"""Execution engines for corpus-scale scoring: ``local`` (this process) and ``ray`` (a Ray cluster).
+
+Both take a :class:`~mtgauntlet.engines.scoring.ScoreTask` and the columns to score, work through the
+same fixed shards in a work directory (resumable) and return the same scores in input order.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from mtgauntlet.errors import GauntletError
+
+ENGINES = {"local": "mtgauntlet.engines.local:LocalEngine", "ray": "mtgauntlet.engines.ray_engine:RayEngine"}
+
+
+def get_engine(name: str, **kwargs):
+    if name not in ENGINES:
+        raise GauntletError(f"unknown engine {name!r}; engines: {', '.join(ENGINES)}")
+    module, _, cls = ENGINES[name].partition(":")
+    return getattr(importlib.import_module(module), cls)(**kwargs)

@@ -1,0 +1,37 @@
+"""The local engine: scores the shards one after another in this process (the model is loaded once)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from mtgauntlet.engines.scoring import ScoreTask, ShardCallback, ShardScorer, WorkDir, placement_options
+
+
+class LocalEngine:
+    name = "local"
+
+    def placement(self, task: ScoreTask) -> dict[str, Any]:
+        """Device, dtype and batch the backend resolves to here (``{}`` for backends without a model)."""
+        from mtgauntlet.engines.scoring import is_neural
+        from mtgauntlet.models.runtime import resolve_runtime
+
+        if not is_neural(task.role, task.spec):
+            return {}
+        return resolve_runtime(placement_options(task.role, task.spec)).info()
+
+    def score(self, task: ScoreTask, columns: dict[str, Sequence], work_dir: str | Path,
+              on_shard: ShardCallback | None = None) -> np.ndarray:
+        """Scores of every row, in input order; finished shards found in ``work_dir`` are not recomputed."""
+        work = WorkDir(work_dir, task, columns)
+        todo = work.todo()
+        if todo:
+            scorer = ShardScorer(task)
+            for start, end in todo:
+                part = {c: list(columns[c][start:end]) for c in task.columns}
+                work.write_scores(start, end, scorer.score(part))
+                if on_shard is not None:
+                    on_shard(start, end)
+        return work.read_scores()

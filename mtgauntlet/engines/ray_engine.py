@@ -1,0 +1,178 @@
+"""The Ray engine: the shards of a scoring task run on a Ray cluster, in a pool of actors that load the model once.
+
+``RAY_ADDRESS`` names the cluster (``ray start --head`` on one node, ``ray start --address HEAD:6379`` on the
+others); without it a local cluster is started with this machine's CPUs (``MTGAUNTLET_RAY_CPUS`` to change).
+The driver stages the rows of each unfinished shard as Parquet under the work directory, a Ray Data
+pipeline hands the shards to an actor pool (one GPU per actor when the model runs on CUDA), and every
+actor reads its shard's Parquet file, scores it with the same :class:`ShardScorer` as the local engine
+and writes the score shard atomically. Shards are fixed row ranges, so the scores do not depend on how
+many actors ran or in which order. The work directory must be on storage every node can reach.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from mtgauntlet.engines.scoring import (ScoreTask, ShardCallback, ShardScorer, WorkDir, is_neural, placement_options,
+                                        write_score_shard)
+from mtgauntlet.errors import BackendUnavailable, GauntletError
+
+log = logging.getLogger(__name__)
+# environment the actors need to behave like this process (offline flags, caches, global model defaults)
+PASSED_ENV_PREFIXES = ("MTGAUNTLET_", "HF_", "TRANSFORMERS_", "TOKENIZERS_")
+
+
+def _ray():
+    try:
+        import ray
+        import ray.data  # noqa: F401
+    except ModuleNotFoundError:
+        raise BackendUnavailable("--engine ray needs Ray Data (pip install 'ray[data]')") from None
+    return ray
+
+
+def start_ray() -> Any:
+    """Connect to ``RAY_ADDRESS`` or start a local cluster (once per process)."""
+    ray = _ray()
+    if not ray.is_initialized():
+        quiet = dict(log_to_driver=False, configure_logging=False, logging_level=logging.WARNING)
+        address = os.environ.get("RAY_ADDRESS")
+        if address:
+            ray.init(address=address, **quiet)
+        else:
+            cpus = int(os.environ.get("MTGAUNTLET_RAY_CPUS") or os.cpu_count() or 1)
+            ray.init(num_cpus=cpus, include_dashboard=False, object_store_memory=256 * 2**20, **quiet)
+    logging.getLogger("ray.data").setLevel(logging.ERROR)  # our own progress line replaces Ray Data's bars
+    ray.data.DataContext.get_current().enable_progress_bars = False
+    return ray
+
+
+def _actor_env(pinned: dict[str, Any]) -> dict[str, str]:
+    from mtgauntlet.models.runtime import ENV
+
+    env = {k: v for k, v in os.environ.items() if k.startswith(PASSED_ENV_PREFIXES)}
+    if pinned:  # every actor runs with the placement resolved once, so no actor differs from another
+        env[ENV["dtype"]] = pinned["dtype"]
+        env[ENV["batch"]] = str(pinned["batch"])
+        env[ENV["device"]] = "cuda" if pinned["device"].startswith("cuda") else pinned["device"]
+    return env
+
+
+def _resolve_placement(role: str, spec: str, env: dict[str, str]) -> dict[str, Any]:
+    os.environ.update(env)
+    from mtgauntlet.models.runtime import resolve_runtime
+
+    return resolve_runtime(placement_options(role, spec)).info()
+
+
+class _ShardActor:
+    """A Ray Data actor: loads the backend once, then scores whole shards (Parquet in, Parquet out). A user
+    error (a model that cannot load, a language a backend lacks) comes back as a row's ``error`` text, so the
+    driver stops with that one line instead of Ray restarting the actor or printing its traceback."""
+
+    def __init__(self, task: dict[str, Any], env: dict[str, str]):
+        os.environ.update(env)
+        self.scorer, self.error = None, ""
+        try:
+            self.scorer = ShardScorer(ScoreTask(**task))
+        except GauntletError as exc:
+            self.error = str(exc)
+
+    def __call__(self, batch: dict[str, np.ndarray]) -> dict[str, list]:
+        import pyarrow.parquet as pq
+
+        errors = []
+        for start, end, source, target in zip(batch["start"], batch["end"], batch["input"], batch["output"]):
+            if self.error:
+                errors.append(self.error)
+                continue
+            try:
+                table = pq.read_table(str(source))
+                scores = self.scorer.score({c: table.column(c).to_pylist() for c in self.scorer.task.columns})
+            except GauntletError as exc:
+                errors.append(str(exc))
+                continue
+            write_score_shard(Path(str(target)), scores, int(end) - int(start))
+            errors.append("")
+        return {"start": [int(s) for s in batch["start"]], "end": [int(e) for e in batch["end"]],
+                "pid": [os.getpid()] * len(errors), "error": errors}
+
+
+class RayEngine:
+    name = "ray"
+
+    def __init__(self, actors: int | None = None, cpus_per_actor: float = 1.0, gpus_per_actor: float = 1.0):
+        if actors is not None and actors < 1:
+            raise GauntletError("--actors must be >= 1")
+        self.actors, self.cpus_per_actor, self.gpus_per_actor = actors, cpus_per_actor, gpus_per_actor
+        self.last_pids: set[int] = set()
+        self._placements: dict[ScoreTask, dict[str, Any]] = {}
+
+    def _gpus(self, ray, task: ScoreTask) -> float:
+        """GPUs per actor: for a torch model whose device is cuda, or auto on a cluster that has GPUs."""
+        if not is_neural(task.role, task.spec):
+            return 0.0
+        from mtgauntlet.models.runtime import defaults
+
+        want = placement_options(task.role, task.spec).get("device") or defaults().get("device") or "auto"
+        available = ray.cluster_resources().get("GPU", 0.0)
+        if want.startswith("cuda"):
+            if available < self.gpus_per_actor:
+                raise BackendUnavailable(f"device {want!r} requested but the Ray cluster has {available:g} GPU(s)")
+            return self.gpus_per_actor
+        return self.gpus_per_actor if want == "auto" and available >= self.gpus_per_actor else 0.0
+
+    def placement(self, task: ScoreTask) -> dict[str, Any]:
+        """Device, dtype and batch as an actor of this cluster resolves them (``{}`` without a model)."""
+        if not is_neural(task.role, task.spec):
+            return {}
+        if task not in self._placements:
+            ray = start_ray()
+            probe = ray.remote(num_cpus=self.cpus_per_actor, num_gpus=self._gpus(ray, task))(_resolve_placement)
+            self._placements[task] = ray.get(probe.remote(task.role, task.spec, _actor_env({})))
+        return self._placements[task]
+
+    def score(self, task: ScoreTask, columns: dict[str, Sequence], work_dir: str | Path,
+              on_shard: ShardCallback | None = None) -> np.ndarray:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        from mtgauntlet.atomic import atomic_path
+        from mtgauntlet.models.registry import resolve_class
+
+        resolve_class(task.role, task.spec)  # unknown backend or role: fail here, before starting anything
+        work = WorkDir(Path(work_dir).resolve(), task, columns)
+        todo = work.todo()
+        if todo:
+            ray = start_ray()
+            gpus = self._gpus(ray, task)
+            env = _actor_env(self.placement(task))
+            for start, end in todo:
+                path = work.input_path(start, end)
+                if not path.exists():
+                    with atomic_path(path) as tmp:
+                        pq.write_table(pa.table({c: list(columns[c][start:end]) for c in task.columns}), tmp)
+            per_actor = gpus if gpus else self.cpus_per_actor
+            capacity = ray.cluster_resources().get("GPU" if gpus else "CPU", 1.0)
+            size = max(1, min(len(todo), self.actors or int(capacity // per_actor) or 1))
+            shards = [{"start": s, "end": e, "input": str(work.input_path(s, e)), "output": str(work.score_path(s, e))}
+                      for s, e in todo]
+            ds = ray.data.from_items(shards).map_batches(
+                _ShardActor, fn_constructor_kwargs={"task": task.to_dict(), "env": env}, batch_size=1,
+                compute=ray.data.ActorPoolStrategy(size=size), num_cpus=self.cpus_per_actor,
+                num_gpus=gpus or None)
+            self.last_pids = set()
+            for row in ds.iter_rows():
+                if row["error"]:
+                    raise GauntletError(row["error"])
+                self.last_pids.add(int(row["pid"]))
+                if on_shard is not None:
+                    on_shard(int(row["start"]), int(row["end"]))
+        scores = work.read_scores()
+        work.remove_inputs()
+        return scores

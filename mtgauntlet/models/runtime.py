@@ -1,0 +1,187 @@
+"""Where and how neural backends run: device, dtype and batch size, plus the API concurrency default.
+
+Precedence, most specific first: spec options (``sentinel:PATH#device=cuda:1,dtype=bf16,batch=64``),
+keyword arguments of the backend, global defaults (``gauntlet --device/--dtype/--batch-size/--concurrency``,
+which set the environment variables below, so scripts and Ray workers see them too), then ``auto``:
+cuda, then mps, then cpu; bf16 on a GPU that supports it natively (compute capability >= 8.0), else fp32.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping
+
+from mtgauntlet.errors import BackendUnavailable, GauntletError
+
+log = logging.getLogger(__name__)
+
+ENV = {"device": "MTGAUNTLET_DEVICE", "dtype": "MTGAUNTLET_DTYPE", "batch": "MTGAUNTLET_BATCH_SIZE",
+       "concurrency": "MTGAUNTLET_CONCURRENCY"}
+RUNTIME_OPTIONS = ("device", "dtype", "batch")  # spec options that say where a model runs, not what it computes
+DTYPE_NAMES = {"fp32": "fp32", "float32": "fp32", "float": "fp32", "fp16": "fp16", "float16": "fp16",
+               "half": "fp16", "bf16": "bf16", "bfloat16": "bf16"}
+TORCH_DTYPES = {"fp32": "float32", "fp16": "float16", "bf16": "bfloat16"}
+_DEVICE = re.compile(r"^(auto|cpu|mps|cuda(:\d{1,3})?)$")
+
+
+def parse_device(value: str) -> str:
+    v = str(value).strip().lower()
+    if not _DEVICE.match(v):
+        raise GauntletError(f"unknown device {value!r}: use auto, cpu, cuda, cuda:N or mps")
+    return v
+
+
+def parse_dtype(value: str) -> str:
+    v = str(value).strip().lower()
+    if v == "auto":
+        return v
+    if v not in DTYPE_NAMES:
+        raise GauntletError(f"unknown dtype {value!r}: use auto, fp32, bf16 or fp16")
+    return DTYPE_NAMES[v]
+
+
+def parse_positive(value: Any, what: str) -> int:
+    try:
+        n = int(str(value).strip())
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise GauntletError(f"{what} must be a positive integer, got {value!r}")
+    return n
+
+
+def _torch():
+    try:
+        import torch
+    except ModuleNotFoundError:
+        return None
+    return torch
+
+
+def cuda_device_count() -> int:
+    torch = _torch()
+    return torch.cuda.device_count() if torch is not None and torch.cuda.is_available() else 0
+
+
+def mps_available() -> bool:
+    torch = _torch()
+    return bool(torch is not None and torch.backends.mps.is_available())
+
+
+def cuda_bf16_native(device: str) -> bool:
+    """True when the CUDA/ROCm device runs bf16 natively (not emulated)."""
+    torch = _torch()
+    if torch is None or not torch.cuda.is_available():
+        return False
+    index = int(device.partition(":")[2] or 0)
+    with torch.cuda.device(index):
+        try:
+            return bool(torch.cuda.is_bf16_supported(including_emulation=False))
+        except TypeError:  # older torch: no emulation flag
+            return bool(torch.cuda.is_bf16_supported())
+
+
+def resolve_device(requested: str = "auto", *, cuda_count: Callable[[], int] = cuda_device_count,
+                   mps: Callable[[], bool] = mps_available) -> str:
+    """``auto`` -> ``cuda:0``, else ``mps``, else ``cpu``; an explicit device must exist here."""
+    requested = parse_device(requested)
+    if requested == "auto":
+        if cuda_count() > 0:
+            return "cuda:0"
+        return "mps" if mps() else "cpu"
+    if requested.startswith("cuda"):
+        n, index = cuda_count(), int(requested.partition(":")[2] or 0)
+        if n == 0:
+            torch = _torch()
+            build = f"torch {torch.__version__}" if torch is not None else "torch not installed"
+            raise BackendUnavailable(f"device {requested!r} requested but no CUDA GPU is visible ({build}); "
+                                     "use --device cpu or auto")
+        if index >= n:
+            raise BackendUnavailable(f"device {requested!r} requested but only {n} CUDA GPU(s) are visible")
+        return f"cuda:{index}"
+    if requested == "mps" and not mps():
+        raise BackendUnavailable("device 'mps' requested but Apple MPS is not available here; use --device cpu or auto")
+    return requested
+
+
+def resolve_dtype(requested: str, device: str, *, bf16_native: Callable[[str], bool] = cuda_bf16_native) -> str:
+    """``auto`` -> bf16 on a GPU with native bf16, else fp32 (CPU, MPS, older GPUs)."""
+    requested = parse_dtype(requested)
+    if requested == "auto":
+        return "bf16" if device.startswith("cuda") and bf16_native(device) else "fp32"
+    if requested == "bf16" and device.startswith("cuda") and not bf16_native(device):
+        raise BackendUnavailable(f"dtype bf16 requested but {device} has no native bf16 (compute capability < 8.0); "
+                                 "use fp16 or fp32")
+    if requested != "fp32" and device == "cpu":
+        log.warning("dtype %s on cpu is slower than fp32 and changes scores; meant for testing GPU settings", requested)
+    return requested
+
+
+@dataclass(frozen=True)
+class Runtime:
+    """A resolved placement: ``device`` such as ``cpu``/``cuda:0``/``mps``, ``dtype`` fp32/bf16/fp16, ``batch``."""
+
+    device: str = "cpu"
+    dtype: str = "fp32"
+    batch: int = 16
+
+    def torch_dtype(self):
+        import torch
+
+        return getattr(torch, TORCH_DTYPES[self.dtype])
+
+    def info(self) -> dict[str, Any]:
+        return {"device": self.device, "dtype": self.dtype, "batch": self.batch}
+
+
+def defaults() -> dict[str, str]:
+    """The global defaults currently set (environment), e.g. ``{'device': 'cuda:1'}``."""
+    return {k: os.environ[v] for k, v in ENV.items() if os.environ.get(v)}
+
+
+def set_defaults(*, device: str | None = None, dtype: str | None = None, batch: int | None = None,
+                 concurrency: int | None = None) -> None:
+    """Validate and publish global defaults (environment variables, inherited by workers)."""
+    values = {"device": parse_device(device) if device else None, "dtype": parse_dtype(dtype) if dtype else None,
+              "batch": parse_positive(batch, "--batch-size") if batch is not None else None,
+              "concurrency": parse_positive(concurrency, "--concurrency") if concurrency is not None else None}
+    for key, value in values.items():
+        if value is not None:
+            os.environ[ENV[key]] = str(value)
+
+
+def resolve_runtime(opts: Mapping[str, str] | None = None, *, default_batch: int = 16, device: str | None = None,
+                    dtype: str | None = None, batch: int | None = None) -> Runtime:
+    """Spec options > keyword arguments > global defaults > auto."""
+    opts, env = opts or {}, defaults()
+    want_device = opts.get("device") or device or env.get("device") or "auto"
+    want_dtype = opts.get("dtype") or dtype or env.get("dtype") or "auto"
+    want_batch = opts.get("batch") or batch or env.get("batch") or default_batch
+    dev = resolve_device(want_device)
+    return Runtime(device=dev, dtype=resolve_dtype(want_dtype, dev), batch=parse_positive(want_batch, "batch"))
+
+
+def default_concurrency(fallback: int = 1) -> int:
+    value = os.environ.get(ENV["concurrency"])
+    return parse_positive(value, ENV["concurrency"]) if value else fallback
+
+
+def strip_runtime_options(spec: str) -> str:
+    """``hf:m#device=cuda,batch=8,scale=100`` -> ``hf:m#scale=100``: placement does not change what is computed."""
+    head, sep, opts = spec.partition("#")
+    if not sep:
+        return spec
+    kept = [p for p in opts.split(",") if p and p.partition("=")[0].strip() not in RUNTIME_OPTIONS]
+    return head + ("#" + ",".join(kept) if kept else "")
+
+
+def cache_namespace(spec: str, runtime: Runtime) -> str:
+    """The output-cache key of a backend: its spec without placement options, plus the dtype when not fp32
+    (bf16/fp16 change scores; device and batch size change them only in the last float bits)."""
+    base = strip_runtime_options(spec)
+    if runtime.dtype == "fp32":
+        return base
+    return f"{base}{',' if '#' in base else '#'}dtype={runtime.dtype}"

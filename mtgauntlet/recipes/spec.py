@@ -1,0 +1,250 @@
+"""Recipe files: a whole release (its builds, validation, audit and publishing) as one versioned YAML file,
+parsed into typed dataclasses before any work starts.
+
+A build entry uses exactly the names of its CLI command's options (``src-lang`` or ``src_lang``), so a
+recipe is the commands written down; the option definitions come from the CLI itself (passed in as
+:class:`OptionDef` tables), which keeps one source of truth. Every error — an unknown key, a wrong type,
+a missing input file — names the recipe file, the line and the key.
+
+Example::
+
+    recipe: 1
+    release: {name: demo-es-en, version: 0.1.0, license: cc-by-sa-4.0, description: "..."}
+    builds:
+      smaug:
+        builder: smaug
+        input: data/sample_es_en.tsv
+        src-lang: es
+        tgt-lang: en
+        src-col: es
+        ref-col: en
+        translator: apertium
+    validate: {rules: rules.yaml}
+    audit: true
+    publish: {repo: file:../hub}
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from mtgauntlet.errors import InputError
+from mtgauntlet.fileio import sha256_file  # noqa: F401  (re-exported for recipe users)
+
+RECIPE_VERSION = 1
+INPUT_OPTIONS = ("input", "seeds", "corpus", "topics", "judgments")  # options that name input files
+RUNNER_OWNED = ("out", "overwrite")  # set by `gauntlet run`, never by the recipe
+_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+
+
+@dataclass(frozen=True)
+class OptionDef:
+    """One CLI option as a recipe sees it (built from the click command)."""
+
+    name: str            # dash form, e.g. "src-lang"
+    type: str            # "str" | "int" | "float" | "bool"
+    default: Any = None
+    required: bool = False
+    multiple: bool = False
+    min: float | None = None
+    max: float | None = None
+    off: str | None = None  # the negative flag of a bool option that defaults to true ("no-language-guard")
+
+
+@dataclass
+class ReleaseSpec:
+    name: str
+    version: str
+    license: str | None = None
+    description: str | None = None
+    pretty_name: str | None = None
+
+
+@dataclass
+class BuildSpec:
+    id: str
+    builder: str
+    options: dict[str, Any]           # user-given options, dash names, typed
+    line: int | None = None
+    sha256: dict[str, str] = field(default_factory=dict)  # pinned input hashes: option name -> sha256
+
+    def inputs(self) -> dict[str, str]:
+        return {k: v for k, v in self.options.items() if k in INPUT_OPTIONS and isinstance(v, str)}
+
+
+@dataclass
+class StepSpec:
+    """validate / publish / audit: options of that CLI command."""
+
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Recipe:
+    path: Path
+    release: ReleaseSpec
+    builds: list[BuildSpec]
+    validate: StepSpec | None = None
+    audit: StepSpec | None = None
+    publish: StepSpec | None = None
+
+    @property
+    def base(self) -> Path:
+        return self.path.parent
+
+    def resolve_path(self, value: str) -> Path:
+        p = Path(value).expanduser()
+        return p if p.is_absolute() else (self.base / p)
+
+
+# -- YAML with line numbers ------------------------------------------------------------------------
+def _load(text: str, file: str) -> tuple[Any, dict[tuple, int]]:
+    """The YAML document plus the line of every mapping key, by key path."""
+    import yaml
+
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        raise InputError(f"invalid YAML ({getattr(exc, 'problem', None) or exc})", file=file,
+                         line=mark.line + 1 if mark else None) from None
+    lines: dict[tuple, int] = {}
+
+    def walk(n, path: tuple) -> None:
+        if isinstance(n, yaml.MappingNode):
+            for k, v in n.value:
+                key = path + (k.value,)
+                lines[key] = k.start_mark.line + 1
+                walk(v, key)
+        elif isinstance(n, yaml.SequenceNode):
+            for i, v in enumerate(n.value):
+                lines[path + (i,)] = v.start_mark.line + 1
+                walk(v, path + (i,))
+
+    if node is None:
+        return {}, lines
+    walk(node, ())
+    return yaml.SafeLoader(text).get_single_data(), lines
+
+
+class _Where:
+    def __init__(self, file: str, lines: dict[tuple, int]):
+        self.file, self.lines = file, lines
+
+    def error(self, message: str, *path) -> InputError:
+        return InputError(message, file=self.file, line=self.lines.get(tuple(path)),
+                          field=".".join(str(p) for p in path) or None)
+
+
+def _mapping(value, where: _Where, *path) -> dict:
+    if not isinstance(value, dict):
+        raise where.error(f"expected a mapping, got {type(value).__name__}", *path)
+    return value
+
+
+def _typed(value: Any, opt: OptionDef, where: _Where, *path) -> Any:
+    """Check (and lightly coerce: int -> float) a value against an option's type and range."""
+    if opt.multiple:
+        values = value if isinstance(value, list) else [value]
+        return [_typed(v, OptionDef(opt.name, opt.type), where, *path) for v in values]
+    if value is None:
+        if opt.required:
+            raise where.error("a value is required", *path)
+        return None
+    kinds = {"str": (str,), "int": (int,), "float": (int, float), "bool": (bool,)}[opt.type]
+    if isinstance(value, bool) and opt.type != "bool" or not isinstance(value, kinds):
+        if opt.type == "str" and isinstance(value, (int, float)) and not isinstance(value, bool):
+            value = str(value)  # a version or id written without quotes
+        else:
+            raise where.error(f"expected {opt.type}, got {type(value).__name__} {value!r}", *path)
+    if opt.type == "float":
+        value = float(value)
+    if opt.min is not None and value < opt.min or opt.max is not None and value > opt.max:
+        raise where.error(f"{value!r} is outside [{opt.min}, {opt.max}]", *path)
+    return value
+
+
+def _options(raw: dict, defs: Mapping[str, OptionDef], where: _Where, path: tuple, skip: tuple = ()) -> dict:
+    out = {}
+    for key, value in raw.items():
+        if key in skip:
+            continue
+        name = str(key).replace("_", "-")
+        if name in RUNNER_OWNED:
+            raise where.error(f"'{key}' is set by `gauntlet run` (work directory), not by the recipe", *path, key)
+        if name not in defs:
+            known = ", ".join(sorted(d for d in defs if d not in RUNNER_OWNED))
+            raise where.error(f"unknown key '{key}'; known: {known}", *path, key)
+        out[name] = _typed(value, defs[name], where, *path, key)
+    for name, d in defs.items():
+        if d.required and name not in out and name not in RUNNER_OWNED:
+            raise where.error(f"missing required key '{name}'", *path)
+    return out
+
+
+def parse_recipe(path: str | Path, builder_options: Callable[[str], Mapping[str, OptionDef] | None],
+                 step_options: Mapping[str, Mapping[str, OptionDef]]) -> Recipe:
+    """Parse and check a recipe. ``builder_options(name)`` gives a builder's option table (None: no such
+    builder); ``step_options`` those of 'validate', 'audit', 'publish' (keys a recipe may set there)."""
+    p = Path(path)
+    if not p.is_file():
+        raise InputError("recipe file not found", file=str(p))
+    data, lines = _load(p.read_text(encoding="utf-8"), str(p))
+    where = _Where(str(p), lines)
+    data = _mapping(data, where)
+    known = {"recipe", "release", "builds", "validate", "audit", "publish"}
+    for key in data:
+        if key not in known:
+            raise where.error(f"unknown key '{key}'; known: {', '.join(sorted(known))}", key)
+    if data.get("recipe") != RECIPE_VERSION:
+        raise where.error(f"'recipe: {RECIPE_VERSION}' (the recipe format version) is required", "recipe")
+    rel = _mapping(data.get("release"), where, "release")
+    rel_fields = {"name", "version", "license", "description", "pretty_name", "pretty-name"}
+    for key, value in rel.items():
+        if key not in rel_fields:
+            raise where.error(f"unknown key '{key}'; known: name, version, license, description, pretty-name",
+                              "release", key)
+        if not isinstance(value, (str, int, float)) or isinstance(value, bool):
+            raise where.error(f"expected a string, got {type(value).__name__}", "release", key)
+    for key in ("name", "version"):
+        if key not in rel:
+            raise where.error(f"missing required key '{key}'", "release")
+    release = ReleaseSpec(name=str(rel["name"]), version=str(rel["version"]), license=rel.get("license"),
+                          description=rel.get("description"),
+                          pretty_name=rel.get("pretty_name", rel.get("pretty-name")))
+    builds_raw = _mapping(data.get("builds"), where, "builds")
+    if not builds_raw:
+        raise where.error("a recipe needs at least one build", "builds")
+    builds = []
+    for bid, entry in builds_raw.items():
+        if not _ID.match(str(bid)):
+            raise where.error("a build id is letters, digits, '.', '_' and '-' (it names a directory)", "builds", bid)
+        entry = _mapping(entry, where, "builds", bid)
+        builder = entry.get("builder")
+        defs = builder_options(builder) if isinstance(builder, str) else None
+        if defs is None:
+            raise where.error(f"unknown or missing builder {builder!r}", "builds", bid, "builder")
+        options = _options(entry, defs, where, ("builds", bid), skip=("builder", "sha256"))
+        pins = _mapping(entry.get("sha256", {}), where, "builds", bid, "sha256")
+        for key, digest in pins.items():
+            if key not in INPUT_OPTIONS or not (isinstance(digest, str) and re.fullmatch(r"[0-9a-f]{64}", digest)):
+                raise where.error("sha256 pins map an input option (input, seeds, ...) to a 64-hex digest",
+                                  "builds", bid, "sha256", key)
+        build = BuildSpec(id=str(bid), builder=builder, options=options, line=lines.get(("builds", bid)),
+                          sha256={str(k): v for k, v in pins.items()})
+        for key, value in build.inputs().items():
+            full = (p.parent / value) if not Path(value).is_absolute() else Path(value)
+            if not full.exists() and not value.startswith("hf:"):
+                raise where.error(f"input not found: {full}", "builds", bid, key)
+        builds.append(build)
+    steps = {}
+    for step in ("validate", "audit", "publish"):
+        raw = data.get(step)
+        if raw is None or raw is False:
+            continue
+        raw = {} if raw is True else _mapping(raw, where, step)
+        steps[step] = StepSpec(_options(raw, step_options.get(step, {}), where, (step,)))
+    return Recipe(path=p.resolve(), release=release, builds=builds, **steps)

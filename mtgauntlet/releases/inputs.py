@@ -1,0 +1,153 @@
+"""What a release is made of: complete builds, whole, each given once, with their records grouped by kind.
+
+Whatever path is given (the build directory, its ``data/`` folder, one of its Parquet files), the
+release takes the whole build it belongs to, and only when the build is complete and its files
+agree with its ``build.json`` (signature and record count). Loose Parquet files without a build are
+refused: nothing says they are complete.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from mtgauntlet.errors import GauntletError
+from mtgauntlet.fileio import read_json_object
+from mtgauntlet.runner.build_runner import MANIFEST as BUILD_MANIFEST
+from mtgauntlet.schema import SIGNATURE_METADATA_KEY, get_kind, kind_of_schema
+
+SKIP_DIRS = ("work",)  # per-item shards of finalizing builders; the final records are in data/
+
+
+@dataclass
+class BuildInput:
+    path: Path
+    manifest: dict[str, Any]
+    files: dict[str, list[Path]] = field(default_factory=dict)  # kind -> record files
+
+    @property
+    def signature(self) -> str:
+        return self.manifest.get("signature") or ""
+
+
+def find_build_dir(path: str | Path) -> Path:
+    """The build directory (holding build.json) that ``path`` is or lies in."""
+    p = Path(path)
+    if not p.exists():
+        raise GauntletError(f"{p}: no such file or directory")
+    p = p.resolve()
+    start = p.parent if p.is_file() else p
+    for candidate in (start, *list(start.parents)[:2]):
+        if (candidate / BUILD_MANIFEST).is_file():
+            return candidate
+    if (start / "manifest.json").is_file():
+        raise GauntletError(f"{path}: is a release, not a build; release the builds it was made from")
+    raise GauntletError(f"{path}: not a build (no {BUILD_MANIFEST} here or above); only complete builds made by "
+                        "`gauntlet build` can be released")
+
+
+def _read_build_manifest(build: Path) -> dict[str, Any]:
+    manifest = read_json_object(build / BUILD_MANIFEST, "build manifest")
+    if manifest.get("status") != "complete":
+        raise GauntletError(f"{build}: the build is not complete (status {manifest.get('status')!r}); finish it "
+                            "(run the same build command again) before releasing")
+    return manifest
+
+
+def _record_files(build: Path) -> list[Path]:
+    files = []
+    for p in sorted(build.rglob("*.parquet")):
+        rel = p.relative_to(build).parts
+        if rel[0] in SKIP_DIRS or any(part.startswith(".") for part in rel):
+            continue
+        files.append(p)
+    return files
+
+
+def load_build(path: str | Path) -> BuildInput:
+    build = find_build_dir(path)
+    manifest = _read_build_manifest(build)
+    signature = manifest.get("signature")
+    out = BuildInput(build, manifest)
+    files: dict[str, list[Path]] = defaultdict(list)
+    for f in _record_files(build):
+        try:
+            schema = pq.read_schema(f)
+        except Exception as exc:  # pyarrow raises several types for unreadable files
+            raise GauntletError(f"{f}: cannot read Parquet ({exc})") from None
+        meta, kind = schema.metadata or {}, kind_of_schema(schema)
+        if kind is None:
+            raise GauntletError(f"{f}: not an mtgauntlet record file (no kind in its Parquet metadata)")
+        file_sig = meta.get(SIGNATURE_METADATA_KEY, b"").decode()
+        if file_sig and signature and file_sig != signature:
+            raise GauntletError(f"{f}: belongs to another build (signature {file_sig}, {BUILD_MANIFEST} says "
+                                f"{signature})")
+        files[kind].append(f)
+    if not files:
+        raise GauntletError(f"{build}: the build holds no record files")
+    main = manifest.get("kind")
+    produced = manifest.get("produced", (manifest.get("counts") or {}).get("produced"))
+    if main and produced is not None:
+        rows = sum(pq.ParquetFile(f).metadata.num_rows for f in files.get(main, []))
+        if rows != produced:
+            raise GauntletError(f"{build}: {rows} {main} records on disk but {BUILD_MANIFEST} says {produced}: "
+                                "files were added or removed after the build; rebuild it")
+    out.files = dict(files)
+    return out
+
+
+def load_builds(paths: Sequence[str | Path]) -> list[BuildInput]:
+    """Every build once: the same directory, or two builds with the same signature, is refused."""
+    builds: list[BuildInput] = []
+    for p in paths:
+        b = load_build(p)
+        for other in builds:
+            if other.path == b.path:
+                raise GauntletError(f"{p}: build {b.path} is given twice; give each build once")
+            if b.signature and other.signature == b.signature:
+                raise GauntletError(f"{b.path} and {other.path} are the same build (signature {b.signature}); "
+                                    "release one of them")
+        builds.append(b)
+    return builds
+
+
+def dedupe_key(kind: str, table: pa.Table) -> list[str]:
+    return ["id"] if "id" in table.column_names else list(get_kind(kind).id_fields)
+
+
+def drop_duplicates(kind: str, table: pa.Table) -> tuple[pa.Table, int]:
+    """Keep the first record of each id (or id fields); returns the table and how many were dropped."""
+    keys = dedupe_key(kind, table)
+    if len(keys) == 1:
+        if pc.count_distinct(table.column(keys[0]), mode="all").as_py() == table.num_rows:
+            return table, 0
+    idx = pa.array(range(table.num_rows), type=pa.int64())
+    firsts = (table.select(keys).append_column("__row", idx)
+              .group_by(keys, use_threads=False).aggregate([("__row", "min")]).column("__row_min"))
+    if len(firsts) == table.num_rows:
+        return table, 0
+    keep = pc.sort_indices(firsts)
+    return table.take(pc.take(firsts, keep)), table.num_rows - len(firsts)
+
+
+def tables_by_kind(builds: Sequence[BuildInput]) -> tuple[dict[str, pa.Table], dict[str, dict[str, int]],
+                                                           dict[str, int]]:
+    """(records per kind, kind -> build signature -> records before dedup, duplicates dropped per kind)."""
+    tables: dict[str, list[pa.Table]] = defaultdict(list)
+    rows: dict[str, dict[str, int]] = defaultdict(dict)
+    for b in builds:
+        for kind, files in sorted(b.files.items()):
+            t = pa.concat_tables([pq.read_table(f) for f in files], promote_options="default")
+            tables[kind].append(t)
+            rows[kind][b.signature] = rows[kind].get(b.signature, 0) + t.num_rows
+    out, dropped = {}, {}
+    for kind, ts in sorted(tables.items()):
+        table = pa.concat_tables(ts, promote_options="default") if len(ts) > 1 else ts[0]
+        out[kind], dropped[kind] = drop_duplicates(kind, table)
+    return out, dict(rows), dropped

@@ -1,0 +1,86 @@
+"""Metric robustness aggregates of the SMAUG paper: mean ± std of tau over language pairs per phenomenon
+(Figures 4-7), Pearson correlation of tau and d over (metric, lp) points (Figure 8), and the tie rule."""
+
+import json
+
+import numpy as np
+import pytest
+
+from mtgauntlet.evaluation.metric_robustness import PairSet, evaluate, tau_and_d, tau_d_correlation, tau_over_lps
+from tests.cli import invoke
+
+
+
+def test_ties_discordant_or_ignored():
+    good, bad = [0.9, 0.5, 0.4, 0.1], [0.1, 0.3, 0.4, 0.6]  # C = 2, one tie, D = 1
+    assert tau_and_d(good, bad, 0.1, 0.9)[:4:2] == (0.0, 2)  # tie discordant: (2 - 2) / 4
+    tau, d, c, dis = tau_and_d(good, bad, 0.1, 0.9, ties="ignore")
+    assert (c, dis) == (2, 1) and tau == pytest.approx(1 / 3)  # SMAUG eq. 1 as written: (2 - 1) / 3
+    assert d == pytest.approx(((0.9 - 0.1) + (0.5 - 0.3)) / 2 / 0.8)  # d does not depend on the tie rule
+    assert np.isnan(tau_and_d([1.0], [1.0], 0, 1, ties="ignore")[0])
+
+
+def _pairs():
+    # two lps x two phenomena, four pairs each; scores for two metrics in columns m1_g/m1_b, m2_g/m2_b
+    rows = []
+    for lp in ("es-en", "pt-en"):
+        for ph in ("ne", "num"):
+            rows += [(lp, ph)] * 4
+    n = len(rows)
+    return PairSet(src=[""] * n, ref=[""] * n, good=["g"] * n, bad=["b"] * n, phenomenon=[p for _, p in rows],
+                   lp=[lp for lp, _ in rows], src_lang=[lp[:2] for lp, _ in rows], tgt_lang=["en"] * n, extra={})
+
+
+def test_tau_over_lps_and_figure_8_correlation_by_hand():
+    pairs = _pairs()
+    # metric 1: es-en ne 4/4 concordant, num 2/4; pt-en ne 3/4, num 0/4 (tau 1, 0, 0.5, -1)
+    conc1 = [1, 1, 1, 1, 1, 1, 0, 0, 1, 1, 1, 0, 0, 0, 0, 0]
+    conc2 = [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0]  # tau 1, 1, 1, -0.5
+    results = []
+    for name, conc in (("m1", conc1), ("m2", conc2)):
+        good = [0.8 if c else 0.2 for c in conc]
+        bad = [0.3 if c else 0.6 for c in conc]
+        results += [{"metric": name, **r} for r in evaluate(pairs, good, bad)]
+    agg = {(a["metric"], a["phenomenon"]): a for a in tau_over_lps(results)}
+    assert agg[("m1", "ne")]["tau_mean"] == pytest.approx(0.75)
+    assert agg[("m1", "ne")]["tau_std"] == pytest.approx(np.std([1.0, 0.5], ddof=1))
+    assert agg[("m1", "num")]["tau_mean"] == pytest.approx(-0.5) and agg[("m1", "num")]["lps"] == 2
+    assert agg[("m2", "num")]["tau_std"] == pytest.approx(np.std([1.0, -0.5], ddof=1))
+    corr = tau_d_correlation(results)
+    # points: (metric, lp) -> mean over ne, num of tau and of d; d = 0.5 on every concordant pair (span 0.6)
+    taus = {("m1", "es-en"): (1 + 0) / 2, ("m1", "pt-en"): (0.5 - 1) / 2, ("m2", "es-en"): 1.0,
+            ("m2", "pt-en"): (1 - 0.5) / 2}
+    dval = 0.5 / 0.6
+    ds = {("m1", "es-en"): dval, ("m1", "pt-en"): dval / 2, ("m2", "es-en"): dval, ("m2", "pt-en"): dval}
+    keys = sorted(taus)
+    assert corr["n_points"] == 4
+    assert [(p["metric"], p["lp"]) for p in corr["points"]] == keys
+    assert corr["pearson_r"] == pytest.approx(np.corrcoef([taus[k] for k in keys], [ds[k] for k in keys])[0, 1])
+
+
+def test_evaluate_metric_cli_aggregates_on_demetr(shared_data):
+    r = invoke(["evaluate", "metric", "--set", str(shared_data / "demetr/demetr_dev.jsonl.gz"),
+                            "-m", "chrf", "-m", "bleu", "--lp", "de-en,es-en,fr-en", "--ties", "ignore",
+                            "--phenomena", "critical_id8_negation,critical_id10_numbers_replaced", "--json"])
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.stdout)
+    assert data["ties"] == "ignore" and data["metrics"] == ["chrf", "bleu"]
+    res = [x for x in data["results"] if x["phenomenon"] != "all"]
+    assert len(res) == 2 * 3 * 2 and all(x["n"] > 0 for x in res)  # numbers: only items DEMETR could perturb
+    for a in data["tau_over_lps"]:
+        taus = [x["tau"] for x in data["results"] if (x["metric"], x["phenomenon"]) == (a["metric"], a["phenomenon"])]
+        assert a["lps"] == 3 and a["tau_mean"] == pytest.approx(np.mean(taus))
+        assert a["tau_std"] == pytest.approx(np.std(taus, ddof=1))
+    corr = data["tau_d_correlation"]
+    pts = {(p["metric"], p["lp"]): p for p in corr["points"]}
+    assert corr["n_points"] == 6
+    for (m, lp), p in pts.items():
+        mine = [x for x in res if (x["metric"], x["lp"]) == (m, lp)]
+        assert p["tau"] == pytest.approx(np.mean([x["tau"] for x in mine]))
+    assert corr["pearson_r"] == pytest.approx(np.corrcoef([p["tau"] for p in pts.values()],
+                                                          [p["d"] for p in pts.values()])[0, 1])
+    # ties ignored: concordant + discordant + ties == n on every row
+    assert all(x["concordant"] + x["discordant"] + x["ties"] == x["n"] for x in data["results"])
+    r = invoke(["evaluate", "metric", "--set", str(shared_data / "demetr/demetr_dev.jsonl.gz"),
+                            "--ties", "sometimes"])
+    assert r.exit_code == 2 and "--ties" in r.output

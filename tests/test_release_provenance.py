@@ -1,0 +1,156 @@
+"""What a release says about itself: provenance and licence from the records, validation only of the
+released builds (per kind), column docs for every column, Data Docs for every kind."""
+
+import json
+
+import pytest
+
+from mtgauntlet.cards.licenses import decide_license
+from mtgauntlet.errors import GauntletError
+from mtgauntlet.releases.release import make_release
+from mtgauntlet.schema import COLUMN_DOCS, KINDS
+from tests.release_helpers import cli, run_main
+
+
+
+@pytest.fixture(scope="module")
+def flores_build(tmp_path_factory, shared_data):
+    out = tmp_path_factory.mktemp("flores") / "smaug"
+    cli("build", "smaug", "--input", shared_data / "flores200-devtest" / "flores200_devtest.tsv.gz", "--format",
+         "flores", "--src-lang", "en", "--tgt-lang", "es", "--limit", "12", "--good-from", "reference",
+         "--phenomena", "num,del,ins", "--out", out)
+    return out
+
+
+@pytest.fixture(scope="module")
+def sample_builds(tmp_path_factory, sample_path):
+    root = tmp_path_factory.mktemp("sample")
+    cli("build", "smaug", "--input", sample_path, "--src-col", "es", "--ref-col", "en", "--src-lang", "es",
+         "--tgt-lang", "en", "--good-from", "reference", "--phenomena", "num,neg", "--out", root / "smaug")
+    cli("build", "subset", "--input", sample_path, "--src-col", "es", "--src-lang", "es", "--tgt-lang", "en",
+         "--estimator", "length", "--budget", "6", "--out", root / "subset")
+    cli("build", "subset", "--input", sample_path, "--src-col", "es", "--src-lang", "es", "--tgt-lang", "en",
+         "--estimator", "length", "--budget", "5", "--out", root / "subset5")
+    return root
+
+
+def test_flores_release_names_flores_and_its_licence(flores_build, tmp_path, monkeypatch, capsys):
+    from huggingface_hub import DatasetCard
+
+    code, out, err = run_main(monkeypatch, capsys, "release", flores_build, "--name", "fl", "--version", "0.1.0",
+                              "--out", tmp_path)
+    assert code == 0, err
+    rel = tmp_path / "name=fl" / "version=0.1.0"
+    card = DatasetCard.load(rel / "README.md")
+    assert card.data.license == "cc-by-sa-4.0" and card.data.source_datasets == ["flores200-devtest"]
+    assert "FLORES-200 (NLLB Team et al. 2022; Goyal et al. 2022), CC BY-SA 4.0" in card.text
+    m = json.loads((rel / "manifest.json").read_text())
+    assert m["license"]["sources"][0]["records"] == m["total_rows"] and not m["license"]["warnings"]
+    croissant = json.loads((rel / "croissant.json").read_text())
+    assert croissant["license"] == "cc-by-sa-4.0"
+    # --license overrides the id, and the card says what the sources imply
+    code, out, err = run_main(monkeypatch, capsys, "release", flores_build, "--name", "fl", "--version", "0.2.0",
+                              "--out", tmp_path, "--license", "cc-by-4.0")
+    card = DatasetCard.load(tmp_path / "name=fl" / "version=0.2.0" / "README.md")
+    assert card.data.license == "cc-by-4.0" and "the sources imply `cc-by-sa-4.0`" in card.text
+
+
+def test_licence_derivation_warns_on_non_commercial_and_unknown_sources():
+    d = decide_license({"flores200-devtest": 10, "demetr": 5})
+    assert (d.license, d.warnings) == ("cc-by-sa-4.0", [])
+    d = decide_license({"aces": 3, "demetr": 2})
+    assert d.license == "cc-by-nc-sa-4.0" and any("no commercial use" in w for w in d.warnings)
+    d = decide_license({"wmt24-general": 4})
+    assert d.hub_fields() == {"license": "other", "license_name": "wmt-research-use"}
+    assert "research use only" in d.warnings[0]
+    d = decide_license({"flores200-devtest": 1, "aces": 1})
+    assert d.license == "other" and any("cannot be combined" in w for w in d.warnings)
+    d = decide_license({"my_corpus": 7, None: 2})
+    assert d.license == "other" and len(d.warnings) == 2 and "my_corpus" in d.warnings[0]
+    d = decide_license({"my_corpus": 7}, override="cc-by-4.0")
+    assert d.license == "cc-by-4.0" and d.overridden and d.warnings  # the override never hides the warning
+
+
+def test_unknown_source_warns_loudly_on_release(sample_builds, tmp_path, monkeypatch, capsys):
+    src = sample_builds.parent / "mine.tsv"
+    src.write_text("text\tdomain\nUn texto bastante largo para medir.\tnews\nOtro texto.\tnews\n", encoding="utf-8")
+    cli("build", "subset", "--input", src, "--src-col", "text", "--src-lang", "es", "--tgt-lang", "en",
+         "--estimator", "length", "--budget", "2", "--out", tmp_path / "mine")
+    code, out, err = run_main(monkeypatch, capsys, "release", tmp_path / "mine", "--name", "mine", "--version",
+                              "0.1.0", "--out", tmp_path / "r")
+    assert code == 0 and "warning: licence: 2 records come from mine, whose licence mtgauntlet does not know" in err
+    text = (tmp_path / "r" / "name=mine" / "version=0.1.0" / "README.md").read_text()
+    assert "license: other" in text and "> **Warning:** 2 records come from mine" in text
+
+
+def test_report_is_accepted_only_for_the_released_builds(sample_builds, tmp_path, monkeypatch, capsys):
+    b = sample_builds
+    cli("validate", b / "subset", "--report", tmp_path / "rep-subset")
+    cli("validate", b / "smaug", "--report", tmp_path / "rep-smaug")
+    rep = json.loads((tmp_path / "rep-subset" / "report.json").read_text())
+    sig = json.loads((b / "subset" / "build.json").read_text())["signature"]
+    assert rep["kinds"]["selected_text"]["signatures"] == [sig]
+    # a report of another build of the same kind, and one of a kind the release does not hold
+    for builds, report, why in (([b / "subset5"], "rep-subset", "validated other builds"),
+                                ([b / "subset"], "rep-smaug", "does not hold")):
+        code, out, err = run_main(monkeypatch, capsys, "release", *builds, "--name", "r", "--version", "0.1.0",
+                                  "--out", tmp_path / "out", "--report", tmp_path / report)
+        assert code == 2 and why in err and err.startswith("error: "), err
+    assert not (tmp_path / "out" / "name=r" / "version=0.1.0").exists()
+    # matching reports, one per kind: the card shows validation per kind
+    rel = make_release([b / "smaug", b / "subset"], "ok", "0.1.0", out=tmp_path / "out", reports=[
+        (str(tmp_path / "rep-smaug" / "report.json"), json.loads((tmp_path / "rep-smaug" / "report.json").read_text())),
+        (str(tmp_path / "rep-subset" / "report.json"), rep)])
+    text = (rel / "README.md").read_text()
+    assert "### `smaug_pair`: passed" in text and "### `selected_text`: passed" in text
+    assert "Overall" not in text and text.count("validated the builds signed") == 2
+    m = json.loads((rel / "manifest.json").read_text())
+    assert set(m["validation"]) == {"smaug_pair", "selected_text"}
+    assert m["validation"]["selected_text"]["reports"][0]["metrics"]["n"] == 6
+    # one report for one kind: the other kind is "not validated", said plainly
+    rel = make_release([b / "smaug", b / "subset"], "half", "0.1.0", out=tmp_path / "out", reports=[
+        (str(tmp_path / "rep-subset" / "report.json"), rep)])
+    text = (rel / "README.md").read_text()
+    assert "### `selected_text`: passed" in text and "### `smaug_pair`: not validated" in text
+    # two builds of one kind validated separately: both reports count; with one of them the kind is partly validated
+    cli("validate", b / "subset5", "--report", tmp_path / "rep-subset5")
+    rep5 = json.loads((tmp_path / "rep-subset5" / "report.json").read_text())
+    rel = make_release([b / "subset", b / "subset5"], "two", "0.1.0", out=tmp_path / "out",
+                       reports=[("rep-subset", rep), ("rep-subset5", rep5)])
+    text = (rel / "README.md").read_text()
+    assert "### `selected_text`: passed" in text and text.count("validated the builds signed") == 2
+    rel = make_release([b / "subset", b / "subset5"], "two-half", "0.1.0", out=tmp_path / "out",
+                       reports=[("rep-subset5", rep5)])
+    text = (rel / "README.md").read_text()
+    assert "### `selected_text`: partly validated" in text and f"Not validated: the builds signed `{sig}`" in text
+    with pytest.raises(GauntletError, match="already validated by another report"):
+        make_release([b / "subset"], "twice", "0.1.0", out=tmp_path / "out", reports=[("a", rep), ("b", rep)])
+    old = {**rep, "kinds": {"selected_text": {k: v for k, v in rep["kinds"]["selected_text"].items()
+                                              if k != "signatures"}}}
+    with pytest.raises(GauntletError, match="names no build signature"):
+        make_release([b / "subset"], "old", "0.1.0", out=tmp_path / "out", reports=[("old.json", old)])
+
+
+def test_gx_data_docs_keep_every_kind(sample_builds, tmp_path):
+    """`gauntlet validate --gx` runs every kind through one DataDocs; the site must index them all."""
+    pytest.importorskip("great_expectations")
+    from mtgauntlet.records import load_records
+    from mtgauntlet.schema import get_kind
+    from mtgauntlet.validators.gx import DataDocs
+
+    docs = DataDocs(tmp_path / "gx-docs")
+    for build, kind in (("smaug", "smaug_pair"), ("subset", "selected_text")):
+        result = docs.run_suite(load_records(sample_builds / build).to_pandas(), get_kind(kind))
+        assert result["success"] and any(e["type"] == "expect_column_values_to_be_unique"
+                                         for e in result["expectations"])
+    index = (tmp_path / "gx-docs" / "index.html").read_text()
+    assert "mtgauntlet-smaug_pair" in index and "mtgauntlet-selected_text" in index
+    suites = {p.stem for p in (tmp_path / "gx-docs" / "expectations").glob("*.html")}
+    assert suites == {"mtgauntlet-smaug_pair", "mtgauntlet-selected_text"}
+
+
+def test_every_column_of_every_kind_has_a_description():
+    for name, kind in KINDS.items():
+        docs = COLUMN_DOCS[name]
+        assert set(docs) == set(kind.column_names), name
+        assert all(len(docs[c]) > 10 for c in kind.column_names), name
