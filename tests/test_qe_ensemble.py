@@ -44,6 +44,8 @@ def test_score_qe_with_two_specs_is_the_mean_of_the_single_runs(judges, tmp_path
 def test_error_scale_option_maps_0_25_errors_to_quality(judges):
     _, _, spec_err = judges
     assert split_specs(f"hf:x#scale=1,error=25,{spec_err}#error=25") == ["hf:x#scale=1,error=25", f"{spec_err}#error=25"]
+    assert split_specs("qe#fast,model=/tmp/m.npz,roundtrip") == ["qe#fast,model=/tmp/m.npz", "roundtrip"]
+    assert split_specs("qe#reverse=hf:./x,fast") == ["qe#reverse=hf:./x,fast"]
     ens = load_qe(f"{spec_err}#error=25")
     assert ens.score(["a"], ["b"], "en", "es") == [pytest.approx(80.0)]  # error 5 of 25 -> quality 80
     assert [error_to_quality(x) for x in (0, 12.5, 25, 40, -3, None)] == [100, 50, 0, 0, 100, None]

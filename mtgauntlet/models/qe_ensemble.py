@@ -22,12 +22,12 @@ from typing import Sequence
 from mtgauntlet.errors import GauntletError
 from mtgauntlet.models.base import QualityEstimator
 
-_OPTION_PIECE = re.compile(r"^[A-Za-z_][\w-]*(=[^:@/]*)?$")
+_OPTION_PIECE = re.compile(r"^[A-Za-z_][\w-]*(=.*)?$")  # key or key=value (any value: paths, specs)
 
 
 def split_specs(value: str | Sequence[str] | None) -> list[str]:
     """``"A,B"`` -> ``["A", "B"]``, where a piece that is only a spec option (``key=value`` after a spec with
-    ``#``, e.g. ``hf:x#scale=100,error=25``) stays with its spec."""
+    ``#``, e.g. ``hf:x#scale=100,error=25`` or ``qe#fast,model=/path/qe.npz``) stays with its spec."""
     if value is None:
         return []
     from mtgauntlet.models.registry import REGISTRY
