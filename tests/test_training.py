@@ -92,3 +92,31 @@ def test_learned_difficulty_scores_each_text_alone():
     batch = est.difficulty(texts, "en")
     assert batch == pytest.approx([est.difficulty([t], "en")[0] for t in texts], abs=1e-9)
     assert batch == pytest.approx(est.difficulty(texts[::-1], "en")[::-1], abs=1e-9)
+
+
+def test_qe_selection_always_keeps_critical_pairs_and_falls_back_to_the_best_at_catching_them():
+    from mtgauntlet.models.shipped_qe import SIGNALS
+    from mtgauntlet.training.qe import Experiment
+
+    rng = np.random.default_rng(3)
+    k = len(SIGNALS)
+
+    def campaign(sign):  # human scores follow signal 0 with the given sign (+1 agrees with the critical pairs)
+        X = rng.normal(size=(120, k))
+        rows = [{"lp": "en-de", "item_id": str(i // 3), "src": f"s{i // 3}", "score": float(sign * x)}
+                for i, x in enumerate(X[:, 0])]
+        return X, rows
+
+    G = rng.normal(size=(200, k))
+    B = G.copy()
+    B[:, 0] -= 1.0  # critical errors: signal 0 drops
+    Gv, Bv = G[:100].copy(), B[:100].copy()
+    for signs in ((+1, +1, +1), (-1, -1, -1)):
+        camps = {f"c{j}": campaign(s) for j, s in enumerate(signs)}
+        ex = Experiment({c: v[0] for c, v in camps.items()}, {c: v[1] for c, v in camps.items()},
+                        G, B, Gv, Bv, pairs_per_lp=400)
+        chosen = ex.choose(list(camps))
+        assert chosen[0] > 0  # the critical-error pairs always take part
+        if signs[0] < 0:  # every human pair pulls against the critical errors: no setting reaches the floor
+            acc = {st: ex.critical_acc(ex.fit(list(camps), st)) for st in ex.settings}
+            assert acc[chosen] == max(acc.values())
