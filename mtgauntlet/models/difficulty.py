@@ -76,24 +76,16 @@ class SyntaxDifficulty(DifficultyEstimator):
         return self._annotators[lang]
 
     def difficulty(self, texts, src_lang=None, tgt_lang=None) -> list[float]:
+        from mtgauntlet.models.features import tree_height
+
         ann = self._nlp((src_lang or "en").split("-")[0])
         out = []
         for doc in ann.nlp.pipe(texts, batch_size=128):  # type: ignore[attr-defined]
             best = 0
             for sent in doc.sents:
-                best = max(best, _height(sent.root))
+                best = max(best, tree_height(sent.root))
             out.append(float(best))
         return out
-
-
-def _height(tok) -> int:
-    # iterative DFS: depth of the subtree rooted at tok
-    best, stack = 0, [(tok, 1)]
-    while stack:
-        t, d = stack.pop()
-        best = max(best, d)
-        stack.extend((c, d + 1) for c in t.children)
-    return best
 
 
 class RarityDifficulty(DifficultyEstimator):

@@ -125,7 +125,7 @@ def syntax_features(texts: Sequence[str], lang: str | None, langs: Sequence[str]
             out[i] = [0.0, 0.0, 0.0, 0.0, 0.0, 0.0]
             continue
         sents = list(doc.sents)
-        heights = [_height(s.root) for s in sents]
+        heights = [tree_height(s.root) for s in sents]
         toks = [t for t in doc if not t.is_punct and not t.is_space]
         dep = [abs(t.i - t.head.i) for t in toks if t.head.i != t.i]
         clauses = sum(1 for t in doc if t.dep_ in _CLAUSE_DEPS or (t.dep_ == "conj" and t.pos_ in ("VERB", "AUX")))
@@ -155,7 +155,8 @@ def _parser(lang: str):
     return _PARSERS[lang]
 
 
-def _height(tok) -> int:
+def tree_height(tok) -> int:
+    """Depth of the dependency subtree rooted at ``tok`` (iterative: no recursion limit on long sentences)."""
     best, stack = 0, [(tok, 1)]
     while stack:
         t, d = stack.pop()
