@@ -10,7 +10,7 @@ Texts: WMT23 en-de ESA sources (English paragraphs) for difficulty; FLORES devte
 translations for QE (the reverse Apertium pair exists, so the round-trip signals run) and WMT23 en-de
 ESA translations (no reverse pair).
 
-Usage: python benchmarks/shipped_speed.py [--base 1f7569a] [--n 200] [--rounds 3]
+Usage: python benchmarks/shipped_speed.py [--base 1f7569a] [--n 200] [--rounds 3] [--tasks difficulty,qe]
 """
 
 from __future__ import annotations
@@ -71,6 +71,7 @@ def main() -> None:
     ap.add_argument("--base", default="1f7569a", help="git commit with the previous shipped models")
     ap.add_argument("--n", type=int, default=200)
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--tasks", default="difficulty,qe", help="difficulty, qe or both")
     args = ap.parse_args()
     shared = Path(args.shared).resolve()
     with tempfile.TemporaryDirectory() as tmp:
@@ -82,6 +83,8 @@ def main() -> None:
         print(f"previous = {args.base}, current = working tree; median of {args.rounds} alternating rounds, "
               f"output cache off")
         for task, label in (("difficulty", "score difficulty --estimator learned"), ("qe", "score qe --qe qe#fast")):
+            if task not in args.tasks.split(","):
+                continue
             times: dict[str, list[float]] = {k: [] for k in sides}
             n = 0
             for _ in range(args.rounds):
