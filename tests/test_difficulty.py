@@ -154,3 +154,11 @@ def test_shipped_qe_loads_and_prefers_the_faithful_translation():
     # a language pair without a reverse translator: the round-trip signals drop out, the score still comes
     s = qe.score(["Der Hund bellt."], ["The dog barks."], "de", "en")
     assert 0 <= s[0] <= 100 and "rt_chrf" not in qe.signals_used()[0]
+    # qe#nosrc: the source-difficulty prior drops out (scores then rest on the translation's own evidence)
+    assert "src_quality" in qe.signals_used()[0]
+    nosrc = registry.load("qe", "qe#fast,nosrc")
+    nosrc.score(src, good, "en", "es")
+    assert "src_quality" not in nosrc.signals_used()[0] and "rt_chrf" in nosrc.signals_used()[0]
+    hard = ["Notwithstanding the plenipotentiary's stipulations, ratification remained contentious."]
+    with_prior, without = qe.score(hard, good[:1], "en", "es")[0], nosrc.score(hard, good[:1], "en", "es")[0]
+    assert with_prior != pytest.approx(without)
