@@ -267,7 +267,7 @@ def main() -> None:
                                                 for b in BASELINES))
     its, X = data.train_set(list(camps), [], cfg.groups)
     signature = (f"model:learned-difficulty|data:{'+'.join(camps)}|n:{len(its)}|features:{'+'.join(cfg.groups)}|"
-                 f"target:rank-per-system|fit:ridge-within-lp:{cfg.alpha:g}/{cfg.alpha_e5:g}|version:{VERSION}")
+                 f"target:rank-per-system|ridge:{cfg.alpha:g}/{cfg.alpha_e5:g}|version:{VERSION}")
     meta = {"signature": signature, "version": VERSION, "config": asdict(cfg), "config_name": best,
             "syntax_langs": list(SYNTAX_LANGS), "n_train": len(its), "campaigns": [asdict(c) for c in CAMPAIGNS],
             "loco": {c: held[c] for c in camps}, "loco_mean": mean,
