@@ -183,8 +183,14 @@ QE_HELP = ("QE spec(s), comma-separated: several are averaged per text on the 0-
            "error scores.")
 
 
-def _finish_breaker_build(summary) -> None:
-    """Print the summary with the failure counts (also in build.json: counts.failures)."""
+def _run_breaker_build(make_builder, name: str, rows, out: str, seed: int, overwrite: bool,
+                       shard_size: Optional[int], concurrency: Optional[int]) -> None:
+    """MT-breaker / zero-shot: the builder made and run under ``--concurrency`` with the resumable shard size;
+    prints the summary with the failure counts (also in build.json: counts.failures)."""
+    with api_concurrency(concurrency):
+        summary = BuildRunner(make_builder(), out, seed=seed, overwrite=overwrite,
+                              shard_size=breaker_shard_size(shard_size, out, name, overwrite)).run(
+            iter_items(rows.rows), rows.skipped_counts())
     typer.echo(summary_line(summary))
     typer.echo("failures: " + ", ".join(f"{k}={v}" for k, v in summary.failures.items()))
 
@@ -225,15 +231,11 @@ def build_mtbreaker(
 
     src_lang, tgt_lang = lang_pair(src_lang, tgt_lang)
     rows = _seed_rows(seeds, column, format, src_lang, tgt_lang, limit, lp, quoting, max_chars, skip_bad)
-    with api_concurrency(concurrency):
-        builder = MTBreakerBuilder(variant=variant, llm=llm, mt=comma_list(mt), qe=qe,
-                                   steps=steps, src_lang=src_lang, tgt_lang=tgt_lang, temperature=temperature,
-                                   max_tokens=max_tokens, language_guard=language_guard,
-                                   grammatical_edits=grammatical_edits)
-        summary = BuildRunner(builder, out, seed=seed, overwrite=overwrite,
-                              shard_size=breaker_shard_size(shard_size, out, "mtbreaker", overwrite)).run(
-            iter_items(rows.rows), rows.skipped_counts())
-    _finish_breaker_build(summary)
+    _run_breaker_build(lambda: MTBreakerBuilder(variant=variant, llm=llm, mt=comma_list(mt), qe=qe, steps=steps,
+                                                src_lang=src_lang, tgt_lang=tgt_lang, temperature=temperature,
+                                                max_tokens=max_tokens, language_guard=language_guard,
+                                                grammatical_edits=grammatical_edits),
+                       "mtbreaker", rows, out, seed, overwrite, shard_size, concurrency)
 
 
 @app.command("zeroshot")
@@ -268,14 +270,10 @@ def build_zeroshot(
 
     src_lang, tgt_lang = lang_pair(src_lang, tgt_lang)
     rows = _seed_rows(seeds, column, format, src_lang, tgt_lang, limit, lp, quoting, max_chars, skip_bad)
-    with api_concurrency(concurrency):
-        builder = ZeroShotBuilder(variant=variant, llm=llm, mt=comma_list(mt), qe=qe, src_lang=src_lang,
-                                  tgt_lang=tgt_lang, generations=generations, temperature=temperature,
-                                  max_tokens=max_tokens)
-        summary = BuildRunner(builder, out, seed=seed, overwrite=overwrite,
-                              shard_size=breaker_shard_size(shard_size, out, "zeroshot", overwrite)).run(
-            iter_items(rows.rows), rows.skipped_counts())
-    _finish_breaker_build(summary)
+    _run_breaker_build(lambda: ZeroShotBuilder(variant=variant, llm=llm, mt=comma_list(mt), qe=qe, src_lang=src_lang,
+                                               tgt_lang=tgt_lang, generations=generations, temperature=temperature,
+                                               max_tokens=max_tokens),
+                       "zeroshot", rows, out, seed, overwrite, shard_size, concurrency)
 
 
 @app.command("bandit")
