@@ -8,7 +8,8 @@
    campaign, setting chosen by an inner LOCO): segment-level Kendall tau_b (per language pair, then
    averaged) and mean within-source tau_b, next to the previous weights and single signals on the same
    rows. These pairs (en-de, zh-en, he-en) have no reverse Apertium translator, so round-trip chrF
-   cannot be computed for them, and the LM signal is left out (see training/qe.py).
+   cannot be computed for them; the LM likelihood exists for the English translations (zh-en, he-en), so
+   `qe` and `qe#fast` (the same weights, the LM left out) differ there.
 
 Writes benchmarks/results/qe_demetr.json and qe_loco.json.
 Usage: python benchmarks/qe.py [--specs roundtrip,qe#fast,qe] [--previous PATH|COMMIT] [--skip-demetr]
@@ -67,13 +68,18 @@ def judgments(shared: Path, previous: str | None, args) -> dict:
     print("\nhuman judgments, nested leave-one-campaign-out:")
     held = ex.nested_loco()
     prev = LinearModel.load(previous) if previous else None
-    singles = ("xsim", "src_quality", "sub_len", "len", "tgt_rare", "copy")
+    singles = ("xsim", "src_quality", "lm", "sub_len", "len", "tgt_rare", "copy")
     table = {}
     for c, rows in ex.sample.items():
         X = ex.Xh[c]
-        row = {"qe (LOCO)": (held[c]["segment_tau"], held[c]["within_source_tau"])}
+        row = {"qe (LOCO)": (held[c]["segment_tau"], held[c]["within_source_tau"]),
+               "qe#fast (LOCO)": (held[c]["fast_segment_tau"], held[c]["fast_within_source_tau"])}
         if prev is not None:
-            row["previous qe#fast"] = segment_tau(rows, prev.predict(X[:, [SIGNALS.index(s) for s in prev.names]]))
+            cols = [SIGNALS.index(s) for s in prev.names]
+            row["previous qe"] = segment_tau(rows, prev.predict(X[:, cols]))
+            fast = X.copy()
+            fast[:, SIGNALS.index("lm")] = np.nan  # qe#fast: no LM (imputed at the mean)
+            row["previous qe#fast"] = segment_tau(rows, prev.predict(fast[:, cols]))
         for s in singles:
             row[s] = segment_tau(rows, np.nan_to_num(X[:, SIGNALS.index(s)], nan=0.0))
         table[c] = {k: {"segment_tau": v[0], "within_source_tau": v[1]} for k, v in row.items()}

@@ -17,9 +17,10 @@ Signals (each computed from its own row alone; measured in benchmarks/qe.py):
 - ``copy``     share of the source's words (4+ letters) that reappear verbatim in the translation.
 
 The combination is a logistic model over standardised signals, trained by ``python -m mtgauntlet.training.qe``
-on pairs: human judgments (MQM, DA, ESA: the better of two translations in one campaign and language pair)
-together with (reference, critically perturbed reference) pairs built by this project's SMAUG builder; it
-is shipped as data/models/qe.npz with its signature. A signal that cannot be computed for a row (no reverse
+in two stages: the weights of the translation evidence from comparisons within one source — two systems'
+translations of one source in the human judgments (MQM, DA, ESA) and (reference, critically perturbed
+reference) pairs built by this project's SMAUG builder —, then the weight of that evidence against the
+source-difficulty prior from human pairs across sources. It is shipped as data/models/qe.npz with its signature. A signal that cannot be computed for a row (no reverse
 translator for the language pair, no wordfreq list for the language) is imputed at its training mean,
 i.e. it drops out; :meth:`signals_used` says which signals were used per row. ``qe#nosrc`` leaves the
 source-difficulty prior out: scores then rank translations only by what they themselves show (use it
@@ -158,10 +159,11 @@ class ShippedQE(QualityEstimator):
         from mtgauntlet.models.cache import cached_map
 
         pairs = [[s, t] for s, t in zip(sources, translations)]
-        params = {"src": src_lang, "tgt": tgt_lang, "lm": self.use_lm, "rev": self.opts.get("reverse"),
+        params = {"src": src_lang, "tgt": tgt_lang, "lm": self.use_lm, "llm": self.opts.get("llm"),
+                  "rev": self.opts.get("reverse"),
                   "nosrc": "nosrc" in self.opts,
                   "model": (self.model.meta.get("signature") if self.model else "untrained")}
-        return cached_map("qe", "score.v2", params, pairs, lambda ps: self._score([p[0] for p in ps], [p[1] for p in ps],
+        return cached_map("qe", "score.v3", params, pairs, lambda ps: self._score([p[0] for p in ps], [p[1] for p in ps],
                                                                                   src_lang, tgt_lang))
 
     def _score(self, sources, translations, src_lang, tgt_lang) -> list[float]:

@@ -5,19 +5,28 @@
 Data, as pairs "the first translation is better than the second":
 1. human judgments: the campaigns of mtgauntlet.training.campaigns that store translations (all but
    gmqm-news20); per (campaign, language pair) up to ``--per-lp`` sources (a fixed hash order, so the
-   campaigns that share WMT23 sources pick the same ones) with every system's translation; pairs are
-   drawn uniformly among the rows of one (campaign, lp) whose human scores differ — what segment-level
-   Kendall tau counts;
+   campaigns that share WMT23 sources pick the same ones) with every system's translation. Two kinds of
+   pairs: *within-source* pairs (two systems' translations of one source whose human scores differ) and
+   *segment* pairs (drawn uniformly among the rows of one (campaign, lp) whose scores differ — what
+   segment-level Kendall tau counts);
 2. critical errors: FLORES-200 devtest es->en and en->es, the human reference against this project's
    SMAUG perturbation of it (model-free: entity swap, number change, negation, clause insertion, span
    deletion).
-A pairwise logistic model on standardised signal differences learns the weights; the critical-error
-pairs weigh ``lambda`` (> 0: they always take part) times the human pairs in total. The signal ``src_quality`` of a human row is the
-prediction of a difficulty model trained without that row's campaign (the shipped ``learned`` recipe).
+The model is fitted in two stages, pairwise logistic on standardised signal differences both times:
+(a) the *translation evidence* — every signal but the source prior — from the within-source human pairs
+together with the critical-error pairs, which weigh ``lambda`` (> 0: they always take part) times the
+human pairs in total. Both kinds compare translations of one source, so what a source's content does to a
+signal (a technical source gets a lower LM likelihood whatever the translation) cannot pull on the
+weights; (b) two numbers from the segment pairs: the weight of that evidence as one score and the weight
+of the source prior ``src_quality`` (a hard source gets a lower score). ``src_quality`` of a human row is
+the prediction of a difficulty model trained without that row's campaign (the shipped ``learned``
+recipe). Stage (b) never turns the evidence around (its weight stays >= 0).
+Every signal of `qe` is computed for every row, the LM likelihood of the translation too.
 Selection: ``lambda`` and the penalty are chosen by leave-one-campaign-out on the human judgments (mean
 segment tau_b of the held-out campaign, per lp then averaged), among the settings whose accuracy on
 held-out critical-error pairs (FLORES sentences not used for training) stays within 0.01 of the
-critical-error-only model (if none does, the setting that keeps them best). DEMETR is never used here: it stays a held-out test (benchmarks/qe.py).
+critical-error-only model (if none does, the setting that keeps them best). DEMETR is never used here:
+it stays a held-out test (benchmarks/qe.py).
 The logit is then centred and scaled (one standard deviation over the training translations = 1 logit
 unit), so scores spread over 0..100; they rank like the model and are not probabilities.
 """
@@ -39,7 +48,7 @@ from mtgauntlet.models.features import LinearModel
 from mtgauntlet.models.shipped_qe import SIGNALS, ShippedQE
 from mtgauntlet.training.campaigns import load_campaigns, source_key
 
-VERSION = "2"
+VERSION = "3"
 LAMBDAS = (0.1, 0.3, 1.0, 3.0, 10.0)  # > 0: the critical-error pairs always take part
 L2S = (1.0, 10.0)
 
@@ -115,8 +124,8 @@ def prefill_embeddings(pairs: list[tuple[str, str]], folder: Path) -> None:
 
 
 def human_signals(sample: dict[str, list[dict]], store: SignalStore, e5_cache: Path | None = None) -> dict[str, np.ndarray]:
-    # no LM for the judgments: ~9,000 translations at 1-7 texts/s here; its weight comes from the critical pairs
-    qe = ShippedQE("#fast", model_path="/nonexistent")
+    # the full signal set, the LM likelihood included (as `qe` scores; `qe#fast` leaves it out)
+    qe = ShippedQE("", model_path="/nonexistent")
     if e5_cache is not None:
         texts = [(split_lp(r["lp"])[0], r["src"]) for rows in sample.values() for r in rows]
         texts += [(split_lp(r["lp"])[1], r["tgt"]) for rows in sample.values() for r in rows]
@@ -129,7 +138,8 @@ def human_signals(sample: dict[str, list[dict]], store: SignalStore, e5_cache: P
             by[r["lp"]].append(i)
         for lp, idx in by.items():
             sl, tl = split_lp(lp)
-            X[idx] = store.get(qe, [rows[i]["src"] for i in idx], [rows[i]["tgt"] for i in idx], sl, tl, "human")
+            X[idx] = store.get(qe, [rows[i]["src"] for i in idx], [rows[i]["tgt"] for i in idx], sl, tl,
+                               "human+lm")
         out[c] = X
     return out
 
@@ -189,21 +199,52 @@ def standardiser(X: np.ndarray) -> LinearModel:
     return LinearModel(mean, std, np.zeros(X.shape[1]), 0.0, list(SIGNALS), {})
 
 
-def train(Xh: list[np.ndarray], pairs_h: list[np.ndarray], G: np.ndarray, B: np.ndarray, lam: float, l2: float,
-          std: LinearModel) -> np.ndarray:
-    """Weights over standardised signals from human pairs (one block per campaign) and critical pairs."""
+def within_source_pairs(rows: list[dict], n_per_lp: int, rng: np.random.Generator) -> np.ndarray:
+    """Index pairs (better, worse) of two translations of one source (uniform over the sources of each lp
+    that have two different scores)."""
+    by: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
+    for i, r in enumerate(rows):
+        by[r["lp"]][str(r["item_id"])].append(i)
+    out = []
+    for srcs in by.values():
+        groups = [np.array(v) for v in srcs.values() if len({rows[i]["score"] for i in v}) > 1]
+        if not groups:
+            continue
+        for g in rng.integers(0, len(groups), n_per_lp):
+            a, b = rng.choice(groups[g], 2, replace=False)
+            if rows[a]["score"] != rows[b]["score"]:
+                out.append((a, b) if rows[a]["score"] > rows[b]["score"] else (b, a))
+    return np.array(out, dtype=int).reshape(-1, 2)
+
+
+def _diffs(std: LinearModel, Xh: list[np.ndarray], pairs_h: list[np.ndarray]) -> np.ndarray:
     Ds = [std.transform(X[p[:, 0]]) - std.transform(X[p[:, 1]]) for X, p in zip(Xh, pairs_h) if len(p)]
-    Dh = np.vstack(Ds) if Ds else np.zeros((0, len(SIGNALS)))
-    Dc = std.transform(G) - std.transform(B)
-    if lam == 0.0 and len(Dh):
-        D, w = Dh, np.ones(len(Dh))
-    elif not len(Dh):
+    return np.vstack(Ds) if Ds else np.zeros((0, len(SIGNALS)))
+
+
+def train(Xh: list[np.ndarray], pairs_h: list[np.ndarray], within_h: list[np.ndarray], G: np.ndarray,
+          B: np.ndarray, lam: float, l2: float, std: LinearModel) -> np.ndarray:
+    """Weights over standardised signals (two stages, see the module doc): human campaigns ``Xh`` with their
+    segment pairs ``pairs_h`` and within-source pairs ``within_h``; critical pairs (G better than B)."""
+    src = SIGNALS.index("src_quality")
+    Dh, Dc = _diffs(std, Xh, within_h), std.transform(G) - std.transform(B)
+    if not len(Dh):
         D, w = Dc, np.ones(len(Dc))
     else:
         D = np.vstack([Dh, Dc])
         w = np.concatenate([np.ones(len(Dh)), np.full(len(Dc), lam * len(Dh) / len(Dc))])
     w = w * len(w) / w.sum()
-    return fit_pairwise_logistic(D, w, l2)
+    evidence = fit_pairwise_logistic(D, w, l2)
+    evidence[src] = 0.0  # equal within a source: the prior is weighed in stage (b)
+    F = [np.stack([std.transform(X) @ evidence, std.transform(X)[:, src]], axis=1) for X in Xh]
+    Ds = [f[p[:, 0]] - f[p[:, 1]] for f, p in zip(F, pairs_h) if len(p)]
+    if not Ds:
+        return evidence
+    Ds = np.vstack(Ds)
+    a, b = fit_pairwise_logistic(Ds, np.ones(len(Ds)), 1.0)
+    out = max(a, 0.0) * evidence
+    out[src] = b
+    return out
 
 
 def segment_tau(rows: list[dict], scores: np.ndarray) -> tuple[float, float]:
@@ -228,18 +269,24 @@ class Experiment:
         self.std = standardiser(np.vstack(list(Xh.values()) + [G, B]))
         rng = np.random.default_rng(seed)
         self.pairs = {c: human_pairs(sample[c], pairs_per_lp, rng) for c in sample}
+        self.within = {c: within_source_pairs(sample[c], pairs_per_lp, rng) for c in sample}
         self.settings = [(lam, l2) for lam in LAMBDAS for l2 in L2S]
 
     def fit(self, campaigns: list[str], setting) -> np.ndarray:
         lam, l2 = setting
-        return train([self.Xh[c] for c in campaigns], [self.pairs[c] for c in campaigns], self.G, self.B, lam, l2,
-                     self.std)
+        return train([self.Xh[c] for c in campaigns], [self.pairs[c] for c in campaigns],
+                     [self.within[c] for c in campaigns], self.G, self.B, lam, l2, self.std)
 
     def critical_acc(self, w: np.ndarray) -> float:
         return float(np.mean((self.std.transform(self.Gv) - self.std.transform(self.Bv)) @ w > 0))
 
-    def taus(self, c: str, w: np.ndarray) -> tuple[float, float]:
-        return segment_tau(self.sample[c], self.std.transform(self.Xh[c]) @ w)
+    def taus(self, c: str, w: np.ndarray, fast: bool = False) -> tuple[float, float]:
+        """(segment tau_b, within-source tau_b) of held-out ``c``; ``fast``: as ``qe#fast`` scores, without the LM."""
+        X = self.Xh[c]
+        if fast:
+            X = X.copy()
+            X[:, SIGNALS.index("lm")] = np.nan  # imputed at the training mean: the signal drops out
+        return segment_tau(self.sample[c], self.std.transform(X) @ w)
 
     def choose(self, campaigns: list[str]) -> tuple:
         """The setting with the best mean LOCO segment tau over ``campaigns`` among those that keep the
@@ -260,10 +307,12 @@ class Experiment:
             st = self.choose(rest)
             w = self.fit(rest, st)
             seg, within = self.taus(c, w)
-            out[c] = {"segment_tau": seg, "within_source_tau": within, "lambda": st[0], "l2": st[1],
+            fast = self.taus(c, w, fast=True)
+            out[c] = {"segment_tau": seg, "within_source_tau": within, "fast_segment_tau": fast[0],
+                      "fast_within_source_tau": fast[1], "lambda": st[0], "l2": st[1],
                       "critical_val_acc": self.critical_acc(w)}
-            print(f"  held out {c}: segment tau_b {seg:+.3f}, within-source {within:+.3f} "
-                  f"(lambda {st[0]:g}, l2 {st[1]:g})", flush=True)
+            print(f"  held out {c}: segment tau_b {seg:+.3f}, within-source {within:+.3f}; qe#fast {fast[0]:+.3f} "
+                  f"({fast[1]:+.3f}) (lambda {st[0]:g}, l2 {st[1]:g})", flush=True)
         return out
 
 
@@ -308,7 +357,8 @@ def main() -> None:
     names = list(ex.sample)
     lam, l2 = ex.choose(names)
     G, B, std = np.vstack([ex.G, ex.Gv]), np.vstack([ex.B, ex.Bv]), ex.std
-    w = train([ex.Xh[c] for c in names], [ex.pairs[c] for c in names], G, B, lam, l2, std)
+    w = train([ex.Xh[c] for c in names], [ex.pairs[c] for c in names], [ex.within[c] for c in names], G, B, lam,
+              l2, std)
     Xh = ex.Xh
     # scale: centre the logits on the training translations and put one standard deviation at 1 logit unit
     allz = np.concatenate([std.transform(X) @ w for X in Xh.values()] + [std.transform(G) @ w, std.transform(B) @ w])
@@ -316,7 +366,7 @@ def main() -> None:
     w, b = w / scale, -mid / scale
     used = [n for n, wi in zip(SIGNALS, w) if abs(wi) > 1e-9]
     signature = (f"model:qe|data:{'+'.join(names)}(per-lp:{args.per_lp})+flores-smaug-es-en+en-es|"
-                 f"pairs:human+critical(lambda:{lam:g})|l2:{l2:g}|signals:{'+'.join(used)}|version:{VERSION}")
+                 f"pairs:within+critical(lambda:{lam:g})>segment|l2:{l2:g}|signals:{'+'.join(used)}|version:{VERSION}")
     meta = {"signature": signature, "version": VERSION, "weights": dict(zip(SIGNALS, map(float, w))), "intercept": b,
             "lambda": lam, "l2": l2, "per_lp": args.per_lp, "loco": held,
             "loco_mean_segment_tau": float(np.mean([v["segment_tau"] for v in held.values()])),
