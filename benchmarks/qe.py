@@ -8,8 +8,8 @@
    campaign, setting chosen by an inner LOCO): segment-level Kendall tau_b (per language pair, then
    averaged) and mean within-source tau_b, next to the previous weights and single signals on the same
    rows. These pairs (en-de, zh-en, he-en) have no reverse Apertium translator, so round-trip chrF
-   cannot be computed for them; the LM likelihood exists for the English translations (zh-en, he-en), so
-   `qe` and `qe#fast` (the same weights, the LM left out) differ there.
+   cannot be computed for them; the LM likelihood is computed for every translation, so `qe` and
+   `qe#fast` (the same weights, the LM left out) differ. The previous model is scored both ways too.
 
 Writes benchmarks/results/qe_demetr.json and qe_loco.json.
 Usage: python benchmarks/qe.py [--specs roundtrip,qe#fast,qe] [--previous PATH|COMMIT] [--skip-demetr]

@@ -3,8 +3,8 @@
 `score difficulty --estimator learned` and `score qe --qe qe#fast` on the same texts: the current working
 tree against the code and model files of an earlier commit (default: the one before the retraining),
 unpacked from git into a temporary folder. Each side runs in its own process, models loaded and warmed up
-before the clock starts, the output cache off; the sides alternate ``--rounds`` times (the median is
-printed), so machine load hits both alike.
+before the clock starts, the output cache off; the sides alternate ``--rounds`` times, the side that goes
+first alternating too (ABBA), and the median is printed, so machine load and order hit both alike.
 
 Texts: WMT23 en-de ESA sources (English paragraphs) for difficulty; FLORES devtest en->es references as
 translations for QE (the reverse Apertium pair exists, so the round-trip signals run) and WMT23 en-de
@@ -87,11 +87,14 @@ def main() -> None:
                 continue
             times: dict[str, list[float]] = {k: [] for k in sides}
             n = 0
-            for _ in range(args.rounds):
-                for name, root in sides.items():
+            for k in range(args.rounds):
+                order = list(sides.items())
+                for name, root in (order if k % 2 == 0 else order[::-1]):  # ABBA: neither side always goes first
                     r = run_side(root, shared, args.n, task)
                     times[name].append(r["seconds"])
                     n = r["n"]
+                print(f"  round {k + 1}: " + ", ".join(f"{name} {n / times[name][-1]:.2f}/s" for name in sides),
+                      flush=True)
             prev, cur = statistics.median(times["previous"]), statistics.median(times["current"])
             print(f"{label:<40} {n} texts: previous {n / prev:7.1f}/s  current {n / cur:7.1f}/s  "
                   f"current/previous speed {prev / cur:.2f}x")

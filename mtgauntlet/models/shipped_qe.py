@@ -20,12 +20,12 @@ The combination is a logistic model over standardised signals, trained by ``pyth
 in two stages: the weights of the translation evidence from comparisons within one source — two systems'
 translations of one source in the human judgments (MQM, DA, ESA) and (reference, critically perturbed
 reference) pairs built by this project's SMAUG builder —, then the weight of that evidence against the
-source-difficulty prior from human pairs across sources. It is shipped as data/models/qe.npz with its signature. A signal that cannot be computed for a row (no reverse
-translator for the language pair, no wordfreq list for the language) is imputed at its training mean,
-i.e. it drops out; :meth:`signals_used` says which signals were used per row. ``qe#nosrc`` leaves the
-source-difficulty prior out: scores then rank translations only by what they themselves show (use it
-where the search should not be drawn to texts that merely look hard). A model file lists the
-signals it uses, so an older model (``qe#model=PATH``) still scores. ``qe#reverse=<translator spec>`` picks
+source-difficulty prior from human pairs across sources. It is shipped as data/models/qe.npz with its
+signature. A signal that cannot be computed for a row (no reverse translator for the language pair, no
+wordfreq list for the language) is imputed at its training mean, i.e. it drops out; :meth:`signals_used`
+says which signals were used per row. ``qe#nosrc`` leaves the source-difficulty prior out: scores then
+rank translations only by what they themselves show (use it where the search should not be drawn to texts
+that merely look hard). A model file lists the signals it uses, so an older model (``qe#model=PATH``) still scores. ``qe#reverse=<translator spec>`` picks
 the reverse translator (default: Apertium for the pair). Scores are 0..100, higher = better:
 100 * sigmoid(rescaled logit) — a ranking scale, not a human score.
 """
