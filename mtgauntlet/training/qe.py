@@ -236,7 +236,7 @@ def train(Xh: list[np.ndarray], pairs_h: list[np.ndarray], within_h: list[np.nda
     w = w * len(w) / w.sum()
     evidence = fit_pairwise_logistic(D, w, l2)
     evidence[src] = 0.0  # equal within a source: the prior is weighed in stage (b)
-    F = [np.stack([std.transform(X) @ evidence, std.transform(X)[:, src]], axis=1) for X in Xh]
+    F = [np.stack([Z @ evidence, Z[:, src]], axis=1) for Z in map(std.transform, Xh)]
     Ds = [f[p[:, 0]] - f[p[:, 1]] for f, p in zip(F, pairs_h) if len(p)]
     if not Ds:
         return evidence
