@@ -25,9 +25,10 @@ signature. A signal that cannot be computed for a row (no reverse translator for
 wordfreq list for the language) is imputed at its training mean, i.e. it drops out; :meth:`signals_used`
 says which signals were used per row. ``qe#nosrc`` leaves the source-difficulty prior out: scores then
 rank translations only by what they themselves show (use it where the search should not be drawn to texts
-that merely look hard). A model file lists the signals it uses, so an older model (``qe#model=PATH``) still scores. ``qe#reverse=<translator spec>`` picks
-the reverse translator (default: Apertium for the pair). Scores are 0..100, higher = better:
-100 * sigmoid(rescaled logit) — a ranking scale, not a human score.
+that merely look hard). A model file lists the signals it uses, so an older model (``qe#model=PATH``)
+still scores. ``qe#reverse=<translator spec>`` picks the reverse translator (default: Apertium for the
+pair). Scores are 0..100, higher = better: 100 * sigmoid(rescaled logit) — a ranking scale, not a human
+score.
 """
 
 from __future__ import annotations
@@ -153,6 +154,8 @@ class ShippedQE(QualityEstimator):
         return X
 
     def signals_used(self) -> list[list[str]]:
+        """Per row of the last batch whose signals were computed (a batch served from the output cache
+        computes none and leaves this as it was)."""
         return self.last_signals
 
     def score(self, sources, translations, src_lang, tgt_lang) -> list[float]:
