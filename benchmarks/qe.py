@@ -62,7 +62,7 @@ def demetr(shared: Path, specs: list[str]) -> dict:
 def judgments(shared: Path, previous: str | None, args) -> dict:
     from mtgauntlet.models.features import LinearModel
     from mtgauntlet.models.shipped_qe import SIGNALS
-    from mtgauntlet.training.qe import load_experiment, segment_tau
+    from mtgauntlet.training.qe import load_experiment, segment_tau, without_lm
 
     ex = load_experiment(shared, args.per_lp, args.n, args.pairs, Path(args.cache), Path(args.difficulty_cache))
     print("\nhuman judgments, nested leave-one-campaign-out:")
@@ -77,9 +77,7 @@ def judgments(shared: Path, previous: str | None, args) -> dict:
         if prev is not None:
             cols = [SIGNALS.index(s) for s in prev.names]
             row["previous qe"] = segment_tau(rows, prev.predict(X[:, cols]))
-            fast = X.copy()
-            fast[:, SIGNALS.index("lm")] = np.nan  # qe#fast: no LM (imputed at the mean)
-            row["previous qe#fast"] = segment_tau(rows, prev.predict(fast[:, cols]))
+            row["previous qe#fast"] = segment_tau(rows, prev.predict(without_lm(X)[:, cols]))
         for s in singles:
             row[s] = segment_tau(rows, np.nan_to_num(X[:, SIGNALS.index(s)], nan=0.0))
         table[c] = {k: {"segment_tau": v[0], "within_source_tau": v[1]} for k, v in row.items()}

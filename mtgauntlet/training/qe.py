@@ -217,6 +217,13 @@ def within_source_pairs(rows: list[dict], n_per_lp: int, rng: np.random.Generato
     return np.array(out, dtype=int).reshape(-1, 2)
 
 
+def without_lm(X: np.ndarray) -> np.ndarray:
+    """Signal rows as ``qe#fast`` scores them: the LM column NaN, i.e. imputed at the training mean."""
+    X = X.copy()
+    X[:, SIGNALS.index("lm")] = np.nan
+    return X
+
+
 def _diffs(std: LinearModel, Xh: list[np.ndarray], pairs_h: list[np.ndarray]) -> np.ndarray:
     Ds = [std.transform(X[p[:, 0]]) - std.transform(X[p[:, 1]]) for X, p in zip(Xh, pairs_h) if len(p)]
     return np.vstack(Ds) if Ds else np.zeros((0, len(SIGNALS)))
@@ -282,10 +289,7 @@ class Experiment:
 
     def taus(self, c: str, w: np.ndarray, fast: bool = False) -> tuple[float, float]:
         """(segment tau_b, within-source tau_b) of held-out ``c``; ``fast``: as ``qe#fast`` scores, without the LM."""
-        X = self.Xh[c]
-        if fast:
-            X = X.copy()
-            X[:, SIGNALS.index("lm")] = np.nan  # imputed at the training mean: the signal drops out
+        X = without_lm(self.Xh[c]) if fast else self.Xh[c]
         return segment_tau(self.sample[c], self.std.transform(X) @ w)
 
     def choose(self, campaigns: list[str]) -> tuple:
