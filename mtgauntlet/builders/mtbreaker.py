@@ -28,7 +28,7 @@ from typing import Any, Sequence
 from mtgauntlet.builders.base import Item, ItemResult
 from mtgauntlet.builders.runtime_info import roles_runtime
 from mtgauntlet.errors import GauntletError
-from mtgauntlet.models import prompts, registry
+from mtgauntlet.models import prompts, registry, structured
 from mtgauntlet.models.llm_roles import lang_name
 from mtgauntlet.models.qe_ensemble import load_qe
 
@@ -93,13 +93,13 @@ def ask_for_sources(llm, requests: Sequence[SourceRequest], *, budget: int, temp
         if not pending:
             break
         seeds = [requests[i].rng.randrange(2**31) for i in pending]
-        answers = llm.chat_many([requests[i].messages for i in pending], max_tokens=budget, temperature=temperature,
-                                seed=seeds)
-        for i, answer in zip(pending, answers):
+        answers, texts = structured.ask(llm, [requests[i].messages for i in pending], structured.SOURCE,
+                                        lambda a: prompts.parse_tagged(a, "SOURCE"), max_tokens=budget,
+                                        temperature=temperature, seed=seeds)
+        for i, answer, text in zip(pending, answers, texts):
             if answer_truncated(llm, answer, budget):
                 requests[i].counts["truncated"] += 1
                 continue
-            text = prompts.parse_tagged(answer, "SOURCE")
             if text and usable_source(text, src_lang, language_guard):
                 out[i] = text
         pending = [i for i in pending if out[i] is None]

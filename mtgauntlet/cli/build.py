@@ -16,6 +16,7 @@ from mtgauntlet.builders.mtbreaker import DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATUR
 from mtgauntlet.cli.common import (comma_list, format_option, lang_pair, limit_option, load_corpus, max_chars_option,
                                    one_pair, overwrite_option, quoting_option, seed_option, shard_size_option,
                                    skip_bad_option, skipped_note, summary_line)
+from mtgauntlet.cli.spend import budget as spend_budget, dry_run_option, max_cost_option, max_requests_option, print_plan
 
 app = typer.Typer(help="Build a challenge set with one of the methods (writes Parquet shards + build.json).",
                   no_args_is_help=True)
@@ -95,6 +96,9 @@ def build_subset(
                                              "kept in OUT/scores/); the selection is the same."),
     actors: Optional[int] = typer.Option(None, help="Ray actors (default: one per CPU, or per GPU on cuda)."),
     concurrency: Optional[int] = concurrency_option(),
+    max_cost: Optional[float] = max_cost_option(),
+    max_requests: Optional[int] = max_requests_option(),
+    dry_run: bool = dry_run_option(),
 ):
     """Score a corpus with a difficulty estimator and keep the B hardest texts (selected_text records)."""
     from mtgauntlet.builders.subset import SubsetBuilder
@@ -104,10 +108,15 @@ def build_subset(
                        limit=limit, skip_bad=skip_bad, columns={"domain": domain_col} if domain_col else None, lp=lp,
                        quoting=quoting, max_chars=max_chars)
     src_lang, tgt_lang = one_pair(rows, src_lang, tgt_lang)
-    with api_concurrency(concurrency):
+    with api_concurrency(concurrency), spend_budget(max_cost, max_requests):
         builder = SubsetBuilder(estimator=estimator, budget=budget, stratify=stratify, src_lang=src_lang,
                                 tgt_lang=tgt_lang, engine=engine, work_dir=Path(out) / "scores", actors=actors)
         builder.estimator  # load the estimator now: a bad spec fails before anything is written
+        if dry_run:
+            from mtgauntlet.models.estimate import role_plan
+
+            print_plan(role_plan(builder.estimator, [r["src"] for r in rows.rows], None, src_lang, tgt_lang))
+            return
         summary = BuildRunner(builder, out, seed=seed, shard_size=shard_size, overwrite=overwrite).run(
             iter_items(rows.rows), rows.skipped_counts())
     typer.echo(summary_line(summary))
@@ -184,11 +193,18 @@ QE_HELP = ("QE spec(s), comma-separated: several are averaged per text on the 0-
 
 
 def _run_breaker_build(make_builder, name: str, rows, out: str, seed: int, overwrite: bool,
-                       shard_size: Optional[int], concurrency: Optional[int]) -> None:
-    """MT-breaker / zero-shot: the builder made and run under ``--concurrency`` with the resumable shard size;
-    prints the summary with the failure counts (also in build.json: counts.failures)."""
-    with api_concurrency(concurrency):
-        summary = BuildRunner(make_builder(), out, seed=seed, overwrite=overwrite,
+                       shard_size: Optional[int], concurrency: Optional[int], dry_run: bool = False,
+                       max_cost: Optional[float] = None, max_requests: Optional[int] = None) -> None:
+    """MT-breaker / zero-shot: the builder made and run under ``--concurrency`` and the budget with the resumable
+    shard size; prints the summary with the failure counts (also in build.json: counts.failures)."""
+    with api_concurrency(concurrency), spend_budget(max_cost, max_requests):
+        builder = make_builder()
+        if dry_run:
+            from mtgauntlet.models.estimate import breaker_plan
+
+            print_plan(breaker_plan(builder, iter_items(rows.rows)))
+            return
+        summary = BuildRunner(builder, out, seed=seed, overwrite=overwrite,
                               shard_size=breaker_shard_size(shard_size, out, name, overwrite)).run(
             iter_items(rows.rows), rows.skipped_counts())
     typer.echo(summary_line(summary))
@@ -224,6 +240,9 @@ def build_mtbreaker(
     seed: int = seed_option(),
     shard_size: Optional[int] = breaker_shard_option(),
     concurrency: Optional[int] = concurrency_option(),
+    max_cost: Optional[float] = max_cost_option(),
+    max_requests: Optional[int] = max_requests_option(),
+    dry_run: bool = dry_run_option(),
     overwrite: bool = overwrite_option(),
 ):
     """MT-breaker: an LLM edits each seed step by step until the target MT model translates it badly."""
@@ -235,7 +254,7 @@ def build_mtbreaker(
                                                 src_lang=src_lang, tgt_lang=tgt_lang, temperature=temperature,
                                                 max_tokens=max_tokens, language_guard=language_guard,
                                                 grammatical_edits=grammatical_edits),
-                       "mtbreaker", rows, out, seed, overwrite, shard_size, concurrency)
+                       "mtbreaker", rows, out, seed, overwrite, shard_size, concurrency, dry_run, max_cost, max_requests)
 
 
 @app.command("zeroshot")
@@ -263,6 +282,9 @@ def build_zeroshot(
     seed: int = seed_option(),
     shard_size: Optional[int] = breaker_shard_option(),
     concurrency: Optional[int] = concurrency_option(),
+    max_cost: Optional[float] = max_cost_option(),
+    max_requests: Optional[int] = max_requests_option(),
+    dry_run: bool = dry_run_option(),
     overwrite: bool = overwrite_option(),
 ):
     """Zero-shot baselines: one generation per item, with history, or the most difficult of n (min)."""
@@ -273,7 +295,7 @@ def build_zeroshot(
     _run_breaker_build(lambda: ZeroShotBuilder(variant=variant, llm=llm, mt=comma_list(mt), qe=qe, src_lang=src_lang,
                                                tgt_lang=tgt_lang, generations=generations, temperature=temperature,
                                                max_tokens=max_tokens),
-                       "zeroshot", rows, out, seed, overwrite, shard_size, concurrency)
+                       "zeroshot", rows, out, seed, overwrite, shard_size, concurrency, dry_run, max_cost, max_requests)
 
 
 @app.command("bandit")

@@ -75,6 +75,10 @@ def summary_line(summary) -> str:
     if summary.resumed_shards:
         parts.append(f"resumed {summary.resumed_shards} finished shard(s)")
     parts.append(f"signature: {summary.signature}")
+    from mtgauntlet.models.usage import summary_line as usage_line
+
+    if usage_line(getattr(summary, "usage", {})):
+        parts.append(usage_line(summary.usage))
     return "\n".join(parts)
 
 

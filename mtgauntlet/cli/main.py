@@ -1,7 +1,8 @@
 """The `gauntlet` command: one subcommand per verb.
 
 Exit codes: 0 success; 1 a validation rule failed (or `verify` found a mismatch); 2 an error in the
-usage, the input or the environment, printed as one line `error: …`; 130 interrupted.
+usage, the input or the environment, printed as one line `error: …`; 3 a spent budget (--max-cost,
+--max-requests: run the same command again to resume); 130 interrupted.
 """
 
 from __future__ import annotations
@@ -59,10 +60,17 @@ def _root(
                                              help="Default batch size of torch models (halved on out-of-memory)."),
     concurrency: Optional[int] = typer.Option(None, "--concurrency", envvar="MTGAUNTLET_CONCURRENCY",
                                               help="Requests at once to openai: backends (default 1)."),
+    max_cost: Optional[float] = typer.Option(None, "--max-cost", envvar="MTGAUNTLET_MAX_COST",
+                                             help="Stop (exit 3, resumable) once the openai: requests of this run "
+                                                  "cost USD (needs #price=IN/OUT in the specs)."),
+    max_requests: Optional[int] = typer.Option(None, "--max-requests", envvar="MTGAUNTLET_MAX_REQUESTS",
+                                               help="Stop (exit 3, resumable) after N requests to openai: backends."),
 ):
     from mtgauntlet.models.runtime import set_defaults
+    from mtgauntlet.models.usage import set_global_budget
 
     set_defaults(device=device, dtype=dtype, batch=batch_size, concurrency=concurrency)
+    set_global_budget(max_cost, max_requests)
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(levelname)s %(message)s")
     if verbose:
         os.environ["MTGAUNTLET_VERBOSE"] = "1"
@@ -114,9 +122,9 @@ def run(argv: list[str] | None = None) -> int:
     except click_errors as exc:
         typer.echo(f"error: {_one_line(exc.format_message())}", err=True)
         return 2
-    except GauntletError as exc:
+    except GauntletError as exc:  # exit 2, or the error's own code (3: a spent --max-cost/--max-requests budget)
         typer.echo(f"error: {_one_line(exc)}", err=True)
-        return 2
+        return getattr(exc, "exit_code", 2)
     except OSError as exc:  # a path that cannot be read or written, a full disk, a refused connection
         if verbose:
             raise

@@ -8,6 +8,7 @@ import typer
 
 from mtgauntlet.cli.common import (format_option, lang_pair, limit_option, load_corpus, max_chars_option, one_pair,
                                    quoting_option, skip_bad_option, skipped_note)
+from mtgauntlet.cli.spend import budget, dry_run_option, max_cost_option, max_requests_option, print_plan
 
 app = typer.Typer(help="Score texts with a model and write them with a new column.", no_args_is_help=True)
 
@@ -22,9 +23,38 @@ ACTORS = typer.Option(None, help="Ray actors (default: one per CPU, or per GPU o
 
 
 def _run_engine(role: str, spec: str, columns: dict, out: str, *, engine: str, src_lang=None, tgt_lang=None,
-                shard_size: int = 10_000, actors: Optional[int] = None, device=None, dtype=None, batch_size=None):
-    """Scores in input order. Finished shards live in ``OUT.work/`` until the output is written, so an
-    interrupted run resumes where it stopped."""
+                shard_size: int = 10_000, actors: Optional[int] = None, device=None, dtype=None, batch_size=None,
+                max_cost=None, max_requests=None):
+    """Scores in input order (and the API usage of the run). Finished shards live in ``OUT.work/`` until the output
+    is written, so an interrupted run (or one stopped by its budget: exit 3) resumes where it stopped."""
+    from mtgauntlet.models import usage
+
+    before = usage.LEDGER.snapshot()
+    with budget(max_cost, max_requests):
+        scores, placement, work = _score_shards(role, spec, columns, out, engine=engine, src_lang=src_lang,
+                                                tgt_lang=tgt_lang, shard_size=shard_size, actors=actors,
+                                                device=device, dtype=dtype, batch_size=batch_size)
+    return scores, placement, work, usage.report(usage.since(before))
+
+
+def dry_run_plan(role: str, spec: str, columns: dict, src_lang=None, tgt_lang=None) -> None:
+    """``--dry-run``: the calls of ``spec`` on every row (per language pair for QE), printed; nothing is sent."""
+    from mtgauntlet.corpora.langs import split_lp
+    from mtgauntlet.models import registry
+    from mtgauntlet.models.estimate import Plan, role_plan
+    from mtgauntlet.models.qe_ensemble import load_qe
+
+    if role == "difficulty":
+        print_plan(role_plan(registry.load("difficulty", spec), columns["src"], None, src_lang, tgt_lang))
+        return
+    plan, qe = Plan(), load_qe(spec)
+    for src, tgt, lp in zip(columns["src"], columns["tgt"], columns["lp"]):
+        plan.add_role(qe, [src], [tgt], *split_lp(lp))
+    print_plan(plan)
+
+
+def _score_shards(role: str, spec: str, columns: dict, out: str, *, engine: str, src_lang=None, tgt_lang=None,
+                  shard_size: int = 10_000, actors: Optional[int] = None, device=None, dtype=None, batch_size=None):
     import sys
     from pathlib import Path
 
@@ -51,17 +81,22 @@ def _run_engine(role: str, spec: str, columns: dict, out: str, *, engine: str, s
     return scores, eng.placement(task), work
 
 
-def _finish(df, out: str, work, what: str, engine: str, placement: dict, column: str, rows) -> None:
+def _finish(df, out: str, work, what: str, engine: str, placement: dict, column: str, rows, spent=None) -> None:
     import shutil
 
+    from mtgauntlet.models.usage import summary_line
     from mtgauntlet.tables import write_frame
 
+    if spent:  # Parquet outputs carry the API usage in their metadata (mtgauntlet.usage)
+        df.attrs["mtgauntlet.usage"] = spent
     write_frame(df, out)
     shutil.rmtree(work, ignore_errors=True)
     where = ", ".join(f"{k} {v}" for k, v in placement.items())
     failed = int(df[column].isna().sum())
     typer.echo(f"{len(df)} rows scored with {what} on {engine}{f' ({where})' if where else ''} -> {out}"
                + (f" ({failed} without a score)" if failed else "") + skipped_note(rows))
+    if spent:
+        typer.echo(summary_line(spent))
 
 
 @app.command("difficulty")
@@ -84,6 +119,9 @@ def score_difficulty(
     batch_size: Optional[int] = BATCH_SIZE,
     shard_size: int = SHARD_SIZE,
     actors: Optional[int] = ACTORS,
+    max_cost: Optional[float] = max_cost_option(),
+    max_requests: Optional[int] = max_requests_option(),
+    dry_run: bool = dry_run_option(),
 ):
     """Add a `difficulty` column (higher = harder) to every row."""
     import pandas as pd
@@ -98,11 +136,14 @@ def score_difficulty(
                        lp=lp, limit=limit, quoting=quoting, max_chars=max_chars, skip_bad=skip_bad)
     src_lang, tgt_lang = one_pair(rows, src_lang, tgt_lang)
     df = pd.DataFrame([{k: v for k, v in r.items() if k != "_line"} for r in rows.rows])
-    scores, placement, work = _run_engine("difficulty", estimator, {"src": df["src"].tolist()}, out, engine=engine,
-                                          src_lang=src_lang, tgt_lang=tgt_lang, shard_size=shard_size, actors=actors,
-                                          device=device, dtype=dtype, batch_size=batch_size)
+    if dry_run:
+        return dry_run_plan("difficulty", estimator, {"src": df["src"].tolist()}, src_lang, tgt_lang)
+    scores, placement, work, spent = _run_engine(
+        "difficulty", estimator, {"src": df["src"].tolist()}, out, engine=engine, src_lang=src_lang, tgt_lang=tgt_lang,
+        shard_size=shard_size, actors=actors, device=device, dtype=dtype, batch_size=batch_size, max_cost=max_cost,
+        max_requests=max_requests)
     df["difficulty"] = scores[:, 0]
-    _finish(df, out, work, estimator, engine, placement, "difficulty", rows)
+    _finish(df, out, work, estimator, engine, placement, "difficulty", rows, spent)
 
 
 @app.command("qe")
@@ -123,6 +164,9 @@ def score_qe(
     batch_size: Optional[int] = BATCH_SIZE,
     shard_size: int = SHARD_SIZE,
     actors: Optional[int] = ACTORS,
+    max_cost: Optional[float] = max_cost_option(),
+    max_requests: Optional[int] = max_requests_option(),
+    dry_run: bool = dry_run_option(),
 ):
     """Add a `qe` column (0..100, higher = better; empty where the score failed) to every (src, tgt) row, per
     language pair; with several QE specs also one `qe:<spec>` column each."""
@@ -152,10 +196,13 @@ def score_qe(
             line = rs.rows[list(idx)[0]]["_line"]
             raise InputError(str(exc), file=input, line=line, field="lp") from None
     columns = {"src": df["src"].tolist(), "tgt": df["tgt"].fillna("").tolist(), "lp": [str(x) for x in df["lp"]]}
-    scores, placement, work = _run_engine("qe", qe, columns, out, engine=engine, shard_size=shard_size, actors=actors,
-                                          device=device, dtype=dtype, batch_size=batch_size)
+    if dry_run:
+        return dry_run_plan("qe", qe, columns)
+    scores, placement, work, spent = _run_engine("qe", qe, columns, out, engine=engine, shard_size=shard_size,
+                                                 actors=actors, device=device, dtype=dtype, batch_size=batch_size,
+                                                 max_cost=max_cost, max_requests=max_requests)
     df["qe"] = scores[:, 0]
     if len(specs) > 1:
         for j, spec in enumerate(specs, start=1):
             df[f"qe:{spec}"] = scores[:, j]
-    _finish(df, out, work, ",".join(specs), engine, placement, "qe", rs)
+    _finish(df, out, work, ",".join(specs), engine, placement, "qe", rs, spent)

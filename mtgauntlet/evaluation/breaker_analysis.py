@@ -85,14 +85,15 @@ def selected_translations(record: dict[str, Any]) -> list[str]:
 def error_modes(records: Sequence[dict[str, Any]], judge) -> tuple[list[list[str]], int]:
     """The appendix's target-text analysis prompt on every (selected text, translation): the error modes per
     translation, and how many answers were unusable."""
+    from mtgauntlet.models import structured
     from mtgauntlet.models.prompts import TARGET_ANALYSIS, parse_error_modes
 
     modes, failed = [], 0
     for r in records:
         for t in selected_translations(r):
-            answer = judge.chat([{"role": "user", "content": TARGET_ANALYSIS.format(source=r["text"], translation=t)}],
-                                max_tokens=512, temperature=0.0, seed=0)
-            parsed = parse_error_modes(answer)
+            ask = [{"role": "user", "content": TARGET_ANALYSIS.format(source=r["text"], translation=t)}]
+            parsed = structured.ask(judge, [ask], structured.ERROR_MODES, parse_error_modes, max_tokens=512,
+                                    temperature=0.0, seed=0)[1][0]
             if parsed is None:
                 failed += 1
             else:

@@ -13,6 +13,12 @@ randomness is seeded from (seed, item index), so a resumed build equals an unint
 A resume never mixes inputs: the signature carries a content hash of the input items (``input:``), so a
 changed or edited input file is refused (``--overwrite`` starts over). One process at a time builds into
 a directory: ``OUT/.lock`` is held (flock) for the whole run and a second run is refused while it is.
+
+API usage (``openai:`` backends) is written to ``build.json`` ``usage`` per spec (requests, input/output tokens,
+retries, failures, cached answers, ``cost_usd`` with a ``#price``), summed over the runs of a resumed build. A spent
+budget (``--max-cost`` / ``--max-requests``) stops the build between requests: the shard in progress is not
+written, ``build.json`` keeps the usage so far and ``stopped``, and the same command run again resumes it (the
+answers already received come from the output cache). Batch API ids are kept in ``OUT/batches/``.
 """
 
 from __future__ import annotations
@@ -37,6 +43,7 @@ from mtgauntlet import __version__
 from mtgauntlet.atomic import atomic_path, write_json_atomic
 from mtgauntlet.builders.base import Builder, Item
 from mtgauntlet.errors import BuildStateError, GauntletError
+from mtgauntlet.models import openai_batch, usage
 from mtgauntlet.runner.progress import Progress
 from mtgauntlet.schema import get_kind, record_id, to_table, utcnow
 from mtgauntlet.signature import make_signature
@@ -61,6 +68,7 @@ class BuildSummary:
     resumed_shards: int = 0
     seconds: float = 0.0
     failures: dict[str, int] = field(default_factory=dict)  # summed per-record failure counters (MT-breaker)
+    usage: dict[str, dict] = field(default_factory=dict)  # API usage per spec (build.json usage)
 
 
 def input_digest(items: Sequence[Item]) -> str:
@@ -217,11 +225,21 @@ class BuildRunner:
     def run(self, items: Sequence[Item], input_skipped: dict[str, int] | None = None) -> BuildSummary:
         """Build (or resume) over ``items``; ``input_skipped`` are the reader's skipped rows by reason,
         counted in the manifest with the builder's own skips."""
-        with build_lock(self.out_dir):
+        with build_lock(self.out_dir), openai_batch.state_dir(self.out_dir / "batches"):
             return self._run(items, dict(input_skipped or {}))
+
+    def _record_usage(self, manifest: dict[str, Any], before: dict, **fields: Any) -> dict[str, Any]:
+        """``manifest`` with the API usage since ``before`` added to the usage of earlier runs (and ``fields``)."""
+        spent = usage.report(usage.since(before), manifest.get("usage"))
+        manifest.pop("stopped", None)
+        if spent:
+            manifest["usage"] = spent
+        manifest.update(fields)
+        return manifest
 
     def _run(self, items: Sequence[Item], input_skipped: dict[str, int]) -> BuildSummary:
         t0 = time.perf_counter()
+        before = usage.LEDGER.snapshot()
         n = len(items)
         digest = input_digest(items)
         signature = self.signature(n, digest)
@@ -251,11 +269,12 @@ class BuildRunner:
             log.info("resuming %s: %d shard(s) done, %d to go", self.out_dir, resumed, len(todo))
         if resumed and todo and hasattr(self.builder, "restore"):  # sequential builders rebuild their state
             self.builder.restore(pa.concat_tables([pq.read_table(p) for p in existing.values()]).to_pylist())
-        if todo and hasattr(self.builder, "prepare"):
-            self._prepare(items)
-        progress = Progress(self.progress, total=n, done=n - sum(e - s for s, e in todo),
-                             label=f"build {self.builder.name}")
+        progress = None
         try:
+            if todo and hasattr(self.builder, "prepare"):
+                self._prepare(items)
+            progress = Progress(self.progress, total=n, done=n - sum(e - s for s, e in todo),
+                                label=f"build {self.builder.name}")
             for s, e in todo:
                 shard_records: list[dict] = []
                 counts = {"rejected": Counter(), "skipped": Counter()}
@@ -282,8 +301,15 @@ class BuildRunner:
                 rejected.update(counts["rejected"])
                 skipped.update(counts["skipped"])
         except KeyboardInterrupt:
-            progress.close()
+            if progress is not None:
+                progress.close()
+            write_json_atomic(self._manifest_path(), self._record_usage(manifest, before))
             log.warning("interrupted: finished shards are kept; run the same command again to resume")
+            raise
+        except usage.BudgetSpent as exc:
+            if progress is not None:
+                progress.close()
+            write_json_atomic(self._manifest_path(), self._record_usage(manifest, before, stopped=str(exc)))
             raise
         progress.close()
         produced = totals["produced"]
@@ -293,11 +319,11 @@ class BuildRunner:
         failures = self._failure_totals()
         if failures is not None:
             counts["failures"] = failures
-        manifest.update(status="complete" if produced else "empty", finished_at=utcnow().isoformat(),
-                        produced=produced, counts=counts, **self._runtime())
+        self._record_usage(manifest, before, status="complete" if produced else "empty",
+                           finished_at=utcnow().isoformat(), produced=produced, counts=counts, **self._runtime())
         write_json_atomic(self._manifest_path(), manifest)
         summary = BuildSummary(self.out_dir, signature, produced, n, dict(rejected), dict(skipped), resumed,
-                               time.perf_counter() - t0, failures or {})
+                               time.perf_counter() - t0, failures or {}, manifest.get("usage", {}))
         if not produced:
             raise EmptyBuild(summary, getattr(self.builder, "empty_hint", ""))
         return summary

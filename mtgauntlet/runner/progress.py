@@ -26,7 +26,9 @@ class Progress:
     def advance(self) -> None:
         self.done += 1
         if self._bar is not None:
-            self._bar.advance(self._task)
+            from mtgauntlet.models.usage import progress_note
+
+            self._bar.update(self._task, advance=1, description=self.label + progress_note())
             return
         now = time.monotonic()
         if now - self._last >= self.every or self.done >= self.total:
@@ -37,7 +39,10 @@ class Progress:
         new, elapsed = self.done - self._start_done, now - self._t0
         rate = new / elapsed if elapsed > 0 else 0.0
         left = f", ~{(self.total - self.done) / rate:.0f} s left" if rate > 0 and self.done < self.total else ""
-        print(f"{self.label}: {self.done}/{self.total} items ({rate:.2f} items/s{left})", file=sys.stderr, flush=True)
+        from mtgauntlet.models.usage import progress_note
+
+        print(f"{self.label}: {self.done}/{self.total} items ({rate:.2f} items/s{left}{progress_note()})",
+              file=sys.stderr, flush=True)
 
     def close(self) -> None:
         if self._bar is not None:

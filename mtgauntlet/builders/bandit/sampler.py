@@ -84,14 +84,16 @@ class LLMSampler:
         return self.sample_many([topic], used, rng)[0]
 
     def sample_many(self, topics: Sequence[Topic], used: set[str], rng: random.Random) -> list[dict[str, Any] | None]:
+        from mtgauntlet.models import structured
         from mtgauntlet.models.prompts import SAMPLE_TEXT, parse_json_object
 
         seeds = [rng.randrange(2**31) for _ in topics]
         asks = [[{"role": "user", "content": SAMPLE_TEXT.format(topic=t.name, language=self.language)}] for t in topics]
-        answers = self.llm.chat_many(asks, max_tokens=800, temperature=0.7, seed=seeds)
+        objs = structured.ask(self.llm, asks, structured.SNIPPETS, parse_json_object, max_tokens=800, temperature=0.7,
+                              seed=seeds)[1]
         taken, out = set(used), []
-        for ans in answers:
-            obj = parse_json_object(ans) or {}
+        for obj in objs:
+            obj = obj or {}
             snippets = [s for s in obj.get("extracted_snippets", []) if isinstance(s, dict) and s.get("text")
                         and s["text"] not in taken]
             if not snippets:
