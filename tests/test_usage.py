@@ -1,0 +1,221 @@
+"""Real runs with paid APIs (issue #28): usage accounting, budgets, dry runs, rate limits and JSON-schema answers,
+against real OpenAI-compatible servers on 127.0.0.1 (tests/openai_server.py) that report usage as paid APIs do."""
+
+import json
+import re
+import time
+
+import pyarrow.parquet as pq
+import pytest
+
+from mtgauntlet.models.openai_compat import OpenAIChatLLM
+from mtgauntlet.records import load_records
+from tests.cli import invoke
+from tests.openai_server import ScriptedServer
+from tests.scripted_roles import qe_a, qe_b, qe_server_answer, scripted_stack, seeded_editor, translate
+
+SEEDS = ["The dog barks at night.", "Tax law is complicated for small firms.", "She sold the house in May.",
+         "Rain is expected tomorrow across the north.", "The committee approved the budget."]
+CONTENT = ("text", "seed", "trajectory", "qe_score", "llm_failures", "truncated", "mt_failures", "qe_failures")
+PRICE = (2.5, 10.0)
+
+
+@pytest.fixture(autouse=True)
+def _cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("MTGAUNTLET_CACHE_DIR", str(tmp_path / "cache"))
+    for var in ("MTGAUNTLET_CONCURRENCY", "MTGAUNTLET_MAX_COST", "MTGAUNTLET_MAX_REQUESTS"):
+        monkeypatch.setenv(var, "")  # unset, and restored after the test (global options publish them)
+
+
+def _stack(**kw):
+    return scripted_stack(editor_fn=seeded_editor(), **kw)
+
+
+def _seeds(tmp_path):
+    path = tmp_path / "seeds.tsv"
+    path.write_text("text\n" + "".join(f"{s}\n" for s in SEEDS), encoding="utf-8")
+    return path
+
+
+def _args(s, tmp_path, out, llm_opts="#price=2.5/10", qe_opts="", steps=3):
+    return ["build", "mtbreaker", "--seeds", _seeds(tmp_path), "--variant", "seeded+qe", "--steps", steps,
+            "--llm", s["llm"] + llm_opts, "--mt", s["mt"], "--qe", f"{s['qe_a']}{qe_opts},{s['qe_b']}",
+            "--no-language-guard", "--shard-size", "2", "--concurrency", "4", "--out", tmp_path / out]
+
+
+def _content(out):
+    return sorted(({k: r[k] for k in CONTENT} for r in load_records(out).to_pylist()), key=lambda r: r["text"])
+
+
+def _manifest(out):
+    return json.loads((out / "build.json").read_text())
+
+
+def _spec_usage(manifest, prefix):
+    return next(u for spec, u in manifest["usage"].items() if spec.startswith(prefix))
+
+
+def test_build_json_usage_equals_the_servers_counts_and_cost_is_tokens_times_price(tmp_path):
+    with _stack() as s:
+        r = invoke(_args(s, tmp_path, "b"))
+        assert r.exit_code == 0, r
+        m = _manifest(tmp_path / "b")
+        for role, spec in (("llm", s["llm"]), ("mt", s["mt"]), ("qe_a", s["qe_a"]), ("qe_b", s["qe_b"])):
+            server = s["servers"][role].usage
+            u = _spec_usage(m, spec.split(":", 1)[1] if spec.startswith("llm-") else spec)
+            assert (u["requests"], u["input_tokens"], u["output_tokens"]) == (
+                server["requests"], server["prompt_tokens"], server["completion_tokens"]), role
+            assert u["requests"] > 0 and u["failures"] == 0 and u["cached"] == 0
+        editor = _spec_usage(m, s["llm"])
+        assert editor["cost_usd"] == pytest.approx(editor["input_tokens"] * PRICE[0] / 1e6
+                                                   + editor["output_tokens"] * PRICE[1] / 1e6, rel=1e-9)
+        assert _spec_usage(m, s["mt"].split(":", 1)[1])["cost_usd"] is None  # no #price: no cost
+        assert f"${editor['cost_usd']:.4f}" in r.stdout  # the summary states the cost
+        # the same build again: answers come from the cache, counted apart, nothing is asked
+        asked = s["servers"]["llm"].usage["requests"]
+        again = invoke(_args(s, tmp_path, "again"))
+        assert again.exit_code == 0, again
+        assert s["servers"]["llm"].usage["requests"] == asked
+        u = _spec_usage(_manifest(tmp_path / "again"), s["llm"])
+        assert u["requests"] == 0 and u["cached"] == editor["requests"] and u["cost_usd"] == 0
+
+
+def test_max_requests_stops_with_exit_3_and_the_rerun_gives_the_uninterrupted_records(tmp_path, monkeypatch):
+    with _stack() as s:
+        full = invoke(_args(s, tmp_path, "full"))
+        assert full.exit_code == 0, full
+        paid = {k: dict(v.usage) for k, v in s["servers"].items()}
+        monkeypatch.setenv("MTGAUNTLET_CACHE_DIR", str(tmp_path / "cache2"))  # the cut build pays anew
+        for srv in s["servers"].values():
+            srv.usage.update(requests=0, prompt_tokens=0, completion_tokens=0)
+        cut = invoke(_args(s, tmp_path, "cut") + ["--max-requests", "25"])
+        assert cut.exit_code == 3, cut
+        assert cut.stderr.strip().splitlines()[-1].startswith("error: budget reached: --max-requests 25")
+        sent = sum(v.usage["requests"] for v in s["servers"].values())
+        assert sent == 25  # not one request more than the budget
+        m = _manifest(tmp_path / "cut")
+        assert m["status"] == "in_progress" and "max-requests" in m["stopped"]
+        assert sum(u["requests"] for u in m["usage"].values()) == 25
+        done_before = sorted(p.name for p in (tmp_path / "cut" / "data").glob("part-*"))
+        assert all(pq.read_table(tmp_path / "cut" / "data" / p).num_rows >= 0 for p in done_before)
+        resumed = invoke(_args(s, tmp_path, "cut"))
+        assert resumed.exit_code == 0, resumed
+        assert _content(tmp_path / "cut") == _content(tmp_path / "full")
+        # nothing was paid twice: both runs together sent what the uninterrupted run sent
+        for role, srv in s["servers"].items():
+            assert srv.usage == paid[role], role
+        m = _manifest(tmp_path / "cut")
+        assert "stopped" not in m and m["status"] == "complete"
+        assert sum(u["requests"] for u in m["usage"].values()) == sum(v["requests"] for v in paid.values())
+
+
+def test_global_max_cost_stops_and_names_the_budget(tmp_path):
+    with _stack() as s:
+        r = invoke(["--max-cost", "0.0001", *_args(s, tmp_path, "b", llm_opts="#price=100/100")])
+        assert r.exit_code == 3, r
+        assert re.search(r"error: budget reached: --max-cost 0.0001 USD \(spent 0\.\d+ USD\)", r.stderr)
+        assert not list((tmp_path / "b" / "data").glob("*.tmp*"))
+
+
+def test_dry_run_sends_nothing_and_states_the_calls(tmp_path):
+    with _stack() as s:
+        r = invoke(_args(s, tmp_path, "b") + ["--dry-run"])
+        assert r.exit_code == 0, r
+        assert all(not srv.requests for srv in s["servers"].values())
+        assert not (tmp_path / "b").exists()
+        n, steps = len(SEEDS), 3
+        assert f"{s['llm']}#price=2.5/10: {n * steps} calls" in r.stdout  # seeded: one edit per step
+        assert f"openai:mt@{s['servers']['mt'].url}: {n * (steps + 1)} calls" in r.stdout  # every step translated
+        assert f"openai:qa@{s['servers']['qe_a'].url}: {n * (steps + 1)} calls" in r.stdout
+        assert re.search(r"at most \$\d+\.\d{4}", r.stdout)
+        table = tmp_path / "pairs.tsv"
+        table.write_text("src\ttgt\tlp\nHello there.\tHola.\ten-es\nGood night.\tBuenas noches.\ten-es\n")
+        r = invoke(["score", "qe", "-i", table, "-o", tmp_path / "scored.parquet", "--qe", s["qe_a"], "--dry-run"])
+        assert r.exit_code == 0, r
+        assert f"openai:qa@{s['servers']['qe_a'].url}: 2 calls" in r.stdout
+        assert not s["servers"]["qe_a"].requests and not (tmp_path / "scored.parquet").exists()
+
+
+def test_score_writes_usage_into_the_parquet_metadata(tmp_path):
+    with ScriptedServer(default=qe_server_answer(qe_a)) as srv:
+        table = tmp_path / "pairs.tsv"
+        table.write_text("src\ttgt\tlp\nHello there.\tHola.\ten-es\nGood night.\tBuenas noches.\ten-es\n")
+        r = invoke(["score", "qe", "-i", table, "-o", tmp_path / "s.parquet", "--qe",
+                    f"llm-as-qe:openai:qa@{srv.url}#price=1/2"])
+        assert r.exit_code == 0, r
+        meta = json.loads(pq.read_schema(tmp_path / "s.parquet").metadata[b"PANDAS_ATTRS"])
+        u = meta["mtgauntlet.usage"][f"openai:qa@{srv.url}#price=1/2"]
+        assert (u["requests"], u["input_tokens"], u["output_tokens"]) == (
+            2, srv.usage["prompt_tokens"], srv.usage["completion_tokens"])
+        assert u["cost_usd"] == pytest.approx(u["input_tokens"] / 1e6 + u["output_tokens"] * 2 / 1e6)
+
+
+# -- structured answers (#json=1) ------------------------------------------------------------------------------
+def _json_aware(fn, to_json):
+    """A scripted answer that, when the request carries a json_schema response_format, answers the same content as
+    JSON of that schema (the instruction the client appended is removed first, so the answer is the text path's)."""
+    def answer(messages, body):
+        fmt = body.get("response_format")
+        if fmt:
+            messages = [dict(m) for m in messages]
+            messages[-1]["content"] = messages[-1]["content"].rsplit("\nAnswer with one JSON object", 1)[0]
+        text = fn(messages, body) if getattr(fn, "wants_body", False) else fn(messages)
+        if not fmt:
+            return text
+        assert fmt["type"] == "json_schema" and fmt["json_schema"]["strict"] is True
+        return to_json(text)
+    answer.wants_body = True
+    return answer
+
+
+def _source_json(text):
+    m = re.search(r"SOURCE \|\|\|(.*?)\|\|\|", text, re.S)
+    return json.dumps({"reasoning": "edited", "source": m.group(1)}) if m else '{"reasoning": "none"}'
+
+
+def _score_json(text):
+    m = re.search(r"SCORE \|\|\|(.*?)\|\|\|", text)
+    return json.dumps({"errors": "none", "score": float(m.group(1))}) if m else "not json at all"
+
+
+def test_json_schema_answers_give_the_records_of_the_text_path(tmp_path):
+    with _stack() as s:
+        s["servers"]["llm"].default = _json_aware(s["servers"]["llm"].default, _source_json)
+        s["servers"]["qe_a"].default = _json_aware(qe_server_answer(qe_a), _score_json)
+        plain = invoke(_args(s, tmp_path, "plain"))
+        assert plain.exit_code == 0, plain
+        structured = invoke(_args(s, tmp_path, "json", llm_opts="#json=1", qe_opts="#json=1"))
+        assert structured.exit_code == 0, structured
+        assert _content(tmp_path / "json") == _content(tmp_path / "plain")
+        editor_asks = [r["body"] for r in s["servers"]["llm"].requests]
+        assert any(b.get("response_format", {}).get("json_schema", {}).get("name") == "source_text"
+                   for b in editor_asks)
+        assert any(b.get("response_format", {}).get("json_schema", {}).get("name") == "translation_quality"
+                   for b in (r["body"] for r in s["servers"]["qe_a"].requests))
+        m = _manifest(tmp_path / "json")
+        assert _spec_usage(m, s["llm"] + "#json=1")["invalid_json"] > 0  # the editor's refusals do not validate
+        assert _spec_usage(m, s["qe_a"].split(":", 1)[1] + "#json=1")["invalid_json"] > 0  # garbage on its marker
+
+
+# -- rate limits -------------------------------------------------------------------------------------------------
+def test_rpm_limiter_keeps_a_rate_limited_server_from_answering_429(tmp_path):
+    asks = [[{"role": "user", "content": f"text {i}"}] for i in range(6)]
+    with ScriptedServer(rate_limit=(2, 1.0)) as srv:
+        unlimited = OpenAIChatLLM(f"m@{srv.url}", backoff=0.05, concurrency=6, max_retries=30)
+        assert unlimited.chat_many(asks) == [f"echo: text {i}" for i in range(6)]
+        assert srv.rejected > 0  # 6 at once: the server refused some (and the client retried them)
+    with ScriptedServer(rate_limit=(2, 1.0)) as srv:
+        limited = OpenAIChatLLM(f"m@{srv.url}#rpm=100", backoff=0.05, concurrency=6)
+        t0 = time.monotonic()
+        assert limited.chat_many(asks) == [f"echo: text {i}" for i in range(6)]
+        assert srv.rejected == 0 and time.monotonic() - t0 >= 5 * 0.6 - 0.05  # one request every 0.6 s
+
+
+@pytest.mark.parametrize("option, message", [("price=abc", "#price='abc' must be IN/OUT"),
+                                             ("rpm=0", "#rpm='0' must be a positive number"),
+                                             ("json=maybe", "#json='maybe' must be 1 or 0")])
+def test_bad_spec_options_are_one_line_errors(tmp_path, option, message):
+    with _stack() as s:
+        r = invoke(_args(s, tmp_path, "b", llm_opts=f"#{option}"))
+        assert r.exit_code == 2 and message in r.exception, r
+        assert not any(srv.requests for srv in s["servers"].values())
