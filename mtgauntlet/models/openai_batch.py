@@ -52,8 +52,9 @@ def _state_path(digest: str) -> Path:
 
 
 def input_file(bodies: list[dict]) -> bytes:
-    lines = [json.dumps({"custom_id": str(i), "method": "POST", "url": ENDPOINT, "body": b}, ensure_ascii=False,
-                        sort_keys=True) for i, b in enumerate(bodies)]
+    # the bodies exactly as the synchronous path sends them (same key order): the same request, the same answer
+    lines = [json.dumps({"custom_id": str(i), "method": "POST", "url": ENDPOINT, "body": b}, ensure_ascii=False)
+             for i, b in enumerate(bodies)]
     return ("\n".join(lines) + "\n").encode("utf-8")
 
 
