@@ -219,3 +219,27 @@ def test_bad_spec_options_are_one_line_errors(tmp_path, option, message):
         r = invoke(_args(s, tmp_path, "b", llm_opts=f"#{option}"))
         assert r.exit_code == 2 and message in r.exception, r
         assert not any(srv.requests for srv in s["servers"].values())
+
+
+def _judge(messages):
+    text = messages[-1]["content"].rsplit("\n\n", 1)[-1]
+    return f"Reasoning: long words.\n[[[{min(120, 7 * len(text.split()))}, B2 (Upper Intermediate)]]]"
+
+
+def _judge_json(text):
+    m = re.search(r"\[\[\[(\d+), (\w\d)", text)
+    return json.dumps({"reasoning": "long words", "score": float(m.group(1)), "level": m.group(2)})
+
+
+def test_difficulty_judge_json_answers_give_the_text_paths_scores(tmp_path):
+    table = tmp_path / "texts.tsv"
+    table.write_text("src\nThe cat sat.\nNotwithstanding the aforementioned stipulations, parties shall comply.\n")
+    with ScriptedServer(default=_json_aware(_judge, _judge_json)) as srv:
+        outs = {}
+        for name, opts in (("plain", ""), ("json", "#json=1")):
+            r = invoke(["score", "difficulty", "-i", table, "--src-lang", "en", "-o", tmp_path / f"{name}.parquet",
+                        "--estimator", f"llm-judge-src:openai:j@{srv.url}{opts}"])
+            assert r.exit_code == 0, r
+            outs[name] = pq.read_table(tmp_path / f"{name}.parquet").column("difficulty").to_pylist()
+        assert outs["json"] == outs["plain"] == [21.0, 49.0]  # 7 x words
+        assert srv.requests[-1]["body"]["response_format"]["json_schema"]["name"] == "translation_difficulty"
