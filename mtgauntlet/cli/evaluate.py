@@ -89,6 +89,9 @@ def evaluate_metric(
     else:
         typer.echo(f"Pearson r(tau, d) over {corr['n_points']} (metric, lp) points (SMAUG Figure 8): "
                    f"{corr['pearson_r']:.4f}")
+    if corr["left_out"]:
+        typer.echo(f"left out of Figure 8: {corr['left_out']} (metric, phenomenon, lp) rows without a concordant "
+                   "pair (d undefined)")
     if same and any(s in REFERENCE_BASED for s in specs):
         typer.echo(f"warning: {same} of {len(pairs.good)} pairs have good == reference: a reference-based metric "
                    "scores those good hypotheses as perfect matches", err=True)
