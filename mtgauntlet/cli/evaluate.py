@@ -89,6 +89,9 @@ def evaluate_metric(
     else:
         typer.echo(f"Pearson r(tau, d) over {corr['n_points']} (metric, lp) points (SMAUG Figure 8): "
                    f"{corr['pearson_r']:.4f}")
+    if corr["left_out"]:
+        typer.echo(f"left out of Figure 8: {corr['left_out']} (metric, phenomenon, lp) rows without a concordant "
+                   "pair (d undefined)")
     if same and any(s in REFERENCE_BASED for s in specs):
         typer.echo(f"warning: {same} of {len(pairs.good)} pairs have good == reference: a reference-based metric "
                    "scores those good hypotheses as perfect matches", err=True)
@@ -218,8 +221,8 @@ def evaluate_breaker(
     (Table 4), with several target languages the language-transfer table (Table 5)."""
     import pandas as pd
 
-    from mtgauntlet.evaluation.breaker_analysis import (language_transfer, plot_step_curve, quality_table,
-                                                        step_curve, summary, transfer_matrix)
+    from mtgauntlet.evaluation.breaker_analysis import (language_pair, language_transfer, plot_step_curve,
+                                                        quality_table, step_curve, summary, transfer_matrix)
     from mtgauntlet.models import registry
     from mtgauntlet.records import load_records
 
@@ -234,9 +237,12 @@ def evaluate_breaker(
     result = {**summary(records), "step_curve": curve,
               "table2": quality_table(records, judge=registry.load("llm", judge) if judge else None,
                                       embedder=registry.load("embedder", embedder) if embedder else None)}
+    pairs = sorted({language_pair(r) for r in records})
+    if len(pairs) > 1:  # each set in its own language pair: never one pooled row
+        result["per_lp"] = {lp: {**summary(recs), "step_curve": step_curve(recs)}
+                            for lp in pairs for recs in [[r for r in records if language_pair(r) == lp]]}
     if mt:
-        result["transfer"] = transfer_matrix(records, comma_list(mt), qe_specs, records[0]["src_lang"],
-                                             records[0]["tgt_lang"])
+        result["transfer"] = transfer_matrix(records, comma_list(mt), qe_specs)
     targets = comma_list(langs) or sorted({r["tgt_lang"] for r in records})
     if len(targets) > 1:
         translators = comma_list(mt) or list(records[0].get("target_models") or ["apertium"])
@@ -256,9 +262,14 @@ def evaluate_breaker(
                f"steps without translation: {result['mt_failures']}  without QE score: {result['qe_failures']}")
     typer.echo("Table 2 measures per method (chrF++ nw:2 diversity; QE variance over all scored steps):")
     print_frame(pd.DataFrame(result["table2"]).T.reset_index(names="method"))
-    if mt:
-        typer.echo("Transfer between MT models (Table 4): mean QE, rows = built against, columns = evaluated on")
-        print_frame(pd.DataFrame(result["transfer"]).T.reset_index(names="built against"))
+    for lp, numbers in result.get("per_lp", {}).items():
+        typer.echo(f"{lp}: items {numbers['items']}  step-0 mean QE: {na(numbers['start_mean_qe'])}  "
+                   f"selected mean QE: {na(numbers['final_mean_qe'])}  edits that beat step 0: "
+                   f"{numbers['items_improved']}")
+    for lp, matrix in result.get("transfer", {}).items():
+        typer.echo(f"Transfer between MT models (Table 4), {lp}: mean QE, rows = built against, columns = "
+                   "evaluated on")
+        print_frame(pd.DataFrame(matrix).T.reset_index(names="built against"))
     if "language_transfer" in result:
         typer.echo("Transfer between languages (Table 5): mean QE, rows = built for, columns = translated into")
         print_frame(pd.DataFrame(result["language_transfer"]).T.reset_index(names="built for"))
