@@ -12,7 +12,7 @@ from mtgauntlet.errors import GauntletError
 
 
 def _read_report(path: str) -> tuple[str, dict]:
-    from mtgauntlet.releases.manifest import read_json
+    from mtgauntlet.fileio import read_json
 
     p = Path(path)
     p = p / "report.json" if p.is_dir() else p

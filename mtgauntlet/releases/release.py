@@ -24,13 +24,12 @@ from typing import Any, Sequence
 
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from mtgauntlet import __version__
 from mtgauntlet.errors import GauntletError
 from mtgauntlet.records import SIGNATURES_METADATA_KEY
 from mtgauntlet.releases.inputs import load_builds, tables_by_kind
-from mtgauntlet.releases.layout import configs, data_path, kind_sort_key, split_records
+from mtgauntlet.releases.layout import configs, data_path, kind_sort_key, split_records, write_records
 from mtgauntlet.releases.manifest import RELEASE_MANIFEST, describe_file, release_files, sha256_file, verify_release
 from mtgauntlet.releases.staging import staged_release_dir
 from mtgauntlet.releases.validation_match import match_reports
@@ -69,7 +68,7 @@ def _write_data(tmp: Path, kind: str, table: pa.Table, signatures: list[str], re
         meta[SIGNATURES_METADATA_KEY] = json.dumps(signatures).encode()
         if len(signatures) == 1:
             meta[SIGNATURE_METADATA_KEY] = signatures[0].encode()
-        pq.write_table(sub.replace_schema_metadata(meta), tmp / rel, compression="zstd")
+        write_records(sub.replace_schema_metadata(meta), tmp / rel)
         files.append(describe_file(tmp, rel, kind=kind, lp=lp, part=part, rows=sub.num_rows))
     return files
 
