@@ -10,8 +10,8 @@ Layout of a release::
     manifest.json                       sha256 and size of every other file, rows per data file, build
                                         signatures, validation per kind, licence and sources, versions
 
-Only complete builds are released, each once; duplicate record ids across builds are dropped and
-counted; a validation report is attached only when it validated exactly these builds.
+Only complete builds are released, each once; equal copies of a record in several builds are kept once
+and counted, records that share an id but differ are refused; a validation report is attached only when it validated exactly these builds.
 """
 
 from __future__ import annotations
