@@ -129,6 +129,15 @@ def test_names_and_versions_come_from_the_manifest_and_every_byte_is_checked(bui
     shutil.copytree(rel, plain / "anywhere")
     assert _query(plain, "SELECT name, version, count(*) AS n FROM selected_text GROUP BY ALL")[0] == [
         {"name": "cat", "version": "0.1.0", "n": 6}]
+    empty = root / "name=cat" / "version=0.2.0"  # a later version without this kind: latest_ holds none of it
+    shutil.copytree(rel, empty)
+    shutil.rmtree(empty / "data")
+    m = json.loads((empty / "manifest.json").read_text())
+    (empty / "manifest.json").write_text(json.dumps({**m, "version": "0.2.0", "kinds": [],
+                                                     "files": [f for f in m["files"] if not f.get("kind")]}))
+    assert _query(root, "SELECT count(*) AS n FROM latest_selected_text")[0] == [{"n": 0}]
+    assert _query(root, "SELECT count(*) AS n FROM selected_text")[0] == [{"n": 6}]
+    shutil.rmtree(empty)
     data = rel.joinpath(*REL)
     raw = bytearray(data.read_bytes())
     raw[len(raw) // 3] ^= 0x01

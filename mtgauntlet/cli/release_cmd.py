@@ -23,7 +23,8 @@ def _read_report(path: str) -> tuple[str, dict]:
 def release(
     builds: List[str] = typer.Argument(..., help="Complete build directories (a path inside a build means the whole build)."),
     name: str = typer.Option(..., "--name", "-n", help="Release name (letters, digits, . _ -)."),
-    version: str = typer.Option(..., "--version", "-V", help="Semantic version X.Y.Z or X.Y.Z-PRERELEASE (numbers of at most 9 digits); never overwritten."),
+    version: str = typer.Option(..., "--version", "-V", help="Semantic version X.Y.Z or X.Y.Z-PRERELEASE (numbers "
+                                "of at most 9 digits); never overwritten."),
     out: str = typer.Option("releases", "--out", "-o", help="Releases root (hive layout name=/version=)."),
     report: List[str] = typer.Option([], "--report", help="Validation report (gauntlet validate --report DIR) of these "
                                      "builds; repeat for builds validated separately. Refused if it validated other builds."),

@@ -121,7 +121,8 @@ def _create_views(con, sources: Sources) -> None:
     latest = [r for r in sources.releases if id(r) in _latest(sources.releases)]
     for kind in sorted({f["kind"] for r in sources.releases for f in r.files}):
         con.execute(f"CREATE VIEW {quote_ident(kind)} AS {_release_union(kind, sources.releases)}")
-        con.execute(f"CREATE VIEW {quote_ident('latest_' + kind)} AS {_release_union(kind, latest)}")
+        newest = _release_union(kind, latest) or f"SELECT * FROM {quote_ident(kind)} WHERE false"  # none holds it
+        con.execute(f"CREATE VIEW {quote_ident('latest_' + kind)} AS {newest}")
 
 
 def _lock(con, root: Path) -> None:

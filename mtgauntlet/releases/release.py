@@ -11,7 +11,8 @@ Layout of a release::
                                         signatures, validation per kind, licence and sources, versions
 
 Only complete builds are released, each once; equal copies of a record in several builds are kept once
-and counted, records that share an id but differ are refused; a validation report is attached only when it validated exactly these builds.
+and counted, records that share an id but differ are refused; a validation report is attached only when
+it validated exactly these builds.
 """
 
 from __future__ import annotations
