@@ -12,7 +12,7 @@ from mtgauntlet.errors import GauntletError
 
 
 def _read_report(path: str) -> tuple[str, dict]:
-    from mtgauntlet.releases.manifest import read_json
+    from mtgauntlet.fileio import read_json
 
     p = Path(path)
     p = p / "report.json" if p.is_dir() else p
@@ -23,7 +23,8 @@ def _read_report(path: str) -> tuple[str, dict]:
 def release(
     builds: List[str] = typer.Argument(..., help="Complete build directories (a path inside a build means the whole build)."),
     name: str = typer.Option(..., "--name", "-n", help="Release name (letters, digits, . _ -)."),
-    version: str = typer.Option(..., "--version", "-V", help="Semantic version X.Y.Z; never overwritten."),
+    version: str = typer.Option(..., "--version", "-V", help="Semantic version X.Y.Z or X.Y.Z-PRERELEASE (numbers "
+                                "of at most 9 digits); never overwritten."),
     out: str = typer.Option("releases", "--out", "-o", help="Releases root (hive layout name=/version=)."),
     report: List[str] = typer.Option([], "--report", help="Validation report (gauntlet validate --report DIR) of these "
                                      "builds; repeat for builds validated separately. Refused if it validated other builds."),
@@ -60,7 +61,7 @@ def release(
         typer.echo(f"warning: licence: {w}", err=True)
     for kind, n in m["dropped_duplicates"].items():
         if n:
-            typer.echo(f"warning: dropped {n} duplicate {kind} records (same id in several builds)", err=True)
+            typer.echo(f"warning: dropped {n} duplicate {kind} records (equal copies of one record in several builds)", err=True)
     not_validated = [k for k in m["kinds"] if not (m.get("validation") or {}).get(k)]
     if not_validated:
         typer.echo(f"note: not validated: {', '.join(not_validated)} (the card says so)", err=True)
@@ -70,7 +71,8 @@ def release(
 
 
 def verify(release_dir: str = typer.Argument(..., help="A release directory (…/name=NAME/version=X.Y.Z).")):
-    """Re-check every file of the release against manifest.json (changed, missing or extra files fail; exit 1)."""
+    """Re-check every file of the release against manifest.json (changed, missing or extra files fail; exit 1).
+    A git clone or Hub download verifies: its .git, .gitattributes and .cache/huggingface/ are not release files."""
     from mtgauntlet.releases.release import verify_release
 
     problems = verify_release(release_dir)
@@ -88,7 +90,7 @@ def publish(
     branch: str = typer.Option("main", help="Branch to commit to."),
 ):
     """One atomic commit of exactly the manifest's files, then the immutable tag vX.Y.Z (refused if it exists
-    or the release does not verify)."""
+    or the release does not verify); uploads a verified copy, so a file changed meanwhile stops the publish."""
     from mtgauntlet.releases.publish import publish as do_publish
 
     plan = do_publish(release_dir, repo, dry_run=dry_run, branch=branch)

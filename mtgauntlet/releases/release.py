@@ -10,8 +10,9 @@ Layout of a release::
     manifest.json                       sha256 and size of every other file, rows per data file, build
                                         signatures, validation per kind, licence and sources, versions
 
-Only complete builds are released, each once; duplicate record ids across builds are dropped and
-counted; a validation report is attached only when it validated exactly these builds.
+Only complete builds are released, each once; equal copies of a record in several builds are kept once
+and counted, records that share an id but differ are refused; a validation report is attached only when
+it validated exactly these builds.
 """
 
 from __future__ import annotations
@@ -24,13 +25,12 @@ from typing import Any, Sequence
 
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from mtgauntlet import __version__
 from mtgauntlet.errors import GauntletError
 from mtgauntlet.records import SIGNATURES_METADATA_KEY
 from mtgauntlet.releases.inputs import load_builds, tables_by_kind
-from mtgauntlet.releases.layout import configs, data_path, kind_sort_key, split_records
+from mtgauntlet.releases.layout import configs, data_path, kind_sort_key, split_records, write_records
 from mtgauntlet.releases.manifest import RELEASE_MANIFEST, describe_file, release_files, sha256_file, verify_release
 from mtgauntlet.releases.staging import staged_release_dir
 from mtgauntlet.releases.validation_match import match_reports
@@ -69,7 +69,7 @@ def _write_data(tmp: Path, kind: str, table: pa.Table, signatures: list[str], re
         meta[SIGNATURES_METADATA_KEY] = json.dumps(signatures).encode()
         if len(signatures) == 1:
             meta[SIGNATURE_METADATA_KEY] = signatures[0].encode()
-        pq.write_table(sub.replace_schema_metadata(meta), tmp / rel, compression="zstd")
+        write_records(sub.replace_schema_metadata(meta), tmp / rel)
         files.append(describe_file(tmp, rel, kind=kind, lp=lp, part=part, rows=sub.num_rows))
     return files
 

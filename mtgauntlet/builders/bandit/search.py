@@ -10,6 +10,7 @@ equals an uninterrupted one. At the end, ``OUT/data/`` holds ``topic_text`` reco
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import sys
@@ -31,8 +32,15 @@ from mtgauntlet.errors import BuildStateError, GauntletError
 from mtgauntlet.schema import record_id, to_table, utcnow
 from mtgauntlet.signature import make_signature
 
-VERSION = "3"  # 2: failed pulls carry no difficulty; QE ensembles; UCB bonus on the 0-100 scale
+VERSION = "4"  # 2: failed pulls carry no difficulty; QE ensembles; UCB bonus on the 0-100 scale
 # 3: the LLM sampler asks for a step's b texts at once (all seeds drawn first); corpus-sampled searches are unchanged
+# 4: the pull log's run_id hashes the whole signature (it was the 12 characters before the seed: searches that
+#    differed elsewhere collided, and a release of two of them dropped one log as duplicates)
+
+
+def search_run_id(signature: str) -> str:
+    """The pull log's ``run_id``: sha256 of the whole build signature (16 hex digits); equal ids = same search."""
+    return hashlib.sha256(signature.encode("utf-8")).hexdigest()[:16]
 
 
 class BanditSearch:
@@ -140,7 +148,7 @@ class BanditSearch:
             write_json_atomic(mpath, m)
         log = self._load_log(out)
         state, used, spent = self._replay(log)
-        run_id = sig.split("|seed:")[0][-12:]
+        run_id = search_run_id(sig)
         t0 = time.perf_counter()
         step = len(log)
         bar = Progress(sys.stderr.isatty() if progress is None else progress, total=self.budget, done=spent,
