@@ -6,7 +6,7 @@ from typing import List
 
 import typer
 
-from mtgauntlet.cli.common import comma_list, fail, print_frame, print_json, quoting_option
+from mtgauntlet.cli.common import comma_list, fail, judgment_format_option, print_frame, print_json, quoting_option
 
 app = typer.Typer(help="Evaluate metrics on challenge sets, or difficulty estimators on judgments.",
                   no_args_is_help=True)
@@ -130,7 +130,7 @@ def judgment_summary(rows, include_human: bool) -> dict:
 def evaluate_dec(
     judgments: str = typer.Option(..., "--judgments", "-j", help="Judgment table (lp,item_id,src,system,score[,tgt,protocol,is_human_ref]); gz ok; or google-mqm / wmt23-mtme / wmt23-esa files."),
     estimator: str = typer.Option("length", "--estimator", "-e", help="Difficulty estimator spec(s), comma-separated."),
-    format: str = typer.Option(None, "--format", help="google-mqm, wmt23-mtme, wmt23-esa, or a plain table format."),
+    format: str = judgment_format_option(),
     map: str = typer.Option(None, "--map", help="Column mapping ours=theirs, e.g. score=esa_score_mean,item_id=line_id,human=is_ref."),
     protocol: str = typer.Option(None, help="esa, mqm or da for a plain table without a protocol column; inferred "
                                  "as mqm when every score is <= 0, required otherwise (%Perfect: 100 for esa/da, 0 for mqm)."),

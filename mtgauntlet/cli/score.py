@@ -7,7 +7,7 @@ from typing import Optional
 import typer
 
 from mtgauntlet.cli.common import (format_option, lang_pair, limit_option, load_corpus, max_chars_option, one_pair,
-                                   quoting_option, skip_bad_option, skipped_note)
+                                   quoting_option, skip_bad_option, skipped_note, table_format_option)
 
 app = typer.Typer(help="Score texts with a model and write them with a new column.", no_args_is_help=True)
 
@@ -113,7 +113,7 @@ def score_qe(
                                               "scale, each kept as column qe:<spec> (qe, roundtrip, comet:..., "
                                               "llm-as-qe:..., metricx:..., hf:...#scale=100, hf:...#error=25)."),
     map: Optional[str] = typer.Option(None, "--map", help="Column mapping ours=theirs, e.g. tgt=mt,lp=langpair."),
-    format: Optional[str] = typer.Option(None, "--format", help="tsv, csv, jsonl, parquet or hf; default: from the name."),
+    format: Optional[str] = table_format_option(),
     quoting: str = quoting_option(),
     max_chars: int = max_chars_option(),
     skip_bad: bool = skip_bad_option(),
