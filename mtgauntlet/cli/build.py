@@ -15,7 +15,8 @@ from mtgauntlet.builders.base import iter_items
 from mtgauntlet.builders.mtbreaker import DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE
 from mtgauntlet.cli.common import (comma_list, format_option, lang_pair, limit_option, load_corpus, max_chars_option,
                                    one_pair, overwrite_option, quoting_option, seed_option, shard_size_option,
-                                   skip_bad_option, skipped_note, summary_line)
+                                   skip_bad_option, skipped_note, json_option, print_json, report_build)
+from mtgauntlet.runner.progress import info
 
 app = typer.Typer(help="Build a challenge set with one of the methods (writes Parquet shards + build.json).",
                   no_args_is_help=True)
@@ -95,6 +96,7 @@ def build_subset(
                                              "kept in OUT/scores/); the selection is the same."),
     actors: Optional[int] = typer.Option(None, help="Ray actors (default: one per CPU, or per GPU on cuda)."),
     concurrency: Optional[int] = concurrency_option(),
+    json_out: bool = json_option("the build summary"),
 ):
     """Score a corpus with a difficulty estimator and keep the B hardest texts (selected_text records)."""
     from mtgauntlet.builders.subset import SubsetBuilder
@@ -110,7 +112,7 @@ def build_subset(
         builder.estimator  # load the estimator now: a bad spec fails before anything is written
         summary = BuildRunner(builder, out, seed=seed, shard_size=shard_size, overwrite=overwrite).run(
             iter_items(rows.rows), rows.skipped_counts())
-    typer.echo(summary_line(summary))
+    report_build(summary, json_out)
 
 
 @app.command("smaug")
@@ -146,6 +148,7 @@ def build_smaug(
     shard_size: int = shard_size_option(200),
     skip_bad: bool = skip_bad_option(),
     concurrency: Optional[int] = concurrency_option(),
+    json_out: bool = json_option("the build summary"),
     overwrite: bool = overwrite_option(),
 ):
     """SMAUG: (source, good, bad, reference, phenomenon) records; bad = reference with one critical error."""
@@ -163,12 +166,12 @@ def build_smaug(
                                del_max_words=del_max_words, require_nli=require_nli)
         for ph, (ok, how) in builder.support.items():
             if ph in builder.phenomena:
-                typer.echo(f"  {ph}: {how}", err=True)
+                info(f"  {ph}: {how}")
         for why in builder.flags().values():
-            typer.echo(f"  note: {why}", err=True)
+            info(f"  note: {why}")
         summary = BuildRunner(builder, out, seed=seed, shard_size=shard_size, overwrite=overwrite).run(
             iter_items(rows.rows), rows.skipped_counts())
-    typer.echo(summary_line(summary))
+    report_build(summary, json_out)
 
 
 def _seed_rows(seeds: str, column: str, format: Optional[str], src_lang: str, tgt_lang: str, limit: Optional[int],
@@ -184,15 +187,14 @@ QE_HELP = ("QE spec(s), comma-separated: several are averaged per text on the 0-
 
 
 def _run_breaker_build(make_builder, name: str, rows, out: str, seed: int, overwrite: bool,
-                       shard_size: Optional[int], concurrency: Optional[int]) -> None:
+                       shard_size: Optional[int], concurrency: Optional[int], json_out: bool = False) -> None:
     """MT-breaker / zero-shot: the builder made and run under ``--concurrency`` with the resumable shard size;
     prints the summary with the failure counts (also in build.json: counts.failures)."""
     with api_concurrency(concurrency):
         summary = BuildRunner(make_builder(), out, seed=seed, overwrite=overwrite,
                               shard_size=breaker_shard_size(shard_size, out, name, overwrite)).run(
             iter_items(rows.rows), rows.skipped_counts())
-    typer.echo(summary_line(summary))
-    typer.echo("failures: " + ", ".join(f"{k}={v}" for k, v in summary.failures.items()))
+    report_build(summary, json_out)
 
 
 @app.command("mtbreaker")
@@ -224,6 +226,7 @@ def build_mtbreaker(
     seed: int = seed_option(),
     shard_size: Optional[int] = breaker_shard_option(),
     concurrency: Optional[int] = concurrency_option(),
+    json_out: bool = json_option("the build summary"),
     overwrite: bool = overwrite_option(),
 ):
     """MT-breaker: an LLM edits each seed step by step until the target MT model translates it badly."""
@@ -235,7 +238,7 @@ def build_mtbreaker(
                                                 src_lang=src_lang, tgt_lang=tgt_lang, temperature=temperature,
                                                 max_tokens=max_tokens, language_guard=language_guard,
                                                 grammatical_edits=grammatical_edits),
-                       "mtbreaker", rows, out, seed, overwrite, shard_size, concurrency)
+                       "mtbreaker", rows, out, seed, overwrite, shard_size, concurrency, json_out)
 
 
 @app.command("zeroshot")
@@ -263,6 +266,7 @@ def build_zeroshot(
     seed: int = seed_option(),
     shard_size: Optional[int] = breaker_shard_option(),
     concurrency: Optional[int] = concurrency_option(),
+    json_out: bool = json_option("the build summary"),
     overwrite: bool = overwrite_option(),
 ):
     """Zero-shot baselines: one generation per item, with history, or the most difficult of n (min)."""
@@ -273,7 +277,7 @@ def build_zeroshot(
     _run_breaker_build(lambda: ZeroShotBuilder(variant=variant, llm=llm, mt=comma_list(mt), qe=qe, src_lang=src_lang,
                                                tgt_lang=tgt_lang, generations=generations, temperature=temperature,
                                                max_tokens=max_tokens),
-                       "zeroshot", rows, out, seed, overwrite, shard_size, concurrency)
+                       "zeroshot", rows, out, seed, overwrite, shard_size, concurrency, json_out)
 
 
 @app.command("bandit")
@@ -310,6 +314,7 @@ def build_bandit(
     max_words: int = typer.Option(40, min=1, help="Longest corpus text sampled, in words."),
     seed: int = seed_option(),
     concurrency: Optional[int] = concurrency_option(),
+    json_out: bool = json_option("the build summary"),
     overwrite: bool = overwrite_option(),
 ):
     """Search for the hardest topics with a bandit; writes the pull log and topic_text records."""
@@ -367,11 +372,15 @@ def build_bandit(
                               source=source, input_sha256=digest)
         m = search.run(out, overwrite=overwrite)
     c = m["counts"]
-    typer.echo(f"{c['pulls']} pulls over {len(topic_list)} topics ({c['scored_pulls']} scored; failed: "
-               f"mt={c['mt_failures']}, qe={c['qe_failures']}); top-{k}:")
-    for t in m["top_topics"]:
-        typer.echo(f"  {t['mean_difficulty']:6.2f}  ({t['pulls']} pulls)  {t['topic']}")
-    typer.echo(f"signature: {m['signature']}" + (skipped_note(read) if read is not None else ""))
+    if json_out:
+        print_json({"out": out, "counts": c, "top_topics": m["top_topics"], "signature": m["signature"],
+                    "skipped": read.skipped_counts() if read is not None else {}})
+    else:
+        typer.echo(f"{c['pulls']} pulls over {len(topic_list)} topics ({c['scored_pulls']} scored; failed: "
+                   f"mt={c['mt_failures']}, qe={c['qe_failures']}); top-{k}:")
+        for t in m["top_topics"]:
+            typer.echo(f"  {t['mean_difficulty']:6.2f}  ({t['pulls']} pulls)  {t['topic']}")
+        typer.echo(f"signature: {m['signature']}" + (skipped_note(read) if read is not None else ""))
     if c["pulls"] and not c["scored_pulls"]:
         raise GauntletError(f"none of the {c['pulls']} pulls got a score (mt={c['mt_failures']}, "
                             f"qe={c['qe_failures']}): check --mt / --qe")

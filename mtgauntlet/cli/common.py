@@ -67,6 +67,32 @@ def print_json(obj: Any) -> None:
     sys.stdout.write(json.dumps(obj, ensure_ascii=False, indent=2, default=str) + "\n")
 
 
+def json_option(what: str = "the result"):
+    return typer.Option(False, "--json", help=f"Print {what} as one JSON object on stdout (nothing else goes to "
+                        "stdout; notes and progress go to stderr).")
+
+
+def report(as_json: bool, text: str, obj: dict[str, Any]) -> None:
+    """A command's result: ``text`` for a reader, or ``obj`` as one JSON object (``--json``)."""
+    if as_json:
+        print_json(obj)
+    else:
+        typer.echo(text)
+
+
+def build_result(summary) -> dict[str, Any]:
+    """A build's summary as the JSON object of ``gauntlet build ... --json``."""
+    return {"out": str(summary.out_dir), "data": str(Path(summary.out_dir) / "data"), "records": summary.produced,
+            "items": summary.items, "rejected": summary.rejected, "skipped": summary.skipped,
+            "resumed_shards": summary.resumed_shards, "failures": summary.failures, "signature": summary.signature,
+            "seconds": round(summary.seconds, 3)}
+
+
+def report_build(summary, as_json: bool) -> None:
+    failures = "\nfailures: " + ", ".join(f"{k}={v}" for k, v in summary.failures.items()) if summary.failures else ""
+    report(as_json, summary_line(summary) + failures, build_result(summary))
+
+
 def summary_line(summary) -> str:
     parts = [f"{summary.produced} records from {summary.items} items -> {Path(summary.out_dir) / 'data'}"]
     if summary.rejected:

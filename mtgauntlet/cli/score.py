@@ -7,7 +7,8 @@ from typing import Optional
 import typer
 
 from mtgauntlet.cli.common import (format_option, lang_pair, limit_option, load_corpus, max_chars_option, one_pair,
-                                   quoting_option, skip_bad_option, skipped_note, table_format_option)
+                                   quoting_option, report, skip_bad_option, skipped_note, table_format_option,
+                                   json_option)
 
 app = typer.Typer(help="Score texts with a model and write them with a new column.", no_args_is_help=True)
 
@@ -41,8 +42,7 @@ def _run_engine(role: str, spec: str, columns: dict, out: str, *, engine: str, s
     progress = Progress(sys.stderr.isatty(), total=n, done=0, label=f"score {role} ({engine})")
 
     def on_shard(start: int, end: int) -> None:
-        for _ in range(end - start):
-            progress.advance()
+        progress.advance(end - start)
 
     try:
         scores = eng.score(task, columns, work, on_shard=on_shard)
@@ -51,7 +51,7 @@ def _run_engine(role: str, spec: str, columns: dict, out: str, *, engine: str, s
     return scores, eng.placement(task), work
 
 
-def _finish(df, out: str, work, what: str, engine: str, placement: dict, column: str, rows) -> None:
+def _finish(df, out: str, work, what: str, engine: str, placement: dict, column: str, rows, json_out: bool) -> None:
     import shutil
 
     from mtgauntlet.tables import write_frame
@@ -60,8 +60,10 @@ def _finish(df, out: str, work, what: str, engine: str, placement: dict, column:
     shutil.rmtree(work, ignore_errors=True)
     where = ", ".join(f"{k} {v}" for k, v in placement.items())
     failed = int(df[column].isna().sum())
-    typer.echo(f"{len(df)} rows scored with {what} on {engine}{f' ({where})' if where else ''} -> {out}"
-               + (f" ({failed} without a score)" if failed else "") + skipped_note(rows))
+    report(json_out, f"{len(df)} rows scored with {what} on {engine}{f' ({where})' if where else ''} -> {out}"
+           + (f" ({failed} without a score)" if failed else "") + skipped_note(rows),
+           {"out": out, "rows": len(df), "scored_with": what, "engine": engine, "placement": placement,
+            "without_score": failed, "skipped": rows.skipped_counts()})
 
 
 @app.command("difficulty")
@@ -84,6 +86,7 @@ def score_difficulty(
     batch_size: Optional[int] = BATCH_SIZE,
     shard_size: int = SHARD_SIZE,
     actors: Optional[int] = ACTORS,
+    json_out: bool = json_option("the summary"),
 ):
     """Add a `difficulty` column (higher = harder) to every row."""
     import pandas as pd
@@ -102,7 +105,7 @@ def score_difficulty(
                                           src_lang=src_lang, tgt_lang=tgt_lang, shard_size=shard_size, actors=actors,
                                           device=device, dtype=dtype, batch_size=batch_size)
     df["difficulty"] = scores[:, 0]
-    _finish(df, out, work, estimator, engine, placement, "difficulty", rows)
+    _finish(df, out, work, estimator, engine, placement, "difficulty", rows, json_out)
 
 
 @app.command("qe")
@@ -123,6 +126,7 @@ def score_qe(
     batch_size: Optional[int] = BATCH_SIZE,
     shard_size: int = SHARD_SIZE,
     actors: Optional[int] = ACTORS,
+    json_out: bool = json_option("the summary"),
 ):
     """Add a `qe` column (0..100, higher = better; empty where the score failed) to every (src, tgt) row, per
     language pair; with several QE specs also one `qe:<spec>` column each."""
@@ -158,4 +162,4 @@ def score_qe(
     if len(specs) > 1:
         for j, spec in enumerate(specs, start=1):
             df[f"qe:{spec}"] = scores[:, j]
-    _finish(df, out, work, ",".join(specs), engine, placement, "qe", rs)
+    _finish(df, out, work, ",".join(specs), engine, placement, "qe", rs, json_out)

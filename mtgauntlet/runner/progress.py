@@ -16,6 +16,7 @@ import time
 from collections import deque
 
 QUIET_ENV = "MTGAUNTLET_QUIET"
+EVERY_ENV = "MTGAUNTLET_PROGRESS_EVERY"  # seconds between two plain progress lines (a log, a pipe)
 
 _ACTIVE: contextvars.ContextVar["Progress | None"] = contextvars.ContextVar("mtgauntlet_progress", default=None)
 
@@ -92,7 +93,8 @@ class Progress:
     Nothing at all under ``gauntlet -q``. While it is open, :func:`step` and :func:`unit` report into it."""
 
     def __init__(self, enabled: bool, total: int, done: int, label: str, every: float = 30.0):
-        self.total, self.label, self.every = total, label, every
+        self.total, self.label = total, label
+        self.every = float(os.environ.get(EVERY_ENV) or every)  # seconds between plain lines (logs)
         self.count = float(done)      # finished items (the runner's advance())
         self.pos = float(done)        # finer position inside the current unit (step())
         self._units: list[tuple[float, float]] = []  # (base, size) of the units entered
@@ -129,6 +131,7 @@ class Progress:
         finally:
             self._units.pop()
             self.pos = max(self.pos, base + items)
+            self._update(final=not self._units and self.pos >= self.total)
 
     def _step(self, fraction: float) -> None:
         if not self._units:  # a step outside any unit: a fraction of the whole
