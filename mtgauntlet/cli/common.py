@@ -72,7 +72,7 @@ def json_option(what: str = "the result"):
                         "stdout; notes and progress go to stderr).")
 
 
-def report(as_json: bool, text: str, obj: dict[str, Any]) -> None:
+def print_result(as_json: bool, text: str, obj: dict[str, Any]) -> None:
     """A command's result: ``text`` for a reader, or ``obj`` as one JSON object (``--json``)."""
     if as_json:
         print_json(obj)
@@ -90,7 +90,7 @@ def build_result(summary) -> dict[str, Any]:
 
 def report_build(summary, as_json: bool) -> None:
     failures = "\nfailures: " + ", ".join(f"{k}={v}" for k, v in summary.failures.items()) if summary.failures else ""
-    report(as_json, summary_line(summary) + failures, build_result(summary))
+    print_result(as_json, summary_line(summary) + failures, build_result(summary))
 
 
 def summary_line(summary) -> str:

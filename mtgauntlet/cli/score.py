@@ -7,7 +7,7 @@ from typing import Optional
 import typer
 
 from mtgauntlet.cli.common import (format_option, lang_pair, limit_option, load_corpus, max_chars_option, one_pair,
-                                   quoting_option, report, skip_bad_option, skipped_note, table_format_option,
+                                   quoting_option, print_result, skip_bad_option, skipped_note, table_format_option,
                                    json_option)
 
 app = typer.Typer(help="Score texts with a model and write them with a new column.", no_args_is_help=True)
@@ -60,7 +60,7 @@ def _finish(df, out: str, work, what: str, engine: str, placement: dict, column:
     shutil.rmtree(work, ignore_errors=True)
     where = ", ".join(f"{k} {v}" for k, v in placement.items())
     failed = int(df[column].isna().sum())
-    report(json_out, f"{len(df)} rows scored with {what} on {engine}{f' ({where})' if where else ''} -> {out}"
+    print_result(json_out, f"{len(df)} rows scored with {what} on {engine}{f' ({where})' if where else ''} -> {out}"
            + (f" ({failed} without a score)" if failed else "") + skipped_note(rows),
            {"out": out, "rows": len(df), "scored_with": what, "engine": engine, "placement": placement,
             "without_score": failed, "skipped": rows.skipped_counts()})

@@ -63,8 +63,13 @@ class Eta:
     def __init__(self, window: float = 60.0, min_items: float = 2.0, min_seconds: float = 3.0):
         self.window, self.min_items, self.min_seconds = window, min_items, min_seconds
         self.samples: deque[tuple[float, float]] = deque()
+        self.start: float | None = None  # the position when the clock started; samples begin at the first move
 
     def add(self, now: float, done: float) -> None:
+        if self.start is None:
+            self.start = done
+        if done <= self.start:  # nothing finished yet: the warm-up is no evidence of the rate
+            return
         self.samples.append((now, done))
         while len(self.samples) > 3 and self.samples[1][0] < now - self.window:
             self.samples.popleft()
@@ -100,6 +105,7 @@ class Progress:
         self._units: list[tuple[float, float]] = []  # (base, size) of the units entered
         self._t0 = self._last = time.monotonic()
         self._eta = Eta()
+        self._eta.add(self._t0, float(done))
         self._bar = None
         self._silent = quiet()
         self._token = _ACTIVE.set(self)
