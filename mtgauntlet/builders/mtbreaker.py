@@ -31,6 +31,7 @@ from mtgauntlet.errors import GauntletError
 from mtgauntlet.models import prompts, registry, structured
 from mtgauntlet.models.llm_roles import lang_name
 from mtgauntlet.models.qe_ensemble import load_qe
+from mtgauntlet.runner import progress
 
 log = logging.getLogger(__name__)
 VARIANTS = ("seeded", "seedless", "seeded+qe", "seedless+qe")
@@ -248,7 +249,9 @@ class MTBreakerBuilder:
     def walk_all(self, walks: Sequence[Walk]) -> None:
         """Algorithm 1 for several items at once. Each walk's result equals the one it gets alone: its LLM samples
         depend only on its conversation and its own rng, translations and QE only on its texts."""
+        rounds = 2 * (self.steps + 1)  # progress: an LLM round and a scoring round per step
         starts = [w.seed for w in walks] if self.seeded else self._ask(walks)
+        progress.step(1, rounds)
         proposals = []
         for walk, start in zip(walks, starts):
             if start is None:
@@ -256,6 +259,7 @@ class MTBreakerBuilder:
             else:
                 proposals.append((walk, start))
         self._score(0, proposals)
+        progress.step(2, rounds)
         active = [w for w in walks if w.anchor is not None]  # step 0 scored: the editor can start
         for step in range(1, self.steps + 1):
             if not active:
@@ -269,7 +273,9 @@ class MTBreakerBuilder:
                     walk.messages.pop()  # drop the unanswered follow-up; the next step asks again from the same state
                 else:
                     proposals.append((walk, proposal))
+            progress.step(2 * step + 1, rounds)
             self._score(step, proposals)
+            progress.step(2 * step + 2, rounds)
 
     def run(self, seed: str | None, seed_length: int, rng) -> dict[str, Any]:
         """One item's trajectory, counters and conversation."""

@@ -9,6 +9,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from mtgauntlet.cards import plots
+from mtgauntlet.corpora.langs import hub_language
 from mtgauntlet.releases.layout import kind_sort_key, path_part
 
 CATEGORY_COLUMNS = ("phenomenon", "method", "topic", "domain", "estimator", "phase")
@@ -35,7 +36,7 @@ def languages(tables: dict[str, pa.Table]) -> list[str]:
     for t in tables.values():
         for col in ("src_lang", "tgt_lang"):
             if col in t.column_names:
-                langs.update(v.split("-")[0] for v in pc.unique(t.column(col)).to_pylist() if v)
+                langs.update(filter(None, (hub_language(v) for v in pc.unique(t.column(col)).to_pylist() if v)))
     return sorted(langs)
 
 

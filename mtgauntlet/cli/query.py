@@ -22,7 +22,7 @@ from typing import Any
 
 import typer
 
-from mtgauntlet.cli.common import fail, print_frame
+from mtgauntlet.cli.common import fail, output_format_option, print_frame
 
 FORMATS = ("table", "csv", "json")
 MAX_WARNINGS = 10
@@ -98,8 +98,7 @@ def query(
     sql: str = typer.Argument(..., help="A SELECT statement; views: one per record kind (e.g. smaug_pair), "
                               "latest_<kind>, releases, catalog_files, catalog_info, catalog_skipped."),
     releases: str = typer.Option("releases", "--releases", "-r", help="Directory with releases or build outputs."),
-    format: str = typer.Option("table", "--format", "-f", help="table, csv or json (exact values; NULL is null in "
-                               "json, an empty field in csv, NULL in table)."),
+    format: str = output_format_option(),
 ):
     """Run a read-only SQL query over the records of every release under --releases (exactly the files their
     manifests list; a folder without releases: every build output's records). What is skipped is warned about."""

@@ -31,12 +31,17 @@ def run_recipe(
     work: Optional[str] = typer.Option(None, "--work", help="Work directory for builds and reports "
                                        "[default: gauntlet-work/<release name>]."),
     releases: str = typer.Option("releases", "--releases", help="Releases root the release is written to."),
+    json_out: bool = typer.Option(False, "--json", help="Print the plan and the outcome as one JSON object on stdout "
+                                  "(the plan's lines and every step's output go to stderr)."),
 ):
     """Run a recipe end to end: every build (resuming; complete and unchanged builds are skipped), validation,
     the release (with the resolved recipe inside), the audit report and publishing when the recipe asks."""
     rec = load_recipe(recipe)
     work_dir = Path(work) if work else Path("gauntlet-work") / rec.release.name
     steps = plan_builds(rec, work_dir)
+    if json_out:
+        _run_as_json(rec, steps, releases, dry_run, lambda: run_recipe(recipe, dry_run, work, releases, False))
+        return
     resolved_path = work_dir / "recipe.resolved.yaml"
     typer.echo(f"recipe {rec.path}: release {rec.release.name} {rec.release.version}, {len(steps)} build(s)")
     for st in steps:
@@ -86,6 +91,27 @@ def run_recipe(
         if code:
             raise typer.Exit(code)
     typer.echo(f"recipe done: {target}")
+
+
+def _run_as_json(rec, steps, releases: str, dry_run: bool, run) -> None:
+    """``run --json``: the run with its stdout sent to stderr, then one JSON object on stdout."""
+    import contextlib
+    import sys
+
+    from mtgauntlet.cli.common import print_json
+
+    before = {st.spec.id: st.state() for st in steps}
+    stdout = sys.stdout
+    with contextlib.redirect_stdout(sys.stderr):
+        run()
+    target = Path(releases) / f"name={rec.release.name}" / f"version={rec.release.version}"
+    with contextlib.redirect_stdout(stdout):
+        print_json({"recipe": str(rec.path), "release": str(target), "name": rec.release.name,
+                    "version": rec.release.version, "release_exists": target.is_dir(), "dry_run": dry_run,
+                    "builds": [{"id": st.spec.id, "out": str(st.out), "before": before[st.spec.id],
+                                "now": st.state(), "command": st.args} for st in steps],
+                    "validated": bool(rec.validate), "audit": rec.audit is not None,
+                    "publish": rec.publish.options.get("repo") if rec.publish else None})
 
 
 def _paths(rec, options: dict) -> dict:

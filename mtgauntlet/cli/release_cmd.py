@@ -8,6 +8,7 @@ from typing import List, Optional
 
 import typer
 
+from mtgauntlet.cli.common import json_option, print_json, print_result
 from mtgauntlet.errors import GauntletError
 
 
@@ -37,6 +38,7 @@ def release(
                                          "by `gauntlet run`); stored as recipe.yaml and shown in the card."),
     audit: bool = typer.Option(False, "--audit", help="Put the audit page (report.html, as `gauntlet audit`) into the "
                                "release, covered by the manifest and linked from the card."),
+    json_out: bool = json_option("the release summary"),
 ):
     """Package builds as releases/name=NAME/version=X.Y.Z/ (atomic): Parquet per kind and language pair, card,
     Croissant, manifest with the sha256 of every file."""
@@ -66,21 +68,29 @@ def release(
     if not_validated:
         typer.echo(f"note: not validated: {', '.join(not_validated)} (the card says so)", err=True)
     n_data = sum(1 for f in m["files"] if f.get("kind"))
-    typer.echo(f"released {name} {version}: {m['total_rows']} records in {n_data} data files, "
-               f"configs {', '.join(c['config_name'] for c in m['configs'])}; licence {lic['license']} -> {path}")
+    print_result(json_out, f"released {name} {version}: {m['total_rows']} records in {n_data} data files, "
+           f"configs {', '.join(c['config_name'] for c in m['configs'])}; licence {lic['license']} -> {path}",
+           {"release": str(path), "name": name, "version": version, "records": m["total_rows"], "data_files": n_data,
+            "configs": [c["config_name"] for c in m["configs"]], "license": lic["license"],
+            "warnings": lic["warnings"], "dropped_duplicates": m["dropped_duplicates"], "not_validated": not_validated})
 
 
-def verify(release_dir: str = typer.Argument(..., help="A release directory (…/name=NAME/version=X.Y.Z).")):
+def verify(release_dir: str = typer.Argument(..., help="A release directory (…/name=NAME/version=X.Y.Z)."),
+           json_out: bool = json_option("the check")):
     """Re-check every file of the release against manifest.json (changed, missing or extra files fail; exit 1).
     A git clone or Hub download verifies: its .git, .gitattributes and .cache/huggingface/ are not release files."""
     from mtgauntlet.releases.release import verify_release
 
     problems = verify_release(release_dir)
-    if problems:
+    if json_out:
+        print_json({"release": release_dir, "ok": not problems, "problems": problems})
+    elif problems:
         for p in problems:
             typer.echo(f"MISMATCH {p}", err=True)
+    else:
+        typer.echo(f"OK {release_dir}: every file matches its manifest checksum, no file missing or extra")
+    if problems:
         raise typer.Exit(1)
-    typer.echo(f"OK {release_dir}: every file matches its manifest checksum, no file missing or extra")
 
 
 def publish(
@@ -88,12 +98,19 @@ def publish(
     repo: str = typer.Option(..., "--repo", help="Hub dataset repo ORG/NAME, or file:PATH for a local git repo."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Print the exact commit operations; publish nothing."),
     branch: str = typer.Option("main", help="Branch to commit to."),
+    json_out: bool = json_option("the plan (and the commit)"),
 ):
     """One atomic commit of exactly the manifest's files, then the immutable tag vX.Y.Z (refused if it exists
     or the release does not verify); uploads a verified copy, so a file changed meanwhile stops the publish."""
     from mtgauntlet.releases.publish import publish as do_publish
 
     plan = do_publish(release_dir, repo, dry_run=dry_run, branch=branch)
+    if json_out:
+        print_json({"repo": plan.repo_id, "tag": plan.tag, "parent_commit": plan.parent_commit, "dry_run": dry_run,
+                    "commit": plan.commit, "remote": plan.remote, "commit_message": plan.commit_message,
+                    "operations": [{"op": "add" if type(op).__name__ == "CommitOperationAdd" else "delete",
+                                    "path": op.path_in_repo} for op in plan.operations]})
+        return
     typer.echo(plan.describe())
     if dry_run:
         typer.echo("dry run: nothing was published")

@@ -7,7 +7,7 @@ from typing import Optional
 import typer
 from typer.core import TyperGroup
 
-from mtgauntlet.cli.common import print_json, quoting_option
+from mtgauntlet.cli.common import print_json, quoting_option, table_format_option
 
 
 class _PathOrSubcommand(TyperGroup):
@@ -42,7 +42,7 @@ def diversity(
     word_order: int = typer.Option(0, help="chrF word n-gram order (2 = chrF++, the MT-breaker paper's nw:2)."),
     max_texts: int = typer.Option(5000, help="Sample this many texts for pairwise metrics on larger sets."),
     json_out: bool = typer.Option(False, "--json", help="Print JSON."),
-    format: Optional[str] = typer.Option(None, "--format", help="tsv, csv, jsonl, parquet or hf; default: from the name."),
+    format: Optional[str] = table_format_option(),
     quoting: str = quoting_option(),
 ):
     """Diversity of a text column: chrF diversity, embedding diversity, unique words."""

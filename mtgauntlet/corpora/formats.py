@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 from typing import Any, Callable
 
-from mtgauntlet.corpora.langs import ALIASES, normalize_lang, split_lp
+from mtgauntlet.corpora.langs import ALIASES, normalize_lang, primary, split_lp
 from mtgauntlet.corpora.readers import DEFAULT_MAX_CHARS, RowSet, read_rows
 from mtgauntlet.errors import InputError
 
@@ -271,6 +271,13 @@ def read_aces(path, on_error: str = "raise", **_) -> RowSet:
     return rs
 
 
+def _primary_or_raw(code) -> str:
+    try:
+        return primary(code)
+    except ValueError:  # reported with its line when the row's code is normalised
+        return str(code)
+
+
 def read_parallel(path, src_col: str = "src", ref_col: str | None = "ref", src_lang: str | None = None,
                   tgt_lang: str | None = None, format: str | None = None, extra: dict[str, str] | None = None,
                   quoting: str | None = None, on_error: str = "raise", limit=None, dataset: str | None = None,
@@ -289,7 +296,7 @@ def read_parallel(path, src_col: str = "src", ref_col: str | None = "ref", src_l
         for key, declared in (("src_lang", sl), ("tgt_lang", tl)):
             if r.get(key) in (None, ""):
                 r[key] = declared
-            elif declared is not None and str(r[key]).split("-")[0].split("_")[0].lower() != declared.split("-")[0]:
+            elif declared is not None and _primary_or_raw(r[key]) != primary(declared):
                 raise InputError(f"the file says {r[key]!r} but --{key.replace('_', '-')} is {declared}",
                                  file=rs.path, line=r["_line"], field=key)
         for key in ("src_lang", "tgt_lang"):

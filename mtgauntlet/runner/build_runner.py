@@ -44,7 +44,7 @@ from mtgauntlet.atomic import atomic_path, write_json_atomic
 from mtgauntlet.builders.base import Builder, Item
 from mtgauntlet.errors import BuildStateError, GauntletError
 from mtgauntlet.models import openai_batch, usage
-from mtgauntlet.runner.progress import Progress
+from mtgauntlet.runner.progress import Progress, info
 from mtgauntlet.schema import get_kind, record_id, to_table, utcnow
 from mtgauntlet.signature import make_signature
 from mtgauntlet.versions import package_versions
@@ -281,7 +281,8 @@ class BuildRunner:
                 chunk = items[s:e]
                 rngs = [item_rng(self.seed, it.index) for it in chunk]
                 if hasattr(self.builder, "process_batch"):
-                    results = self.builder.process_batch(chunk, rngs)  # type: ignore[attr-defined]
+                    with progress.unit(len(chunk)):  # the builder's step() calls move the display inside a shard
+                        results = self.builder.process_batch(chunk, rngs)  # type: ignore[attr-defined]
                 else:
                     results = (self.builder.process(it, r) for it, r in zip(chunk, rngs))
                 for item, result in zip(chunk, results):
@@ -354,9 +355,9 @@ class BuildRunner:
             finally:
                 progress.close()
             return
-        print(f"{label}: {len(items)} items ...", file=sys.stderr, flush=True)
+        info(f"{label}: {len(items)} items ...")
         self.builder.prepare(items)
-        print(f"{label}: done in {time.perf_counter() - t0:.1f} s", file=sys.stderr, flush=True)
+        info(f"{label}: done in {time.perf_counter() - t0:.1f} s")
 
     def _finalize(self, signature: str, created) -> int:
         table = pq.read_table(sorted(self._shard_dir().glob("part-*.parquet"))) if any(
