@@ -67,11 +67,11 @@ def reproduce(
     root = Path(release_dir)
     stored = _verified(root)
     data, _ = load_yaml(stored.read_bytes(), str(stored))
-    notes = relocate_inputs(data, str(stored), Path(inputs) if inputs else None)
     for step in ("validate", "audit", "publish"):
         data.pop(step, None)
-    data.pop("origin", None)  # inputs are absolute now
     with _rebuild_dir(work) as work_dir:
+        notes = relocate_inputs(data, str(stored), Path(inputs) if inputs else None, work_dir / "inputs")
+        data.pop("origin", None)  # inputs are absolute now
         patched = work_dir / "recipe.yaml"
         patched.parent.mkdir(parents=True, exist_ok=True)
         patched.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True), encoding="utf-8")

@@ -3,8 +3,9 @@
 A resolved recipe keeps its inputs as the recipe wrote them (relative to the recipe's folder) and records
 that folder as ``origin`` (relative to the directory `gauntlet run` ran in), so a release reproduces from
 that same directory as `run` resolved it. Elsewhere, ``--inputs DIR`` is searched by the recorded path, by
-file name, and at last by content: any file under DIR with the pinned sha256 (a renamed or moved copy).
-An input found only with other bytes is used and noted (the comparison then shows what it changed).
+file name, and at last by content: any file under DIR with the pinned sha256 (a renamed or moved copy;
+the rebuild reads it through a link with the recorded file name, since records name their source dataset
+after it). An input found only with other bytes is used and noted (the comparison then shows what it changed).
 """
 
 from __future__ import annotations
@@ -45,6 +46,17 @@ def _candidates(value: str, origin: str | None, inputs: Path | None) -> list[Pat
     return paths
 
 
+def _named(path: Path, name: str, folder: Path) -> Path:
+    """``path``, or a link to it called ``name`` (the input's recorded file name) in ``folder``."""
+    if path.name == name:
+        return path
+    folder.mkdir(parents=True, exist_ok=True)
+    link = folder / name
+    link.unlink(missing_ok=True)
+    link.symlink_to(path)
+    return link
+
+
 def _stored_builds(data: Any, file: str) -> dict[str, dict]:
     builds = data.get("builds") if isinstance(data, dict) else None
     if not isinstance(builds, dict) or not all(isinstance(b, dict) for b in builds.values()):
@@ -52,9 +64,10 @@ def _stored_builds(data: Any, file: str) -> dict[str, dict]:
     return builds
 
 
-def relocate_inputs(data: Any, file: str, inputs: Path | None) -> list[str]:
+def relocate_inputs(data: Any, file: str, inputs: Path | None, links: Path) -> list[str]:
     """Point each build's input files (in the stored recipe ``data``, read from ``file``) at this machine's
-    copies; returns notes on inputs whose bytes changed (their pins are dropped so the rebuild can run)."""
+    copies (a copy under another name through a link in ``links``); returns notes on inputs whose bytes
+    changed (their pins are dropped so the rebuild can run)."""
     if inputs is not None and not inputs.is_dir():
         raise GauntletError(f"--inputs {inputs}: no such folder")
     origin = data.get("origin") if isinstance(data, dict) and isinstance(data.get("origin"), str) else None
@@ -75,7 +88,7 @@ def relocate_inputs(data: Any, file: str, inputs: Path | None) -> list[str]:
             if path is None:
                 raise GauntletError(f"input {value} of build {bid} is not on this machine; pass --inputs DIR "
                                     f"holding {Path(value).name} (or a copy with the same bytes)")
-            build[key] = str(path.resolve())
+            build[key] = str(_named(path.resolve(), Path(value).name, links / bid / key))
             digest = digests(path)
             if want and want != digest:
                 notes.append(f"{bid}: input {path.name} changed (sha256 {want[:12]} -> {digest[:12]})")
