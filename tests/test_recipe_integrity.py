@@ -84,7 +84,8 @@ def test_yaml_alias_bomb_is_refused_at_once(tmp_path):
 
 
 @pytest.mark.parametrize("edit, line, needle", [
-    (lambda y: y.replace("    budget: 8\n", "    budget: 8\n    budget: 9\n"), 13, "duplicate key 'budget' (first on line 12)"),
+    (lambda y: y.replace("    budget: 8\n", "    budget: 8\n    budget: 9\n"), 13,
+     "duplicate key 'budget' (first on line 12)"),
     (lambda y: y.replace("builds:\n", "builds:\n  x: !!python/object/apply:os.system ['touch pwned']\n"), 7,
      "YAML tag 'tag:yaml.org,2002:python/object/apply:os.system' is not allowed"),
     (lambda y: y.replace("Two builds", "Two b\xe9ilds"), 5, "not UTF-8 text (byte 0xe9)"),
@@ -207,6 +208,7 @@ def test_validation_reruns_when_its_rules_change(recipe_dir):
 
 
 # -- item 18: an interrupted build resumes -------------------------------------------------------------
+@pytest.mark.slow
 def test_killed_first_run_resumes_without_overwrite(tmp_path, sample_path):
     rows = sample_path.read_text(encoding="utf-8").splitlines()
     body = [f"{line.split(chr(9))[0]} ({i})\t{line.split(chr(9), 1)[1]}" for i in range(12) for line in rows[1:]]

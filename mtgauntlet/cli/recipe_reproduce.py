@@ -43,9 +43,11 @@ def _verified(root: Path) -> Path:
 
 
 def reproduce(
-    release_dir: str = typer.Argument(..., metavar="RELEASE_DIR", help="A release made by `gauntlet run` (it holds recipe.yaml)."),
-    inputs: Optional[str] = typer.Option(None, "--inputs", help="Folder holding the recipe's input files (by path, file "
-                                         "name or sha256), where their recorded paths do not exist on this machine."),
+    release_dir: str = typer.Argument(..., metavar="RELEASE_DIR",
+                                      help="A release made by `gauntlet run` (it holds recipe.yaml)."),
+    inputs: Optional[str] = typer.Option(None, "--inputs", help="Folder holding the recipe's input files (by path, "
+                                         "file name or sha256), where their recorded paths do not exist on this "
+                                         "machine."),
     work: Optional[str] = typer.Option(None, "--work", help="Where to rebuild [default: a temporary folder, removed "
                                        "afterwards]."),
     json_out: bool = typer.Option(False, "--json", help="Print the comparison as JSON."),
