@@ -104,6 +104,14 @@ def build_lock(out_dir: Path):
         fh.close()
 
 
+def discard_build(out_dir: Path) -> None:
+    """Remove a build's shards and manifest (what ``--overwrite`` discards); call with its lock held."""
+    for sub in ("data", "work"):
+        for p in (out_dir / sub).glob("part-*.parquet"):
+            p.unlink()
+    (out_dir / MANIFEST).unlink(missing_ok=True)
+
+
 class EmptyBuild(GauntletError):
     """A build that produced no record: an error that says why (the reasons items were rejected or skipped)."""
 
@@ -194,10 +202,7 @@ class BuildRunner:
                 "use another --out directory, or --overwrite to discard it")
 
     def _discard(self) -> None:
-        for sub in ("data", "work"):
-            for p in (self.out_dir / sub).glob("part-*.parquet"):
-                p.unlink()
-        self._manifest_path().unlink(missing_ok=True)
+        discard_build(self.out_dir)
 
     # -- shards -----------------------------------------------------------------------------------
     def _shard_name(self, start: int, end: int) -> str:
