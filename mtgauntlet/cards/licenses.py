@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -138,11 +139,12 @@ def parse_statements(specs: Sequence[str]) -> dict[str, Provenance]:
     FIELD is one of name, license, url, citation, license_name, license_link, hub_id; DATASET is the
     ``source_dataset`` the records carry (the card's licence table lists them). ``license`` is required."""
     fields: dict[str, dict[str, str]] = {}
+    marker = re.compile(r"(.+?):(" + "|".join(f.replace("_", "[_-]") for f in STATEMENT_FIELDS) + ")=(.*)", re.S)
     for spec in specs:
-        key, eq, value = spec.partition("=")
-        dataset, colon, name = key.rpartition(":")
-        name = name.strip().replace("-", "_")
-        if not eq or not colon or not dataset.strip() or name not in STATEMENT_FIELDS:
+        m = marker.fullmatch(spec)
+        if m:
+            dataset, name, value = m.group(1), m.group(2).replace("-", "_"), m.group(3)
+        if not m or not dataset.strip():
             raise GauntletError(f"--provenance {spec!r}: expected DATASET:FIELD=VALUE with FIELD one of "
                                 f"{', '.join(STATEMENT_FIELDS)} (e.g. my_corpus:license=cc-by-4.0)")
         if " ".join(value.split()) != value.strip() or not value.strip():
