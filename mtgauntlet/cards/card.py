@@ -231,7 +231,7 @@ def write_card(release: Path, manifest: dict[str, Any], tables: dict[str, pa.Tab
     limitations += list(dict.fromkeys(x for b in manifest["builds"] if (x := embedded_llm_limitation(b))))
     pretty_name = " ".join(pretty_name.split()) if pretty_name else None  # one line: it is the card's title
     data = card_data(manifest, languages(tables), pretty_name)
-    fig_md = "\n\n".join(f"![{md_text(p.stem)}](plots/{path_part(p.name)})" for p in figs)
+    fig_md = "\n\n".join(f"![{path_part(p.stem)}](plots/{path_part(p.name)})" for p in figs)  # letters, digits, ._-
     citations = "\n\n".join(dict.fromkeys(m["citation"] for m in methods if m["citation"]))
     kinds = sorted(manifest["kinds"], key=kind_sort_key)
     body = f"""
