@@ -48,7 +48,7 @@ def builds(tmp_path_factory, sample_path):
     gauntlet("validate", str(out / "smaug13"), "--report", str(out / "rep-smaug"))
     gauntlet("validate", str(out / "subset"), "--report", str(out / "rep-subset"))
     gauntlet("release", str(out / "smaug13"), str(out / "subset"), "--name", "audit-demo", "--version", "1.1.0",
-             "--out", str(out / "releases"), "--report", str(out / "rep-smaug"), "--report", str(out / "rep-subset"),
+             "--out", str(out / "validated"), "--report", str(out / "rep-smaug"), "--report", str(out / "rep-subset"),
              "--audit")
     return out
 
@@ -277,7 +277,7 @@ def test_unknown_path_is_one_error_line(tmp_path, monkeypatch, capsys):
 def test_release_page_reads_the_attached_reports_and_the_models(builds):
     from mtgauntlet.cards.audit.markup import e
 
-    rel = builds / "releases" / "name=audit-demo" / "version=1.1.0"
+    rel = builds / "validated" / "name=audit-demo" / "version=1.1.0"
     html = (rel / "report.html").read_text(encoding="utf-8")
     said = Attrs(html).values("data-release-validation")
     assert said == {"smaug_pair": [True], "selected_text": [True]}  # both reports passed
@@ -292,7 +292,7 @@ def test_bandit_pulls_are_diffed_by_content_and_name_their_source(builds, pages,
     from mtgauntlet.cards.audit import write_audit
     from mtgauntlet.cards.audit.source import open_source
 
-    n = open_source(builds / "bandit").tables["bandit_pull"].num_rows
+    n = open_source(builds / "bandit").pulls.num_rows
     html = write_audit(builds / "bandit", tmp_path / "self.html", against=builds / "bandit").read_text()
     counts = Attrs(html).values("data-diff-count")
     assert n > 0 and counts["bandit_pull:unchanged"] == [n] and counts["bandit_pull:added"] == [0]

@@ -42,11 +42,19 @@ def audit_data(path: str | Path, against: str | Path | None = None, *, rules: Ru
         diff_data = None
         if old is not None:
             old_data = collect(old, opts, step=lambda _: bar.advance())
-            diff_data = {"records": record_diff(src.tables, old.tables), "metrics": metric_diff(data, old_data)}
+            diff_data = {"records": record_diff(_with_pulls(src), _with_pulls(old)),
+                         "metrics": metric_diff(data, old_data)}
             bar.advance()
     finally:
         bar.close()
     return src, data, diff_data, old
+
+
+def _with_pulls(src):
+    """The records to diff: the bandit pull log too where a build keeps it beside its records (pulls/)."""
+    if src.pulls is None or "bandit_pull" in src.tables:
+        return src.tables
+    return {**src.tables, "bandit_pull": src.pulls}
 
 
 def write_audit(path: str | Path, out: str | Path, against: str | Path | None = None, *, rules: Rules | None = None,
