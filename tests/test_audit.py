@@ -303,7 +303,9 @@ def test_phenomenon_quality_and_metric_sensitivity(builds, tmp_path):
     import duckdb
 
     results = tmp_path / "chrf.json"
-    results.write_text(gauntlet("evaluate", "metric", "--set", str(builds / "smaug14"), "--metric", "chrf", "--json"))
+    r = invoke(["evaluate", "metric", "--set", str(builds / "smaug14"), "--metric", "chrf", "--json"])
+    assert r.exit_code == 0, r.output
+    results.write_text(r.stdout)  # stdout only: progress lines go to stderr
     page = tmp_path / "s.html"
     gauntlet("audit", str(builds / "smaug14"), "--metric-results", str(results), "--out", str(page))
     attrs = Attrs(page.read_text(encoding="utf-8"))
