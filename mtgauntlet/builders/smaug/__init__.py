@@ -10,8 +10,9 @@ from typing import Any, Sequence
 from mtgauntlet.builders.base import Item, ItemResult, run_constraints
 from mtgauntlet.builders.smaug import negation
 from mtgauntlet.builders.smaug.constraints import NLIContradiction, constraints_for
-from mtgauntlet.builders.smaug.transformations import (Deletion, Insertion, NamedEntitySwap, Negation, NumberChange,
-                                                       clause_pool, entity_pool, span_identity_holds)
+from mtgauntlet.builders.smaug.transformations import (CONJUNCTIONS, Deletion, Insertion, NamedEntitySwap, Negation,
+                                                       NumberChange, clause_pool, coordinate, entity_pool,
+                                                       span_identity_holds)
 from mtgauntlet.errors import BackendUnavailable, GauntletError
 from mtgauntlet.models import registry
 
@@ -32,7 +33,7 @@ class SmaugBuilder:
     not run; without it they are kept with ``checks.nli_contradiction`` = null (not checked)."""
 
     name = "smaug"
-    version = "2"
+    version = "3"
     kind = "smaug_pair"
 
     def __init__(self, *, src_lang: str, tgt_lang: str, phenomena: Sequence[str] = PHENOMENA,
@@ -137,12 +138,12 @@ class SmaugBuilder:
                     progress.advance()
         self.docs = {it.index: d for it, d in zip(items, docs)}
         self.entity_pool = entity_pool(docs) if self.annotator else {}
-        self.clause_pool = clause_pool(docs) if self.annotator else set()
+        self.clause_pool = clause_pool([d for d in docs if d is not None], lang=self.tgt_lang) if self.annotator else set()
         self._entity_counts: dict[str, int] = {d.text: len(d.entities) for d in docs if d is not None}
         p = self.params
         self.transformations = {
             "ne": NamedEntitySwap(self.infiller), "num": NumberChange(self.infiller),
-            "neg": Negation(self.tgt_lang, self.polyjuice), "ins": Insertion(self.infiller),
+            "neg": Negation(self.tgt_lang, self.polyjuice), "ins": Insertion(self.infiller, lang=self.tgt_lang),
             "del": Deletion(p["del_min_words"], p["del_max_words"])}
 
     def _entity_count(self, text: str) -> int:
@@ -246,7 +247,11 @@ def support_report(tgt_lang: str, b: "SmaugBuilder") -> dict[str, tuple[bool, st
                (False, why_no_ann if not ann else f"no negation rules for '{lang}' (have: {', '.join(negation.SUPPORTED)}); "
                 "pass --polyjuice SPEC"),
         "ins": (True, f"infill: {b.specs['infiller']}") if b.infiller else
-               (True, "clauses from other references") if ann else (False, why_no_ann),
+               (False, why_no_ann) if not ann else
+               (True, f"clauses from other references, joined by '{coordinate('…', lang).strip()}'")
+               if coordinate("", lang) is not None else
+               (False, f"no conjunction for model-free insertion in '{lang}' (have: {', '.join(CONJUNCTIONS)}); "
+                "pass --infiller SPEC"),
         "del": (True, "span deletion between punctuation"),
     }
     return rep
