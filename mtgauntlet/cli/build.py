@@ -160,7 +160,7 @@ def build_smaug(
                                translator=translator, infiller=infiller, nli=nli, annotator=annotator,
                                polyjuice=polyjuice, good_col=good_col, good_from=good_from,
                                min_char_edit=min_char_edit, min_word_edit=min_word_edit, del_min_words=del_min_words,
-                               del_max_words=del_max_words, require_nli=require_nli)
+                               del_max_words=del_max_words, require_nli=require_nli, seed=seed)
         for ph, (ok, how) in builder.support.items():
             if ph in builder.phenomena:
                 typer.echo(f"  {ph}: {how}", err=True)

@@ -8,8 +8,10 @@ import logging
 from typing import Any, Sequence
 
 from mtgauntlet.builders.base import Item, ItemResult, run_constraints
+from mtgauntlet.builders.keyed import keyed_rng
 from mtgauntlet.builders.smaug import negation
 from mtgauntlet.builders.smaug.constraints import NLIContradiction, constraints_for
+from mtgauntlet.builders.smaug.pools import KeyedPool
 from mtgauntlet.builders.smaug.transformations import (CONJUNCTIONS, Deletion, Insertion, NamedEntitySwap, Negation,
                                                        NumberChange, clause_pool, coordinate, entity_pool,
                                                        span_identity_holds)
@@ -30,7 +32,8 @@ class SmaugBuilder:
     differs from the reference: items whose good equals the reference are rejected (``good_equals_ref``),
     except with ``good_from="reference"``, the explicit reference-free mode (good = reference for every
     record; the manifest says so). ``require_nli`` drops ``neg`` records whose NLI contradiction check did
-    not run; without it they are kept with ``checks.nli_contradiction`` = null (not checked)."""
+    not run; without it they are kept with ``checks.nli_contradiction`` = null (not checked). ``seed`` is the
+    build's seed (the runner's ``--seed``): with the row's content it keys every random choice (:meth:`item_rng`)."""
 
     name = "smaug"
     version = "3"
@@ -40,7 +43,7 @@ class SmaugBuilder:
                  translator: str | None = None, infiller: str | None = None, nli: str | None = None,
                  annotator: str | None = None, polyjuice: str | None = None, good_col: str | None = None,
                  good_from: str | None = None, min_char_edit: int = 5, min_word_edit: int = 8,
-                 del_min_words: int = 5, del_max_words: int = 9, require_nli: bool = False):
+                 del_min_words: int = 5, del_max_words: int = 9, require_nli: bool = False, seed: int = 13):
         bad = [p for p in phenomena if p not in PHENOMENA]
         if bad:
             raise GauntletError(f"unknown phenomena {bad}; choose from {', '.join(PHENOMENA)}")
@@ -51,7 +54,7 @@ class SmaugBuilder:
         if require_nli and not nli and "neg" in phenomena:
             raise GauntletError("--require-nli keeps only NLI-checked negations: pass --nli SPEC "
                                 "(e.g. hf:roberta-large-mnli), or leave out --require-nli")
-        self.src_lang, self.tgt_lang = src_lang, tgt_lang
+        self.src_lang, self.tgt_lang, self.seed = src_lang, tgt_lang, seed
         self.phenomena = tuple(phenomena)
         self.specs = {"translator": translator, "infiller": infiller, "nli": nli, "polyjuice": polyjuice,
                       "annotator": annotator or f"spacy:{tgt_lang.split('-')[0]}"}
@@ -137,8 +140,11 @@ class SmaugBuilder:
                 if progress is not None:
                     progress.advance()
         self.docs = {it.index: d for it, d in zip(items, docs)}
-        self.entity_pool = entity_pool(docs) if self.annotator else {}
-        self.clause_pool = clause_pool([d for d in docs if d is not None], lang=self.tgt_lang) if self.annotator else set()
+        entities = entity_pool(docs) if self.annotator else {}
+        self.entity_pool = {label: KeyedPool(names, self.seed, f"ne:{label}") for label, names in entities.items()}
+        rows = [it.data.get("source_id") for it in items]  # a clause keeps its ring place when its row is edited
+        clauses = clause_pool(docs, lang=self.tgt_lang, identities=rows) if self.annotator else {}
+        self.clause_pool = KeyedPool(clauses, self.seed, "ins")
         self._entity_counts: dict[str, int] = {d.text: len(d.entities) for d in docs if d is not None}
         p = self.params
         self.transformations = {
@@ -151,13 +157,21 @@ class SmaugBuilder:
             self._entity_counts[text] = len(self.annotator.annotate([text])[0].entities)
         return self._entity_counts[text]
 
-    def process_batch(self, items: Sequence[Item], rngs) -> list[ItemResult]:
+    def item_rng(self, item: Item, phenomenon: str):
+        """The randomness of one item and phenomenon, keyed by what the item is (build seed, source id, source and
+        reference text), never by its position: adding, removing or editing other rows leaves it as it was."""
+        d = item.data
+        return keyed_rng(self.seed, "smaug", phenomenon, d.get("source_id"), d.get("src"), d["ref"])
+
+    def process_batch(self, items: Sequence[Item], rngs=None) -> list[ItemResult]:
+        """Records of ``items``. ``rngs`` (the runner's positional per-item rngs) are not used: every choice comes
+        from :meth:`item_rng` and the pools' hash rings, so a record depends only on its row's content."""
         if not hasattr(self, "docs"):
             self.prepare(items)
         goods = self._goods(items)
         candidates = []  # (item position, phenomenon, edit)
         results = [ItemResult() for _ in items]
-        for pos, (item, rng) in enumerate(zip(items, rngs)):
+        for pos, item in enumerate(items):
             good = goods[pos][0]
             if not good.strip():
                 results[pos].rejected.append("empty_good")
@@ -167,7 +181,7 @@ class SmaugBuilder:
                 continue
             ctx = {"doc": self.docs.get(item.index), "entity_pool": self.entity_pool, "clause_pool": self.clause_pool}
             for ph in self.phenomena:
-                edit = self.transformations[ph].apply(item.data["ref"], rng, ctx)
+                edit = self.transformations[ph].apply(item.data["ref"], self.item_rng(item, ph), ctx)
                 if edit is None:
                     results[pos].rejected.append(f"{ph}:not_applicable")
                 else:
@@ -229,8 +243,8 @@ class SmaugBuilder:
         outs = self.translator.translate([it.data["src"] for it in items], self.src_lang, self.tgt_lang)
         return [(o, f"translator:{self.specs['translator']}") for o in outs]
 
-    def process(self, item: Item, rng) -> ItemResult:
-        return self.process_batch([item], [rng])[0]
+    def process(self, item: Item, rng=None) -> ItemResult:
+        return self.process_batch([item])[0]
 
 
 def support_report(tgt_lang: str, b: "SmaugBuilder") -> dict[str, tuple[bool, str]]:
