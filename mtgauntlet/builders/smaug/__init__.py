@@ -20,6 +20,9 @@ from mtgauntlet.models import registry
 
 log = logging.getLogger(__name__)
 PHENOMENA = ("ne", "num", "neg", "ins", "del")
+DEFAULT_MAX_PARSE_CHARS = 5000  # FLORES and WMT24 references are at most ~1,400 characters
+PARSE_CHUNK = 64  # references parsed at once (progress advances after each chunk)
+TOO_LONG = "too_long"  # skip reason of a row longer than max_parse_chars
 
 
 def same_text(a: str, b: str) -> bool:
@@ -43,7 +46,8 @@ class SmaugBuilder:
                  translator: str | None = None, infiller: str | None = None, nli: str | None = None,
                  annotator: str | None = None, polyjuice: str | None = None, good_col: str | None = None,
                  good_from: str | None = None, min_char_edit: int = 5, min_word_edit: int = 8,
-                 del_min_words: int = 5, del_max_words: int = 9, require_nli: bool = False, seed: int = 13):
+                 del_min_words: int = 5, del_max_words: int = 9, require_nli: bool = False, seed: int = 13,
+                 max_parse_chars: int = DEFAULT_MAX_PARSE_CHARS):
         bad = [p for p in phenomena if p not in PHENOMENA]
         if bad:
             raise GauntletError(f"unknown phenomena {bad}; choose from {', '.join(PHENOMENA)}")
@@ -60,7 +64,8 @@ class SmaugBuilder:
                       "annotator": annotator or f"spacy:{tgt_lang.split('-')[0]}"}
         self.good_col, self.good_from, self.require_nli = good_col, good_from, require_nli
         self.params = {"min_char_edit": min_char_edit, "min_word_edit": min_word_edit,
-                       "del_min_words": del_min_words, "del_max_words": del_max_words}
+                       "del_min_words": del_min_words, "del_max_words": del_max_words,
+                       "max_parse_chars": max_parse_chars}
         self._load_backends()
         self.support = support_report(self.tgt_lang, self)
         missing = {p: self.support[p][1] for p in self.phenomena if not self.support[p][0]}
@@ -131,18 +136,19 @@ class SmaugBuilder:
     def prepare(self, items: Sequence[Item], progress=None) -> None:
         """Annotate every reference once (in chunks, advancing ``progress``): docs for the transformations,
         entity and phrase pools."""
-        refs = [it.data["ref"] for it in items]
         docs: list = []
-        for start in range(0, len(refs), 256):
-            chunk = refs[start:start + 256]
-            docs += self.annotator.annotate(chunk) if self.annotator else [None] * len(chunk)
-            for _ in chunk:
-                if progress is not None:
+        bounded: list[Item] = []
+        for start in range(0, len(items), PARSE_CHUNK):  # the work of a chunk is bounded: PARSE_CHUNK * max_parse_chars
+            chunk = [it for it in items[start:start + PARSE_CHUNK] if self.within_bounds(it)]
+            bounded += chunk
+            docs += self.annotator.annotate([it.data["ref"] for it in chunk]) if self.annotator else [None] * len(chunk)
+            if progress is not None:
+                for _ in items[start:start + PARSE_CHUNK]:
                     progress.advance()
-        self.docs = {it.index: d for it, d in zip(items, docs)}
+        self.docs = {it.index: d for it, d in zip(bounded, docs)}
         entities = entity_pool(docs) if self.annotator else {}
         self.entity_pool = {label: KeyedPool(names, self.seed, f"ne:{label}") for label, names in entities.items()}
-        rows = [it.data.get("source_id") for it in items]  # a clause keeps its ring place when its row is edited
+        rows = [it.data.get("source_id") for it in bounded]  # a clause keeps its ring place when its row is edited
         clauses = clause_pool(docs, lang=self.tgt_lang, identities=rows) if self.annotator else {}
         self.clause_pool = KeyedPool(clauses, self.seed, "ins")
         self._entity_counts: dict[str, int] = {d.text: len(d.entities) for d in docs if d is not None}
@@ -157,6 +163,13 @@ class SmaugBuilder:
             self._entity_counts[text] = len(self.annotator.annotate([text])[0].entities)
         return self._entity_counts[text]
 
+    def within_bounds(self, item: Item) -> bool:
+        """Is the row short enough to parse and perturb (source and reference at most ``max_parse_chars``)? A longer
+        row is skipped and counted (``too_long``): SMAUG perturbs sentences, and a parser's time and memory grow
+        with the text (a 1 MB line took 84 s and 3 GB of spaCy)."""
+        cap = self.params["max_parse_chars"]
+        return len(item.data["ref"]) <= cap and len(str(item.data.get("src") or "")) <= cap
+
     def item_rng(self, item: Item, phenomenon: str):
         """The randomness of one item and phenomenon, keyed by what the item is (build seed, source id, source and
         reference text), never by its position: adding, removing or editing other rows leaves it as it was."""
@@ -168,10 +181,15 @@ class SmaugBuilder:
         from :meth:`item_rng` and the pools' hash rings, so a record depends only on its row's content."""
         if not hasattr(self, "docs"):
             self.prepare(items)
-        goods = self._goods(items)
-        candidates = []  # (item position, phenomenon, edit)
         results = [ItemResult() for _ in items]
         for pos, item in enumerate(items):
+            if not self.within_bounds(item):
+                results[pos].skipped.append(TOO_LONG)
+        bounded = [pos for pos, item in enumerate(items) if self.within_bounds(item)]
+        goods = dict(zip(bounded, self._goods([items[pos] for pos in bounded])))
+        candidates = []  # (item position, phenomenon, edit)
+        for pos in bounded:
+            item = items[pos]
             good = goods[pos][0]
             if not good.strip():
                 results[pos].rejected.append("empty_good")
