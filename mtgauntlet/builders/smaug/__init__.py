@@ -8,15 +8,21 @@ import logging
 from typing import Any, Sequence
 
 from mtgauntlet.builders.base import Item, ItemResult, run_constraints
+from mtgauntlet.builders.keyed import keyed_rng
 from mtgauntlet.builders.smaug import negation
 from mtgauntlet.builders.smaug.constraints import NLIContradiction, constraints_for
-from mtgauntlet.builders.smaug.transformations import (Deletion, Insertion, NamedEntitySwap, Negation, NumberChange,
-                                                       clause_pool, entity_pool, span_identity_holds)
+from mtgauntlet.builders.smaug.pools import KeyedPool
+from mtgauntlet.builders.smaug.transformations import (CONJUNCTIONS, Deletion, Insertion, NamedEntitySwap, Negation,
+                                                       NumberChange, clause_pool, coordinate, entity_pool,
+                                                       span_identity_holds)
 from mtgauntlet.errors import BackendUnavailable, GauntletError
 from mtgauntlet.models import registry
 
 log = logging.getLogger(__name__)
 PHENOMENA = ("ne", "num", "neg", "ins", "del")
+DEFAULT_MAX_PARSE_CHARS = 5000  # FLORES and WMT24 references are at most ~1,400 characters
+PARSE_CHUNK = 64  # references parsed at once (progress advances after each chunk)
+TOO_LONG = "too_long"  # skip reason of a row longer than max_parse_chars
 
 
 def same_text(a: str, b: str) -> bool:
@@ -29,17 +35,19 @@ class SmaugBuilder:
     differs from the reference: items whose good equals the reference are rejected (``good_equals_ref``),
     except with ``good_from="reference"``, the explicit reference-free mode (good = reference for every
     record; the manifest says so). ``require_nli`` drops ``neg`` records whose NLI contradiction check did
-    not run; without it they are kept with ``checks.nli_contradiction`` = null (not checked)."""
+    not run; without it they are kept with ``checks.nli_contradiction`` = null (not checked). ``seed`` is the
+    build's seed (the runner's ``--seed``): with the row's content it keys every random choice (:meth:`item_rng`)."""
 
     name = "smaug"
-    version = "2"
+    version = "3"
     kind = "smaug_pair"
 
     def __init__(self, *, src_lang: str, tgt_lang: str, phenomena: Sequence[str] = PHENOMENA,
                  translator: str | None = None, infiller: str | None = None, nli: str | None = None,
                  annotator: str | None = None, polyjuice: str | None = None, good_col: str | None = None,
                  good_from: str | None = None, min_char_edit: int = 5, min_word_edit: int = 8,
-                 del_min_words: int = 5, del_max_words: int = 9, require_nli: bool = False):
+                 del_min_words: int = 5, del_max_words: int = 9, require_nli: bool = False, seed: int = 13,
+                 max_parse_chars: int = DEFAULT_MAX_PARSE_CHARS):
         bad = [p for p in phenomena if p not in PHENOMENA]
         if bad:
             raise GauntletError(f"unknown phenomena {bad}; choose from {', '.join(PHENOMENA)}")
@@ -50,13 +58,14 @@ class SmaugBuilder:
         if require_nli and not nli and "neg" in phenomena:
             raise GauntletError("--require-nli keeps only NLI-checked negations: pass --nli SPEC "
                                 "(e.g. hf:roberta-large-mnli), or leave out --require-nli")
-        self.src_lang, self.tgt_lang = src_lang, tgt_lang
+        self.src_lang, self.tgt_lang, self.seed = src_lang, tgt_lang, seed
         self.phenomena = tuple(phenomena)
         self.specs = {"translator": translator, "infiller": infiller, "nli": nli, "polyjuice": polyjuice,
                       "annotator": annotator or f"spacy:{tgt_lang.split('-')[0]}"}
         self.good_col, self.good_from, self.require_nli = good_col, good_from, require_nli
         self.params = {"min_char_edit": min_char_edit, "min_word_edit": min_word_edit,
-                       "del_min_words": del_min_words, "del_max_words": del_max_words}
+                       "del_min_words": del_min_words, "del_max_words": del_max_words,
+                       "max_parse_chars": max_parse_chars}
         self._load_backends()
         self.support = support_report(self.tgt_lang, self)
         missing = {p: self.support[p][1] for p in self.phenomena if not self.support[p][0]}
@@ -127,22 +136,26 @@ class SmaugBuilder:
     def prepare(self, items: Sequence[Item], progress=None) -> None:
         """Annotate every reference once (in chunks, advancing ``progress``): docs for the transformations,
         entity and phrase pools."""
-        refs = [it.data["ref"] for it in items]
         docs: list = []
-        for start in range(0, len(refs), 256):
-            chunk = refs[start:start + 256]
-            docs += self.annotator.annotate(chunk) if self.annotator else [None] * len(chunk)
-            for _ in chunk:
-                if progress is not None:
+        bounded: list[Item] = []
+        for start in range(0, len(items), PARSE_CHUNK):  # the work of a chunk is bounded: PARSE_CHUNK * max_parse_chars
+            chunk = [it for it in items[start:start + PARSE_CHUNK] if self.within_bounds(it)]
+            bounded += chunk
+            docs += self.annotator.annotate([it.data["ref"] for it in chunk]) if self.annotator else [None] * len(chunk)
+            if progress is not None:
+                for _ in items[start:start + PARSE_CHUNK]:
                     progress.advance()
-        self.docs = {it.index: d for it, d in zip(items, docs)}
-        self.entity_pool = entity_pool(docs) if self.annotator else {}
-        self.clause_pool = clause_pool(docs) if self.annotator else set()
+        self.docs = {it.index: d for it, d in zip(bounded, docs)}
+        entities = entity_pool(docs) if self.annotator else {}
+        self.entity_pool = {label: KeyedPool(names, self.seed, f"ne:{label}") for label, names in entities.items()}
+        rows = [it.data.get("source_id") for it in bounded]  # a clause keeps its ring place when its row is edited
+        clauses = clause_pool(docs, lang=self.tgt_lang, identities=rows) if self.annotator else {}
+        self.clause_pool = KeyedPool(clauses, self.seed, "ins")
         self._entity_counts: dict[str, int] = {d.text: len(d.entities) for d in docs if d is not None}
         p = self.params
         self.transformations = {
             "ne": NamedEntitySwap(self.infiller), "num": NumberChange(self.infiller),
-            "neg": Negation(self.tgt_lang, self.polyjuice), "ins": Insertion(self.infiller),
+            "neg": Negation(self.tgt_lang, self.polyjuice), "ins": Insertion(self.infiller, lang=self.tgt_lang),
             "del": Deletion(p["del_min_words"], p["del_max_words"])}
 
     def _entity_count(self, text: str) -> int:
@@ -150,13 +163,33 @@ class SmaugBuilder:
             self._entity_counts[text] = len(self.annotator.annotate([text])[0].entities)
         return self._entity_counts[text]
 
-    def process_batch(self, items: Sequence[Item], rngs) -> list[ItemResult]:
+    def within_bounds(self, item: Item) -> bool:
+        """Is the row short enough to parse and perturb (source and reference at most ``max_parse_chars``)? A longer
+        row is skipped and counted (``too_long``): SMAUG perturbs sentences, and a parser's time and memory grow
+        with the text (a 1 MB line took 84 s and 3 GB of spaCy)."""
+        cap = self.params["max_parse_chars"]
+        return len(item.data["ref"]) <= cap and len(str(item.data.get("src") or "")) <= cap
+
+    def item_rng(self, item: Item, phenomenon: str):
+        """The randomness of one item and phenomenon, keyed by what the item is (build seed, source id, source and
+        reference text), never by its position: adding, removing or editing other rows leaves it as it was."""
+        d = item.data
+        return keyed_rng(self.seed, "smaug", phenomenon, d.get("source_id"), d.get("src"), d["ref"])
+
+    def process_batch(self, items: Sequence[Item], rngs=None) -> list[ItemResult]:
+        """Records of ``items``. ``rngs`` (the runner's positional per-item rngs) are not used: every choice comes
+        from :meth:`item_rng` and the pools' hash rings, so a record depends only on its row's content."""
         if not hasattr(self, "docs"):
             self.prepare(items)
-        goods = self._goods(items)
-        candidates = []  # (item position, phenomenon, edit)
         results = [ItemResult() for _ in items]
-        for pos, (item, rng) in enumerate(zip(items, rngs)):
+        for pos, item in enumerate(items):
+            if not self.within_bounds(item):
+                results[pos].skipped.append(TOO_LONG)
+        bounded = [pos for pos, item in enumerate(items) if self.within_bounds(item)]
+        goods = dict(zip(bounded, self._goods([items[pos] for pos in bounded])))
+        candidates = []  # (item position, phenomenon, edit)
+        for pos in bounded:
+            item = items[pos]
             good = goods[pos][0]
             if not good.strip():
                 results[pos].rejected.append("empty_good")
@@ -166,7 +199,7 @@ class SmaugBuilder:
                 continue
             ctx = {"doc": self.docs.get(item.index), "entity_pool": self.entity_pool, "clause_pool": self.clause_pool}
             for ph in self.phenomena:
-                edit = self.transformations[ph].apply(item.data["ref"], rng, ctx)
+                edit = self.transformations[ph].apply(item.data["ref"], self.item_rng(item, ph), ctx)
                 if edit is None:
                     results[pos].rejected.append(f"{ph}:not_applicable")
                 else:
@@ -228,8 +261,8 @@ class SmaugBuilder:
         outs = self.translator.translate([it.data["src"] for it in items], self.src_lang, self.tgt_lang)
         return [(o, f"translator:{self.specs['translator']}") for o in outs]
 
-    def process(self, item: Item, rng) -> ItemResult:
-        return self.process_batch([item], [rng])[0]
+    def process(self, item: Item, rng=None) -> ItemResult:
+        return self.process_batch([item])[0]
 
 
 def support_report(tgt_lang: str, b: "SmaugBuilder") -> dict[str, tuple[bool, str]]:
@@ -246,7 +279,11 @@ def support_report(tgt_lang: str, b: "SmaugBuilder") -> dict[str, tuple[bool, st
                (False, why_no_ann if not ann else f"no negation rules for '{lang}' (have: {', '.join(negation.SUPPORTED)}); "
                 "pass --polyjuice SPEC"),
         "ins": (True, f"infill: {b.specs['infiller']}") if b.infiller else
-               (True, "clauses from other references") if ann else (False, why_no_ann),
+               (False, why_no_ann) if not ann else
+               (True, f"clauses from other references, joined by '{coordinate('…', lang).strip()}'")
+               if coordinate("", lang) is not None else
+               (False, f"no conjunction for model-free insertion in '{lang}' (have: {', '.join(CONJUNCTIONS)}); "
+                "pass --infiller SPEC"),
         "del": (True, "span deletion between punctuation"),
     }
     return rep

@@ -16,6 +16,7 @@ from mtgauntlet.builders.base import Edit, Transformation
 from mtgauntlet.builders.smaug import negation
 from mtgauntlet.builders.smaug.constraints import NUMBER
 from mtgauntlet.builders.smaug.infill import fill_masks, mask_token
+from mtgauntlet.builders.smaug.pools import as_pool
 from mtgauntlet.models.base import Doc
 from mtgauntlet.models.hf import LEADING_PUNCT
 
@@ -50,7 +51,8 @@ def span_identity_holds(ref: str, bad: str, start: int | None, end: int | None, 
 
 
 class NamedEntitySwap(Transformation):
-    """Replace one uniformly chosen entity: infiller when given, else an entity of the same label from the corpus."""
+    """Replace one uniformly chosen entity: infiller when given, else an entity of the same label from the corpus
+    (drawn from the pool's hash ring, :mod:`pools`: edits of other rows rarely move the choice)."""
 
     name = "ne"
 
@@ -70,11 +72,10 @@ class NamedEntitySwap(Transformation):
             if not fill:
                 return None
             return _replace(text, ent.start, ent.end, fill, {"method": "infill", "label": ent.label})
-        pool = [e for e in context["entity_pool"].get(ent.label, ()) if e.lower() != ent.text.lower()
-                and e.lower() not in text.lower()]
-        if not pool:
+        pool = as_pool(context["entity_pool"].get(ent.label, ()))
+        new = pool.pick(rng, lambda e: e.lower() != ent.text.lower() and e.lower() not in text.lower())
+        if new is None:
             return None
-        new = rng.choice(sorted(pool))
         if ent.start == 0:
             new = new[:1].upper() + new[1:]
         return _replace(text, ent.start, ent.end, new, {"method": "corpus-swap", "label": ent.label})
@@ -150,17 +151,36 @@ def polyjuice_negate(llm, doc: Doc, head: int, auxes: list[int]) -> Edit | None:
     return _replace(doc.text, start, end, fill, {"method": "polyjuice"})
 
 
+# Model-free insertion: the coordinating conjunction that joins the inserted clause, per target language
+# (``{clause}`` marks where the clause goes). A language without one gets no model-free insertion (pass --infiller).
+CONJUNCTIONS = {"en": ", and {clause}", "fr": " et {clause}", "es": " y {clause}", "pt": " e {clause}",
+                "it": " e {clause}", "de": ", und {clause}", "cs": " a {clause}", "zh": "，而且{clause}"}
+ES_E_BEFORE = re.compile(r"h?i(?![aeiouáéíóú])", re.IGNORECASE)  # 'y' -> 'e' before an /i/ sound (e inglés, e hijos)
+
+
+def coordinate(clause: str, lang: str) -> str | None:
+    """The text inserted to coordinate ``clause`` in ``lang`` (``None``: no conjunction known for ``lang``)."""
+    lang = lang.split("-")[0].lower()
+    pattern = CONJUNCTIONS.get(lang)
+    if pattern is None:
+        return None
+    if lang == "es" and ES_E_BEFORE.match(clause):
+        pattern = " e {clause}"
+    return pattern.format(clause=clause)
+
+
 class Insertion(Transformation):
     """Insert content. With an infiller (paper): masks between ``min(max_masks, gaps)`` uniformly chosen pairs
     of adjacent words, filled together in one mT5 call; a mask the model leaves unfilled stays in the text
     and is rejected by ``no_mask_tokens``. Model-free default: a clause taken from another reference of the
-    same language, coordinated before the final punctuation (``..., and <clause>.``) — inserted content that
-    is not in the source."""
+    same language, coordinated before the final punctuation with the target language's conjunction
+    (``..., and <clause>.``, ``... y <clause>.``, ``... et <clause>.``: :data:`CONJUNCTIONS`) — inserted content
+    that is not in the source, written in the target language."""
 
     name = "ins"
 
-    def __init__(self, infiller=None, max_masks: int = 3, top_k: int = 50):
-        self.infiller, self.max_masks, self.top_k = infiller, max_masks, top_k
+    def __init__(self, infiller=None, max_masks: int = 3, top_k: int = 50, lang: str = "en"):
+        self.infiller, self.max_masks, self.top_k, self.lang = infiller, max_masks, top_k, lang
 
     def apply(self, text, rng, context=None):
         if self.infiller is None:
@@ -181,17 +201,16 @@ class Insertion(Transformation):
                     meta={"method": "infill", "n_masks": len(points)})
 
     def _insert_clause(self, text, rng, context):
-        pool = [c for c in context.get("clause_pool", ()) if c.lower() not in text.lower()]
-        if not pool:
+        clause = as_pool(context.get("clause_pool", ())).pick(rng, lambda c: c.lower() not in text.lower())
+        if clause is None:
             return None
-        clause = rng.choice(sorted(pool))
         body = text.rstrip()
         end = len(body)
-        while end > 0 and body[end - 1] in ".!?…\"'»”)":
+        while end > 0 and body[end - 1] in TERMINAL + CLOSERS:
             end -= 1
-        if end == 0:
+        ins = coordinate(clause, self.lang)
+        if end == 0 or ins is None:
             return None
-        ins = ", and " + clause
         new = text[:end] + ins + text[end:]
         return Edit(text=new, span_original="", span_replacement=ins, start=end, end=end,
                     meta={"method": "reference-clause"})
@@ -208,7 +227,7 @@ def _insert_at(text: str, points: list[int], inserts: list[str]) -> str:
 
 DELIMITER = re.compile(r"[,.!?]+")
 TERMINAL = ".!?…。！？"
-CLOSERS = "\"'»”’)]"
+CLOSERS = "\"'»”’)]」』"
 
 
 def delimiter_ends(text: str) -> list[int]:
@@ -273,11 +292,20 @@ def entity_pool(docs: list[Doc]) -> dict[str, set[str]]:
     return pool
 
 
-def clause_pool(docs: list[Doc], min_words: int = 7, max_words: int = 16) -> set[str]:
+def keeps_capital(first, lang: str) -> bool:
+    """Does the clause-initial token keep its capital inside a sentence (English 'I', German nouns)?"""
+    lang = lang.split("-")[0].lower()
+    return (lang == "en" and first.text == "I") or (lang == "de" and first.pos == "NOUN")
+
+
+def clause_pool(docs: list[Doc], min_words: int = 7, max_words: int = 16, lang: str = "en",
+                identities: list | None = None) -> dict[str, Any]:
     """Single-clause references (one finite verb, no inner punctuation) of ``min_words``..``max_words``
-    words, first letter lowered unless it starts with a proper noun: content to coordinate."""
-    out: set[str] = set()
-    for d in docs:
+    words, first letter lowered unless it starts with a proper noun (or a word that keeps its capital in
+    ``lang``: English 'I', German nouns): content to coordinate, as ``{clause: identity}`` (``identities[i]``,
+    e.g. the row's source id, else the clause itself; the first row of a repeated clause wins)."""
+    out: dict[str, Any] = {}
+    for i, d in enumerate(docs):
         toks = [t for t in d.tokens if t.pos != "SPACE"]
         if not toks or toks[-1].pos != "PUNCT":
             continue
@@ -286,10 +314,11 @@ def clause_pool(docs: list[Doc], min_words: int = 7, max_words: int = 16) -> set
         if n_verbs != 1 or any(t.pos == "PUNCT" for t in body) or not (min_words <= len(body) <= max_words):
             continue
         text = d.text[body[0].idx:body[-1].idx + len(body[-1].text)]
-        starts_entity = any(e.start == body[0].idx for e in d.entities)
-        if body[0].pos != "PROPN" and not starts_entity and not (body[0].text.isupper() and len(body[0].text) > 1):
+        starts_entity = body[0].pos != "DET" and any(e.start == body[0].idx for e in d.entities)  # not "The Bank of"
+        if (body[0].pos != "PROPN" and not starts_entity and not (body[0].text.isupper() and len(body[0].text) > 1)
+                and not keeps_capital(body[0], lang)):
             text = text[:1].lower() + text[1:]
-        out.add(text)
+        out.setdefault(text, text if identities is None or identities[i] is None else identities[i])
     return out
 
 
