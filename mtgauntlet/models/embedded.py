@@ -59,3 +59,14 @@ class SmolLM2(HFChatLLM):
             os.replace(tmp, converted)
         except (OSError, ValueError, AttributeError):
             pass
+
+
+def default_translator(src_lang: str, tgt_lang: str) -> str:
+    """The translator spec used when none is given, for one language pair: the packaged neural model where
+    one covers the pair (``bergamot:en-pt``, ``bergamot:pt-en``), else Apertium (its pair from the
+    languages). A concrete spec, so signatures and manifests name what ran."""
+    from mtgauntlet.models import bergamot
+
+    if bergamot.covers(src_lang, tgt_lang):
+        return f"bergamot:{bergamot.lang2(src_lang)}-{bergamot.lang2(tgt_lang)}"
+    return "apertium"
