@@ -89,3 +89,11 @@ def test_smaug_en_pt_without_translator_uses_the_neural_default(tmp_path, shared
     assert "translator:bergamot:en-pt" in r.stdout
     df = pd.read_parquet(out / "data").drop_duplicates("src")
     assert CHRF().corpus_score(df["good"].tolist(), [df["ref"].tolist()]).score >= 55
+
+
+def test_model_license_notes_for_cards():
+    from mtgauntlet.models.embedded import model_license_notes
+
+    notes = model_license_notes(["bergamot:en-pt>apertium:pt-es", "qe#reverse=bergamot:pt-en", "hf:some/model"])
+    assert len(notes) == 2 and any("state no licence" in n for n in notes) and any("GPL" in n for n in notes)
+    assert model_license_notes(["hf:x", "openai:m@http://h/v1"]) == []

