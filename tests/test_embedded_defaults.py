@@ -65,7 +65,6 @@ def test_zeroshot_refuses_the_embedded_llm_before_any_work():
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="needs the call site in builders/zeroshot.py (another helper's file)")
 def test_cli_zeroshot_on_the_embedded_llm_says_so_at_once(tmp_path, sample_path):
     from tests.cli import invoke_subprocess
 
@@ -75,7 +74,6 @@ def test_cli_zeroshot_on_the_embedded_llm_says_so_at_once(tmp_path, sample_path)
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="needs the 2-line default-translator change in builders/smaug")
 def test_smaug_en_pt_without_translator_uses_the_neural_default(tmp_path, shared_data):
     import pandas as pd
     from sacrebleu.metrics import CHRF

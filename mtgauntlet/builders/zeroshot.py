@@ -24,6 +24,7 @@ from mtgauntlet.builders.mtbreaker import (DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATU
                                            SourceRequest, ask_for_sources, best_step, failure_counts, words)
 from mtgauntlet.errors import GauntletError
 from mtgauntlet.models import prompts, registry
+from mtgauntlet.models.embedded import refuse_embedded_llm_writer
 from mtgauntlet.models.llm_roles import lang_name
 from mtgauntlet.runner import progress
 
@@ -49,6 +50,7 @@ class ZeroShotBuilder:
         self.variant, self.generations, self.retries, self.temperature = variant, generations, retries, temperature
         self.max_tokens, self.history_size = max_tokens, history_size
         self.llm_spec = llm or "smollm2"
+        refuse_embedded_llm_writer(llm, "zeroshot", variant)  # a default that cannot produce a record says so now
         self.llm = registry.load("llm", llm)
         self.scorer = Scorer(mt, qe, src_lang, tgt_lang)
         self.src_lang, self.tgt_lang = src_lang, tgt_lang

@@ -17,6 +17,7 @@ from mtgauntlet.builders.smaug.transformations import (CONJUNCTIONS, Deletion, I
                                                        span_identity_holds)
 from mtgauntlet.errors import BackendUnavailable, GauntletError
 from mtgauntlet.models import registry
+from mtgauntlet.models.embedded import packaged_translator
 
 log = logging.getLogger(__name__)
 PHENOMENA = ("ne", "num", "neg", "ins", "del")
@@ -59,6 +60,8 @@ class SmaugBuilder:
             raise GauntletError("--require-nli keeps only NLI-checked negations: pass --nli SPEC "
                                 "(e.g. hf:roberta-large-mnli), or leave out --require-nli")
         self.src_lang, self.tgt_lang, self.seed = src_lang, tgt_lang, seed
+        if translator is None and good_col is None and good_from in (None, "translator"):
+            translator = packaged_translator(src_lang, tgt_lang)  # e.g. bergamot for en<->pt; None elsewhere
         self.phenomena = tuple(phenomena)
         self.specs = {"translator": translator, "infiller": infiller, "nli": nli, "polyjuice": polyjuice,
                       "annotator": annotator or f"spacy:{tgt_lang.split('-')[0]}"}
