@@ -1,0 +1,58 @@
+"""How an API call talks to its caller: silent by default, a progress bar when asked, warnings as warnings.
+
+Every public function runs inside :func:`call`: nothing is written to stdout or stderr unless ``progress=True``
+(a bar that works in a terminal and in Jupyter); informational lines go to the ``mtgauntlet`` logger; warnings
+are :class:`mtgauntlet.GauntletWarning` (the CLI prints them as ``warning: ...`` lines).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import inspect
+import warnings
+from typing import Any, Callable, TypeVar
+
+from mtgauntlet.errors import GauntletWarning
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def warn(message: str) -> None:
+    """A warning for the user (``warning: ...`` on the CLI, a :mod:`warnings` warning from Python)."""
+    warnings.warn(message, GauntletWarning, stacklevel=3)
+
+
+def public(fn: F) -> F:
+    """Make ``fn`` an API function: it takes ``progress: bool = False`` and runs silently unless it is True."""
+    from mtgauntlet.runner.progress import output_mode
+
+    @functools.wraps(fn)
+    def wrapper(*args, progress: bool = False, **kwargs):
+        with output_mode(bool(progress)):
+            return fn(*args, **kwargs)
+
+    sig = inspect.signature(fn)
+    params = list(sig.parameters.values())
+    extra = inspect.Parameter("progress", inspect.Parameter.KEYWORD_ONLY, default=False, annotation="bool")
+    at = next((i for i, p in enumerate(params) if p.kind is inspect.Parameter.VAR_KEYWORD), len(params))
+    wrapper.__signature__ = sig.replace(parameters=[*params[:at], extra, *params[at:]])  # type: ignore[attr-defined]
+    return wrapper  # type: ignore[return-value]
+
+
+@contextlib.contextmanager
+def cli_warnings(echo: Callable[[str], None]):
+    """Inside (the CLI): every :class:`GauntletWarning` is shown, when raised, as one ``warning: ...`` line through
+    ``echo``; other warnings are shown as Python shows them."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("always", GauntletWarning)
+        plain = warnings.showwarning
+
+        def show(message, category, filename, lineno, file=None, line=None):
+            if issubclass(category, GauntletWarning):
+                echo(f"warning: {message}")
+            else:
+                plain(message, category, filename, lineno, file, line)
+
+        warnings.showwarning = show
+        yield
