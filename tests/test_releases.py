@@ -173,7 +173,9 @@ def test_verify_and_publish_catch_any_changed_missing_or_extra_file(builds, tmp_
         raw[len(raw) // 2] ^= 0x01
         target.write_bytes(bytes(raw))
     elif tamper == "card":
-        (rel / "README.md").write_text((rel / "README.md").read_text().replace("license: apache-2.0", "license: mit"))
+        card = (rel / "README.md").read_text()
+        assert "\nlicense: unknown\n" in card  # the sample's provenance was not stated: unknown, never guessed
+        (rel / "README.md").write_text(card.replace("\nlicense: unknown\n", "\nlicense: mit\n"))
     elif tamper == "croissant":
         (rel / "croissant.json").write_text((rel / "croissant.json").read_text().replace('"0.1.0"', '"9.9.9"'))
     elif tamper == "plot":

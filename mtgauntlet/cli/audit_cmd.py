@@ -16,6 +16,8 @@ def audit(
     lm: bool = typer.Option(False, "--lm", help="Also compute LM naturalness with the embedded LLM (slow)."),
     examples: int = typer.Option(5, "--examples", min=0, help="Records shown per phenomenon / variant / topic."),
     seed: int = typer.Option(13, "--seed", help="Seed of the example sample."),
+    metric_results: list[str] = typer.Option([], "--metric-results", help="Output of `gauntlet evaluate metric "
+                                             "--set PATH --json` to show as metric sensitivity per phenomenon; repeat."),
     json_out: bool = json_option("where the page is"),
 ):
     """Write one self-contained HTML audit page: overview, validation, data quality, examples with their edits,
@@ -28,5 +30,5 @@ def audit(
         r.options.nli = nli
     r.options.lm = r.options.lm or lm
     r.options.gx = False  # Data Docs are a separate site; the page is the audit
-    page = write_audit(path, out, against, rules=r, examples=examples, seed=seed)
+    page = write_audit(path, out, against, rules=r, examples=examples, seed=seed, metric_results=metric_results)
     print_result(json_out, f"audit report: {page}", {"audit": str(page), "of": path, "against": against})

@@ -29,8 +29,20 @@ def release(
     out: str = typer.Option("releases", "--out", "-o", help="Releases root (hive layout name=/version=)."),
     report: List[str] = typer.Option([], "--report", help="Validation report (gauntlet validate --report DIR) of these "
                                      "builds; repeat for builds validated separately. Refused if it validated other builds."),
-    license: Optional[str] = typer.Option(None, help="Licence id for the card; default: derived from the records' "
-                                          "source datasets (warns on non-commercial or unknown sources)."),
+    license: Optional[str] = typer.Option(None, help="Hugging Face Hub licence id for the card (other: with "
+                                          "--license-name and --license-link); default: derived from the sources' "
+                                          "provenance (warns on non-commercial or unknown sources)."),
+    license_name: str = typer.Option("", "--license-name", help="Name of the licence when --license other."),
+    license_link: str = typer.Option("", "--license-link", help="Link to the licence text when --license other."),
+    provenance: List[str] = typer.Option([], "--provenance", help="What a source is, as DATASET:FIELD=VALUE (FIELD: "
+                                         "license (a Hub id, required), name, url, citation, license_name, "
+                                         "license_link, hub_id; DATASET: the records' source_dataset); repeat."),
+    input_file: List[str] = typer.Option([], "--input-file", help="An input file the builds read: data mtgauntlet "
+                                         "ships is recognised by its sha256 (never by its name) and brings its "
+                                         "licence; repeat."),
+    url: Optional[str] = typer.Option(None, "--url", help="Where the release is published (http(s)), for Croissant's "
+                                      "url; default: the folder croissant.json lies in (./)."),
+    creator: List[str] = typer.Option([], "--creator", help="Who made the release (Croissant creator); repeat."),
     pretty_name: Optional[str] = typer.Option(None, help="Human-readable dataset name for the card."),
     figure: List[str] = typer.Option([], "--figure", help="Extra PNG figure(s) to embed in the card."),
     description: Optional[str] = typer.Option(None, "--description", help="A paragraph describing the set (card)."),
@@ -56,7 +68,8 @@ def release(
         raise GauntletError(f"{recipe}: no such recipe file")
     path = make_release(builds, name, version, out=out, reports=reports, license=license,
                         pretty_name=pretty_name, extra_figures=extra, description=description, recipe=recipe,
-                        audit=audit)
+                        audit=audit, license_name=license_name, license_link=license_link, provenance=provenance,
+                        input_files=input_file, url=url, creators=creator)
     m = json.loads((path / "manifest.json").read_text(encoding="utf-8"))
     lic = m["license"]
     for w in lic["warnings"]:

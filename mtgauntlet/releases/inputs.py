@@ -182,3 +182,33 @@ def tables_by_kind(builds: Sequence[BuildInput]) -> tuple[dict[str, pa.Table], d
         table = pa.concat_tables(ts, promote_options="default") if len(ts) > 1 else ts[0]
         out[kind], dropped[kind] = drop_duplicates(kind, table)
     return out, dict(rows), dropped
+
+
+def reader_dataset_name(path: str | Path) -> str:
+    """The ``source_dataset`` the generic readers give records of an input file (its name up to the first dot,
+    as :func:`mtgauntlet.corpora.formats.read_parallel` names it)."""
+    return Path(str(path)).name.split(".")[0]
+
+
+def input_provenance(files: Sequence[str | Path]) -> tuple[dict[str, Any], list[str]]:
+    """Provenance of the input files the builds read, recognised by sha256 only (never by name): a file that is
+    data mtgauntlet ships gives its provenance to the source_dataset names its readers give it. Returns
+    (source_dataset -> Provenance, notes on files not recognised)."""
+    from mtgauntlet.cards.licenses import recognise, sha256_of, with_origin
+
+    out: dict[str, Any] = {}
+    notes = []
+    for f in files:
+        p = Path(f)
+        if not p.is_file():
+            raise GauntletError(f"{p}: no such input file (--input-file names a file the builds read)")
+        digest = sha256_of(p)
+        known = recognise(digest)
+        if known is None:
+            notes.append(f"{p} (sha256 {digest[:12]}) is not data mtgauntlet recognises: state the provenance of "
+                         f"its records with --provenance '{reader_dataset_name(p)}:license=ID'")
+            continue
+        prov = with_origin(known.provenance, f"recognised by content: sha256 {digest} is {known.describe}")
+        for name in dict.fromkeys((*known.datasets, reader_dataset_name(p))):
+            out[name] = prov
+    return out, notes

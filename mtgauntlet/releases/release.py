@@ -18,6 +18,7 @@ it validated exactly these builds.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from collections import Counter
 from pathlib import Path
@@ -77,17 +78,24 @@ def _write_data(tmp: Path, kind: str, table: pa.Table, signatures: list[str], re
 def make_release(builds: Sequence[str | Path], name: str, version: str, *, out: str | Path = "releases",
                  reports: Sequence[tuple[str, dict[str, Any]]] = (), license: str | None = None,
                  pretty_name: str | None = None, extra_figures: Sequence[Path] = (), description: str | None = None,
-                 recipe: str | Path | None = None, audit: bool = False) -> Path:
+                 recipe: str | Path | None = None, audit: bool = False, license_name: str = "",
+                 license_link: str = "", provenance: Sequence[str] = (), input_files: Sequence[str | Path] = (),
+                 url: str | None = None, creators: Sequence[str] = ()) -> Path:
     """Package complete builds as an immutable release; returns the release directory.
 
-    ``reports``: (where it came from, validation report) pairs; ``license``: overrides the licence
-    derived from the records' source datasets (see :mod:`mtgauntlet.cards.licenses`); ``recipe``: the
+    ``reports``: (where it came from, validation report) pairs; ``license``: a Hub licence id overriding the
+    licence derived from the records' sources (``other`` with ``license_name`` and ``license_link``);
+    ``provenance``: the releaser's statements ``DATASET:FIELD=VALUE`` (name, license, url, citation, ...);
+    ``input_files``: the files the builds read, recognised by sha256 when mtgauntlet ships them (see
+    :mod:`mtgauntlet.cards.licenses`; a source known neither way is "unknown" and warned about); ``url``: where the
+    release is published (http(s); Croissant ``url``) and ``creators``: who made it (Croissant ``creator``); ``recipe``: the
     resolved recipe that made the builds (`gauntlet run`), stored as recipe.yaml and shown in the card;
     ``audit``: put the audit page (``report.html``, :mod:`mtgauntlet.cards.audit`) into the release.
     """
     from mtgauntlet.cards.card import write_card
     from mtgauntlet.cards.croissant import write_croissant
-    from mtgauntlet.cards.licenses import decide_license
+    from mtgauntlet.cards.licenses import check_license, decide_license, parse_statements
+    from mtgauntlet.releases.inputs import input_provenance
     from mtgauntlet.cards.methods import GENERIC, METHODS
 
     check_name(name)
@@ -95,11 +103,19 @@ def make_release(builds: Sequence[str | Path], name: str, version: str, *, out: 
     target = release_dir(out, name, v)
     if target.exists():
         raise GauntletError(f"{target} already exists: releases are immutable; release a changed build as a new version")
+    if license:
+        check_license(license, license_name, license_link)
+    if url and not re.fullmatch(r"https?://[^\s<>\"'`]+", url):
+        raise GauntletError(f"--url {url!r}: give the http(s) address where the release is published")
+    stated = parse_statements(provenance)
+    recognised, input_notes = input_provenance(input_files)
     inputs = load_builds(builds)
     tables, rows_by_build, dropped = tables_by_kind(inputs)
     signatures = {k: [s for s in per if s] for k, per in rows_by_build.items()}
     validation = match_reports(reports, rows_by_build) if reports else {}
-    decision = decide_license(_source_counts(tables), override=license)
+    decision = decide_license(_source_counts(tables), {**recognised, **stated}, override=license,
+                              override_name=license_name, override_link=license_link)
+    decision.warnings[:0] = input_notes
     kinds = sorted(tables, key=kind_sort_key)
     release_id = f"{name}@{v}"
     with staged_release_dir(target) as tmp:
@@ -122,6 +138,8 @@ def make_release(builds: Sequence[str | Path], name: str, version: str, *, out: 
             "description": " ".join(description.split()) if description else None,
             "recipe": RECIPE_FILE if recipe else None,
             "audit": AUDIT_FILE if audit else None,
+            "url": url or None,
+            "creators": [" ".join(c.split()) for c in creators if c.strip()],
         }
         if recipe:
             shutil.copyfile(recipe, tmp / RECIPE_FILE)
