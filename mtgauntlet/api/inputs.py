@@ -69,3 +69,11 @@ def as_input_path(obj: Any, name: str | None = None) -> str:
         with atomic_path(path) as tmp:
             pq.write_table(table.replace_schema_metadata(None), tmp)
     return str(path)
+
+
+def path_of(obj: Any) -> str:
+    """The path a result object names (``Build``, ``Report``, ``Release``: its ``.path``), or ``obj`` as a path."""
+    path = getattr(obj, "path", obj)
+    if not isinstance(path, (str, os.PathLike)):
+        raise UsageError(f"expected a path or a result with a path, not {type(obj).__name__}")
+    return os.fspath(path)

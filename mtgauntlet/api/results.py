@@ -137,6 +137,12 @@ class Release:
     def version(self) -> str:
         return str(self.manifest.get("version", ""))
 
+    @property
+    def not_validated(self) -> list[str]:
+        """The record kinds no validation report covers (the card says so)."""
+        validation = self.manifest.get("validation") or {}
+        return [k for k in self.manifest.get("kinds", []) if not validation.get(k)]
+
     def to_arrow(self, kind: str | None = None):
         """The released records of ``kind`` (or of the only kind) as a ``pyarrow.Table``."""
         from mtgauntlet.records import load_records
@@ -175,17 +181,25 @@ class Publication:
         repo: The Hub repository (``ORG/NAME``) or local git repository (``file:PATH``).
         tag: The immutable tag ``vX.Y.Z``.
         commit: The commit id (``None`` on a dry run or when nothing had to be published).
-        operations: The exact file operations of the commit.
+        operations: The exact file operations of the commit: ``{"op": "add" or "delete", "path": ...}``.
         dry_run: True when nothing was published.
         already_published: True when the tag already held exactly these files (nothing new was sent).
+        parent_commit: The branch head the commit goes on (``None``: a new branch or repository).
+        commit_message: The commit's (and the tag's) message.
+        remote: ``ok``, ``missing`` (publishing creates the repository) or ``unreachable`` (on a dry run).
+        description: The plan as text (what ``gauntlet publish`` prints).
     """
 
     repo: str
     tag: str
     commit: str | None
-    operations: list[str] = field(default_factory=list)
+    operations: list[dict[str, str]] = field(default_factory=list)
     dry_run: bool = False
     already_published: bool = False
+    parent_commit: str | None = None
+    commit_message: str = ""
+    remote: str = ""
+    description: str = field(default="", repr=False)
 
 
 @dataclass

@@ -24,12 +24,15 @@ def warn(message: str) -> None:
 
 
 def public(fn: F) -> F:
-    """Make ``fn`` an API function: it takes ``progress: bool = False`` and runs silently unless it is True."""
+    """Make ``fn`` an API function: it takes ``progress: bool = False`` and runs silently unless it is True.
+
+    ``progress=None`` is for the CLI, which calls the same functions: its own display then decides (``-q``, and a
+    bar only when stderr is a terminal)."""
     from mtgauntlet.runner.progress import output_mode
 
     @functools.wraps(fn)
-    def wrapper(*args, progress: bool = False, **kwargs):
-        with output_mode(bool(progress)):
+    def wrapper(*args, progress: bool | None = False, **kwargs):
+        with output_mode(bool(progress)) if progress is not None else contextlib.nullcontext():
             return fn(*args, **kwargs)
 
     sig = inspect.signature(fn)
