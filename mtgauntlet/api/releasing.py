@@ -43,13 +43,11 @@ def _read_report(report: Any) -> tuple[str, dict]:
 
 
 def release_warnings(manifest: dict[str, Any]) -> list[str]:
-    """What a release warns about, from its manifest: licences to check, dropped duplicates, kinds not validated."""
+    """What a release warns about, from its manifest: licences to check, dropped duplicates. (Kinds no report
+    validated are no warning, the card says so: :attr:`Release.not_validated`.)"""
     out = [f"licence: {w}" for w in manifest["license"]["warnings"]]
     out += [f"dropped {n} duplicate {kind} records (equal copies of one record in several builds)"
             for kind, n in manifest["dropped_duplicates"].items() if n]
-    not_validated = Release(path=Path(), manifest=manifest).not_validated
-    if not_validated:
-        out.append(f"not validated: {', '.join(not_validated)} (the card says so)")
     return out
 
 
@@ -86,8 +84,8 @@ def release(builds: Paths, *, name: str, version: str, out: str | Path = "releas
         audit: Put the audit page (``report.html``, as :func:`mtgauntlet.audit`) into the release.
 
     Returns:
-        The :class:`Release`: its ``path``, ``manifest`` and ``warnings`` (each also raised as a
-        :class:`mtgauntlet.GauntletWarning`).
+        The :class:`Release`: its ``path``, ``manifest``, ``warnings`` (each also raised as a
+        :class:`mtgauntlet.GauntletWarning`) and ``not_validated`` (the kinds no report covers).
 
     Raises:
         GauntletError: An incomplete or missing build, a bad name or version, an existing release, a report of

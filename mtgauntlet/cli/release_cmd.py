@@ -49,6 +49,8 @@ def release(
                             input_file=input_file, url=url, creator=creator, pretty_name=pretty_name, figure=figure,
                             description=description, recipe=recipe, audit=audit, progress=None)
     m, lic = rel.manifest, rel.manifest["license"]
+    if rel.not_validated:
+        typer.echo(f"note: not validated: {', '.join(rel.not_validated)} (the card says so)", err=True)
     n_data = sum(1 for f in m["files"] if f.get("kind"))
     print_result(json_out, f"released {name} {version}: {m['total_rows']} records in {n_data} data files, "
            f"configs {', '.join(c['config_name'] for c in m['configs'])}; licence {lic['license']} -> {rel.path}",
