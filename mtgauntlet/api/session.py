@@ -10,6 +10,8 @@ from __future__ import annotations
 import contextlib
 import functools
 import inspect
+import os
+import sys
 import warnings
 from typing import Any, Callable, TypeVar
 
@@ -18,9 +20,16 @@ from mtgauntlet.errors import GauntletWarning
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
 def warn(message: str) -> None:
-    """A warning for the user (``warning: ...`` on the CLI, a :mod:`warnings` warning from Python)."""
-    warnings.warn(message, GauntletWarning, stacklevel=3)
+    """A warning for the user (``warning: ...`` on the CLI, a :mod:`warnings` warning from Python), shown at the
+    caller's line that called into mtgauntlet (not at a line inside the package)."""
+    frame, level = sys._getframe(1), 2
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, GauntletWarning, stacklevel=level)
 
 
 def public(fn: F) -> F:
