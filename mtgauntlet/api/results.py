@@ -118,6 +118,10 @@ class Release:
         manifest: ``manifest.json``: every file with its sha256, configs, signatures, licence, validation.
         warnings: What the release warned about (licences to check, dropped duplicates), also raised as
             :class:`mtgauntlet.GauntletWarning`.
+
+    Example:
+        >>> rel = mg.release(["builds/smaug"], name="my-es-en", version="0.1.0")
+        >>> rel.manifest["total_rows"], rel.not_validated, rel.to_pandas().head()
     """
 
     path: Path
@@ -126,15 +130,18 @@ class Release:
 
     @classmethod
     def open(cls, path: str | Path) -> "Release":
+        """The release in ``path`` (its ``manifest.json`` must exist)."""
         path = Path(path)
         return cls(path=path, manifest=_read_json(path / "manifest.json"))
 
     @property
     def name(self) -> str:
+        """The release name."""
         return str(self.manifest.get("name", ""))
 
     @property
     def version(self) -> str:
+        """The release version (``X.Y.Z``)."""
         return str(self.manifest.get("version", ""))
 
     @property
@@ -150,6 +157,7 @@ class Release:
         return load_records(self.path, kind)
 
     def to_pandas(self, kind: str | None = None):
+        """The released records of ``kind`` (or of the only kind) as a ``pandas.DataFrame``."""
         return self.to_arrow(kind).to_pandas()
 
 
@@ -160,6 +168,10 @@ class Verification:
     Attributes:
         path: The release directory checked.
         problems: One line per changed, missing or extra file (empty when ``ok``).
+
+    Example:
+        >>> check = mg.verify("releases/name=my-es-en/version=0.1.0")
+        >>> check.ok or print("\n".join(check.problems))
     """
 
     path: Path
@@ -167,6 +179,7 @@ class Verification:
 
     @property
     def ok(self) -> bool:
+        """True when every file matches the manifest and none is missing or extra."""
         return not self.problems
 
     def __bool__(self) -> bool:
@@ -188,6 +201,10 @@ class Publication:
         commit_message: The commit's (and the tag's) message.
         remote: ``ok``, ``missing`` (publishing creates the repository) or ``unreachable`` (on a dry run).
         description: The plan as text (what ``gauntlet publish`` prints).
+
+    Example:
+        >>> plan = mg.publish("releases/name=my-es-en/version=0.1.0", repo="my-org/my-es-en", dry_run=True)
+        >>> [op["path"] for op in plan.operations]
     """
 
     repo: str
