@@ -22,13 +22,8 @@ def audit(
 ):
     """Write one self-contained HTML audit page: overview, validation, data quality, examples with their edits,
     method plots and, with --against, what changed since the older version. Works offline; prints, too."""
-    from mtgauntlet.cards.audit import write_audit
-    from mtgauntlet.validators.rules import Rules
+    from mtgauntlet.api.auditing import audit as write_page
 
-    r = Rules.from_yaml(rules) if rules else Rules.default()
-    if nli:
-        r.options.nli = nli
-    r.options.lm = r.options.lm or lm
-    r.options.gx = False  # Data Docs are a separate site; the page is the audit
-    page = write_audit(path, out, against, rules=r, examples=examples, seed=seed, metric_results=metric_results)
+    page = write_page(path, out=out, against=against, rules=rules, nli=nli, lm=lm, examples=examples, seed=seed,
+                      metric_results=metric_results, progress=None)
     print_result(json_out, f"audit report: {page}", {"audit": str(page), "of": path, "against": against})

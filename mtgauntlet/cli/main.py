@@ -126,7 +126,10 @@ def _run(args: list[str]) -> int:
     if os.environ.get(completion.COMPLETE_VAR):  # a shell asking for completions (the script sets it)
         completion.init()
     try:
-        rv = app(args=args, prog_name="gauntlet", standalone_mode=False)
+        from mtgauntlet.api.session import cli_warnings
+
+        with cli_warnings(lambda line: typer.echo(line, err=True)):
+            rv = app(args=args, prog_name="gauntlet", standalone_mode=False)
         return rv if isinstance(rv, int) else 0
     except exits as exc:
         return getattr(exc, "exit_code", 0)

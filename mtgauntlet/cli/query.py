@@ -25,7 +25,6 @@ import typer
 from mtgauntlet.cli.common import fail, output_format_option, print_frame
 
 FORMATS = ("table", "csv", "json")
-MAX_WARNINGS = 10
 
 
 def plain(v: Any) -> Any:
@@ -86,14 +85,6 @@ def write_result(table, fmt: str) -> None:
         fail(f"unknown --format {fmt!r} ({', '.join(FORMATS)})")
 
 
-def _warn_skipped(items: list[tuple[str, str]]) -> None:
-    for path, why in items[:MAX_WARNINGS]:
-        typer.echo(f"warning: catalog: skipped {path}: {why}", err=True)
-    if len(items) > MAX_WARNINGS:
-        typer.echo(f"warning: catalog: skipped {len(items) - MAX_WARNINGS} more (SELECT * FROM catalog_skipped)",
-                   err=True)
-
-
 def query(
     sql: str = typer.Argument(..., help="A SELECT statement; views: one per record kind (e.g. smaug_pair), "
                               "latest_<kind>, releases, catalog_files, catalog_info, catalog_skipped."),
@@ -102,8 +93,8 @@ def query(
 ):
     """Run a read-only SQL query over the records of every release under --releases (exactly the files their
     manifests list; a folder without releases: every build output's records). What is skipped is warned about."""
-    from mtgauntlet.releases.catalog import query_arrow
+    from mtgauntlet.api.catalog import query_table
 
     if format not in FORMATS:
         fail(f"unknown --format {format!r} ({', '.join(FORMATS)})")
-    write_result(query_arrow(releases, sql, report=_warn_skipped), format)
+    write_result(query_table(sql, releases=releases, progress=None), format)

@@ -2,23 +2,11 @@
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import List, Optional
 
 import typer
 
 from mtgauntlet.cli.common import json_option, print_json, print_result
-from mtgauntlet.errors import GauntletError
-
-
-def _read_report(path: str) -> tuple[str, dict]:
-    from mtgauntlet.fileio import read_json
-
-    p = Path(path)
-    p = p / "report.json" if p.is_dir() else p
-    return str(p), read_json(p, "validation report", "no such validation report (write one with gauntlet "
-                                                       "validate PATH --report DIR)")
 
 
 def release(
@@ -54,47 +42,31 @@ def release(
 ):
     """Package builds as releases/name=NAME/version=X.Y.Z/ (atomic): Parquet per kind and language pair, card,
     Croissant, manifest with the sha256 of every file."""
-    from mtgauntlet.releases.inputs import find_build_dir
-    from mtgauntlet.releases.release import make_release
+    from mtgauntlet.api import releasing
 
-    reports = [_read_report(r) for r in report]
-    extra = [Path(f) for f in figure]
-    for f in extra:
-        if not f.is_file():
-            raise GauntletError(f"{f}: no such figure file")
-    for b in builds:
-        extra += sorted((find_build_dir(b) / "figures").glob("*.png"))
-    if recipe and not Path(recipe).is_file():
-        raise GauntletError(f"{recipe}: no such recipe file")
-    path = make_release(builds, name, version, out=out, reports=reports, license=license,
-                        pretty_name=pretty_name, extra_figures=extra, description=description, recipe=recipe,
-                        audit=audit, license_name=license_name, license_link=license_link, provenance=provenance,
-                        input_files=input_file, url=url, creators=creator)
-    m = json.loads((path / "manifest.json").read_text(encoding="utf-8"))
-    lic = m["license"]
-    for w in lic["warnings"]:
-        typer.echo(f"warning: licence: {w}", err=True)
-    for kind, n in m["dropped_duplicates"].items():
-        if n:
-            typer.echo(f"warning: dropped {n} duplicate {kind} records (equal copies of one record in several builds)", err=True)
-    not_validated = [k for k in m["kinds"] if not (m.get("validation") or {}).get(k)]
-    if not_validated:
-        typer.echo(f"note: not validated: {', '.join(not_validated)} (the card says so)", err=True)
+    rel = releasing.release(builds, name=name, version=version, out=out, report=report, license=license,
+                            license_name=license_name, license_link=license_link, provenance=provenance,
+                            input_file=input_file, url=url, creator=creator, pretty_name=pretty_name, figure=figure,
+                            description=description, recipe=recipe, audit=audit, progress=None)
+    m, lic = rel.manifest, rel.manifest["license"]
+    if rel.not_validated:
+        typer.echo(f"note: not validated: {', '.join(rel.not_validated)} (the card says so)", err=True)
     n_data = sum(1 for f in m["files"] if f.get("kind"))
     print_result(json_out, f"released {name} {version}: {m['total_rows']} records in {n_data} data files, "
-           f"configs {', '.join(c['config_name'] for c in m['configs'])}; licence {lic['license']} -> {path}",
-           {"release": str(path), "name": name, "version": version, "records": m["total_rows"], "data_files": n_data,
-            "configs": [c["config_name"] for c in m["configs"]], "license": lic["license"],
-            "warnings": lic["warnings"], "dropped_duplicates": m["dropped_duplicates"], "not_validated": not_validated})
+           f"configs {', '.join(c['config_name'] for c in m['configs'])}; licence {lic['license']} -> {rel.path}",
+           {"release": str(rel.path), "name": name, "version": version, "records": m["total_rows"],
+            "data_files": n_data, "configs": [c["config_name"] for c in m["configs"]], "license": lic["license"],
+            "warnings": lic["warnings"], "dropped_duplicates": m["dropped_duplicates"],
+            "not_validated": rel.not_validated})
 
 
 def verify(release_dir: str = typer.Argument(..., help="A release directory (…/name=NAME/version=X.Y.Z)."),
            json_out: bool = json_option("the check")):
     """Re-check every file of the release against manifest.json (changed, missing or extra files fail; exit 1).
     A git clone or Hub download verifies: its .git, .gitattributes and .cache/huggingface/ are not release files."""
-    from mtgauntlet.releases.release import verify_release
+    from mtgauntlet.api import releasing
 
-    problems = verify_release(release_dir)
+    problems = releasing.verify(release_dir, progress=None).problems
     if json_out:
         print_json({"release": release_dir, "ok": not problems, "problems": problems})
     elif problems:
@@ -115,17 +87,16 @@ def publish(
 ):
     """One atomic commit of exactly the manifest's files, then the immutable tag vX.Y.Z (refused if it exists
     or the release does not verify); uploads a verified copy, so a file changed meanwhile stops the publish."""
-    from mtgauntlet.releases.publish import publish as do_publish
+    from mtgauntlet.api import releasing
 
-    plan = do_publish(release_dir, repo, dry_run=dry_run, branch=branch)
+    done = releasing.publish(release_dir, repo=repo, dry_run=dry_run, branch=branch, progress=None)
     if json_out:
-        print_json({"repo": plan.repo_id, "tag": plan.tag, "parent_commit": plan.parent_commit, "dry_run": dry_run,
-                    "commit": plan.commit, "remote": plan.remote, "commit_message": plan.commit_message,
-                    "operations": [{"op": "add" if type(op).__name__ == "CommitOperationAdd" else "delete",
-                                    "path": op.path_in_repo} for op in plan.operations]})
+        print_json({"repo": done.repo, "tag": done.tag, "parent_commit": done.parent_commit, "dry_run": dry_run,
+                    "commit": done.commit, "remote": done.remote, "commit_message": done.commit_message,
+                    "operations": done.operations})
         return
-    typer.echo(plan.describe())
+    typer.echo(done.description)
     if dry_run:
         typer.echo("dry run: nothing was published")
     else:
-        typer.echo(f"published commit {plan.commit} and tag {plan.tag}")
+        typer.echo(f"published commit {done.commit} and tag {done.tag}")

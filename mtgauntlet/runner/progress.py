@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import logging
 import os
 import sys
 import time
@@ -19,22 +20,45 @@ QUIET_ENV = "MTGAUNTLET_QUIET"
 EVERY_ENV = "MTGAUNTLET_PROGRESS_EVERY"  # seconds between two plain progress lines (a log, a pipe)
 
 _ACTIVE: contextvars.ContextVar["Progress | None"] = contextvars.ContextVar("mtgauntlet_progress", default=None)
+# Set by the Python API (``mg.build(..., progress=True)``): "bar" shows a progress bar (a terminal or Jupyter),
+# "quiet" prints nothing at all; None (the CLI) follows -q and whether stderr is a terminal.
+_MODE: contextvars.ContextVar[str | None] = contextvars.ContextVar("mtgauntlet_output_mode", default=None)
+log = logging.getLogger("mtgauntlet")
 
 
 def quiet() -> bool:
-    """``gauntlet -q``: no progress and no informational lines (errors and warnings still print)."""
+    """``gauntlet -q`` or a silent API call: no progress and no informational lines."""
+    mode = _MODE.get()
+    if mode is not None:
+        return mode == "quiet"
     return os.environ.get(QUIET_ENV) == "1"
 
 
 def info(message: str) -> None:
-    """An informational line on stderr (a start/end note, a count), left out under ``-q``."""
-    if not quiet():
+    """An informational line on stderr (a start/end note, a count); under ``-q`` and in a silent API call it goes
+    to the ``mtgauntlet`` logger instead."""
+    if quiet():
+        log.info(message)
+    else:
         print(message, file=sys.stderr, flush=True)
 
 
 def want_bar(progress: bool | None) -> bool:
-    """A rich bar (True) or plain lines (False): as asked, else a bar when stderr is a terminal."""
-    return sys.stderr.isatty() if progress is None else progress
+    """A rich bar (True) or plain lines (False): as asked, else as the API call asked, else a bar when stderr is
+    a terminal."""
+    if progress is not None:
+        return progress
+    return _MODE.get() == "bar" or sys.stderr.isatty()
+
+
+@contextlib.contextmanager
+def output_mode(progress: bool):
+    """Inside: a progress bar (``progress``) or nothing at all on stdout/stderr (the Python API's default)."""
+    token = _MODE.set("bar" if progress else "quiet")
+    try:
+        yield
+    finally:
+        _MODE.reset(token)
 
 
 def step(done: float, total: float) -> None:
@@ -109,7 +133,7 @@ class Progress:
         self._bar = None
         self._silent = quiet()
         self._token = _ACTIVE.set(self)
-        if enabled and not self._silent:
+        if (enabled or _MODE.get() == "bar") and not self._silent:
             from rich import progress as rp
             from rich.console import Console
 
