@@ -25,7 +25,6 @@ PARSE_CHUNK = 64  # references parsed at once (progress advances after each chun
 TOO_LONG = "too_long"  # skip reason of a row longer than max_parse_chars
 TRANSLATION_FAILED = "good_translation_failed"  # skip reason: the translator gave no good hypothesis (None)
 NE_TYPES = ("all", "names")  # ne: entities of every type (the paper: Stanza NER, no filter) or names only
-ENGLISH_ONLY = "Polyjuice is English-only"
 
 
 def same_text(a: str, b: str) -> bool:
@@ -39,7 +38,8 @@ class SmaugBuilder:
     ``good_from``: column | translator | reference. The paper keeps only pairs whose good hypothesis
     differs from the reference: items whose good equals the reference are rejected (``good_equals_ref``),
     except with ``good_from="reference"``, the explicit reference-free mode (good = reference for every
-    record; the manifest says so). ``require_nli`` drops ``neg`` records whose NLI contradiction check did
+    record; the manifest says so). An item whose translator gave no translation (``None``) is skipped and counted
+    (``good_translation_failed``). ``require_nli`` drops ``neg`` records whose NLI contradiction check did
     not run; without it they are kept with ``checks.nli_contradiction`` = null (not checked). ``seed`` is the
     build's seed (the runner's ``--seed``): with the row's content it keys every random choice (:meth:`item_rng`)."""
 
@@ -54,8 +54,8 @@ class SmaugBuilder:
                  del_min_words: int = 5, del_max_words: int = 9, require_nli: bool = False, seed: int = 13,
                  max_parse_chars: int = DEFAULT_MAX_PARSE_CHARS, ne_types: str = "all"):
         if polyjuice and base_lang(tgt_lang) != "en":
-            raise GauntletError(f"--polyjuice negates English only ({ENGLISH_ONLY}); the target language is "
-                                f"{tgt_lang}: leave out --polyjuice (or 'neg' from --phenomena)")
+            raise GauntletError(f"--polyjuice: Polyjuice negates English only, and the target language is {tgt_lang}; "
+                                "leave out --polyjuice")
         if ne_types not in NE_TYPES:
             raise GauntletError(f"--ne-types must be one of {', '.join(NE_TYPES)}, not {ne_types!r}")
         bad = [p for p in phenomena if p not in PHENOMENA]
