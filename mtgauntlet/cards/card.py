@@ -113,16 +113,35 @@ def validation_section(manifest: dict[str, Any]) -> str:
     return "\n\n".join(out)
 
 
+FAILURE_MEANINGS = {"llm_failures": "unusable LLM answers, asked again, then the step was skipped",
+                    "truncated": "LLM answers cut by the generation budget, never used",
+                    "mt_failures": "translations that failed: those steps or pulls are never selected",
+                    "qe_failures": "QE scores that failed: those steps or pulls are never selected"}
+
+
+def failure_counts(counts: Any) -> dict[str, int]:
+    """Every failure counter of a build's ``counts``: those the runner nests under ``counts.failures`` (MT-breaker,
+    zero-shot: ``llm_failures``, ``truncated``, ``mt_failures``, ``qe_failures``) and flat ``*_failures`` keys (the
+    bandit), zeros included."""
+    if not isinstance(counts, dict):
+        return {}
+    out = {str(k): v for k, v in counts.items() if str(k).endswith("_failures") and isinstance(v, int)}
+    nested = counts.get("failures")
+    if isinstance(nested, dict):
+        out.update({str(k): v for k, v in nested.items() if isinstance(v, int)})
+    return dict(sorted(out.items()))
+
+
 def build_notes(manifest: dict[str, Any]) -> list[str]:
-    """Each build's own flags (config.flags, e.g. SMAUG's NLI not checked) and failure counts."""
+    """Each build's own flags (config.flags, e.g. SMAUG's NLI not checked) and non-zero failure counts."""
     notes = []
     for b in manifest["builds"]:
         who = b.get("builder") or "records"
         for why in ((b.get("config") or {}).get("flags") or {}).values():
             notes.append(f"{who}: {why}")
-        for key, n in sorted((b.get("counts") or {}).items()):
-            if key.endswith("_failures") and n:
-                notes.append(f"{who}: {key} = {n} (steps or pulls without a valid score are never selected)")
+        for key, n in failure_counts(b.get("counts")).items():
+            if n:
+                notes.append(f"{who}: {key} = {n} ({FAILURE_MEANINGS.get(key, 'counted, never selected')})")
     return notes
 
 
@@ -193,6 +212,8 @@ def creation_section(manifest: dict[str, Any]) -> str:
         skipped = {**(counts.get("rejected") or {}), **(counts.get("skipped") or {})}
         dropped = (", not kept: " + ", ".join(f"{md_text(k)} {md_text(v)}" for k, v in sorted(skipped.items()))
                    if skipped else "")
+        failures = failure_counts(counts)
+        dropped += (", failures: " + ", ".join(f"{md_text(k)} {n}" for k, n in failures.items())) if failures else ""
         builds.append(f"- {md_code(b.get('builder') or 'records')} ({md_text(', '.join(b.get('kinds', [])))}): "
                       f"{md_text(counts.get('produced', '?'))} records"
                       + (f" from {md_text(counts['items'])} items" if counts.get("items") is not None else "")

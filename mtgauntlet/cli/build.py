@@ -155,6 +155,8 @@ def build_smaug(
     del_max_words: int = typer.Option(9, min=1, help="del: most words in the deleted span (reference implementation: < 10)."),
     max_parse_chars: int = typer.Option(5000, min=1, help="Longest source or reference SMAUG parses and perturbs, in "
                                         "characters; longer rows are skipped and counted (too_long)."),
+    ne_types: str = typer.Option("all", help="ne: entities to replace: all (the paper: every NER type, dates and "
+                                 "numbers included) or names."),
     seed: int = seed_option(),
     shard_size: int = shard_size_option(200),
     skip_bad: bool = skip_bad_option(),
@@ -175,7 +177,7 @@ def build_smaug(
                                polyjuice=polyjuice, good_col=good_col, good_from=good_from,
                                min_char_edit=min_char_edit, min_word_edit=min_word_edit, del_min_words=del_min_words,
                                del_max_words=del_max_words, require_nli=require_nli, seed=seed,
-                               max_parse_chars=max_parse_chars)
+                               max_parse_chars=max_parse_chars, ne_types=ne_types)
         for ph, (ok, how) in builder.support.items():
             if ph in builder.phenomena:
                 info(f"  {ph}: {how}")
