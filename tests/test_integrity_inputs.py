@@ -1,0 +1,80 @@
+"""Issue #25: ids and texts of the input are kept as written (id 0 is an id), and user errors are one line."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+from mtgauntlet.records import load_records
+from tests.cli import invoke
+
+TEXTS = ["The first sentence has words.", "A second one, also with words.", "And a third sentence here."]
+
+
+def _subset(path, out, *extra):
+    return invoke(["build", "subset", "--input", path, "--src-lang", "en", "--estimator", "length",
+                   "--budget", len(TEXTS), "--out", out, *extra])
+
+
+def _source_ids(out) -> dict[str, str]:
+    t = load_records(out)
+    return dict(zip(t.column("text").to_pylist(), t.column("source_id").to_pylist()))
+
+
+@pytest.mark.parametrize("ids", [[0, 1, 2], ["0", "1", "2"], [2, 0, 1]])
+def test_id_zero_is_kept_in_jsonl(tmp_path, ids):
+    path = tmp_path / "in.jsonl"
+    path.write_text("".join(json.dumps({"id": i, "src": t}) + "\n" for i, t in zip(ids, TEXTS)), encoding="utf-8")
+    r = _subset(path, tmp_path / "out")
+    assert r.exit_code == 0, r
+    assert _source_ids(tmp_path / "out") == {t: str(i) for i, t in zip(ids, TEXTS)}
+
+
+@pytest.mark.parametrize("ids", [[0, 1, 2], ["0", "1", "2"]])
+def test_id_zero_is_kept_in_parquet(tmp_path, ids):
+    path = tmp_path / "in.parquet"
+    pd.DataFrame({"id": ids, "src": TEXTS}).to_parquet(path)
+    r = _subset(path, tmp_path / "out")
+    assert r.exit_code == 0, r
+    assert _source_ids(tmp_path / "out") == {t: str(i) for i, t in zip(ids, TEXTS)}
+
+
+def test_source_id_column_zero_wins_over_id(tmp_path):
+    path = tmp_path / "in.jsonl"
+    path.write_text("".join(json.dumps({"source_id": n, "id": f"x{n}", "src": t}) + "\n"
+                            for n, t in enumerate(TEXTS)), encoding="utf-8")
+    assert _subset(path, tmp_path / "out").exit_code == 0
+    assert sorted(_source_ids(tmp_path / "out").values()) == ["0", "1", "2"]
+
+
+@pytest.mark.parametrize("blank", ["", "  ", None])
+def test_blank_id_is_one_line_error_naming_file_line_and_field(tmp_path, blank):
+    path = tmp_path / "in.jsonl"
+    ids = [0, blank, 2]
+    path.write_text("".join(json.dumps({"id": i, "src": t}) + "\n" for i, t in zip(ids, TEXTS)), encoding="utf-8")
+    r = _subset(path, tmp_path / "out")
+    assert r.exit_code == 2, r
+    assert r.stderr.strip().count("\n") == 0 and "Traceback" not in r.stderr
+    assert str(path) in r.stderr and "line 2" in r.stderr and "field 'id'" in r.stderr and "empty id" in r.stderr
+    # skipping bad rows counts it instead
+    r = _subset(path, tmp_path / "out2", "--skip-bad")
+    assert r.exit_code == 0, r
+    assert sorted(_source_ids(tmp_path / "out2").values()) == ["0", "2"]
+    manifest = json.loads((tmp_path / "out2" / "build.json").read_text())
+    assert manifest["counts"]["skipped"] == {"empty id": 1}
+
+
+def test_tsv_id_zero_and_named_layout_ids(tmp_path):
+    path = tmp_path / "in.tsv"
+    path.write_text("id\tsrc\n" + "".join(f"{i}\t{t}\n" for i, t in enumerate(TEXTS)), encoding="utf-8")
+    assert _subset(path, tmp_path / "out").exit_code == 0
+    assert sorted(_source_ids(tmp_path / "out").values()) == ["0", "1", "2"]
+    flores = tmp_path / "flores200_devtest.tsv"
+    flores.write_text("id\tdomain\ttopic\teng\n" + "".join(f"{i}\twiki\tt\t{t}\n" for i, t in enumerate(TEXTS)),
+                      encoding="utf-8")
+    r = invoke(["build", "subset", "--input", flores, "--format", "flores", "--src-lang", "en", "--budget", 3,
+                "--out", tmp_path / "fl"])
+    assert r.exit_code == 0, r
+    assert sorted(_source_ids(tmp_path / "fl").values()) == ["0", "1", "2"]
