@@ -78,3 +78,35 @@ def test_tsv_id_zero_and_named_layout_ids(tmp_path):
                 "--out", tmp_path / "fl"])
     assert r.exit_code == 0, r
     assert sorted(_source_ids(tmp_path / "fl").values()) == ["0", "1", "2"]
+
+
+def _one_line_error(r, code: int = 2) -> str:
+    assert r.exit_code == code, r
+    err = r.stderr.strip()
+    assert err.startswith("error: ") and "\n" not in err and "internal error" not in err, r
+    return err
+
+
+@pytest.mark.parametrize("args, says", [
+    (["--topics", 0, "--budget", 10], "--topics"),
+    (["--topics", 100, "--budget", -5], "--budget"),
+    (["--topics", 100, "--budget", 0], "--budget"),
+    (["--topics", 5, "--budget", 10], "--k"),
+    (["--topics", 100, "--budget", 10, "--epsilon", 1.5], "--epsilon"),
+    (["--topics", 100, "--budget", 10, "--algorithms", "eps-greedy,bogus"], "bogus"),
+    (["--topics", 100, "--budget", 10, "--fit", "/nonexistent/search"], "--fit"),
+])
+def test_simulate_bandit_bad_options_are_one_line_errors(args, says):
+    r = invoke(["simulate", "bandit", *args])
+    assert says in _one_line_error(r) and "nan" not in r.stdout
+
+
+def test_hf_estimator_that_is_not_a_model_is_a_user_error(tmp_path, sample_path):
+    not_a_model = tmp_path / "not-a-model"
+    not_a_model.mkdir()
+    (not_a_model / "config.json").write_text("{}")
+    for spec in ("hf:/nonexistent", f"hf:{not_a_model}"):
+        r = invoke(["build", "subset", "--input", sample_path, "--src-col", "en", "--src-lang", "en",
+                    "--estimator", spec, "--out", tmp_path / "out"])
+        assert spec[3:] in _one_line_error(r)
+        assert not (tmp_path / "out" / "data").exists()
