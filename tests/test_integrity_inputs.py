@@ -110,3 +110,18 @@ def test_hf_estimator_that_is_not_a_model_is_a_user_error(tmp_path, sample_path)
                     "--estimator", spec, "--out", tmp_path / "out"])
         assert spec[3:] in _one_line_error(r)
         assert not (tmp_path / "out" / "data").exists()
+
+
+def test_texts_without_words_are_skipped_and_counted_as_empty_rate_counts_them(tmp_path):
+    texts = [*TEXTS, "📉", "🙌 !!", "…"]
+    path = tmp_path / "in.tsv"
+    path.write_text("id\tsrc\n" + "".join(f"{i}\t{t}\n" for i, t in enumerate(texts)), encoding="utf-8")
+    out = tmp_path / "out"
+    r = invoke(["build", "subset", "--input", path, "--src-lang", "en", "--estimator", "random", "--budget",
+                len(texts), "--out", out])
+    assert r.exit_code == 0, r
+    assert sorted(load_records(out).column("text").to_pylist()) == sorted(TEXTS)
+    assert json.loads((out / "build.json").read_text())["counts"]["skipped"] == {"no words": 3}
+    assert "no words=3" in r.stdout
+    r = invoke(["validate", out, "--report", tmp_path / "report"])
+    assert "text.empty_rate = 0 " in r.stdout, r
