@@ -234,6 +234,9 @@ def build_mtbreaker(
     tgt_lang: str = typer.Option("es", help="Target language (BCP-47)."),
     lp: Optional[str] = typer.Option(None, help="Language pair filter for wmt24 seeds."),
     limit: Optional[int] = limit_option("seeds"),
+    sample: Optional[int] = typer.Option(None, "--sample", min=1, help="Seeds drawn at random from the rows read "
+                                         "(the paper: 100): the N with the smallest hash of (--seed, source id, text), "
+                                         "so editing other rows keeps a seed in or out."),
     quoting: str = quoting_option(),
     max_chars: int = max_chars_option(),
     skip_bad: bool = skip_bad_option(),
@@ -255,14 +258,15 @@ def build_mtbreaker(
     overwrite: bool = overwrite_option(),
 ):
     """MT-breaker: an LLM edits each seed step by step until the target MT model translates it badly."""
-    from mtgauntlet.builders.mtbreaker import MTBreakerBuilder
+    from mtgauntlet.builders.mtbreaker import MTBreakerBuilder, keyed_sample
 
     src_lang, tgt_lang = lang_pair(src_lang, tgt_lang)
     rows = _seed_rows(seeds, column, format, src_lang, tgt_lang, limit, lp, quoting, max_chars, skip_bad)
+    rows.rows = keyed_sample(rows.rows, sample, seed)
     _run_breaker_build(lambda: MTBreakerBuilder(variant=variant, llm=llm, mt=comma_list(mt), qe=qe, steps=steps,
                                                 src_lang=src_lang, tgt_lang=tgt_lang, temperature=temperature,
                                                 max_tokens=max_tokens, language_guard=language_guard,
-                                                grammatical_edits=grammatical_edits),
+                                                grammatical_edits=grammatical_edits, sample=sample),
                        "mtbreaker", rows, out, seed, overwrite, shard_size, concurrency, dry_run, max_cost, max_requests,
                        json_out)
 
@@ -389,7 +393,7 @@ def build_bandit(
             if not rows:
                 raise typer.BadParameter("the corpus sampler needs --corpus")
             samp = CorpusSampler(rows, topic_list, text_key="src", label_key=label, min_words=min_words,
-                                 max_words=max_words)
+                                 max_words=max_words, seed=seed)
         if prescore is not None:
             if prescore < 1:
                 raise GauntletError("--prescore must be >= 1")

@@ -8,7 +8,8 @@ Layout of a build directory::
 
 Each shard covers a fixed range of item indices and is written atomically (temp + rename), so a
 build killed at any point (even SIGKILL) resumes by skipping the ranges whose shard exists. Per-item
-randomness is seeded from (seed, item index), so a resumed build equals an uninterrupted one.
+randomness is seeded from (seed, the item's content identity) where the builder names it (``item_key``), else from
+(seed, item index), so a resumed build equals an uninterrupted one.
 
 A resume never mixes inputs: the signature carries a content hash of the input items (``input:``), so a
 changed or edited input file is refused (``--overwrite`` starts over). One process at a time builds into
@@ -204,6 +205,15 @@ class BuildRunner:
     def _discard(self) -> None:
         discard_build(self.out_dir)
 
+    def _item_rng(self, item: Item) -> random.Random:
+        """The item's RNG: keyed by what the item is (``builder.item_key``: source id, text), so that a record
+        does not change when other rows are added, removed or edited; by its position for other builders."""
+        if hasattr(self.builder, "item_key"):
+            from mtgauntlet.builders.keyed import keyed_rng
+
+            return keyed_rng(self.seed, *self.builder.item_key(item))
+        return item_rng(self.seed, item.index)
+
     # -- shards -----------------------------------------------------------------------------------
     def _shard_name(self, start: int, end: int) -> str:
         return f"part-{start:08d}-{end:08d}.parquet"
@@ -284,7 +294,7 @@ class BuildRunner:
                 shard_records: list[dict] = []
                 counts = {"rejected": Counter(), "skipped": Counter()}
                 chunk = items[s:e]
-                rngs = [item_rng(self.seed, it.index) for it in chunk]
+                rngs = [self._item_rng(it) for it in chunk]
                 if hasattr(self.builder, "process_batch"):
                     with progress.unit(len(chunk)):  # the builder's step() calls move the display inside a shard
                         results = self.builder.process_batch(chunk, rngs)  # type: ignore[attr-defined]

@@ -27,15 +27,17 @@ from mtgauntlet.runner.build_runner import item_rng
 from mtgauntlet.runner.progress import Progress
 from mtgauntlet.versions import package_versions
 from mtgauntlet.builders.bandit.algorithms import ALGORITHMS, BanditState, choose
+from mtgauntlet.builders.bandit.sampler import row_source_id
 from mtgauntlet.builders.bandit.topics import Topic, neighbours
 from mtgauntlet.errors import BuildStateError, GauntletError
 from mtgauntlet.schema import record_id, to_table, utcnow
 from mtgauntlet.signature import make_signature
 
-VERSION = "4"  # 2: failed pulls carry no difficulty; QE ensembles; UCB bonus on the 0-100 scale
+VERSION = "5"  # 2: failed pulls carry no difficulty; QE ensembles; UCB bonus on the 0-100 scale
 # 3: the LLM sampler asks for a step's b texts at once (all seeds drawn first); corpus-sampled searches are unchanged
 # 4: the pull log's run_id hashes the whole signature (it was the 12 characters before the seed: searches that
 #    differed elsewhere collided, and a release of two of them dropped one log as duplicates)
+# 5: the corpus sampler draws a topic's text by a keyed hash of (seed, topic, source id, text), not by position
 
 
 def search_run_id(signature: str) -> str:
@@ -230,7 +232,7 @@ class BanditSearch:
         names = {self.topics[t].name: t for t in top}
         urls = {}
         for r in getattr(self.sampler, "rows", []):
-            urls[str(r.get("source_id") or r.get("id"))] = (r.get("url") or r.get("URL"), r.get("source_dataset"))
+            urls[row_source_id(r, None)] = (r.get("url") or r.get("URL"), r.get("source_dataset"))
         records = []
         for r in self._load_log(out):
             if r["topic"] in names and r["difficulty"] is not None:
