@@ -150,6 +150,27 @@ def test_score_writes_usage_into_the_parquet_metadata(tmp_path):
         assert u["cost_usd"] == pytest.approx(u["input_tokens"] / 1e6 + u["output_tokens"] * 2 / 1e6)
 
 
+
+def test_a_changed_price_rate_limit_or_batch_mode_resumes_the_same_build(tmp_path, monkeypatch):
+    """#price, #rpm, #tpm, #batch, #poll and #concurrency change cost and pace, never the answers: the signature
+    leaves them out, so a build started with one price resumes with another (and #json stays in it)."""
+    with _stack() as s:
+        full = invoke(_args(s, tmp_path, "full", llm_opts="#price=1/2"))
+        assert full.exit_code == 0, full
+        monkeypatch.setenv("MTGAUNTLET_CACHE_DIR", str(tmp_path / "cache2"))
+        cut = invoke(_args(s, tmp_path, "cut", llm_opts="#price=1/2") + ["--max-requests", "25"])
+        assert cut.exit_code == 3, cut
+        resumed = invoke(_args(s, tmp_path, "cut", llm_opts="#price=3/4,rpm=6000,tpm=900000,concurrency=2,poll=5"))
+        assert resumed.exit_code == 0, resumed
+        assert _content(tmp_path / "cut") == _content(tmp_path / "full")
+        sig = _manifest(tmp_path / "full")["signature"]
+        assert _manifest(tmp_path / "cut")["signature"] == sig and "price" not in sig
+        usage = _manifest(tmp_path / "cut")["usage"]  # each run's requests at that run's price
+        assert {spec.rsplit("#", 1)[1].split(",")[0] for spec in usage if spec.startswith(s["llm"])} == {
+            "price=1/2", "price=3/4"}
+        other = invoke(_args(s, tmp_path, "cut", llm_opts="#price=1/2,json=1"))  # #json changes the requests
+        assert other.exit_code == 2 and "holds a different build" in other.stderr, other
+
 # -- structured answers (#json=1) ------------------------------------------------------------------------------
 def _json_aware(fn, to_json):
     """A scripted answer that, when the request carries a json_schema response_format, answers the same content as
@@ -243,3 +264,13 @@ def test_difficulty_judge_json_answers_give_the_text_paths_scores(tmp_path):
             outs[name] = pq.read_table(tmp_path / f"{name}.parquet").column("difficulty").to_pylist()
         assert outs["json"] == outs["plain"] == [21.0, 49.0]  # 7 x words
         assert srv.requests[-1]["body"]["response_format"]["json_schema"]["name"] == "translation_difficulty"
+
+
+def test_signature_spec_drops_exactly_the_pace_options():
+    from mtgauntlet.models.runtime import signature_spec
+
+    spec = "llm-as-qe:openai:m@http://h:1/v1#price=1/2,json=1,rpm=5,tpm=9,batch=1,poll=3,concurrency=4,retries=2"
+    assert signature_spec(spec) == "llm-as-qe:openai:m@http://h:1/v1#json=1,retries=2"
+    assert signature_spec(["openai:m@u#price=1/2", "qe#fast"]) == ["openai:m@u", "qe#fast"]
+    assert signature_spec("column=a#price=1") == "column=a#price=1"  # not a spec: as it was
+    assert signature_spec(7) == 7

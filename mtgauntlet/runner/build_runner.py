@@ -44,6 +44,7 @@ from mtgauntlet.atomic import atomic_path, write_json_atomic
 from mtgauntlet.builders.base import Builder, Item
 from mtgauntlet.errors import BuildStateError, GauntletError
 from mtgauntlet.models import openai_batch, usage
+from mtgauntlet.models.runtime import signature_spec
 from mtgauntlet.runner.progress import Progress
 from mtgauntlet.schema import get_kind, record_id, to_table, utcnow
 from mtgauntlet.signature import make_signature
@@ -141,6 +142,7 @@ class BuildRunner:
         clash = sorted(set(own) & set(RUNNER_KEYS))
         if clash:
             raise ValueError(f"builder {self.builder.name!r} reuses the runner's signature key(s) {clash}")
+        own = {k: signature_spec(v) for k, v in own.items()}  # a spec's price, rate limits, ... change no record
         fields = {"builder": self.builder.name, **own, "n": n_items, "seed": self.seed}
         if digest is not None:
             fields["input"] = digest[:12]

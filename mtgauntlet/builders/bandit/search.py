@@ -28,6 +28,7 @@ from mtgauntlet.versions import package_versions
 from mtgauntlet.builders.bandit.algorithms import ALGORITHMS, BanditState, choose
 from mtgauntlet.builders.bandit.topics import Topic, neighbours
 from mtgauntlet.errors import BuildStateError, GauntletError
+from mtgauntlet.models.runtime import signature_spec
 from mtgauntlet.schema import record_id, to_table, utcnow
 from mtgauntlet.signature import make_signature
 
@@ -61,7 +62,7 @@ class BanditSearch:
                                "algorithm": self.algorithm, "budget": self.budget, "k": self.k,
                                "cap": "inf" if self.cap == math.inf else int(self.cap), "epsilon": self.epsilon,
                                "batch": self.batch, "topics": len(self.topics), "source": self.source,
-                               "mt": self.mt_specs, "qe": self.qe_specs, "seed": self.seed,
+                               "mt": signature_spec(self.mt_specs), "qe": signature_spec(self.qe_specs), "seed": self.seed,
                                **({"input": self.input_sha256[:12]} if self.input_sha256 else {})},
                               version=f"{__version__}+bandit.{VERSION}")
 
