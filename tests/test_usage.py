@@ -274,3 +274,88 @@ def test_signature_spec_drops_exactly_the_pace_options():
     assert signature_spec(["openai:m@u#price=1/2", "qe#fast"]) == ["openai:m@u", "qe#fast"]
     assert signature_spec("column=a#price=1") == "column=a#price=1"  # not a spec: as it was
     assert signature_spec(7) == 7
+
+
+# -- SMAUG and the bandit: dry runs, budgets ---------------------------------------------------------------------
+def test_smaug_dry_run_counts_the_translator_and_polyjuice_calls_and_sends_nothing(tmp_path, sample_path):
+    with _stack() as s:
+        poly = f"{s['llm']}#price=1/4"
+        r = invoke(["build", "smaug", "--input", sample_path, "--src-col", "es", "--ref-col", "en", "--src-lang", "es",
+                    "--tgt-lang", "en", "--limit", "12", "--phenomena", "neg,del", "--translator", s["mt"],
+                    "--polyjuice", poly, "--dry-run", "--out", tmp_path / "b"])
+        assert r.exit_code == 0, r
+        assert not any(srv.requests for srv in s["servers"].values()) and not (tmp_path / "b").exists()
+        assert f"openai:mt@{s['servers']['mt'].url}: 12 calls" in r.stdout  # the good hypothesis of each item
+        assert re.search(rf"{re.escape(poly)}: 12 calls, ~\d+ input tokens, at most 144 output tokens, at most \$",
+                         r.stdout)  # Polyjuice: at most one 12-token answer per item
+        r = invoke(["build", "smaug", "--input", sample_path, "--src-col", "es", "--ref-col", "en", "--src-lang", "es",
+                    "--tgt-lang", "en", "--limit", "12", "--phenomena", "del", "--good-from", "reference",
+                    "--dry-run", "--out", tmp_path / "b"])
+        assert r.exit_code == 0 and "no API call" in r.stdout, r
+
+
+def _topic_corpus(tmp_path, n_topics=6, per_topic=3):
+    from tests.scripted_roles import QE_FAILS_ON
+
+    words = ["harbour", "ledger", "tenancy", "estate", "remainder", "jail", "prison", "court", "statute", "removal"]
+    rows = [(f"topic {t}", f"The {words[(t + i) % 10]} case number {i} was discussed at length"
+             + (f" {QE_FAILS_ON}" if (t, i) == (1, 0) else "")) for t in range(n_topics) for i in range(per_topic)]
+    corpus = tmp_path / "corpus.tsv"
+    corpus.write_text("src\ttopic\n" + "".join(f"{s}\t{t}\n" for t, s in rows), encoding="utf-8")
+    return corpus
+
+
+def test_bandit_dry_run_counts_a_sampler_call_a_translation_and_qe_per_pull(tmp_path):
+    with _stack() as s:
+        base = ["build", "bandit", "--mt", s["mt"], "--qe", f"{s['qe_a']},{s['qe_b']}", "--budget", "9",
+                "--src-lang", "en", "--tgt-lang", "de", "--dry-run", "--out", tmp_path / "b"]
+        r = invoke(base + ["--corpus", _topic_corpus(tmp_path), "--topic-column", "topic"])
+        assert r.exit_code == 0, r
+        for key, spec in (("mt", "mt"), ("qe_a", "qa"), ("qe_b", "qb")):
+            assert f"openai:{spec}@{s['servers'][key].url}: 9 calls" in r.stdout, r.stdout
+        r = invoke(base + ["--llm-topics", "Law", "--sampler", "llm", "--llm", f"{s['llm']}#price=1/1"])
+        assert r.exit_code == 0, r
+        assert f"{s['llm']}#price=1/1: 10 calls" in r.stdout  # the topic tree, then one snippet request per pull
+        assert f"openai:mt@{s['servers']['mt'].url}: 9 calls" in r.stdout
+        assert not any(srv.requests for srv in s["servers"].values()) and not (tmp_path / "b").exists()
+
+
+def _pulls(out):
+    keep = ("step", "topic", "text", "translations", "qe", "difficulty", "phase", "failure")
+    return [{k: p[k] for k in keep} for p in sorted(pq.read_table(out / "pulls").to_pylist(), key=lambda p: p["step"])]
+
+
+def test_bandit_stopped_by_a_budget_resumes_to_the_pull_log_of_an_uninterrupted_search(tmp_path, monkeypatch):
+    corpus = _topic_corpus(tmp_path)
+    with _stack() as s:
+        args = ["build", "bandit", "--corpus", corpus, "--topic-column", "topic", "--min-words", "3", "--mt", s["mt"],
+                "--qe", f"{s['qe_a']},{s['qe_b']}#price=1/2", "--src-lang", "en", "--tgt-lang", "de", "--budget",
+                "10", "--batch", "2", "--k", "2", "--cap", "3", "--concurrency", "2"]
+        full = invoke(args + ["--out", tmp_path / "full"])
+        assert full.exit_code == 0, full
+        paid = {k: v.usage["requests"] for k, v in s["servers"].items()}
+        monkeypatch.setenv("MTGAUNTLET_CACHE_DIR", str(tmp_path / "cache2"))  # the cut search pays anew
+        for srv in s["servers"].values():
+            srv.usage.update(requests=0, prompt_tokens=0, completion_tokens=0)
+        cut = invoke(["--max-requests", "11", *args, "--out", tmp_path / "cut"])  # the global budget
+        assert cut.exit_code == 3 and "error: budget reached: --max-requests 11" in cut.stderr, cut
+        assert sum(v.usage["requests"] for v in s["servers"].values()) == 11
+        monkeypatch.setenv("MTGAUNTLET_MAX_REQUESTS", "")  # the global option published it (a new process would not)
+        m = json.loads((tmp_path / "cut" / "build.json").read_text())
+        assert m["status"] == "in_progress" and "max-requests" in m["stopped"]
+        assert sum(u["requests"] for u in m["usage"].values()) == 11
+        done = len(_pulls(tmp_path / "cut")) if (tmp_path / "cut" / "pulls").exists() else 0
+        assert 0 < done < 10 and not (tmp_path / "cut" / "data").exists()
+        again = invoke(args + ["--max-requests", "6", "--out", tmp_path / "cut"])  # the command's own budget
+        assert again.exit_code == 3, again
+        resumed = invoke(args + ["--out", tmp_path / "cut"])
+        assert resumed.exit_code == 0, resumed
+        assert _pulls(tmp_path / "cut") == _pulls(tmp_path / "full")
+        records = [pq.read_table(tmp_path / d / "data").drop(["created_at"]).to_pylist() for d in ("cut", "full")]
+        assert records[0] == records[1] and records[0]
+        assert {k: v.usage["requests"] for k, v in s["servers"].items()} == paid  # nothing paid twice
+        m, f = (json.loads((tmp_path / d / "build.json").read_text()) for d in ("cut", "full"))
+        assert m["status"] == "complete" and "stopped" not in m and m["signature"] == f["signature"]
+        paid_for = [{spec: {k: v for k, v in u.items() if k != "cached"} for spec, u in x["usage"].items()} for x in (m, f)]
+        assert paid_for[0] == paid_for[1]  # the runs together paid what the uninterrupted one did (answers of the
+        assert m["usage"][f"{s['qe_b'].split(':', 1)[1]}#price=1/2"]["cost_usd"] > 0  # cut step came cached)

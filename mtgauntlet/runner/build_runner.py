@@ -116,6 +116,17 @@ class EmptyBuild(GauntletError):
                          + (f"; {hint}" if hint else ""))
 
 
+def record_usage(manifest: dict[str, Any], before: dict, **fields: Any) -> dict[str, Any]:
+    """``manifest`` with the API usage since ``before`` (a ledger snapshot) added to the usage of earlier runs, its
+    ``stopped`` note removed, and ``fields`` set."""
+    spent = usage.report(usage.since(before), manifest.get("usage"))
+    manifest.pop("stopped", None)
+    if spent:
+        manifest["usage"] = spent
+    manifest.update(fields)
+    return manifest
+
+
 def item_rng(seed: int, index: int) -> random.Random:
     """Deterministic per-item RNG, independent of how the build was split across runs."""
     digest = hashlib.sha256(f"{seed}:{index}".encode()).digest()
@@ -231,13 +242,7 @@ class BuildRunner:
             return self._run(items, dict(input_skipped or {}))
 
     def _record_usage(self, manifest: dict[str, Any], before: dict, **fields: Any) -> dict[str, Any]:
-        """``manifest`` with the API usage since ``before`` added to the usage of earlier runs (and ``fields``)."""
-        spent = usage.report(usage.since(before), manifest.get("usage"))
-        manifest.pop("stopped", None)
-        if spent:
-            manifest["usage"] = spent
-        manifest.update(fields)
-        return manifest
+        return record_usage(manifest, before, **fields)
 
     def _run(self, items: Sequence[Item], input_skipped: dict[str, int]) -> BuildSummary:
         t0 = time.perf_counter()

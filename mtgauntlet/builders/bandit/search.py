@@ -22,7 +22,8 @@ import pyarrow.parquet as pq
 
 from mtgauntlet import __version__
 from mtgauntlet.atomic import atomic_path, write_json_atomic
-from mtgauntlet.runner.build_runner import item_rng
+from mtgauntlet.models import usage
+from mtgauntlet.runner.build_runner import item_rng, record_usage
 from mtgauntlet.runner.progress import Progress
 from mtgauntlet.versions import package_versions
 from mtgauntlet.builders.bandit.algorithms import ALGORITHMS, BanditState, choose
@@ -139,6 +140,7 @@ class BanditSearch:
                  "versions": package_versions(),
                  "created_at": utcnow().isoformat(), "status": "in_progress"}
             write_json_atomic(mpath, m)
+        before = usage.LEDGER.snapshot()
         log = self._load_log(out)
         state, used, spent = self._replay(log)
         run_id = sig.split("|seed:")[0][-12:]
@@ -160,6 +162,9 @@ class BanditSearch:
                     if r["phase"] != "exhausted":
                         spent += 1
                         bar.advance()
+        except usage.BudgetSpent as exc:  # the pull log is the state: the same command resumes at this step
+            write_json_atomic(mpath, record_usage(m, before, stopped=str(exc)))
+            raise
         finally:
             bar.close()
         top = state.top_k(self.k)
@@ -172,7 +177,7 @@ class BanditSearch:
             if r["phase"] == "failed":
                 failures[f"{r['failure']}_failures"] += 1
         m.update(**self._runtime())
-        m.update(status="complete", finished_at=utcnow().isoformat(),
+        record_usage(m, before, status="complete", finished_at=utcnow().isoformat(),
                  counts={"pulls": spent, "scored_pulls": state.pulls, **failures,
                          "topics_explored": sum(1 for c in state.counts if c), "exhausted": len(state.exhausted),
                          "produced": len(records)},

@@ -133,6 +133,13 @@ class Negation(Transformation):
         return None
 
 
+POLYJUICE_MAX_TOKENS = 12
+
+
+def polyjuice_prompt(text: str, masked: str) -> str:
+    return f"{text} <|perturb|> [negation] {masked} [SEP]"
+
+
 def polyjuice_negate(llm, doc: Doc, head: int, auxes: list[int]) -> Edit | None:
     """Polyjuice's control-code format: '<orig> <|perturb|> [negation] <masked> [SEP]' -> 'fill [ANSWER]'.
 
@@ -142,8 +149,7 @@ def polyjuice_negate(llm, doc: Doc, head: int, auxes: list[int]) -> Edit | None:
     first = auxes[0] if auxes else head
     start, end = toks[first].idx, toks[head].idx + len(toks[head].text)
     masked = doc.text[:start] + "[BLANK]" + doc.text[end:]
-    prompt = f"{doc.text} <|perturb|> [negation] {masked} [SEP]"
-    answer = llm.complete(prompt, max_tokens=12, temperature=0.0)
+    answer = llm.complete(polyjuice_prompt(doc.text, masked), max_tokens=POLYJUICE_MAX_TOKENS, temperature=0.0)
     fill = answer.split("[ANSWER]")[0].strip()
     if not fill:
         return None
