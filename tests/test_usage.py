@@ -359,3 +359,44 @@ def test_bandit_stopped_by_a_budget_resumes_to_the_pull_log_of_an_uninterrupted_
         paid_for = [{spec: {k: v for k, v in u.items() if k != "cached"} for spec, u in x["usage"].items()} for x in (m, f)]
         assert paid_for[0] == paid_for[1]  # the runs together paid what the uninterrupted one did (answers of the
         assert m["usage"][f"{s['qe_b'].split(':', 1)[1]}#price=1/2"]["cost_usd"] > 0  # cut step came cached)
+
+
+@pytest.mark.slow
+def test_score_on_ray_counts_the_actors_usage_and_stops_on_their_budget(tmp_path, monkeypatch):
+    """Ray actors are other processes: each shard's usage comes back to the driver (Parquet metadata = the
+    server's counts), and a budget spent inside an actor is exit 3, resumable, as on the local engine."""
+    pytest.importorskip("ray")
+    import ray
+
+    from mtgauntlet.engines.ray_engine import start_ray
+
+    monkeypatch.setenv("MTGAUNTLET_RAY_CPUS", "2")
+    table = tmp_path / "pairs.tsv"
+    table.write_text("src\ttgt\tlp\n" + "".join(f"{s}\t{s.upper()}\ten-es\n" for s in SEEDS), encoding="utf-8")
+    start_ray()
+    try:
+        with ScriptedServer(default=qe_server_answer(qe_a)) as srv:
+            spec = f"llm-as-qe:openai:qa@{srv.url}#price=1/2"
+
+            def score(out, *extra):
+                return invoke(["score", "qe", "-i", table, "-o", tmp_path / out, "--qe", spec, "--engine", "ray",
+                               "--shard-size", "2", "--actors", "2", *extra])
+
+            r = score("full.parquet")
+            assert r.exit_code == 0, r
+            meta = json.loads(pq.read_schema(tmp_path / "full.parquet").metadata[b"PANDAS_ATTRS"])
+            u = meta["mtgauntlet.usage"][f"openai:qa@{srv.url}#price=1/2"]
+            assert (u["requests"], u["input_tokens"], u["output_tokens"]) == (
+                len(SEEDS), srv.usage["prompt_tokens"], srv.usage["completion_tokens"])
+            assert u["cost_usd"] == pytest.approx(u["input_tokens"] / 1e6 + u["output_tokens"] * 2 / 1e6)
+            monkeypatch.setenv("MTGAUNTLET_CACHE_DIR", str(tmp_path / "cache2"))  # the cut run pays anew
+            cut = score("cut.parquet", "--max-requests", "1")
+            assert cut.exit_code == 3 and "error: budget reached: --max-requests" in cut.stderr, cut
+            assert not (tmp_path / "cut.parquet").exists()
+            assert len(SEEDS) < srv.usage["requests"] <= len(SEEDS) + 2  # each of the 2 actors: what was left
+            r = score("cut.parquet")
+            assert r.exit_code == 0, r
+            assert srv.usage["requests"] == 2 * len(SEEDS)  # nothing was asked twice
+            assert pq.read_table(tmp_path / "cut.parquet").equals(pq.read_table(tmp_path / "full.parquet"))
+    finally:
+        ray.shutdown()
