@@ -400,3 +400,23 @@ def test_score_on_ray_counts_the_actors_usage_and_stops_on_their_budget(tmp_path
             assert pq.read_table(tmp_path / "cut.parquet").equals(pq.read_table(tmp_path / "full.parquet"))
     finally:
         ray.shutdown()
+
+
+def test_evaluate_commands_stop_on_their_budget_with_exit_3_and_write_nothing(tmp_path):
+    with _stack() as s:
+        built = invoke(_args(s, tmp_path, "set", steps=2))
+        assert built.exit_code == 0, built
+        with ScriptedServer(default=lambda m: '"error_modes": ["idioms"],') as judge:
+            r = invoke(["evaluate", "breaker", "--set", tmp_path / "set", "--judge", f"openai:j@{judge.url}",
+                        "--plot", tmp_path / "curve.png", "--max-requests", "1"])
+            assert r.exit_code == 3 and r.stderr.startswith("error: budget reached: --max-requests 1"), r
+            assert len(judge.requests) == 1 and not (tmp_path / "curve.png").exists()
+    table = tmp_path / "judgments.tsv"
+    table.write_text("lp\titem_id\tsrc\tsystem\tscore\n" + "".join(
+        f"en-de\t{i}\t{src}\t{system}\t{50 + 7 * i + 3 * k}\n" for i, src in enumerate(SEEDS)
+        for k, system in enumerate(("A", "B"))), encoding="utf-8")
+    with ScriptedServer(default=_judge) as judge:
+        r = invoke(["--max-requests", "2", "evaluate", "dec", "-j", table, "--protocol", "da", "-e",
+                    f"llm-judge-src:openai:j@{judge.url}"])  # the global budget
+        assert r.exit_code == 3 and "error: budget reached: --max-requests 2" in r.stderr and not r.stdout, r
+        assert len(judge.requests) == 2
