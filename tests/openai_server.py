@@ -2,9 +2,10 @@
 
 Answers carry ``usage`` (prompt and completion tokens: words and punctuation marks of the messages and of the
 answer), summed in ``ScriptedServer.usage`` as a paid server bills them. ``/v1/files`` (multipart upload, content
-download) and ``/v1/batches`` (create, retrieve) implement the Batch API: a batch completes after ``batch_polls``
-status checks (``hold_batches`` keeps every batch in progress), its lines answered as ``/v1/chat/completions``
-requests. ``rate_limit=(n, seconds)`` answers 429 (with Retry-After) to a request beyond ``n`` in any ``seconds``.
+download) and ``/v1/batches`` (create with ``metadata``, retrieve, list newest first with ``limit`` and ``after``)
+implement the Batch API: a batch completes after ``batch_polls`` status checks (``hold_batches`` keeps every batch
+in progress), its lines answered as ``/v1/chat/completions`` requests; while ``stall_create`` is set, the answer to a
+batch creation (the batch exists already) waits until it is cleared, as a reply lost to a killed client. ``rate_limit=(n, seconds)`` answers 429 (with Retry-After) to a request beyond ``n`` in any ``seconds``.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ class ScriptedServer:
         self.files: dict[str, bytes] = {}
         self.batches: dict[str, dict] = {}
         self.batch_polls, self.hold_batches = batch_polls, False
+        self.stall_create = threading.Event()  # set: batch creations are not answered until it is cleared
         self.rate_limit, self.rejected = rate_limit, 0
         self._recent: collections.deque = collections.deque()
         self._ids = itertools.count(1)
@@ -64,8 +66,11 @@ class ScriptedServer:
                 pass
 
             def do_GET(self):
+                listing = re.fullmatch(r"/v1/batches\?limit=(\d+)(?:&after=([\w-]+))?", self.path)
                 m = re.fullmatch(r"/v1/(batches|files)/([\w-]+)(/content)?", self.path)
-                if not m:
+                if listing:
+                    self._send(200, json.dumps(server._list_batches(int(listing.group(1)), listing.group(2))).encode())
+                elif not m:
                     self._send(404, b'{"error": {"message": "not found"}}')
                 elif m.group(1) == "files" and m.group(2) in server.files:
                     self._send(200, server.files[m.group(2)])
@@ -81,7 +86,10 @@ class ScriptedServer:
                     return
                 body = json.loads(raw)
                 if self.path.endswith("/batches"):
-                    self._send(200, json.dumps(server._create_batch(body)).encode())
+                    created = server._create_batch(body)
+                    while server.stall_create.is_set():
+                        time.sleep(0.05)
+                    self._send(200, json.dumps(created).encode())
                     return
                 if server._over_limit():
                     self._send(429, b'{"error": {"message": "rate limit"}}', {"Retry-After": "0.2"})
@@ -207,6 +215,15 @@ class ScriptedServer:
             self.batches[batch_id] = {"id": batch_id, "object": "batch", "status": "validating", "polls": 0, **body}
             self.requests.append({"path": "/v1/batches", "body": body, "headers": {}})
             return {k: v for k, v in self.batches[batch_id].items() if k != "polls"}
+
+    def _list_batches(self, limit: int, after: str | None) -> dict:
+        with self._lock:
+            newest = [{k: v for k, v in b.items() if k != "polls"} for b in reversed(self.batches.values())]
+        start = next((i + 1 for i, b in enumerate(newest) if b["id"] == after), 0) if after else 0
+        page = newest[start:start + limit]
+        self.requests.append({"path": "/v1/batches?list", "body": {"limit": limit, "after": after}, "headers": {}})
+        return {"object": "list", "data": page, "has_more": start + limit < len(newest),
+                "first_id": page[0]["id"] if page else None, "last_id": page[-1]["id"] if page else None}
 
     def _poll(self, batch_id: str) -> dict:
         batch = self.batches[batch_id]

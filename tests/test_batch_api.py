@@ -71,3 +71,43 @@ def test_killed_batch_build_resumes_its_batch_instead_of_paying_twice(tmp_path, 
         full = invoke(_args(s, tmp_path, "full"))
         assert full.exit_code == 0, full
         assert _content(tmp_path / "b") == _content(tmp_path / "full")
+
+
+def test_build_killed_before_saving_a_new_batch_id_finds_that_batch_by_its_metadata(tmp_path, monkeypatch):
+    """The gap of the id file: killed after the server created the batch but before the answer (and the id) came
+    back. The intent file written first makes the next run list the batches and wait for the one with its key."""
+    monkeypatch.setenv("MTGAUNTLET_CACHE", "off")
+    with _stack() as s:
+        editor = s["servers"]["llm"]
+        editor.stall_create.set()  # the batch is created, its id never reaches the first run
+        args = [str(a) for a in _args(s, tmp_path, "b", llm_opts=BATCH)]
+        env = {**os.environ, "PYTHONPATH": str(REPO), "MTGAUNTLET_CONCURRENCY": "", "MTGAUNTLET_MAX_REQUESTS": "",
+               "MTGAUNTLET_MAX_COST": ""}
+        proc = subprocess.Popen([sys.executable, "-m", "mtgauntlet.cli.main", *args], env=env,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            deadline = time.monotonic() + 120
+            while not editor.batches:
+                assert time.monotonic() < deadline and proc.poll() is None, "the build never created a batch"
+                time.sleep(0.05)
+            time.sleep(0.3)
+        finally:
+            proc.send_signal(signal.SIGKILL)
+            proc.wait()
+            editor.stall_create.clear()
+        (state,) = (tmp_path / "b" / "batches").glob("*.json")
+        intent = json.loads(state.read_text())
+        assert intent["batch_id"] is None  # the id was never saved ...
+        (first,) = editor.batches
+        assert editor.batches[first]["metadata"] == {"mtgauntlet_key": intent["key"]}  # ... but the batch has its key
+        r = invoke(args)
+        assert r.exit_code == 0, r
+        assert any(q["path"] == "/v1/batches?list" for q in editor.requests)
+        assert editor.batches[first]["status"] == "completed"  # adopted, not created again:
+        contents = [editor.files[b["input_file_id"]] for b in editor.batches.values()]
+        assert len(set(contents)) == len(contents)
+        for var in ("MTGAUNTLET_CONCURRENCY", "MTGAUNTLET_MAX_COST", "MTGAUNTLET_MAX_REQUESTS"):
+            monkeypatch.setenv(var, "")
+        full = invoke(_args(s, tmp_path, "full"))
+        assert full.exit_code == 0, full
+        assert _content(tmp_path / "b") == _content(tmp_path / "full")

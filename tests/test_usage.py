@@ -150,6 +150,27 @@ def test_score_writes_usage_into_the_parquet_metadata(tmp_path):
         assert u["cost_usd"] == pytest.approx(u["input_tokens"] / 1e6 + u["output_tokens"] * 2 / 1e6)
 
 
+
+def test_a_changed_price_rate_limit_or_batch_mode_resumes_the_same_build(tmp_path, monkeypatch):
+    """#price, #rpm, #tpm, #batch, #poll and #concurrency change cost and pace, never the answers: the signature
+    leaves them out, so a build started with one price resumes with another (and #json stays in it)."""
+    with _stack() as s:
+        full = invoke(_args(s, tmp_path, "full", llm_opts="#price=1/2"))
+        assert full.exit_code == 0, full
+        monkeypatch.setenv("MTGAUNTLET_CACHE_DIR", str(tmp_path / "cache2"))
+        cut = invoke(_args(s, tmp_path, "cut", llm_opts="#price=1/2") + ["--max-requests", "25"])
+        assert cut.exit_code == 3, cut
+        resumed = invoke(_args(s, tmp_path, "cut", llm_opts="#price=3/4,rpm=6000,tpm=900000,concurrency=2,poll=5"))
+        assert resumed.exit_code == 0, resumed
+        assert _content(tmp_path / "cut") == _content(tmp_path / "full")
+        sig = _manifest(tmp_path / "full")["signature"]
+        assert _manifest(tmp_path / "cut")["signature"] == sig and "price" not in sig
+        usage = _manifest(tmp_path / "cut")["usage"]  # each run's requests at that run's price
+        assert {spec.rsplit("#", 1)[1].split(",")[0] for spec in usage if spec.startswith(s["llm"])} == {
+            "price=1/2", "price=3/4"}
+        other = invoke(_args(s, tmp_path, "cut", llm_opts="#price=1/2,json=1"))  # #json changes the requests
+        assert other.exit_code == 2 and "holds a different build" in other.stderr, other
+
 # -- structured answers (#json=1) ------------------------------------------------------------------------------
 def _json_aware(fn, to_json):
     """A scripted answer that, when the request carries a json_schema response_format, answers the same content as
@@ -243,3 +264,159 @@ def test_difficulty_judge_json_answers_give_the_text_paths_scores(tmp_path):
             outs[name] = pq.read_table(tmp_path / f"{name}.parquet").column("difficulty").to_pylist()
         assert outs["json"] == outs["plain"] == [21.0, 49.0]  # 7 x words
         assert srv.requests[-1]["body"]["response_format"]["json_schema"]["name"] == "translation_difficulty"
+
+
+def test_signature_spec_drops_exactly_the_pace_options():
+    from mtgauntlet.models.runtime import signature_spec
+
+    spec = "llm-as-qe:openai:m@http://h:1/v1#price=1/2,json=1,rpm=5,tpm=9,batch=1,poll=3,concurrency=4,retries=2"
+    assert signature_spec(spec) == "llm-as-qe:openai:m@http://h:1/v1#json=1,retries=2"
+    assert signature_spec(["openai:m@u#price=1/2", "qe#fast"]) == ["openai:m@u", "qe#fast"]
+    assert signature_spec("column=a#price=1") == "column=a#price=1"  # not a spec: as it was
+    assert signature_spec(7) == 7
+
+
+# -- SMAUG and the bandit: dry runs, budgets ---------------------------------------------------------------------
+def test_smaug_dry_run_counts_the_translator_and_polyjuice_calls_and_sends_nothing(tmp_path, sample_path):
+    with _stack() as s:
+        poly = f"{s['llm']}#price=1/4"
+        r = invoke(["build", "smaug", "--input", sample_path, "--src-col", "es", "--ref-col", "en", "--src-lang", "es",
+                    "--tgt-lang", "en", "--limit", "12", "--phenomena", "neg,del", "--translator", s["mt"],
+                    "--polyjuice", poly, "--dry-run", "--out", tmp_path / "b"])
+        assert r.exit_code == 0, r
+        assert not any(srv.requests for srv in s["servers"].values()) and not (tmp_path / "b").exists()
+        assert f"openai:mt@{s['servers']['mt'].url}: 12 calls" in r.stdout  # the good hypothesis of each item
+        assert re.search(rf"{re.escape(poly)}: 12 calls, ~\d+ input tokens, at most 144 output tokens, at most \$",
+                         r.stdout)  # Polyjuice: at most one 12-token answer per item
+        r = invoke(["build", "smaug", "--input", sample_path, "--src-col", "es", "--ref-col", "en", "--src-lang", "es",
+                    "--tgt-lang", "en", "--limit", "12", "--phenomena", "del", "--good-from", "reference",
+                    "--dry-run", "--out", tmp_path / "b"])
+        assert r.exit_code == 0 and "no API call" in r.stdout, r
+
+
+def _topic_corpus(tmp_path, n_topics=6, per_topic=3):
+    from tests.scripted_roles import QE_FAILS_ON
+
+    words = ["harbour", "ledger", "tenancy", "estate", "remainder", "jail", "prison", "court", "statute", "removal"]
+    rows = [(f"topic {t}", f"The {words[(t + i) % 10]} case number {i} was discussed at length"
+             + (f" {QE_FAILS_ON}" if (t, i) == (1, 0) else "")) for t in range(n_topics) for i in range(per_topic)]
+    corpus = tmp_path / "corpus.tsv"
+    corpus.write_text("src\ttopic\n" + "".join(f"{s}\t{t}\n" for t, s in rows), encoding="utf-8")
+    return corpus
+
+
+def test_bandit_dry_run_counts_a_sampler_call_a_translation_and_qe_per_pull(tmp_path):
+    with _stack() as s:
+        base = ["build", "bandit", "--mt", s["mt"], "--qe", f"{s['qe_a']},{s['qe_b']}", "--budget", "9",
+                "--src-lang", "en", "--tgt-lang", "de", "--dry-run", "--out", tmp_path / "b"]
+        r = invoke(base + ["--corpus", _topic_corpus(tmp_path), "--topic-column", "topic"])
+        assert r.exit_code == 0, r
+        for key, spec in (("mt", "mt"), ("qe_a", "qa"), ("qe_b", "qb")):
+            assert f"openai:{spec}@{s['servers'][key].url}: 9 calls" in r.stdout, r.stdout
+        r = invoke(base + ["--llm-topics", "Law", "--sampler", "llm", "--llm", f"{s['llm']}#price=1/1"])
+        assert r.exit_code == 0, r
+        assert f"{s['llm']}#price=1/1: 10 calls" in r.stdout  # the topic tree, then one snippet request per pull
+        assert f"openai:mt@{s['servers']['mt'].url}: 9 calls" in r.stdout
+        assert not any(srv.requests for srv in s["servers"].values()) and not (tmp_path / "b").exists()
+
+
+def _pulls(out):
+    keep = ("step", "topic", "text", "translations", "qe", "difficulty", "phase", "failure")
+    return [{k: p[k] for k in keep} for p in sorted(pq.read_table(out / "pulls").to_pylist(), key=lambda p: p["step"])]
+
+
+def test_bandit_stopped_by_a_budget_resumes_to_the_pull_log_of_an_uninterrupted_search(tmp_path, monkeypatch):
+    corpus = _topic_corpus(tmp_path)
+    with _stack() as s:
+        args = ["build", "bandit", "--corpus", corpus, "--topic-column", "topic", "--min-words", "3", "--mt", s["mt"],
+                "--qe", f"{s['qe_a']},{s['qe_b']}#price=1/2", "--src-lang", "en", "--tgt-lang", "de", "--budget",
+                "10", "--batch", "2", "--k", "2", "--cap", "3", "--concurrency", "2"]
+        full = invoke(args + ["--out", tmp_path / "full"])
+        assert full.exit_code == 0, full
+        paid = {k: v.usage["requests"] for k, v in s["servers"].items()}
+        monkeypatch.setenv("MTGAUNTLET_CACHE_DIR", str(tmp_path / "cache2"))  # the cut search pays anew
+        for srv in s["servers"].values():
+            srv.usage.update(requests=0, prompt_tokens=0, completion_tokens=0)
+        cut = invoke(["--max-requests", "11", *args, "--out", tmp_path / "cut"])  # the global budget
+        assert cut.exit_code == 3 and "error: budget reached: --max-requests 11" in cut.stderr, cut
+        assert sum(v.usage["requests"] for v in s["servers"].values()) == 11
+        monkeypatch.setenv("MTGAUNTLET_MAX_REQUESTS", "")  # the global option published it (a new process would not)
+        m = json.loads((tmp_path / "cut" / "build.json").read_text())
+        assert m["status"] == "in_progress" and "max-requests" in m["stopped"]
+        assert sum(u["requests"] for u in m["usage"].values()) == 11
+        done = len(_pulls(tmp_path / "cut")) if (tmp_path / "cut" / "pulls").exists() else 0
+        assert 0 < done < 10 and not (tmp_path / "cut" / "data").exists()
+        again = invoke(args + ["--max-requests", "6", "--out", tmp_path / "cut"])  # the command's own budget
+        assert again.exit_code == 3, again
+        resumed = invoke(args + ["--out", tmp_path / "cut"])
+        assert resumed.exit_code == 0, resumed
+        assert _pulls(tmp_path / "cut") == _pulls(tmp_path / "full")
+        records = [pq.read_table(tmp_path / d / "data").drop(["created_at"]).to_pylist() for d in ("cut", "full")]
+        assert records[0] == records[1] and records[0]
+        assert {k: v.usage["requests"] for k, v in s["servers"].items()} == paid  # nothing paid twice
+        m, f = (json.loads((tmp_path / d / "build.json").read_text()) for d in ("cut", "full"))
+        assert m["status"] == "complete" and "stopped" not in m and m["signature"] == f["signature"]
+        paid_for = [{spec: {k: v for k, v in u.items() if k != "cached"} for spec, u in x["usage"].items()} for x in (m, f)]
+        assert paid_for[0] == paid_for[1]  # the runs together paid what the uninterrupted one did (answers of the
+        assert m["usage"][f"{s['qe_b'].split(':', 1)[1]}#price=1/2"]["cost_usd"] > 0  # cut step came cached)
+
+
+@pytest.mark.slow
+def test_score_on_ray_counts_the_actors_usage_and_stops_on_their_budget(tmp_path, monkeypatch):
+    """Ray actors are other processes: each shard's usage comes back to the driver (Parquet metadata = the
+    server's counts), and a budget spent inside an actor is exit 3, resumable, as on the local engine."""
+    pytest.importorskip("ray")
+    import ray
+
+    from mtgauntlet.engines.ray_engine import start_ray
+
+    monkeypatch.setenv("MTGAUNTLET_RAY_CPUS", "2")
+    table = tmp_path / "pairs.tsv"
+    table.write_text("src\ttgt\tlp\n" + "".join(f"{s}\t{s.upper()}\ten-es\n" for s in SEEDS), encoding="utf-8")
+    start_ray()
+    try:
+        with ScriptedServer(default=qe_server_answer(qe_a)) as srv:
+            spec = f"llm-as-qe:openai:qa@{srv.url}#price=1/2"
+
+            def score(out, *extra):
+                return invoke(["score", "qe", "-i", table, "-o", tmp_path / out, "--qe", spec, "--engine", "ray",
+                               "--shard-size", "2", "--actors", "2", *extra])
+
+            r = score("full.parquet")
+            assert r.exit_code == 0, r
+            meta = json.loads(pq.read_schema(tmp_path / "full.parquet").metadata[b"PANDAS_ATTRS"])
+            u = meta["mtgauntlet.usage"][f"openai:qa@{srv.url}#price=1/2"]
+            assert (u["requests"], u["input_tokens"], u["output_tokens"]) == (
+                len(SEEDS), srv.usage["prompt_tokens"], srv.usage["completion_tokens"])
+            assert u["cost_usd"] == pytest.approx(u["input_tokens"] / 1e6 + u["output_tokens"] * 2 / 1e6)
+            monkeypatch.setenv("MTGAUNTLET_CACHE_DIR", str(tmp_path / "cache2"))  # the cut run pays anew
+            cut = score("cut.parquet", "--max-requests", "1")
+            assert cut.exit_code == 3 and "error: budget reached: --max-requests" in cut.stderr, cut
+            assert not (tmp_path / "cut.parquet").exists()
+            assert len(SEEDS) < srv.usage["requests"] <= len(SEEDS) + 2  # each of the 2 actors: what was left
+            r = score("cut.parquet")
+            assert r.exit_code == 0, r
+            assert srv.usage["requests"] == 2 * len(SEEDS)  # nothing was asked twice
+            assert pq.read_table(tmp_path / "cut.parquet").equals(pq.read_table(tmp_path / "full.parquet"))
+    finally:
+        ray.shutdown()
+
+
+def test_evaluate_commands_stop_on_their_budget_with_exit_3_and_write_nothing(tmp_path):
+    with _stack() as s:
+        built = invoke(_args(s, tmp_path, "set", steps=2))
+        assert built.exit_code == 0, built
+        with ScriptedServer(default=lambda m: '"error_modes": ["idioms"],') as judge:
+            r = invoke(["evaluate", "breaker", "--set", tmp_path / "set", "--judge", f"openai:j@{judge.url}",
+                        "--plot", tmp_path / "curve.png", "--max-requests", "1"])
+            assert r.exit_code == 3 and r.stderr.startswith("error: budget reached: --max-requests 1"), r
+            assert len(judge.requests) == 1 and not (tmp_path / "curve.png").exists()
+    table = tmp_path / "judgments.tsv"
+    table.write_text("lp\titem_id\tsrc\tsystem\tscore\n" + "".join(
+        f"en-de\t{i}\t{src}\t{system}\t{50 + 7 * i + 3 * k}\n" for i, src in enumerate(SEEDS)
+        for k, system in enumerate(("A", "B"))), encoding="utf-8")
+    with ScriptedServer(default=_judge) as judge:
+        r = invoke(["--max-requests", "2", "evaluate", "dec", "-j", table, "--protocol", "da", "-e",
+                    f"llm-judge-src:openai:j@{judge.url}"])  # the global budget
+        assert r.exit_code == 3 and "error: budget reached: --max-requests 2" in r.stderr and not r.stdout, r
+        assert len(judge.requests) == 2

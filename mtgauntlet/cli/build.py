@@ -161,6 +161,9 @@ def build_smaug(
     shard_size: int = shard_size_option(200),
     skip_bad: bool = skip_bad_option(),
     concurrency: Optional[int] = concurrency_option(),
+    max_cost: Optional[float] = max_cost_option(),
+    max_requests: Optional[int] = max_requests_option(),
+    dry_run: bool = dry_run_option(),
     json_out: bool = json_option("the build summary"),
     overwrite: bool = overwrite_option(),
 ):
@@ -171,7 +174,7 @@ def build_smaug(
     rows = load_corpus(input, format=format, src_col=src_col, ref_col=ref_col, src_lang=src_lang, tgt_lang=tgt_lang,
                        limit=limit, skip_bad=skip_bad, columns={"good": good_col} if good_col else None, lp=lp,
                        quoting=quoting, max_chars=max_chars)
-    with api_concurrency(concurrency):
+    with api_concurrency(concurrency), spend_budget(max_cost, max_requests):
         builder = SmaugBuilder(src_lang=src_lang, tgt_lang=tgt_lang, phenomena=comma_list(phenomena),
                                translator=translator, infiller=infiller, nli=nli, annotator=annotator,
                                polyjuice=polyjuice, good_col=good_col, good_from=good_from,
@@ -183,6 +186,11 @@ def build_smaug(
                 info(f"  {ph}: {how}")
         for why in builder.flags().values():
             info(f"  note: {why}")
+        if dry_run:
+            from mtgauntlet.models.estimate import smaug_plan
+
+            print_plan(smaug_plan(builder, list(iter_items(rows.rows))))
+            return
         summary = BuildRunner(builder, out, seed=seed, shard_size=shard_size, overwrite=overwrite).run(
             iter_items(rows.rows), rows.skipped_counts())
     report_build(summary, json_out)
@@ -348,6 +356,9 @@ def build_bandit(
     max_words: int = typer.Option(40, min=1, help="Longest corpus text sampled, in words."),
     seed: int = seed_option(),
     concurrency: Optional[int] = concurrency_option(),
+    max_cost: Optional[float] = max_cost_option(),
+    max_requests: Optional[int] = max_requests_option(),
+    dry_run: bool = dry_run_option(),
     json_out: bool = json_option("the build summary"),
     overwrite: bool = overwrite_option(),
 ):
@@ -363,7 +374,7 @@ def build_bandit(
 
     from mtgauntlet.runner.build_runner import input_digest
 
-    with api_concurrency(concurrency):  # every model below is loaded with it
+    with api_concurrency(concurrency), spend_budget(max_cost, max_requests):  # every model below is loaded with it
         src_lang, tgt_lang = lang_pair(src_lang, tgt_lang)
         rows, read = [], None
         if corpus:
@@ -373,8 +384,11 @@ def build_bandit(
         named = format or (sniff_named_format(corpus) if corpus else None)
         label = topic_column or ({"flores": "topic", "wmt24": "domain"}.get(named)
                                  if not (topics or llm_topics) else None)
+        tree = None
         if topics:
             topic_list = T.from_taxonomy(topics)
+        elif llm_topics and dry_run:  # the tree is asked for, not known: the sampler's prompts name the domain
+            tree, topic_list = (registry.load("llm", llm), T.tree_prompt(llm_topics)), [T.Topic(llm_topics, [])]
         elif llm_topics:
             topic_list = T.from_llm(registry.load("llm", llm), llm_topics)
             if not topic_list:
@@ -398,6 +412,16 @@ def build_bandit(
             if prescore < 1:
                 raise GauntletError("--prescore must be >= 1")
             algorithm, cap, budget = "brute", prescore, prescore * len(topic_list)
+        if dry_run:
+            if tree is not None and prescore is not None:
+                raise GauntletError("--dry-run with --llm-topics and --prescore: the number of pulls depends on the "
+                                    "topics the LLM answers; dry-run with --budget instead")
+            from mtgauntlet.builders.mtbreaker import Scorer
+            from mtgauntlet.models.estimate import bandit_plan
+
+            print_plan(bandit_plan(Scorer(comma_list(mt), qe, src_lang, tgt_lang), budget, [t.name for t in topic_list],
+                                   max_words, src_lang, tgt_lang, llm_sampler if sampler == "llm" else None, tree))
+            return
         source = corpus.rsplit("/", 1)[-1].split(".")[0] if corpus else "llm"
         digest = input_digest(iter_items([*({"topic": t.name, "path": t.path} for t in topic_list), *rows]))
         search = BanditSearch(topic_list, samp, mt=comma_list(mt), qe=qe,

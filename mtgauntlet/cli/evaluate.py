@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import List
+from typing import List, Optional
 
 import typer
 
 from mtgauntlet.runner.progress import Progress, want_bar
 from mtgauntlet.cli.common import comma_list, fail, judgment_format_option, print_frame, print_json, quoting_option
+from mtgauntlet.cli.spend import budget, max_cost_option, max_requests_option
 
 app = typer.Typer(help="Evaluate metrics on challenge sets, or difficulty estimators on judgments.",
                   no_args_is_help=True)
@@ -35,6 +36,7 @@ REFERENCE_BASED = ("chrf", "bleu")
 
 @app.command("metric")
 def evaluate_metric(
+    ctx: typer.Context,
     set: str = typer.Option(..., "--set", "-s", help="Build/release dir or Parquet of smaug_pair, DEMETR JSONL or ACES TSV."),
     metric: List[str] = typer.Option(["chrf"], "--metric", "-m", help="chrf, bleu, col:GOODCOL,BADCOL, or a QE spec "
                                      "(qe, roundtrip, comet:..., llm-as-qe:...); several: repeat or comma-separate."),
@@ -43,9 +45,12 @@ def evaluate_metric(
     ties: str = typer.Option("discordant", "--ties", help="discordant: a tie counts against the metric (WMT "
                              "challenge-set evaluation); ignore: ties in neither count (SMAUG eq. 1 as written)."),
     json_out: bool = typer.Option(False, "--json", help="Print JSON."),
+    max_cost: Optional[float] = max_cost_option(),
+    max_requests: Optional[int] = max_requests_option(),
 ):
     """Kendall-like tau and d (SMAUG eq. 1-2) per metric, phenomenon and lp; mean ± std of tau over lps
     (SMAUG Figures 4-7) and the Pearson correlation of tau and d over (metric, lp) points (Figure 8)."""
+    ctx.with_resource(budget(max_cost, max_requests))  # openai: requests below pass it (exit 3)
     import pandas as pd
 
     from mtgauntlet.evaluation.metric_robustness import (TIES, evaluate, filter_pairs, load_pairs, score_pairs,
@@ -134,6 +139,7 @@ def judgment_summary(rows, include_human: bool) -> dict:
 
 @app.command("dec")
 def evaluate_dec(
+    ctx: typer.Context,
     judgments: str = typer.Option(..., "--judgments", "-j", help="Judgment table (lp,item_id,src,system,score[,tgt,protocol,is_human_ref]); gz ok; or google-mqm / wmt23-mtme / wmt23-esa files."),
     estimator: str = typer.Option("length", "--estimator", "-e", help="Difficulty estimator spec(s), comma-separated."),
     format: str = judgment_format_option(),
@@ -147,8 +153,11 @@ def evaluate_dec(
                                    help="Budget fraction for AvgScore / %Perfect of the hardest subset."),
     quoting: str = quoting_option(),
     json_out: bool = typer.Option(False, "--json", help="Print JSON."),
+    max_cost: Optional[float] = max_cost_option(),
+    max_requests: Optional[int] = max_requests_option(),
 ):
     """Difficulty Estimation Correlation (group-by-system Kendall tau_b, averaged over systems then lps)."""
+    ctx.with_resource(budget(max_cost, max_requests))  # openai: requests below pass it (exit 3)
     import pandas as pd
 
     from mtgauntlet.corpora.langs import split_lp
@@ -212,6 +221,7 @@ def evaluate_dec(
 
 @app.command("breaker")
 def evaluate_breaker(
+    ctx: typer.Context,
     set: str = typer.Option(..., "--set", "-s", help="Build/release dir(s) with breaker_text records, comma-separated "
                                                      "(e.g. one build per target language for --langs)."),
     plot: str = typer.Option(None, "--plot", help="Write the step curve (Figure 2) as PNG here."),
@@ -225,9 +235,12 @@ def evaluate_breaker(
                                                     "analysis prompt (Table 2, 'Diversity (errors)')."),
     embedder: str = typer.Option(None, "--embedder", help="Embedder spec (e.g. e5) for embedding diversity."),
     json_out: bool = typer.Option(False, "--json", help="Print JSON."),
+    max_cost: Optional[float] = max_cost_option(),
+    max_requests: Optional[int] = max_requests_option(),
 ):
     """Step curve (Figure 2), Table 2's data-quality measures per method, with --mt the model-transfer matrix
     (Table 4), with several target languages the language-transfer table (Table 5)."""
+    ctx.with_resource(budget(max_cost, max_requests))  # openai: requests below pass it (exit 3)
     import pandas as pd
 
     from mtgauntlet.evaluation.breaker_analysis import (language_pair, language_transfer, plot_step_curve,

@@ -10,6 +10,11 @@ The batch id is kept in a state directory (``OUT/batches/`` of a build, else ``o
 cache) under the sha256 of the input file, written as soon as the batch exists: a killed build that is run again
 sends the same requests, finds the id and waits for that batch instead of creating (and paying for) a new one. A
 batch that failed, expired or was cancelled is created anew.
+
+A build killed after asking for a batch but before saving its id would pay twice: so the state file is written
+first, as an intent without an id, and every batch is created with ``metadata`` ``{"mtgauntlet_key": KEY}`` (the
+request set's digest). A run that finds an intent without an id lists ``GET /v1/batches`` (newest first, up to
+``LIST_PAGES`` pages) and waits for the batch carrying its key, when there is one that did not fail.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import asyncio
 import contextlib
 import hashlib
 import json
+import logging
 import os
 from pathlib import Path
 from typing import Any, Iterator
@@ -27,6 +33,10 @@ from mtgauntlet.models.usage import LEDGER
 
 ENDPOINT = "/v1/chat/completions"
 DONE = {"completed", "failed", "expired", "cancelled"}
+DEAD = {"failed", "expired", "cancelled", "cancelling"}
+METADATA_KEY = "mtgauntlet_key"
+LIST_PAGES = 10  # of 100 batches each, newest first: the killed run's batch is among the latest
+log = logging.getLogger(__name__)
 _STATE_DIR: list[Path] = []  # innermost state_dir() scope last
 
 
@@ -40,7 +50,7 @@ def state_dir(path: str | Path) -> Iterator[None]:
         _STATE_DIR.pop()
 
 
-def _state_path(digest: str) -> Path:
+def _state_path(key: str) -> Path:
     if _STATE_DIR:
         base = _STATE_DIR[-1]
     else:
@@ -48,7 +58,7 @@ def _state_path(digest: str) -> Path:
 
         cached = cache_path()
         base = (cached.parent if cached else Path(os.environ.get("TMPDIR", "/tmp"))) / "openai-batches"
-    return base / f"{digest[:40]}.json"
+    return base / f"{key}.json"
 
 
 def input_file(bodies: list[dict]) -> bytes:
@@ -58,17 +68,42 @@ def input_file(bodies: list[dict]) -> bytes:
     return ("\n".join(lines) + "\n").encode("utf-8")
 
 
-async def _create(backend, data: bytes, n: int, state: Path) -> str:
+async def _create(backend, data: bytes, n: int, state: Path, key: str) -> str:
     for _ in range(n):  # every request of a new batch passes the budget before anything is uploaded
         LEDGER.reserve()
+    state.parent.mkdir(parents=True, exist_ok=True)
+    kept = {"key": key, "requests": n, "base_url": backend.base_url}
+    write_json_atomic(state, {**kept, "batch_id": None})  # the intent, before the batch can exist
     uploaded = await backend._request("POST", "/files", data={"purpose": "batch"},
                                       files={"file": ("requests.jsonl", data, "application/jsonl")})
     batch = await backend._request("POST", "/batches", content=json.dumps(
-        {"input_file_id": uploaded["id"], "endpoint": ENDPOINT, "completion_window": "24h"}).encode("utf-8"))
-    state.parent.mkdir(parents=True, exist_ok=True)
-    write_json_atomic(state, {"batch_id": batch["id"], "input_file_id": uploaded["id"], "requests": n,
-                              "base_url": backend.base_url})
+        {"input_file_id": uploaded["id"], "endpoint": ENDPOINT, "completion_window": "24h",
+         "metadata": {METADATA_KEY: key}}).encode("utf-8"))
+    write_json_atomic(state, {**kept, "batch_id": batch["id"], "input_file_id": uploaded["id"]})
     return batch["id"]
+
+
+async def _find(backend, key: str) -> str | None:
+    """The id of a batch created with ``key`` in its metadata that did not fail (None: there is none)."""
+    from mtgauntlet.models.openai_compat import OpenAIError
+
+    after = None
+    for _ in range(LIST_PAGES):
+        query = "?limit=100" + (f"&after={after}" if after else "")
+        try:
+            page = await backend._request("GET", f"/batches{query}")
+        except OpenAIError as exc:  # a server that cannot list batches: nothing to adopt
+            log.warning("%s: cannot list batches to find an unsaved one (%s); creating a new batch",
+                        backend.base_url, str(exc)[:200])
+            return None
+        data = (page.get("data") or []) if isinstance(page, dict) else []
+        for batch in data:
+            if (batch.get("metadata") or {}).get(METADATA_KEY) == key and batch.get("status") not in DEAD:
+                return batch["id"]
+        if not data or not page.get("has_more"):
+            return None
+        after = data[-1]["id"]
+    return None
 
 
 async def _lines(backend, file_id: str | None) -> dict[str, dict]:
@@ -89,13 +124,16 @@ async def run_batch(backend, bodies: list[dict], schema=None) -> list[Any]:
     from mtgauntlet.models.openai_compat import OpenAIError
 
     data = input_file(bodies)
-    state = _state_path(hashlib.sha256(backend.base_url.encode() + b"\n" + data).hexdigest())
+    key = hashlib.sha256(backend.base_url.encode() + b"\n" + data).hexdigest()[:40]
+    state = _state_path(key)
     batch_id = None
     if state.is_file():
         batch_id = json.loads(state.read_text(encoding="utf-8")).get("batch_id")
+        if batch_id is None:  # a run was killed between asking for a batch and saving its id
+            batch_id = await _find(backend, key)
     while True:
         if batch_id is None:
-            batch_id = await _create(backend, data, len(bodies), state)
+            batch_id = await _create(backend, data, len(bodies), state, key)
         batch = await backend._request("GET", f"/batches/{batch_id}")
         if batch.get("status") in DONE:
             break

@@ -22,6 +22,8 @@ log = logging.getLogger(__name__)
 ENV = {"device": "MTGAUNTLET_DEVICE", "dtype": "MTGAUNTLET_DTYPE", "batch": "MTGAUNTLET_BATCH_SIZE",
        "concurrency": "MTGAUNTLET_CONCURRENCY", "threads": "MTGAUNTLET_THREADS"}
 RUNTIME_OPTIONS = ("device", "dtype", "batch")  # spec options that say where a model runs, not what it computes
+# spec options of API backends that change what a run costs and how fast it goes, never the answers (#json does)
+PACE_OPTIONS = ("price", "rpm", "tpm", "batch", "poll", "concurrency")
 DTYPE_NAMES = {"fp32": "fp32", "float32": "fp32", "float": "fp32", "fp16": "fp16", "float16": "fp16",
                "half": "fp16", "bf16": "bf16", "bfloat16": "bf16"}
 TORCH_DTYPES = {"fp32": "float32", "fp16": "float16", "bf16": "bfloat16"}
@@ -208,13 +210,32 @@ def default_concurrency(fallback: int = 1) -> int:
     return parse_positive(value, ENV["concurrency"]) if value else fallback
 
 
-def strip_runtime_options(spec: str) -> str:
-    """``hf:m#device=cuda,batch=8,scale=100`` -> ``hf:m#scale=100``: placement does not change what is computed."""
+def strip_options(spec: str, names: tuple[str, ...]) -> str:
+    """``spec`` without the ``#`` options named in ``names`` (the others kept in their order)."""
     head, sep, opts = spec.partition("#")
     if not sep:
         return spec
-    kept = [p for p in opts.split(",") if p and p.partition("=")[0].strip() not in RUNTIME_OPTIONS]
+    kept = [p for p in opts.split(",") if p and p.partition("=")[0].strip() not in names]
     return head + ("#" + ",".join(kept) if kept else "")
+
+
+def strip_runtime_options(spec: str) -> str:
+    """``hf:m#device=cuda,batch=8,scale=100`` -> ``hf:m#scale=100``: placement does not change what is computed."""
+    return strip_options(spec, RUNTIME_OPTIONS)
+
+
+def signature_spec(value: Any) -> Any:
+    """A model spec as a build signature names it: without :data:`PACE_OPTIONS` (``openai:m@u#price=1/2,json=1``
+    -> ``openai:m@u#json=1``), so a build resumes when only the price, rate limits, batch mode or concurrency
+    changed. Lists are mapped; anything that is not a spec string comes back as it was."""
+    if isinstance(value, (list, tuple)):
+        return type(value)(signature_spec(v) for v in value)
+    if not isinstance(value, str) or "#" not in value:
+        return value
+    from mtgauntlet.models.registry import REGISTRY
+
+    name = value[:min(i for i in (value.find(":"), value.find("#")) if i >= 0)]
+    return strip_options(value, PACE_OPTIONS) if name in REGISTRY else value
 
 
 def cache_namespace(spec: str, runtime: Runtime) -> str:

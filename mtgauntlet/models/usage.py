@@ -16,6 +16,7 @@ stop are cached, so the same command run again pays only for what is left.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import threading
 from dataclasses import dataclass, field
@@ -108,12 +109,20 @@ class Ledger:
                                   "work is kept, run the same command again (with a larger budget or none) to resume")
             self.sent += 1
 
+    def remaining(self) -> tuple[float | None, int | None]:
+        """(USD, requests) the budget in force still allows (None: no limit)."""
+        with self._lock:
+            max_cost, max_requests, sent_base, cost_base = self.scope or (*_env_budget(), 0, 0.0)
+            return (None if max_cost is None else max(0.0, max_cost - (self.total_cost() - cost_base)),
+                    None if max_requests is None else max(0, max_requests - (self.sent - sent_base)))
+
     def snapshot(self) -> dict[str, dict[str, Any]]:
         with self._lock:
             return {spec: {**e.counts, "price": e.price} for spec, e in self._specs.items()}
 
 
 LEDGER = Ledger()
+remaining = LEDGER.remaining
 
 
 def since(before: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -125,6 +134,20 @@ def since(before: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
         if any(counts.values()):
             out[spec] = {**counts, "price": now["price"]}
     return out
+
+
+def to_json(delta: dict[str, dict[str, Any]]) -> str:
+    """:func:`since` as JSON (the price as ``[IN, OUT]``), to carry usage out of another process (a Ray actor)."""
+    return json.dumps({spec: {**{k: u[k] for k in COUNTERS},
+                              "price": None if u["price"] is None else [u["price"].input, u["price"].output]}
+                       for spec, u in delta.items()})
+
+
+def absorb(text: str) -> None:
+    """Add usage recorded by another process (:func:`to_json`) to this process's ledger."""
+    for spec, u in (json.loads(text) if text else {}).items():
+        LEDGER.register(spec, Price(*u["price"]) if u.get("price") else None)
+        LEDGER.add(spec, **{k: u.get(k, 0) for k in COUNTERS})
 
 
 def report(delta: dict[str, dict[str, Any]], earlier: dict[str, dict[str, Any]] | None = None) -> dict[str, dict]:

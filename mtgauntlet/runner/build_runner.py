@@ -45,6 +45,7 @@ from mtgauntlet.atomic import atomic_path, write_json_atomic
 from mtgauntlet.builders.base import Builder, Item
 from mtgauntlet.errors import BuildStateError, GauntletError
 from mtgauntlet.models import openai_batch, usage
+from mtgauntlet.models.runtime import signature_spec
 from mtgauntlet.runner.progress import Progress, info
 from mtgauntlet.schema import get_kind, record_id, to_table, utcnow
 from mtgauntlet.signature import make_signature
@@ -124,6 +125,17 @@ class EmptyBuild(GauntletError):
                          + (f"; {hint}" if hint else ""))
 
 
+def record_usage(manifest: dict[str, Any], before: dict, **fields: Any) -> dict[str, Any]:
+    """``manifest`` with the API usage since ``before`` (a ledger snapshot) added to the usage of earlier runs, its
+    ``stopped`` note removed, and ``fields`` set."""
+    spent = usage.report(usage.since(before), manifest.get("usage"))
+    manifest.pop("stopped", None)
+    if spent:
+        manifest["usage"] = spent
+    manifest.update(fields)
+    return manifest
+
+
 def item_rng(seed: int, index: int) -> random.Random:
     """Deterministic per-item RNG, independent of how the build was split across runs."""
     digest = hashlib.sha256(f"{seed}:{index}".encode()).digest()
@@ -150,6 +162,7 @@ class BuildRunner:
         clash = sorted(set(own) & set(RUNNER_KEYS))
         if clash:
             raise ValueError(f"builder {self.builder.name!r} reuses the runner's signature key(s) {clash}")
+        own = {k: signature_spec(v) for k, v in own.items()}  # a spec's price, rate limits, ... change no record
         fields = {"builder": self.builder.name, **own, "n": n_items, "seed": self.seed}
         if digest is not None:
             fields["input"] = digest[:12]
@@ -244,13 +257,7 @@ class BuildRunner:
             return self._run(items, dict(input_skipped or {}))
 
     def _record_usage(self, manifest: dict[str, Any], before: dict, **fields: Any) -> dict[str, Any]:
-        """``manifest`` with the API usage since ``before`` added to the usage of earlier runs (and ``fields``)."""
-        spent = usage.report(usage.since(before), manifest.get("usage"))
-        manifest.pop("stopped", None)
-        if spent:
-            manifest["usage"] = spent
-        manifest.update(fields)
-        return manifest
+        return record_usage(manifest, before, **fields)
 
     def _run(self, items: Sequence[Item], input_skipped: dict[str, int]) -> BuildSummary:
         t0 = time.perf_counter()

@@ -91,20 +91,27 @@ class LLMSampler:
     bandit step are asked as one list (``chat_many``: concurrent requests for API backends): every request's seed
     is drawn first, in order, then a snippet is chosen from each answer in order."""
 
+    max_tokens = 800
+
     def __init__(self, llm, language: str = "English"):
         self.llm, self.language = llm, language
+
+    def prompt(self, topic_name: str) -> str:
+        from mtgauntlet.models.prompts import SAMPLE_TEXT
+
+        return SAMPLE_TEXT.format(topic=topic_name, language=self.language)
 
     def sample(self, topic: Topic, used: set[str], rng: random.Random) -> dict[str, Any] | None:
         return self.sample_many([topic], used, rng)[0]
 
     def sample_many(self, topics: Sequence[Topic], used: set[str], rng: random.Random) -> list[dict[str, Any] | None]:
         from mtgauntlet.models import structured
-        from mtgauntlet.models.prompts import SAMPLE_TEXT, parse_json_object
+        from mtgauntlet.models.prompts import parse_json_object
 
         seeds = [rng.randrange(2**31) for _ in topics]
-        asks = [[{"role": "user", "content": SAMPLE_TEXT.format(topic=t.name, language=self.language)}] for t in topics]
-        objs = structured.ask(self.llm, asks, structured.SNIPPETS, parse_json_object, max_tokens=800, temperature=0.7,
-                              seed=seeds)[1]
+        asks = [[{"role": "user", "content": self.prompt(t.name)}] for t in topics]
+        objs = structured.ask(self.llm, asks, structured.SNIPPETS, parse_json_object, max_tokens=self.max_tokens,
+                              temperature=0.7, seed=seeds)[1]
         taken, out = set(used), []
         for obj in objs:
             obj = obj or {}

@@ -23,13 +23,15 @@ import pyarrow.parquet as pq
 
 from mtgauntlet import __version__
 from mtgauntlet.atomic import atomic_path, write_json_atomic
-from mtgauntlet.runner.build_runner import item_rng
+from mtgauntlet.models import usage
+from mtgauntlet.runner.build_runner import item_rng, record_usage
 from mtgauntlet.runner.progress import Progress
 from mtgauntlet.versions import package_versions
 from mtgauntlet.builders.bandit.algorithms import ALGORITHMS, BanditState, choose
 from mtgauntlet.builders.bandit.sampler import row_source_id
 from mtgauntlet.builders.bandit.topics import Topic, neighbours
 from mtgauntlet.errors import BuildStateError, GauntletError
+from mtgauntlet.models.runtime import signature_spec
 from mtgauntlet.schema import record_id, to_table, utcnow
 from mtgauntlet.signature import make_signature
 
@@ -71,7 +73,7 @@ class BanditSearch:
                                "algorithm": self.algorithm, "budget": self.budget, "k": self.k,
                                "cap": "inf" if self.cap == math.inf else int(self.cap), "epsilon": self.epsilon,
                                "batch": self.batch, "topics": len(self.topics), "source": self.source,
-                               "mt": self.mt_specs, "qe": self.qe_specs, "seed": self.seed,
+                               "mt": signature_spec(self.mt_specs), "qe": signature_spec(self.qe_specs), "seed": self.seed,
                                **({"input": self.input_sha256[:12]} if self.input_sha256 else {})},
                               version=f"{__version__}+bandit.{VERSION}")
 
@@ -148,6 +150,7 @@ class BanditSearch:
                  "versions": package_versions(),
                  "created_at": utcnow().isoformat(), "status": "in_progress"}
             write_json_atomic(mpath, m)
+        before = usage.LEDGER.snapshot()
         log = self._load_log(out)
         state, used, spent = self._replay(log)
         run_id = search_run_id(sig)
@@ -169,6 +172,9 @@ class BanditSearch:
                     if r["phase"] != "exhausted":
                         spent += 1
                         bar.advance()
+        except usage.BudgetSpent as exc:  # the pull log is the state: the same command resumes at this step
+            write_json_atomic(mpath, record_usage(m, before, stopped=str(exc)))
+            raise
         finally:
             bar.close()
         top = state.top_k(self.k)
@@ -181,7 +187,7 @@ class BanditSearch:
             if r["phase"] == "failed":
                 failures[f"{r['failure']}_failures"] += 1
         m.update(**self._runtime())
-        m.update(status="complete", finished_at=utcnow().isoformat(),
+        record_usage(m, before, status="complete", finished_at=utcnow().isoformat(),
                  counts={"pulls": spent, "scored_pulls": state.pulls, **failures,
                          "topics_explored": sum(1 for c in state.counts if c), "exhausted": len(state.exhausted),
                          "produced": len(records)},

@@ -156,6 +156,11 @@ class Negation(Transformation):
         return None
 
 
+def polyjuice_prompt(text: str, masked: str) -> str:
+    """Polyjuice's control-code prompt for a negation of the [BLANK] in ``masked``."""
+    return f"{text} <|perturb|> [negation] {masked} [SEP]"
+
+
 def polyjuice_spans(doc: Doc) -> list[tuple[int, int]]:
     """The spans Polyjuice may negate, as (first, last) token indices, in the reference implementation's order
     (Unbabel/smaug ``_add_negation_prompt``): for every VERB, the run of AUX tokens immediately before it with the
@@ -210,8 +215,7 @@ def polyjuice_negate(llm, doc: Doc, first: int, last: int) -> Edit:
     toks = doc.tokens
     start, end = toks[first].idx, toks[last].idx + len(toks[last].text)
     masked = doc.text[:start] + "[BLANK]" + doc.text[end:]
-    prompt = f"{doc.text} <|perturb|> [negation] {masked} [SEP]"
-    answer = llm.complete(prompt, max_tokens=POLYJUICE_MAX_TOKENS, temperature=0.0)
+    answer = llm.complete(polyjuice_prompt(doc.text, masked), max_tokens=POLYJUICE_MAX_TOKENS, temperature=0.0)
     if ANSWER not in answer:
         raise UnusableAnswer("polyjuice_cut" if used_budget(llm, answer, POLYJUICE_MAX_TOKENS) else "polyjuice_unparsed")
     fill = answer.split(ANSWER)[0].strip()
