@@ -37,8 +37,8 @@ def test_tau_over_lps_and_figure_8_correlation_by_hand():
     conc1 = [1, 1, 1, 1, 1, 1, 0, 0, 1, 1, 1, 0, 0, 0, 0, 0]
     conc2 = [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0]  # tau 1, 1, 1, -0.5
     results = []
-    for name, conc in (("m1", conc1), ("m2", conc2)):
-        good = [0.8 if c else 0.2 for c in conc]
+    for name, conc, top in (("m1", conc1, 0.8), ("m2", conc2, 0.9)):
+        good = [top if c else 0.2 for c in conc]
         bad = [0.3 if c else 0.6 for c in conc]
         results += [{"metric": name, **r} for r in evaluate(pairs, good, bad)]
     agg = {(a["metric"], a["phenomenon"]): a for a in tau_over_lps(results)}
@@ -47,15 +47,29 @@ def test_tau_over_lps_and_figure_8_correlation_by_hand():
     assert agg[("m1", "num")]["tau_mean"] == pytest.approx(-0.5) and agg[("m1", "num")]["lps"] == 2
     assert agg[("m2", "num")]["tau_std"] == pytest.approx(np.std([1.0, -0.5], ddof=1))
     corr = tau_d_correlation(results)
-    # points: (metric, lp) -> mean over ne, num of tau and of d; d = 0.5 on every concordant pair (span 0.6)
-    taus = {("m1", "es-en"): (1 + 0) / 2, ("m1", "pt-en"): (0.5 - 1) / 2, ("m2", "es-en"): 1.0,
+    # points: (metric, lp) -> mean over ne, num of tau and of d; d = 0.5 on every concordant pair (span 0.6).
+    # m1 pt-en num has no concordant pair: d is undefined (0/0), so that row is left out of its point (paper
+    # eq. 2), not entered as d = 0
+    taus = {("m1", "es-en"): (1 + 0) / 2, ("m1", "pt-en"): 0.5, ("m2", "es-en"): 1.0,
             ("m2", "pt-en"): (1 - 0.5) / 2}
-    dval = 0.5 / 0.6
-    ds = {("m1", "es-en"): dval, ("m1", "pt-en"): dval / 2, ("m2", "es-en"): dval, ("m2", "pt-en"): dval}
+    d1, d2 = 0.5 / 0.6, 0.6 / 0.7  # m2's good scores are 0.9: span 0.7
+    ds = {("m1", "es-en"): d1, ("m1", "pt-en"): d1, ("m2", "es-en"): d2, ("m2", "pt-en"): d2}
     keys = sorted(taus)
-    assert corr["n_points"] == 4
+    assert corr["n_points"] == 4 and corr["left_out"] == 1
     assert [(p["metric"], p["lp"]) for p in corr["points"]] == keys
     assert corr["pearson_r"] == pytest.approx(np.corrcoef([taus[k] for k in keys], [ds[k] for k in keys])[0, 1])
+
+
+def test_d_without_a_concordant_pair_is_undefined_not_zero():
+    tau, d, c, dis = tau_and_d([0.1, 0.2], [0.5, 0.6], 0.1, 0.6)
+    assert (tau, c, dis) == (-1.0, 0, 2) and np.isnan(d)
+    pairs = _pairs()
+    rows = evaluate(pairs, [0.2] * 16, [0.7] * 16)  # every pair discordant
+    assert rows and all(r["d"] is None and r["tau"] == -1.0 for r in rows)
+    corr = tau_d_correlation([{"metric": "m", **r} for r in rows])
+    assert corr["n_points"] == 0 and corr["left_out"] == 4 and corr["pearson_r"] is None
+    agg = tau_over_lps([{"metric": "m", **r} for r in rows])
+    assert all(a["d_mean"] is None for a in agg)
 
 
 def test_evaluate_metric_cli_aggregates_on_demetr(shared_data):

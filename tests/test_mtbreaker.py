@@ -159,22 +159,42 @@ def test_cli_mtbreaker_zeroshot_and_evaluate_end_to_end(stack, tmp_path):
     from sacrebleu.metrics import CHRF
 
     chrf = CHRF(word_order=2)
-    texts = [r["text"] for r in recs] + [r["text"] for r in load_records(tmp_path / "de").to_pylist()]
+    # two sets of two target languages: one Table 2 row per (method, language pair), each measured on its own set
+    texts = [r["text"] for r in recs]
     pair = [chrf.sentence_score(a, [b]).score for i, a in enumerate(texts) for j, b in enumerate(texts) if i != j]
-    row = report["table2"]["mtbreaker-seeded"]
+    assert {"mtbreaker-seeded en-es", "mtbreaker-seeded en-de", "seeds en-es", "seeds en-de"} <= set(report["table2"])
+    row = report["table2"]["mtbreaker-seeded en-es"]
     assert row["diversity_chrf"] == pytest.approx(1 - sum(pair) / len(pair) / 100)  # chrF++ (nw:2), Table 2
+    assert row["items"] == len(recs) and report["table2"]["mtbreaker-seeded en-de"]["items"] == 2
     assert row["diversity_errors"] == 2 and row["error_analysis_failures"] == 0
-    steps = [s["qe_mean"] for r in recs + load_records(tmp_path / "de").to_pylist() for s in r["trajectory"]
-             if s["qe_mean"] is not None]
+    steps = [s["qe_mean"] for r in recs for s in r["trajectory"] if s["qe_mean"] is not None]
     mean = sum(steps) / len(steps)
     assert row["qe_step_variance"] == pytest.approx(sum((x - mean) ** 2 for x in steps) / len(steps))
     words = [w for t in texts for w in re.findall(r"\w+", t)]
     assert row["avg_word_length"] == pytest.approx(sum(map(len, words)) / len(words))
+    seeds = report["table2"]["seeds en-es"]  # the paper's Seeds column: step 0 of the seeded trajectories
+    assert seeds["qe_mean"] == pytest.approx(sum(r["trajectory"][0]["qe_mean"] for r in recs) / len(recs))
+    assert set(report["per_lp"]) == {"en-es", "en-de"} and report["per_lp"]["en-es"]["items"] == len(recs)
     # two target languages: the language-transfer table (Table 5), rows built for, columns translated into
     lt = report["language_transfer"]
     assert set(lt) == {"mtbreaker-seeded en-de", "mtbreaker-seeded en-es"} and set(lt["mtbreaker-seeded en-es"]) == {"de", "es"}
     assert report["mt_failures"] == sum(r["mt_failures"] for r in recs) + sum(
         r["mt_failures"] for r in load_records(tmp_path / "de").to_pylist())
+    # the transfer matrix (Table 4) translates each set into its own target language (issue #30.10)
+    stack["servers"]["mt"].requests.clear()
+    code, out, err = cli("evaluate", "breaker", "--set", f"{tmp_path / 'es'},{tmp_path / 'de'}", "--mt", stack["mt"],
+                         "--qe", stack["qe_a"], "--json")
+    assert code == 0, err
+    transfer = json.loads(out)["transfer"]
+    assert set(transfer) == {"en-es", "en-de"}
+    asked = {}  # (texts already translated while building are answered from the cache: no request)
+    for req in stack["servers"]["mt"].requests:
+        prompt = req["body"]["messages"][-1]["content"]
+        source = prompt.rsplit("Source text: ", 1)[-1]
+        asked[source] = prompt
+    de_texts = [r["text"] for r in load_records(tmp_path / "de").to_pylist()]
+    assert all("German" in asked[t] and "Spanish" not in asked[t] for t in de_texts if t in asked)
+    assert all("Spanish" in asked[t] for t in (r["text"] for r in recs) if t in asked)
 
 
 def test_cli_zeroshot_where_every_item_failed_is_an_error(tmp_path):

@@ -15,7 +15,9 @@ from mtgauntlet.builders.base import iter_items
 from mtgauntlet.builders.mtbreaker import DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE
 from mtgauntlet.cli.common import (comma_list, format_option, lang_pair, limit_option, load_corpus, max_chars_option,
                                    one_pair, overwrite_option, quoting_option, seed_option, shard_size_option,
-                                   skip_bad_option, skipped_note, summary_line)
+                                   skip_bad_option, skipped_note, json_option, print_json, report_build)
+from mtgauntlet.cli.spend import budget as spend_budget, dry_run_option, max_cost_option, max_requests_option, print_plan
+from mtgauntlet.runner.progress import info
 
 app = typer.Typer(help="Build a challenge set with one of the methods (writes Parquet shards + build.json).",
                   no_args_is_help=True)
@@ -95,6 +97,10 @@ def build_subset(
                                              "kept in OUT/scores/); the selection is the same."),
     actors: Optional[int] = typer.Option(None, help="Ray actors (default: one per CPU, or per GPU on cuda)."),
     concurrency: Optional[int] = concurrency_option(),
+    max_cost: Optional[float] = max_cost_option(),
+    max_requests: Optional[int] = max_requests_option(),
+    dry_run: bool = dry_run_option(),
+    json_out: bool = json_option("the build summary"),
 ):
     """Score a corpus with a difficulty estimator and keep the B hardest texts (selected_text records)."""
     from mtgauntlet.builders.subset import SubsetBuilder
@@ -104,13 +110,18 @@ def build_subset(
                        limit=limit, skip_bad=skip_bad, columns={"domain": domain_col} if domain_col else None, lp=lp,
                        quoting=quoting, max_chars=max_chars)
     src_lang, tgt_lang = one_pair(rows, src_lang, tgt_lang)
-    with api_concurrency(concurrency):
+    with api_concurrency(concurrency), spend_budget(max_cost, max_requests):
         builder = SubsetBuilder(estimator=estimator, budget=budget, stratify=stratify, src_lang=src_lang,
                                 tgt_lang=tgt_lang, engine=engine, work_dir=Path(out) / "scores", actors=actors)
         builder.estimator  # load the estimator now: a bad spec fails before anything is written
+        if dry_run:
+            from mtgauntlet.models.estimate import role_plan
+
+            print_plan(role_plan(builder.estimator, [r["src"] for r in rows.rows], None, src_lang, tgt_lang))
+            return
         summary = BuildRunner(builder, out, seed=seed, shard_size=shard_size, overwrite=overwrite).run(
             iter_items(rows.rows), rows.skipped_counts())
-    typer.echo(summary_line(summary))
+    report_build(summary, json_out)
 
 
 @app.command("smaug")
@@ -142,10 +153,18 @@ def build_smaug(
     min_word_edit: int = typer.Option(8, min=0, help="ins: minimum word edit distance."),
     del_min_words: int = typer.Option(5, min=1, help="del: fewest words in the deleted span (reference implementation: > 4)."),
     del_max_words: int = typer.Option(9, min=1, help="del: most words in the deleted span (reference implementation: < 10)."),
+    max_parse_chars: int = typer.Option(5000, min=1, help="Longest source or reference SMAUG parses and perturbs, in "
+                                        "characters; longer rows are skipped and counted (too_long)."),
+    ne_types: str = typer.Option("all", help="ne: entities to replace: all (the paper: every NER type, dates and "
+                                 "numbers included) or names."),
     seed: int = seed_option(),
     shard_size: int = shard_size_option(200),
     skip_bad: bool = skip_bad_option(),
     concurrency: Optional[int] = concurrency_option(),
+    max_cost: Optional[float] = max_cost_option(),
+    max_requests: Optional[int] = max_requests_option(),
+    dry_run: bool = dry_run_option(),
+    json_out: bool = json_option("the build summary"),
     overwrite: bool = overwrite_option(),
 ):
     """SMAUG: (source, good, bad, reference, phenomenon) records; bad = reference with one critical error."""
@@ -155,20 +174,26 @@ def build_smaug(
     rows = load_corpus(input, format=format, src_col=src_col, ref_col=ref_col, src_lang=src_lang, tgt_lang=tgt_lang,
                        limit=limit, skip_bad=skip_bad, columns={"good": good_col} if good_col else None, lp=lp,
                        quoting=quoting, max_chars=max_chars)
-    with api_concurrency(concurrency):
+    with api_concurrency(concurrency), spend_budget(max_cost, max_requests):
         builder = SmaugBuilder(src_lang=src_lang, tgt_lang=tgt_lang, phenomena=comma_list(phenomena),
                                translator=translator, infiller=infiller, nli=nli, annotator=annotator,
                                polyjuice=polyjuice, good_col=good_col, good_from=good_from,
                                min_char_edit=min_char_edit, min_word_edit=min_word_edit, del_min_words=del_min_words,
-                               del_max_words=del_max_words, require_nli=require_nli)
+                               del_max_words=del_max_words, require_nli=require_nli, seed=seed,
+                               max_parse_chars=max_parse_chars, ne_types=ne_types)
         for ph, (ok, how) in builder.support.items():
             if ph in builder.phenomena:
-                typer.echo(f"  {ph}: {how}", err=True)
+                info(f"  {ph}: {how}")
         for why in builder.flags().values():
-            typer.echo(f"  note: {why}", err=True)
+            info(f"  note: {why}")
+        if dry_run:
+            from mtgauntlet.models.estimate import smaug_plan
+
+            print_plan(smaug_plan(builder, list(iter_items(rows.rows))))
+            return
         summary = BuildRunner(builder, out, seed=seed, shard_size=shard_size, overwrite=overwrite).run(
             iter_items(rows.rows), rows.skipped_counts())
-    typer.echo(summary_line(summary))
+    report_build(summary, json_out)
 
 
 def _seed_rows(seeds: str, column: str, format: Optional[str], src_lang: str, tgt_lang: str, limit: Optional[int],
@@ -184,15 +209,22 @@ QE_HELP = ("QE spec(s), comma-separated: several are averaged per text on the 0-
 
 
 def _run_breaker_build(make_builder, name: str, rows, out: str, seed: int, overwrite: bool,
-                       shard_size: Optional[int], concurrency: Optional[int]) -> None:
-    """MT-breaker / zero-shot: the builder made and run under ``--concurrency`` with the resumable shard size;
-    prints the summary with the failure counts (also in build.json: counts.failures)."""
-    with api_concurrency(concurrency):
-        summary = BuildRunner(make_builder(), out, seed=seed, overwrite=overwrite,
+                       shard_size: Optional[int], concurrency: Optional[int], dry_run: bool = False,
+                       max_cost: Optional[float] = None, max_requests: Optional[int] = None,
+                       json_out: bool = False) -> None:
+    """MT-breaker / zero-shot: the builder made and run under ``--concurrency`` and the budget with the resumable
+    shard size; prints the summary with the failure counts (also in build.json: counts.failures)."""
+    with api_concurrency(concurrency), spend_budget(max_cost, max_requests):
+        builder = make_builder()
+        if dry_run:
+            from mtgauntlet.models.estimate import breaker_plan
+
+            print_plan(breaker_plan(builder, iter_items(rows.rows)))
+            return
+        summary = BuildRunner(builder, out, seed=seed, overwrite=overwrite,
                               shard_size=breaker_shard_size(shard_size, out, name, overwrite)).run(
             iter_items(rows.rows), rows.skipped_counts())
-    typer.echo(summary_line(summary))
-    typer.echo("failures: " + ", ".join(f"{k}={v}" for k, v in summary.failures.items()))
+    report_build(summary, json_out)
 
 
 @app.command("mtbreaker")
@@ -210,6 +242,9 @@ def build_mtbreaker(
     tgt_lang: str = typer.Option("es", help="Target language (BCP-47)."),
     lp: Optional[str] = typer.Option(None, help="Language pair filter for wmt24 seeds."),
     limit: Optional[int] = limit_option("seeds"),
+    sample: Optional[int] = typer.Option(None, "--sample", min=1, help="Seeds drawn at random from the rows read "
+                                         "(the paper: 100): the N with the smallest hash of (--seed, source id, text), "
+                                         "so editing other rows keeps a seed in or out."),
     quoting: str = quoting_option(),
     max_chars: int = max_chars_option(),
     skip_bad: bool = skip_bad_option(),
@@ -224,18 +259,24 @@ def build_mtbreaker(
     seed: int = seed_option(),
     shard_size: Optional[int] = breaker_shard_option(),
     concurrency: Optional[int] = concurrency_option(),
+    max_cost: Optional[float] = max_cost_option(),
+    max_requests: Optional[int] = max_requests_option(),
+    dry_run: bool = dry_run_option(),
+    json_out: bool = json_option("the build summary"),
     overwrite: bool = overwrite_option(),
 ):
     """MT-breaker: an LLM edits each seed step by step until the target MT model translates it badly."""
-    from mtgauntlet.builders.mtbreaker import MTBreakerBuilder
+    from mtgauntlet.builders.mtbreaker import MTBreakerBuilder, keyed_sample
 
     src_lang, tgt_lang = lang_pair(src_lang, tgt_lang)
     rows = _seed_rows(seeds, column, format, src_lang, tgt_lang, limit, lp, quoting, max_chars, skip_bad)
+    rows.rows = keyed_sample(rows.rows, sample, seed)
     _run_breaker_build(lambda: MTBreakerBuilder(variant=variant, llm=llm, mt=comma_list(mt), qe=qe, steps=steps,
                                                 src_lang=src_lang, tgt_lang=tgt_lang, temperature=temperature,
                                                 max_tokens=max_tokens, language_guard=language_guard,
-                                                grammatical_edits=grammatical_edits),
-                       "mtbreaker", rows, out, seed, overwrite, shard_size, concurrency)
+                                                grammatical_edits=grammatical_edits, sample=sample),
+                       "mtbreaker", rows, out, seed, overwrite, shard_size, concurrency, dry_run, max_cost, max_requests,
+                       json_out)
 
 
 @app.command("zeroshot")
@@ -263,6 +304,10 @@ def build_zeroshot(
     seed: int = seed_option(),
     shard_size: Optional[int] = breaker_shard_option(),
     concurrency: Optional[int] = concurrency_option(),
+    max_cost: Optional[float] = max_cost_option(),
+    max_requests: Optional[int] = max_requests_option(),
+    dry_run: bool = dry_run_option(),
+    json_out: bool = json_option("the build summary"),
     overwrite: bool = overwrite_option(),
 ):
     """Zero-shot baselines: one generation per item, with history, or the most difficult of n (min)."""
@@ -273,7 +318,8 @@ def build_zeroshot(
     _run_breaker_build(lambda: ZeroShotBuilder(variant=variant, llm=llm, mt=comma_list(mt), qe=qe, src_lang=src_lang,
                                                tgt_lang=tgt_lang, generations=generations, temperature=temperature,
                                                max_tokens=max_tokens),
-                       "zeroshot", rows, out, seed, overwrite, shard_size, concurrency)
+                       "zeroshot", rows, out, seed, overwrite, shard_size, concurrency, dry_run, max_cost, max_requests,
+                       json_out)
 
 
 @app.command("bandit")
@@ -310,6 +356,10 @@ def build_bandit(
     max_words: int = typer.Option(40, min=1, help="Longest corpus text sampled, in words."),
     seed: int = seed_option(),
     concurrency: Optional[int] = concurrency_option(),
+    max_cost: Optional[float] = max_cost_option(),
+    max_requests: Optional[int] = max_requests_option(),
+    dry_run: bool = dry_run_option(),
+    json_out: bool = json_option("the build summary"),
     overwrite: bool = overwrite_option(),
 ):
     """Search for the hardest topics with a bandit; writes the pull log and topic_text records."""
@@ -324,7 +374,7 @@ def build_bandit(
 
     from mtgauntlet.runner.build_runner import input_digest
 
-    with api_concurrency(concurrency):  # every model below is loaded with it
+    with api_concurrency(concurrency), spend_budget(max_cost, max_requests):  # every model below is loaded with it
         src_lang, tgt_lang = lang_pair(src_lang, tgt_lang)
         rows, read = [], None
         if corpus:
@@ -334,8 +384,11 @@ def build_bandit(
         named = format or (sniff_named_format(corpus) if corpus else None)
         label = topic_column or ({"flores": "topic", "wmt24": "domain"}.get(named)
                                  if not (topics or llm_topics) else None)
+        tree = None
         if topics:
             topic_list = T.from_taxonomy(topics)
+        elif llm_topics and dry_run:  # the tree is asked for, not known: the sampler's prompts name the domain
+            tree, topic_list = (registry.load("llm", llm), T.tree_prompt(llm_topics)), [T.Topic(llm_topics, [])]
         elif llm_topics:
             topic_list = T.from_llm(registry.load("llm", llm), llm_topics)
             if not topic_list:
@@ -354,11 +407,21 @@ def build_bandit(
             if not rows:
                 raise typer.BadParameter("the corpus sampler needs --corpus")
             samp = CorpusSampler(rows, topic_list, text_key="src", label_key=label, min_words=min_words,
-                                 max_words=max_words)
+                                 max_words=max_words, seed=seed)
         if prescore is not None:
             if prescore < 1:
                 raise GauntletError("--prescore must be >= 1")
             algorithm, cap, budget = "brute", prescore, prescore * len(topic_list)
+        if dry_run:
+            if tree is not None and prescore is not None:
+                raise GauntletError("--dry-run with --llm-topics and --prescore: the number of pulls depends on the "
+                                    "topics the LLM answers; dry-run with --budget instead")
+            from mtgauntlet.builders.mtbreaker import Scorer
+            from mtgauntlet.models.estimate import bandit_plan
+
+            print_plan(bandit_plan(Scorer(comma_list(mt), qe, src_lang, tgt_lang), budget, [t.name for t in topic_list],
+                                   max_words, src_lang, tgt_lang, llm_sampler if sampler == "llm" else None, tree))
+            return
         source = corpus.rsplit("/", 1)[-1].split(".")[0] if corpus else "llm"
         digest = input_digest(iter_items([*({"topic": t.name, "path": t.path} for t in topic_list), *rows]))
         search = BanditSearch(topic_list, samp, mt=comma_list(mt), qe=qe,
@@ -367,11 +430,15 @@ def build_bandit(
                               source=source, input_sha256=digest)
         m = search.run(out, overwrite=overwrite)
     c = m["counts"]
-    typer.echo(f"{c['pulls']} pulls over {len(topic_list)} topics ({c['scored_pulls']} scored; failed: "
-               f"mt={c['mt_failures']}, qe={c['qe_failures']}); top-{k}:")
-    for t in m["top_topics"]:
-        typer.echo(f"  {t['mean_difficulty']:6.2f}  ({t['pulls']} pulls)  {t['topic']}")
-    typer.echo(f"signature: {m['signature']}" + (skipped_note(read) if read is not None else ""))
+    if json_out:
+        print_json({"out": out, "counts": c, "top_topics": m["top_topics"], "signature": m["signature"],
+                    "skipped": read.skipped_counts() if read is not None else {}})
+    else:
+        typer.echo(f"{c['pulls']} pulls over {len(topic_list)} topics ({c['scored_pulls']} scored; failed: "
+                   f"mt={c['mt_failures']}, qe={c['qe_failures']}); top-{k}:")
+        for t in m["top_topics"]:
+            typer.echo(f"  {t['mean_difficulty']:6.2f}  ({t['pulls']} pulls)  {t['topic']}")
+        typer.echo(f"signature: {m['signature']}" + (skipped_note(read) if read is not None else ""))
     if c["pulls"] and not c["scored_pulls"]:
         raise GauntletError(f"none of the {c['pulls']} pulls got a score (mt={c['mt_failures']}, "
                             f"qe={c['qe_failures']}): check --mt / --qe")

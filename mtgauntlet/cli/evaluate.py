@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from typing import List
+from typing import List, Optional
 
 import typer
 
-from mtgauntlet.cli.common import comma_list, fail, print_frame, print_json, quoting_option
+from mtgauntlet.runner.progress import Progress, want_bar
+from mtgauntlet.cli.common import comma_list, fail, judgment_format_option, print_frame, print_json, quoting_option
+from mtgauntlet.cli.spend import budget, max_cost_option, max_requests_option
 
 app = typer.Typer(help="Evaluate metrics on challenge sets, or difficulty estimators on judgments.",
                   no_args_is_help=True)
@@ -34,6 +36,7 @@ REFERENCE_BASED = ("chrf", "bleu")
 
 @app.command("metric")
 def evaluate_metric(
+    ctx: typer.Context,
     set: str = typer.Option(..., "--set", "-s", help="Build/release dir or Parquet of smaug_pair, DEMETR JSONL or ACES TSV."),
     metric: List[str] = typer.Option(["chrf"], "--metric", "-m", help="chrf, bleu, col:GOODCOL,BADCOL, or a QE spec "
                                      "(qe, roundtrip, comet:..., llm-as-qe:...); several: repeat or comma-separate."),
@@ -42,9 +45,12 @@ def evaluate_metric(
     ties: str = typer.Option("discordant", "--ties", help="discordant: a tie counts against the metric (WMT "
                              "challenge-set evaluation); ignore: ties in neither count (SMAUG eq. 1 as written)."),
     json_out: bool = typer.Option(False, "--json", help="Print JSON."),
+    max_cost: Optional[float] = max_cost_option(),
+    max_requests: Optional[int] = max_requests_option(),
 ):
     """Kendall-like tau and d (SMAUG eq. 1-2) per metric, phenomenon and lp; mean ± std of tau over lps
     (SMAUG Figures 4-7) and the Pearson correlation of tau and d over (metric, lp) points (Figure 8)."""
+    ctx.with_resource(budget(max_cost, max_requests))  # openai: requests below pass it (exit 3)
     import pandas as pd
 
     from mtgauntlet.evaluation.metric_robustness import (TIES, evaluate, filter_pairs, load_pairs, score_pairs,
@@ -61,10 +67,12 @@ def evaluate_metric(
     same = sum(g.split() == r.split() for g, r in zip(pairs.good, pairs.ref) if r)
     skipped: dict[str, dict[str, str]] = {}
     results = []
-    for spec in specs:
-        skipped[spec] = {}
-        good, bad = score_pairs(pairs, spec, skipped[spec])
-        results += [{"metric": spec, **r} for r in evaluate(pairs, good, bad, ties)]
+    with Progress(want_bar(None), len(specs) * len(pairs.good), 0, "evaluate metric (pairs)", every=10.0) as bar:
+        for spec in specs:
+            skipped[spec] = {}
+            with bar.unit(len(pairs.good)):  # score_pairs reports each language pair's scoring inside
+                good, bad = score_pairs(pairs, spec, skipped[spec])
+            results += [{"metric": spec, **r} for r in evaluate(pairs, good, bad, ties)]
     over_lps, corr = tau_over_lps(results), tau_d_correlation(results)
     tie_rule = ("ties counted as discordant (WMT challenge-set evaluation)" if ties == "discordant"
                 else "ties ignored (SMAUG eq. 1 as written)")
@@ -89,6 +97,9 @@ def evaluate_metric(
     else:
         typer.echo(f"Pearson r(tau, d) over {corr['n_points']} (metric, lp) points (SMAUG Figure 8): "
                    f"{corr['pearson_r']:.4f}")
+    if corr["left_out"]:
+        typer.echo(f"left out of Figure 8: {corr['left_out']} (metric, phenomenon, lp) rows without a concordant "
+                   "pair (d undefined)")
     if same and any(s in REFERENCE_BASED for s in specs):
         typer.echo(f"warning: {same} of {len(pairs.good)} pairs have good == reference: a reference-based metric "
                    "scores those good hypotheses as perfect matches", err=True)
@@ -128,9 +139,10 @@ def judgment_summary(rows, include_human: bool) -> dict:
 
 @app.command("dec")
 def evaluate_dec(
+    ctx: typer.Context,
     judgments: str = typer.Option(..., "--judgments", "-j", help="Judgment table (lp,item_id,src,system,score[,tgt,protocol,is_human_ref]); gz ok; or google-mqm / wmt23-mtme / wmt23-esa files."),
     estimator: str = typer.Option("length", "--estimator", "-e", help="Difficulty estimator spec(s), comma-separated."),
-    format: str = typer.Option(None, "--format", help="google-mqm, wmt23-mtme, wmt23-esa, or a plain table format."),
+    format: str = judgment_format_option(),
     map: str = typer.Option(None, "--map", help="Column mapping ours=theirs, e.g. score=esa_score_mean,item_id=line_id,human=is_ref."),
     protocol: str = typer.Option(None, help="esa, mqm or da for a plain table without a protocol column; inferred "
                                  "as mqm when every score is <= 0, required otherwise (%Perfect: 100 for esa/da, 0 for mqm)."),
@@ -141,12 +153,15 @@ def evaluate_dec(
                                    help="Budget fraction for AvgScore / %Perfect of the hardest subset."),
     quoting: str = quoting_option(),
     json_out: bool = typer.Option(False, "--json", help="Print JSON."),
+    max_cost: Optional[float] = max_cost_option(),
+    max_requests: Optional[int] = max_requests_option(),
 ):
     """Difficulty Estimation Correlation (group-by-system Kendall tau_b, averaged over systems then lps)."""
+    ctx.with_resource(budget(max_cost, max_requests))  # openai: requests below pass it (exit 3)
     import pandas as pd
 
     from mtgauntlet.corpora.langs import split_lp
-    from mtgauntlet.evaluation.dec import dec, score_sources, selection_quality
+    from mtgauntlet.evaluation.dec import dec, score_sources, selection_quality, unique_sources
     from mtgauntlet.models import registry
 
     rows = load_judgments(judgments, format, map, protocol, quoting)
@@ -159,12 +174,17 @@ def evaluate_dec(
     if not rows:
         fail(f"{judgments}: no judgments (after --lp / --exclude-human filtering)")
     results = []
-    for spec in comma_list(estimator):
+    specs = comma_list(estimator)
+    n_sources = sum(len(v) for v in unique_sources(rows).values())
+    bar = Progress(want_bar(None), n_sources * len(specs), 0, "evaluate dec (sources)", every=10.0)
+    for spec in specs:
         est = registry.load("difficulty", spec)
 
         def fn(texts, pair, est=est):
             s, t = split_lp(pair)
-            return est.difficulty(texts, src_lang=s, tgt_lang=t)
+            out = est.difficulty(texts, src_lang=s, tgt_lang=t)
+            bar.advance(len(texts))
+            return out
 
         failures: dict[str, int] = {}
         scores = score_sources(rows, fn, failures)
@@ -174,6 +194,7 @@ def evaluate_dec(
         sel = selection_quality(rows, scores, fraction)
         results.append({"estimator": spec, "dec": res["dec"], "per_lp": res["per_lp"], "systems": res["systems"],
                         "avg_score": sel["avg_score"], "perfect_pct": sel["perfect_pct"], "failures": failures})
+    bar.close()
     if json_out:
         print_json({"judgments": judgments, "n": len(rows), "fraction": fraction, **info, "results": results})
     else:
@@ -200,6 +221,7 @@ def evaluate_dec(
 
 @app.command("breaker")
 def evaluate_breaker(
+    ctx: typer.Context,
     set: str = typer.Option(..., "--set", "-s", help="Build/release dir(s) with breaker_text records, comma-separated "
                                                      "(e.g. one build per target language for --langs)."),
     plot: str = typer.Option(None, "--plot", help="Write the step curve (Figure 2) as PNG here."),
@@ -213,13 +235,16 @@ def evaluate_breaker(
                                                     "analysis prompt (Table 2, 'Diversity (errors)')."),
     embedder: str = typer.Option(None, "--embedder", help="Embedder spec (e.g. e5) for embedding diversity."),
     json_out: bool = typer.Option(False, "--json", help="Print JSON."),
+    max_cost: Optional[float] = max_cost_option(),
+    max_requests: Optional[int] = max_requests_option(),
 ):
     """Step curve (Figure 2), Table 2's data-quality measures per method, with --mt the model-transfer matrix
     (Table 4), with several target languages the language-transfer table (Table 5)."""
+    ctx.with_resource(budget(max_cost, max_requests))  # openai: requests below pass it (exit 3)
     import pandas as pd
 
-    from mtgauntlet.evaluation.breaker_analysis import (language_transfer, plot_step_curve, quality_table,
-                                                        step_curve, summary, transfer_matrix)
+    from mtgauntlet.evaluation.breaker_analysis import (language_pair, language_transfer, plot_step_curve,
+                                                        quality_table, step_curve, summary, transfer_matrix)
     from mtgauntlet.models import registry
     from mtgauntlet.records import load_records
 
@@ -234,9 +259,12 @@ def evaluate_breaker(
     result = {**summary(records), "step_curve": curve,
               "table2": quality_table(records, judge=registry.load("llm", judge) if judge else None,
                                       embedder=registry.load("embedder", embedder) if embedder else None)}
+    pairs = sorted({language_pair(r) for r in records})
+    if len(pairs) > 1:  # each set in its own language pair: never one pooled row
+        result["per_lp"] = {lp: {**summary(recs), "step_curve": step_curve(recs)}
+                            for lp in pairs for recs in [[r for r in records if language_pair(r) == lp]]}
     if mt:
-        result["transfer"] = transfer_matrix(records, comma_list(mt), qe_specs, records[0]["src_lang"],
-                                             records[0]["tgt_lang"])
+        result["transfer"] = transfer_matrix(records, comma_list(mt), qe_specs)
     targets = comma_list(langs) or sorted({r["tgt_lang"] for r in records})
     if len(targets) > 1:
         translators = comma_list(mt) or list(records[0].get("target_models") or ["apertium"])
@@ -256,9 +284,14 @@ def evaluate_breaker(
                f"steps without translation: {result['mt_failures']}  without QE score: {result['qe_failures']}")
     typer.echo("Table 2 measures per method (chrF++ nw:2 diversity; QE variance over all scored steps):")
     print_frame(pd.DataFrame(result["table2"]).T.reset_index(names="method"))
-    if mt:
-        typer.echo("Transfer between MT models (Table 4): mean QE, rows = built against, columns = evaluated on")
-        print_frame(pd.DataFrame(result["transfer"]).T.reset_index(names="built against"))
+    for lp, numbers in result.get("per_lp", {}).items():
+        typer.echo(f"{lp}: items {numbers['items']}  step-0 mean QE: {na(numbers['start_mean_qe'])}  "
+                   f"selected mean QE: {na(numbers['final_mean_qe'])}  edits that beat step 0: "
+                   f"{numbers['items_improved']}")
+    for lp, matrix in result.get("transfer", {}).items():
+        typer.echo(f"Transfer between MT models (Table 4), {lp}: mean QE, rows = built against, columns = "
+                   "evaluated on")
+        print_frame(pd.DataFrame(matrix).T.reset_index(names="built against"))
     if "language_transfer" in result:
         typer.echo("Transfer between languages (Table 5): mean QE, rows = built for, columns = translated into")
         print_frame(pd.DataFrame(result["language_transfer"]).T.reset_index(names="built for"))

@@ -7,7 +7,9 @@ from typing import Optional
 import typer
 
 from mtgauntlet.cli.common import (format_option, lang_pair, limit_option, load_corpus, max_chars_option, one_pair,
-                                   quoting_option, skip_bad_option, skipped_note)
+                                   quoting_option, print_result, skip_bad_option, skipped_note, table_format_option,
+                                   json_option)
+from mtgauntlet.cli.spend import budget, dry_run_option, max_cost_option, max_requests_option, print_plan
 
 app = typer.Typer(help="Score texts with a model and write them with a new column.", no_args_is_help=True)
 
@@ -22,9 +24,38 @@ ACTORS = typer.Option(None, help="Ray actors (default: one per CPU, or per GPU o
 
 
 def _run_engine(role: str, spec: str, columns: dict, out: str, *, engine: str, src_lang=None, tgt_lang=None,
-                shard_size: int = 10_000, actors: Optional[int] = None, device=None, dtype=None, batch_size=None):
-    """Scores in input order. Finished shards live in ``OUT.work/`` until the output is written, so an
-    interrupted run resumes where it stopped."""
+                shard_size: int = 10_000, actors: Optional[int] = None, device=None, dtype=None, batch_size=None,
+                max_cost=None, max_requests=None):
+    """Scores in input order (and the API usage of the run). Finished shards live in ``OUT.work/`` until the output
+    is written, so an interrupted run (or one stopped by its budget: exit 3) resumes where it stopped."""
+    from mtgauntlet.models import usage
+
+    before = usage.LEDGER.snapshot()
+    with budget(max_cost, max_requests):
+        scores, placement, work = _score_shards(role, spec, columns, out, engine=engine, src_lang=src_lang,
+                                                tgt_lang=tgt_lang, shard_size=shard_size, actors=actors,
+                                                device=device, dtype=dtype, batch_size=batch_size)
+    return scores, placement, work, usage.report(usage.since(before))
+
+
+def dry_run_plan(role: str, spec: str, columns: dict, src_lang=None, tgt_lang=None) -> None:
+    """``--dry-run``: the calls of ``spec`` on every row (per language pair for QE), printed; nothing is sent."""
+    from mtgauntlet.corpora.langs import split_lp
+    from mtgauntlet.models import registry
+    from mtgauntlet.models.estimate import Plan, role_plan
+    from mtgauntlet.models.qe_ensemble import load_qe
+
+    if role == "difficulty":
+        print_plan(role_plan(registry.load("difficulty", spec), columns["src"], None, src_lang, tgt_lang))
+        return
+    plan, qe = Plan(), load_qe(spec)
+    for src, tgt, lp in zip(columns["src"], columns["tgt"], columns["lp"]):
+        plan.add_role(qe, [src], [tgt], *split_lp(lp))
+    print_plan(plan)
+
+
+def _score_shards(role: str, spec: str, columns: dict, out: str, *, engine: str, src_lang=None, tgt_lang=None,
+                  shard_size: int = 10_000, actors: Optional[int] = None, device=None, dtype=None, batch_size=None):
     import sys
     from pathlib import Path
 
@@ -41,8 +72,7 @@ def _run_engine(role: str, spec: str, columns: dict, out: str, *, engine: str, s
     progress = Progress(sys.stderr.isatty(), total=n, done=0, label=f"score {role} ({engine})")
 
     def on_shard(start: int, end: int) -> None:
-        for _ in range(end - start):
-            progress.advance()
+        progress.advance(end - start)
 
     try:
         scores = eng.score(task, columns, work, on_shard=on_shard)
@@ -51,17 +81,26 @@ def _run_engine(role: str, spec: str, columns: dict, out: str, *, engine: str, s
     return scores, eng.placement(task), work
 
 
-def _finish(df, out: str, work, what: str, engine: str, placement: dict, column: str, rows) -> None:
+def _finish(df, out: str, work, what: str, engine: str, placement: dict, column: str, rows, json_out: bool,
+            spent=None) -> None:
     import shutil
 
+    from mtgauntlet.models.usage import summary_line
     from mtgauntlet.tables import write_frame
 
+    if spent:  # Parquet outputs carry the API usage in their metadata (mtgauntlet.usage)
+        df.attrs["mtgauntlet.usage"] = spent
     write_frame(df, out)
     shutil.rmtree(work, ignore_errors=True)
     where = ", ".join(f"{k} {v}" for k, v in placement.items())
     failed = int(df[column].isna().sum())
-    typer.echo(f"{len(df)} rows scored with {what} on {engine}{f' ({where})' if where else ''} -> {out}"
-               + (f" ({failed} without a score)" if failed else "") + skipped_note(rows))
+    text = (f"{len(df)} rows scored with {what} on {engine}{f' ({where})' if where else ''} -> {out}"
+            + (f" ({failed} without a score)" if failed else "") + skipped_note(rows))
+    if spent and summary_line(spent):
+        text += "\n" + summary_line(spent)
+    print_result(json_out, text, {"out": out, "rows": len(df), "scored_with": what, "engine": engine,
+                                  "placement": placement, "without_score": failed, "skipped": rows.skipped_counts(),
+                                  "usage": spent or {}})
 
 
 @app.command("difficulty")
@@ -84,6 +123,10 @@ def score_difficulty(
     batch_size: Optional[int] = BATCH_SIZE,
     shard_size: int = SHARD_SIZE,
     actors: Optional[int] = ACTORS,
+    max_cost: Optional[float] = max_cost_option(),
+    max_requests: Optional[int] = max_requests_option(),
+    dry_run: bool = dry_run_option(),
+    json_out: bool = json_option("the summary"),
 ):
     """Add a `difficulty` column (higher = harder) to every row."""
     import pandas as pd
@@ -98,11 +141,14 @@ def score_difficulty(
                        lp=lp, limit=limit, quoting=quoting, max_chars=max_chars, skip_bad=skip_bad)
     src_lang, tgt_lang = one_pair(rows, src_lang, tgt_lang)
     df = pd.DataFrame([{k: v for k, v in r.items() if k != "_line"} for r in rows.rows])
-    scores, placement, work = _run_engine("difficulty", estimator, {"src": df["src"].tolist()}, out, engine=engine,
-                                          src_lang=src_lang, tgt_lang=tgt_lang, shard_size=shard_size, actors=actors,
-                                          device=device, dtype=dtype, batch_size=batch_size)
+    if dry_run:
+        return dry_run_plan("difficulty", estimator, {"src": df["src"].tolist()}, src_lang, tgt_lang)
+    scores, placement, work, spent = _run_engine(
+        "difficulty", estimator, {"src": df["src"].tolist()}, out, engine=engine, src_lang=src_lang, tgt_lang=tgt_lang,
+        shard_size=shard_size, actors=actors, device=device, dtype=dtype, batch_size=batch_size, max_cost=max_cost,
+        max_requests=max_requests)
     df["difficulty"] = scores[:, 0]
-    _finish(df, out, work, estimator, engine, placement, "difficulty", rows)
+    _finish(df, out, work, estimator, engine, placement, "difficulty", rows, json_out, spent)
 
 
 @app.command("qe")
@@ -113,7 +159,7 @@ def score_qe(
                                               "scale, each kept as column qe:<spec> (qe, roundtrip, comet:..., "
                                               "llm-as-qe:..., metricx:..., hf:...#scale=100, hf:...#error=25)."),
     map: Optional[str] = typer.Option(None, "--map", help="Column mapping ours=theirs, e.g. tgt=mt,lp=langpair."),
-    format: Optional[str] = typer.Option(None, "--format", help="tsv, csv, jsonl, parquet or hf; default: from the name."),
+    format: Optional[str] = table_format_option(),
     quoting: str = quoting_option(),
     max_chars: int = max_chars_option(),
     skip_bad: bool = skip_bad_option(),
@@ -123,6 +169,10 @@ def score_qe(
     batch_size: Optional[int] = BATCH_SIZE,
     shard_size: int = SHARD_SIZE,
     actors: Optional[int] = ACTORS,
+    max_cost: Optional[float] = max_cost_option(),
+    max_requests: Optional[int] = max_requests_option(),
+    dry_run: bool = dry_run_option(),
+    json_out: bool = json_option("the summary"),
 ):
     """Add a `qe` column (0..100, higher = better; empty where the score failed) to every (src, tgt) row, per
     language pair; with several QE specs also one `qe:<spec>` column each."""
@@ -152,10 +202,13 @@ def score_qe(
             line = rs.rows[list(idx)[0]]["_line"]
             raise InputError(str(exc), file=input, line=line, field="lp") from None
     columns = {"src": df["src"].tolist(), "tgt": df["tgt"].fillna("").tolist(), "lp": [str(x) for x in df["lp"]]}
-    scores, placement, work = _run_engine("qe", qe, columns, out, engine=engine, shard_size=shard_size, actors=actors,
-                                          device=device, dtype=dtype, batch_size=batch_size)
+    if dry_run:
+        return dry_run_plan("qe", qe, columns)
+    scores, placement, work, spent = _run_engine("qe", qe, columns, out, engine=engine, shard_size=shard_size,
+                                                 actors=actors, device=device, dtype=dtype, batch_size=batch_size,
+                                                 max_cost=max_cost, max_requests=max_requests)
     df["qe"] = scores[:, 0]
     if len(specs) > 1:
         for j, spec in enumerate(specs, start=1):
             df[f"qe:{spec}"] = scores[:, j]
-    _finish(df, out, work, ",".join(specs), engine, placement, "qe", rs)
+    _finish(df, out, work, ",".join(specs), engine, placement, "qe", rs, json_out, spent)

@@ -21,6 +21,7 @@ import numpy as np
 from mtgauntlet.engines.scoring import (ScoreTask, ShardCallback, ShardScorer, WorkDir, is_neural, placement_options,
                                         write_score_shard)
 from mtgauntlet.errors import BackendUnavailable, GauntletError
+from mtgauntlet.models import usage
 
 log = logging.getLogger(__name__)
 # environment the actors need to behave like this process (offline flags, caches, global model defaults)
@@ -56,6 +57,8 @@ def _actor_env(pinned: dict[str, Any]) -> dict[str, str]:
     from mtgauntlet.models.runtime import ENV
 
     env = {k: v for k, v in os.environ.items() if k.startswith(PASSED_ENV_PREFIXES)}
+    for key, left in zip(("max_cost", "max_requests"), usage.remaining()):  # each actor may spend what is left
+        env[usage.ENV[key]] = "" if left is None else str(left)
     if pinned:  # every actor runs with the placement resolved once, so no actor differs from another
         env[ENV["dtype"]] = pinned["dtype"]
         env[ENV["batch"]] = str(pinned["batch"])
@@ -86,21 +89,25 @@ class _ShardActor:
     def __call__(self, batch: dict[str, np.ndarray]) -> dict[str, list]:
         import pyarrow.parquet as pq
 
-        errors = []
+        errors, spent, stopped = [], [], []
         for start, end, source, target in zip(batch["start"], batch["end"], batch["input"], batch["output"]):
+            before = usage.LEDGER.snapshot()
+            stopped.append(False)
             if self.error:
                 errors.append(self.error)
-                continue
-            try:
-                table = pq.read_table(str(source))
-                scores = self.scorer.score({c: table.column(c).to_pylist() for c in self.scorer.task.columns})
-            except GauntletError as exc:
-                errors.append(str(exc))
-                continue
-            write_score_shard(Path(str(target)), scores, int(end) - int(start))
-            errors.append("")
+            else:
+                try:
+                    table = pq.read_table(str(source))
+                    scores = self.scorer.score({c: table.column(c).to_pylist() for c in self.scorer.task.columns})
+                except GauntletError as exc:
+                    errors.append(str(exc))
+                    stopped[-1] = isinstance(exc, usage.BudgetSpent)
+                else:
+                    write_score_shard(Path(str(target)), scores, int(end) - int(start))
+                    errors.append("")
+            spent.append(usage.to_json(usage.since(before)))  # this shard's API usage, for the driver's ledger
         return {"start": [int(s) for s in batch["start"]], "end": [int(e) for e in batch["end"]],
-                "pid": [os.getpid()] * len(errors), "error": errors}
+                "pid": [os.getpid()] * len(errors), "error": errors, "usage": spent, "budget_spent": stopped}
 
 
 class RayEngine:
@@ -168,8 +175,9 @@ class RayEngine:
                 num_gpus=gpus or None)
             self.last_pids = set()
             for row in ds.iter_rows():
+                usage.absorb(row["usage"])  # the actors' API usage, counted as this process's
                 if row["error"]:
-                    raise GauntletError(row["error"])
+                    raise (usage.BudgetSpent if row["budget_spent"] else GauntletError)(row["error"])
                 self.last_pids.add(int(row["pid"]))
                 if on_shard is not None:
                     on_shard(int(row["start"]), int(row["end"]))

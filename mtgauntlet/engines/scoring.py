@@ -21,6 +21,7 @@ import numpy as np
 
 from mtgauntlet.atomic import atomic_path, write_json_atomic
 from mtgauntlet.errors import GauntletError
+from mtgauntlet.models.runtime import signature_spec
 
 log = logging.getLogger(__name__)
 ROLES = {"difficulty": ("src",), "qe": ("src", "tgt", "lp")}
@@ -130,8 +131,9 @@ class WorkDir:
             raise GauntletError(f"scoring with {task.role} needs the column(s) {', '.join(missing)}")
         self.n = len(columns[task.columns[0]])
         self.ranges = [(s, min(s + task.shard_size, self.n)) for s in range(0, self.n, task.shard_size)]
-        self.identity = {"format": WORK_FORMAT, "task": task.to_dict(), "rows": self.n,
-                         "input_sha256": input_digest(task, columns)}
+        # the spec as a signature names it: a changed #price or rate limit keeps the finished shards
+        self.identity = {"format": WORK_FORMAT, "task": {**task.to_dict(), "spec": signature_spec(task.spec)},
+                         "rows": self.n, "input_sha256": input_digest(task, columns)}
         self._open()
 
     def _open(self) -> None:

@@ -85,14 +85,15 @@ def selected_translations(record: dict[str, Any]) -> list[str]:
 def error_modes(records: Sequence[dict[str, Any]], judge) -> tuple[list[list[str]], int]:
     """The appendix's target-text analysis prompt on every (selected text, translation): the error modes per
     translation, and how many answers were unusable."""
+    from mtgauntlet.models import structured
     from mtgauntlet.models.prompts import TARGET_ANALYSIS, parse_error_modes
 
     modes, failed = [], 0
     for r in records:
         for t in selected_translations(r):
-            answer = judge.chat([{"role": "user", "content": TARGET_ANALYSIS.format(source=r["text"], translation=t)}],
-                                max_tokens=512, temperature=0.0, seed=0)
-            parsed = parse_error_modes(answer)
+            ask = [{"role": "user", "content": TARGET_ANALYSIS.format(source=r["text"], translation=t)}]
+            parsed = structured.ask(judge, [ask], structured.ERROR_MODES, parse_error_modes, max_tokens=512,
+                                    temperature=0.0, seed=0)[1][0]
             if parsed is None:
                 failed += 1
             else:
@@ -100,24 +101,64 @@ def error_modes(records: Sequence[dict[str, Any]], judge) -> tuple[list[list[str
     return modes, failed
 
 
-def quality_table(records: Sequence[dict[str, Any]], *, judge=None, embedder=None) -> dict[str, dict[str, Any]]:
+def language_pair(record: dict[str, Any]) -> str:
+    return f"{record['src_lang']}-{record['tgt_lang']}"
+
+
+def seed_records(records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The paper's "Seeds" baseline as records: step 0 of every seeded trajectory (the seed text with its QE),
+    once per (seed text, language pair). Seedless variants start from the LLM's own text and add nothing."""
+    seen, out = set(), []
+    for r in records:
+        traj = r.get("trajectory") or []
+        if not traj or not str(r.get("method", "")).startswith("mtbreaker-seeded"):
+            continue
+        step0 = traj[0]
+        key = (step0["source"], language_pair(r))
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append({**r, "method": "seeds", "text": step0["source"], "qe_score": step0.get("qe_mean"),
+                    "trajectory": [step0], "qe_components": step0.get("qe_components")})
+    return out
+
+
+def _qe_per_spec(recs: Sequence[dict[str, Any]], specs: Sequence[str]) -> dict[str, float | None]:
+    """Mean QE of the selected texts by each QE spec (one Table 2 row per QE metric), over target models."""
+    out = {}
+    for j, spec in enumerate(specs):
+        vals = [row[j] for r in recs for row in (r.get("qe_components") or [])
+                if row is not None and len(row) > j and row[j] is not None]
+        out[f"qe[{spec}]"] = _mean(vals)
+    return out
+
+
+def quality_table(records: Sequence[dict[str, Any]], *, judge=None, embedder=None,
+                  seeds: bool = True) -> dict[str, dict[str, Any]]:
     """Table 2's measures per method: chrF diversity in the paper's setting (chrF++, nw:2; 1 - mean pairwise
-    chrF / 100), unique words, average word count and length, mean QE of the selected texts and the variance of
-    QE over every scored step (the paper's per-variant variance, e.g. 297 vs 325), and — with a judge LLM — the
-    number of distinct error types; with an embedder, embedding diversity."""
+    chrF / 100), unique words, average word count and length, mean QE of the selected texts (averaged, and per
+    QE spec when the set was scored by several), the variance of QE over every scored step (the paper's
+    per-variant variance, e.g. 297 vs 325), and — with a judge LLM — the number of distinct error types; with
+    an embedder, embedding diversity. With ``seeds``, the seeds of seeded variants are a method of their own
+    (the paper's "Seeds" column). Sets of several language pairs get one row per (method, language pair):
+    each set is measured in its own target language, never pooled."""
     from mtgauntlet.validators.checks import chrf_diversity, embedding_diversity, error_mode_diversity, unique_words
 
+    records = list(records) + (seed_records(records) if seeds else [])
+    several = len({language_pair(r) for r in records}) > 1
     groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in records:
-        groups[r["method"]].append(r)
+        groups[f"{r['method']} {language_pair(r)}" if several else r["method"]].append(r)
     table = {}
     for method, recs in sorted(groups.items()):
         texts = [r["text"] for r in recs]
         steps = [s["qe_mean"] for r in recs for s in _scored(r.get("trajectory"))]
+        specs = list(recs[0].get("qe_models") or [])
         row: dict[str, Any] = {"items": len(recs),
                                "diversity_chrf": chrf_diversity(texts, word_order=2)["chrf_diversity"],
                                "unique_words": unique_words(texts), **word_stats(texts),
-                               "qe_mean": _mean(r["qe_score"] for r in recs),
+                               "qe_mean": _mean(r["qe_score"] for r in recs if r.get("qe_score") is not None),
+                               **(_qe_per_spec(recs, specs) if len(specs) > 1 else {}),
                                "qe_step_variance": float(np.var(steps)) if len(steps) > 1 else None}
         if embedder is not None:
             row["diversity_embd"] = embedding_diversity(texts, embedder)
@@ -167,15 +208,17 @@ def _mean_qe(texts: Sequence[str], mt_specs: Sequence[str], qe_specs, src_lang: 
     return {"qe": _mean(ok), "failed": len(scored) - len(ok)}
 
 
-def transfer_matrix(records: Sequence[dict[str, Any]], mt_specs: Sequence[str], qe_specs, src_lang: str,
-                    tgt_lang: str) -> dict[str, dict[str, float | None]]:
-    """Mean QE of the final texts: rows = target model they were built against, columns = evaluation model
-    (Table 4). Texts whose translation or score failed are left out of the mean."""
-    groups: dict[str, list[str]] = {}
+def transfer_matrix(records: Sequence[dict[str, Any]], mt_specs: Sequence[str],
+                    qe_specs) -> dict[str, dict[str, dict[str, float | None]]]:
+    """Mean QE of the final texts per language pair: rows = target model they were built against, columns =
+    evaluation model (Table 4). Each set is translated into its own target language (a set built for en-cs is
+    never scored as en-de)."""
+    by_lp: dict[tuple[str, str], dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
     for r in records:
-        groups.setdefault(",".join(r.get("target_models") or []), []).append(r["text"])
-    return {target: {spec: _mean_qe(texts, [spec], qe_specs, src_lang, tgt_lang)["qe"] for spec in mt_specs}
-            for target, texts in sorted(groups.items())}
+        by_lp[(r["src_lang"], r["tgt_lang"])][",".join(r.get("target_models") or [])].append(r["text"])
+    return {f"{s}-{t}": {target: {spec: _mean_qe(texts, [spec], qe_specs, s, t)["qe"] for spec in mt_specs}
+                         for target, texts in sorted(groups.items())}
+            for (s, t), groups in sorted(by_lp.items())}
 
 
 def language_transfer(records: Sequence[dict[str, Any]], langs: Sequence[str], mt_specs: Sequence[str],

@@ -4,11 +4,13 @@ tau = (Concordant - Discordant) / (Concordant + Discordant), where a pair is con
 scores the good hypothesis strictly higher. Ties (``ties``): ``discordant`` counts them as discordant, as
 the WMT challenge-set evaluation does (the default); ``ignore`` leaves them out of both counts, as the
 SMAUG paper's eq. 1 is written. d = mean of (s_good - s_bad) over concordant pairs, on scores min-max
-normalised over all good and bad scores of the set, so metrics with different ranges compare.
+normalised over all good and bad scores of the set, so metrics with different ranges compare. With no
+concordant pair d is undefined (0/0 in eq. 2): it is missing (None), never 0.
 
 Aggregates of the SMAUG paper's figures: per metric and phenomenon, mean and standard deviation of tau
 over language pairs (Figures 4-7), and the Pearson correlation of tau and d over (metric, language pair)
-points, each the mean over phenomena (Figure 8).
+points, each the mean over phenomena (Figure 8); a phenomenon whose d is undefined is left out of its point
+and counted.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from mtgauntlet.errors import GauntletError
+from mtgauntlet.runner import progress
 
 
 @dataclass
@@ -39,7 +42,8 @@ TIES = ("discordant", "ignore")
 
 def tau_and_d(good: Sequence[float], bad: Sequence[float], lo: float, hi: float,
               ties: str = "discordant") -> tuple[float, float, int, int]:
-    """(tau, d, concordant, discordant); with ``ties="ignore"`` tied pairs are in neither count."""
+    """(tau, d, concordant, discordant); with ``ties="ignore"`` tied pairs are in neither count. tau is NaN
+    without a counted pair, d is NaN without a concordant pair (both undefined there)."""
     if ties not in TIES:
         raise GauntletError(f"ties must be one of {', '.join(TIES)}, not {ties!r}")
     g, b = np.asarray(good, dtype=float), np.asarray(bad, dtype=float)
@@ -48,7 +52,7 @@ def tau_and_d(good: Sequence[float], bad: Sequence[float], lo: float, hi: float,
     n_d = int((g < b).sum()) if ties == "ignore" else int((~conc).sum())
     tau = (n_c - n_d) / (n_c + n_d) if n_c + n_d else float("nan")
     span = (hi - lo) or 1.0
-    d = float(((g[conc] - b[conc]) / span).mean()) if n_c else 0.0
+    d = float(((g[conc] - b[conc]) / span).mean()) if n_c else float("nan")
     return tau, d, n_c, n_d
 
 
@@ -122,15 +126,20 @@ def score_pairs(pairs: PairSet, metric: str, skipped: dict[str, str] | None = No
     groups: dict[tuple[str, str], list[int]] = {}
     for i, (s, t) in enumerate(zip(pairs.src_lang, pairs.tgt_lang)):
         groups.setdefault((s, t), []).append(i)
+    done = 0
     for (sl, tl), idx in groups.items():
         srcs = [pairs.src[i] for i in idx]
         try:
             gs = qe.score(srcs, [pairs.good[i] for i in idx], sl, tl)
+            progress.step(2 * done + len(idx), 2 * len(pairs.good))  # the good side of this language pair
             bs = qe.score(srcs, [pairs.bad[i] for i in idx], sl, tl)
         except BackendUnavailable as exc:
             if skipped is not None:
                 skipped[f"{sl}-{tl}"] = str(exc)
             continue
+        finally:
+            done += len(idx)
+            progress.step(2 * done, 2 * len(pairs.good))
         for i, g, b in zip(idx, gs, bs):  # a failed score (None) stays NaN: the pair is left out
             good[i] = float("nan") if g is None else g
             bad[i] = float("nan") if b is None else b
@@ -154,13 +163,19 @@ def evaluate(pairs: PairSet, good: Sequence[float], bad: Sequence[float],
     for (ph, lp), idx in sorted(keys.items(), key=lambda kv: (kv[0][1], kv[0][0] == "all", kv[0][0])):
         g, b = [good[i] for i in idx], [bad[i] for i in idx]
         tau, d, c, dis = tau_and_d(g, b, lo, hi, ties)
-        out.append({"phenomenon": ph, "lp": lp, "n": len(idx), "tau": tau, "d": d, "concordant": c,
+        out.append({"phenomenon": ph, "lp": lp, "n": len(idx), "tau": _defined(tau), "d": _defined(d),
+                    "concordant": c,
                     "discordant": dis, "ties": int(sum(x == y for x, y in zip(g, b)))})
     return out
 
 
-def _mean_std(values: Sequence[float]) -> tuple[float | None, float | None]:
-    v = [x for x in values if x == x]
+def _defined(x: float) -> float | None:
+    """NaN (an undefined tau or d) as None, so that JSON output says null and no mean takes it as a number."""
+    return None if x != x else float(x)
+
+
+def _mean_std(values: Sequence[float | None]) -> tuple[float | None, float | None]:
+    v = [x for x in values if x is not None and x == x]
     if not v:
         return None, None
     return float(np.mean(v)), (float(np.std(v, ddof=1)) if len(v) > 1 else None)
@@ -182,15 +197,22 @@ def tau_over_lps(results: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def tau_d_correlation(results: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """Pearson r between tau and d over (metric, lp) points, each the mean over that lp's phenomena (the
-    SMAUG paper's Figure 8: r = 0.8924 over the WMT22 metrics). r is None with fewer than 3 points."""
+    SMAUG paper's Figure 8: r = 0.8924 over the WMT22 metrics). A phenomenon whose tau or d is undefined (no
+    concordant pair: d is 0/0) is left out of its point and counted in ``left_out``. r is None with fewer than
+    3 points."""
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    left_out = 0
     for r in results:
-        if r["phenomenon"] != "all" and r["tau"] == r["tau"]:
-            groups.setdefault((r.get("metric", ""), r["lp"]), []).append(r)
+        if r["phenomenon"] == "all":
+            continue
+        if r["tau"] is None or r["d"] is None:
+            left_out += 1
+            continue
+        groups.setdefault((r.get("metric", ""), r["lp"]), []).append(r)
     points = [{"metric": m, "lp": lp, "tau": float(np.mean([r["tau"] for r in rows])),
                "d": float(np.mean([r["d"] for r in rows]))} for (m, lp), rows in sorted(groups.items())]
     r = None
     if len(points) >= 3:
         t, d = np.array([p["tau"] for p in points]), np.array([p["d"] for p in points])
         r = float(np.corrcoef(t, d)[0, 1]) if t.std() > 0 and d.std() > 0 else None
-    return {"pearson_r": r, "n_points": len(points), "points": points}
+    return {"pearson_r": r, "n_points": len(points), "points": points, "left_out": left_out}

@@ -185,13 +185,22 @@ class ArtificialCrowdDifficulty(DifficultyEstimator):
         self.translators = [registry.load("translator", s) for s in mts.split("+") if s]
         self.qe = registry.load("qe", qe or None)
 
-    def difficulty(self, texts, src_lang=None, tgt_lang=None) -> list[float]:
+    def difficulty(self, texts, src_lang=None, tgt_lang=None) -> list[float | None]:
+        """100 - mean QE over the translators; ``None`` (missing) for a text that any translator failed to
+        translate or the QE failed to score: a failure never becomes a number (the subset builder and
+        ``evaluate dec`` leave such texts out and count them)."""
         if not tgt_lang:
             from mtgauntlet.errors import GauntletError
 
             raise GauntletError("the artificial crowd needs a target language (tgt_lang)")
-        totals = np.zeros(len(texts))
+        texts = list(texts)
+        totals: list[float | None] = [0.0] * len(texts)
         for tr in self.translators:
-            hyps = tr.translate(list(texts), src_lang, tgt_lang)
-            totals += np.asarray(self.qe.score(list(texts), hyps, src_lang, tgt_lang), dtype=float)
-        return [100.0 - t / len(self.translators) for t in totals]
+            hyps = tr.translate(texts, src_lang, tgt_lang)
+            ok = [i for i, h in enumerate(hyps) if h is not None and totals[i] is not None]
+            scores = self.qe.score([texts[i] for i in ok], [hyps[i] for i in ok], src_lang, tgt_lang) if ok else []
+            kept = set(ok)
+            totals = [t if i in kept else None for i, t in enumerate(totals)]
+            for i, q in zip(ok, scores):
+                totals[i] = None if q is None or q != q else totals[i] + float(q)
+        return [None if t is None else 100.0 - t / len(self.translators) for t in totals]

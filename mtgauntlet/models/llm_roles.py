@@ -10,6 +10,8 @@ Every role sends its prompts as one list through ``ChatLLM.chat_many`` (concurre
 the backend's concurrency; batches for local models): attempt 0 of every prompt, then attempt 1 of the prompts whose
 answer did not parse, and so on. An answer depends only on its prompt and its attempt (temperature 0 first, then
 0.7 with the attempt as seed), so results do not depend on how many texts are asked at once or in which order.
+With ``openai:...#json=1`` the QE and difficulty roles ask for schema-constrained JSON (:mod:`.structured`) and
+read the score from it; an answer that does not validate is retried and counted as the text path's garbage.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from __future__ import annotations
 from collections import Counter
 
 from mtgauntlet.corpora.langs import normalize_lang
-from mtgauntlet.models import prompts
+from mtgauntlet.models import prompts, structured
 from mtgauntlet.models.base import DifficultyEstimator, QualityEstimator, Translator
 
 LANG_NAMES = {"en": "English", "de": "German", "es": "Spanish", "cs": "Czech", "fr": "French", "pt": "Portuguese",
@@ -51,19 +53,23 @@ class _LLMRole:
         self.max_tokens = max_tokens or self.max_tokens_default
         self.failures: Counter = Counter()
 
-    def _ask_many(self, prompts: list[str], parse) -> list:
+    def _ask_many(self, prompts: list[str], parse, schema: structured.AnswerSchema | None = None) -> list:
         """Parsed answers to ``prompts`` (``None`` where every attempt failed to parse), asked as one list per
-        attempt: the first try of every prompt at once, then the retries of those that failed."""
+        attempt: the first try of every prompt at once, then the retries of those that failed. With a ``schema``
+        and a backend in JSON mode, the answers are JSON objects of that schema."""
         values: list = [None] * len(prompts)
         pending = list(range(len(prompts)))
         for attempt in range(self.retries + 1):
             if not pending:
                 break
-            answers = self.llm.chat_many([[{"role": "user", "content": prompts[i]}] for i in pending],
-                                         max_tokens=self.max_tokens, temperature=0.0 if attempt == 0 else 0.7,
-                                         seed=attempt)
-            for i, answer in zip(pending, answers):
-                values[i] = parse(answer)
+            convs = [[{"role": "user", "content": prompts[i]}] for i in pending]
+            kw = {"max_tokens": self.max_tokens, "temperature": 0.0 if attempt == 0 else 0.7, "seed": attempt}
+            if schema is None:
+                parsed = [parse(a) for a in self.llm.chat_many(convs, **kw)]
+            else:
+                parsed = structured.ask(self.llm, convs, schema, parse, **kw)[1]
+            for i, value in zip(pending, parsed):
+                values[i] = value
             pending = [i for i in pending if values[i] is None]
         return values
 
@@ -86,7 +92,7 @@ class LLMQualityEstimator(_LLMRole, QualityEstimator):
     def score(self, sources, translations, src_lang, tgt_lang) -> list[float | None]:
         """0..100 scores; ``None`` where the answer held no ``SCORE |||x|||`` in range (counted in ``failures``)."""
         out = self._ask_many([prompts.LLM_QE.format(source=s, translation=t) for s, t in zip(sources, translations)],
-                             prompts.parse_score)
+                             prompts.parse_score, structured.QE)
         self.failures["unparseable_score"] += sum(v is None for v in out)
         return out
 
@@ -115,7 +121,7 @@ class LLMDifficultyJudge(_LLMRole, DifficultyEstimator):
         texts = list(texts)
         out: list[float | None] = []
         for t, judged in zip(texts, self._ask_many([self.prompt(t, tgt_lang) for t in texts],
-                                                   prompts.parse_proficiency)):
+                                                   prompts.parse_proficiency, structured.DIFFICULTY)):
             if judged is None:
                 self.failures["unparseable_score"] += 1
                 out.append(None)

@@ -9,6 +9,12 @@ broken connections and malformed JSON are retried with exponential back-off and 
 ``Retry-After`` header (seconds or an HTTP date, capped at ``max_retry_after``) is honoured. Other HTTP
 errors fail at once with a clear message. The API key comes from an environment variable
 (``OPENAI_API_KEY`` by default) and is sent in the Authorization header only, never logged or written.
+
+More spec options: ``price=IN/OUT`` (USD per 1M input/output tokens: the run's cost in build.json ``usage``),
+``rpm=N`` / ``tpm=N`` (requests / tokens per minute, one limiter per endpoint: :mod:`.ratelimit`), ``json=1``
+(schema-constrained JSON answers for the roles that parse one: :mod:`.structured`), ``batch=1`` (each list of
+requests through the OpenAI Batch API: :mod:`.openai_batch`; ``poll=S`` seconds between status checks). Every
+answer's ``usage`` is recorded per spec in :data:`.usage.LEDGER`, and each request first passes the run's budget.
 """
 
 from __future__ import annotations
@@ -27,7 +33,9 @@ from mtgauntlet.errors import GauntletError
 from mtgauntlet.models import cache
 from mtgauntlet.models.base import ChatLLM, per_item_seeds
 from mtgauntlet.models.cache import parse_options
+from mtgauntlet.models.ratelimit import estimate_tokens, limiter_for
 from mtgauntlet.models.runtime import default_concurrency, parse_positive
+from mtgauntlet.models.usage import LEDGER, parse_price
 
 DEFAULT_URL = "https://api.openai.com/v1"
 RETRY_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
@@ -113,11 +121,27 @@ class OpenAIChatLLM(ChatLLM):
         self.concurrency = parse_positive(opts.get("concurrency") or concurrency or default_concurrency(),
                                           "concurrency")
         self.backoff, self.max_retry_after = backoff, max_retry_after
+        self.usage_key = spec
+        self.price = parse_price(opts.get("price"), spec)
+        rpm, tpm = (_positive_number(opts.get(k), k, spec) for k in ("rpm", "tpm"))
+        self.limiter = limiter_for(self.base_url, rpm, tpm)
+        self.structured = _flag(opts.get("json"), "json", spec)
+        self.batch = _flag(opts.get("batch"), "batch", spec)
+        self.poll = _positive_number(opts.get("poll"), "poll", spec) or 15.0
+        LEDGER.register(spec, self.price)
         self._client = None
         self._client_pid: int | None = None
 
     def runtime_info(self) -> dict[str, Any]:
-        return {"concurrency": self.concurrency, "timeout": self.timeout, "retries": self.max_retries}
+        info = {"concurrency": self.concurrency, "timeout": self.timeout, "retries": self.max_retries}
+        for key, value in (("rpm", self.limiter.rpm), ("tpm", self.limiter.tpm)):
+            if value:
+                info[key] = value
+        if self.structured:
+            info["json"] = True
+        if self.batch:
+            info["batch"] = True
+        return info
 
     # -- HTTP ---------------------------------------------------------------------------------------
     def _headers(self) -> dict[str, str]:
@@ -138,15 +162,24 @@ class OpenAIChatLLM(ChatLLM):
         return self._client
 
     async def _post(self, path: str, payload: dict) -> dict:
+        return await self._request("POST", path, content=json.dumps(payload).encode("utf-8"))
+
+    async def _request(self, method: str, path: str, *, raw: bool = False, **send) -> Any:
+        """The JSON answer (``raw``: the bytes) of one API call, retried as the module says; the retries and a final
+        failure are counted in the usage ledger."""
         import httpx
 
         url = f"{self.base_url}{path}"
-        body = json.dumps(payload).encode("utf-8")
+        headers = self._headers()
+        if "content" not in send:
+            headers.pop("Content-Type")  # multipart uploads and GETs set their own
         last: OpenAIError | None = None
         for attempt in range(self.max_retries + 1):
+            if attempt:
+                LEDGER.add(self.usage_key, retries=1)
             wait = None
             try:  # the whole exchange (connect, headers, body) within one timeout
-                resp = await asyncio.wait_for(self._http().post(url, content=body, headers=self._headers()),
+                resp = await asyncio.wait_for(self._http().request(method, url, headers=headers, **send),
                                               self.timeout)
             except (asyncio.TimeoutError, httpx.TimeoutException):
                 last = OpenAIError(f"{url}: request failed (no complete response within the {self.timeout:g} s timeout)")
@@ -157,9 +190,12 @@ class OpenAIChatLLM(ChatLLM):
                     detail = resp.content[:300].decode("utf-8", "replace")
                     last = OpenAIError(f"{url}: HTTP {resp.status_code} {resp.reason_phrase}: {detail}")
                     if resp.status_code not in RETRY_STATUS:
+                        LEDGER.add(self.usage_key, failures=1)
                         raise last
                     wait = retry_after_seconds(resp.headers.get("retry-after"), self.max_retry_after)
                 else:
+                    if raw:
+                        return resp.content
                     try:
                         return json.loads(resp.content)
                     except (json.JSONDecodeError, UnicodeDecodeError):
@@ -168,45 +204,81 @@ class OpenAIChatLLM(ChatLLM):
                 if wait is None:
                     wait = self.backoff * (2 ** attempt) * (0.5 + random.random() / 2)
                 await asyncio.sleep(wait)
+        LEDGER.add(self.usage_key, failures=1)
         raise OpenAIError(f"{last} (gave up after {self.max_retries + 1} attempts)")
 
     # -- chat -----------------------------------------------------------------------------------------
-    async def _chat_async(self, messages, max_tokens, temperature, seed) -> str:
+    def payload(self, messages, max_tokens, temperature, seed, schema=None) -> dict:
+        """The body of one chat-completions request (also a line of a Batch API input file)."""
         payload = {"model": self.model, "messages": list(messages), "max_tokens": max_tokens,
                    "temperature": temperature}
         if seed is not None:
             payload["seed"] = seed
-        data = await self._post("/chat/completions", payload)
+        if schema is not None:
+            payload["response_format"] = schema.response_format()
+        return payload
+
+    def answer_of(self, data: Any, schema=None) -> str:
+        """The reply text of a chat-completions answer; its ``usage`` (and an answer that does not validate against
+        ``schema``) recorded in the ledger."""
         try:
-            content = data["choices"][0]["message"]["content"]
+            content = data["choices"][0]["message"]["content"] or ""
         except (KeyError, IndexError, TypeError):
             raise OpenAIError(f"{self.base_url}: unexpected response shape: {str(data)[:200]}") from None
-        return content or ""
+        usage = data.get("usage") if isinstance(data.get("usage"), dict) else None
+        counts = {"requests": 1}
+        if usage is None:
+            counts["missing_usage"] = 1
+        else:
+            counts.update(input_tokens=int(usage.get("prompt_tokens") or 0),
+                          output_tokens=int(usage.get("completion_tokens") or 0))
+        if schema is not None and schema.validate(content) is None:
+            counts["invalid_json"] = 1
+        LEDGER.add(self.usage_key, **counts)
+        return content
+
+    async def _chat_async(self, messages, max_tokens, temperature, seed, schema=None) -> str:
+        payload = self.payload(messages, max_tokens, temperature, seed, schema)
+        LEDGER.reserve()
+        await self.limiter.acquire(estimate_tokens(sum(len(str(m.get("content", ""))) for m in messages), max_tokens))
+        return self.answer_of(await self._post("/chat/completions", payload), schema)
 
     def _chat_once(self, messages, max_tokens, temperature, seed) -> str:
         return _LoopThread.run(self._chat_async(messages, max_tokens, temperature, seed))
 
-    async def _gather(self, jobs: list[tuple], max_tokens, temperature, limit: int) -> list:
+    async def _gather(self, jobs: list[tuple], max_tokens, temperature, limit: int, schema=None) -> list:
         gate = asyncio.Semaphore(limit)
 
         async def one(messages, seed):
             async with gate:
-                return await self._chat_async(messages, max_tokens, temperature, seed)
+                return await self._chat_async(messages, max_tokens, temperature, seed, schema)
 
         return await asyncio.gather(*(one(m, s) for m, s in jobs), return_exceptions=True)
 
-    def chat_many(self, conversations, *, max_tokens=256, temperature=0.0, seed=None, concurrency=None) -> list[str]:
-        """Up to ``concurrency`` (default: the backend's) requests at once; replies in input order. Greedy or
-        seeded replies are cached; each finished reply is stored even when another one fails."""
+    def chat_many(self, conversations, *, max_tokens=256, temperature=0.0, seed=None, concurrency=None,
+                  schema=None) -> list[str]:
+        """Up to ``concurrency`` (default: the backend's) requests at once (``#batch=1``: one Batch API job);
+        replies in input order. Greedy or seeded replies are cached; each finished reply is stored even when
+        another one fails. ``schema`` (a :class:`~mtgauntlet.models.structured.AnswerSchema`) asks for JSON."""
         seeds = per_item_seeds(seed, len(conversations))
         items = [[list(c), s] for c, s in zip(conversations, seeds)]
         cacheable = temperature <= 0 or all(s is not None for s in seeds)
         spec = f"openai:{self.model}" if cacheable else ""
         params = {"max_tokens": max_tokens, "temperature": temperature, "url": self.base_url}
+        if schema is not None:
+            params["schema"] = schema.json_schema()
         keys, found = cache.lookup(spec, "chat", params, items)
         todo = cache.missing_indices(keys, found) if spec else list(range(len(items)))
-        limit = parse_positive(concurrency or self.concurrency, "concurrency")
-        results = _LoopThread.run(self._gather([tuple(items[i]) for i in todo], max_tokens, temperature, limit))
+        LEDGER.add(self.usage_key, cached=len(keys) - len(todo) if spec else 0)
+        jobs = [tuple(items[i]) for i in todo]
+        if self.batch and jobs:
+            from mtgauntlet.models.openai_batch import run_batch
+
+            results = _LoopThread.run(run_batch(self, [self.payload(m, max_tokens, temperature, s, schema)
+                                                       for m, s in jobs], schema))
+        else:
+            limit = parse_positive(concurrency or self.concurrency, "concurrency")
+            results = _LoopThread.run(self._gather(jobs, max_tokens, temperature, limit, schema))
         cache.store(spec, [(keys[i], r) for i, r in zip(todo, results) if not isinstance(r, BaseException)])
         errors = [r for r in results if isinstance(r, BaseException)]
         if errors:
@@ -223,8 +295,39 @@ class OpenAIChatLLM(ChatLLM):
         payload = {"model": self.model, "prompt": prompt, "max_tokens": max_tokens, "temperature": temperature}
         if seed is not None:
             payload["seed"] = seed
-        data = _LoopThread.run(self._post("/completions", payload))
+
+        async def once():
+            LEDGER.reserve()
+            await self.limiter.acquire(estimate_tokens(len(prompt), max_tokens))
+            return await self._post("/completions", payload)
+
+        data = _LoopThread.run(once())
         try:
-            return data["choices"][0]["text"]
+            text = data["choices"][0]["text"]
         except (KeyError, IndexError, TypeError):
             raise OpenAIError(f"{self.base_url}: unexpected response shape: {str(data)[:200]}") from None
+        usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+        LEDGER.add(self.usage_key, requests=1, missing_usage=0 if usage else 1,
+                   input_tokens=int(usage.get("prompt_tokens") or 0),
+                   output_tokens=int(usage.get("completion_tokens") or 0))
+        return text
+
+
+def _flag(value: str | None, name: str, spec: str) -> bool:
+    if value is None or value.lower() in ("0", "false", "no", "off"):
+        return False
+    if value.lower() in ("", "1", "true", "yes", "on"):
+        return True
+    raise GauntletError(f"spec {spec!r}: #{name}={value!r} must be 1 or 0")
+
+
+def _positive_number(value: str | None, name: str, spec: str) -> float | None:
+    if value is None:
+        return None
+    try:
+        number = float(value)
+    except ValueError:
+        number = 0.0
+    if not number > 0 or number == float("inf"):
+        raise GauntletError(f"spec {spec!r}: #{name}={value!r} must be a positive number")
+    return number

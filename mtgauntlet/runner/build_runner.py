@@ -8,11 +8,18 @@ Layout of a build directory::
 
 Each shard covers a fixed range of item indices and is written atomically (temp + rename), so a
 build killed at any point (even SIGKILL) resumes by skipping the ranges whose shard exists. Per-item
-randomness is seeded from (seed, item index), so a resumed build equals an uninterrupted one.
+randomness is seeded from (seed, the item's content identity) where the builder names it (``item_key``), else from
+(seed, item index), so a resumed build equals an uninterrupted one.
 
 A resume never mixes inputs: the signature carries a content hash of the input items (``input:``), so a
 changed or edited input file is refused (``--overwrite`` starts over). One process at a time builds into
 a directory: ``OUT/.lock`` is held (flock) for the whole run and a second run is refused while it is.
+
+API usage (``openai:`` backends) is written to ``build.json`` ``usage`` per spec (requests, input/output tokens,
+retries, failures, cached answers, ``cost_usd`` with a ``#price``), summed over the runs of a resumed build. A spent
+budget (``--max-cost`` / ``--max-requests``) stops the build between requests: the shard in progress is not
+written, ``build.json`` keeps the usage so far and ``stopped``, and the same command run again resumes it (the
+answers already received come from the output cache). Batch API ids are kept in ``OUT/batches/``.
 """
 
 from __future__ import annotations
@@ -37,7 +44,9 @@ from mtgauntlet import __version__
 from mtgauntlet.atomic import atomic_path, write_json_atomic
 from mtgauntlet.builders.base import Builder, Item
 from mtgauntlet.errors import BuildStateError, GauntletError
-from mtgauntlet.runner.progress import Progress
+from mtgauntlet.models import openai_batch, usage
+from mtgauntlet.models.runtime import signature_spec
+from mtgauntlet.runner.progress import Progress, info
 from mtgauntlet.schema import get_kind, record_id, to_table, utcnow
 from mtgauntlet.signature import make_signature
 from mtgauntlet.versions import package_versions
@@ -61,6 +70,7 @@ class BuildSummary:
     resumed_shards: int = 0
     seconds: float = 0.0
     failures: dict[str, int] = field(default_factory=dict)  # summed per-record failure counters (MT-breaker)
+    usage: dict[str, dict] = field(default_factory=dict)  # API usage per spec (build.json usage)
 
 
 def input_digest(items: Sequence[Item]) -> str:
@@ -96,6 +106,14 @@ def build_lock(out_dir: Path):
         fh.close()
 
 
+def discard_build(out_dir: Path) -> None:
+    """Remove a build's shards and manifest (what ``--overwrite`` discards); call with its lock held."""
+    for sub in ("data", "work"):
+        for p in (out_dir / sub).glob("part-*.parquet"):
+            p.unlink()
+    (out_dir / MANIFEST).unlink(missing_ok=True)
+
+
 class EmptyBuild(GauntletError):
     """A build that produced no record: an error that says why (the reasons items were rejected or skipped)."""
 
@@ -105,6 +123,17 @@ class EmptyBuild(GauntletError):
         reasons = ", ".join(f"{k}={v}" for k, v in sorted(why.items(), key=lambda kv: -kv[1])) or "no reason recorded"
         super().__init__(f"{summary.out_dir}: the build produced no record from {summary.items} item(s) ({reasons})"
                          + (f"; {hint}" if hint else ""))
+
+
+def record_usage(manifest: dict[str, Any], before: dict, **fields: Any) -> dict[str, Any]:
+    """``manifest`` with the API usage since ``before`` (a ledger snapshot) added to the usage of earlier runs, its
+    ``stopped`` note removed, and ``fields`` set."""
+    spent = usage.report(usage.since(before), manifest.get("usage"))
+    manifest.pop("stopped", None)
+    if spent:
+        manifest["usage"] = spent
+    manifest.update(fields)
+    return manifest
 
 
 def item_rng(seed: int, index: int) -> random.Random:
@@ -133,6 +162,7 @@ class BuildRunner:
         clash = sorted(set(own) & set(RUNNER_KEYS))
         if clash:
             raise ValueError(f"builder {self.builder.name!r} reuses the runner's signature key(s) {clash}")
+        own = {k: signature_spec(v) for k, v in own.items()}  # a spec's price, rate limits, ... change no record
         fields = {"builder": self.builder.name, **own, "n": n_items, "seed": self.seed}
         if digest is not None:
             fields["input"] = digest[:12]
@@ -186,10 +216,16 @@ class BuildRunner:
                 "use another --out directory, or --overwrite to discard it")
 
     def _discard(self) -> None:
-        for sub in ("data", "work"):
-            for p in (self.out_dir / sub).glob("part-*.parquet"):
-                p.unlink()
-        self._manifest_path().unlink(missing_ok=True)
+        discard_build(self.out_dir)
+
+    def _item_rng(self, item: Item) -> random.Random:
+        """The item's RNG: keyed by what the item is (``builder.item_key``: source id, text), so that a record
+        does not change when other rows are added, removed or edited; by its position for other builders."""
+        if hasattr(self.builder, "item_key"):
+            from mtgauntlet.builders.keyed import keyed_rng
+
+            return keyed_rng(self.seed, *self.builder.item_key(item))
+        return item_rng(self.seed, item.index)
 
     # -- shards -----------------------------------------------------------------------------------
     def _shard_name(self, start: int, end: int) -> str:
@@ -217,11 +253,15 @@ class BuildRunner:
     def run(self, items: Sequence[Item], input_skipped: dict[str, int] | None = None) -> BuildSummary:
         """Build (or resume) over ``items``; ``input_skipped`` are the reader's skipped rows by reason,
         counted in the manifest with the builder's own skips."""
-        with build_lock(self.out_dir):
+        with build_lock(self.out_dir), openai_batch.state_dir(self.out_dir / "batches"):
             return self._run(items, dict(input_skipped or {}))
+
+    def _record_usage(self, manifest: dict[str, Any], before: dict, **fields: Any) -> dict[str, Any]:
+        return record_usage(manifest, before, **fields)
 
     def _run(self, items: Sequence[Item], input_skipped: dict[str, int]) -> BuildSummary:
         t0 = time.perf_counter()
+        before = usage.LEDGER.snapshot()
         n = len(items)
         digest = input_digest(items)
         signature = self.signature(n, digest)
@@ -251,18 +291,20 @@ class BuildRunner:
             log.info("resuming %s: %d shard(s) done, %d to go", self.out_dir, resumed, len(todo))
         if resumed and todo and hasattr(self.builder, "restore"):  # sequential builders rebuild their state
             self.builder.restore(pa.concat_tables([pq.read_table(p) for p in existing.values()]).to_pylist())
-        if todo and hasattr(self.builder, "prepare"):
-            self._prepare(items)
-        progress = Progress(self.progress, total=n, done=n - sum(e - s for s, e in todo),
-                             label=f"build {self.builder.name}")
+        progress = None
         try:
+            if todo and hasattr(self.builder, "prepare"):
+                self._prepare(items)
+            progress = Progress(self.progress, total=n, done=n - sum(e - s for s, e in todo),
+                                label=f"build {self.builder.name}")
             for s, e in todo:
                 shard_records: list[dict] = []
                 counts = {"rejected": Counter(), "skipped": Counter()}
                 chunk = items[s:e]
-                rngs = [item_rng(self.seed, it.index) for it in chunk]
+                rngs = [self._item_rng(it) for it in chunk]
                 if hasattr(self.builder, "process_batch"):
-                    results = self.builder.process_batch(chunk, rngs)  # type: ignore[attr-defined]
+                    with progress.unit(len(chunk)):  # the builder's step() calls move the display inside a shard
+                        results = self.builder.process_batch(chunk, rngs)  # type: ignore[attr-defined]
                 else:
                     results = (self.builder.process(it, r) for it, r in zip(chunk, rngs))
                 for item, result in zip(chunk, results):
@@ -282,8 +324,15 @@ class BuildRunner:
                 rejected.update(counts["rejected"])
                 skipped.update(counts["skipped"])
         except KeyboardInterrupt:
-            progress.close()
+            if progress is not None:
+                progress.close()
+            write_json_atomic(self._manifest_path(), self._record_usage(manifest, before))
             log.warning("interrupted: finished shards are kept; run the same command again to resume")
+            raise
+        except usage.BudgetSpent as exc:
+            if progress is not None:
+                progress.close()
+            write_json_atomic(self._manifest_path(), self._record_usage(manifest, before, stopped=str(exc)))
             raise
         progress.close()
         produced = totals["produced"]
@@ -293,11 +342,11 @@ class BuildRunner:
         failures = self._failure_totals()
         if failures is not None:
             counts["failures"] = failures
-        manifest.update(status="complete" if produced else "empty", finished_at=utcnow().isoformat(),
-                        produced=produced, counts=counts, **self._runtime())
+        self._record_usage(manifest, before, status="complete" if produced else "empty",
+                           finished_at=utcnow().isoformat(), produced=produced, counts=counts, **self._runtime())
         write_json_atomic(self._manifest_path(), manifest)
         summary = BuildSummary(self.out_dir, signature, produced, n, dict(rejected), dict(skipped), resumed,
-                               time.perf_counter() - t0, failures or {})
+                               time.perf_counter() - t0, failures or {}, manifest.get("usage", {}))
         if not produced:
             raise EmptyBuild(summary, getattr(self.builder, "empty_hint", ""))
         return summary
@@ -328,9 +377,9 @@ class BuildRunner:
             finally:
                 progress.close()
             return
-        print(f"{label}: {len(items)} items ...", file=sys.stderr, flush=True)
+        info(f"{label}: {len(items)} items ...")
         self.builder.prepare(items)
-        print(f"{label}: done in {time.perf_counter() - t0:.1f} s", file=sys.stderr, flush=True)
+        info(f"{label}: done in {time.perf_counter() - t0:.1f} s")
 
     def _finalize(self, signature: str, created) -> int:
         table = pq.read_table(sorted(self._shard_dir().glob("part-*.parquet"))) if any(

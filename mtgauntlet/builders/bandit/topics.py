@@ -64,12 +64,20 @@ def from_taxonomy(path: str | Path, leaves_only: bool = False) -> list[Topic]:
     return dedupe(topics)
 
 
-def from_llm(llm, domain: str, levels: int = 2, branching: int = 5, language: str = "English") -> list[Topic]:
-    """The paper's ontologist prompt; the answer's dict literal is parsed safely (no code is run)."""
+TREE_MAX_TOKENS = 1500
+
+
+def tree_prompt(domain: str, levels: int = 2, branching: int = 5, language: str = "English") -> str:
+    """The paper's ontologist prompt for ``domain``."""
     from mtgauntlet.models.prompts import ONTOLOGIST
 
-    answer = llm.chat([{"role": "user", "content": ONTOLOGIST.format(domain=domain, levels=levels, branching=branching,
-                                                                    language=language)}], max_tokens=1500)
+    return ONTOLOGIST.format(domain=domain, levels=levels, branching=branching, language=language)
+
+
+def from_llm(llm, domain: str, levels: int = 2, branching: int = 5, language: str = "English") -> list[Topic]:
+    """The paper's ontologist prompt; the answer's dict literal is parsed safely (no code is run)."""
+    answer = llm.chat([{"role": "user", "content": tree_prompt(domain, levels, branching, language)}],
+                      max_tokens=TREE_MAX_TOKENS)
     m = re.search(r"\{.*\}", answer, re.S)
     if not m:
         raise GauntletError("the LLM answer holds no nested dictionary")
