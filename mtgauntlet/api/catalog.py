@@ -44,8 +44,8 @@ def query(sql: str, *, releases: str | Path = "releases"):
         releases: Directory with releases or build outputs.
 
     Returns:
-        A ``pandas.DataFrame`` with ``pandas.ArrowDtype`` columns: NULL is ``pd.NA``, NaN stays NaN, lists and
-        structs are exact.
+        pandas.DataFrame: The result, with ``pandas.ArrowDtype`` columns (NULL is ``pd.NA``, NaN stays NaN,
+            lists and structs are exact).
 
     Raises:
         GauntletError: A statement that is not read-only, a query DuckDB cannot parse or run.

@@ -1,0 +1,1 @@
+"""Model backends behind small interfaces (LLM, translator, QE, NLI, infiller, annotator, embedder, difficulty), chosen by spec strings."""
