@@ -466,6 +466,9 @@ def models():
     """The model backends mtgauntlet knows: the embedded (offline) ones, installed or not, and every backend spec
     name with its roles (``gauntlet models``).
 
+    Args:
+        progress: Accepted as by every verb; the listing has no progress to show.
+
     Returns:
         A ``pandas.DataFrame`` with one row per embedded backend (``role``, ``spec``, ``installed``, ``what``, ...).
         ``df.attrs`` holds the rest of ``gauntlet models --json``: ``defaults`` (the spec per role when none is
