@@ -97,7 +97,8 @@ def _frame(rows):
 def score_difficulty(*, input: Any, out: str | Path | None = None, estimator: str = "length",
                      format: str | None = None, src_col: str = "src", src_lang: str | None = None,
                      tgt_lang: str | None = None, lp: str | None = None, limit: int | None = None,
-                     quoting: str = "auto", max_chars: int = DEFAULT_MAX_CHARS, skip_bad: bool = False, engine: str = "local",
+                     quoting: str = "auto", max_chars: int = DEFAULT_MAX_CHARS, skip_bad: bool = False,
+                     engine: str = "local",
                      device: str | None = None, dtype: str | None = None, batch_size: int | None = None,
                      shard_size: int = 10_000, actors: int | None = None, max_cost: float | None = None,
                      max_requests: int | None = None, dry_run: bool = False):
@@ -148,7 +149,8 @@ def score_difficulty(*, input: Any, out: str | Path | None = None, estimator: st
 
 @public
 def score_qe(*, input: Any, out: str | Path | None = None, qe: str = "qe", map: str | None = None,
-             format: str | None = None, quoting: str = "auto", max_chars: int = DEFAULT_MAX_CHARS, skip_bad: bool = False,
+             format: str | None = None, quoting: str = "auto", max_chars: int = DEFAULT_MAX_CHARS,
+             skip_bad: bool = False,
              engine: str = "local", device: str | None = None, dtype: str | None = None, batch_size: int | None = None,
              shard_size: int = 10_000, actors: int | None = None, max_cost: float | None = None,
              max_requests: int | None = None, dry_run: bool = False):

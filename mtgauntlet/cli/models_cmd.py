@@ -32,7 +32,8 @@ def models(json_out: bool = typer.Option(False, "--json", help="Print JSON inste
     for name, roles in sorted(extra["backends"].items()):
         t2.add_row(name, ", ".join(roles))
     console.print(t2)
-    console.print("Defaults per role: " + ", ".join(f"{k}={v or '(none offline)'}" for k, v in extra["defaults"].items()))
+    defaults = extra["defaults"]
+    console.print("Defaults per role: " + ", ".join(f"{k}={v or '(none offline)'}" for k, v in defaults.items()))
     by_pair = extra["default_translator_by_pair"]
     if by_pair:
         console.print("Default translator by language pair: " + ", ".join(f"{k}: {v}" for k, v in by_pair.items()))
