@@ -2,7 +2,8 @@
 function's parameters are the command's (arguments positionally, options by name), with the same defaults, and
 every ``min``/``max`` range typer enforces is enforced by the function too (a ``UsageError`` before any work).
 
-Adding a verb is one line in ``API_OF``: ``"CLI COMMAND PATH": ("mg name", (CLI-only options))``.
+Adding a verb is one line in ``API_OF``: ``"CLI COMMAND PATH": ("mg name", (CLI-only options))``; a kind of a
+verb with kinds (``mg.score("qe", ...)``) names its function as ``"module:function"``.
 """
 
 from __future__ import annotations
@@ -24,6 +25,23 @@ API_OF = {  # CLI command path -> (public function of mtgauntlet, options only t
     "publish": ("publish", ()),
     "query": ("query", ("format",)),  # how the CLI prints the table; mg.query returns a DataFrame
     "audit": ("audit", ()),
+    "validate records": ("validate", ()),
+    "validate diversity": ("mtgauntlet.api.checking:diversity", ()),
+    "validate grammar": ("mtgauntlet.api.checking:grammar", ()),
+    "score difficulty": ("mtgauntlet.api.scoring:score_difficulty", ()),
+    "score qe": ("mtgauntlet.api.scoring:score_qe", ()),
+    "evaluate metric": ("mtgauntlet.api.evaluating:evaluate_metric", ()),
+    "evaluate dec": ("mtgauntlet.api.evaluating:evaluate_dec", ()),
+    "evaluate breaker": ("mtgauntlet.api.evaluating:evaluate_breaker", ()),
+    "evaluate bandit": ("mtgauntlet.api.evaluating:evaluate_bandit", ()),
+    "simulate bandit": ("mtgauntlet.api.evaluating:simulate_bandit", ()),
+    "models": ("mtgauntlet.api.evaluating:models", ()),  # mg.models: see test_api_misc (the package is callable)
+}
+
+# options required on the CLI that the API makes optional on purpose: option -> the API's default
+API_DEFAULTS = {
+    "score difficulty": {"out": None},  # the API returns the scored table; writing it is optional
+    "score qe": {"out": None},
 }
 
 
@@ -35,6 +53,11 @@ def _cli_params(command: str):
 
 def _api(command: str):
     name, cli_only = API_OF[command]
+    if ":" in name:  # one kind of a verb (mg.score("qe", ...) -> mtgauntlet.api.scoring.score_qe)
+        import importlib
+
+        module, attr = name.split(":")
+        return getattr(importlib.import_module(module), attr), {*CLI_ONLY, *cli_only}
     assert name in mg.__all__, f"mtgauntlet.{name} is not exported"
     return getattr(mg, name), {*CLI_ONLY, *cli_only}
 
@@ -62,7 +85,9 @@ def test_api_parameters_are_the_cli_options(command):
     assert sorted(keywords) == sorted(options), command
     for name, c in options.items():
         a = keywords[name]
-        if c.required:
+        if name in API_DEFAULTS.get(command, {}):
+            assert c.required and a.default == API_DEFAULTS[command][name], (command, name)
+        elif c.required:
             assert a.default is a.empty, f"{command}: {name} is required on the CLI"
         else:
             assert _same_default(c.default, a.default), (command, name, c.default, a.default)
