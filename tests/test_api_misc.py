@@ -1,5 +1,5 @@
 """The checking, scoring and evaluation verbs of the Python API (issue #27): mg.validate (and validate diversity /
-grammar), mg.score, mg.evaluate, mg.simulate and mg.models return what the `gauntlet` commands print with --json,
+grammar), mg.score, mg.evaluate, mg.simulate and mg.list_models return what the `gauntlet` commands print with --json,
 on small real data; silent by default, progress on stderr when asked, errors raised (never printed, never
 SystemExit)."""
 
@@ -244,7 +244,7 @@ def test_simulate_and_models_equal_the_cli_json(tmp_path, capfd):
 
     import mtgauntlet.models.registry  # noqa: F401  (mtgauntlet.models is then the package: still callable)
 
-    df = mg.models()
+    df = mg.list_models()
     assert capfd.readouterr() == ("", "")
     shown = _json("models")
     assert df.to_dict("records") == shown["embedded"]

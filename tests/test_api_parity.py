@@ -35,7 +35,7 @@ API_OF = {  # CLI command path -> (public function of mtgauntlet, options only t
     "evaluate breaker": ("mtgauntlet.api.evaluating:evaluate_breaker", ()),
     "evaluate bandit": ("mtgauntlet.api.evaluating:evaluate_bandit", ()),
     "simulate bandit": ("mtgauntlet.api.evaluating:simulate_bandit", ()),
-    "models": ("mtgauntlet.api.evaluating:models", ()),  # mg.models: see test_api_misc (the package is callable)
+    "models": ("mtgauntlet.api.evaluating:list_models", ()),  # mg.list_models (mtgauntlet.models is a package)
 }
 
 # options required on the CLI that the API makes optional on purpose: option -> the API's default

@@ -1,5 +1,5 @@
 """Evaluations from Python: :func:`evaluate` (``gauntlet evaluate metric|dec|breaker|bandit``), :func:`simulate`
-(``gauntlet simulate bandit``) and :func:`models` (``gauntlet models``), with one function per kind behind the
+(``gauntlet simulate bandit``) and :func:`list_models` (``gauntlet models``), with one function per kind behind the
 first two. Each returns what the command's ``--json`` prints; the CLI prints tables from the same result."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from mtgauntlet.api.checks import at_least, at_most, budget_limits, judgment_for
 from mtgauntlet.api.session import public, warn
 from mtgauntlet.errors import GauntletError, InputError, UsageError
 
-__all__ = ["evaluate", "simulate", "models", "evaluate_metric", "evaluate_dec", "evaluate_breaker",
+__all__ = ["evaluate", "simulate", "list_models", "evaluate_metric", "evaluate_dec", "evaluate_breaker",
            "evaluate_bandit", "simulate_bandit"]
 
 REFERENCE_BASED = ("chrf", "bleu")
@@ -462,7 +462,7 @@ def simulate(kind: str, **options) -> dict[str, Any]:
 
 
 @public
-def models():
+def list_models():
     """The model backends mtgauntlet knows: the embedded (offline) ones, installed or not, and every backend spec
     name with its roles (``gauntlet models``).
 
@@ -475,7 +475,7 @@ def models():
         given), ``default_translator_by_pair``, ``backends`` (spec name -> roles) and ``suggestions``.
 
     Example:
-        >>> df = mg.models()
+        >>> df = mg.list_models()
         >>> df[df.installed][["role", "spec"]], df.attrs["backends"]["openai"]
     """
     import pandas as pd
