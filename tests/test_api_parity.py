@@ -2,7 +2,9 @@
 function's parameters are the command's (arguments positionally, options by name), with the same defaults, and
 every ``min``/``max`` range typer enforces is enforced by the function too (a ``UsageError`` before any work).
 
-Adding a verb is one line in ``API_OF``: ``"CLI COMMAND PATH": ("mg name", (CLI-only options))``.
+Adding a verb is one line in ``API_OF``: ``"CLI COMMAND PATH": ("mg name", (CLI-only options))``; a function
+that ``mg`` reaches through a dispatcher (``mg.build("subset", ...)`` -> ``build_subset``) is named by its module
+path (``"api.building.build_subset"``).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ API_OF = {  # CLI command path -> (public function of mtgauntlet, options only t
     "publish": ("publish", ()),
     "query": ("query", ("format",)),  # how the CLI prints the table; mg.query returns a DataFrame
     "audit": ("audit", ()),
+    **{f"build {m}": (f"api.building.build_{m}", ()) for m in ("subset", "smaug", "mtbreaker", "zeroshot", "bandit")},
 }
 
 
@@ -35,6 +38,11 @@ def _cli_params(command: str):
 
 def _api(command: str):
     name, cli_only = API_OF[command]
+    if "." in name:
+        import importlib
+
+        module, _, attr = name.rpartition(".")
+        return getattr(importlib.import_module(f"mtgauntlet.{module}"), attr), {*CLI_ONLY, *cli_only}
     assert name in mg.__all__, f"mtgauntlet.{name} is not exported"
     return getattr(mg, name), {*CLI_ONLY, *cli_only}
 
@@ -105,3 +113,22 @@ def test_api_refuses_what_the_cli_refuses(command, param, value, tmp_path, monke
     long = next(o for o in param.opts if o.startswith("--"))
     assert str(exc.value).startswith(f"{long}: "), str(exc.value)
     assert not os.listdir(work) and not (tmp_path / "does-not-exist").exists()  # refused before any work
+
+
+def test_build_dispatches_to_every_builder_and_refuses_unknown_methods_and_options(tmp_path):
+    from mtgauntlet.api import building
+
+    assert sorted(building.BUILDERS) == sorted(c.split()[1] for c in API_OF if c.startswith("build "))
+    with pytest.raises(mg.UsageError, match=r"^method: 'smaugg' is not one of subset, smaug, mtbreaker"):
+        mg.build("smaugg", input="x.tsv", out=tmp_path / "o")
+    with pytest.raises(mg.UsageError, match=r"^build subset: unknown option 'src_coll' \(did you mean src_col or src_lang\?\)"):
+        mg.build("subset", input="x.tsv", src_coll="es", out=tmp_path / "o")
+    with pytest.raises(mg.UsageError, match=r"^build bandit: unknown option 'zzz' \(known: .*algorithm"):
+        mg.build("bandit", zzz=1, out=tmp_path / "o")
+    with pytest.raises(mg.UsageError, match=r"^build smaug: missing required option\(s\) src_lang, tgt_lang"):
+        mg.build("smaug", input="x.tsv", out=tmp_path / "o")
+    with pytest.raises(mg.UsageError, match=r"^build mtbreaker: give input= or seeds=, not both"):
+        mg.build("mtbreaker", input="a.tsv", seeds="b.tsv", out=tmp_path / "o")
+    with pytest.raises(mg.UsageError, match=r"^--budget: must be >= 1"):
+        mg.build("bandit", corpus="x.tsv", budget=0, out=tmp_path / "o")
+    assert not (tmp_path / "o").exists()

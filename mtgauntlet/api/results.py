@@ -29,6 +29,10 @@ class Build:
         summary: ``build.json``: configuration, signature, counts of produced, rejected and skipped items with
             their reasons, failure counters, API usage, package versions.
         plan: With ``dry_run=True``: the estimated API calls, tokens and cost (nothing was built), else ``None``.
+        run: What this call did (records produced, items, rejected and skipped items, shards resumed, seconds,
+            failures, API usage): the runner's summary; ``None`` on a dry run and for a bandit search.
+        notes: What the builder said about its setup (SMAUG: how each phenomenon is made, what is flagged).
+        skipped: Input rows the reader skipped in this call (``skip_bad=True``), by reason.
 
     Example:
         >>> build = mg.build("subset", input="corpus.tsv", src_lang="en", estimator="length", budget=10)
@@ -38,12 +42,26 @@ class Build:
     path: Path
     summary: dict[str, Any] = field(default_factory=dict, repr=False)
     plan: Any = field(default=None, repr=False)
+    run: Any = field(default=None, repr=False)
+    notes: list[str] = field(default_factory=list, repr=False)
+    skipped: dict[str, int] = field(default_factory=dict, repr=False)
 
     @classmethod
-    def open(cls, path: str | Path) -> "Build":
+    def open(cls, path: str | Path, **fields: Any) -> "Build":
         """The build in ``path`` (its ``build.json`` must exist)."""
         path = Path(path)
-        return cls(path=path, summary=_read_json(path / "build.json"))
+        return cls(path=path, summary=_read_json(path / "build.json"), **fields)
+
+    def describe(self) -> str:
+        """What the build made, as ``gauntlet build`` prints it (records, rejected and skipped items, signature,
+        failure counts); the dry run's plan lines for a dry run."""
+        if self.plan is not None:
+            return "\n".join(self.plan.lines())
+        if self.run is None:
+            return f"{self.path}: signature: {self.signature}"
+        from mtgauntlet.api.building import describe_run
+
+        return describe_run(self.run)
 
     @property
     def signature(self) -> str:
