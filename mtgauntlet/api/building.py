@@ -18,12 +18,12 @@ import os
 from pathlib import Path
 from typing import Any, Callable, Optional
 
-from mtgauntlet.api.checks import at_least, at_most, one_of, unknown_keywords
+from mtgauntlet.api.checks import at_least, at_most, input_formats, one_of, unknown_keywords
 from mtgauntlet.api.inputs import as_input_path, cache_dir
 from mtgauntlet.api.results import Build
 from mtgauntlet.api.session import public
 from mtgauntlet.builders.mtbreaker import DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE
-from mtgauntlet.corpora.options import INPUT_FORMATS, comma_list, lang_pair, load_corpus, one_pair
+from mtgauntlet.corpora.options import comma_list, lang_pair, load_corpus, one_pair
 from mtgauntlet.corpora.readers import DEFAULT_MAX_CHARS
 from mtgauntlet.errors import GauntletError, UsageError
 from mtgauntlet.runner.progress import info
@@ -53,7 +53,7 @@ def _check(options: dict[str, Any]) -> None:
             at_least(_option(name), value, MINIMUM[name])
         if name in MAXIMUM:
             at_most(_option(name), value, MAXIMUM[name])
-    one_of("--format", options.get("format"), INPUT_FORMATS)
+    one_of("--format", options.get("format"), input_formats())
 
 
 @contextlib.contextmanager

@@ -27,6 +27,36 @@ def at_most(name: str, value: Any, maximum: float) -> None:
         raise UsageError(f"{name}: must be <= {maximum} (got {value!r})")
 
 
+def budget_limits(max_cost: Any, max_requests: Any) -> None:
+    """The ``--max-cost`` / ``--max-requests`` ranges of every command that pays for API calls."""
+    at_least("--max-cost", max_cost, 0.0)
+    at_least("--max-requests", max_requests, 0)
+
+
+def listed(value: Any) -> list[str]:
+    """An option that takes several names: ``"a, b,,c"`` (as on the command line) or ``["a", "b"]`` ->
+    ``["a", "b", ...]``; ``None`` or empty -> ``[]``."""
+    if value is None:
+        return []
+    parts = value.split(",") if isinstance(value, str) else [str(v) for v in value]
+    return [x.strip() for x in parts if x.strip()]
+
+
+def input_formats() -> tuple[str, ...]:
+    """What ``--format`` of a corpus takes: a plain table format or a named layout (flores, wmt24, ...)."""
+    from mtgauntlet.corpora.formats import READERS
+    from mtgauntlet.corpora.readers import FORMATS
+
+    return (*FORMATS, "parallel", *(name for name in READERS if name != "parallel"))
+
+
+def judgment_formats() -> tuple[str, ...]:
+    """What ``--format`` of a judgment table takes: a named judgment layout or a plain table format."""
+    from mtgauntlet.corpora.readers import FORMATS
+
+    return ("google-mqm", "wmt23-mtme", "wmt23-esa", *FORMATS)
+
+
 def unknown_keywords(what: str, given: Iterable[str], known: Iterable[str]) -> None:
     """Refuse a keyword ``what`` does not take, naming it and the close matches among ``known``."""
     import difflib

@@ -9,8 +9,8 @@ from typing import Any
 
 import typer
 
-from mtgauntlet.corpora.options import (INPUT_FORMATS, comma_list, lang_pair, load_corpus,  # noqa: F401 (shared)
-                                        one_pair, skipped_note)
+from mtgauntlet.api.checks import input_formats, judgment_formats
+from mtgauntlet.corpora.options import comma_list, lang_pair, load_corpus, one_pair, skipped_note  # noqa: F401
 from mtgauntlet.corpora.readers import DEFAULT_MAX_CHARS, FORMATS
 
 
@@ -112,7 +112,8 @@ def checked(choices: tuple[str, ...], what: str = "format"):
     return check
 
 
-JUDGMENT_FORMATS = ("google-mqm", "wmt23-mtme", "wmt23-esa", *FORMATS)
+INPUT_FORMATS = input_formats()
+JUDGMENT_FORMATS = judgment_formats()
 OUTPUT_FORMATS = ("table", "csv", "json")
 
 

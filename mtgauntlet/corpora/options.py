@@ -3,12 +3,9 @@ same way for the CLI and for the Python API: one definition of each, no typer he
 
 from __future__ import annotations
 
-from mtgauntlet.corpora.formats import READERS
-from mtgauntlet.corpora.load import CorpusRequest
+from mtgauntlet.corpora.load import CorpusRequest, one_pair  # noqa: F401 (one_pair: shared here too)
 from mtgauntlet.corpora.load import load_corpus as _load
-from mtgauntlet.corpora.readers import DEFAULT_MAX_CHARS, FORMATS, RowSet, parse_column_map
-
-INPUT_FORMATS = (*FORMATS, "parallel", *(name for name in READERS if name != "parallel"))
+from mtgauntlet.corpora.readers import DEFAULT_MAX_CHARS, RowSet, parse_column_map
 
 
 def comma_list(value: str | None) -> list[str]:
@@ -32,25 +29,6 @@ def lang_pair(src_lang: str | None, tgt_lang: str | None) -> tuple[str | None, s
     from mtgauntlet.corpora.load import lang_option
 
     return lang_option(src_lang, "--src-lang"), lang_option(tgt_lang, "--tgt-lang")
-
-
-def one_pair(rows: RowSet, src_lang: str | None, tgt_lang: str | None) -> tuple[str, str | None]:
-    """The build's language pair: the declared one, else the one every row has; mixed languages are an error."""
-    from mtgauntlet.errors import InputError
-
-    out = []
-    for key, declared, option in (("src_lang", src_lang, "--src-lang"), ("tgt_lang", tgt_lang, "--tgt-lang")):
-        if declared is not None:
-            out.append(declared)
-            continue
-        seen = sorted({str(r.get(key)) for r in rows.rows if r.get(key) is not None})
-        if len(seen) > 1:
-            raise InputError(f"the input mixes languages in {key} ({', '.join(seen)}); choose one with --lp or "
-                             f"{option}", file=rows.path)
-        out.append(seen[0] if seen else None)
-    if out[0] is None:
-        raise InputError("source language not given (pass --src-lang)", file=rows.path)
-    return out[0], out[1]
 
 
 def skipped_note(rows: RowSet) -> str:
