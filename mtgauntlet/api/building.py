@@ -122,6 +122,18 @@ def describe_run(summary) -> str:
     return "\n".join(parts)
 
 
+def describe_search(build: Build) -> str:
+    """A bandit search as ``gauntlet build bandit`` prints it: pulls, failures, the top topics, the signature."""
+    from mtgauntlet.corpora.options import skipped_counts_note
+
+    m, c = build.summary, build.summary["counts"]
+    lines = [f"{c['pulls']} pulls over {m['config']['n_topics']} topics ({c['scored_pulls']} scored; failed: "
+             f"mt={c['mt_failures']}, qe={c['qe_failures']}); top-{m['config']['k']}:"]
+    lines += [f"  {t['mean_difficulty']:6.2f}  ({t['pulls']} pulls)  {t['topic']}" for t in m["top_topics"]]
+    lines.append(f"signature: {m['signature']}" + skipped_counts_note(build.skipped))
+    return "\n".join(lines)
+
+
 def _run(builder, out: str, rows, *, seed: int, shard_size: int, overwrite: bool, **fields: Any) -> Build:
     from mtgauntlet.builders.base import iter_items
     from mtgauntlet.runner.build_runner import BuildRunner

@@ -13,7 +13,6 @@ from mtgauntlet.cli.common import (build_result, format_option, json_option, lim
                                    overwrite_option, print_json, print_result, quoting_option, seed_option,
                                    shard_size_option, skip_bad_option)
 from mtgauntlet.cli.spend import dry_run_option, max_cost_option, max_requests_option
-from mtgauntlet.corpora.options import skipped_counts_note
 
 app = typer.Typer(help="Build a challenge set with one of the methods (writes Parquet shards + build.json).",
                   no_args_is_help=True)
@@ -258,17 +257,9 @@ def build_bandit(
 ):
     """Search for the hardest topics with a bandit; writes the pull log and topic_text records."""
     built, json_out = _call("bandit", locals())
-    if built.plan is not None:
-        typer.echo(built.describe())
-        return
-    m = built.summary
-    c = m["counts"]
-    if json_out:
-        print_json({"out": out, "counts": c, "top_topics": m["top_topics"], "signature": m["signature"],
+    if json_out and built.plan is None:
+        m = built.summary
+        print_json({"out": out, "counts": m["counts"], "top_topics": m["top_topics"], "signature": m["signature"],
                     "skipped": built.skipped})
-        return
-    typer.echo(f"{c['pulls']} pulls over {m['config']['n_topics']} topics ({c['scored_pulls']} scored; failed: "
-               f"mt={c['mt_failures']}, qe={c['qe_failures']}); top-{k}:")
-    for t in m["top_topics"]:
-        typer.echo(f"  {t['mean_difficulty']:6.2f}  ({t['pulls']} pulls)  {t['topic']}")
-    typer.echo(f"signature: {m['signature']}" + skipped_counts_note(built.skipped))
+    else:
+        typer.echo(built.describe())
