@@ -136,18 +136,18 @@ def run(recipe: str | Path, *, dry_run: bool = False, work: str | Path | None = 
         run_build(st)
     resolved = dump_resolved(resolved_recipe(rec, steps), p.work / "recipe.resolved.yaml")
     reports = _validate(rec, steps, p.work) if rec.validate else []
-    target = p.release
+    target, made = p.release, None
     if target.exists():
         _check_same_release(target, steps)
         say(f"release {target} exists with these builds: not released again")
     else:
-        _release(rec, steps, reports, releases, resolved)
+        made = _release(rec, steps, reports, releases, resolved)
     if rec.audit is not None and rec.audit.options:  # the release holds the default page; these options make another
         _audit(rec, target, p.work)
     if p.publish is not None:
         _publish(rec, target, p.publish)
     say(f"recipe done: {target}")
-    return Release.open(target)
+    return made or Release.open(target)
 
 
 def _validate(rec, steps, work: Path) -> list[Path]:
@@ -176,7 +176,6 @@ def _validate(rec, steps, work: Path) -> list[Path]:
 def _release(rec, steps, reports: list[Path], releases, resolved: Path) -> Release:
     from mtgauntlet.api.releasing import release
     from mtgauntlet.cli.recipe_run import log_command
-    from mtgauntlet.recipes.spec import INPUT_OPTIONS
 
     r = rec.release
     options = {"name": r.name, "version": r.version, "out": str(releases), "license": r.license,
@@ -184,15 +183,23 @@ def _release(rec, steps, reports: list[Path], releases, resolved: Path) -> Relea
                "provenance": r.provenance_statements(), "url": r.url, "creator": r.creator or [],
                "pretty_name": r.pretty_name, "description": r.description, "recipe": str(resolved),
                "audit": rec.audit is not None, "report": [str(p) for p in reports],
-               # every input file the builds read: data mtgauntlet ships is recognised by its sha256
-               "input_file": list(dict.fromkeys(v["path"] for st in steps for k, v in st.inputs.items()
-                                                if k in INPUT_OPTIONS and Path(v["path"]).is_file()))}
+               "input_file": _input_files(steps, r.provenance or {})}
     log_command(["release", *[str(st.out) for st in steps], *_shown("release", options)])
     rel = release([str(st.out) for st in steps], **options, progress=None)
     if rel.not_validated:
         info(f"note: not validated: {', '.join(rel.not_validated)} (the card says so)")
     info(rel.describe())
     return rel
+
+
+def _input_files(steps, stated: dict) -> list[str]:
+    """The input files the builds read, for the release to recognise by sha256 (data mtgauntlet ships brings its
+    licence); a file whose records' provenance the recipe states (``release.provenance``) needs no recognising."""
+    from mtgauntlet.recipes.spec import INPUT_OPTIONS
+    from mtgauntlet.releases.inputs import reader_dataset_name
+
+    files = [v["path"] for st in steps for k, v in st.inputs.items() if k in INPUT_OPTIONS]
+    return [f for f in dict.fromkeys(files) if Path(f).is_file() and reader_dataset_name(f) not in stated]
 
 
 def _shown(command: str, options: dict[str, Any]) -> list[str]:
