@@ -26,6 +26,8 @@ API_OF = {  # CLI command path -> (public function of mtgauntlet, options only t
     "publish": ("publish", ()),
     "query": ("query", ("format",)),  # how the CLI prints the table; mg.query returns a DataFrame
     "audit": ("audit", ()),
+    "run": ("run", ()),
+    "reproduce": ("reproduce", ()),
     **{f"build {m}": (f"api.building.build_{m}", ()) for m in ("subset", "smaug", "mtbreaker", "zeroshot", "bandit")},
 }
 
