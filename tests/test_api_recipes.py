@@ -67,6 +67,7 @@ def test_run_returns_the_release_silently_with_the_recipes_provenance(recipe, tm
     sources = {s["dataset"]: s for s in rel.manifest["license"]["sources"]}
     assert sources["sample"]["license"] == "apache-2.0" and sources["sample"]["origin"].startswith("recognised by")
     assert sources["mine"]["license"] == "cc-by-4.0" and sources["mine"]["name"] == "My corpus"
+    assert str(tmp_path) not in json.dumps(rel.manifest["license"])  # no local path reaches the card
     croissant = json.loads((rel.path / "croissant.json").read_text(encoding="utf-8"))
     assert croissant["url"] == "https://example.org/prov"
     assert [c["name"] for c in croissant["creator"]] == ["Ana", "Ben"]

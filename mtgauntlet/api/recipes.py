@@ -183,7 +183,7 @@ def _release(rec, steps, reports: list[Path], releases, resolved: Path) -> Relea
                "provenance": r.provenance_statements(), "url": r.url, "creator": r.creator or [],
                "pretty_name": r.pretty_name, "description": r.description, "recipe": str(resolved),
                "audit": rec.audit is not None, "report": [str(p) for p in reports],
-               "input_file": _input_files(steps, r.provenance or {})}
+               "input_file": _input_files(steps)}
     log_command(["release", *[str(st.out) for st in steps], *_shown("release", options)])
     rel = release([str(st.out) for st in steps], **options, progress=None)
     if rel.not_validated:
@@ -192,14 +192,16 @@ def _release(rec, steps, reports: list[Path], releases, resolved: Path) -> Relea
     return rel
 
 
-def _input_files(steps, stated: dict) -> list[str]:
-    """The input files the builds read, for the release to recognise by sha256 (data mtgauntlet ships brings its
-    licence); a file whose records' provenance the recipe states (``release.provenance``) needs no recognising."""
+def _input_files(steps) -> list[str]:
+    """The input files of the builds that are data mtgauntlet ships (recognised by their pinned sha256, never by
+    name): named to the release, they bring their licence. Other inputs are left out, so that no local path
+    reaches the release; ``release.provenance`` states what they are."""
+    from mtgauntlet.cards.licenses import recognise
     from mtgauntlet.recipes.spec import INPUT_OPTIONS
-    from mtgauntlet.releases.inputs import reader_dataset_name
 
-    files = [v["path"] for st in steps for k, v in st.inputs.items() if k in INPUT_OPTIONS]
-    return [f for f in dict.fromkeys(files) if Path(f).is_file() and reader_dataset_name(f) not in stated]
+    files = [v["path"] for st in steps for k, v in st.inputs.items()
+             if k in INPUT_OPTIONS and recognise(v["sha256"]) is not None]
+    return list(dict.fromkeys(files))
 
 
 def _shown(command: str, options: dict[str, Any]) -> list[str]:
