@@ -36,6 +36,10 @@ API_OF = {  # CLI command path -> (public function of mtgauntlet, options only t
     "evaluate bandit": ("mtgauntlet.api.evaluating:evaluate_bandit", ()),
     "simulate bandit": ("mtgauntlet.api.evaluating:simulate_bandit", ()),
     "models": ("mtgauntlet.api.evaluating:list_models", ()),  # mg.list_models (mtgauntlet.models is a package)
+    "run": ("run", ()),
+    "reproduce": ("reproduce", ()),
+    **{f"build {m}": (f"mtgauntlet.api.building:build_{m}", ()) for m in ("subset", "smaug", "mtbreaker", "zeroshot",
+                                                                           "bandit")},
 }
 
 # options required on the CLI that the API makes optional on purpose: option -> the API's default
@@ -130,3 +134,22 @@ def test_api_refuses_what_the_cli_refuses(command, param, value, tmp_path, monke
     long = next(o for o in param.opts if o.startswith("--"))
     assert str(exc.value).startswith(f"{long}: "), str(exc.value)
     assert not os.listdir(work) and not (tmp_path / "does-not-exist").exists()  # refused before any work
+
+
+def test_build_dispatches_to_every_builder_and_refuses_unknown_methods_and_options(tmp_path):
+    from mtgauntlet.api import building
+
+    assert sorted(building.BUILDERS) == sorted(c.split()[1] for c in API_OF if c.startswith("build "))
+    with pytest.raises(mg.UsageError, match=r"^method: 'smaugg' is not one of subset, smaug, mtbreaker"):
+        mg.build("smaugg", input="x.tsv", out=tmp_path / "o")
+    with pytest.raises(mg.UsageError, match=r"^build subset: unknown option 'src_coll' \(did you mean src_col or src_lang\?\)"):
+        mg.build("subset", input="x.tsv", src_coll="es", out=tmp_path / "o")
+    with pytest.raises(mg.UsageError, match=r"^build bandit: unknown option 'zzz' \(known: .*algorithm"):
+        mg.build("bandit", zzz=1, out=tmp_path / "o")
+    with pytest.raises(mg.UsageError, match=r"^build smaug: missing required option\(s\) src_lang, tgt_lang"):
+        mg.build("smaug", input="x.tsv", out=tmp_path / "o")
+    with pytest.raises(mg.UsageError, match=r"^build mtbreaker: give input= or seeds=, not both"):
+        mg.build("mtbreaker", input="a.tsv", seeds="b.tsv", out=tmp_path / "o")
+    with pytest.raises(mg.UsageError, match=r"^--budget: must be >= 1"):
+        mg.build("bandit", corpus="x.tsv", budget=0, out=tmp_path / "o")
+    assert not (tmp_path / "o").exists()

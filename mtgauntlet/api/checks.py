@@ -55,3 +55,15 @@ def judgment_formats() -> tuple[str, ...]:
     from mtgauntlet.corpora.readers import FORMATS
 
     return ("google-mqm", "wmt23-mtme", "wmt23-esa", *FORMATS)
+
+
+def unknown_keywords(what: str, given: Iterable[str], known: Iterable[str]) -> None:
+    """Refuse a keyword ``what`` does not take, naming it and the close matches among ``known``."""
+    import difflib
+
+    known = sorted(known)
+    for name in given:
+        if name not in known:
+            close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
+            hint = f"did you mean {' or '.join(close)}?" if close else f"known: {', '.join(known)}"
+            raise UsageError(f"{what}: unknown option {name!r} ({hint})")
