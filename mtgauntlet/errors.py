@@ -4,7 +4,20 @@ from __future__ import annotations
 
 
 class GauntletError(Exception):
-    """Base class of every error mtgauntlet raises on purpose (the CLI prints these without a traceback)."""
+    """Base class of every error mtgauntlet raises on purpose (the CLI prints these without a traceback).
+
+    ``exit_code`` is what the CLI exits with: 2 for usage and input errors, 3 for a spent budget."""
+
+    exit_code = 2
+
+
+class UsageError(GauntletError):
+    """An option value that is not allowed (out of range, not one of the choices, a bad combination)."""
+
+
+class GauntletWarning(UserWarning):
+    """Something a user should know that does not stop the work (a licence to check, dropped duplicates): the
+    CLI prints it as ``warning: ...``; from Python it is an ordinary :mod:`warnings` warning."""
 
 
 class InputError(GauntletError):

@@ -308,7 +308,8 @@ COLUMN_DOCS: dict[str, dict[str, str]] = {
         "qe_components": "QE of each translation by each QE spec ([translator][QE spec], 0-100 quality).",
     },
     "bandit_pull": {
-        "run_id": "The search this pull belongs to (derived from the build signature; equal ids = same search).",
+        "run_id": "The search this pull belongs to (sha256 of the whole build signature, 16 hex digits; equal ids = "
+                  "same search).",
         "step": "Pull number within the search, from 0.",
         "topic": "Topic (arm) pulled.",
         "text": "Text sampled for the topic.",

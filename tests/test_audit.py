@@ -21,7 +21,7 @@ from tests.cli import invoke
 sys.path.insert(0, str(Path(__file__).parent))
 from headless_chromium import chromium, load_page
 
-SECTIONS = ("overview", "validation", "quality", "examples", "methods", "diff")
+SECTIONS = ("overview", "validation", "quality", "search", "examples", "methods", "diff")
 
 
 def gauntlet(*args: str) -> str:
@@ -45,6 +45,11 @@ def builds(tmp_path_factory, sample_path):
              "--out", str(out / "bandit"))
     gauntlet("release", str(out / "smaug13"), str(out / "subset"), "--name", "audit-demo", "--version", "1.0.0",
              "--out", str(out / "releases"))
+    gauntlet("validate", str(out / "smaug13"), "--report", str(out / "rep-smaug"))
+    gauntlet("validate", str(out / "subset"), "--report", str(out / "rep-subset"))
+    gauntlet("release", str(out / "smaug13"), str(out / "subset"), "--name", "audit-demo", "--version", "1.1.0",
+             "--out", str(out / "validated"), "--report", str(out / "rep-smaug"), "--report", str(out / "rep-subset"),
+             "--audit")
     return out
 
 
@@ -87,6 +92,12 @@ class Attrs(HTMLParser):
         return out
 
 
+def search_entries(html: str) -> list[dict]:
+    """The page's embedded record index (what its search box searches)."""
+    m = re.search(r'<script type="application/json" id="search-index">(.*?)</script>', html, re.S)
+    return json.loads(m.group(1))
+
+
 def query(root: Path, sql: str) -> list[dict]:
     return json.loads(gauntlet("query", "--releases", str(root), "--format", "json", sql))
 
@@ -103,17 +114,22 @@ def external_refs(html: str) -> list[str]:
                   and re.search(r"(?:https?:)?//", v)]
 
 
+def executable_scripts(html: str) -> int:
+    """<script> elements the browser runs (the record index is a JSON data block)."""
+    return sum(1 for t, a in Attrs(html).tags if t == "script" and a.get("type") != "application/json")
+
+
 def section_ids(html: str) -> set[str]:
     return {a.get("id") for t, a in Attrs(html).tags if t == "section"}
 
 
 def test_every_section_that_applies(pages):
-    assert section_ids(pages["smaug"]) == {"overview", "validation", "quality", "examples", "diff"}  # no method plot
-    assert section_ids(pages["release"]) == {"overview", "validation", "quality", "examples", "methods"}
-    assert section_ids(pages["subset"]) == {"overview", "validation", "quality", "examples", "methods"}
-    assert section_ids(pages["bandit"]) == {"overview", "validation", "quality", "examples", "methods"}
+    assert section_ids(pages["smaug"]) == {"overview", "validation", "quality", "search", "examples", "diff"}
+    assert section_ids(pages["release"]) == {"overview", "validation", "quality", "search", "examples", "methods"}
+    assert section_ids(pages["subset"]) == {"overview", "validation", "quality", "search", "examples", "methods"}
+    assert section_ids(pages["bandit"]) == {"overview", "validation", "quality", "search", "examples", "methods"}
     for html in pages.values():
-        assert "@media print" in html and html.count("<script") == 1 and "<link" not in html
+        assert "@media print" in html and executable_scripts(html) == 1 and "<link" not in html
         assert external_refs(html) == [] and 'href="#' in html
     assert "mean QE at step" not in pages["bandit"] and "bandit search curve" in pages["bandit"]
     assert "difficulty of the subset against its corpus" in pages["subset"]
@@ -125,11 +141,22 @@ def test_diff_lists_exactly_the_ids_that_differ(builds, pages):
     assert new != old and new & old  # the seeds change some records, not all
     rows = [a for t, a in Attrs(pages["smaug"]).tags if t == "tr" and "data-diff" in a]
     listed = {change: {a["data-id"] for a in rows if a["data-diff"] == change} for change in ("added", "removed")}
-    assert listed["added"] == new - old
-    assert listed["removed"] == old - new
+    replaced = {(a["data-old-id"], a["data-id"]) for a in rows if a["data-diff"] == "replaced"}
+    assert replaced  # other seeds pick other edits of the same sentence and phenomenon
+    assert listed["added"] | {n for _, n in replaced} == new - old
+    assert listed["removed"] | {o for o, _ in replaced} == old - new
+    assert not listed["added"] & {n for _, n in replaced} and not listed["removed"] & {o for o, _ in replaced}
     assert not [a for a in rows if a["data-diff"] == "changed"]  # same id = same content here
+    # each pair: the old record and its replacement share source item and phenomenon, and no other record does
+    recs = {r["id"]: r for b in ("smaug13", "smaug14") for r in load_records(builds / b).to_pylist()}
+    for o, n in replaced:
+        item = (recs[o]["source_id"], recs[o]["phenomenon"])
+        assert item == (recs[n]["source_id"], recs[n]["phenomenon"])
+        assert [r for r in old - new if (recs[r]["source_id"], recs[r]["phenomenon"]) == item] == [o]
+        assert [r for r in new - old if (recs[r]["source_id"], recs[r]["phenomenon"]) == item] == [n]
     counts = Attrs(pages["smaug"]).values("data-diff-count")
-    assert counts["smaug_pair:added"] == [len(new - old)] and counts["smaug_pair:unchanged"] == [len(new & old)]
+    assert counts["smaug_pair:added"] == [len(listed["added"])] and counts["smaug_pair:unchanged"] == [len(new & old)]
+    assert counts["smaug_pair:replaced"] == [len(replaced)]
     old_v, new_v = Attrs(pages["smaug"]).values("data-old"), Attrs(pages["smaug"]).values("data-new")
     assert old_v["overview:smaug_pair · records"][0] == len(old) and new_v["overview:smaug_pair · records"][0] == len(new)
 
@@ -218,9 +245,14 @@ def test_no_external_reference_and_everything_escaped(tmp_path):
         rows.append(r)
     f = tmp_path / "evil.parquet"
     pq.write_table(to_table("selected_text", rows), f)
-    html = write_audit(f, tmp_path / "evil.html").read_text(encoding="utf-8")
+    page = write_audit(f, tmp_path / "evil.html").read_text(encoding="utf-8")
+    index = search_entries(page)
+    assert sorted(x for r in index for x in r["t"]) == sorted(evil + [evil[2]])  # every text, byte for byte
+    assert page.count("</script>") == 2  # the page's script and the record index: no text closed either
+    html = re.sub(r'<script type="application/json" id="search-index">.*?</script>', "", page, flags=re.S)
     assert "<script>alert" not in html and "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;" in html
-    assert "onmouseover='" not in html and html.count("<script") == 1 and "<b>news" not in html
+    assert "onmouseover='" not in html and executable_scripts(html) == 1 and "<b>news" not in html
+
     assert external_refs(html) == []
     assert "https://evil.example/data" in html  # shown as text (a source name), never as a link
     flags = {a["data-flag"] for t, a in Attrs(html).tags if t == "tr" and "data-flag" in a}
@@ -242,6 +274,70 @@ def test_unknown_path_is_one_error_line(tmp_path, monkeypatch, capsys):
     assert not (tmp_path / "x.html").exists()
 
 
+def test_release_page_reads_the_attached_reports_and_the_models(builds):
+    from mtgauntlet.cards.audit.markup import e
+
+    rel = builds / "validated" / "name=audit-demo" / "version=1.1.0"
+    html = (rel / "report.html").read_text(encoding="utf-8")
+    said = Attrs(html).values("data-release-validation")
+    assert said == {"smaug_pair": [True], "selected_text": [True]}  # both reports passed
+    assert html.count("said: passed (failed rules: none)") == 2 and "said: FAILED" not in html
+    manifest = json.loads((rel / "manifest.json").read_text())
+    specs = {spec for b in manifest["builds"] for spec in (b.get("models") or {}).values()}
+    assert specs and all(f"<td>{e(spec)}</td>" in html for spec in specs)
+    assert "models: not stated" not in html
+
+
+def test_bandit_pulls_are_diffed_by_content_and_name_their_source(builds, pages, tmp_path):
+    from mtgauntlet.cards.audit import write_audit
+    from mtgauntlet.cards.audit.source import open_source
+
+    n = open_source(builds / "bandit").pulls.num_rows
+    html = write_audit(builds / "bandit", tmp_path / "self.html", against=builds / "bandit").read_text()
+    counts = Attrs(html).values("data-diff-count")
+    assert n > 0 and counts["bandit_pull:unchanged"] == [n] and counts["bandit_pull:added"] == [0]
+    assert "from ?" not in pages["bandit"] and "from sample_es_en item " in pages["bandit"]
+
+
+def test_phenomenon_quality_and_metric_sensitivity(builds, tmp_path):
+    import duckdb
+
+    results = tmp_path / "chrf.json"
+    r = invoke(["evaluate", "metric", "--set", str(builds / "smaug14"), "--metric", "chrf", "--json"])
+    assert r.exit_code == 0, r.output
+    results.write_text(r.stdout)  # stdout only: progress lines go to stderr
+    page = tmp_path / "s.html"
+    gauntlet("audit", str(builds / "smaug14"), "--metric-results", str(results), "--out", str(page))
+    attrs = Attrs(page.read_text(encoding="utf-8"))
+    per = attrs.values("data-phenomenon")
+    files = str(builds / "smaug14" / "data" / "*.parquet")
+    rows = duckdb.sql(f"SELECT phenomenon, count(*), avg(length(bad) / length(good)) FROM read_parquet('{files}') "
+                      "GROUP BY ALL").fetchall()
+    assert rows
+    for ph, count, ratio in rows:
+        assert per[f"smaug_pair:{ph}:n"] == [count]
+        assert per[f"smaug_pair:{ph}:length_ratio"][0] == pytest.approx(ratio, rel=1e-12)
+        assert per[f"smaug_pair:{ph}:edit_distance"][0] >= 1  # a critical error changes at least one word
+    sens = attrs.values("data-sensitivity")
+    expected = json.loads(results.read_text())["results"]
+    assert expected and len(sens) == 2 * len(expected)
+    for r in expected:
+        assert sens[f"chrf:{r['phenomenon']}:{r['lp']}:tau"] == [r["tau"]]
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"results": [{"x": 1}]}')
+    r = invoke(["audit", str(builds / "smaug14"), "--metric-results", str(bad), "--out", str(tmp_path / "b.html")])
+    assert r.exit_code == 2 and "not the output of `gauntlet evaluate metric --json`" in r.output
+
+
+def test_search_index_holds_every_record(builds, pages):
+    index = search_entries(pages["smaug"])
+    recs = load_records(builds / "smaug14").to_pylist()
+    assert sorted(r["i"] for r in index) == sorted(r["id"] for r in recs)
+    by_id = {r["i"]: r for r in index}
+    for rec in recs:
+        assert {rec["src"], rec["bad"], rec["good"]} <= set(by_id[rec["id"]]["t"])
+
+
 @pytest.mark.skipif(chromium() is None, reason="Debian's chromium is not installed (make setup installs it where "
                                                 "apt works): the page is not checked in a real browser")
 def test_page_in_a_real_browser_offline(builds, pages):
@@ -254,11 +350,18 @@ def test_page_in_a_real_browser_offline(builds, pages):
           "after_click": "(() => { document.querySelector(\".filters button[data-group='ne']\").click(); return "
                          f"{visible}.map(c => c.closest('.ex-group').dataset.group); }})()",
           "svg": "document.querySelectorAll('svg.chart').length"}
+    index = search_entries(pages["smaug"])
+    q = " ".join(index[0]["t"][0].split()[:2]).lower()  # two words of a record's source
+    expected = [r["i"] for r in index if q in "\n".join([r["i"], r["g"], r["s"], *r["t"]]).lower()][:50]
+    js["search"] = ("(() => { const b = document.getElementById('record-search'); b.value = " + json.dumps(q) + "; "
+                    "b.dispatchEvent(new Event('input')); return Array.from(document.querySelectorAll("
+                    "'#search-results li')).map(li => li.dataset.id); })()")
     run = load_page(page, evaluate=js)
     assert run.errors == []
     assert run.requests == [page.resolve().as_uri()]  # the file itself, nothing else
     assert run.values["filters_shown"] and run.values["visible"] == run.values["cards"] > 0
     assert run.values["after_click"] and set(run.values["after_click"]) == {"ne"}
+    assert expected and run.values["search"] == expected
     img = Image.open(io.BytesIO(run.screenshot)).convert("L")
     assert img.size == (1280, 2000) and ImageStat.Stat(img).stddev[0] > 20  # not blank
     off = load_page(page, scripts=False, evaluate={k: js[k] for k in ("cards", "visible", "filters_shown")})
@@ -274,7 +377,7 @@ def test_mtbreaker_page_shows_trajectories_and_step_curve(tmp_path, sample_path)
              "--mt", "apertium", "--qe", "qe#fast", "--src-lang", "en", "--tgt-lang", "es", "--out", str(out))
     gauntlet("audit", str(out), "--out", str(tmp_path / "mtb.html"))
     html = (tmp_path / "mtb.html").read_text(encoding="utf-8")
-    assert section_ids(html) == {"overview", "validation", "quality", "examples", "methods"}
+    assert section_ids(html) == {"overview", "validation", "quality", "search", "examples", "methods"}
     (rec,) = load_records(out).to_pylist()
     for step in rec["trajectory"]:
         assert f'>{step["qe_mean"]:.4g}<' in html

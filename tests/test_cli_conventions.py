@@ -132,7 +132,7 @@ def test_every_reported_traceback_is_now_one_line(tmp_path, sample_path):
          tmp_path / "x.xlsx"],
         ["score", "qe", "--input", qe_table, "--qe", "llm-as-qe:openai:m@notaurl", "--out", tmp_path / "q.tsv"],
         ["query", "--releases", rel_root, "SELECT * FROM nosuchtable"],
-        ["query", "--releases", broken, "SELECT 1"],
+        ["query", "--releases", broken, "SELECT * FROM selected_text"],  # the unreadable release is skipped
         ["verify", broken / "name=x" / "version=0.1.0"],
         ["publish", rel, "--repo", f"file:{regular}"],
         ["publish", rel, "--repo", "someone/nothing"],

@@ -115,7 +115,7 @@ def test_evaluate_dec_cli_json(shared_data):
     r = runner.invoke(app, ["evaluate", "dec", "-j", str(shared_data / "wmt23-mqm-mtme/wmt23_ende_esa_campaign.tsv.gz"),
                             "-e", "length,random", "--json"])
     assert r.exit_code == 0, r.output
-    data = json.loads(r.output)
+    data = json.loads(r.stdout)
     by = {x["estimator"]: x for x in data["results"]}
     assert set(by["length"]["per_lp"]) == {"en-de"}
     assert by["length"]["dec"] > by["random"]["dec"]
@@ -129,7 +129,7 @@ def test_judgments_with_column_map(tmp_path):
                             "lp=pair,item_id=line_id,src=source,system=sys,score=esa_score_mean",
                             "--protocol", "esa", "-e", "length", "--json"])
     assert r.exit_code == 0, r.output
-    assert json.loads(r.output)["results"][0]["dec"] == pytest.approx(1.0)
+    assert json.loads(r.stdout)["results"][0]["dec"] == pytest.approx(1.0)
 
 
 def test_shipped_qe_loads_and_prefers_the_faithful_translation():

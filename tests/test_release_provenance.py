@@ -5,10 +5,11 @@ import json
 
 import pytest
 
-from mtgauntlet.cards.licenses import decide_license
+from mtgauntlet.cards.licenses import Provenance, decide_license
 from mtgauntlet.errors import GauntletError
 from mtgauntlet.releases.release import make_release
 from mtgauntlet.schema import COLUMN_DOCS, KINDS
+from tests.card_render import card_text
 from tests.release_helpers import cli, run_main
 
 
@@ -34,39 +35,51 @@ def sample_builds(tmp_path_factory, sample_path):
     return root
 
 
-def test_flores_release_names_flores_and_its_licence(flores_build, tmp_path, monkeypatch, capsys):
+def test_flores_release_names_flores_and_its_licence(flores_build, tmp_path, monkeypatch, capsys, shared_data):
     from huggingface_hub import DatasetCard
 
+    flores = shared_data / "flores200-devtest" / "flores200_devtest.tsv.gz"
     code, out, err = run_main(monkeypatch, capsys, "release", flores_build, "--name", "fl", "--version", "0.1.0",
-                              "--out", tmp_path)
+                              "--out", tmp_path, "--input-file", flores)
     assert code == 0, err
     rel = tmp_path / "name=fl" / "version=0.1.0"
     card = DatasetCard.load(rel / "README.md")
-    assert card.data.license == "cc-by-sa-4.0" and card.data.source_datasets == ["flores200-devtest"]
-    assert "FLORES-200 (NLLB Team et al. 2022; Goyal et al. 2022), CC BY-SA 4.0" in card.text
+    # recognised by the file's sha256, and given in the Hub's form
+    assert card.data.license == "cc-by-sa-4.0" and card.data.source_datasets == ["extended|facebook/flores"]
+    assert "FLORES-200 (NLLB Team et al. 2022; Goyal et al. 2022), CC BY-SA 4.0" in card_text(card.text)
     m = json.loads((rel / "manifest.json").read_text())
     assert m["license"]["sources"][0]["records"] == m["total_rows"] and not m["license"]["warnings"]
+    assert m["license"]["sources"][0]["origin"].startswith("recognised by content: sha256 9d4f3d09")
     croissant = json.loads((rel / "croissant.json").read_text())
     assert croissant["license"] == "cc-by-sa-4.0"
     # --license overrides the id, and the card says what the sources imply
     code, out, err = run_main(monkeypatch, capsys, "release", flores_build, "--name", "fl", "--version", "0.2.0",
-                              "--out", tmp_path, "--license", "cc-by-4.0")
+                              "--out", tmp_path, "--license", "cc-by-4.0", "--input-file", flores)
     card = DatasetCard.load(tmp_path / "name=fl" / "version=0.2.0" / "README.md")
-    assert card.data.license == "cc-by-4.0" and "the sources imply `cc-by-sa-4.0`" in card.text
+    assert card.data.license == "cc-by-4.0" and "the sources imply cc-by-sa-4.0" in card_text(card.text)
 
 
 def test_licence_derivation_warns_on_non_commercial_and_unknown_sources():
-    d = decide_license({"flores200-devtest": 10, "demetr": 5})
+    from mtgauntlet.cards.licenses import KNOWN_DATA
+
+    flores, demetr, wmt = (next(k.provenance for k in KNOWN_DATA if k.datasets[0] == n)
+                           for n in ("flores200-devtest", "demetr", "wmt24-general"))
+    aces = Provenance("ACES", "cc-by-nc-sa-4.0")
+    d = decide_license({"flores200-devtest": 10, "demetr": 5}, {"flores200-devtest": flores, "demetr": demetr})
     assert (d.license, d.warnings) == ("cc-by-sa-4.0", [])
-    d = decide_license({"aces": 3, "demetr": 2})
+    d = decide_license({"aces": 3, "demetr": 2}, {"aces": aces, "demetr": demetr})
     assert d.license == "cc-by-nc-sa-4.0" and any("no commercial use" in w for w in d.warnings)
-    d = decide_license({"wmt24-general": 4})
-    assert d.hub_fields() == {"license": "other", "license_name": "wmt-research-use"}
+    d = decide_license({"wmt24-general": 4}, {"wmt24-general": wmt})
+    assert d.hub_fields() == {"license": "other", "license_name": "wmt-research-use",
+                              "license_link": "https://www2.statmt.org/"}
     assert "research use only" in d.warnings[0]
-    d = decide_license({"flores200-devtest": 1, "aces": 1})
-    assert d.license == "other" and any("cannot be combined" in w for w in d.warnings)
+    d = decide_license({"flores200-devtest": 1, "aces": 1}, {"flores200-devtest": flores, "aces": aces})
+    assert d.license == "unknown" and any("cannot be combined" in w for w in d.warnings)
+    # names alone say nothing: without a statement or a recognised file every source is unknown
+    d = decide_license({"flores200-devtest": 1, "aces_x": 1, "sample_es_en": 1})
+    assert d.license == "unknown" and len(d.warnings) == 3
     d = decide_license({"my_corpus": 7, None: 2})
-    assert d.license == "other" and len(d.warnings) == 2 and "my_corpus" in d.warnings[0]
+    assert d.license == "unknown" and len(d.warnings) == 2 and "my_corpus" in d.warnings[0]
     d = decide_license({"my_corpus": 7}, override="cc-by-4.0")
     assert d.license == "cc-by-4.0" and d.overridden and d.warnings  # the override never hides the warning
 
@@ -78,9 +91,9 @@ def test_unknown_source_warns_loudly_on_release(sample_builds, tmp_path, monkeyp
          "--estimator", "length", "--budget", "2", "--out", tmp_path / "mine")
     code, out, err = run_main(monkeypatch, capsys, "release", tmp_path / "mine", "--name", "mine", "--version",
                               "0.1.0", "--out", tmp_path / "r")
-    assert code == 0 and "warning: licence: 2 records come from mine, whose licence mtgauntlet does not know" in err
+    assert code == 0 and "warning: licence: 2 records come from mine, whose provenance and licence are unknown" in err
     text = (tmp_path / "r" / "name=mine" / "version=0.1.0" / "README.md").read_text()
-    assert "license: other" in text and "> **Warning:** 2 records come from mine" in text
+    assert "\nlicense: unknown\n" in text and "> **Warning:** 2 records come from mine" in text
 
 
 def test_report_is_accepted_only_for_the_released_builds(sample_builds, tmp_path, monkeypatch, capsys):

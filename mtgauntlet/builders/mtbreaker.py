@@ -26,11 +26,13 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from mtgauntlet.builders.base import Item, ItemResult
+from mtgauntlet.builders.keyed import keyed_rank
 from mtgauntlet.builders.runtime_info import roles_runtime
 from mtgauntlet.errors import GauntletError
 from mtgauntlet.models import prompts, registry, structured
 from mtgauntlet.models.llm_roles import lang_name
 from mtgauntlet.models.qe_ensemble import load_qe
+from mtgauntlet.runner import progress
 
 log = logging.getLogger(__name__)
 VARIANTS = ("seeded", "seedless", "seeded+qe", "seedless+qe")
@@ -44,6 +46,23 @@ _UNTERMINATED = re.compile(r"SOURCE\s*:?\s*\|\|\|(?:(?!\|\|\|).)*$", re.S)
 
 def words(text: str) -> int:
     return len(re.findall(r"\w+", text))
+
+
+def item_key(item: Item) -> tuple[str, str]:
+    """What an item is (its source id and text): its RNG is keyed by this, never by its position in the input."""
+    return str(item.data.get("source_id")), str(item.data.get("src") or "")
+
+
+def keyed_sample(rows: Sequence[dict[str, Any]], n: int | None, seed: int) -> list[dict[str, Any]]:
+    """``n`` rows drawn at random, in input order: those with the smallest keyed hash of (seed, source id, text).
+    A row's draw depends only on its own content, so adding, removing or editing other rows changes the sample only
+    where such a row enters it or leaves it."""
+    if n is None or n >= len(rows):
+        return list(rows)
+    order = sorted(range(len(rows)), key=lambda i: keyed_rank(seed, "sample", rows[i].get("source_id"),
+                                                              rows[i].get("src")))
+    chosen = set(order[:n])
+    return [r for i, r in enumerate(rows) if i in chosen]
 
 
 def usable_source(text: str, src_lang: str, language_guard: bool = True) -> bool:
@@ -172,7 +191,8 @@ def failure_counts(trajectory: Sequence[dict[str, Any]]) -> dict[str, int]:
 
 class MTBreakerBuilder:
     name = "mtbreaker"
-    version = "3"  # 3: failed scores are missing, QE ensembles, same follow-up in all variants, truncation counted
+    version = "4"  # 3: failed scores are missing, QE ensembles, same follow-up in all variants, truncation counted
+    # 4: an item's sampling seeds come from its source id and text (not its position); seeds without a word skipped
     kind = "breaker_text"
     failure_columns = FAILURE_KEYS  # summed into build.json counts.failures by the runner
     empty_hint = EMPTY_HINT
@@ -180,7 +200,7 @@ class MTBreakerBuilder:
     def __init__(self, *, variant: str = "seeded", llm: str | None = None, mt: Sequence[str] = ("apertium",),
                  qe: str | Sequence[str] | None = None, steps: int = 10, src_lang: str = "en", tgt_lang: str = "es",
                  retries: int = 2, temperature: float = DEFAULT_TEMPERATURE, max_tokens: int = DEFAULT_MAX_TOKENS,
-                 language_guard: bool = True, grammatical_edits: bool = False):
+                 language_guard: bool = True, grammatical_edits: bool = False, sample: int | None = None):
         if variant not in VARIANTS:
             raise GauntletError(f"unknown variant {variant!r}; choose from {', '.join(VARIANTS)}")
         if steps < 1:
@@ -195,6 +215,7 @@ class MTBreakerBuilder:
         self.src_lang, self.tgt_lang = src_lang, tgt_lang
         self.temperature, self.max_tokens = temperature, max_tokens
         self.language_guard, self.grammatical_edits = language_guard, grammatical_edits
+        self.sample = sample  # the seeds are a keyed random sample of this size (provenance; drawn by the caller)
 
     def signature_fields(self) -> dict[str, Any]:
         return {"src": self.src_lang, "tgt": self.tgt_lang, "variant": self.variant, "llm": self.llm_spec,
@@ -206,7 +227,11 @@ class MTBreakerBuilder:
         return {"variant": self.variant, "steps": self.steps, "retries": self.retries,
                 "temperature": self.temperature, "max_tokens": self.max_tokens,
                 "language_guard": self.language_guard, "grammatical_edits": self.grammatical_edits,
-                "qe": self.scorer.qe_specs}
+                "qe": self.scorer.qe_specs, **({"sample": self.sample} if self.sample is not None else {})}
+
+    @staticmethod
+    def item_key(item: Item) -> tuple[str, str]:
+        return item_key(item)
 
     def model_specs(self) -> dict[str, str]:
         return {"llm": self.llm_spec, "mt": ",".join(self.scorer.mt_specs), "qe": self.scorer.qe_spec}
@@ -248,7 +273,9 @@ class MTBreakerBuilder:
     def walk_all(self, walks: Sequence[Walk]) -> None:
         """Algorithm 1 for several items at once. Each walk's result equals the one it gets alone: its LLM samples
         depend only on its conversation and its own rng, translations and QE only on its texts."""
+        rounds = 2 * (self.steps + 1)  # progress: an LLM round and a scoring round per step
         starts = [w.seed for w in walks] if self.seeded else self._ask(walks)
+        progress.step(1, rounds)
         proposals = []
         for walk, start in zip(walks, starts):
             if start is None:
@@ -256,6 +283,7 @@ class MTBreakerBuilder:
             else:
                 proposals.append((walk, start))
         self._score(0, proposals)
+        progress.step(2, rounds)
         active = [w for w in walks if w.anchor is not None]  # step 0 scored: the editor can start
         for step in range(1, self.steps + 1):
             if not active:
@@ -269,7 +297,9 @@ class MTBreakerBuilder:
                     walk.messages.pop()  # drop the unanswered follow-up; the next step asks again from the same state
                 else:
                     proposals.append((walk, proposal))
+            progress.step(2 * step + 1, rounds)
             self._score(step, proposals)
+            progress.step(2 * step + 2, rounds)
 
     def run(self, seed: str | None, seed_length: int, rng) -> dict[str, Any]:
         """One item's trajectory, counters and conversation."""
@@ -284,6 +314,9 @@ class MTBreakerBuilder:
             seed = item.data.get("src")
             if self.seeded and not (seed and seed.strip()):
                 results[pos] = ItemResult(skipped=["empty_seed"])
+                continue
+            if self.seeded and not words(seed):  # only emoji/symbols: text.empty_rate counts it as empty
+                results[pos] = ItemResult(skipped=["no words"])
                 continue
             seed_length = words(seed) if seed else int(item.data.get("length", 30))
             walks[pos] = Walk(seed, rng, [{"role": "user", "content": self._first_prompt(seed_length)}])

@@ -17,11 +17,14 @@ from mtgauntlet.engines import get_engine
 from mtgauntlet.engines.scoring import ScoreTask
 from mtgauntlet.models import registry
 from mtgauntlet.models.runtime import strip_runtime_options
+from mtgauntlet.validators.checks import _words as word_count  # the count text.empty_rate uses
+
+NO_WORDS = "no words"  # a text without a word (only emoji, symbols or punctuation) cannot be a hard text to translate
 
 
 class SubsetBuilder:
     name = "subset"
-    version = "1"
+    version = "2"  # 2: texts without a word (emoji only, punctuation) are skipped ("no words"), never selected
     kind = "selected_text"
 
     def __init__(self, estimator: str = "length", budget: int = 100, stratify: str | None = None,
@@ -84,20 +87,23 @@ class SubsetBuilder:
         return specs
 
     def process_batch(self, items: Sequence[Item], rngs) -> list[ItemResult]:
+        """Score the items with words (the estimator sees only those) and make one record each; an item without a
+        word is skipped and counted ("no words"), as ``text.empty_rate`` counts such a text as empty."""
+        out: list[ItemResult] = [ItemResult(skipped=[NO_WORDS]) for _ in items]
+        worded = [(pos, it) for pos, it in enumerate(items) if word_count(it.data["src"])]
         if self._scores is not None:
-            scores = [self._scores[it.index] for it in items]
+            scores = [self._scores[it.index] for _, it in worded]
         else:
-            texts = [it.data["src"] for it in items]
-            scores = self.estimator.difficulty(texts, src_lang=self.src_lang, tgt_lang=self.tgt_lang)
-        out = []
-        for it, score in zip(items, scores):
+            texts = [it.data["src"] for _, it in worded]
+            scores = self.estimator.difficulty(texts, src_lang=self.src_lang, tgt_lang=self.tgt_lang) if texts else []
+        for (pos, it), score in zip(worded, scores):
             if score is None or score != score:  # the estimator could not score it (e.g. an LLM judge failed)
-                out.append(ItemResult(rejected=["no difficulty score"]))
+                out[pos] = ItemResult(rejected=["no difficulty score"])
                 continue
-            out.append(ItemResult(records=[{
+            out[pos] = ItemResult(records=[{
                 "text": it.data["src"], "domain": it.data.get("domain"), "estimator": self.estimator_spec,
                 "difficulty": float(score), "rank": None, "src_lang": it.data.get("src_lang", self.src_lang),
-                "tgt_lang": it.data.get("tgt_lang", self.tgt_lang)}]))
+                "tgt_lang": it.data.get("tgt_lang", self.tgt_lang)}])
         return out
 
     def process(self, item: Item, rng) -> ItemResult:

@@ -24,7 +24,9 @@ from mtgauntlet.builders.mtbreaker import (DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATU
                                            SourceRequest, ask_for_sources, best_step, failure_counts, words)
 from mtgauntlet.errors import GauntletError
 from mtgauntlet.models import prompts, registry
+from mtgauntlet.models.embedded import refuse_embedded_llm_writer
 from mtgauntlet.models.llm_roles import lang_name
+from mtgauntlet.runner import progress
 
 VARIANTS = ("plain", "history", "min")
 HISTORY = "Do not repeat or paraphrase any of these previously generated texts:\n{texts}"
@@ -48,6 +50,7 @@ class ZeroShotBuilder:
         self.variant, self.generations, self.retries, self.temperature = variant, generations, retries, temperature
         self.max_tokens, self.history_size = max_tokens, history_size
         self.llm_spec = llm or "smollm2"
+        refuse_embedded_llm_writer(llm, "zeroshot", variant)  # a default that cannot produce a record says so now
         self.llm = registry.load("llm", llm)
         self.scorer = Scorer(mt, qe, src_lang, tgt_lang)
         self.src_lang, self.tgt_lang = src_lang, tgt_lang
@@ -86,7 +89,11 @@ class ZeroShotBuilder:
 
     def process_batch(self, items: Sequence[Item], rngs) -> list[ItemResult]:
         if self.variant == "history":  # each prompt lists the texts of the items before it
-            return [self._generate_and_pick([item], [rng])[0] for item, rng in zip(items, rngs)]
+            out = []
+            for item, rng in zip(items, rngs):
+                with progress.unit(1):
+                    out.append(self._generate_and_pick([item], [rng])[0])
+            return out
         return self._generate_and_pick(items, rngs)
 
     def process(self, item: Item, rng) -> ItemResult:
@@ -97,7 +104,7 @@ class ZeroShotBuilder:
         requests = [SourceRequest([{"role": "user", "content": self._prompt(self._length(item))}], rng, c)
                     for item, rng, c in zip(items, rngs, counts)]
         texts: list[list[str]] = [[] for _ in items]
-        for _ in range(self.per_item):  # generation g of every item at once; an item's generations stay in order
+        for g in range(self.per_item):  # generation g of every item at once; an item's generations stay in order
             answers = ask_for_sources(self.llm, requests, budget=self.max_tokens, temperature=self.temperature,
                                       retries=self.retries, src_lang=self.src_lang)
             for pos, text in enumerate(answers):
@@ -105,6 +112,7 @@ class ZeroShotBuilder:
                     counts[pos]["llm_failures"] += 1
                 else:
                     texts[pos].append(text)
+            progress.step(g + 1, self.per_item + 1)  # the last part: scoring
         scored = iter(self.scorer([t for item_texts in texts for t in item_texts]))
         return [self._pick(item, item_texts, [next(scored) for _ in item_texts], c)
                 for item, item_texts, c in zip(items, texts, counts)]

@@ -10,20 +10,48 @@ from typing import Any, Sequence
 import pyarrow as pa
 
 from mtgauntlet.cards.columns import columns_section
+from mtgauntlet.cards.markdown import md_code, md_fence, md_text
 from mtgauntlet.cards.methods import GENERIC, METHODS, embedded_llm_limitation
 from mtgauntlet.cards.stats import languages, md_table, statistics
 from mtgauntlet.errors import GauntletError
 from mtgauntlet.releases.layout import hub_configs, kind_sort_key, path_part
 
-SIZE_CATEGORIES = ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"), (1_000_000, "100K<n<1M"),
-                   (10_000_000, "1M<n<10M"))
+# the Hub's size buckets (n<1K, 1K<n<10K, ..., 100B<n<1T, n>1T): a bucket holds n < its upper bound
+SIZE_CATEGORIES = ((10**3, "n<1K"), (10**4, "1K<n<10K"), (10**5, "10K<n<100K"), (10**6, "100K<n<1M"),
+                   (10**7, "1M<n<10M"), (10**8, "10M<n<100M"), (10**9, "100M<n<1B"), (10**10, "1B<n<10B"),
+                   (10**11, "10B<n<100B"), (10**12, "100B<n<1T"))
 
 
 def size_category(n: int) -> str:
     for bound, name in SIZE_CATEGORIES:
         if n < bound:
             return name
-    return "10M<n<100M"
+    return "n>1T"
+
+
+def source_datasets(manifest: dict[str, Any]) -> list[str]:
+    """The Hub's form: ``original`` for text written for the set, ``extended|<dataset>`` for each source."""
+    out = [s.get("source_dataset") or f"extended|{s['dataset']}" for s in manifest["license"]["sources"]
+           if s.get("source_dataset") or s["dataset"] != "(not recorded)"]
+    return list(dict.fromkeys(out)) or ["original"]
+
+
+def release_summary(manifest: dict[str, Any]) -> str:
+    """One paragraph naming the release: what `datasets` shows as a config's description."""
+    kinds = sorted(manifest["kinds"], key=kind_sort_key)
+    own = f" {manifest['description']}" if manifest.get("description") else ""
+    return (f"mtgauntlet release {manifest['name']} {manifest['version']}: "
+            + ", ".join(f"{manifest['rows'][k]} {k} records" for k in kinds) + "." + own)
+
+
+def dataset_configs(manifest: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(configs, dataset_info) for the card YAML: what `datasets.load_dataset` reads for each config (its
+    version, and a DatasetInfo description and citation naming the release)."""
+    cfgs = [{**c, "version": manifest["version"]} for c in hub_configs(manifest["configs"])]
+    summary = release_summary(manifest)
+    infos = [{"config_name": c["config_name"], "description": f"{summary} Config {c['config_name']}: "
+              f"{c.get('description', '')}".strip(), "license": manifest["license"]["license"]} for c in cfgs]
+    return cfgs, infos
 
 
 def card_data(manifest: dict[str, Any], langs: list[str], pretty_name: str | None):
@@ -31,22 +59,22 @@ def card_data(manifest: dict[str, Any], langs: list[str], pretty_name: str | Non
 
     lic = manifest["license"]
     builders = sorted({b.get("builder") or "records" for b in manifest["builds"]})
-    sources = sorted({"original" if s.get("name", "").startswith("mtgauntlet sample") else s["dataset"]
-                      for s in lic["sources"]})
-    extra = {"license_name": lic["license_name"]} if lic["license"] == "other" and lic.get("license_name") else {}
+    extra = {k: lic[k] for k in ("license_name", "license_link") if lic["license"] == "other" and lic.get(k)}
+    cfgs, infos = dataset_configs(manifest)
     return DatasetCardData(
         pretty_name=pretty_name or manifest["name"], license=lic["license"], language=langs,
         task_categories=["translation"], size_categories=[size_category(manifest["total_rows"])],
-        source_datasets=sources or ["original"], tags=["machine-translation", "challenge-set", "mtgauntlet", *builders],
-        configs=hub_configs(manifest["configs"]), **extra,
+        source_datasets=source_datasets(manifest), tags=["machine-translation", "challenge-set", "mtgauntlet",
+                                                         *builders],
+        configs=cfgs, dataset_info=infos, **extra,
         mtgauntlet={"name": manifest["name"], "version": manifest["version"], "signatures": manifest["signatures"],
                     "kinds": manifest["kinds"]})
 
 
 def structure_section(manifest: dict[str, Any]) -> str:
     configs = manifest["configs"]
-    rows = [[f"`{c['config_name']}`" + (" (default)" if c.get("default") else ""), f"`{c['kind']}`", c["rows"],
-             f"`{c['data_files'][0]['path']}`"] for c in configs]
+    rows = [[md_code(c["config_name"]) + (" (default)" if c.get("default") else ""), md_code(c["kind"]), c["rows"],
+             md_code(c["data_files"][0]["path"])] for c in configs]
     first = configs[0]["config_name"]
     return f"""Each record kind has its own folder and configs (kinds have different columns); every config has one
 `{configs[0]['data_files'][0]['split']}` split.
@@ -75,26 +103,45 @@ def validation_section(manifest: dict[str, Any]) -> str:
         status = "FAILED" if failed else ("partly validated" if entry["not_validated"] else "passed")
         lines = [f"### `{kind}`: {status}"]
         if entry["not_validated"]:
-            lines.append("Not validated: the builds signed " + ", ".join(f"`{s}`" for s in entry["not_validated"]))
+            lines.append("Not validated: the builds signed " + ", ".join(md_code(s) for s in entry["not_validated"]))
         lines += [_report_md(r) for r in entry["reports"]]
         out.append("\n\n".join(lines))
     notes = build_notes(manifest)
     if notes:
         out.append("### Build notes\n\nWhat the builds themselves flagged (records not checked, reference-free "
-                   "modes, failures kept out of selection):\n\n" + "\n".join(f"- {n}" for n in notes))
+                   "modes, failures kept out of selection):\n\n" + "\n".join(f"- {md_text(n)}" for n in notes))
     return "\n\n".join(out)
 
 
+FAILURE_MEANINGS = {"llm_failures": "unusable LLM answers, asked again, then the step was skipped",
+                    "truncated": "LLM answers cut by the generation budget, never used",
+                    "mt_failures": "translations that failed: those steps or pulls are never selected",
+                    "qe_failures": "QE scores that failed: those steps or pulls are never selected"}
+
+
+def failure_counts(counts: Any) -> dict[str, int]:
+    """Every failure counter of a build's ``counts``: those the runner nests under ``counts.failures`` (MT-breaker,
+    zero-shot: ``llm_failures``, ``truncated``, ``mt_failures``, ``qe_failures``) and flat ``*_failures`` keys (the
+    bandit), zeros included."""
+    if not isinstance(counts, dict):
+        return {}
+    out = {str(k): v for k, v in counts.items() if str(k).endswith("_failures") and isinstance(v, int)}
+    nested = counts.get("failures")
+    if isinstance(nested, dict):
+        out.update({str(k): v for k, v in nested.items() if isinstance(v, int)})
+    return dict(sorted(out.items()))
+
+
 def build_notes(manifest: dict[str, Any]) -> list[str]:
-    """Each build's own flags (config.flags, e.g. SMAUG's NLI not checked) and failure counts."""
+    """Each build's own flags (config.flags, e.g. SMAUG's NLI not checked) and non-zero failure counts."""
     notes = []
     for b in manifest["builds"]:
-        who = f"`{b.get('builder') or 'records'}`"
+        who = b.get("builder") or "records"
         for why in ((b.get("config") or {}).get("flags") or {}).values():
             notes.append(f"{who}: {why}")
-        for key, n in sorted((b.get("counts") or {}).items()):
-            if key.endswith("_failures") and n:
-                notes.append(f"{who}: {key} = {n} (steps or pulls without a valid score are never selected)")
+        for key, n in failure_counts(b.get("counts")).items():
+            if n:
+                notes.append(f"{who}: {key} = {n} ({FAILURE_MEANINGS.get(key, 'counted, never selected')})")
     return notes
 
 
@@ -111,24 +158,25 @@ def recipe_section(manifest: dict[str, Any], release: Path) -> str:
         return ("This release was made with individual commands (no recipe); the signatures above name each "
                 "build's settings.")
     text = (release / manifest["recipe"]).read_text(encoding="utf-8")
-    return (f"Made by `gauntlet run` from the recipe below (`{manifest['recipe']}` in this release, covered by the "
-            "manifest: every option explicit, every input pinned by sha256). `gauntlet reproduce <release>` rebuilds "
-            f"it and reports whether the records are identical.\n\n```yaml\n{text.rstrip()}\n```")
+    return (f"Made by `gauntlet run` from the recipe below ({md_code(manifest['recipe'])} in this release, covered "
+            "by the manifest: every option explicit, every input pinned by sha256). `gauntlet reproduce <release>` "
+            f"rebuilds it and reports whether the records are identical.\n\n{md_fence(text, 'yaml')}")
 
 
 def _report_md(r: dict[str, Any]) -> str:
-    lines = [f"Report `{r['report']}` ({'passed' if r['passed'] else 'FAILED'}) validated the builds signed "
-             + ", ".join(f"`{s}`" for s in r["signatures"]) + "."]
+    lines = [f"Report {md_code(r['report'])} ({'passed' if r['passed'] else 'FAILED'}) validated the builds signed "
+             + ", ".join(md_code(s) for s in r["signatures"]) + "."]
     if r["failed_rules"]:
-        lines.append("Failed: " + ", ".join(f"`{x}`" for x in r["failed_rules"]))
-    lines += [f"Problem: {p}" for p in r.get("problems", [])]
+        lines.append("Failed: " + ", ".join(md_code(x) for x in r["failed_rules"]))
+    lines += [f"Problem: {md_text(p)}" for p in r.get("problems", [])]
     if r["rules"]:
-        lines.append(md_table([[f"`{x['metric']}`", _num(x["value"]), x["threshold"], x["status"]] for x in r["rules"]],
-                              ["metric", "value", "threshold", "status"]))
+        lines.append(md_table([[md_code(x["metric"]), md_text(_num(x["value"])), md_text(x["threshold"]),
+                                md_text(x["status"])] for x in r["rules"]], ["metric", "value", "threshold", "status"]))
     if r["metrics"]:
-        lines.append(md_table([[f"`{k}`", _num(val)] for k, val in r["metrics"].items()], ["metric", "value"]))
+        lines.append(md_table([[md_code(k), md_text(_num(val))] for k, val in r["metrics"].items()],
+                              ["metric", "value"]))
     if r["not_checked"]:
-        lines.append("Not checked: " + ", ".join(f"`{x}`" for x in r["not_checked"]))
+        lines.append("Not checked: " + ", ".join(md_code(x) for x in r["not_checked"]))
     return "\n\n".join(lines)
 
 
@@ -138,27 +186,38 @@ def _num(v: Any) -> str:
 
 def licence_section(manifest: dict[str, Any]) -> str:
     lic = manifest["license"]
-    how = (f"set with `--license` (the sources imply `{lic['derived']}`)" if lic["overridden"]
+    how = (f"set with `--license` (the sources imply {md_code(lic['derived'])})" if lic["overridden"]
            else "derived from the licences of the source datasets below (the most restrictive applies)")
-    rows = [[s["dataset"], s["records"], s["license"], s.get("attribution") or "-"] for s in lic["sources"]]
-    parts = [f"License: **{lic['license']}**" + (f" ({lic['license_name']})" if lic.get("license_name") else "")
-             + f", {how}.", md_table(rows, ["source dataset", "records", "licence", "attribution"])]
+    named = ""
+    if lic.get("license_name"):
+        named = f" ({md_text(lic['license_name'])}" + (f", {md_text(lic['license_link'])}" if lic.get("license_link")
+                                                       else "") + ")"
+    rows = [[md_text(s["dataset"]), s["records"], md_text(s["license"]), md_text(s.get("name") or "-"),
+             md_text(s.get("url") or "-"), md_text(s.get("citation") or s.get("attribution") or "-"),
+             md_text(s.get("origin") or "-")] for s in lic["sources"]]
+    parts = [f"License: **{md_text(lic['license'])}**{named}, {how}.",
+             "Each source's provenance is stated by the releaser (`--provenance`) or recognised by the sha256 of an "
+             "input file that mtgauntlet ships; it is never guessed from a name. A source with neither is unknown.",
+             md_table(rows, ["source dataset", "records", "licence", "source", "url", "citation", "how it is known"])]
     if lic["warnings"]:
-        parts.append("\n".join(f"> **Warning:** {w}." for w in lic["warnings"]))
+        parts.append("\n".join(f"> **Warning:** {md_text(w)}." for w in lic["warnings"]))
     return "\n\n".join(parts)
 
 
 def creation_section(manifest: dict[str, Any]) -> str:
     builds = []
     for b in manifest["builds"]:
-        models = ", ".join(f"{role} `{spec}`" for role, spec in sorted((b.get("models") or {}).items())) or "none"
+        models = ", ".join(f"{md_text(role)} {md_code(spec)}" for role, spec in sorted((b.get("models") or {}).items()))
         counts = b.get("counts") or {}
         skipped = {**(counts.get("rejected") or {}), **(counts.get("skipped") or {})}
-        dropped = (", not kept: " + ", ".join(f"{k} {v}" for k, v in sorted(skipped.items()))) if skipped else ""
-        builds.append(f"- `{b.get('builder') or 'records'}` ({', '.join(b.get('kinds', []))}): "
-                      f"{counts.get('produced', '?')} records"
-                      + (f" from {counts['items']} items" if counts.get("items") is not None else "") + f"{dropped}; "
-                      f"models: {models}\n\n      {b.get('signature') or '(no signature)'}")
+        dropped = (", not kept: " + ", ".join(f"{md_text(k)} {md_text(v)}" for k, v in sorted(skipped.items()))
+                   if skipped else "")
+        failures = failure_counts(counts)
+        dropped += (", failures: " + ", ".join(f"{md_text(k)} {n}" for k, n in failures.items())) if failures else ""
+        builds.append(f"- {md_code(b.get('builder') or 'records')} ({md_text(', '.join(b.get('kinds', [])))}): "
+                      f"{md_text(counts.get('produced', '?'))} records"
+                      + (f" from {md_text(counts['items'])} items" if counts.get("items") is not None else "")
+                      + f"{dropped}; models: {models or 'none'}\n\n  {md_code(b.get('signature') or '(no signature)')}")
     dropped = {k: n for k, n in (manifest.get("dropped_duplicates") or {}).items() if n}
     note = ("\n\nDuplicate records (same id in several builds) were dropped, the first kept: "
             + ", ".join(f"{n} {k}" for k, n in sorted(dropped.items())) + ".") if dropped else ""
@@ -193,22 +252,22 @@ def write_card(release: Path, manifest: dict[str, Any], tables: dict[str, pa.Tab
     limitations += list(dict.fromkeys(x for b in manifest["builds"] if (x := embedded_llm_limitation(b))))
     pretty_name = " ".join(pretty_name.split()) if pretty_name else None  # one line: it is the card's title
     data = card_data(manifest, languages(tables), pretty_name)
-    fig_md = "\n\n".join(f"![{p.stem}](plots/{p.name})" for p in figs)
+    fig_md = "\n\n".join(f"![{path_part(p.stem)}](plots/{path_part(p.name)})" for p in figs)  # letters, digits, ._-
     citations = "\n\n".join(dict.fromkeys(m["citation"] for m in methods if m["citation"]))
     kinds = sorted(manifest["kinds"], key=kind_sort_key)
     body = f"""
-# {data.pretty_name}
+# {md_text(data.pretty_name)}
 
 ## Dataset Description
 
-{manifest.get('description') or ''}
+{md_text(manifest.get('description') or '')}
 
 {chr(10).join(f"- **{m['title']}.** {m['description']}" for m in methods)}
 
 - **Version:** {manifest['version']} (immutable; `gauntlet publish` tags it `v{manifest['version']}` on the Hub)
 - **Built with:** mtgauntlet {manifest['mtgauntlet_version']}
 - **Records:** {manifest['total_rows']} ({', '.join(f"{manifest['rows'][k]} {k}" for k in kinds)})
-- **License:** {manifest['license']['license']} (see Licensing)
+- **License:** {md_text(manifest['license']['license'])} (see Licensing)
 
 ## Dataset Structure
 
@@ -248,9 +307,7 @@ Generated from the record schemas (`mtgauntlet/schema.py`), the single source of
 
 ## Citation
 
-```bibtex
-{citations}
-```
+{md_fence(citations, "bibtex")}
 """
     path = release / "README.md"
     DatasetCard(f"---\n{data.to_yaml()}\n---\n{body}").save(path)

@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 import pyarrow as pa
 
 from mtgauntlet.releases.layout import kind_sort_key, path_part
 from mtgauntlet.schema import KINDS, column_doc, get_kind
+
+# without --url: the folder croissant.json lies in (a relative URL, resolved against this file wherever it lies)
+RELEASE_FOLDER_URL = "./"
 
 CONTEXT = {
     "@language": "en", "@vocab": "https://schema.org/", "sc": "https://schema.org/",
@@ -43,7 +46,9 @@ def data_type(t: pa.DataType) -> str | None:
         return "sc:Float"
     if pa.types.is_boolean(t):
         return "sc:Boolean"
-    if pa.types.is_timestamp(t) or pa.types.is_date(t):
+    if pa.types.is_timestamp(t):
+        return "sc:DateTime"
+    if pa.types.is_date(t):
         return "sc:Date"
     return None
 
@@ -92,6 +97,15 @@ def record_set(kind: str, schema: pa.Schema) -> dict[str, Any]:
     return out
 
 
+def creators(names: Sequence[str]) -> list[dict[str, Any]]:
+    """Croissant ``creator``: the people named by ``gauntlet release --creator``, else mtgauntlet (which generated
+    the records), saying that no person was named."""
+    if names:
+        return [{"@type": "sc:Person", "name": n} for n in names]
+    return [{"@type": "sc:Organization", "name": "mtgauntlet",
+             "description": "records generated with mtgauntlet; the releaser named no creator (--creator)"}]
+
+
 def croissant(manifest: dict[str, Any], schemas: dict[str, pa.Schema], cite_as: str = "") -> dict[str, Any]:
     kinds = sorted(manifest["kinds"], key=kind_sort_key)
     distribution = [{"@type": "cr:FileSet", "@id": f"files-{kind}", "name": f"files-{kind}",
@@ -103,7 +117,8 @@ def croissant(manifest: dict[str, Any], schemas: dict[str, pa.Schema], cite_as: 
            "name": manifest["name"],
            "description": f"mtgauntlet release {manifest['name']} {manifest['version']}: "
                           + ", ".join(f"{manifest['rows'][k]} {k} records" for k in kinds),
-           "version": manifest["version"], "license": lic["license"], "url": "",
+           "version": manifest["version"], "license": lic["license"],
+           "url": manifest.get("url") or RELEASE_FOLDER_URL, "creator": creators(manifest.get("creators") or []),
            "datePublished": manifest["created_at"][:10], "distribution": distribution,
            "recordSet": [record_set(kind, schemas[kind]) for kind in kinds]}
     if cite_as:

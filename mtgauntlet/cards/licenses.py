@@ -1,124 +1,245 @@
-"""Licences of the datasets records come from, and the licence a release derives from them.
+"""Where the released records come from, under which licence, and the licence a release derives from them.
 
-Records carry ``source_dataset`` (set by the corpus readers: ``flores200-devtest``, ``wmt24-general``,
-``demetr``, ``aces``, corpus names of the parallel samples, or the input file's name). The release
-licence follows the most restrictive source; sources that forbid commercial use, allow research use
-only, or whose licence is unknown make the release say so loudly (``--license`` overrides the id, never
-the warnings).
+Records carry ``source_dataset`` (a corpus reader's name, or the input file's name). That name is only a key:
+a licence is never guessed from it. What a source is, and its licence, is known in two ways only:
+
+- stated by the person releasing (``gauntlet release --provenance DATASET:license=ID`` with ``name=``, ``url=``,
+  ``citation=``; a recipe's ``release.provenance``), or
+- recognised by content: an input file given to the release (``--input-file``) whose sha256 is that of data
+  mtgauntlet ships (:data:`KNOWN_DATA`; the hash of a shipped file is computed from the file itself).
+
+Any other source is "unknown": the card says so and ``gauntlet release`` warns. The release licence follows the
+most restrictive source; ``--license`` overrides the id, never the warnings. Licence ids are the Hub's
+(:mod:`mtgauntlet.cards.hub_licenses`); ``other`` needs a name and a link.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 import re
 from dataclasses import dataclass, field
-from typing import Mapping
+from functools import lru_cache
+from pathlib import Path
+from typing import Mapping, Sequence
 
-PERMISSIVE, SHARE_ALIKE, NON_COMMERCIAL, RESEARCH_ONLY = "permissive", "share-alike", "non-commercial", "research-only"
+from mtgauntlet.cards.hub_licenses import HUB_LICENSES, NON_COMMERCIAL_IDS, PERMISSIVE_IDS, SHARE_ALIKE_IDS
+from mtgauntlet.errors import GauntletError
+
+PERMISSIVE, SHARE_ALIKE, NON_COMMERCIAL, RESEARCH_ONLY, OTHER = (
+    "permissive", "share-alike", "non-commercial", "research-only", "other")
+UNKNOWN = "unknown"
+STATED = "stated by the releaser (--provenance)"
+STATEMENT_FIELDS = ("name", "license", "url", "citation", "license_name", "license_link", "hub_id")
 
 
 @dataclass(frozen=True)
-class SourceLicense:
+class Provenance:
+    """What one source dataset is: its name, Hub licence id, where it is published and how to cite it."""
+
     name: str
-    license: str  # Hub licence id ("other" when none fits)
-    family: str
-    url: str
-    attribution: str
-    license_name: str = ""  # for license "other"
+    license: str
+    url: str = ""
+    citation: str = ""
+    license_name: str = ""  # with license "other"
+    license_link: str = ""  # with license "other"
+    hub_id: str = ""  # the source's Hub dataset id (source_datasets: extended|ID)
+    original: bool = False  # written by the mtgauntlet authors (source_datasets: original)
+    restriction: str = ""  # a family the licence id does not say (research-only terms under "other")
+    origin: str = STATED
+
+    @property
+    def family(self) -> str:
+        if self.restriction:
+            return self.restriction
+        if self.license in NON_COMMERCIAL_IDS:
+            return NON_COMMERCIAL
+        if self.license in SHARE_ALIKE_IDS:
+            return SHARE_ALIKE
+        return PERMISSIVE if self.license in PERMISSIVE_IDS else OTHER
+
+    @property
+    def licence_label(self) -> str:
+        return self.license_name or self.license
 
 
-_WMT = SourceLicense(
-    "WMT test sets", "other", RESEARCH_ONLY, "https://www2.statmt.org/",
-    "WMT shared-task test sets, distributed by the WMT organisers for research and evaluation use.",
-    license_name="wmt-research-use")
+@dataclass(frozen=True)
+class KnownData:
+    """A data file mtgauntlet recognises by its sha256, and the source_dataset names its readers give it."""
 
-# (pattern on the normalised source_dataset name, licence): first match wins.
-KNOWN: tuple[tuple[str, SourceLicense], ...] = (
-    (r"flores", SourceLicense(
-        "FLORES-200", "cc-by-sa-4.0", SHARE_ALIKE, "https://github.com/facebookresearch/flores",
-        "FLORES-200 (NLLB Team et al. 2022; Goyal et al. 2022), CC BY-SA 4.0.")),
-    (r"demetr", SourceLicense(
-        "DEMETR", "mit", PERMISSIVE, "https://github.com/marzenakrp/demetr",
-        "DEMETR (Karpinska et al., EMNLP 2022), MIT licence.")),
-    (r"aces", SourceLicense(
-        "ACES", "cc-by-nc-sa-4.0", NON_COMMERCIAL, "https://huggingface.co/datasets/nikitam/ACES",
-        "ACES (Amrhein et al., WMT 2022), CC BY-NC-SA 4.0.")),
-    (r"wmt\d\d|newstest\d{4}|generaltest", _WMT),
-    (r"tatoeba", SourceLicense(
-        "Tatoeba", "cc-by-2.0", PERMISSIVE, "https://tatoeba.org",
-        "Tatoeba sentences (Tatoeba Translation Challenge test sets, Tiedemann 2020), CC BY 2.0 FR.")),
-    (r"sample[-_]es[-_]en", SourceLicense(
-        "mtgauntlet sample (original)", "apache-2.0", PERMISSIVE, "",
-        "Sentences written by the mtgauntlet authors (mtgauntlet/data/sample_es_en.tsv), Apache-2.0.")),
+    describe: str
+    datasets: tuple[str, ...]
+    provenance: Provenance
+    shipped: str = ""  # path inside the package: the hash is that of the shipped file
+    sha256: str = ""  # a published file the project's docs describe (not shipped): its fixed hash
+
+
+_WMT_TERMS = dict(license="other", license_name="wmt-research-use", license_link="https://www2.statmt.org/",
+                  restriction=RESEARCH_ONLY)
+
+KNOWN_DATA: tuple[KnownData, ...] = (
+    KnownData("the sample shipped with mtgauntlet (mtgauntlet/data/sample_es_en.tsv)", ("sample_es_en",), Provenance(
+        "mtgauntlet sample (original)", "apache-2.0", "",
+        "Sentences written by the mtgauntlet authors (mtgauntlet/data/sample_es_en.tsv), Apache-2.0.",
+        original=True), shipped="data/sample_es_en.tsv"),
+    KnownData("FLORES-200 devtest, as vendored in Helsinki-NLP/OPUS-MT-testsets@ac0f19c (flores200_devtest.tsv.gz)",
+              ("flores200-devtest", "flores200_devtest"), Provenance(
+                  "FLORES-200", "cc-by-sa-4.0", "https://github.com/facebookresearch/flores",
+                  "FLORES-200 (NLLB Team et al. 2022; Goyal et al. 2022), CC BY-SA 4.0.", hub_id="facebook/flores"),
+              sha256="9d4f3d09ba5f30c0167df4678b2c14c6d6db0210b9652a1c4f90b3ef9899f5e2"),
+    KnownData("DEMETR, marzenakrp/demetr@9b31cfe (demetr_dev.jsonl.gz)", ("demetr", "demetr_dev"), Provenance(
+        "DEMETR", "mit", "https://github.com/marzenakrp/demetr",
+        "DEMETR (Karpinska et al., EMNLP 2022), MIT licence."),
+        sha256="b9373746337f3603c313f5094c7023f29b4709131a4a7bf8939039ad63297f0a"),
+    KnownData("WMT24 general test set (wmt24_general_testset.tsv.gz)", ("wmt24-general", "wmt24_general_testset"),
+              Provenance("WMT24 general test set", url="https://www2.statmt.org/wmt24/", citation=(
+                  "WMT shared-task test sets, distributed by the WMT organisers for research and evaluation use."),
+                  **_WMT_TERMS),
+              sha256="fcae86fe065819e50ceb6e4f33f0a5c45bb072c7f3d99978442a5caa69f88574"),
 )
 
 
-def source_license(dataset: str | None) -> SourceLicense | None:
-    if not dataset:
-        return None
-    key = dataset.strip().lower()
-    for pattern, lic in KNOWN:
-        if re.match(pattern, key):
-            return lic
-    return None
+def sha256_of(path: str | Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+@lru_cache(maxsize=1)
+def known_by_sha256() -> dict[str, KnownData]:
+    package = Path(__file__).resolve().parents[1]
+    out = {}
+    for known in KNOWN_DATA:
+        digest = known.sha256 or (sha256_of(package / known.shipped) if (package / known.shipped).is_file() else "")
+        if digest:
+            out[digest] = known
+    return out
+
+
+def recognise(digest: str) -> KnownData | None:
+    return known_by_sha256().get(digest)
+
+
+def check_license(license: str, name: str = "", link: str = "", what: str = "--license") -> None:
+    """A Hub licence id; ``other`` needs its name and a link to its text."""
+    if license not in HUB_LICENSES:
+        raise GauntletError(f"{what} {license!r} is not a Hugging Face Hub licence id (e.g. apache-2.0, cc-by-4.0, "
+                            f"cc-by-sa-4.0, cc-by-nc-4.0, mit, other; {len(HUB_LICENSES)} ids in "
+                            "mtgauntlet/cards/hub_licenses.py)")
+    if license == "other" and not (name.strip() and link.strip()):
+        raise GauntletError(f"{what} other needs the licence's name and a link to its text "
+                            "(--license-name and --license-link; in --provenance: license_name= and license_link=)")
+
+
+def parse_statements(specs: Sequence[str]) -> dict[str, Provenance]:
+    """``--provenance DATASET:FIELD=VALUE`` statements (repeatable; one field each) -> provenance per dataset.
+
+    FIELD is one of name, license, url, citation, license_name, license_link, hub_id; DATASET is the
+    ``source_dataset`` the records carry (the card's licence table lists them). ``license`` is required."""
+    fields: dict[str, dict[str, str]] = {}
+    marker = re.compile(r"(.+?):(" + "|".join(f.replace("_", "[_-]") for f in STATEMENT_FIELDS) + ")=(.*)", re.S)
+    for spec in specs:
+        m = marker.fullmatch(spec)
+        if m:
+            dataset, name, value = m.group(1), m.group(2).replace("-", "_"), m.group(3)
+        if not m or not dataset.strip():
+            raise GauntletError(f"--provenance {spec!r}: expected DATASET:FIELD=VALUE with FIELD one of "
+                                f"{', '.join(STATEMENT_FIELDS)} (e.g. my_corpus:license=cc-by-4.0)")
+        if " ".join(value.split()) != value.strip() or not value.strip():
+            raise GauntletError(f"--provenance {spec!r}: the value must be one non-empty line")
+        entry = fields.setdefault(dataset.strip(), {})
+        if name in entry and entry[name] != value.strip():
+            raise GauntletError(f"--provenance: {dataset.strip()}:{name} is given twice with different values")
+        entry[name] = value.strip()
+    out = {}
+    for dataset, entry in fields.items():
+        if "license" not in entry:
+            raise GauntletError(f"--provenance: no licence stated for {dataset} (add {dataset}:license=ID)")
+        check_license(entry["license"], entry.get("license_name", ""), entry.get("license_link", ""),
+                      f"--provenance {dataset}:license")
+        out[dataset] = Provenance(**{"name": dataset, **entry})
+    return out
 
 
 @dataclass
 class LicenseDecision:
     license: str
     license_name: str = ""
+    license_link: str = ""
     derived: str = ""  # what the sources imply (equal to license unless --license overrode it)
     overridden: bool = False
-    sources: list[dict] = field(default_factory=list)  # dataset, records, licence, attribution
+    sources: list[dict] = field(default_factory=list)  # dataset, records, licence, name, url, citation, origin
     warnings: list[str] = field(default_factory=list)
 
     def hub_fields(self) -> dict[str, str]:
         out = {"license": self.license}
-        if self.license == "other" and self.license_name:
-            out["license_name"] = self.license_name
+        if self.license == "other":
+            out.update({k: v for k, v in (("license_name", self.license_name), ("license_link", self.license_link))
+                        if v})
         return out
 
 
-def _combine(lics: list[SourceLicense]) -> tuple[str, str, str | None]:
-    """(licence id, licence name, conflict message or None) for a set of known licences."""
-    ids = sorted({x.license for x in lics})
+def _combine(lics: list[Provenance]) -> tuple[Provenance | None, str | None]:
+    """(the licence the release takes, or None for "other", and a conflict message or None)."""
+    ids = sorted({x.licence_label for x in lics})
     if len(ids) == 1:
-        return ids[0], lics[0].license_name, None
+        return lics[0], None
     families = {x.family for x in lics}
-    for fam in (RESEARCH_ONLY, NON_COMMERCIAL, SHARE_ALIKE):
-        strict = sorted({x.license for x in lics if x.family == fam})
+    for fam in (RESEARCH_ONLY, NON_COMMERCIAL, SHARE_ALIKE, OTHER):
+        strict = sorted({x.licence_label for x in lics if x.family == fam})
         if not strict:
             continue
-        others = families - {fam, PERMISSIVE}
-        if len(strict) == 1 and not others:
-            lic = next(x for x in lics if x.license == strict[0])
-            return lic.license, lic.license_name, None
-        return "other", "mixed-source-licences", f"the sources' licences ({', '.join(ids)}) cannot be combined into one"
-    return "other", "mixed-source-licences", f"the sources have different licences ({', '.join(ids)})"
+        if len(strict) == 1 and not families - {fam, PERMISSIVE}:
+            return next(x for x in lics if x.licence_label == strict[0]), None
+        return None, f"the sources' licences ({', '.join(ids)}) cannot be combined into one"
+    return None, f"the sources have different licences ({', '.join(ids)})"
 
 
-def decide_license(counts: Mapping[str | None, int], override: str | None = None) -> LicenseDecision:
-    """The release licence from the records per source_dataset (``None`` = not recorded)."""
+def _source_row(dataset: str, n: int, p: Provenance | None) -> dict:
+    if p is None:
+        return {"dataset": dataset, "records": n, "license": UNKNOWN, "name": UNKNOWN, "url": "", "citation": "",
+                "attribution": "", "origin": UNKNOWN}
+    return {"dataset": dataset, "records": n, "license": p.licence_label, "license_id": p.license,
+            "license_link": p.license_link, "name": p.name, "url": p.url, "citation": p.citation,
+            "attribution": p.citation or p.name, "origin": p.origin,
+            "source_dataset": "original" if p.original else f"extended|{p.hub_id or dataset}"}
+
+
+def decide_license(counts: Mapping[str | None, int], provenance: Mapping[str, Provenance] | None = None,
+                   override: str | None = None, override_name: str = "", override_link: str = "") -> LicenseDecision:
+    """The release licence from the records per source_dataset (``None`` = not recorded) and what is known of
+    each source (``provenance``: stated or recognised; any other source is unknown)."""
+    provenance = provenance or {}
+    if override:
+        check_license(override, override_name, override_link)
     sources, known, warnings = [], [], []
     for dataset, n in sorted(counts.items(), key=lambda kv: (kv[0] is None, str(kv[0]))):
-        lic = source_license(dataset)
         name = dataset if dataset else "(not recorded)"
-        if lic is None:
-            sources.append({"dataset": name, "records": n, "license": "unknown", "attribution": "", "url": ""})
-            warnings.append(f"{n} records come from {name!s}, whose licence mtgauntlet does not know: check its "
-                            "terms and pass --license")
+        p = provenance.get(dataset) if dataset else None
+        sources.append(_source_row(name, n, p))
+        if p is None:
+            how = (f"state it with --provenance '{name}:license=ID' (and name=, url=, citation=), or give the input "
+                   "file with --input-file if it is data mtgauntlet ships") if dataset else "rebuild with a reader that records it"
+            warnings.append(f"{n} records come from {name}, whose provenance and licence are unknown: {how}")
             continue
-        known.append(lic)
-        sources.append({"dataset": name, "records": n, "license": lic.license_name or lic.license,
-                        "attribution": lic.attribution, "url": lic.url, "name": lic.name})
-        if lic.family in (NON_COMMERCIAL, RESEARCH_ONLY):
-            warnings.append(f"{n} records come from {lic.name} ({lic.license_name or lic.license}): "
-                            f"{'no commercial use' if lic.family == NON_COMMERCIAL else 'research use only'}")
+        known.append(p)
+        if p.family in (NON_COMMERCIAL, RESEARCH_ONLY):
+            warnings.append(f"{n} records come from {p.name} ({p.licence_label}): "
+                            f"{'no commercial use' if p.family == NON_COMMERCIAL else 'research use only'}")
+    derived, name, link = UNKNOWN, "", ""
     if known and len(known) == len(sources):
-        derived, derived_name, conflict = _combine(known)
+        chosen, conflict = _combine(known)
         if conflict:
             warnings.append(conflict + "; pick the release licence with --license")
-    else:
-        derived, derived_name = "other", "unknown"
+        elif chosen is not None:
+            derived, name, link = chosen.license, chosen.license_name, chosen.license_link
     if override:
-        return LicenseDecision(override, "", derived, True, sources, warnings)
-    return LicenseDecision(derived, derived_name, derived, False, sources, warnings)
+        return LicenseDecision(override, override_name.strip() if override == "other" else "",
+                               override_link.strip() if override == "other" else "", derived, True, sources, warnings)
+    return LicenseDecision(derived, name, link, derived, False, sources, warnings)
+
+
+def with_origin(p: Provenance, origin: str) -> Provenance:
+    return dataclasses.replace(p, origin=origin)

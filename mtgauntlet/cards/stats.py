@@ -9,6 +9,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from mtgauntlet.cards import plots
+from mtgauntlet.corpora.langs import hub_language
+from mtgauntlet.cards.markdown import md_code, md_text
 from mtgauntlet.releases.layout import kind_sort_key, path_part
 
 CATEGORY_COLUMNS = ("phenomenon", "method", "topic", "domain", "estimator", "phase")
@@ -35,7 +37,7 @@ def languages(tables: dict[str, pa.Table]) -> list[str]:
     for t in tables.values():
         for col in ("src_lang", "tgt_lang"):
             if col in t.column_names:
-                langs.update(v.split("-")[0] for v in pc.unique(t.column(col)).to_pylist() if v)
+                langs.update(filter(None, (hub_language(v) for v in pc.unique(t.column(col)).to_pylist() if v)))
     return sorted(langs)
 
 
@@ -44,19 +46,19 @@ def difficulty_scales(kind: str, table: pa.Table, qe_specs: list[str]) -> list[t
     if "difficulty" not in table.column_names:
         return []
     if kind == "selected_text":
-        group_col, label = "estimator", "difficulty from estimator `{}` (its own scale; higher = harder)"
+        group_col, label = "estimator", "difficulty from estimator {} (its own scale; higher = harder)"
     elif kind == "breaker_text":
-        group_col, label = "qe_model", "difficulty = 100 - mean QE by `{}` (0-100; higher = harder)"
+        group_col, label = "qe_model", "difficulty = 100 - mean QE by {} (0-100; higher = harder)"
     else:
         group_col = None
-        specs = ", ".join(f"`{s}`" for s in qe_specs) or "the build's QE"
+        specs = ", ".join(md_code(s) for s in qe_specs) or "the build's QE"
         label = f"difficulty = 100 - mean QE by {specs} (0-100; higher = harder)"
     if group_col is None or group_col not in table.column_names:
         return [("", label, table.column("difficulty").combine_chunks())]
     out = []
     for value in sorted(v for v in pc.unique(table.column(group_col)).to_pylist() if v is not None):
         mask = pc.equal(table.column(group_col), value)
-        out.append((f"_{path_part(value)}", label.format(value), table.filter(mask).column("difficulty")
+        out.append((f"_{path_part(value)}", label.format(md_code(value)), table.filter(mask).column("difficulty")
                     .combine_chunks()))
     return out
 
@@ -73,14 +75,15 @@ def statistics(tables: dict[str, pa.Table], qe_specs: dict[str, list[str]], rele
         if "src_lang" in cols and "tgt_lang" in cols:
             lp = pc.binary_join_element_wise(pc.fill_null(t.column("src_lang"), "?"),
                                              pc.fill_null(t.column("tgt_lang"), "-"), "-")
-            parts.append(md_table(sorted(value_counts(lp).items()), ["language pair", "records"]))
+            parts.append(md_table([[md_text(k), n] for k, n in sorted(value_counts(lp).items())],
+                                  ["language pair", "records"]))
         for col in CATEGORY_COLUMNS:
             if col not in cols:
                 continue
             counts = value_counts(t.column(col))
             top = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:TOP]
             more = f" (top {TOP} of {len(counts)})" if len(counts) > TOP else ""
-            parts.append(f"Records per {col}{more}:\n\n" + md_table([list(x) for x in top], [col, "records"]))
+            parts.append(f"Records per {col}{more}:\n\n" + md_table([[md_text(k), n] for k, n in top], [col, "records"]))
             if col == "phenomenon":
                 figs.append(plots.bar_counts(counts, release / "plots" / f"{kind}_phenomena.png",
                                              f"{kind}: records per SMAUG phenomenon", "phenomenon"))

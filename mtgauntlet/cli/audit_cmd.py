@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import typer
 
+from mtgauntlet.cli.common import json_option, print_result
+
 
 def audit(
     path: str = typer.Argument(..., help="Build directory, release directory, or Parquet record file(s)."),
@@ -14,16 +16,14 @@ def audit(
     lm: bool = typer.Option(False, "--lm", help="Also compute LM naturalness with the embedded LLM (slow)."),
     examples: int = typer.Option(5, "--examples", min=0, help="Records shown per phenomenon / variant / topic."),
     seed: int = typer.Option(13, "--seed", help="Seed of the example sample."),
+    metric_results: list[str] = typer.Option([], "--metric-results", help="Output of `gauntlet evaluate metric "
+                                             "--set PATH --json` to show as metric sensitivity per phenomenon; repeat."),
+    json_out: bool = json_option("where the page is"),
 ):
     """Write one self-contained HTML audit page: overview, validation, data quality, examples with their edits,
     method plots and, with --against, what changed since the older version. Works offline; prints, too."""
-    from mtgauntlet.cards.audit import write_audit
-    from mtgauntlet.validators.rules import Rules
+    from mtgauntlet.api.auditing import audit as write_page
 
-    r = Rules.from_yaml(rules) if rules else Rules.default()
-    if nli:
-        r.options.nli = nli
-    r.options.lm = r.options.lm or lm
-    r.options.gx = False  # Data Docs are a separate site; the page is the audit
-    page = write_audit(path, out, against, rules=r, examples=examples, seed=seed)
-    typer.echo(f"audit report: {page}")
+    page = write_page(path, out=out, against=against, rules=rules, nli=nli, lm=lm, examples=examples, seed=seed,
+                      metric_results=metric_results, progress=None)
+    print_result(json_out, f"audit report: {page}", {"audit": str(page), "of": path, "against": against})

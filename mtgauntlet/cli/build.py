@@ -15,8 +15,9 @@ from mtgauntlet.builders.base import iter_items
 from mtgauntlet.builders.mtbreaker import DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE
 from mtgauntlet.cli.common import (comma_list, format_option, lang_pair, limit_option, load_corpus, max_chars_option,
                                    one_pair, overwrite_option, quoting_option, seed_option, shard_size_option,
-                                   skip_bad_option, skipped_note, summary_line)
+                                   skip_bad_option, skipped_note, json_option, print_json, report_build)
 from mtgauntlet.cli.spend import budget as spend_budget, dry_run_option, max_cost_option, max_requests_option, print_plan
+from mtgauntlet.runner.progress import info
 
 app = typer.Typer(help="Build a challenge set with one of the methods (writes Parquet shards + build.json).",
                   no_args_is_help=True)
@@ -99,6 +100,7 @@ def build_subset(
     max_cost: Optional[float] = max_cost_option(),
     max_requests: Optional[int] = max_requests_option(),
     dry_run: bool = dry_run_option(),
+    json_out: bool = json_option("the build summary"),
 ):
     """Score a corpus with a difficulty estimator and keep the B hardest texts (selected_text records)."""
     from mtgauntlet.builders.subset import SubsetBuilder
@@ -119,7 +121,7 @@ def build_subset(
             return
         summary = BuildRunner(builder, out, seed=seed, shard_size=shard_size, overwrite=overwrite).run(
             iter_items(rows.rows), rows.skipped_counts())
-    typer.echo(summary_line(summary))
+    report_build(summary, json_out)
 
 
 @app.command("smaug")
@@ -151,6 +153,10 @@ def build_smaug(
     min_word_edit: int = typer.Option(8, min=0, help="ins: minimum word edit distance."),
     del_min_words: int = typer.Option(5, min=1, help="del: fewest words in the deleted span (reference implementation: > 4)."),
     del_max_words: int = typer.Option(9, min=1, help="del: most words in the deleted span (reference implementation: < 10)."),
+    max_parse_chars: int = typer.Option(5000, min=1, help="Longest source or reference SMAUG parses and perturbs, in "
+                                        "characters; longer rows are skipped and counted (too_long)."),
+    ne_types: str = typer.Option("all", help="ne: entities to replace: all (the paper: every NER type, dates and "
+                                 "numbers included) or names."),
     seed: int = seed_option(),
     shard_size: int = shard_size_option(200),
     skip_bad: bool = skip_bad_option(),
@@ -158,6 +164,7 @@ def build_smaug(
     max_cost: Optional[float] = max_cost_option(),
     max_requests: Optional[int] = max_requests_option(),
     dry_run: bool = dry_run_option(),
+    json_out: bool = json_option("the build summary"),
     overwrite: bool = overwrite_option(),
 ):
     """SMAUG: (source, good, bad, reference, phenomenon) records; bad = reference with one critical error."""
@@ -172,12 +179,13 @@ def build_smaug(
                                translator=translator, infiller=infiller, nli=nli, annotator=annotator,
                                polyjuice=polyjuice, good_col=good_col, good_from=good_from,
                                min_char_edit=min_char_edit, min_word_edit=min_word_edit, del_min_words=del_min_words,
-                               del_max_words=del_max_words, require_nli=require_nli)
+                               del_max_words=del_max_words, require_nli=require_nli, seed=seed,
+                               max_parse_chars=max_parse_chars, ne_types=ne_types)
         for ph, (ok, how) in builder.support.items():
             if ph in builder.phenomena:
-                typer.echo(f"  {ph}: {how}", err=True)
+                info(f"  {ph}: {how}")
         for why in builder.flags().values():
-            typer.echo(f"  note: {why}", err=True)
+            info(f"  note: {why}")
         if dry_run:
             from mtgauntlet.models.estimate import smaug_plan
 
@@ -185,7 +193,7 @@ def build_smaug(
             return
         summary = BuildRunner(builder, out, seed=seed, shard_size=shard_size, overwrite=overwrite).run(
             iter_items(rows.rows), rows.skipped_counts())
-    typer.echo(summary_line(summary))
+    report_build(summary, json_out)
 
 
 def _seed_rows(seeds: str, column: str, format: Optional[str], src_lang: str, tgt_lang: str, limit: Optional[int],
@@ -202,7 +210,8 @@ QE_HELP = ("QE spec(s), comma-separated: several are averaged per text on the 0-
 
 def _run_breaker_build(make_builder, name: str, rows, out: str, seed: int, overwrite: bool,
                        shard_size: Optional[int], concurrency: Optional[int], dry_run: bool = False,
-                       max_cost: Optional[float] = None, max_requests: Optional[int] = None) -> None:
+                       max_cost: Optional[float] = None, max_requests: Optional[int] = None,
+                       json_out: bool = False) -> None:
     """MT-breaker / zero-shot: the builder made and run under ``--concurrency`` and the budget with the resumable
     shard size; prints the summary with the failure counts (also in build.json: counts.failures)."""
     with api_concurrency(concurrency), spend_budget(max_cost, max_requests):
@@ -215,8 +224,7 @@ def _run_breaker_build(make_builder, name: str, rows, out: str, seed: int, overw
         summary = BuildRunner(builder, out, seed=seed, overwrite=overwrite,
                               shard_size=breaker_shard_size(shard_size, out, name, overwrite)).run(
             iter_items(rows.rows), rows.skipped_counts())
-    typer.echo(summary_line(summary))
-    typer.echo("failures: " + ", ".join(f"{k}={v}" for k, v in summary.failures.items()))
+    report_build(summary, json_out)
 
 
 @app.command("mtbreaker")
@@ -234,6 +242,9 @@ def build_mtbreaker(
     tgt_lang: str = typer.Option("es", help="Target language (BCP-47)."),
     lp: Optional[str] = typer.Option(None, help="Language pair filter for wmt24 seeds."),
     limit: Optional[int] = limit_option("seeds"),
+    sample: Optional[int] = typer.Option(None, "--sample", min=1, help="Seeds drawn at random from the rows read "
+                                         "(the paper: 100): the N with the smallest hash of (--seed, source id, text), "
+                                         "so editing other rows keeps a seed in or out."),
     quoting: str = quoting_option(),
     max_chars: int = max_chars_option(),
     skip_bad: bool = skip_bad_option(),
@@ -251,18 +262,21 @@ def build_mtbreaker(
     max_cost: Optional[float] = max_cost_option(),
     max_requests: Optional[int] = max_requests_option(),
     dry_run: bool = dry_run_option(),
+    json_out: bool = json_option("the build summary"),
     overwrite: bool = overwrite_option(),
 ):
     """MT-breaker: an LLM edits each seed step by step until the target MT model translates it badly."""
-    from mtgauntlet.builders.mtbreaker import MTBreakerBuilder
+    from mtgauntlet.builders.mtbreaker import MTBreakerBuilder, keyed_sample
 
     src_lang, tgt_lang = lang_pair(src_lang, tgt_lang)
     rows = _seed_rows(seeds, column, format, src_lang, tgt_lang, limit, lp, quoting, max_chars, skip_bad)
+    rows.rows = keyed_sample(rows.rows, sample, seed)
     _run_breaker_build(lambda: MTBreakerBuilder(variant=variant, llm=llm, mt=comma_list(mt), qe=qe, steps=steps,
                                                 src_lang=src_lang, tgt_lang=tgt_lang, temperature=temperature,
                                                 max_tokens=max_tokens, language_guard=language_guard,
-                                                grammatical_edits=grammatical_edits),
-                       "mtbreaker", rows, out, seed, overwrite, shard_size, concurrency, dry_run, max_cost, max_requests)
+                                                grammatical_edits=grammatical_edits, sample=sample),
+                       "mtbreaker", rows, out, seed, overwrite, shard_size, concurrency, dry_run, max_cost, max_requests,
+                       json_out)
 
 
 @app.command("zeroshot")
@@ -293,6 +307,7 @@ def build_zeroshot(
     max_cost: Optional[float] = max_cost_option(),
     max_requests: Optional[int] = max_requests_option(),
     dry_run: bool = dry_run_option(),
+    json_out: bool = json_option("the build summary"),
     overwrite: bool = overwrite_option(),
 ):
     """Zero-shot baselines: one generation per item, with history, or the most difficult of n (min)."""
@@ -303,7 +318,8 @@ def build_zeroshot(
     _run_breaker_build(lambda: ZeroShotBuilder(variant=variant, llm=llm, mt=comma_list(mt), qe=qe, src_lang=src_lang,
                                                tgt_lang=tgt_lang, generations=generations, temperature=temperature,
                                                max_tokens=max_tokens),
-                       "zeroshot", rows, out, seed, overwrite, shard_size, concurrency, dry_run, max_cost, max_requests)
+                       "zeroshot", rows, out, seed, overwrite, shard_size, concurrency, dry_run, max_cost, max_requests,
+                       json_out)
 
 
 @app.command("bandit")
@@ -343,6 +359,7 @@ def build_bandit(
     max_cost: Optional[float] = max_cost_option(),
     max_requests: Optional[int] = max_requests_option(),
     dry_run: bool = dry_run_option(),
+    json_out: bool = json_option("the build summary"),
     overwrite: bool = overwrite_option(),
 ):
     """Search for the hardest topics with a bandit; writes the pull log and topic_text records."""
@@ -390,7 +407,7 @@ def build_bandit(
             if not rows:
                 raise typer.BadParameter("the corpus sampler needs --corpus")
             samp = CorpusSampler(rows, topic_list, text_key="src", label_key=label, min_words=min_words,
-                                 max_words=max_words)
+                                 max_words=max_words, seed=seed)
         if prescore is not None:
             if prescore < 1:
                 raise GauntletError("--prescore must be >= 1")
@@ -413,11 +430,15 @@ def build_bandit(
                               source=source, input_sha256=digest)
         m = search.run(out, overwrite=overwrite)
     c = m["counts"]
-    typer.echo(f"{c['pulls']} pulls over {len(topic_list)} topics ({c['scored_pulls']} scored; failed: "
-               f"mt={c['mt_failures']}, qe={c['qe_failures']}); top-{k}:")
-    for t in m["top_topics"]:
-        typer.echo(f"  {t['mean_difficulty']:6.2f}  ({t['pulls']} pulls)  {t['topic']}")
-    typer.echo(f"signature: {m['signature']}" + (skipped_note(read) if read is not None else ""))
+    if json_out:
+        print_json({"out": out, "counts": c, "top_topics": m["top_topics"], "signature": m["signature"],
+                    "skipped": read.skipped_counts() if read is not None else {}})
+    else:
+        typer.echo(f"{c['pulls']} pulls over {len(topic_list)} topics ({c['scored_pulls']} scored; failed: "
+                   f"mt={c['mt_failures']}, qe={c['qe_failures']}); top-{k}:")
+        for t in m["top_topics"]:
+            typer.echo(f"  {t['mean_difficulty']:6.2f}  ({t['pulls']} pulls)  {t['topic']}")
+        typer.echo(f"signature: {m['signature']}" + (skipped_note(read) if read is not None else ""))
     if c["pulls"] and not c["scored_pulls"]:
         raise GauntletError(f"none of the {c['pulls']} pulls got a score (mt={c['mt_failures']}, "
                             f"qe={c['qe_failures']}): check --mt / --qe")

@@ -11,7 +11,8 @@ import typer
 
 from mtgauntlet.corpora.load import CorpusRequest
 from mtgauntlet.corpora.load import load_corpus as _load
-from mtgauntlet.corpora.readers import DEFAULT_MAX_CHARS, RowSet, parse_column_map
+from mtgauntlet.corpora.formats import READERS
+from mtgauntlet.corpora.readers import DEFAULT_MAX_CHARS, FORMATS, RowSet, parse_column_map
 
 
 def comma_list(value: str | None) -> list[str]:
@@ -66,6 +67,32 @@ def print_json(obj: Any) -> None:
     sys.stdout.write(json.dumps(obj, ensure_ascii=False, indent=2, default=str) + "\n")
 
 
+def json_option(what: str = "the result"):
+    return typer.Option(False, "--json", help=f"Print {what} as one JSON object on stdout (nothing else goes to "
+                        "stdout; notes and progress go to stderr).")
+
+
+def print_result(as_json: bool, text: str, obj: dict[str, Any]) -> None:
+    """A command's result: ``text`` for a reader, or ``obj`` as one JSON object (``--json``)."""
+    if as_json:
+        print_json(obj)
+    else:
+        typer.echo(text)
+
+
+def build_result(summary) -> dict[str, Any]:
+    """A build's summary as the JSON object of ``gauntlet build ... --json``."""
+    return {"out": str(summary.out_dir), "data": str(Path(summary.out_dir) / "data"), "records": summary.produced,
+            "items": summary.items, "rejected": summary.rejected, "skipped": summary.skipped,
+            "resumed_shards": summary.resumed_shards, "failures": summary.failures, "signature": summary.signature,
+            "seconds": round(summary.seconds, 3)}
+
+
+def report_build(summary, as_json: bool) -> None:
+    failures = "\nfailures: " + ", ".join(f"{k}={v}" for k, v in summary.failures.items()) if summary.failures else ""
+    print_result(as_json, summary_line(summary) + failures, build_result(summary))
+
+
 def summary_line(summary) -> str:
     parts = [f"{summary.produced} records from {summary.items} items -> {Path(summary.out_dir) / 'data'}"]
     if summary.rejected:
@@ -114,9 +141,40 @@ def shard_size_option(default: int):
     return typer.Option(default, "--shard-size", min=1, help="Items per resumable shard.")
 
 
+def checked(choices: tuple[str, ...], what: str = "format"):
+    """An option callback that refuses a value outside ``choices`` (a usage error, exit 2, before any work)."""
+    def check(value):
+        if value is not None and value not in choices:
+            raise typer.BadParameter(f"unknown {what} {value!r} (one of {', '.join(choices)})")
+        return value
+    return check
+
+
+INPUT_FORMATS = (*FORMATS, "parallel", *(name for name in READERS if name != "parallel"))
+JUDGMENT_FORMATS = ("google-mqm", "wmt23-mtme", "wmt23-esa", *FORMATS)
+OUTPUT_FORMATS = ("table", "csv", "json")
+
+
 def format_option():
-    return typer.Option(None, "--format", help="Input format: tsv, csv, jsonl, parquet, hf, or a named layout "
+    return typer.Option(None, "--format", callback=checked(INPUT_FORMATS),
+                        help="Input format: tsv, csv, jsonl, parquet, hf, or a named layout "
                         "(flores, wmt24, parallel-samples, demetr, aces); default: from the file name.")
+
+
+def table_format_option():
+    """``--format`` of a plain table (tsv, csv, jsonl, parquet, hf)."""
+    return typer.Option(None, "--format", callback=checked(FORMATS),
+                        help=f"{', '.join(FORMATS)}; default: from the file name.")
+
+
+def judgment_format_option():
+    return typer.Option(None, "--format", callback=checked(JUDGMENT_FORMATS),
+                        help="google-mqm, wmt23-mtme, wmt23-esa, or a plain table format (tsv, csv, jsonl, parquet, hf).")
+
+
+def output_format_option(default: str = "table"):
+    return typer.Option(default, "--format", "-f", callback=checked(OUTPUT_FORMATS),
+                        help=f"Output: {', '.join(OUTPUT_FORMATS)}.")
 
 
 def lang_pair(src_lang: str | None, tgt_lang: str | None) -> tuple[str | None, str | None]:

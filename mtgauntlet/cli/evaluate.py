@@ -6,7 +6,8 @@ from typing import List, Optional
 
 import typer
 
-from mtgauntlet.cli.common import comma_list, fail, print_frame, print_json, quoting_option
+from mtgauntlet.runner.progress import Progress, want_bar
+from mtgauntlet.cli.common import comma_list, fail, judgment_format_option, print_frame, print_json, quoting_option
 from mtgauntlet.cli.spend import budget, max_cost_option, max_requests_option
 
 app = typer.Typer(help="Evaluate metrics on challenge sets, or difficulty estimators on judgments.",
@@ -66,10 +67,12 @@ def evaluate_metric(
     same = sum(g.split() == r.split() for g, r in zip(pairs.good, pairs.ref) if r)
     skipped: dict[str, dict[str, str]] = {}
     results = []
-    for spec in specs:
-        skipped[spec] = {}
-        good, bad = score_pairs(pairs, spec, skipped[spec])
-        results += [{"metric": spec, **r} for r in evaluate(pairs, good, bad, ties)]
+    with Progress(want_bar(None), len(specs) * len(pairs.good), 0, "evaluate metric (pairs)", every=10.0) as bar:
+        for spec in specs:
+            skipped[spec] = {}
+            with bar.unit(len(pairs.good)):  # score_pairs reports each language pair's scoring inside
+                good, bad = score_pairs(pairs, spec, skipped[spec])
+            results += [{"metric": spec, **r} for r in evaluate(pairs, good, bad, ties)]
     over_lps, corr = tau_over_lps(results), tau_d_correlation(results)
     tie_rule = ("ties counted as discordant (WMT challenge-set evaluation)" if ties == "discordant"
                 else "ties ignored (SMAUG eq. 1 as written)")
@@ -139,7 +142,7 @@ def evaluate_dec(
     ctx: typer.Context,
     judgments: str = typer.Option(..., "--judgments", "-j", help="Judgment table (lp,item_id,src,system,score[,tgt,protocol,is_human_ref]); gz ok; or google-mqm / wmt23-mtme / wmt23-esa files."),
     estimator: str = typer.Option("length", "--estimator", "-e", help="Difficulty estimator spec(s), comma-separated."),
-    format: str = typer.Option(None, "--format", help="google-mqm, wmt23-mtme, wmt23-esa, or a plain table format."),
+    format: str = judgment_format_option(),
     map: str = typer.Option(None, "--map", help="Column mapping ours=theirs, e.g. score=esa_score_mean,item_id=line_id,human=is_ref."),
     protocol: str = typer.Option(None, help="esa, mqm or da for a plain table without a protocol column; inferred "
                                  "as mqm when every score is <= 0, required otherwise (%Perfect: 100 for esa/da, 0 for mqm)."),
@@ -158,7 +161,7 @@ def evaluate_dec(
     import pandas as pd
 
     from mtgauntlet.corpora.langs import split_lp
-    from mtgauntlet.evaluation.dec import dec, score_sources, selection_quality
+    from mtgauntlet.evaluation.dec import dec, score_sources, selection_quality, unique_sources
     from mtgauntlet.models import registry
 
     rows = load_judgments(judgments, format, map, protocol, quoting)
@@ -171,12 +174,17 @@ def evaluate_dec(
     if not rows:
         fail(f"{judgments}: no judgments (after --lp / --exclude-human filtering)")
     results = []
-    for spec in comma_list(estimator):
+    specs = comma_list(estimator)
+    n_sources = sum(len(v) for v in unique_sources(rows).values())
+    bar = Progress(want_bar(None), n_sources * len(specs), 0, "evaluate dec (sources)", every=10.0)
+    for spec in specs:
         est = registry.load("difficulty", spec)
 
         def fn(texts, pair, est=est):
             s, t = split_lp(pair)
-            return est.difficulty(texts, src_lang=s, tgt_lang=t)
+            out = est.difficulty(texts, src_lang=s, tgt_lang=t)
+            bar.advance(len(texts))
+            return out
 
         failures: dict[str, int] = {}
         scores = score_sources(rows, fn, failures)
@@ -186,6 +194,7 @@ def evaluate_dec(
         sel = selection_quality(rows, scores, fraction)
         results.append({"estimator": spec, "dec": res["dec"], "per_lp": res["per_lp"], "systems": res["systems"],
                         "avg_score": sel["avg_score"], "perfect_pct": sel["perfect_pct"], "failures": failures})
+    bar.close()
     if json_out:
         print_json({"judgments": judgments, "n": len(rows), "fraction": fraction, **info, "results": results})
     else:

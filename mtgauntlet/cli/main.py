@@ -15,16 +15,18 @@ from typing import Optional
 import typer
 
 from mtgauntlet import __version__
-from mtgauntlet.cli import (audit_cmd, build, evaluate, models_cmd, query as query_mod, recipe_cmd, release_cmd, score,
-                            simulate, validate_cmd)
+from mtgauntlet.runner.progress import QUIET_ENV
+from mtgauntlet.cli import (audit_cmd, build, completion, evaluate, models_cmd, query as query_mod, recipe_cmd,
+                            release_cmd, score, simulate, validate_cmd)
 
 app = typer.Typer(
     name="gauntlet",
     help="Build machine-translation challenge sets, check their quality, release them as versioned datasets.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
-    add_completion=False,
+    add_completion=False,  # `gauntlet completion SHELL` prints the script instead (no shell detection, no install)
     rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},  # inherited by every subcommand
 )
 app.add_typer(build.app, name="build")
 app.add_typer(score.app, name="score")
@@ -39,6 +41,7 @@ app.command("publish")(release_cmd.publish)
 app.command("run")(recipe_cmd.run_recipe)
 app.command("reproduce")(recipe_cmd.reproduce)
 app.command("audit")(audit_cmd.audit)
+app.command("completion")(completion.completion)
 
 
 def _print_version(value: bool) -> None:
@@ -50,7 +53,9 @@ def _print_version(value: bool) -> None:
 @app.callback()
 def _root(
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Log progress details (and tracebacks of errors)."),
-    version: bool = typer.Option(False, "--version", help="Print the version and exit.", is_eager=True,
+    quiet: bool = typer.Option(False, "--quiet", "-q", envvar=QUIET_ENV,
+                               help="No progress and no informational lines (results, warnings and errors still print)."),
+    version: bool = typer.Option(False, "--version", "-V", help="Print the version and exit.", is_eager=True,
                                  callback=_print_version),
     device: Optional[str] = typer.Option(None, "--device", envvar="MTGAUNTLET_DEVICE",
                                          help="Default device of torch models: auto (cuda, mps, cpu), cpu, cuda, cuda:N, mps."),
@@ -71,7 +76,10 @@ def _root(
 
     set_defaults(device=device, dtype=dtype, batch=batch_size, concurrency=concurrency)
     set_global_budget(max_cost, max_requests)
-    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(levelname)s %(message)s")
+    logging.basicConfig(level=logging.INFO if verbose else logging.ERROR if quiet else logging.WARNING,
+                        format="%(levelname)s %(message)s")
+    if quiet:
+        os.environ[QUIET_ENV] = "1"  # read by the progress display; run() restores it when the command ends
     if verbose:
         os.environ["MTGAUNTLET_VERBOSE"] = "1"
 
@@ -93,10 +101,21 @@ def _click_modules():
 
 def run(argv: list[str] | None = None) -> int:
     """Run the CLI on ``argv``; returns the exit code. Every error is one line on stderr."""
-    from mtgauntlet.errors import GauntletError
-
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     args = sys.argv[1:] if argv is None else list(argv)
+    quiet_before = os.environ.get(QUIET_ENV)
+    try:
+        return _run(args)
+    finally:  # -q of one command does not leak into the next one run in this process
+        if quiet_before is None:
+            os.environ.pop(QUIET_ENV, None)
+        else:
+            os.environ[QUIET_ENV] = quiet_before
+
+
+def _run(args: list[str]) -> int:
+    from mtgauntlet.errors import GauntletError
+
     verbose = "-v" in args or "--verbose" in args
     mods = _click_modules()
     usage = tuple(m.UsageError for m in mods)
@@ -104,8 +123,13 @@ def run(argv: list[str] | None = None) -> int:
     no_args = tuple(getattr(m, "NoArgsIsHelpError") for m in mods if hasattr(m, "NoArgsIsHelpError"))
     exits = (typer.Exit, *(getattr(m, "Exit") for m in mods if hasattr(m, "Exit")))
     aborts = (typer.Abort, KeyboardInterrupt, *(getattr(m, "Abort") for m in mods if hasattr(m, "Abort")))
+    if os.environ.get(completion.COMPLETE_VAR):  # a shell asking for completions (the script sets it)
+        completion.init()
     try:
-        rv = app(args=args, prog_name="gauntlet", standalone_mode=False)
+        from mtgauntlet.api.session import cli_warnings
+
+        with cli_warnings(lambda line: typer.echo(line, err=True)):
+            rv = app(args=args, prog_name="gauntlet", standalone_mode=False)
         return rv if isinstance(rv, int) else 0
     except exits as exc:
         return getattr(exc, "exit_code", 0)

@@ -7,13 +7,16 @@ import typer
 
 def models(json_out: bool = typer.Option(False, "--json", help="Print JSON instead of a table.")):
     """List model roles, embedded offline backends (installed or not) and every backend spec name."""
+    from mtgauntlet.models.embedded import packaged_translator
     from mtgauntlet.models.registry import DEFAULTS, REGISTRY, SUGGESTIONS, embedded_status
 
     rows = embedded_status()
+    by_pair = {f"{a}-{b}": packaged_translator(a, b) for a, b in (("en", "pt"), ("pt", "en"))}
+    by_pair = {k: v for k, v in by_pair.items() if v}  # the translator used for a pair when none is given
     if json_out:
         from mtgauntlet.cli.common import print_json
 
-        print_json({"embedded": rows, "defaults": DEFAULTS,
+        print_json({"embedded": rows, "defaults": DEFAULTS, "default_translator_by_pair": by_pair,
                     "backends": {k: sorted(v) for k, v in REGISTRY.items()}, "suggestions": SUGGESTIONS})
         return
     from rich.console import Console
@@ -33,3 +36,5 @@ def models(json_out: bool = typer.Option(False, "--json", help="Print JSON inste
         t2.add_row(name, ", ".join(sorted(roles)))
     console.print(t2)
     console.print("Defaults per role: " + ", ".join(f"{k}={v or '(none offline)'}" for k, v in DEFAULTS.items()))
+    if by_pair:
+        console.print("Default translator by language pair: " + ", ".join(f"{k}: {v}" for k, v in by_pair.items()))

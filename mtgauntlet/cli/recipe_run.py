@@ -4,26 +4,32 @@ recipe releases exactly what the equivalent commands release.
 Work layout (``--work DIR``)::
 
     DIR/builds/<id>/            one build per recipe entry (resumable, as any build)
-    DIR/builds/<id>/recipe-step.json   the command and input hashes that made it (complete + unchanged = skip)
+    DIR/builds/<id>/recipe-step.json   what the build is making: its options and input hashes, written
+                                before it starts (complete + same = skip; incomplete + same = resume)
     DIR/reports/<id>/           validation reports
+    DIR/steps/<step>.json       what a finished validation or audit step checked (same again = skip)
     DIR/recipe.resolved.yaml    the recipe with every default filled in and every input pinned by sha256
+    DIR/audit.html              the audit page, when `audit:` sets options (e.g. `against:`)
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import typer
+
 from mtgauntlet.cli import introspect
 from mtgauntlet.errors import GauntletError
-from mtgauntlet.recipes.spec import RUNNER_OWNED, BuildSpec, Recipe, parse_recipe, sha256_file
+from mtgauntlet.recipes.spec import RUNNER_OWNED, STEP_PATH_OPTIONS, BuildSpec, Recipe, parse_recipe, sha256_file
 
 BUILDERS = ("subset", "smaug", "mtbreaker", "zeroshot", "bandit")
 PLACEMENT_ONLY = ("concurrency", "actors")  # how fast, not what: they never change the records
-STEP_EXCLUDE = {"validate": ("help", "report", "json", "gx"), "audit": ("help", "out", "against"),
+STEP_EXCLUDE = {"validate": ("help", "report", "json", "gx"), "audit": ("help", "out"),
                 "publish": ("help",)}
 STEP_COMMANDS = {"validate": ("validate", "records"), "audit": ("audit",), "publish": ("publish",)}
 
@@ -37,7 +43,16 @@ def step_options() -> dict[str, Any]:
 
 
 def load_recipe(path: str | Path) -> Recipe:
-    return parse_recipe(path, builder_options, step_options())
+    """Parse and check a recipe: every name, path and option, before anything is written."""
+    rec = parse_recipe(path, builder_options, step_options())
+    if rec.publish is not None and rec.publish.options.get("repo"):
+        from mtgauntlet.releases.publish import make_api
+
+        try:
+            make_api(rec.step_options("publish")["repo"])
+        except GauntletError as exc:
+            raise rec.error(str(exc), "publish", "repo") from None
+    return rec
 
 
 def option_args(options: dict[str, Any], defs: dict) -> list[str]:
@@ -80,19 +95,37 @@ class BuildStep:
         return {"builder": self.spec.builder, "options": opts,
                 "inputs": {k: v["sha256"] for k, v in self.inputs.items()}}
 
+    @property
+    def record(self) -> Path:
+        return self.out / "recipe-step.json"
+
     def state(self) -> str:
-        """'done' (complete, same options and inputs), 'changed', 'partial' or 'new'."""
-        manifest, step = self.out / "build.json", self.out / "recipe-step.json"
+        """'new', 'done' (complete, same options and inputs), 'resuming' (interrupted, same options and inputs:
+        it goes on) or 'changed' (another build is there: discarded)."""
+        manifest = self.out / "build.json"
         if not manifest.exists():
             return "new"
         try:
-            recorded = json.loads(step.read_text(encoding="utf-8")) if step.exists() else None
+            recorded = json.loads(self.record.read_text(encoding="utf-8")) if self.record.exists() else None
             status = json.loads(manifest.read_text(encoding="utf-8")).get("status")
         except (OSError, json.JSONDecodeError):
             return "changed"
         if recorded != self.fingerprint():
             return "changed"
-        return "done" if status == "complete" else "partial"
+        return "done" if status == "complete" else "resuming"
+
+    def prepare(self) -> str:
+        """Before running the build: discard another build found in its folder, record what it will make (so an
+        interrupted run resumes it next time); returns the state it was in."""
+        from mtgauntlet.atomic import write_json_atomic
+        from mtgauntlet.runner.build_runner import build_lock, discard_build
+
+        state = self.state()
+        if state in ("new", "changed"):
+            with build_lock(self.out):
+                discard_build(self.out)
+                write_json_atomic(self.record, self.fingerprint())
+        return state
 
 
 def plan_builds(recipe: Recipe, work: Path) -> list[BuildStep]:
@@ -127,7 +160,8 @@ def resolved_recipe(recipe: Recipe, steps: list[BuildStep]) -> dict[str, Any]:
         builds[st.spec.id] = {"builder": st.spec.builder, **{k: v for k, v in opts.items() if v is not None},
                               "sha256": {k: v["sha256"] for k, v in st.inputs.items()}}
     rel = {k: v for k, v in vars(recipe.release).items() if v is not None}
-    out: dict[str, Any] = {"recipe": 1, "release": rel, "builds": builds}
+    origin = Path(os.path.relpath(recipe.base)).as_posix()  # where `gauntlet reproduce` finds relative inputs
+    out: dict[str, Any] = {"recipe": 1, "release": rel, "origin": origin, "builds": builds}
     for step in ("validate", "audit", "publish"):
         spec = getattr(recipe, step)
         if spec is not None:
@@ -148,3 +182,89 @@ def dump_resolved(data: dict[str, Any], path: Path) -> Path:
 
 def quote(args: list[str]) -> str:
     return "gauntlet " + " ".join(shlex.quote(a) for a in args)
+
+
+def content_digest(path: Path) -> str | None:
+    """sha256 of a file, or of the manifest of a build or release folder (None: nothing to hash)."""
+    if path.is_file():
+        return sha256_file(path)
+    for name in ("build.json", "manifest.json"):
+        if (path / name).is_file():
+            return sha256_file(path / name)
+    return None
+
+
+@dataclass
+class StepRun:
+    """A validation or audit command of a run: skipped when it passed before on exactly what it reads now."""
+
+    name: str
+    args: list[str]
+    record: Path                                          # DIR/steps/<name>.json, written when it passed
+    reads: list[Path] = field(default_factory=list)       # builds, releases, rules files
+    writes: list[Path] = field(default_factory=list)      # its outputs (all must still be there to skip)
+
+    def fingerprint(self) -> dict[str, Any]:
+        from mtgauntlet import __version__
+
+        return {"mtgauntlet": __version__, "args": self.args,
+                "content": {str(p): content_digest(p) for p in self.reads}}
+
+    def done(self) -> bool:
+        try:
+            recorded = json.loads(self.record.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError):
+            return False
+        return recorded == self.fingerprint() and all(p.exists() for p in self.writes)
+
+    def mark_done(self) -> None:
+        from mtgauntlet.atomic import write_json_atomic
+
+        write_json_atomic(self.record, self.fingerprint())
+
+
+def step_run(name: str, command: list[str], options: dict[str, Any], step: str, work: Path,
+             reads: list[Path], writes: list[Path]) -> StepRun:
+    """The StepRun of ``command`` with a recipe step's (path-resolved) ``options``."""
+    files = [Path(v) for k, v in options.items() if k in STEP_PATH_OPTIONS and isinstance(v, str)]
+    args = [*command, *option_args(options, step_options()[step])]
+    return StepRun(name, args, work / "steps" / f"{name}.json", [*reads, *files], writes)
+
+
+def call(args: list[str]) -> int:
+    """Run one step through the CLI's entry point; its output goes to stderr (stdout is the recipe's summary)."""
+    import contextlib
+    import sys
+
+    from mtgauntlet.cli.main import run
+
+    typer.echo(f"\n$ {quote(args)}", err=True)
+    with contextlib.redirect_stdout(sys.stderr):
+        return run(args)
+
+
+def exit_on(code: int) -> None:
+    if code:
+        raise typer.Exit(code)
+
+
+def run_build(st) -> None:
+    """Run one build step: skipped when done, resumed when interrupted, started over when changed."""
+    state = st.prepare()
+    if state == "done":
+        typer.echo(f"build {st.spec.id}: complete and unchanged, skipped")
+        return
+    if state == "changed":
+        typer.echo(f"build {st.spec.id}: another build was in {st.out}: discarded", err=True)
+    exit_on(call(st.args))
+
+
+def run_step(step) -> int:
+    """Run a validation or audit step unless it passed before on exactly what it reads now."""
+    if step.done():
+        typer.echo(f"{step.name}: unchanged since it passed, skipped")
+        return 0
+    code = call(step.args)
+    if not code:
+        step.mark_done()
+    return code

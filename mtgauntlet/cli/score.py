@@ -7,7 +7,8 @@ from typing import Optional
 import typer
 
 from mtgauntlet.cli.common import (format_option, lang_pair, limit_option, load_corpus, max_chars_option, one_pair,
-                                   quoting_option, skip_bad_option, skipped_note)
+                                   quoting_option, print_result, skip_bad_option, skipped_note, table_format_option,
+                                   json_option)
 from mtgauntlet.cli.spend import budget, dry_run_option, max_cost_option, max_requests_option, print_plan
 
 app = typer.Typer(help="Score texts with a model and write them with a new column.", no_args_is_help=True)
@@ -71,8 +72,7 @@ def _score_shards(role: str, spec: str, columns: dict, out: str, *, engine: str,
     progress = Progress(sys.stderr.isatty(), total=n, done=0, label=f"score {role} ({engine})")
 
     def on_shard(start: int, end: int) -> None:
-        for _ in range(end - start):
-            progress.advance()
+        progress.advance(end - start)
 
     try:
         scores = eng.score(task, columns, work, on_shard=on_shard)
@@ -81,7 +81,8 @@ def _score_shards(role: str, spec: str, columns: dict, out: str, *, engine: str,
     return scores, eng.placement(task), work
 
 
-def _finish(df, out: str, work, what: str, engine: str, placement: dict, column: str, rows, spent=None) -> None:
+def _finish(df, out: str, work, what: str, engine: str, placement: dict, column: str, rows, json_out: bool,
+            spent=None) -> None:
     import shutil
 
     from mtgauntlet.models.usage import summary_line
@@ -93,10 +94,13 @@ def _finish(df, out: str, work, what: str, engine: str, placement: dict, column:
     shutil.rmtree(work, ignore_errors=True)
     where = ", ".join(f"{k} {v}" for k, v in placement.items())
     failed = int(df[column].isna().sum())
-    typer.echo(f"{len(df)} rows scored with {what} on {engine}{f' ({where})' if where else ''} -> {out}"
-               + (f" ({failed} without a score)" if failed else "") + skipped_note(rows))
-    if spent:
-        typer.echo(summary_line(spent))
+    text = (f"{len(df)} rows scored with {what} on {engine}{f' ({where})' if where else ''} -> {out}"
+            + (f" ({failed} without a score)" if failed else "") + skipped_note(rows))
+    if spent and summary_line(spent):
+        text += "\n" + summary_line(spent)
+    print_result(json_out, text, {"out": out, "rows": len(df), "scored_with": what, "engine": engine,
+                                  "placement": placement, "without_score": failed, "skipped": rows.skipped_counts(),
+                                  "usage": spent or {}})
 
 
 @app.command("difficulty")
@@ -122,6 +126,7 @@ def score_difficulty(
     max_cost: Optional[float] = max_cost_option(),
     max_requests: Optional[int] = max_requests_option(),
     dry_run: bool = dry_run_option(),
+    json_out: bool = json_option("the summary"),
 ):
     """Add a `difficulty` column (higher = harder) to every row."""
     import pandas as pd
@@ -143,7 +148,7 @@ def score_difficulty(
         shard_size=shard_size, actors=actors, device=device, dtype=dtype, batch_size=batch_size, max_cost=max_cost,
         max_requests=max_requests)
     df["difficulty"] = scores[:, 0]
-    _finish(df, out, work, estimator, engine, placement, "difficulty", rows, spent)
+    _finish(df, out, work, estimator, engine, placement, "difficulty", rows, json_out, spent)
 
 
 @app.command("qe")
@@ -154,7 +159,7 @@ def score_qe(
                                               "scale, each kept as column qe:<spec> (qe, roundtrip, comet:..., "
                                               "llm-as-qe:..., metricx:..., hf:...#scale=100, hf:...#error=25)."),
     map: Optional[str] = typer.Option(None, "--map", help="Column mapping ours=theirs, e.g. tgt=mt,lp=langpair."),
-    format: Optional[str] = typer.Option(None, "--format", help="tsv, csv, jsonl, parquet or hf; default: from the name."),
+    format: Optional[str] = table_format_option(),
     quoting: str = quoting_option(),
     max_chars: int = max_chars_option(),
     skip_bad: bool = skip_bad_option(),
@@ -167,6 +172,7 @@ def score_qe(
     max_cost: Optional[float] = max_cost_option(),
     max_requests: Optional[int] = max_requests_option(),
     dry_run: bool = dry_run_option(),
+    json_out: bool = json_option("the summary"),
 ):
     """Add a `qe` column (0..100, higher = better; empty where the score failed) to every (src, tgt) row, per
     language pair; with several QE specs also one `qe:<spec>` column each."""
@@ -205,4 +211,4 @@ def score_qe(
     if len(specs) > 1:
         for j, spec in enumerate(specs, start=1):
             df[f"qe:{spec}"] = scores[:, j]
-    _finish(df, out, work, ",".join(specs), engine, placement, "qe", rs, spent)
+    _finish(df, out, work, ",".join(specs), engine, placement, "qe", rs, json_out, spent)

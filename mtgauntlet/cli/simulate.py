@@ -14,14 +14,15 @@ app = typer.Typer(help="Simulations.", no_args_is_help=True)
 
 @app.command("bandit")
 def simulate_bandit(
-    topics: int = typer.Option(1_000_000, "--topics", help="Number of synthetic topics."),
-    budget: int = typer.Option(1_500_000, "--budget", help="Pulls (cost 1 each)."),
+    topics: int = typer.Option(1_000_000, "--topics", min=1, help="Number of synthetic topics."),
+    budget: int = typer.Option(1_500_000, "--budget", min=1, help="Pulls (cost 1 each)."),
     algorithms: str = typer.Option("eps-greedy,greedy,brute", "--algorithms", help="brute, greedy, eps-greedy, ucb."),
-    k: int = typer.Option(10, "--k", help="Size of the selected topic set (top-k)."),
-    cap: Optional[int] = typer.Option(10, "--cap", help="Max pulls per topic (the paper's c; 0 = no cap)."),
-    epsilon: float = typer.Option(0.7, "--epsilon", help="eps-greedy: probability of exploring an unsampled topic."),
-    batch: int = typer.Option(1, "--batch", help="Topics chosen per step (batched variants)."),
-    sigma: Optional[float] = typer.Option(None, "--sigma", help="Within-topic sd (default: mixture's)."),
+    k: int = typer.Option(10, "--k", min=1, help="Size of the selected topic set (top-k)."),
+    cap: Optional[int] = typer.Option(10, "--cap", min=0, help="Max pulls per topic (the paper's c; 0 = no cap)."),
+    epsilon: float = typer.Option(0.7, "--epsilon", min=0.0, max=1.0,
+                                  help="eps-greedy: probability of exploring an unsampled topic."),
+    batch: int = typer.Option(1, "--batch", min=1, help="Topics chosen per step (batched variants)."),
+    sigma: Optional[float] = typer.Option(None, "--sigma", min=0.0, help="Within-topic sd (default: mixture's)."),
     fit: Optional[str] = typer.Option(None, "--fit", help="Fit the mixture to a real search's output dir (pull log)."),
     sizes: Optional[str] = typer.Option(None, "--sizes", help="Only the oracle top-1/top-k at these topic-set sizes "
                                                               "(comma-separated, e.g. 3200,32000,320000; Figure 5)."),
@@ -33,8 +34,8 @@ def simulate_bandit(
     """Compare algorithms against the oracle top-k at equal budgets on synthetic topics."""
     import math
 
-    from mtgauntlet.builders.bandit.simulate import (Mixture, budget_curve, fit_from_pull_log, oracle_scaling,
-                                                     plot as plot_curve, simulate)
+    from mtgauntlet.builders.bandit.simulate import (SIM_ALGORITHMS, Mixture, budget_curve, fit_from_pull_log,
+                                                     oracle_scaling, plot as plot_curve, simulate)
 
     mixture = fit_from_pull_log(fit) if fit else Mixture()
     if sigma is not None:
@@ -56,7 +57,13 @@ def simulate_bandit(
         for r in rows:
             typer.echo(f"{r['topics']:>12,}  {r['oracle_top1']:>12.2f}  {r['oracle_topk']:>13.2f}")
         return
+    if k > topics:
+        raise GauntletError(f"--k {k} is more than --topics {topics}")
     algos = comma_list(algorithms)
+    unknown = [a for a in algos if a not in SIM_ALGORITHMS]
+    if unknown or not algos:
+        raise GauntletError(f"--algorithms: unknown {', '.join(map(repr, unknown)) or 'empty list'}; choose from "
+                            f"{', '.join(SIM_ALGORITHMS)}")
     capf = math.inf if not cap else cap
     res = simulate(topics, budget, algos, k=k, cap=capf, epsilon=epsilon, batch=batch, seed=seed, mixture=mixture)
     out = {"oracle_topk_mean": res.oracle_topk_mean, "oracle_top1": res.oracle_top1, "algorithms": res.algorithms,

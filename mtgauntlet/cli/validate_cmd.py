@@ -1,4 +1,5 @@
-"""`gauntlet validate PATH` (rules + report) and `gauntlet validate diversity --input FILE --column NAME`."""
+"""`gauntlet validate PATH` (rules + report), `gauntlet validate diversity --input FILE --column NAME` and
+`gauntlet validate grammar --input FILE --column NAME --lang en`."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import Optional
 import typer
 from typer.core import TyperGroup
 
-from mtgauntlet.cli.common import print_json, quoting_option
+from mtgauntlet.cli.common import print_json, quoting_option, table_format_option
 
 
 class _PathOrSubcommand(TyperGroup):
@@ -31,7 +32,8 @@ class _PathOrSubcommand(TyperGroup):
 
 
 app = typer.Typer(cls=_PathOrSubcommand, no_args_is_help=True,
-                  help="Check a record set against thresholds (exit 1 when a rule fails); `validate diversity` for any text column.")
+                  help="Check a record set against thresholds (exit 1 when a rule fails); `validate diversity` and "
+                       "`validate grammar` for any text column.")
 
 
 @app.command("diversity")
@@ -42,7 +44,7 @@ def diversity(
     word_order: int = typer.Option(0, help="chrF word n-gram order (2 = chrF++, the MT-breaker paper's nw:2)."),
     max_texts: int = typer.Option(5000, help="Sample this many texts for pairwise metrics on larger sets."),
     json_out: bool = typer.Option(False, "--json", help="Print JSON."),
-    format: Optional[str] = typer.Option(None, "--format", help="tsv, csv, jsonl, parquet or hf; default: from the name."),
+    format: Optional[str] = table_format_option(),
     quoting: str = quoting_option(),
 ):
     """Diversity of a text column: chrF diversity, embedding diversity, unique words."""
@@ -57,6 +59,51 @@ def diversity(
                                                              else None, max_texts),
            "unique_words": checks.unique_words(texts)}
     res.pop("chrf_pairs_texts")
+    if json_out:
+        print_json(res)
+    else:
+        for k, v in res.items():
+            typer.echo(f"{k}: {v:.4f}" if isinstance(v, float) else f"{k}: {v}")
+
+
+@app.command("grammar")
+def grammar(
+    input: str = typer.Option(..., "--input", "-i", help="Any table (TSV/CSV/JSONL/Parquet, .gz ok)."),
+    column: str = typer.Option(..., "--column", "-c", help="Text column."),
+    lang: str = typer.Option(..., "--lang", help="Language of the texts: en (Harper) or fr (Grammalecte, if installed)."),
+    out: Optional[str] = typer.Option(None, "--out", "-o", help="Write the rows with grammar_errors, grammar_issues "
+                                                               "and spelling_flags added (.parquet, .jsonl, .tsv, .csv)."),
+    json_out: bool = typer.Option(False, "--json", help="Print JSON."),
+    format: Optional[str] = typer.Option(None, "--format", help="tsv, csv, jsonl, parquet or hf; default: from the name."),
+    quoting: str = quoting_option(),
+):
+    """Rule-based grammar check of a text column: errors per row and per 100 words (spelling kept apart)."""
+    import json
+
+    import pandas as pd
+
+    from mtgauntlet.corpora.readers import read_rows
+    from mtgauntlet.tables import check_output_path, write_frame
+    from mtgauntlet.validators import grammar as gr
+
+    if out:
+        check_output_path(out)
+    gr.checker(lang)  # a missing checker fails before any reading
+    rows = read_rows(input, format=format, required=[column], text_fields=[], quoting=quoting, max_chars=None).rows
+    texts = [str(r[column] or "") for r in rows]
+    results = gr.check_texts(texts, lang)
+    flagged = sum(r["grammar_errors"] > 0 for r in results)
+    res = {"n": len(texts), "lang": lang, "grammar.error_rate": gr.error_rate(results, texts),
+           "texts_flagged": flagged, "grammar_errors": sum(r["grammar_errors"] for r in results),
+           "spelling_flags": sum(r["spelling_flags"] for r in results)}
+    if out:
+        df = pd.DataFrame([{k: v for k, v in r.items() if k != "_line"} for r in rows])
+        for key in ("grammar_errors", "grammar_issues", "spelling_flags"):
+            df[key] = [r[key] for r in results]
+        if not out.lower().endswith((".parquet", ".jsonl")):  # flat formats: the issue list as JSON text
+            df["grammar_issues"] = [json.dumps(v, ensure_ascii=False) for v in df["grammar_issues"]]
+        write_frame(df, out)
+        res["out"] = out
     if json_out:
         print_json(res)
     else:

@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 from typing import Any, Callable
 
-from mtgauntlet.corpora.langs import ALIASES, normalize_lang, split_lp
+from mtgauntlet.corpora.langs import ALIASES, normalize_lang, primary, split_lp
 from mtgauntlet.corpora.readers import DEFAULT_MAX_CHARS, RowSet, read_rows
 from mtgauntlet.errors import InputError
 
@@ -27,6 +27,41 @@ def _flores_col(lang: str) -> str:
     return lang
 
 
+def row_id(row: dict[str, Any], key: str, path: str) -> str:
+    """The row's own id from column ``key``, kept as written (``0`` and ``"0"`` are ids like any other); a missing
+    or blank id is refused, naming file, line and field (never replaced by a line number or another column)."""
+    value = row.get(key)
+    if value is None or not str(value).strip():
+        raise InputError("empty id", file=path, line=row.get("_line"), field=key)
+    return str(value)
+
+
+def id_column(rs: RowSet, keys: tuple[str, ...]) -> str | None:
+    """The first of ``keys`` that the file has as a column (any row holding it), or None: rows then use their line."""
+    return next((k for k in keys if any(k in r for r in rs.rows)), None)
+
+
+def assign_ids(rs: RowSet, keys: tuple[str, ...], on_error: str,
+               make: Callable[[dict[str, Any], str], str] = lambda row, value: value) -> None:
+    """``source_id`` of every row: ``make(row, id)`` from the file's id column (the first of ``keys`` it has), else
+    the row's line. A row with a blank id is refused, or skipped and counted ("empty id") when skipping."""
+    key = id_column(rs, keys)
+    rows = []
+    for r in rs.rows:
+        if key is None:
+            r["source_id"] = str(r["_line"])
+        else:
+            try:
+                r["source_id"] = make(r, row_id(r, key, rs.path))
+            except InputError:
+                if on_error != "skip":
+                    raise
+                rs.skipped.append((r["_line"], key, "empty id"))
+                continue
+        rows.append(r)
+    rs.rows = rows
+
+
 def read_flores(path, src: str = "en", tgt: str | None = "es", on_error: str = "raise", limit=None,
                 max_chars=DEFAULT_MAX_CHARS) -> RowSet:
     """FLORES-200 wide TSV (one column per language: eng, deu, spa, ...); ``tgt=None`` reads the source only."""
@@ -38,9 +73,9 @@ def read_flores(path, src: str = "en", tgt: str | None = "es", on_error: str = "
                    text_fields=list(columns), on_error=on_error, limit=limit, max_chars=max_chars)
     sl = normalize_lang(sc)
     tl = normalize_lang(columns["ref"]) if tgt is not None else None
+    assign_ids(rs, ("id",), on_error)
     for r in rs.rows:
-        r.update(src_lang=sl, tgt_lang=tl, source_dataset="flores200-devtest", source_id=str(r["id"]),
-                 url=r.get("URL"))
+        r.update(src_lang=sl, tgt_lang=tl, source_dataset="flores200-devtest", url=r.get("URL"))
     return rs
 
 
@@ -49,13 +84,14 @@ def read_wmt24(path, lp: str | None = None, on_error: str = "raise", limit=None,
     rs = read_rows(path, format="tsv", quoting="csv", columns={"ref": "refA"},
                    required=["lp", "line_id", "doc_id", "domain", "src"], text_fields=["src"],
                    on_error=on_error, where={"lp": lp} if lp else None, max_chars=max_chars)
+    assign_ids(rs, ("line_id",), on_error, lambda row, value: f"{row['lp']}:{value}")
     rows = []
     for r in rs.rows:
         if r["domain"] == "canary":
             rs.skipped.append((r["_line"], "domain", "canary line"))
             continue
         s, t = split_lp(r["lp"])
-        r.update(src_lang=s, tgt_lang=t, source_dataset="wmt24-general", source_id=f"{r['lp']}:{r['line_id']}")
+        r.update(src_lang=s, tgt_lang=t, source_dataset="wmt24-general")
         rows.append(r)
         if limit and len(rows) >= limit:
             break
@@ -92,6 +128,7 @@ def read_parallel_samples(path, lp: str | None = None, corpus: str | None = None
     where = {k: v for k, v in (("lp", file_lp), ("corpus", corpus)) if v}
     rs = read_rows(path, format="tsv", quoting="none", required=["corpus", "lp", "line_id", "en", "xx"],
                    text_fields=["en", "xx"], on_error=on_error, where=where or None, max_chars=max_chars)
+    assign_ids(rs, ("line_id",), on_error, lambda row, value: f"{row['corpus']}:{row['lp']}:{value}")
     rows = []
     for r in rs.rows:
         en, xx = split_lp(r["lp"])
@@ -99,7 +136,7 @@ def read_parallel_samples(path, lp: str | None = None, corpus: str | None = None
             r.update(src=r["xx"], ref=r["en"], src_lang=xx, tgt_lang=en)
         else:
             r.update(src=r["en"], ref=r["xx"], src_lang=en, tgt_lang=xx)
-        r.update(source_dataset=r["corpus"], source_id=f"{r['corpus']}:{r['lp']}:{r['line_id']}")
+        r.update(source_dataset=r["corpus"])
         rows.append(r)
         if limit and len(rows) >= limit:
             break
@@ -140,7 +177,7 @@ def _judgments(rs: RowSet, score_col: str, protocol: str, item_col: str, testset
         if human and not keep_refs:
             rs.skipped.append((r["_line"], human_col or "system", "human translation"))
             continue
-        item = str(r[item_col])
+        item = row_id(r, item_col, rs.path)
         if testset_col:
             item = f"{r[testset_col]}:{item}"
         rows.append({"lp": r["lp"], "item_id": item, "src": r["src"], "system": r["system"],
@@ -214,8 +251,8 @@ def read_judgments(path, columns: dict[str, str] | None = None, protocol: str | 
         if human and not keep_refs:
             rs.skipped.append((r["_line"], human_col, "human translation"))
             continue
-        rows.append({"lp": r["lp"], "item_id": str(r["item_id"]), "src": r["src"], "system": str(r["system"]),
-                     "tgt": r.get("tgt"), "score": score, "protocol": proto, "protocol_source": source,
+        rows.append({"lp": r["lp"], "item_id": row_id(r, "item_id", rs.path), "src": r["src"],
+                     "system": str(r["system"]), "tgt": r.get("tgt"), "score": score, "protocol": proto, "protocol_source": source,
                      "human": human, "domain": r.get("domain"), "_line": r["_line"]})
     unknown = [r for r in rows if r["protocol"] is None]
     if unknown:
@@ -238,7 +275,7 @@ def read_judgments(path, columns: dict[str, str] | None = None, protocol: str | 
 
 def read_demetr(path, include_base: bool = False, on_error: str = "raise", **_) -> RowSet:
     """DEMETR JSONL: good=mt_sent, bad=pert_sent, ref=eng_sent, phenomenon=pert_name; skips pert_check=False."""
-    rs = read_rows(path, format="jsonl", required=["src_sent", "eng_sent", "mt_sent", "pert_sent", "pert_name"],
+    rs = read_rows(path, format="jsonl", required=["id", "src_sent", "eng_sent", "mt_sent", "pert_sent", "pert_name"],
                    on_error=on_error)
     rows = []
     for r in rs.rows:
@@ -250,7 +287,8 @@ def read_demetr(path, include_base: bool = False, on_error: str = "raise", **_) 
         sl = normalize_lang(r.get("lang_tag", "und")) if r.get("lang_tag") else "und"
         rows.append({"src": r["src_sent"], "ref": r["eng_sent"], "good": r["mt_sent"], "bad": r["pert_sent"],
                      "phenomenon": r["pert_name"], "severity": r.get("severity"), "src_lang": sl, "tgt_lang": "en",
-                     "lp": f"{sl}-en", "source_dataset": "demetr", "source_id": f"{r['pert_name']}:{r['id']}:{sl}",
+                     "lp": f"{sl}-en", "source_dataset": "demetr",
+                     "source_id": f"{r['pert_name']}:{row_id(r, 'id', rs.path)}:{sl}",
                      "item": r["id"], "_line": r["_line"]})
     rs.rows = rows
     return rs
@@ -262,13 +300,21 @@ def read_aces(path, on_error: str = "raise", **_) -> RowSet:
                    columns={"src": "source", "good": "good-translation", "bad": "incorrect-translation",
                             "ref": "reference", "phenomenon": "phenomena", "lp": "langpair"},
                    text_fields=["src"], on_error=on_error)
+    assign_ids(rs, ("ID",), on_error)
     for r in rs.rows:
         try:
             s, t = split_lp(r["lp"])
         except ValueError as exc:
             raise InputError(str(exc), file=rs.path, line=r["_line"], field="langpair") from None
-        r.update(src_lang=s, tgt_lang=t, source_dataset="aces", source_id=str(r.get("ID", r["_line"])))
+        r.update(src_lang=s, tgt_lang=t, source_dataset="aces")
     return rs
+
+
+def _primary_or_raw(code) -> str:
+    try:
+        return primary(code)
+    except ValueError:  # reported with its line when the row's code is normalised
+        return str(code)
 
 
 def read_parallel(path, src_col: str = "src", ref_col: str | None = "ref", src_lang: str | None = None,
@@ -289,7 +335,7 @@ def read_parallel(path, src_col: str = "src", ref_col: str | None = "ref", src_l
         for key, declared in (("src_lang", sl), ("tgt_lang", tl)):
             if r.get(key) in (None, ""):
                 r[key] = declared
-            elif declared is not None and str(r[key]).split("-")[0].split("_")[0].lower() != declared.split("-")[0]:
+            elif declared is not None and _primary_or_raw(r[key]) != primary(declared):
                 raise InputError(f"the file says {r[key]!r} but --{key.replace('_', '-')} is {declared}",
                                  file=rs.path, line=r["_line"], field=key)
         for key in ("src_lang", "tgt_lang"):
@@ -303,7 +349,7 @@ def read_parallel(path, src_col: str = "src", ref_col: str | None = "ref", src_l
             except ValueError as exc:
                 raise InputError(str(exc), file=rs.path, line=r["_line"], field=key) from None
         r.setdefault("source_dataset", name)
-        r["source_id"] = str(r.get("source_id") or r.get("id") or r["_line"])
+    assign_ids(rs, ("source_id", "id"), on_error)
     return rs
 
 

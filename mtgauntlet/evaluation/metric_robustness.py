@@ -21,6 +21,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from mtgauntlet.errors import GauntletError
+from mtgauntlet.runner import progress
 
 
 @dataclass
@@ -125,15 +126,20 @@ def score_pairs(pairs: PairSet, metric: str, skipped: dict[str, str] | None = No
     groups: dict[tuple[str, str], list[int]] = {}
     for i, (s, t) in enumerate(zip(pairs.src_lang, pairs.tgt_lang)):
         groups.setdefault((s, t), []).append(i)
+    done = 0
     for (sl, tl), idx in groups.items():
         srcs = [pairs.src[i] for i in idx]
         try:
             gs = qe.score(srcs, [pairs.good[i] for i in idx], sl, tl)
+            progress.step(2 * done + len(idx), 2 * len(pairs.good))  # the good side of this language pair
             bs = qe.score(srcs, [pairs.bad[i] for i in idx], sl, tl)
         except BackendUnavailable as exc:
             if skipped is not None:
                 skipped[f"{sl}-{tl}"] = str(exc)
             continue
+        finally:
+            done += len(idx)
+            progress.step(2 * done, 2 * len(pairs.good))
         for i, g, b in zip(idx, gs, bs):  # a failed score (None) stays NaN: the pair is left out
             good[i] = float("nan") if g is None else g
             bad[i] = float("nan") if b is None else b

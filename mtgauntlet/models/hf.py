@@ -38,11 +38,18 @@ def _torch():
 
 
 def _from_pretrained(cls, path: str, **kw):
+    """``cls.from_pretrained(path)``; a path that is missing or holds no usable model is a one-line user error."""
+    from pathlib import Path
+
+    hint = "give a local model directory or a model id available in the local Hugging Face cache (no hub access here)"
+    if path.startswith(("/", "./", "../", "~")) and not Path(path).expanduser().exists():
+        raise BackendUnavailable(f"cannot load {path!r} (no such file or directory); {hint}")
     try:
         return cls.from_pretrained(path, **kw)
-    except OSError as exc:
-        raise BackendUnavailable(f"cannot load {path!r} ({str(exc).splitlines()[0]}); give a local path or a model "
-                                 "id available in the local Hugging Face cache (no hub access here)") from None
+    except (OSError, ValueError) as exc:  # ValueError: a directory without a usable tokenizer/config
+        why = " ".join(str(exc).split()) or type(exc).__name__
+        why = why if len(why) <= 200 else why[:199] + "…"
+        raise BackendUnavailable(f"cannot load {path!r} ({why}); {hint}") from None
 
 
 def dtype_kwargs(runtime: Runtime) -> dict[str, Any]:

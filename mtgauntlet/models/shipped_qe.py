@@ -26,9 +26,16 @@ wordfreq list for the language) is imputed at its training mean, i.e. it drops o
 says which signals were used per row. ``qe#nosrc`` leaves the source-difficulty prior out: scores then
 rank translations only by what they themselves show (use it where the search should not be drawn to texts
 that merely look hard). A model file lists the signals it uses, so an older model (``qe#model=PATH``)
-still scores. ``qe#reverse=<translator spec>`` picks the reverse translator (default: Apertium for the
-pair). Scores are 0..100, higher = better: 100 * sigmoid(rescaled logit) — a ranking scale, not a human
-score.
+still scores. ``qe#reverse=<translator spec>`` picks the reverse translator (default: the embedded one for
+the pair, :func:`mtgauntlet.models.embedded.default_translator`: ``bergamot`` for pt<->en, else Apertium).
+Scores are 0..100, higher = better: 100 * sigmoid(rescaled logit) — a ranking scale, not a human score.
+
+Target-language gate (outside the trained model, every variant alike): a translation of 3+ words that is a
+verbatim copy of the source, or that the embedded language identifier (:mod:`mtgauntlet.models.langid`)
+places in another language (target confidence < 0.1, another language >= 0.5), is not a translation: its
+score is multiplied by ``WRONG_LANGUAGE_FACTOR`` (0.01). Without the gate the trained signals rated an
+untranslated copy far above a correct translation ("El gato duerme." es->en: copy 99.8, "The cat sleeps."
+35.1): copying keeps the round trip, the length and the cross-lingual similarity perfect.
 """
 
 from __future__ import annotations
@@ -47,6 +54,8 @@ from mtgauntlet.models.cache import parse_options
 SIGNALS = ("rt_chrf", "rt_cos", "xsim", "unk", "len", "lm", "src_quality", "sub_len", "tgt_rare", "tgt_unknown",
            "copy")
 _WORD = re.compile(r"\w+", re.UNICODE)
+_LETTERS = re.compile(r"[^\W\d_]{2,}", re.UNICODE)
+WRONG_LANGUAGE_FACTOR = 0.01
 
 
 def _llm_installed(spec: str | None) -> bool:
@@ -65,6 +74,26 @@ def copy_rate(source: str, translation: str) -> float:
     return len(src & set(_WORD.findall(translation))) / len(src)
 
 
+def wrong_language(source: str, translation: str, src_lang: str, tgt_lang: str) -> bool:
+    """True when ``translation`` (3+ words) is a verbatim copy of ``source`` in another language pair, or the
+    language identifier is sure it is not in ``tgt_lang``; False when it cannot tell (short text, a target
+    language the identifier does not know, lingua missing). Depends on this row alone."""
+    from mtgauntlet.models import langid
+
+    tgt, src = tgt_lang.split("-")[0].lower(), src_lang.split("-")[0].lower()
+    if len(_LETTERS.findall(translation)) < 3 or tgt == src:
+        return False
+    if " ".join(translation.casefold().split()) == " ".join(source.casefold().split()):
+        return True
+    if not langid.covers(tgt):
+        return False
+    conf = langid.confidences(translation)
+    if not conf:
+        return False
+    top = max(conf, key=conf.get)
+    return top != tgt and conf.get(tgt, 0.0) < 0.1 and conf[top] >= 0.5
+
+
 class ShippedQE(QualityEstimator):
     description = "shipped QE: cross-lingual e5, source difficulty, length, target rarity, copying (+round trip, +LM)"
 
@@ -80,6 +109,7 @@ class ShippedQE(QualityEstimator):
         self.use_lm = "fast" not in self.opts and _llm_installed(self.opts.get("llm"))
         self._reverse: dict[tuple[str, str], object] = {}
         self.last_signals: list[list[str]] = []
+        self.last_wrong_language: list[bool] = []
 
     def _needs(self, name: str) -> bool:
         return self.model is None or name in self.model.names
@@ -90,14 +120,18 @@ class ShippedQE(QualityEstimator):
         if key not in self._reverse:
             from mtgauntlet.models import registry
 
-            spec = self.opts.get("reverse")
             try:
-                tr = registry.load("translator", spec) if spec else registry.load("translator", "apertium")
+                tr = registry.load("translator", self._reverse_spec(tgt_lang, src_lang))
                 tr.translate(["test"], tgt_lang, src_lang)  # fails fast when the pair is missing
                 self._reverse[key] = tr
             except BackendUnavailable:
                 self._reverse[key] = None
         return self._reverse[key]
+
+    def _reverse_spec(self, tgt_lang: str, src_lang: str) -> str:
+        from mtgauntlet.models.embedded import default_translator
+
+        return self.opts.get("reverse") or default_translator(tgt_lang, src_lang)
 
     def features(self, sources: Sequence[str], translations: Sequence[str], src_lang: str, tgt_lang: str) -> np.ndarray:
         """One row of SIGNALS per (source, translation); NaN where a signal cannot be computed."""
@@ -163,10 +197,10 @@ class ShippedQE(QualityEstimator):
 
         pairs = [[s, t] for s, t in zip(sources, translations)]
         params = {"src": src_lang, "tgt": tgt_lang, "lm": self.use_lm, "llm": self.opts.get("llm"),
-                  "rev": self.opts.get("reverse"),
+                  "rev": self._reverse_spec(tgt_lang, src_lang),
                   "nosrc": "nosrc" in self.opts,
                   "model": (self.model.meta.get("signature") if self.model else "untrained")}
-        return cached_map("qe", "score.v3", params, pairs, lambda ps: self._score([p[0] for p in ps], [p[1] for p in ps],
+        return cached_map("qe", "score.v4", params, pairs, lambda ps: self._score([p[0] for p in ps], [p[1] for p in ps],
                                                                                   src_lang, tgt_lang))
 
     def _score(self, sources, translations, src_lang, tgt_lang) -> list[float]:
@@ -177,4 +211,6 @@ class ShippedQE(QualityEstimator):
                                      "python -m mtgauntlet.training.qe")
         X = self.features(sources, translations, src_lang, tgt_lang)
         logits = self.model.predict(X[:, [SIGNALS.index(s) for s in self.model.names]])
-        return [float(100.0 / (1.0 + math.exp(-l))) for l in logits]
+        self.last_wrong_language = [wrong_language(s, t, src_lang, tgt_lang) for s, t in zip(sources, translations)]
+        return [float(100.0 / (1.0 + math.exp(-l))) * (WRONG_LANGUAGE_FACTOR if w else 1.0)
+                for l, w in zip(logits, self.last_wrong_language)]

@@ -31,13 +31,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from mtgauntlet.errors import InputError
+from mtgauntlet.errors import GauntletError, InputError
 from mtgauntlet.fileio import sha256_file  # noqa: F401  (re-exported for recipe users)
+from mtgauntlet.recipes.yaml_load import load_yaml
 
 RECIPE_VERSION = 1
 INPUT_OPTIONS = ("input", "seeds", "corpus", "topics", "judgments")  # options that name input files
+STEP_PATH_OPTIONS = ("rules", "against")  # step options that name existing files or folders
 RUNNER_OWNED = ("out", "overwrite")  # set by `gauntlet run`, never by the recipe
-_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+
+
+def resolve_in(folder: Path, value: str) -> Path:
+    """A recipe's path ``value`` (``~`` expanded), relative ones against the recipe's ``folder``."""
+    path = Path(value).expanduser()
+    return path if path.is_absolute() else folder / path
 
 
 @dataclass(frozen=True)
@@ -90,44 +98,31 @@ class Recipe:
     validate: StepSpec | None = None
     audit: StepSpec | None = None
     publish: StepSpec | None = None
+    origin: str | None = None  # a resolved recipe: the folder of the recipe it was made from (see resolve_path)
+    lines: dict[tuple, int] = field(default_factory=dict, repr=False)  # line of each key, by key path
+
+    def error(self, message: str, *path) -> InputError:
+        """An error naming this recipe's file, the line of ``path`` and the key."""
+        return _Where(str(self.path), self.lines).error(message, *path)
 
     @property
     def base(self) -> Path:
         return self.path.parent
 
     def resolve_path(self, value: str) -> Path:
-        p = Path(value).expanduser()
-        return p if p.is_absolute() else (self.base / p)
+        """Every path of a recipe (inputs, rules, against, publish's file:PATH) is relative to its folder."""
+        return resolve_in(self.base, value)
 
-
-# -- YAML with line numbers ------------------------------------------------------------------------
-def _load(text: str, file: str) -> tuple[Any, dict[tuple, int]]:
-    """The YAML document plus the line of every mapping key, by key path."""
-    import yaml
-
-    try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        raise InputError(f"invalid YAML ({getattr(exc, 'problem', None) or exc})", file=file,
-                         line=mark.line + 1 if mark else None) from None
-    lines: dict[tuple, int] = {}
-
-    def walk(n, path: tuple) -> None:
-        if isinstance(n, yaml.MappingNode):
-            for k, v in n.value:
-                key = path + (k.value,)
-                lines[key] = k.start_mark.line + 1
-                walk(v, key)
-        elif isinstance(n, yaml.SequenceNode):
-            for i, v in enumerate(n.value):
-                lines[path + (i,)] = v.start_mark.line + 1
-                walk(v, path + (i,))
-
-    if node is None:
-        return {}, lines
-    walk(node, ())
-    return yaml.SafeLoader(text).get_single_data(), lines
+    def step_options(self, step: str) -> dict[str, Any]:
+        """A step's options with every path resolved against the recipe's folder."""
+        spec = getattr(self, step)
+        out = dict(spec.options) if spec is not None else {}
+        for key, value in out.items():
+            if key in STEP_PATH_OPTIONS and isinstance(value, str):
+                out[key] = str(self.resolve_path(value))
+            elif key == "repo" and isinstance(value, str) and value.startswith("file:") and value[5:]:
+                out[key] = "file:" + str(self.resolve_path(value[5:]))
+        return out
 
 
 class _Where:
@@ -192,10 +187,10 @@ def parse_recipe(path: str | Path, builder_options: Callable[[str], Mapping[str,
     p = Path(path)
     if not p.is_file():
         raise InputError("recipe file not found", file=str(p))
-    data, lines = _load(p.read_text(encoding="utf-8"), str(p))
+    data, lines = load_yaml(p.read_bytes(), str(p))
     where = _Where(str(p), lines)
     data = _mapping(data, where)
-    known = {"recipe", "release", "builds", "validate", "audit", "publish"}
+    known = {"recipe", "release", "builds", "validate", "audit", "publish", "origin"}
     for key in data:
         if key not in known:
             raise where.error(f"unknown key '{key}'; known: {', '.join(sorted(known))}", key)
@@ -215,12 +210,16 @@ def parse_recipe(path: str | Path, builder_options: Callable[[str], Mapping[str,
     release = ReleaseSpec(name=str(rel["name"]), version=str(rel["version"]), license=rel.get("license"),
                           description=rel.get("description"),
                           pretty_name=rel.get("pretty_name", rel.get("pretty-name")))
+    _check_release_names(release, where)
+    origin = data.get("origin")
+    if origin is not None and not isinstance(origin, str):
+        raise where.error(f"expected a string, got {type(origin).__name__}", "origin")
     builds_raw = _mapping(data.get("builds"), where, "builds")
     if not builds_raw:
         raise where.error("a recipe needs at least one build", "builds")
     builds = []
     for bid, entry in builds_raw.items():
-        if not _ID.match(str(bid)):
+        if not _ID.fullmatch(str(bid)):
             raise where.error("a build id is letters, digits, '.', '_' and '-' (it names a directory)", "builds", bid)
         entry = _mapping(entry, where, "builds", bid)
         builder = entry.get("builder")
@@ -236,9 +235,9 @@ def parse_recipe(path: str | Path, builder_options: Callable[[str], Mapping[str,
         build = BuildSpec(id=str(bid), builder=builder, options=options, line=lines.get(("builds", bid)),
                           sha256={str(k): v for k, v in pins.items()})
         for key, value in build.inputs().items():
-            full = (p.parent / value) if not Path(value).is_absolute() else Path(value)
+            full = resolve_in(p.parent, value)
             if not full.exists() and not value.startswith("hf:"):
-                raise where.error(f"input not found: {full}", "builds", bid, key)
+                raise where.error(f"input not found: {full}", "builds", bid, _given_key(entry, key))
         builds.append(build)
     steps = {}
     for step in ("validate", "audit", "publish"):
@@ -247,4 +246,24 @@ def parse_recipe(path: str | Path, builder_options: Callable[[str], Mapping[str,
             continue
         raw = {} if raw is True else _mapping(raw, where, step)
         steps[step] = StepSpec(_options(raw, step_options.get(step, {}), where, (step,)))
-    return Recipe(path=p.resolve(), release=release, builds=builds, **steps)
+        for key in STEP_PATH_OPTIONS:
+            value = steps[step].options.get(key)
+            if isinstance(value, str) and not resolve_in(p.parent, value).exists():
+                raise where.error(f"not found: {resolve_in(p.parent, value)}", step, _given_key(raw, key))
+    return Recipe(path=p.resolve(), release=release, builds=builds, origin=origin, lines=lines, **steps)
+
+
+def _given_key(raw: dict, name: str) -> str:
+    """The key as the recipe spelled it (``src_lang`` or ``src-lang``), for its line number."""
+    return next((k for k in raw if str(k).replace("_", "-") == name), name)
+
+
+def _check_release_names(release: ReleaseSpec, where: "_Where") -> None:
+    """The release's name and version name folders: refused here, before anything is written."""
+    from mtgauntlet.releases.version import Version, check_name
+
+    for key, check in (("name", check_name), ("version", Version.parse)):
+        try:
+            check(getattr(release, key))
+        except GauntletError as exc:
+            raise where.error(str(exc), "release", key) from None

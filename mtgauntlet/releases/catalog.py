@@ -1,9 +1,17 @@
 """DuckDB access to record Parquet files: one view per record kind, read-only by construction.
 
-Any directory works: build outputs (``OUT/data/*.parquet``), release trees in hive layout
-(``name=NAME/version=X.Y.Z/data/<kind>/<lp>/*.parquet``) or loose files. The kind of each file is read
-from its Parquet metadata and must be a registered record kind; release names and versions from the
-path must be valid; anything else is skipped with a warning, so one odd file never breaks a query.
+What is read (:mod:`mtgauntlet.releases.catalog_sources`): exactly the data files that release
+manifests list and seal, with each release's name and version taken from its manifest; in a folder
+without releases, the record Parquet files of build outputs. Names and versions are never taken from
+paths (no hive partitioning), no symbolic link is followed, and everything skipped is reported
+(``catalog_skipped``) instead of breaking a query.
+
+Tables and views (``CATALOG_VERSION`` numbers this schema; the README documents every column):
+
+* ``<kind>``: every record of the kind; release records add ``name`` and ``version``;
+* ``latest_<kind>``: the records of the latest version of each release name (semver precedence);
+* ``releases``: one row per release read; ``catalog_files``: one row per data file read;
+* ``catalog_info``: ``catalog_version`` and where the catalog was opened; ``catalog_skipped``: what was not read.
 
 Read-only has two independent layers:
 
@@ -17,21 +25,17 @@ from __future__ import annotations
 
 import logging
 import re
-from collections import defaultdict
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-import pyarrow.parquet as pq
-
+from mtgauntlet import __version__
 from mtgauntlet.errors import GauntletError
-from mtgauntlet.releases.manifest import RELEASE_MANIFEST, read_manifest
-from mtgauntlet.releases.version import NAME_PATTERN, Version
-from mtgauntlet.schema import KINDS, kind_of_schema
+from mtgauntlet.releases.catalog_sources import Release, Sources, find_sources
 
 log = logging.getLogger(__name__)
-_HIVE = re.compile(r"(?:^|/)name=([^/]*)/version=([^/]*)/")
-_KIND = re.compile(r"[a-z][a-z0-9_]{0,62}")
 _EXPLAIN = re.compile(r"\s*explain\b", re.IGNORECASE)
+CATALOG_VERSION = 2  # 2: manifests' files only; typed releases table; catalog_files/_info/_skipped
 
 
 class QueryRefused(GauntletError):
@@ -46,58 +50,79 @@ def quote_literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-def _hive_ok(path: str) -> bool | None:
-    """None: not in a release tree; True/False: the release name and version in the path are valid."""
-    m = _HIVE.search(path)
-    if not m:
-        return None
+def _read(files: list[Path]) -> str:
+    paths = "[" + ", ".join(quote_literal(str(f)) for f in files) + "]"
+    return f"read_parquet({paths}, hive_partitioning = false, union_by_name = true)"
+
+
+def _release_union(kind: str, releases: list[Release]) -> str | None:
+    """SELECT of a kind's records in these releases, each with the name and version of its manifest."""
+    parts = [f"SELECT *, {quote_literal(r.name)} AS name, {quote_literal(str(r.version))} AS version "
+             f"FROM {_read([f['file'] for f in r.files if f['kind'] == kind])}"
+             for r in releases if any(f["kind"] == kind for f in r.files)]
+    return " UNION ALL BY NAME ".join(parts) or None
+
+
+def _created(manifest: dict[str, Any]) -> datetime | None:
     try:
-        Version.parse(m.group(2))
-    except GauntletError:
-        return False
-    return bool(NAME_PATTERN.fullmatch(m.group(1)))
+        t = datetime.fromisoformat(str(manifest.get("created_at")))
+    except ValueError:
+        return None
+    return t.astimezone(timezone.utc).replace(tzinfo=None) if t.tzinfo else t
 
 
-def _record_files(root: Path) -> dict[str, list[Path]]:
-    by_kind: dict[str, list[Path]] = defaultdict(list)
-    for p in sorted(root.rglob("*.parquet")):
-        rel = p.relative_to(root).as_posix()
-        if any(part.startswith(".") or part == "work" for part in p.relative_to(root).parts):
-            continue
-        if _hive_ok("/" + rel) is False:
-            log.warning("catalog: skipped %s: invalid release name or version in its path", p)
-            continue
-        try:
-            kind = kind_of_schema(pq.read_schema(p))
-        except Exception:  # pyarrow raises several types for unreadable files
-            log.warning("catalog: skipped %s: not a readable Parquet file", p)
-            continue
-        if kind is None:
-            continue
-        if not _KIND.fullmatch(kind) or kind not in KINDS:
-            log.warning("catalog: skipped %s: unknown record kind %r in its metadata", p, kind[:80])
-            continue
-        by_kind[kind].append(p.resolve())
-    return by_kind
+def _strings(value: Any) -> list[str]:
+    return [str(v) for v in value] if isinstance(value, list) else []
 
 
-def _release_rows(root: Path) -> list[tuple[Any, ...]]:
+def _latest(releases: list[Release]) -> set[int]:
+    best: dict[str, Release] = {}
+    for r in releases:
+        if r.name not in best or r.version > best[r.name].version:
+            best[r.name] = r
+    return {id(r) for r in best.values()}
+
+
+def _create_tables(con, sources: Sources) -> None:
+    con.execute("CREATE TABLE catalog_info (catalog_version INTEGER, mtgauntlet_version VARCHAR, root VARCHAR, "
+                "reads VARCHAR, skipped INTEGER)")
+    reads = "releases" if sources.releases or not sources.builds else "builds"
+    con.execute("INSERT INTO catalog_info VALUES (?, ?, ?, ?, ?)",
+                [CATALOG_VERSION, __version__, str(sources.root), reads, len(sources.skipped)])
+    con.execute("CREATE TABLE catalog_skipped (path VARCHAR, reason VARCHAR)")
+    if sources.skipped:
+        con.executemany("INSERT INTO catalog_skipped VALUES (?, ?)", sources.skipped)
+    con.execute("CREATE TABLE releases (name VARCHAR, version VARCHAR, major BIGINT, minor BIGINT, patch BIGINT, "
+                "prerelease VARCHAR, version_order INTEGER, latest BOOLEAN, created TIMESTAMP, kind VARCHAR, "
+                "kinds VARCHAR[], signatures VARCHAR[], rows BIGINT, path VARCHAR)")
+    latest = _latest(sources.releases)
     rows = []
-    for manifest in sorted(root.rglob(RELEASE_MANIFEST)):
-        rel = "/" + manifest.relative_to(root).as_posix()
-        m = _HIVE.search(rel)
-        if not m or any(part.startswith(".") for part in manifest.relative_to(root).parts):
-            continue
-        if not _hive_ok(rel):
-            log.warning("catalog: skipped %s: invalid release name or version in its path", manifest.parent)
-            continue
-        data = read_manifest(manifest.parent)  # corrupt: a one-line error, not a silently missing release
-        v = Version.parse(m.group(2))
-        rows.append((m.group(1), str(v), v.major, v.minor, v.patch, str(data.get("created_at") or ""),
-                     str(data.get("kind") or ""), ",".join(data.get("kinds") or []),
-                     "; ".join(data.get("signatures") or []), int(data.get("total_rows") or 0),
-                     str(manifest.parent.resolve())))
-    return rows
+    for r in sorted(sources.releases, key=lambda r: (r.name, r.version.precedence())):
+        m, v = r.manifest, r.version
+        rank = sum(1 for o in sources.releases if o.name == r.name and o.version <= v)
+        rows.append((r.name, str(v), v.major, v.minor, v.patch, v.prerelease or None, rank, id(r) in latest,
+                     _created(m), str(m.get("kind") or ""), _strings(m.get("kinds")), _strings(m.get("signatures")),
+                     sum(int(f.get("rows") or 0) for f in r.files), str(r.path)))
+    if rows:
+        con.executemany("INSERT INTO releases VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+    con.execute("CREATE TABLE catalog_files (name VARCHAR, version VARCHAR, kind VARCHAR, lp VARCHAR, part VARCHAR, "
+                "rows BIGINT, bytes BIGINT, sha256 VARCHAR, path VARCHAR)")
+    files = [(r.name, str(r.version), f["kind"], f.get("lp"), f.get("part"), f.get("rows"), f.get("bytes"),
+              f["sha256"], str(f["file"])) for r in sources.releases for f in r.files]
+    files += [(None, None, kind, None, None, None, p.stat().st_size, None, str(p))
+              for kind, ps in sorted(sources.builds.items()) for p in ps]
+    if files:
+        con.executemany("INSERT INTO catalog_files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", files)
+
+
+def _create_views(con, sources: Sources) -> None:
+    for kind, files in sorted(sources.builds.items()):
+        con.execute(f"CREATE VIEW {quote_ident(kind)} AS SELECT * FROM {_read(files)}")
+    latest = [r for r in sources.releases if id(r) in _latest(sources.releases)]
+    for kind in sorted({f["kind"] for r in sources.releases for f in r.files}):
+        con.execute(f"CREATE VIEW {quote_ident(kind)} AS {_release_union(kind, sources.releases)}")
+        newest = _release_union(kind, latest) or f"SELECT * FROM {quote_ident(kind)} WHERE false"  # none holds it
+        con.execute(f"CREATE VIEW {quote_ident('latest_' + kind)} AS {newest}")
 
 
 def _lock(con, root: Path) -> None:
@@ -107,38 +132,24 @@ def _lock(con, root: Path) -> None:
 
 
 def open_catalog(root: str | Path = "releases"):
-    """A new locked in-memory DuckDB connection with views over every record kind under ``root``.
-
-    Views: ``<kind>`` (all files of that kind; release trees add ``name`` and ``version``),
-    ``latest_<kind>`` (only the highest version of each release name) and the table ``releases``
-    (one row per release manifest) when releases exist.
-    """
+    """A new locked in-memory DuckDB connection with the catalog's tables and views over ``root``."""
     import duckdb
 
     root = Path(root).resolve()
     if not root.is_dir():
         raise GauntletError(f"{root}: no such directory (pass --releases DIR)")
-    by_kind = _record_files(root)
-    releases = _release_rows(root)
+    sources = find_sources(root)
     con = duckdb.connect(":memory:", config={"autoinstall_known_extensions": False,
                                              "autoload_known_extensions": False, "temp_directory": ""})
-    hive_kinds = {k for k, files in by_kind.items() if all(_HIVE.search(f.as_posix()) for f in files)}
-    for kind, files in sorted(by_kind.items()):
-        paths = "[" + ", ".join(quote_literal(str(f)) for f in files) + "]"
-        con.execute(f"CREATE VIEW {quote_ident(kind)} AS SELECT * FROM read_parquet({paths}, "
-                    f"hive_partitioning = {str(kind in hive_kinds).lower()}, hive_types_autocast = false, "
-                    "union_by_name = true)")
-    if releases:
-        con.execute("CREATE TABLE releases (name VARCHAR, version VARCHAR, major BIGINT, minor BIGINT, patch BIGINT, "
-                    "created VARCHAR, kind VARCHAR, kinds VARCHAR, signature VARCHAR, rows BIGINT, path VARCHAR)")
-        con.executemany("INSERT INTO releases VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", releases)
-        for kind in sorted(hive_kinds):
-            con.execute(
-                f"CREATE VIEW {quote_ident('latest_' + kind)} AS SELECT k.* FROM {quote_ident(kind)} k JOIN ("
-                "  SELECT name, arg_max(version, major * 1000000000000 + minor * 1000000 + patch) AS version"
-                "  FROM releases GROUP BY name) l ON k.name = l.name AND k.version = l.version")
+    _create_tables(con, sources)
+    _create_views(con, sources)
     _lock(con, root)
     return con
+
+
+def skipped(con) -> list[tuple[str, str]]:
+    """(path, reason) of everything the catalog did not read."""
+    return con.execute("SELECT path, reason FROM catalog_skipped").fetchall()
 
 
 def check_read_only(con, sql: str) -> None:
@@ -165,19 +176,35 @@ def check_read_only(con, sql: str) -> None:
             raise QueryRefused(f"read-only catalog: {kind} statements are refused (only SELECT and EXPLAIN)")
 
 
-def run_query(root: str | Path, sql: str):
-    """Run a read-only query over the catalog at ``root``; returns a pandas DataFrame."""
+def _log_skipped(items: list[tuple[str, str]]) -> None:
+    for path, why in items:
+        log.warning("catalog: skipped %s: %s", path, why)
+
+
+def _execute(root: str | Path, sql: str, fetch, report=_log_skipped):
     import duckdb
 
     con = open_catalog(root)
     try:
+        report(skipped(con))
         check_read_only(con, sql)
         try:
-            return con.execute(sql).df()
+            return fetch(con, sql)
         except duckdb.Error as exc:
             raise GauntletError(f"query failed: {str(exc).splitlines()[0]}") from None
     finally:
         con.close()
+
+
+def run_query(root: str | Path, sql: str):
+    """Run a read-only query over the catalog at ``root``; returns a pandas DataFrame."""
+    return _execute(root, sql, lambda con, q: con.execute(q).df())
+
+
+def query_arrow(root: str | Path, sql: str, report=_log_skipped):
+    """Run a read-only query over the catalog at ``root``; returns a pyarrow Table (NULL and NaN distinct).
+    ``report`` gets the (path, reason) of everything the catalog skipped."""
+    return _execute(root, sql, lambda con, q: con.sql(q).to_arrow_table(), report)
 
 
 def list_views(con) -> list[str]:

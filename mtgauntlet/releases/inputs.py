@@ -121,19 +121,50 @@ def dedupe_key(kind: str, table: pa.Table) -> list[str]:
     return ["id"] if "id" in table.column_names else list(get_kind(kind).id_fields)
 
 
+PROVENANCE_ONLY = ("created_at",)  # when each build made a record: copies may differ here and still be one record
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal values, NaN equal to NaN, lists and structs compared element by element."""
+    if isinstance(a, float) and isinstance(b, float):
+        return a == b or (a != a and b != b)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    return type(a) is type(b) and a == b
+
+
 def drop_duplicates(kind: str, table: pa.Table) -> tuple[pa.Table, int]:
-    """Keep the first record of each id (or id fields); returns the table and how many were dropped."""
+    """Keep the first record of each id (or id fields) and drop its copies; returns the table and how many
+    copies were dropped. A copy must equal the first record in every column (``created_at`` aside):
+    records that share an id but differ are refused, since dropping one would lose data."""
     keys = dedupe_key(kind, table)
     if len(keys) == 1:
         if pc.count_distinct(table.column(keys[0]), mode="all").as_py() == table.num_rows:
             return table, 0
     idx = pa.array(range(table.num_rows), type=pa.int64())
-    firsts = (table.select(keys).append_column("__row", idx)
-              .group_by(keys, use_threads=False).aggregate([("__row", "min")]).column("__row_min"))
-    if len(firsts) == table.num_rows:
+    groups = (table.select(keys).append_column("__row", idx)
+              .group_by(keys, use_threads=False).aggregate([("__row", "min"), ("__row", "list")]))
+    if len(groups) == table.num_rows:
         return table, 0
-    keep = pc.sort_indices(firsts)
-    return table.take(pc.take(firsts, keep)), table.num_rows - len(firsts)
+    compared = [c for c in table.column_names if c not in PROVENANCE_ONLY]
+    shared = groups.filter(pc.greater(pc.list_value_length(groups.column("__row_list")), 1))
+    groups_rows = [sorted(rows) for rows in shared.column("__row_list").to_pylist()]
+    records = iter(table.select(compared).take([r for rows in groups_rows for r in rows]).to_pylist())
+    for rows in groups_rows:
+        first, *copies = [next(records) for _ in rows]
+        for copy in copies:
+            differ = [c for c in compared if not _same(first[c], copy[c])]
+            if differ:
+                key = ", ".join(f"{k}={first[k]!r}" for k in keys)
+                raise GauntletError(
+                    f"{kind}: two records share the id {key[:200]} but differ in {', '.join(differ[:5])}: "
+                    "releasing them together would drop one; release these builds separately (or rebuild the "
+                    "older one: a bandit pull log made before bandit v4 names its search ambiguously)")
+    keep = pc.sort_indices(groups.column("__row_min"))
+    firsts = pc.take(groups.column("__row_min"), keep)
+    return table.take(firsts), table.num_rows - len(firsts)
 
 
 def tables_by_kind(builds: Sequence[BuildInput]) -> tuple[dict[str, pa.Table], dict[str, dict[str, int]],
@@ -151,3 +182,33 @@ def tables_by_kind(builds: Sequence[BuildInput]) -> tuple[dict[str, pa.Table], d
         table = pa.concat_tables(ts, promote_options="default") if len(ts) > 1 else ts[0]
         out[kind], dropped[kind] = drop_duplicates(kind, table)
     return out, dict(rows), dropped
+
+
+def reader_dataset_name(path: str | Path) -> str:
+    """The ``source_dataset`` the generic readers give records of an input file (its name up to the first dot,
+    as :func:`mtgauntlet.corpora.formats.read_parallel` names it)."""
+    return Path(str(path)).name.split(".")[0]
+
+
+def input_provenance(files: Sequence[str | Path]) -> tuple[dict[str, Any], list[str]]:
+    """Provenance of the input files the builds read, recognised by sha256 only (never by name): a file that is
+    data mtgauntlet ships gives its provenance to the source_dataset names its readers give it. Returns
+    (source_dataset -> Provenance, notes on files not recognised)."""
+    from mtgauntlet.cards.licenses import recognise, sha256_of, with_origin
+
+    out: dict[str, Any] = {}
+    notes = []
+    for f in files:
+        p = Path(f)
+        if not p.is_file():
+            raise GauntletError(f"{p}: no such input file (--input-file names a file the builds read)")
+        digest = sha256_of(p)
+        known = recognise(digest)
+        if known is None:
+            notes.append(f"{p} (sha256 {digest[:12]}) is not data mtgauntlet recognises: state the provenance of "
+                         f"its records with --provenance '{reader_dataset_name(p)}:license=ID'")
+            continue
+        prov = with_origin(known.provenance, f"recognised by content: sha256 {digest} is {known.describe}")
+        for name in dict.fromkeys((*known.datasets, reader_dataset_name(p))):
+            out[name] = prov
+    return out, notes

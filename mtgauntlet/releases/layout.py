@@ -4,6 +4,10 @@
 config ever spans two kinds), one folder per language pair inside it; SMAUG writes one file per
 phenomenon, the other kinds ``records.parquet``. Kinds without languages (``bandit_pull``) use ``all``.
 
+Each file is written for the Hub's dataset viewer, which reads at most 300 MB of a file at once: row
+groups of at most ``ROW_GROUP_BYTES`` in memory (Arrow bytes; a single larger record is a row group of its
+own) and a page index, so the viewer reads single pages instead of whole row groups.
+
 Configs (each with one ``test`` split): ``<kind>`` (every file of the kind), ``<kind>-<lp>`` per
 language pair and ``smaug_pair-<phenomenon>``. Each config's ``description`` names the release and
 the sha256 of its files: ``datasets`` keys its cache on the configs, so two releases loaded by
@@ -18,11 +22,14 @@ from typing import Any, Iterator
 
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.parquet as pq
 
 KIND_ORDER = ("smaug_pair", "breaker_text", "topic_text", "selected_text", "judgment", "bandit_pull")
 NO_LP = "all"
 SPLIT = "test"
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")  # also what the Hub accepts in config names
+ROW_GROUP_BYTES = 64 * 2**20  # the viewer refuses row groups over ~286 MiB and scans over 300 MB
+_STEP = 1024  # rows measured at a time when cutting row groups
 
 
 def path_part(value: Any) -> str:
@@ -57,6 +64,34 @@ def split_records(kind: str, table: pa.Table) -> Iterator[tuple[str, str, pa.Tab
     for lp, part in sorted(zip(keys.column("lp").to_pylist(), keys.column("part").to_pylist())):
         mask = pc.and_(pc.equal(lps, lp), pc.equal(parts, part))
         yield lp, part, table.filter(mask)
+
+
+def row_group_slices(table: pa.Table, limit: int) -> list[tuple[int, int]]:
+    """(offset, length) of consecutive row groups of at most ``limit`` in-memory bytes each."""
+    groups: list[tuple[int, int]] = []
+    start = size = i = 0
+    step = _STEP
+    while i < table.num_rows:
+        n = min(step, table.num_rows - i)
+        nbytes = table.slice(i, n).nbytes
+        if nbytes > limit and n > 1:
+            step = max(1, n // 2)  # measure smaller pieces until they fit
+            continue
+        if size + nbytes > limit and i > start:
+            groups.append((start, i - start))
+            start, size = i, 0
+        size += nbytes
+        i += n
+    if table.num_rows > start:
+        groups.append((start, table.num_rows - start))
+    return groups
+
+
+def write_records(table: pa.Table, path, limit: int | None = None) -> None:
+    """Write a release data file: zstd, row groups bounded by bytes, with a page index."""
+    with pq.ParquetWriter(path, table.schema, compression="zstd", write_page_index=True) as writer:
+        for start, length in row_group_slices(table, limit or ROW_GROUP_BYTES):
+            writer.write_table(table.slice(start, length), row_group_size=length)
 
 
 def data_path(kind: str, lp: str, part: str) -> str:

@@ -1,8 +1,8 @@
 """A local git repository with the Hub's commit and tag semantics (``--repo file:PATH``).
 
-Implements the few ``HfApi`` methods publishing uses — list_repo_refs, list_repo_files, create_repo,
-create_commit (with ``parent_commit`` compare-and-swap) and create_tag (refusing existing tags) — with
-git plumbing, so a release can be mirrored to any git remote, and publishing is testable offline.
+Implements the few ``HfApi`` methods publishing uses — list_repo_refs, list_repo_files, list_repo_tree,
+create_repo, create_commit (with ``parent_commit`` compare-and-swap) and create_tag (refusing existing
+tags) — with git plumbing, so a release can be mirrored to any git remote, and publishing is testable offline.
 
 PATH may be a bare repository (created by the first publish) or an existing repository with a work
 tree; commits are built in a private index with ``update-index --index-info`` (adds and removals alike),
@@ -41,6 +41,13 @@ class Refs:
 class CommitInfo:
     oid: str
     commit_message: str
+
+
+@dataclass
+class TreeFile:
+    path: str
+    blob_id: str
+    lfs: None = None
 
 
 class LocalGitHub:
@@ -100,6 +107,16 @@ class LocalGitHub:
             return []
         out = self._git("ls-tree", "-r", "--name-only", revision)
         return out.splitlines() if out else []
+
+    def list_repo_tree(self, repo_id: str = "", revision: str | None = None, recursive: bool = True,
+                       repo_type: str = "dataset", **_) -> list[TreeFile]:
+        """The files at ``revision`` with their git blob ids (as HfApi.list_repo_tree; no LFS here)."""
+        out = self._git("ls-tree", "-r", "-z", revision or "HEAD")
+        files = []
+        for entry in filter(None, out.split("\0")):
+            meta, path = entry.split("\t", 1)
+            files.append(TreeFile(path, meta.split()[2]))
+        return files
 
     def create_commit(self, repo_id: str, operations, commit_message: str, repo_type: str = "dataset",
                       parent_commit: str | None = None, revision: str = "main", **_) -> CommitInfo:

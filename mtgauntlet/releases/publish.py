@@ -2,6 +2,10 @@
 files the release manifest lists (plus the manifest), then the immutable tag ``vX.Y.Z`` on that commit;
 refused when the tag exists or the release does not verify (a changed, missing or extra file).
 
+What is uploaded is exactly what was verified: each file is copied into a private folder while it is
+hashed, the copy is uploaded, and a file whose bytes no longer match the manifest (changed between
+``verify`` and the upload) stops the publish before anything is created.
+
 The token comes only from the environment (HF_TOKEN) or ``huggingface-cli login``, read by huggingface_hub
 itself; mtgauntlet never reads, prints or writes it. ``--repo file:PATH`` publishes to a local git
 repository with the same semantics (:mod:`mtgauntlet.releases.local_hub`).
@@ -10,13 +14,16 @@ repository with the same semantics (:mod:`mtgauntlet.releases.local_hub`).
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import os
 import re
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from mtgauntlet.errors import GauntletError
-from mtgauntlet.releases.manifest import RELEASE_MANIFEST, read_manifest, verify_release
+from mtgauntlet.releases.manifest import RELEASE_MANIFEST, read_manifest_bytes, verify_release
 from mtgauntlet.releases.version import Version, check_name
 
 KEEP_REMOTE = {".gitattributes"}
@@ -33,6 +40,7 @@ class PublishPlan:
     remote: str  # "ok", "missing" (created on publish) or "unreachable"
     remote_error: str = ""
     commit: str | None = None  # set once published
+    manifest_sha256: str = ""  # of the manifest bytes the plan was made from
 
     @property
     def remote_checked(self) -> bool:
@@ -95,7 +103,7 @@ def plan_publish(release: str | Path, repo: str, api=None, branch: str = "main")
     from huggingface_hub import CommitOperationAdd, CommitOperationDelete
 
     root = Path(release)
-    manifest = read_manifest(root)
+    manifest, raw = read_manifest_bytes(root)
     problems = verify_release(root)
     if problems:
         raise GauntletError(f"{root}: release does not verify ({len(problems)} problem(s), first: {problems[0]}); "
@@ -117,7 +125,48 @@ def plan_publish(release: str | Path, repo: str, api=None, branch: str = "main")
     ops = [CommitOperationAdd(path_in_repo=rel, path_or_fileobj=str(root / rel)) for rel in local]
     keep = set(local) | KEEP_REMOTE
     ops += [CommitOperationDelete(path_in_repo=f) for f in sorted(remote_files) if f not in keep]
-    return PublishPlan(repo, version.tag, parent, ops, f"Release {manifest['name']} {version}", state, why)
+    return PublishPlan(repo, version.tag, parent, ops, f"Release {manifest['name']} {version}", state, why,
+                       manifest_sha256=hashlib.sha256(raw).hexdigest())
+
+
+def _copy_verified(src: Path, dest: Path, sha256: str) -> None:
+    """Copy one file (never through a final symbolic link), hashing the bytes copied; refuse when they differ."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    h = hashlib.sha256()
+    try:
+        fd = os.open(src, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError as exc:
+        raise GauntletError(f"{src}: cannot read it any more ({exc.strerror}); nothing was published") from None
+    with os.fdopen(fd, "rb") as fh, open(dest, "wb") as out:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+            out.write(chunk)
+    if h.hexdigest() != sha256:
+        raise GauntletError(f"{src}: changed after it was verified (sha256 {h.hexdigest()[:12]}…, manifest "
+                            f"{sha256[:12]}…); nothing was published")
+
+
+@contextlib.contextmanager
+def verified_copy(release: Path, plan: PublishPlan) -> Iterator[Path]:
+    """A private copy of exactly the bytes the plan verified: the manifest it was made from and every file
+    it lists, each hashed while copied; the plan's uploads then read the copy."""
+    from huggingface_hub import CommitOperationAdd
+
+    with tempfile.TemporaryDirectory(prefix="mtgauntlet-publish-") as tmp:
+        copy = Path(tmp)
+        manifest, raw = read_manifest_bytes(release)
+        if hashlib.sha256(raw).hexdigest() != plan.manifest_sha256:
+            raise GauntletError(f"{release / RELEASE_MANIFEST}: changed after it was verified; nothing was published")
+        for f in manifest["files"]:
+            _copy_verified(release / f["path"], copy / f["path"], f["sha256"])
+        (copy / RELEASE_MANIFEST).write_bytes(raw)
+        shown = plan.operations
+        plan.operations = [CommitOperationAdd(path_in_repo=op.path_in_repo, path_or_fileobj=str(copy / op.path_in_repo))
+                           if type(op).__name__ == "CommitOperationAdd" else op for op in shown]
+        try:
+            yield copy
+        finally:
+            plan.operations = shown  # what the plan describes: the release's own paths
 
 
 def publish(release: str | Path, repo: str, *, dry_run: bool = False, api=None, branch: str = "main") -> PublishPlan:
@@ -130,6 +179,13 @@ def publish(release: str | Path, repo: str, *, dry_run: bool = False, api=None, 
         return plan
     if plan.remote == "unreachable":
         raise GauntletError(f"{repo}: the remote is not reachable ({plan.remote_error}); nothing was published")
+    with verified_copy(Path(release), plan):
+        info = _commit_and_tag(api, repo, plan, branch)
+    plan.commit = info.oid
+    return plan
+
+
+def _commit_and_tag(api, repo: str, plan: PublishPlan, branch: str):
     created = False
     try:
         if plan.remote == "missing":
@@ -151,5 +207,4 @@ def publish(release: str | Path, repo: str, *, dry_run: bool = False, api=None, 
     except Exception as exc:
         raise GauntletError(f"{repo}: committed {info.oid} but tagging {plan.tag} failed ({_one_line(exc)}); "
                             "tag that commit by hand") from None
-    plan.commit = info.oid
-    return plan
+    return info

@@ -10,13 +10,15 @@ Layout of a release::
     manifest.json                       sha256 and size of every other file, rows per data file, build
                                         signatures, validation per kind, licence and sources, versions
 
-Only complete builds are released, each once; duplicate record ids across builds are dropped and
-counted; a validation report is attached only when it validated exactly these builds.
+Only complete builds are released, each once; equal copies of a record in several builds are kept once
+and counted, records that share an id but differ are refused; a validation report is attached only when
+it validated exactly these builds.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from collections import Counter
 from pathlib import Path
@@ -24,13 +26,12 @@ from typing import Any, Sequence
 
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from mtgauntlet import __version__
 from mtgauntlet.errors import GauntletError
 from mtgauntlet.records import SIGNATURES_METADATA_KEY
 from mtgauntlet.releases.inputs import load_builds, tables_by_kind
-from mtgauntlet.releases.layout import configs, data_path, kind_sort_key, split_records
+from mtgauntlet.releases.layout import configs, data_path, kind_sort_key, split_records, write_records
 from mtgauntlet.releases.manifest import RELEASE_MANIFEST, describe_file, release_files, sha256_file, verify_release
 from mtgauntlet.releases.staging import staged_release_dir
 from mtgauntlet.releases.validation_match import match_reports
@@ -69,7 +70,7 @@ def _write_data(tmp: Path, kind: str, table: pa.Table, signatures: list[str], re
         meta[SIGNATURES_METADATA_KEY] = json.dumps(signatures).encode()
         if len(signatures) == 1:
             meta[SIGNATURE_METADATA_KEY] = signatures[0].encode()
-        pq.write_table(sub.replace_schema_metadata(meta), tmp / rel, compression="zstd")
+        write_records(sub.replace_schema_metadata(meta), tmp / rel)
         files.append(describe_file(tmp, rel, kind=kind, lp=lp, part=part, rows=sub.num_rows))
     return files
 
@@ -77,17 +78,24 @@ def _write_data(tmp: Path, kind: str, table: pa.Table, signatures: list[str], re
 def make_release(builds: Sequence[str | Path], name: str, version: str, *, out: str | Path = "releases",
                  reports: Sequence[tuple[str, dict[str, Any]]] = (), license: str | None = None,
                  pretty_name: str | None = None, extra_figures: Sequence[Path] = (), description: str | None = None,
-                 recipe: str | Path | None = None, audit: bool = False) -> Path:
+                 recipe: str | Path | None = None, audit: bool = False, license_name: str = "",
+                 license_link: str = "", provenance: Sequence[str] = (), input_files: Sequence[str | Path] = (),
+                 url: str | None = None, creators: Sequence[str] = ()) -> Path:
     """Package complete builds as an immutable release; returns the release directory.
 
-    ``reports``: (where it came from, validation report) pairs; ``license``: overrides the licence
-    derived from the records' source datasets (see :mod:`mtgauntlet.cards.licenses`); ``recipe``: the
+    ``reports``: (where it came from, validation report) pairs; ``license``: a Hub licence id overriding the
+    licence derived from the records' sources (``other`` with ``license_name`` and ``license_link``);
+    ``provenance``: the releaser's statements ``DATASET:FIELD=VALUE`` (name, license, url, citation, ...);
+    ``input_files``: the files the builds read, recognised by sha256 when mtgauntlet ships them (see
+    :mod:`mtgauntlet.cards.licenses`; a source known neither way is "unknown" and warned about); ``url``: where the
+    release is published (http(s); Croissant ``url``) and ``creators``: who made it (Croissant ``creator``); ``recipe``: the
     resolved recipe that made the builds (`gauntlet run`), stored as recipe.yaml and shown in the card;
     ``audit``: put the audit page (``report.html``, :mod:`mtgauntlet.cards.audit`) into the release.
     """
     from mtgauntlet.cards.card import write_card
     from mtgauntlet.cards.croissant import write_croissant
-    from mtgauntlet.cards.licenses import decide_license
+    from mtgauntlet.cards.licenses import check_license, decide_license, parse_statements
+    from mtgauntlet.releases.inputs import input_provenance
     from mtgauntlet.cards.methods import GENERIC, METHODS
 
     check_name(name)
@@ -95,11 +103,19 @@ def make_release(builds: Sequence[str | Path], name: str, version: str, *, out: 
     target = release_dir(out, name, v)
     if target.exists():
         raise GauntletError(f"{target} already exists: releases are immutable; release a changed build as a new version")
+    if license:
+        check_license(license, license_name, license_link)
+    if url and not re.fullmatch(r"https?://[^\s<>\"'`]+", url):
+        raise GauntletError(f"--url {url!r}: give the http(s) address where the release is published")
+    stated = parse_statements(provenance)
+    recognised, input_notes = input_provenance(input_files)
     inputs = load_builds(builds)
     tables, rows_by_build, dropped = tables_by_kind(inputs)
     signatures = {k: [s for s in per if s] for k, per in rows_by_build.items()}
     validation = match_reports(reports, rows_by_build) if reports else {}
-    decision = decide_license(_source_counts(tables), override=license)
+    decision = decide_license(_source_counts(tables), {**recognised, **stated}, override=license,
+                              override_name=license_name, override_link=license_link)
+    decision.warnings[:0] = input_notes
     kinds = sorted(tables, key=kind_sort_key)
     release_id = f"{name}@{v}"
     with staged_release_dir(target) as tmp:
@@ -122,6 +138,8 @@ def make_release(builds: Sequence[str | Path], name: str, version: str, *, out: 
             "description": " ".join(description.split()) if description else None,
             "recipe": RECIPE_FILE if recipe else None,
             "audit": AUDIT_FILE if audit else None,
+            "url": url or None,
+            "creators": [" ".join(c.split()) for c in creators if c.strip()],
         }
         if recipe:
             shutil.copyfile(recipe, tmp / RECIPE_FILE)

@@ -8,7 +8,8 @@ Layout of a build directory::
 
 Each shard covers a fixed range of item indices and is written atomically (temp + rename), so a
 build killed at any point (even SIGKILL) resumes by skipping the ranges whose shard exists. Per-item
-randomness is seeded from (seed, item index), so a resumed build equals an uninterrupted one.
+randomness is seeded from (seed, the item's content identity) where the builder names it (``item_key``), else from
+(seed, item index), so a resumed build equals an uninterrupted one.
 
 A resume never mixes inputs: the signature carries a content hash of the input items (``input:``), so a
 changed or edited input file is refused (``--overwrite`` starts over). One process at a time builds into
@@ -45,7 +46,7 @@ from mtgauntlet.builders.base import Builder, Item
 from mtgauntlet.errors import BuildStateError, GauntletError
 from mtgauntlet.models import openai_batch, usage
 from mtgauntlet.models.runtime import signature_spec
-from mtgauntlet.runner.progress import Progress
+from mtgauntlet.runner.progress import Progress, info
 from mtgauntlet.schema import get_kind, record_id, to_table, utcnow
 from mtgauntlet.signature import make_signature
 from mtgauntlet.versions import package_versions
@@ -103,6 +104,14 @@ def build_lock(out_dir: Path):
         yield
     finally:
         fh.close()
+
+
+def discard_build(out_dir: Path) -> None:
+    """Remove a build's shards and manifest (what ``--overwrite`` discards); call with its lock held."""
+    for sub in ("data", "work"):
+        for p in (out_dir / sub).glob("part-*.parquet"):
+            p.unlink()
+    (out_dir / MANIFEST).unlink(missing_ok=True)
 
 
 class EmptyBuild(GauntletError):
@@ -207,10 +216,16 @@ class BuildRunner:
                 "use another --out directory, or --overwrite to discard it")
 
     def _discard(self) -> None:
-        for sub in ("data", "work"):
-            for p in (self.out_dir / sub).glob("part-*.parquet"):
-                p.unlink()
-        self._manifest_path().unlink(missing_ok=True)
+        discard_build(self.out_dir)
+
+    def _item_rng(self, item: Item) -> random.Random:
+        """The item's RNG: keyed by what the item is (``builder.item_key``: source id, text), so that a record
+        does not change when other rows are added, removed or edited; by its position for other builders."""
+        if hasattr(self.builder, "item_key"):
+            from mtgauntlet.builders.keyed import keyed_rng
+
+            return keyed_rng(self.seed, *self.builder.item_key(item))
+        return item_rng(self.seed, item.index)
 
     # -- shards -----------------------------------------------------------------------------------
     def _shard_name(self, start: int, end: int) -> str:
@@ -286,9 +301,10 @@ class BuildRunner:
                 shard_records: list[dict] = []
                 counts = {"rejected": Counter(), "skipped": Counter()}
                 chunk = items[s:e]
-                rngs = [item_rng(self.seed, it.index) for it in chunk]
+                rngs = [self._item_rng(it) for it in chunk]
                 if hasattr(self.builder, "process_batch"):
-                    results = self.builder.process_batch(chunk, rngs)  # type: ignore[attr-defined]
+                    with progress.unit(len(chunk)):  # the builder's step() calls move the display inside a shard
+                        results = self.builder.process_batch(chunk, rngs)  # type: ignore[attr-defined]
                 else:
                     results = (self.builder.process(it, r) for it, r in zip(chunk, rngs))
                 for item, result in zip(chunk, results):
@@ -361,9 +377,9 @@ class BuildRunner:
             finally:
                 progress.close()
             return
-        print(f"{label}: {len(items)} items ...", file=sys.stderr, flush=True)
+        info(f"{label}: {len(items)} items ...")
         self.builder.prepare(items)
-        print(f"{label}: done in {time.perf_counter() - t0:.1f} s", file=sys.stderr, flush=True)
+        info(f"{label}: done in {time.perf_counter() - t0:.1f} s")
 
     def _finalize(self, signature: str, created) -> int:
         table = pq.read_table(sorted(self._shard_dir().glob("part-*.parquet"))) if any(

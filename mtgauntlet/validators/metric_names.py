@@ -23,12 +23,14 @@ PATTERNS: tuple[str, ...] = (
     r"lm_naturalness_mean", r"lm_naturalness_below_30_rate",
     r"judge_failures", r"judge_unique_topics", r"judge_[a-z_]+_mean",
     r"error_modes_unique", r"error_modes_entropy",
+    r"grammar\.(error_rate|flagged_rate|unchecked)",
 )
 _COMPILED = [re.compile(p + r"\Z") for p in PATTERNS]
 EXAMPLES = ("schema.valid", "values.null_violations", "values.not_allowed", "ids.duplicates", "text.empty_rate",
             "text.outlier_rate", "chrf_diversity", "embedding_diversity", "unique_words", "unique_topics",
             "smaug.nli.bad_contradicts_ref_rate", "smaug.nli.neg.bad_contradicts_ref_rate",
-            "smaug.nli.good_contradicts_ref_rate", "lm_naturalness_mean", "judge_failures")
+            "smaug.nli.good_contradicts_ref_rate", "lm_naturalness_mean", "judge_failures",
+            "grammar.error_rate")
 
 
 def is_known(metric: str) -> bool:

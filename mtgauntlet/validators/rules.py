@@ -11,6 +11,7 @@ Example ``rules.yaml``::
       judge: openai:gpt-4o-mini@https://api.openai.com/v1   # LLM source-analysis judge
       max_texts: 5000       # sample for pairwise metrics on very large sets
       gx: true              # also run the Great Expectations suite and write Data Docs
+      grammar: true         # grammar.error_rate (per 100 words) of the fluent side (SMAUG good, MT-breaker texts)
     thresholds:
       chrf_diversity: {min: 0.5}
       ids.duplicates: {max: 0}
@@ -73,6 +74,7 @@ class Options:
     judge: str | None = None
     max_texts: int = 5000
     gx: bool = False
+    grammar: bool = False
     iqr_k: float = 3.0
 
 

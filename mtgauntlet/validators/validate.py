@@ -61,6 +61,12 @@ def kind_metrics(kind_name: str, table: pa.Table, rules: Rules) -> tuple[dict[st
         metrics["lm_naturalness_below_30_rate"] = sum(v < 30 for v in nat) / len(nat)
     elif not opts.lm:
         info["lm_naturalness"] = "not computed (options.lm: true runs the embedded LLM)"
+    if opts.grammar or any(t.metric.startswith("grammar.") for t in rules.thresholds):
+        from mtgauntlet.validators.grammar import flagged_records
+
+        flagged, grammar_metrics = flagged_records(kind_name, table.to_pylist())
+        metrics.update(grammar_metrics)
+        info["grammar_flagged"] = f"{len(flagged)} text(s) with grammar errors" if grammar_metrics else "no checker"
     if opts.judge and texts:
         from mtgauntlet.models import registry
         from mtgauntlet.validators.fluency import llm_judge
@@ -127,6 +133,8 @@ def validate(path: str | Path, rules: Rules | None = None, report_dir: str | Pat
 def _relevant(metric: str, kind: str) -> bool:
     if metric.startswith("smaug."):
         return kind == "smaug_pair"
+    if metric.startswith("grammar."):
+        return kind in ("smaug_pair", "breaker_text", "topic_text")  # the kinds with a side that should be fluent
     return not metric.startswith(("lm_", "judge_"))
 
 

@@ -2,7 +2,9 @@
 
 - ``CorpusSampler``: offline default over a local corpus (FLORES, WMT24, Tatoeba, ...). Texts of 20-40
   words (configurable). When the corpus carries topic labels, a topic's texts are those with its label;
-  otherwise texts are retrieved by multilingual-e5 similarity between the topic name and the text.
+  otherwise texts are retrieved by multilingual-e5 similarity between the topic name and the text. The draw is
+  keyed: a topic's candidates are ordered by a hash of (seed, topic, source id, text) and the first unused one is
+  taken, so adding, removing or editing other rows changes a draw only where such a row ranks first.
 - ``LLMSampler``: the paper's extraction prompt for a search-grounded LLM (JSON snippets with URLs).
 """
 
@@ -15,6 +17,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from mtgauntlet.builders.bandit.topics import Topic
+from mtgauntlet.builders.keyed import keyed_rank
 
 
 def n_words(text: str) -> int:
@@ -24,7 +27,8 @@ def n_words(text: str) -> int:
 class CorpusSampler:
     def __init__(self, rows: Sequence[dict[str, Any]], topics: Sequence[Topic], *, text_key: str = "src",
                  label_key: str | None = None, min_words: int = 20, max_words: int = 40, candidates: int = 5,
-                 embedder: str | None = None):
+                 embedder: str | None = None, seed: int = 13):
+        self.seed = seed
         self.rows = [r for r in rows if min_words <= n_words(str(r.get(text_key) or "")) <= max_words]
         self.text_key, self.label_key, self.candidates = text_key, label_key, candidates
         self.topics = list(topics)
@@ -48,7 +52,10 @@ class CorpusSampler:
         pool = [i for i in self.by_topic[topic] if self._id(i) not in used]
         if not pool:
             return None
-        i = rng.choice(pool) if self.label_key else rng.choice(pool[:self.candidates])
+        if not self.label_key:
+            pool = pool[:self.candidates]  # the most similar unused texts
+        name = self.topics[topic].name
+        i = min(pool, key=lambda j: keyed_rank(self.seed, name, self._id(j), self.rows[j][self.text_key]))
         r = self.rows[i]
         return {"text": str(r[self.text_key]), "source_id": self._id(i), "url": r.get("url") or r.get("URL"),
                 "source_dataset": r.get("source_dataset")}
@@ -58,8 +65,15 @@ class CorpusSampler:
         return _one_by_one(self, topics, used, rng)
 
     def _id(self, i: int) -> str:
-        r = self.rows[i]
-        return str(r.get("source_id") or r.get("id") or i)
+        return row_source_id(self.rows[i], i)
+
+
+def row_source_id(row: dict[str, Any], default: Any) -> str:
+    """A corpus row's id (``source_id``, else ``id``; ``0`` is an id), ``default`` where it has none."""
+    value = row.get("source_id")
+    if value is None:
+        value = row.get("id")
+    return str(default if value is None else value)
 
 
 def _one_by_one(sampler, topics, used: set[str], rng: random.Random) -> list[dict[str, Any] | None]:

@@ -81,8 +81,19 @@ def fit_from_pull_log(path) -> Mixture:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    from mtgauntlet.errors import InputError
+
     files = sorted(Path(path).glob("pulls/*.parquet")) or sorted(Path(path).glob("*.parquet"))
-    rows = [r for r in pa.concat_tables([pq.read_table(f) for f in files]).to_pylist() if r["difficulty"] is not None]
+    if not files:
+        raise InputError("no pull log here (expected OUT/pulls/*.parquet of a bandit search)", file=str(path),
+                         field="--fit")
+    try:
+        table = pa.concat_tables([pq.read_table(f, columns=["topic", "difficulty"]) for f in files])
+    except (OSError, KeyError, pa.ArrowException) as exc:
+        raise InputError(f"not a bandit pull log ({exc})", file=str(path), field="--fit") from None
+    rows = [r for r in table.to_pylist() if r["difficulty"] is not None]
+    if not rows:
+        raise InputError("the pull log holds no scored pull", file=str(path), field="--fit")
     by: dict[str, list[float]] = {}
     for r in rows:
         by.setdefault(r["topic"], []).append(r["difficulty"])

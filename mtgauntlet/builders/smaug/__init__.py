@@ -8,15 +8,24 @@ import logging
 from typing import Any, Sequence
 
 from mtgauntlet.builders.base import Item, ItemResult, run_constraints
+from mtgauntlet.builders.keyed import keyed_rng
 from mtgauntlet.builders.smaug import negation
 from mtgauntlet.builders.smaug.constraints import NLIContradiction, constraints_for
-from mtgauntlet.builders.smaug.transformations import (Deletion, Insertion, NamedEntitySwap, Negation, NumberChange,
-                                                       clause_pool, entity_pool, span_identity_holds)
+from mtgauntlet.builders.smaug.pools import KeyedPool
+from mtgauntlet.builders.smaug.transformations import (CONJUNCTIONS, Deletion, Insertion, NamedEntitySwap, Negation,
+                                                       NumberChange, UnusableAnswer, base_lang, clause_pool, coordinate,
+                                                       entity_pool, span_identity_holds)
 from mtgauntlet.errors import BackendUnavailable, GauntletError
 from mtgauntlet.models import registry
+from mtgauntlet.models.embedded import packaged_translator
 
 log = logging.getLogger(__name__)
 PHENOMENA = ("ne", "num", "neg", "ins", "del")
+DEFAULT_MAX_PARSE_CHARS = 5000  # FLORES and WMT24 references are at most ~1,400 characters
+PARSE_CHUNK = 64  # references parsed at once (progress advances after each chunk)
+TOO_LONG = "too_long"  # skip reason of a row longer than max_parse_chars
+TRANSLATION_FAILED = "good_translation_failed"  # skip reason: the translator gave no good hypothesis (None)
+NE_TYPES = ("all", "names")  # ne: entities of every type (the paper: Stanza NER, no filter) or names only
 
 
 def same_text(a: str, b: str) -> bool:
@@ -25,21 +34,31 @@ def same_text(a: str, b: str) -> bool:
 
 
 class SmaugBuilder:
-    """``good_from``: column | translator | reference. The paper keeps only pairs whose good hypothesis
+    """``ne_types``: ``all`` (the paper: one entity drawn uniformly among every entity the NER finds, dates, times
+    and numbers included) or ``names`` (named entities only, leaving numbers to ``num``: stated in the card).
+    ``good_from``: column | translator | reference. The paper keeps only pairs whose good hypothesis
     differs from the reference: items whose good equals the reference are rejected (``good_equals_ref``),
     except with ``good_from="reference"``, the explicit reference-free mode (good = reference for every
-    record; the manifest says so). ``require_nli`` drops ``neg`` records whose NLI contradiction check did
-    not run; without it they are kept with ``checks.nli_contradiction`` = null (not checked)."""
+    record; the manifest says so). An item whose translator gave no translation (``None``) is skipped and counted
+    (``good_translation_failed``). ``require_nli`` drops ``neg`` records whose NLI contradiction check did
+    not run; without it they are kept with ``checks.nli_contradiction`` = null (not checked). ``seed`` is the
+    build's seed (the runner's ``--seed``): with the row's content it keys every random choice (:meth:`item_rng`)."""
 
     name = "smaug"
-    version = "2"
+    version = "4"
     kind = "smaug_pair"
 
     def __init__(self, *, src_lang: str, tgt_lang: str, phenomena: Sequence[str] = PHENOMENA,
                  translator: str | None = None, infiller: str | None = None, nli: str | None = None,
                  annotator: str | None = None, polyjuice: str | None = None, good_col: str | None = None,
                  good_from: str | None = None, min_char_edit: int = 5, min_word_edit: int = 8,
-                 del_min_words: int = 5, del_max_words: int = 9, require_nli: bool = False):
+                 del_min_words: int = 5, del_max_words: int = 9, require_nli: bool = False, seed: int = 13,
+                 max_parse_chars: int = DEFAULT_MAX_PARSE_CHARS, ne_types: str = "all"):
+        if polyjuice and base_lang(tgt_lang) != "en":
+            raise GauntletError(f"--polyjuice: Polyjuice negates English only, and the target language is {tgt_lang}; "
+                                "leave out --polyjuice")
+        if ne_types not in NE_TYPES:
+            raise GauntletError(f"--ne-types must be one of {', '.join(NE_TYPES)}, not {ne_types!r}")
         bad = [p for p in phenomena if p not in PHENOMENA]
         if bad:
             raise GauntletError(f"unknown phenomena {bad}; choose from {', '.join(PHENOMENA)}")
@@ -50,13 +69,16 @@ class SmaugBuilder:
         if require_nli and not nli and "neg" in phenomena:
             raise GauntletError("--require-nli keeps only NLI-checked negations: pass --nli SPEC "
                                 "(e.g. hf:roberta-large-mnli), or leave out --require-nli")
-        self.src_lang, self.tgt_lang = src_lang, tgt_lang
+        self.src_lang, self.tgt_lang, self.seed = src_lang, tgt_lang, seed
+        if translator is None and good_col is None and good_from in (None, "translator"):
+            translator = packaged_translator(src_lang, tgt_lang)  # e.g. bergamot for en<->pt; None elsewhere
         self.phenomena = tuple(phenomena)
         self.specs = {"translator": translator, "infiller": infiller, "nli": nli, "polyjuice": polyjuice,
                       "annotator": annotator or f"spacy:{tgt_lang.split('-')[0]}"}
         self.good_col, self.good_from, self.require_nli = good_col, good_from, require_nli
         self.params = {"min_char_edit": min_char_edit, "min_word_edit": min_word_edit,
-                       "del_min_words": del_min_words, "del_max_words": del_max_words}
+                       "del_min_words": del_min_words, "del_max_words": del_max_words,
+                       "max_parse_chars": max_parse_chars, "ne_types": ne_types}
         self._load_backends()
         self.support = support_report(self.tgt_lang, self)
         missing = {p: self.support[p][1] for p in self.phenomena if not self.support[p][0]}
@@ -109,6 +131,9 @@ class SmaugBuilder:
             out["good_equals_ref"] = ("good = reference for every record (--good-from reference): the paper keeps "
                                       "only pairs whose good differs from the reference; use these pairs for "
                                       "reference-free evaluation only")
+        if "ne" in self.phenomena and self.params["ne_types"] == "names":
+            out["ne_names_only"] = ("ne replaces named entities only (--ne-types names); the paper draws one entity "
+                                    "uniformly among every entity the NER finds, dates, times and numbers included")
         if "neg" in self.phenomena and self.nli is None:
             out["nli_not_checked"] = ("neg records were kept without the paper's NLI contradiction check "
                                       "(checks.nli_contradiction = null); build with --nli SPEC --require-nli")
@@ -127,22 +152,26 @@ class SmaugBuilder:
     def prepare(self, items: Sequence[Item], progress=None) -> None:
         """Annotate every reference once (in chunks, advancing ``progress``): docs for the transformations,
         entity and phrase pools."""
-        refs = [it.data["ref"] for it in items]
         docs: list = []
-        for start in range(0, len(refs), 256):
-            chunk = refs[start:start + 256]
-            docs += self.annotator.annotate(chunk) if self.annotator else [None] * len(chunk)
-            for _ in chunk:
-                if progress is not None:
-                    progress.advance()
-        self.docs = {it.index: d for it, d in zip(items, docs)}
-        self.entity_pool = entity_pool(docs) if self.annotator else {}
-        self.clause_pool = clause_pool(docs) if self.annotator else set()
-        self._entity_counts: dict[str, int] = {d.text: len(d.entities) for d in docs if d is not None}
+        bounded: list[Item] = []
         p = self.params
+        for start in range(0, len(items), PARSE_CHUNK):  # the work of a chunk is bounded: PARSE_CHUNK * max_parse_chars
+            chunk = [it for it in items[start:start + PARSE_CHUNK] if self.within_bounds(it)]
+            bounded += chunk
+            docs += self.annotator.annotate([it.data["ref"] for it in chunk]) if self.annotator else [None] * len(chunk)
+            if progress is not None:
+                for _ in items[start:start + PARSE_CHUNK]:
+                    progress.advance()
+        self.docs = {it.index: d for it, d in zip(bounded, docs)}
+        entities = entity_pool(docs, p["ne_types"]) if self.annotator else {}
+        self.entity_pool = {label: KeyedPool(names, self.seed, f"ne:{label}") for label, names in entities.items()}
+        rows = [it.data.get("source_id") for it in bounded]  # a clause keeps its ring place when its row is edited
+        clauses = clause_pool(docs, lang=self.tgt_lang, identities=rows) if self.annotator else {}
+        self.clause_pool = KeyedPool(clauses, self.seed, "ins")
+        self._entity_counts: dict[str, int] = {d.text: len(d.entities) for d in docs if d is not None}
         self.transformations = {
-            "ne": NamedEntitySwap(self.infiller), "num": NumberChange(self.infiller),
-            "neg": Negation(self.tgt_lang, self.polyjuice), "ins": Insertion(self.infiller),
+            "ne": NamedEntitySwap(self.infiller, types=p["ne_types"]), "num": NumberChange(self.infiller),
+            "neg": Negation(self.tgt_lang, self.polyjuice), "ins": Insertion(self.infiller, lang=self.tgt_lang),
             "del": Deletion(p["del_min_words"], p["del_max_words"])}
 
     def _entity_count(self, text: str) -> int:
@@ -150,14 +179,37 @@ class SmaugBuilder:
             self._entity_counts[text] = len(self.annotator.annotate([text])[0].entities)
         return self._entity_counts[text]
 
-    def process_batch(self, items: Sequence[Item], rngs) -> list[ItemResult]:
+    def within_bounds(self, item: Item) -> bool:
+        """Is the row short enough to parse and perturb (source and reference at most ``max_parse_chars``)? A longer
+        row is skipped and counted (``too_long``): SMAUG perturbs sentences, and a parser's time and memory grow
+        with the text (a 1 MB line took 84 s and 3 GB of spaCy)."""
+        cap = self.params["max_parse_chars"]
+        return len(item.data["ref"]) <= cap and len(str(item.data.get("src") or "")) <= cap
+
+    def item_rng(self, item: Item, phenomenon: str):
+        """The randomness of one item and phenomenon, keyed by what the item is (build seed, source id, source and
+        reference text), never by its position: adding, removing or editing other rows leaves it as it was."""
+        d = item.data
+        return keyed_rng(self.seed, "smaug", phenomenon, d.get("source_id"), d.get("src"), d["ref"])
+
+    def process_batch(self, items: Sequence[Item], rngs=None) -> list[ItemResult]:
+        """Records of ``items``. ``rngs`` (the runner's positional per-item rngs) are not used: every choice comes
+        from :meth:`item_rng` and the pools' hash rings, so a record depends only on its row's content."""
         if not hasattr(self, "docs"):
             self.prepare(items)
-        goods = self._goods(items)
-        candidates = []  # (item position, phenomenon, edit)
         results = [ItemResult() for _ in items]
-        for pos, (item, rng) in enumerate(zip(items, rngs)):
+        for pos, item in enumerate(items):
+            if not self.within_bounds(item):
+                results[pos].skipped.append(TOO_LONG)
+        bounded = [pos for pos, item in enumerate(items) if self.within_bounds(item)]
+        goods = dict(zip(bounded, self._goods([items[pos] for pos in bounded])))
+        candidates = []  # (item position, phenomenon, edit)
+        for pos in bounded:
+            item = items[pos]
             good = goods[pos][0]
+            if good is None:  # the translator gave no usable translation: no good hypothesis, the item is skipped
+                results[pos].skipped.append(TRANSLATION_FAILED)
+                continue
             if not good.strip():
                 results[pos].rejected.append("empty_good")
                 continue
@@ -166,7 +218,11 @@ class SmaugBuilder:
                 continue
             ctx = {"doc": self.docs.get(item.index), "entity_pool": self.entity_pool, "clause_pool": self.clause_pool}
             for ph in self.phenomena:
-                edit = self.transformations[ph].apply(item.data["ref"], rng, ctx)
+                try:
+                    edit = self.transformations[ph].apply(item.data["ref"], self.item_rng(item, ph), ctx)
+                except UnusableAnswer as exc:  # a model answer that cannot be used (e.g. no [ANSWER]): counted
+                    results[pos].rejected.append(f"{ph}:{exc.reason}")
+                    continue
                 if edit is None:
                     results[pos].rejected.append(f"{ph}:not_applicable")
                 else:
@@ -220,7 +276,8 @@ class SmaugBuilder:
         premises, hypotheses = zip(*pairs)
         return dict(zip(pairs, self.nli.predict(list(premises), list(hypotheses))))
 
-    def _goods(self, items: Sequence[Item]) -> list[tuple[str, str]]:
+    def _goods(self, items: Sequence[Item]) -> list[tuple[str | None, str]]:
+        """(good hypothesis, origin) per item; the good is ``None`` where the translator failed for the source."""
         if self.good_mode == "column":
             return [(str(it.data.get("good") or ""), f"column:{self.good_col}") for it in items]
         if self.good_mode == "reference":
@@ -228,13 +285,13 @@ class SmaugBuilder:
         outs = self.translator.translate([it.data["src"] for it in items], self.src_lang, self.tgt_lang)
         return [(o, f"translator:{self.specs['translator']}") for o in outs]
 
-    def process(self, item: Item, rng) -> ItemResult:
-        return self.process_batch([item], [rng])[0]
+    def process(self, item: Item, rng=None) -> ItemResult:
+        return self.process_batch([item])[0]
 
 
 def support_report(tgt_lang: str, b: "SmaugBuilder") -> dict[str, tuple[bool, str]]:
     """Which phenomena can be produced for ``tgt_lang`` with the configured backends, and how."""
-    lang = tgt_lang.split("-")[0]
+    lang = base_lang(tgt_lang)
     ann = b.annotator is not None
     why_no_ann = getattr(b, "annotator_error", "no annotator")
     rep = {
@@ -246,7 +303,11 @@ def support_report(tgt_lang: str, b: "SmaugBuilder") -> dict[str, tuple[bool, st
                (False, why_no_ann if not ann else f"no negation rules for '{lang}' (have: {', '.join(negation.SUPPORTED)}); "
                 "pass --polyjuice SPEC"),
         "ins": (True, f"infill: {b.specs['infiller']}") if b.infiller else
-               (True, "clauses from other references") if ann else (False, why_no_ann),
+               (False, why_no_ann) if not ann else
+               (True, f"clauses from other references, joined by '{coordinate('…', lang).strip()}'")
+               if coordinate("", lang) is not None else
+               (False, f"no conjunction for model-free insertion in '{lang}' (have: {', '.join(CONJUNCTIONS)}); "
+                "pass --infiller SPEC"),
         "del": (True, "span deletion between punctuation"),
     }
     return rep

@@ -72,6 +72,8 @@ ins { background: var(--ins); color: #14532d; text-decoration: none; }
 table.traj td { font-size: 13px; } table.traj tr.kept td { background: #eef4fc; }
 td.ids { max-width: 560px; }
 .ids a, .ids span { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 12px; margin-right: 6px; }
+.search input { font: inherit; padding: 4px 10px; border: 1px solid var(--line); border-radius: 14px; width: 340px; }
+#search-results li { margin: 4px 0; font-size: 13px; } #search-results .id { font-family: ui-monospace, Menlo, monospace; }
 footer { color: var(--muted); font-size: 12px; padding: 16px 32px 32px; max-width: 1180px; margin: 0 auto; }
 @media print {
   html { font-size: 10.5pt; }
@@ -83,6 +85,37 @@ footer { color: var(--muted); font-size: 12px; padding: 16px 32px 32px; max-widt
   a { color: inherit; text-decoration: none; }
   .card[hidden], .ex-group[hidden] { display: block !important; }
 }
+"""
+
+# Search over the embedded record index (search.py): results are built with textContent, never innerHTML.
+SEARCH_SCRIPT = """
+(function () {
+  var box = document.getElementById('record-search'), holder = document.getElementById('search-index');
+  if (!box || !holder) { return; }
+  var index = JSON.parse(holder.textContent), list = document.getElementById('search-results');
+  var count = document.getElementById('search-count'), LIMIT = 50;
+  index.forEach(function (r) { r.h = [r.i, r.g, r.s].concat(r.t).join('\\n').toLowerCase(); });
+  function run() {
+    var q = box.value.trim().toLowerCase();
+    list.textContent = '';
+    if (!q) { count.textContent = ''; return; }
+    var found = index.filter(function (r) { return r.h.indexOf(q) >= 0; });
+    count.textContent = found.length + ' record' + (found.length === 1 ? '' : 's') + ' match' +
+      (found.length > LIMIT ? ' (first ' + LIMIT + ' shown)' : '');
+    found.slice(0, LIMIT).forEach(function (r) {
+      var li = document.createElement('li'), head = document.createElement(r.a ? 'a' : 'span');
+      head.textContent = r.k + ' ' + r.i + (r.g ? ' · ' + r.g : '') + (r.s ? ' · item ' + r.s : '');
+      if (r.a) { head.href = '#' + r.a; }
+      head.className = 'id';
+      var text = document.createElement('div');
+      text.textContent = r.t.join(' | ');
+      li.setAttribute('data-kind', r.k); li.setAttribute('data-id', r.i);
+      li.appendChild(head); li.appendChild(text); list.appendChild(li);
+    });
+  }
+  box.addEventListener('input', run);
+  box.closest('.search').hidden = false;
+})();
 """
 
 # Filters of the examples (by group, flagged only) and links into filtered-out records. Without scripts the

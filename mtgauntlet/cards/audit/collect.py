@@ -17,7 +17,7 @@ import pyarrow as pa
 
 from mtgauntlet.cards.audit import flags as flagmod
 from mtgauntlet.cards.audit.methods import method_data
-from mtgauntlet.cards.audit.quality import distributions, kind_quality
+from mtgauntlet.cards.audit.quality import distributions, kind_quality, phenomenon_quality
 from mtgauntlet.cards.audit.source import AuditSource
 from mtgauntlet.validators.rules import Rules
 from mtgauntlet.validators.validate import MAIN_TEXT
@@ -81,8 +81,10 @@ def _jsonable(v: Any) -> Any:
     return v
 
 
-def examples(kind: str, table: pa.Table, flagged: dict[str, list[flagmod.Flag]], opts: AuditOptions) -> dict[str, Any]:
-    """Per group: a seeded sample of records plus the flagged ones (capped), each with its flags."""
+def examples(kind: str, table: pa.Table, flagged: dict[str, list[flagmod.Flag]], opts: AuditOptions,
+             source: str | None = None) -> dict[str, Any]:
+    """Per group: a seeded sample of records plus the flagged ones (capped), each with its flags; ``source``: the
+    one source dataset the build states, for records that do not name theirs (bandit pulls)."""
     col = group_column(kind, table)
     groups = [str(v) if v is not None else "(none)" for v in table.column(col).to_pylist()] if col \
         else ["all"] * table.num_rows
@@ -103,6 +105,8 @@ def examples(kind: str, table: pa.Table, flagged: dict[str, list[flagmod.Flag]],
             rec = _jsonable(table.slice(i, 1).to_pylist()[0])
             rec["_flags"] = [{"status": f.status, "reason": f.reason} for f in flagged.get(ids[i], [])]
             rec["_id"] = ids[i]
+            if source and not rec.get("source_dataset"):
+                rec["_source"] = source
             recs.append(rec)
         out["groups"][g] = {"total": len(rows), "flagged": sum(ids[i] in flagged for i in rows), "records": recs}
     return out
@@ -120,6 +124,7 @@ def collect(src: AuditSource, opts: AuditOptions | None = None,
     data: dict[str, Any] = {"overview": {"counts": {k: kind_counts(t) for k, t in src.tables.items()}},
                             "validation": report, "flags": {}, "quality": {}, "examples": {}}
     shown_ids: dict[str, set[str]] = {}
+    source = src.sources[0] if src.sources and len(src.sources) == 1 else None
     for kind, table in sorted(src.tables.items()):
         metrics = report["kinds"].get(kind, {}).get("metrics", {})
         text_col = MAIN_TEXT.get(kind)
@@ -127,12 +132,13 @@ def collect(src: AuditSource, opts: AuditOptions | None = None,
         by_id: dict[str, list[flagmod.Flag]] = {}
         for f in kind_flags:
             by_id.setdefault(f.record_id, []).append(f)
-        data["examples"][kind] = examples(kind, table, by_id, opts)
+        data["examples"][kind] = examples(kind, table, by_id, opts, source)
         shown_ids[kind] = {r["_id"] for g in data["examples"][kind]["groups"].values() for r in g["records"]}
         data["flags"][kind] = {"summary": flagmod.summarize(kind_flags), "records": len(by_id)}
         data["quality"][kind] = {"column": text_col if text_col in table.column_names else None,
                                  "measures": kind_quality(kind, table, text_col, metrics, rules.options),
-                                 "distributions": distributions(kind, table)}
+                                 "distributions": distributions(kind, table),
+                                 "phenomena": phenomenon_quality(table)}
         step(f"quality {kind}")
     data["shown_ids"] = {k: sorted(v) for k, v in shown_ids.items()}
     data["methods"] = method_data(src)

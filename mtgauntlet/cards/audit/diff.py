@@ -1,8 +1,11 @@
-"""What a new version changes: records added / removed / changed (by id, per kind) and every metric of the
-overview, validation and quality sections side by side with its delta."""
+"""What a new version changes: records added / removed / replaced / changed (by id, or by content hash for kinds
+without one, per kind) and every metric of the overview, validation and quality sections side by side with its
+delta."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 from typing import Any
 
@@ -12,45 +15,78 @@ from mtgauntlet.validators.validate import MAIN_TEXT
 
 # never compared: when a record was written says nothing about its content
 IGNORED_COLUMNS = {"created_at"}
+# nor, in a content key, which run wrote it (a bandit pull's run_id names the search, not the pull)
+KEY_IGNORED = IGNORED_COLUMNS | {"run_id"}
 
 
-def _rows_by_id(table: pa.Table) -> dict[str, dict[str, Any]]:
-    if "id" not in table.column_names:
-        return {}
-    return {str(r["id"]): r for r in table.to_pylist()}
+def content_key(row: dict[str, Any]) -> str:
+    """A record's content hash (every column but when and by which run it was written): the key of kinds without
+    an ``id``."""
+    payload = {k: v for k, v in row.items() if k not in KEY_IGNORED}
+    blob = json.dumps(payload, sort_keys=True, ensure_ascii=False, default=str).encode("utf-8")
+    return hashlib.sha256(blob).hexdigest()[:16]
+
+
+def rows_by_key(table: pa.Table) -> dict[str, dict[str, Any]]:
+    """Records by id, or by content hash where the kind has no id (the n-th copy of a record keyed ``KEY#n``)."""
+    rows = table.to_pylist()
+    if "id" in table.column_names:
+        return {str(r["id"]): r for r in rows}
+    out: dict[str, dict[str, Any]] = {}
+    for r in rows:
+        key = base = content_key(r)
+        n = 1
+        while key in out:
+            n += 1
+            key = f"{base}#{n}"
+        out[key] = {**r, "id": key}
+    return out
 
 
 def record_diff(new: dict[str, pa.Table], old: dict[str, pa.Table]) -> dict[str, dict[str, Any]]:
-    """Per kind: ids added (only in new), removed (only in old), changed (in both, some column differs: which)."""
+    """Per kind: records added (only in new), removed (only in old), replaced (an old record and the new one of
+    the same source item and group, e.g. SMAUG's source_id and phenomenon, when exactly one of each) and changed
+    (same id, some column differs: which). Kinds without an id are matched by content hash."""
     out = {}
     for kind in sorted(set(new) | set(old)):
-        a = _rows_by_id(new[kind]) if kind in new else {}
-        b = _rows_by_id(old[kind]) if kind in old else {}
+        a = rows_by_key(new[kind]) if kind in new else {}
+        b = rows_by_key(old[kind]) if kind in old else {}
         changed = {}
         for rid in sorted(set(a) & set(b)):
             cols = [c for c in sorted(set(a[rid]) | set(b[rid])) if c not in IGNORED_COLUMNS
                     and a[rid].get(c) != b[rid].get(c)]
             if cols:
                 changed[rid] = cols
-        text = MAIN_TEXT.get(kind)
+        text = MAIN_TEXT.get(kind) or ("text" if kind in new and "text" in new[kind].column_names else None)
         removed = [_brief(b[r], text) for r in sorted(set(b) - set(a))]
-        by_item: dict[tuple, list[str]] = {}
-        for r in removed:
-            if r["source_id"] is not None:
-                by_item.setdefault((r["source_id"], r["group"]), []).append(r["id"])
         added = [_brief(a[r], text) for r in sorted(set(a) - set(b))]
-        old_text = {r["id"]: r["text"] for r in removed}
-        for r in added:  # same source item and group, other content: the new record replaces the old one
-            r["replaces"] = by_item.get((r["source_id"], r["group"]), []) if r["source_id"] is not None else []
-            if len(r["replaces"]) == 1:
-                r["old_text"] = old_text[r["replaces"][0]]
+        replaced = _pair_replacements(added, removed)
+        paired_new = {p["new"]["id"] for p in replaced}
+        paired_old = {p["old"]["id"] for p in replaced}
         out[kind] = {
-            "added": added,
-            "removed": removed,
+            "key": "id" if (kind in new and "id" in new[kind].column_names) or
+                           (kind in old and "id" in old[kind].column_names) else "content hash",
+            "added": [r for r in added if r["id"] not in paired_new],
+            "removed": [r for r in removed if r["id"] not in paired_old],
+            "replaced": replaced,
             "changed": [{**_brief(a[r], text), "columns": cols} for r, cols in changed.items()],
             "unchanged": len(set(a) & set(b)) - len(changed),
         }
     return out
+
+
+def _pair_replacements(added: list[dict[str, Any]], removed: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """(old, new) pairs: the only removed and the only added record of one (source_id, group)."""
+    def by_item(rows):
+        out: dict[tuple, list[dict[str, Any]]] = {}
+        for r in rows:
+            if r["source_id"] is not None:
+                out.setdefault((str(r["source_id"]), r["group"]), []).append(r)
+        return out
+
+    olds, news = by_item(removed), by_item(added)
+    return [{"old": olds[k][0], "new": news[k][0]} for k in sorted(set(olds) & set(news), key=str)
+            if len(olds[k]) == 1 and len(news[k]) == 1]
 
 
 def _brief(row: dict[str, Any], text_col: str | None) -> dict[str, Any]:

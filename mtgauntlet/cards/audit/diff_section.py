@@ -1,4 +1,4 @@
-"""The diff section (``--against``): records added / removed / changed by id, every metric side by side."""
+"""The diff section (``--against``): records added / removed / replaced / changed, every metric side by side."""
 
 from __future__ import annotations
 
@@ -28,18 +28,30 @@ def _record_rows(kind: str, items: list[dict[str, Any]], change: str, shown: set
         rid = r["id"]
         link = f'<a href="#{anchor(kind, rid)}">{e(rid)}</a>' if change != "removed" and rid in shown else e(rid)
         extra = ""
-        if r.get("replaces"):
-            extra = f' <span class="note">replaces {e(", ".join(r["replaces"]))}</span>'
         if r.get("columns"):
             extra = f' <span class="note">columns: {e(", ".join(r["columns"]))}</span>'
-        if isinstance(r.get("old_text"), str) and isinstance(r.get("text"), str):
-            text = inline_diff(r["old_text"], r["text"])  # against the record it replaces
-        else:
-            text = e(_preview(r.get("text")))
+        text = e(_preview(r.get("text")))
         rows.append(f'<tr data-diff="{e(change)}" data-kind="{e(kind)}" data-id="{e(rid)}"><td class="ids">{link}</td>'
                     f'<td>{e(r.get("group") or "")}</td><td>{text}{extra}</td></tr>')
     if len(items) > LISTED:
         rows.append(f'<tr><td colspan="3" class="note">… and {len(items) - LISTED} more</td></tr>')
+    return rows
+
+
+def _replaced_rows(kind: str, pairs: list[dict[str, Any]], shown: set[str]) -> list[str]:
+    rows = []
+    for p in pairs[:LISTED]:
+        old, new = p["old"], p["new"]
+        link = f'<a href="#{anchor(kind, new["id"])}">{e(new["id"])}</a>' if new["id"] in shown else e(new["id"])
+        if isinstance(old.get("text"), str) and isinstance(new.get("text"), str):
+            text = inline_diff(old["text"], new["text"])
+        else:
+            text = e(_preview(new.get("text")))
+        rows.append(f'<tr data-diff="replaced" data-kind="{e(kind)}" data-id="{e(new["id"])}" '
+                    f'data-old-id="{e(old["id"])}"><td class="ids">{e(old["id"])} → {link}</td>'
+                    f'<td>{e(new.get("source_id"))}</td><td>{e(new.get("group") or "")}</td><td>{text}</td></tr>')
+    if len(pairs) > LISTED:
+        rows.append(f'<tr><td colspan="4" class="note">… and {len(pairs) - LISTED} more</td></tr>')
     return rows
 
 
@@ -61,23 +73,30 @@ def _metric_rows(rows: list[dict[str, Any]]) -> list[str]:
 
 
 def diff(diff_data: dict[str, Any], old_label: str, shown_ids: dict[str, list[str]]) -> str:
-    body = [(f"<p>Against <b>{e(old_label)}</b>. Records are matched by id (a content hash): a record whose content "
-             "changed gets a new id and shows as removed + added; <i>changed</i> means same id, other columns differ "
-             "(the time a record was written is not compared).</p>")]
+    body = [(f"<p>Against <b>{e(old_label)}</b>. Records are matched by id (a content hash), or by a hash of their "
+             "content where the kind has no id (e.g. bandit pulls): a record whose content changed shows as removed + "
+             "added, or as <i>replaced</i> when it is the only old and the only new record of one source item and "
+             "group (SMAUG: same source_id and phenomenon; the edit is shown against the old record); <i>changed</i> "
+             "means same id, other columns differ (the time a record was written is not compared).</p>")]
     summary = []
+    changes = ("added", "removed", "replaced", "changed", "unchanged")
     for kind, d in diff_data["records"].items():
-        summary.append(f'<tr><td><code>{e(kind)}</code></td>{value_cell(len(d["added"]), f"{kind}:added", "data-diff-count")}'
-                       f'{value_cell(len(d["removed"]), f"{kind}:removed", "data-diff-count")}'
-                       f'{value_cell(len(d["changed"]), f"{kind}:changed", "data-diff-count")}'
-                       f'{value_cell(d["unchanged"], f"{kind}:unchanged", "data-diff-count")}</tr>')
-    body.append(table(["kind", "added", "removed", "changed", "unchanged"], summary, num_cols=(1, 2, 3, 4)))
+        summary.append(f'<tr><td><code>{e(kind)}</code></td><td>{e(d.get("key", "id"))}</td>' + "".join(
+            value_cell(d[c] if c == "unchanged" else len(d[c]), f"{kind}:{c}", "data-diff-count") for c in changes)
+            + "</tr>")
+    body.append(table(["kind", "matched by", *changes], summary, num_cols=(2, 3, 4, 5, 6)))
     for kind, d in diff_data["records"].items():
         shown = set(shown_ids.get(kind, []))
+        if d["replaced"]:
+            body.append(f'<details{" open" if len(d["replaced"]) <= 20 else ""}><summary><code>{e(kind)}</code>: '
+                        f'{len(d["replaced"])} replaced</summary>' + table(
+                            ["old id → new id", "source item", "group", "text: the new record as an edit of the old"],
+                            _replaced_rows(kind, d["replaced"], shown)) + "</details>")
         for change in ("added", "removed", "changed"):
             if d[change]:
                 body.append(f'<details{" open" if len(d[change]) <= 20 else ""}><summary><code>{e(kind)}</code>: '
                             f'{len(d[change])} {change}</summary>'
-                            + table(["id", "group", "text, as an edit of the record it replaces" if change == "added" else "text"], _record_rows(kind, d[change], change, shown)) + "</details>")
+                            + table(["id", "group", "text"], _record_rows(kind, d[change], change, shown)) + "</details>")
     rows = diff_data["metrics"]
     changed = [r for r in rows if r["changed"]]
     body.append(f"<h3>Metrics: {len(changed)} of {len(rows)} changed</h3>")

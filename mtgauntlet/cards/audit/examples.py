@@ -16,7 +16,7 @@ from mtgauntlet.schema import checks_dict
 from mtgauntlet.validators.validate import MAIN_TEXT
 
 # shown in the card's head (or not worth a line): left out of the field list
-HEAD_FIELDS = {"id", "created_at", "builder", "builder_version", "_flags", "_id", "checks", "trajectory", "src_lang",
+HEAD_FIELDS = {"id", "created_at", "builder", "builder_version", "_flags", "_id", "_source", "checks", "trajectory", "src_lang",
                "tgt_lang", "qe_score", "difficulty", "rank", "llm_failures", "perturbation", "source_dataset",
                "source_id"}
 
@@ -90,9 +90,10 @@ def card(kind: str, rec: dict[str, Any], group_by: str | None) -> str:
     for col in ("src_lang",):
         if rec.get(col):
             head.append(f'<span class="note">{e(rec[col])}→{e(rec.get("tgt_lang") or "?")}</span>')
-    if rec.get("source_dataset") or rec.get("source_id"):
-        head.append(f'<span class="note">from {e(rec.get("source_dataset") or "?")} #{e(rec.get("source_id") or "?")}'
-                    "</span>")
+    if rec.get("source_dataset") or rec.get("source_id") is not None:
+        where = rec.get("source_dataset") or rec.get("_source") or "the source"
+        item = f" item {e(rec['source_id'])}" if rec.get("source_id") is not None else ""
+        head.append(f'<span class="note">from {e(where)}{item}</span>')
     if rec.get("perturbation"):
         head.append(f'<span class="note">{e(rec["perturbation"])}</span>')
     for key in ("qe_score", "difficulty", "rank", "llm_failures"):

@@ -5,11 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from mtgauntlet import __version__
-from mtgauntlet.cards.audit.assets import CSS, SCRIPT
+from mtgauntlet.cards.audit.assets import CSS, SCRIPT, SEARCH_SCRIPT
 from mtgauntlet.cards.audit.diff_section import diff as diff_section
 from mtgauntlet.cards.audit.examples import examples
 from mtgauntlet.cards.audit.markup import e, fmt_value
 from mtgauntlet.cards.audit.methods_section import methods
+from mtgauntlet.cards.audit.search import search_index, search_section
 from mtgauntlet.cards.audit.sections import overview, quality, validation
 from mtgauntlet.cards.audit.source import AuditSource
 from mtgauntlet.schema import utcnow
@@ -28,19 +29,20 @@ def _kpis(src: AuditSource, data: dict[str, Any], diff_data: dict[str, Any] | No
     if diff_data is not None:
         rec = diff_data["records"].values()
         changes = (f"+{sum(len(d['added']) for d in rec)} −{sum(len(d['removed']) for d in rec)} "
-                   f"~{sum(len(d['changed']) for d in rec)}")
-        items.append(("", changes, "records added / removed / changed"))
+                   f"⇄{sum(len(d['replaced']) for d in rec)} ~{sum(len(d['changed']) for d in rec)}")
+        items.append(("", changes, "records added / removed / replaced / changed"))
     return '<div class="kpis">' + "".join(f'<div class="kpi {cls}"><b>{e(big)}</b><span>{e(small)}</span></div>'
                                            for cls, big, small in items) + "</div>"
 
 
 def render(src: AuditSource, data: dict[str, Any], diff_data: dict[str, Any] | None = None,
            old_label: str | None = None) -> str:
-    parts = [overview(src, data), validation(data, src), quality(data), examples(data), methods(data)]
+    parts = [overview(src, data), validation(data, src), quality(data),
+             search_section(*search_index(src.tables, data["shown_ids"])), examples(data), methods(data)]
     if diff_data is not None:
         parts.append(diff_section(diff_data, old_label or "the previous version", data["shown_ids"]))
     toc = [("overview", "Overview"), ("validation", "Validation"), ("quality", "Data quality"),
-           ("examples", "Examples")]
+           ("search", "Search"), ("examples", "Examples")]
     if data["methods"]:
         toc.append(("methods", "Method plots"))
     if diff_data is not None:
@@ -69,7 +71,7 @@ def render(src: AuditSource, data: dict[str, Any], diff_data: dict[str, Any] | N
 </main>
 <footer>Written by <code>gauntlet audit</code> (mtgauntlet {e(__version__)}). Self-contained: styles, plots and the
 filter script are inline; nothing is loaded from the network.</footer>
-<script>{SCRIPT}</script>
+<script>{SCRIPT}{SEARCH_SCRIPT}</script>
 </body>
 </html>
 """

@@ -116,3 +116,41 @@ def distributions(kind: str, table: pa.Table) -> dict[str, list[float]]:
             if vals:
                 out[col] = vals
     return out
+
+
+def word_edit_distance(a: str, b: str) -> int:
+    """Levenshtein distance over words (the validators' words): insertions, deletions and substitutions."""
+    x, y = _WORD.findall(a or ""), _WORD.findall(b or "")
+    prev = list(range(len(y) + 1))
+    for i, wa in enumerate(x, 1):
+        cur = [i]
+        for j, wb in enumerate(y, 1):
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (wa != wb)))
+        prev = cur
+    return prev[-1]
+
+
+def _mean(values: list[float]) -> float | None:
+    return float(np.mean(values)) if values else None
+
+
+def phenomenon_quality(table: pa.Table) -> list[dict[str, Any]]:
+    """Per phenomenon of good/bad pairs (SMAUG): how big the edit is. Length ratio = characters of bad / good;
+    edit distance = words changed from good to bad; span length = words of the changed span of the reference
+    (``span_original``) and of its replacement."""
+    cols = table.column_names
+    if not {"phenomenon", "good", "bad"} <= set(cols):
+        return []
+    groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    keep = [c for c in ("phenomenon", "good", "bad", "span_original", "span_replacement") if c in cols]
+    for r in table.select(keep).to_pylist():
+        groups[str(r["phenomenon"])].append(r)
+    out = []
+    for ph, rows in sorted(groups.items()):
+        ratios = [len(r["bad"] or "") / len(r["good"]) for r in rows if r["good"]]
+        spans = [len(_WORD.findall(r["span_original"])) for r in rows if r.get("span_original") is not None]
+        repl = [len(_WORD.findall(r["span_replacement"])) for r in rows if r.get("span_replacement") is not None]
+        out.append({"phenomenon": ph, "n": len(rows), "length_ratio": _mean(ratios),
+                    "edit_distance": _mean([float(word_edit_distance(r["good"], r["bad"])) for r in rows]),
+                    "span_words": _mean([float(x) for x in spans]), "replacement_words": _mean([float(x) for x in repl])})
+    return out

@@ -17,7 +17,9 @@ from mtgauntlet.cards.audit.markup import (
     table,
     value_cell,
 )
+from mtgauntlet.cards.audit.sensitivity import sensitivity_section
 from mtgauntlet.cards.audit.source import AuditSource
+from mtgauntlet.cards.card import failure_counts
 
 NOT_STATED = "not stated"
 IDS_LISTED = 60  # ids written out per flag row (the rest are counted)
@@ -67,6 +69,7 @@ def overview(src: AuditSource, data: dict[str, Any]) -> str:
             b.get("builder") or "?", b.get("builder_version") or "?")) + value_cell(c.get("produced"))
             + f"<td>{e(', '.join(f'{k}: {v}' for k, v in sorted(rejected.items())) or 'none')}</td>"
             + f"<td>{e(', '.join(f'{k}: {v}' for k, v in sorted(skipped.items())) or 'none')}</td>"
+            + f"<td>{e(', '.join(f'{k}: {v}' for k, v in failure_counts(c).items()) or 'none')}</td>"
             + f"<td>{e(b.get('finished_at') or b.get('created_at') or '')}</td></tr>")
     unfinished = [b for b in src.builds if b.get("status") not in (None, "complete")]
     for b in unfinished:
@@ -75,7 +78,7 @@ def overview(src: AuditSource, data: dict[str, Any]) -> str:
     if rows:
         body.append("<h3>Builds</h3>")
         body.append(table(["builder", "version", "produced", "rejected (reason: count)", "skipped (reason: count)",
-                           "finished"], rows, num_cols=(2,)))
+                           "failures (counter: count)", "finished"], rows, num_cols=(2,)))
     body.append("<h3>Models and packages</h3>")
     body.append(table(["role", "model spec"], [plain_row(k, v) for k, v in sorted(src.models.items())])
                 or f'<p class="note">models: {NOT_STATED}</p>')
@@ -103,17 +106,32 @@ def _flag_rows(kind: str, summary: list[dict[str, Any]], shown: set[str]) -> lis
     return rows
 
 
+def release_reports(validation: dict[str, Any] | None) -> dict[str, dict[str, Any]]:
+    """Per kind, what the reports attached at release time said (the manifest's ``validation`` is per kind, each
+    with its reports): passed only when every report passed; the failed rules of all of them."""
+    out = {}
+    for kind, entry in (validation or {}).items():
+        if not isinstance(entry, dict):
+            continue
+        reports = [r for r in entry.get("reports") or [] if isinstance(r, dict)]
+        failed = list(dict.fromkeys(str(x) for r in reports for x in r.get("failed_rules") or []))
+        out[kind] = {"passed": bool(reports) and all(r.get("passed") is True for r in reports) and not failed,
+                     "failed_rules": failed, "not_validated": [str(s) for s in entry.get("not_validated") or []]}
+    return out
+
+
 def validation(data: dict[str, Any], src: AuditSource) -> str:
     rep = data["validation"]
     n_fail = sum(r["status"] == "fail" for r in rep["rules"])
     n_nc = sum(r["status"] == "not_checked" for r in rep["rules"])
     body = [(f'<p>Overall: {badge("pass" if rep["passed"] else "fail")} — {len(rep["rules"])} rules, {n_fail} failed, '
              f'{n_nc} not checked (computed now by <code>gauntlet validate</code>\'s functions with the rules below).</p>')]
-    if src.release_validation:
-        rv = src.release_validation
-        failed = ", ".join(rv.get("failed_rules") or []) or "none"
-        body.append(f'<p class="note">At release time the attached report said: '
-                    f'{"passed" if rv.get("passed") else "FAILED"} (failed rules: {e(failed)}).</p>')
+    for kind, rv in release_reports(src.release_validation).items():
+        failed = ", ".join(rv["failed_rules"]) or "none"
+        partly = (f'; builds not validated: {e(", ".join(rv["not_validated"]))}' if rv["not_validated"] else "")
+        body.append(f'<p class="note" data-release-validation="{e(kind)}" data-value="{e(data_value(rv["passed"]))}">'
+                    f'At release time the report(s) attached for <code>{e(kind)}</code> said: '
+                    f'{"passed" if rv["passed"] else "FAILED"} (failed rules: {e(failed)}){partly}.</p>')
     for kind, entry in rep["kinds"].items():
         body.append(f"<h3><code>{e(kind)}</code></h3>")
         rows = [f'<tr><td><code>{e(r["metric"])}</code></td><td>{e(r["threshold"])}</td>'
@@ -140,6 +158,23 @@ def validation(data: dict[str, Any], src: AuditSource) -> str:
     return section("validation", "2. Validation", "".join(body))
 
 
+PHENOMENON_MEASURES = (("n", "records"), ("length_ratio", "length ratio (bad / good chars)"),
+                      ("edit_distance", "edit distance (words, good → bad)"),
+                      ("span_words", "span length (words of the reference)"),
+                      ("replacement_words", "replacement length (words)"))
+
+
+def phenomenon_table(kind: str, rows: list[dict[str, Any]]) -> str:
+    """Per phenomenon: how big the edits are (means over its records)."""
+    if not rows:
+        return ""
+    body = [f"<tr><td>{e(r['phenomenon'])}</td>" + "".join(
+        value_cell(r[key], f"{kind}:{r['phenomenon']}:{key}", "data-phenomenon") for key, _ in PHENOMENON_MEASURES)
+        + "</tr>" for r in rows]
+    return ("<h4>Per phenomenon: the size of the edit (means)</h4>"
+            + table(["phenomenon", *(label for _, label in PHENOMENON_MEASURES)], body, num_cols=(1, 2, 3, 4, 5)))
+
+
 def quality(data: dict[str, Any]) -> str:
     body = [('<p class="note">The data-quality measures of the MT-breaker paper (Table 2), where they apply. '
              "Higher diversity is better; rarity and syntax complexity say whether difficulty comes from rare words "
@@ -151,6 +186,7 @@ def quality(data: dict[str, Any]) -> str:
                 f'<td class="note">{e(m["how"])}</td></tr>' for m in q["measures"]]
         body.append(table(["measure", "value", "how"], rows, num_cols=(1,))
                     or '<p class="note">No text column to measure in this kind.</p>')
+        body.append(phenomenon_table(kind, q.get("phenomena") or []))
         figs = []
         for col, vals in q["distributions"].items():
             label = "QE (0–100, higher = better translation)" if col == "qe_score" else "difficulty (higher = harder)"
@@ -158,4 +194,5 @@ def quality(data: dict[str, Any]) -> str:
                                f"{kind}: distribution of {col} over {len(vals)} records"))
         if figs:
             body.append(f'<div class="plots">{"".join(figs)}</div>')
+    body.append(sensitivity_section(data.get("sensitivity") or []))
     return section("quality", "3. Data quality", "".join(body))

@@ -105,6 +105,22 @@ def _sources_of_builds(builds: list[dict[str, Any]]) -> list[str] | None:
     return sorted(set(found)) or None
 
 
+def models_of_builds(builds: list[dict[str, Any]]) -> dict[str, str]:
+    """role -> model spec over a release's builds (a release manifest lists them per build); a role whose spec
+    differs between builds is named per builder."""
+    specs: dict[str, dict[str, str]] = {}
+    for b in builds:
+        for role, spec in _str_dict(b.get("models")).items():
+            specs.setdefault(role, {})[str(b.get("builder") or "records")] = spec
+    out = {}
+    for role, by_builder in sorted(specs.items()):
+        if len(set(by_builder.values())) == 1:
+            out[role] = next(iter(by_builder.values()))
+        else:
+            out.update({f"{role} ({builder})": spec for builder, spec in sorted(by_builder.items())})
+    return out
+
+
 def _optional_kind(path: Path, kind: str) -> pa.Table | None:
     if not path.is_dir():
         return None
@@ -140,7 +156,8 @@ def _release(p: Path, m: dict[str, Any]) -> AuditSource:
     src = AuditSource(path=p, what="release", name=str(m.get("name") or p.name),
                       version=str(m["version"]) if m.get("version") is not None else None,
                       created_at=m.get("created_at"), signatures=[str(s) for s in m.get("signatures") or []],
-                      builds=builds, models=_str_dict(m.get("models")), versions=_str_dict(m.get("versions")),
+                      builds=builds, models=_str_dict(m.get("models")) or models_of_builds(builds),
+                      versions=_str_dict(m.get("versions")),
                       release_validation=m.get("validation") if isinstance(m.get("validation"), dict) else None)
     card = card_front_matter(p / RELEASE_CARD)
     for attr, key, origin in (("licence", "license", "card"), ("sources", "source_datasets", "card")):

@@ -1,0 +1,58 @@
+"""SQL over releases from Python: :func:`query` (``gauntlet query``), read-only, in DuckDB.
+
+The result comes from DuckDB as Arrow and stays Arrow inside the DataFrame (``pandas.ArrowDtype`` columns), so
+NULL and NaN stay apart, integers with NULLs stay integers and nested values (lists, structs) are exact.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mtgauntlet.api.session import public, warn
+
+__all__ = ["query"]
+
+MAX_WARNINGS = 10  # skipped paths warned about one by one; the rest in one line (all in catalog_skipped)
+
+
+def _warn_skipped(items: list[tuple[str, str]]) -> None:
+    for path, why in items[:MAX_WARNINGS]:
+        warn(f"catalog: skipped {path}: {why}")
+    if len(items) > MAX_WARNINGS:
+        warn(f"catalog: skipped {len(items) - MAX_WARNINGS} more (SELECT * FROM catalog_skipped)")
+
+
+@public
+def query_table(sql: str, *, releases: str | Path = "releases"):
+    """:func:`query`'s result as a ``pyarrow.Table`` (what ``gauntlet query`` prints from)."""
+    from mtgauntlet.releases.catalog import query_arrow
+
+    return query_arrow(releases, sql, report=_warn_skipped)
+
+
+@public
+def query(sql: str, *, releases: str | Path = "releases"):
+    """Run a read-only SQL query over the records of every release under ``releases`` (exactly the files their
+    manifests list; a folder without releases: every build output's records).
+
+    Views: one per record kind (e.g. ``smaug_pair``), ``latest_<kind>`` (the newest version of each release),
+    ``releases``, ``catalog_files``, ``catalog_info``, ``catalog_skipped``. What the catalog skips (a corrupt
+    manifest, a loose file, a symbolic link) is warned about as :class:`mtgauntlet.GauntletWarning`.
+
+    Args:
+        sql: A ``SELECT`` (or ``EXPLAIN SELECT``) statement; anything else is refused.
+        releases: Directory with releases or build outputs.
+
+    Returns:
+        A ``pandas.DataFrame`` with ``pandas.ArrowDtype`` columns: NULL is ``pd.NA``, NaN stays NaN, lists and
+        structs are exact.
+
+    Raises:
+        GauntletError: A statement that is not read-only, a query DuckDB cannot parse or run.
+
+    Example:
+        >>> mg.query("SELECT phenomenon, count(*) AS n FROM latest_smaug_pair GROUP BY ALL", releases="releases")
+    """
+    import pandas as pd
+
+    return query_table(sql, releases=releases, progress=None).to_pandas(types_mapper=pd.ArrowDtype)

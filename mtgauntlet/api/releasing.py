@@ -1,0 +1,179 @@
+"""Releases from Python: :func:`release` (``gauntlet release``), :func:`verify` (``gauntlet verify``) and
+:func:`publish` (``gauntlet publish``). The CLI commands call these functions and print what they return."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Sequence
+
+from mtgauntlet.api.inputs import path_of
+from mtgauntlet.api.results import Publication, Release, Verification
+from mtgauntlet.api.session import public, warn
+from mtgauntlet.errors import GauntletError, UsageError
+
+__all__ = ["release", "verify", "publish"]
+
+Paths = Any  # a path, a result object with ``.path`` (Build, Report, Release), or a list of them
+
+
+def _many(value: Paths) -> list[Any]:
+    """A list of what ``value`` holds: one path or result object, or several."""
+    if value is None:
+        return []
+    if isinstance(value, (str, os.PathLike)) or hasattr(value, "path"):
+        return [value]
+    return list(value)
+
+
+def _read_report(report: Any) -> tuple[str, dict]:
+    """(where it came from, the report): a report folder or file, or a :class:`Report` written to a folder."""
+    from mtgauntlet.fileio import read_json
+
+    data = getattr(report, "data", None)
+    if data is not None:
+        if getattr(report, "path", None) is None:
+            raise UsageError("--report: this validation report was not written to a folder; validate with "
+                             "report=DIR so the release can name it")
+        return str(Path(report.path) / "report.json"), data
+    p = Path(path_of(report))
+    p = p / "report.json" if p.is_dir() else p
+    return str(p), read_json(p, "validation report", "no such validation report (write one with gauntlet "
+                                                       "validate PATH --report DIR)")
+
+
+def release_warnings(manifest: dict[str, Any]) -> list[str]:
+    """What a release warns about, from its manifest: licences to check, dropped duplicates. (Kinds no report
+    validated are no warning, the card says so: :attr:`Release.not_validated`.)"""
+    out = [f"licence: {w}" for w in manifest["license"]["warnings"]]
+    out += [f"dropped {n} duplicate {kind} records (equal copies of one record in several builds)"
+            for kind, n in manifest["dropped_duplicates"].items() if n]
+    return out
+
+
+@public
+def release(builds: Paths, *, name: str, version: str, out: str | Path = "releases", report: Paths = (),
+            license: str | None = None, license_name: str = "", license_link: str = "", provenance: Sequence[str] = (),
+            input_file: Paths = (), url: str | None = None, creator: Sequence[str] = (), pretty_name: str | None = None,
+            figure: Paths = (), description: str | None = None, recipe: str | Path | None = None,
+            audit: bool = False) -> Release:
+    """Package complete builds as ``OUT/name=NAME/version=VERSION/`` (written atomically, never overwritten):
+    Parquet per record kind and language pair, dataset card, Croissant, and a manifest with every file's sha256.
+
+    Args:
+        builds: Build directories (or :class:`Build` objects); a path inside a build means the whole build.
+        name: Release name (letters, digits, ``.`` ``_`` ``-``).
+        version: Semantic version ``X.Y.Z`` or ``X.Y.Z-PRERELEASE``.
+        out: Releases root (hive layout ``name=``/``version=``).
+        report: Validation report(s) of these builds (folders, ``report.json`` files or :class:`Report` objects
+            written with ``report=DIR``); refused if a report validated other builds.
+        license: Hugging Face Hub licence id for the card (``other`` with ``license_name`` and ``license_link``);
+            default: derived from the sources' provenance.
+        license_name: Name of the licence when ``license="other"``.
+        license_link: Link to the licence text when ``license="other"``.
+        provenance: What a source is, as ``DATASET:FIELD=VALUE`` statements (FIELD: license, name, url, citation,
+            license_name, license_link, hub_id).
+        input_file: Input files the builds read: data mtgauntlet ships is recognised by its sha256 and brings its
+            licence.
+        url: Where the release is published (http(s)), for Croissant's ``url``.
+        creator: Who made the release (Croissant ``creator``).
+        pretty_name: Human-readable dataset name for the card.
+        figure: Extra PNG figures to embed in the card.
+        description: A paragraph describing the set (card).
+        recipe: The resolved recipe that made these builds, stored as ``recipe.yaml``.
+        audit: Put the audit page (``report.html``, as :func:`mtgauntlet.audit`) into the release.
+
+    Returns:
+        The :class:`Release`: its ``path``, ``manifest``, ``warnings`` (each also raised as a
+        :class:`mtgauntlet.GauntletWarning`) and ``not_validated`` (the kinds no report covers).
+
+    Raises:
+        GauntletError: An incomplete or missing build, a bad name or version, an existing release, a report of
+            other builds, a bad licence or provenance statement, a missing figure or recipe file.
+
+    Example:
+        >>> rel = mg.release(["builds/smaug"], name="my-es-en", version="0.1.0", report="reports/smaug")
+        >>> rel.path, rel.manifest["total_rows"], rel.warnings
+    """
+    from mtgauntlet.releases.inputs import find_build_dir
+    from mtgauntlet.releases.release import make_release
+
+    builds = [path_of(b) for b in _many(builds)]
+    if not builds:
+        raise UsageError("builds: give at least one build directory")
+    reports = [_read_report(r) for r in _many(report)]
+    extra = [Path(path_of(f)) for f in _many(figure)]
+    for f in extra:
+        if not f.is_file():
+            raise GauntletError(f"{f}: no such figure file")
+    for b in builds:
+        extra += sorted((find_build_dir(b) / "figures").glob("*.png"))
+    if recipe and not Path(recipe).is_file():
+        raise GauntletError(f"{recipe}: no such recipe file")
+    path = make_release(builds, name, version, out=out, reports=reports, license=license,
+                        pretty_name=pretty_name, extra_figures=extra, description=description, recipe=recipe,
+                        audit=audit, license_name=license_name, license_link=license_link,
+                        provenance=list(_many(provenance)), input_files=[path_of(f) for f in _many(input_file)],
+                        url=url, creators=list(_many(creator)))
+    result = Release.open(path)
+    result.warnings = release_warnings(result.manifest)
+    for w in result.warnings:
+        warn(w)
+    return result
+
+
+@public
+def verify(path: str | Path) -> Verification:
+    """Re-check every file of a release against its ``manifest.json``: a changed, missing or extra file is a
+    problem. A git clone or Hub download verifies (its ``.git``, ``.gitattributes`` and ``.cache/huggingface/``
+    are not release files).
+
+    Args:
+        path: A release directory (``.../name=NAME/version=X.Y.Z``) or a :class:`Release`.
+
+    Returns:
+        A :class:`Verification`: ``ok`` (also its truth value) and one line per problem in ``problems``.
+
+    Raises:
+        GauntletError: The manifest is missing or corrupt (not a release).
+
+    Example:
+        >>> check = mg.verify("releases/name=my-es-en/version=0.1.0")
+        >>> assert check.ok, check.problems
+    """
+    from mtgauntlet.releases.release import verify_release
+
+    root = Path(path_of(path))
+    return Verification(path=root, problems=verify_release(root))
+
+
+@public
+def publish(path: str | Path, *, repo: str, dry_run: bool = False, branch: str = "main") -> Publication:
+    """Publish a release: one atomic commit of exactly the manifest's files, then the immutable tag ``vX.Y.Z``.
+    Refused when the tag exists or the release does not verify; a verified copy is uploaded, so a file changed
+    meanwhile stops the publish. The token comes only from ``HF_TOKEN`` or ``huggingface-cli login``.
+
+    Args:
+        path: A release directory or a :class:`Release`.
+        repo: Hub dataset repository ``ORG/NAME``, or ``file:PATH`` for a local git repository.
+        dry_run: Only plan: the result lists the exact commit operations; nothing is published.
+        branch: Branch to commit to.
+
+    Returns:
+        A :class:`Publication`: the tag, the commit (``None`` on a dry run) and the file operations.
+
+    Raises:
+        GauntletError: The release does not verify, the tag exists, the remote is unreachable or refuses.
+
+    Example:
+        >>> plan = mg.publish("releases/name=my-es-en/version=0.1.0", repo="my-org/my-es-en", dry_run=True)
+        >>> print(plan.description)
+    """
+    from mtgauntlet.releases.publish import publish as do_publish
+
+    plan = do_publish(path_of(path), repo, dry_run=dry_run, branch=branch)
+    return Publication(repo=plan.repo_id, tag=plan.tag, commit=plan.commit, dry_run=dry_run,
+                       operations=[{"op": "add" if type(op).__name__ == "CommitOperationAdd" else "delete",
+                                    "path": op.path_in_repo} for op in plan.operations],
+                       parent_commit=plan.parent_commit, commit_message=plan.commit_message, remote=plan.remote,
+                       description=plan.describe())

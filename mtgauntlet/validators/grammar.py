@@ -1,0 +1,163 @@
+"""Rule-based grammar checking: Harper (English, package ``harper-py``) and, where installed, Grammalecte
+(French, Debian ``python3-grammalecte``).
+
+Per text: ``grammar_errors`` (count), ``grammar_issues`` (rule, kind, message, span start/end in characters,
+the flagged text) and ``spelling_flags`` (count). Spelling hits are kept apart: on real text most of them
+are names, foreign words or regional spellings (British "analysed" under Harper's American dictionary), not
+grammar errors; style, readability (sentence length), formatting and regional-usage lints are left out too.
+On the 15 ungrammatical / 15 corrected English sentences of tests/test_grammar.py Harper flags 12 and 0.
+
+``grammar.error_rate``: grammar errors per 100 words over a text set (``gauntlet validate`` computes it on
+the side of a record set that should be fluent: SMAUG's good hypotheses, MT-breaker's kept texts).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+from functools import lru_cache
+from typing import Any, Sequence
+
+from mtgauntlet.errors import BackendUnavailable
+
+# Harper lint kinds that are not grammar (kept out of grammar_errors)
+NOT_GRAMMAR_KINDS = frozenset({"Spelling", "Typo", "Readability", "Style", "Formatting", "Regionalism",
+                               "Redundancy", "Enhancement"})
+NOT_GRAMMAR_RULES = frozenset({"UpdatePlaceNames", "OrthographicConsistency", "LongSentences", "OxfordComma"})
+SPELLING_KINDS = frozenset({"Spelling", "Typo"})
+_WORDS = re.compile(r"\w+", re.UNICODE)
+HARPER_PIP = "harper-py==0.2.0"
+DEBIAN_PYTHON = "/usr/lib/python3/dist-packages"  # where apt puts python3-grammalecte (outside a virtualenv)
+GRAMMALECTE_NOT_GRAMMAR = frozenset({"apos", "typo", "esp", "nbsp"})  # typography: apostrophes, spaces
+
+
+def _grammalecte_module():
+    """Grammalecte from the virtualenv, else Debian's copy (that package alone, nothing else from there)."""
+    import sys
+    from pathlib import Path
+
+    if importlib.util.find_spec("grammalecte") is not None:
+        import grammalecte
+
+        return grammalecte
+    init = Path(DEBIAN_PYTHON) / "grammalecte" / "__init__.py"
+    if not init.is_file():
+        return None
+    spec = importlib.util.spec_from_file_location("grammalecte", init, submodule_search_locations=[str(init.parent)])
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["grammalecte"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def available_languages() -> list[str]:
+    from pathlib import Path
+
+    out = ["en"] if importlib.util.find_spec("harper") is not None else []
+    if importlib.util.find_spec("grammalecte") is not None or (Path(DEBIAN_PYTHON) / "grammalecte").is_dir():
+        out.append("fr")
+    return out
+
+
+@lru_cache(maxsize=None)
+def _harper():
+    try:
+        import harper
+    except ModuleNotFoundError:
+        raise BackendUnavailable(f"the English grammar checker needs the package harper-py (pip install {HARPER_PIP})"
+                                 ) from None
+    return harper.Linter()
+
+
+@lru_cache(maxsize=None)
+def _grammalecte():
+    module = _grammalecte_module()
+    if module is None:
+        raise BackendUnavailable("the French grammar checker needs Grammalecte (apt-get install python3-grammalecte)")
+    return module.GrammarChecker("fr")
+
+
+def _harper_check(text: str) -> dict[str, Any]:
+    issues, spelling = [], 0
+    for rule, lints in _harper().organized_lints(text, language="plaintext").items():
+        for lint in lints:
+            kind = lint.lint_kind
+            if kind in SPELLING_KINDS:
+                spelling += 1
+            if kind in NOT_GRAMMAR_KINDS or rule in NOT_GRAMMAR_RULES:
+                continue
+            issues.append({"rule": rule, "kind": kind, "message": lint.message, "start": lint.span.start,
+                           "end": lint.span.end, "text": lint.problem_text})
+    issues.sort(key=lambda i: (i["start"], i["end"], i["rule"]))
+    return {"grammar_errors": len(issues), "grammar_issues": issues, "spelling_flags": spelling}
+
+
+def _grammalecte_check(text: str) -> dict[str, Any]:
+    grammar, spelling = _grammalecte().getParagraphErrors(text, bSpellSugg=False)
+    issues = [{"rule": str(e["sRuleId"]), "kind": str(e["sType"]), "message": str(e["sMessage"]),
+               "start": int(e["nStart"]), "end": int(e["nEnd"]), "text": text[int(e["nStart"]):int(e["nEnd"])]}
+              for e in grammar if e.get("sType") not in GRAMMALECTE_NOT_GRAMMAR]
+    issues.sort(key=lambda i: (i["start"], i["end"], i["rule"]))
+    return {"grammar_errors": len(issues), "grammar_issues": issues, "spelling_flags": len(spelling)}
+
+
+def checker(lang: str):
+    """The per-text check function for ``lang``; BackendUnavailable when none is installed for it."""
+    base = lang.replace("_", "-").split("-")[0].lower()
+    if base == "en":
+        _harper()
+        return _harper_check
+    if base == "fr":
+        _grammalecte()
+        return _grammalecte_check
+    raise BackendUnavailable(f"no grammar checker for language {lang!r} (English: harper-py; French: "
+                             "python3-grammalecte)")
+
+
+def check_texts(texts: Sequence[str], lang: str) -> list[dict[str, Any]]:
+    """One result per text (each checked alone; an empty text has no issues)."""
+    check = checker(lang)
+    return [check(t) if t and t.strip() else {"grammar_errors": 0, "grammar_issues": [], "spelling_flags": 0}
+            for t in texts]
+
+
+def error_rate(results: Sequence[dict[str, Any]], texts: Sequence[str]) -> float:
+    """Grammar errors per 100 words over the set."""
+    words = sum(len(_WORDS.findall(t or "")) for t in texts)
+    return 100.0 * sum(r["grammar_errors"] for r in results) / words if words else 0.0
+
+
+# record kind -> (the column that should be fluent, the column naming its language)
+FLUENT_SIDE = {"smaug_pair": ("good", "tgt_lang"), "breaker_text": ("text", "src_lang"),
+               "topic_text": ("text", "src_lang")}
+
+
+def flagged_records(kind_name: str, rows: Sequence[dict[str, Any]]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The records of a set whose fluent side has grammar errors (``id``, ``column``, ``text``, ``issues``) and
+    the set's metrics (``grammar.error_rate`` per 100 words, ``grammar.flagged_rate``) over the rows whose
+    language has a checker; texts in other languages are counted in ``grammar.unchecked``."""
+    side = FLUENT_SIDE.get(kind_name)
+    if side is None or not rows:
+        return [], {}
+    column, lang_col = side
+    checked_texts, results, flagged, unchecked = [], [], [], 0
+    by_lang: dict[str, list[dict[str, Any]]] = {}
+    for r in rows:
+        by_lang.setdefault(str(r.get(lang_col) or ""), []).append(r)
+    for lang, group in sorted(by_lang.items()):
+        try:
+            checker(lang)
+        except BackendUnavailable:
+            unchecked += len(group)
+            continue
+        texts = [str(r.get(column) or "") for r in group]
+        res = check_texts(texts, lang)
+        checked_texts += texts
+        results += res
+        flagged += [{"id": r.get("id"), "column": column, "text": t, "issues": x["grammar_issues"]}
+                    for r, t, x in zip(group, texts, res) if x["grammar_errors"]]
+    metrics: dict[str, Any] = {"grammar.unchecked": unchecked}
+    if checked_texts:
+        metrics["grammar.error_rate"] = error_rate(results, checked_texts)
+        metrics["grammar.flagged_rate"] = len(flagged) / len(checked_texts)
+    return flagged, metrics
