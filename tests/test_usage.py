@@ -82,6 +82,28 @@ def test_build_json_usage_equals_the_servers_counts_and_cost_is_tokens_times_pri
         assert u["requests"] == 0 and u["cached"] == editor["requests"] and u["cost_usd"] == 0
 
 
+def test_usage_and_cost_reach_the_release_manifest_card_and_audit_page(tmp_path):
+    with _stack() as s:
+        r = invoke(_args(s, tmp_path, "b", steps=1))
+        assert r.exit_code == 0, r
+    built = _manifest(tmp_path / "b")["usage"]
+    r = invoke(["release", tmp_path / "b", "--name", "paid", "--version", "0.1.0", "--out", tmp_path / "rel"])
+    assert r.exit_code == 0, r
+    release = tmp_path / "rel" / "name=paid" / "version=0.1.0"
+    manifest = json.loads((release / "manifest.json").read_text())
+    assert manifest["builds"][0]["usage"] == built  # every spec: requests, tokens, cost as build.json has them
+    editor = _spec_usage(manifest["builds"][0], s["llm"])
+    assert editor["cost_usd"] == pytest.approx(editor["input_tokens"] * PRICE[0] / 1e6
+                                               + editor["output_tokens"] * PRICE[1] / 1e6)
+    card = (release / "README.md").read_text()
+    assert f"{editor['requests']} requests, {editor['input_tokens']} in / {editor['output_tokens']} out tokens, " \
+           f"${editor['cost_usd']:.4f}" in card
+    r = invoke(["audit", release, "--out", tmp_path / "a.html"])
+    assert r.exit_code == 0, r
+    page = (tmp_path / "a.html").read_text()
+    assert "API usage (requests, tokens, cost)" in page and f"${editor['cost_usd']:.4f}" in page
+
+
 def test_max_requests_stops_with_exit_3_and_the_rerun_gives_the_uninterrupted_records(tmp_path, monkeypatch):
     with _stack() as s:
         full = invoke(_args(s, tmp_path, "full"))
