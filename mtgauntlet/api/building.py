@@ -188,7 +188,7 @@ def build_subset(*, input: Any, out: str | Path, estimator: str = "length", budg
         UsageError: An option out of range. BudgetSpent: the budget ran out. GauntletError: bad input or spec.
 
     Examples:
-        >>> b = mg.build_subset(input="corpus.tsv", out="builds/hard", src_lang="en", budget=10)
+        >>> b = mg.build("subset", input="corpus.tsv", out="builds/hard", src_lang="en", budget=10)
     """
     _check(locals())
     from mtgauntlet.builders.subset import SubsetBuilder
@@ -269,7 +269,7 @@ def build_smaug(*, input: Any, out: str | Path, src_lang: str, tgt_lang: str, fo
         UsageError: An option out of range. BudgetSpent: the budget ran out. GauntletError: bad input or spec.
 
     Examples:
-        >>> b = mg.build_smaug(input="es_en.tsv", out="builds/smaug", src_lang="es", tgt_lang="en",
+        >>> b = mg.build("smaug", input="es_en.tsv", out="builds/smaug", src_lang="es", tgt_lang="en",
         ...                    src_col="es", ref_col="en", good_from="reference")
     """
     _check(locals())
@@ -372,7 +372,7 @@ def build_mtbreaker(*, seeds: Any, out: str | Path, column: str = "text", format
         UsageError: An option out of range. BudgetSpent: the budget ran out. GauntletError: bad input or spec.
 
     Examples:
-        >>> b = mg.build_mtbreaker(seeds="seeds.tsv", out="builds/mtb", column="en", steps=3, max_requests=500)
+        >>> b = mg.build("mtbreaker", seeds="seeds.tsv", out="builds/mtb", column="en", steps=3, max_requests=500)
     """
     _check(locals())
     from mtgauntlet.builders.mtbreaker import MTBreakerBuilder, keyed_sample
@@ -434,7 +434,7 @@ def build_zeroshot(*, seeds: Any, out: str | Path, column: str = "text", format:
         UsageError: An option out of range. BudgetSpent: the budget ran out. GauntletError: bad input or spec.
 
     Examples:
-        >>> b = mg.build_zeroshot(seeds="seeds.tsv", out="builds/zs", column="en", variant="min", generations=4)
+        >>> b = mg.build("zeroshot", seeds="seeds.tsv", out="builds/zs", column="en", variant="min", generations=4)
     """
     _check(locals())
     from mtgauntlet.builders.zeroshot import ZeroShotBuilder
@@ -518,7 +518,7 @@ def build_bandit(*, out: str | Path, corpus: Any = None, topics: Optional[str] =
             input or spec, no pull scored.
 
     Examples:
-        >>> b = mg.build_bandit(out="builds/bandit", corpus="flores", topic_column="topic", budget=50, k=3)
+        >>> b = mg.build("bandit", out="builds/bandit", corpus="flores", topic_column="topic", budget=50, k=3)
         >>> b.summary["top_topics"]
     """
     _check(locals())
