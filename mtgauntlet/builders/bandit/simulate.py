@@ -7,10 +7,12 @@ clipped normal (:func:`true_means`), which is what the oracle and the reported "
 
 Default calibration (the paper's Figure 5 and its caption): on real data, 3.2k topics give an oracle top-1 of
 36 and top-10 of 25, the synthetic process is *more conservative* than that, and a 10-fold larger topic set
-adds about +5 difficulty. The default mixture (weights 0.4/0.3/0.3, means 5/9/3.5, sds 2/3/7.5; within-topic
-sd 12) gives, over 20 seeds, an oracle top-10 of about 23 at 3.2k topics (top-1 about 27), 28.5 at 32k and 33 at
-320k (+5.5, +4.5): a bulk of easy topics (median true difficulty 8, like FLORES/WMT domains) and a wide
-component that makes the tail. ``--fit`` replaces it by a mixture fitted to a real search's pull log. The
+adds about +5 difficulty. The default mixture (weights 0.4/0.3/0.3, means 5/9/3.5, sds 2/3/7.5) gives, over 20
+seeds, an oracle top-10 of about 23 at 3.2k topics (top-1 about 27), 28.5 at 32k and 33 at 320k (+5.5, +4.5):
+a bulk of easy topics (median true difficulty 6, like FLORES/WMT domains) and a wide
+component that makes the tail. The within-topic sd (5) is calibrated to Figure 3 (eps-greedy close to the
+oracle by about 1.5 pulls per topic; the paper estimates it from data it does not give; it hardly moves the
+Figure 5 oracle). ``--fit`` replaces it by a mixture fitted to a real search's pull log. The
 algorithms run as numba-compiled loops (a binary max-heap of observed means makes each exploitation
 O(log T)), so 1M topics x 1.5M pulls take about a second. A pure-Python path (the same code, not
 compiled) runs where numba is missing, much slower.
