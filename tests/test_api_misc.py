@@ -215,9 +215,9 @@ def test_evaluate_dec_and_bandit_equal_the_cli_json(judgments, sample_path, tmp_
     pool = tmp_path / "pool.tsv"
     scored.assign(topic=[f"t{i % 7}" for i in range(len(scored))])[["topic", "difficulty"]].to_csv(
         pool, sep="\t", index=False)
-    res = mg.evaluate("bandit", pool=pool, budgets=[7, 14], k=2, repeats=2, algorithms="brute,greedy")
+    res = mg.evaluate("bandit", pool=pool, budgets=[7, 14], k=2, repeats=2, algorithms="brute,greedy", min_samples=1)
     shown = _json("evaluate", "bandit", "--pool", pool, "--budgets", "7,14", "--k", "2", "--repeats", "2",
-                  "--algorithms", "brute,greedy")
+                  "--algorithms", "brute,greedy", "--min-samples", "1")
     assert _plain(res) == shown and res["topics"] == 7
     with pytest.raises(mg.UsageError, match="^--budgets"):
         mg.evaluate("bandit", pool=pool, budgets="a,b")

@@ -247,9 +247,11 @@ def test_cli_bandit_end_to_end_without_apertium(tmp_path):
         assert json.loads((tmp_path / "pool" / "build.json").read_text())["counts"]["pulls"] == 18
         code, out, err = cli("evaluate", "bandit", "--pool", str(tmp_path / "pool"),
                                   "--k", "2", "--cap", "2", "--algorithms", "greedy,eps-greedy,contextual",
-                                  "--repeats", "2")
+                                  "--repeats", "2", "--min-samples", "3")
         assert code == 0, err
-        assert "oracle top-1" in out and "1 unscored left out" in out
+        # topic 1's failed pull leaves it 2 scored samples: under --min-samples, left out and counted
+        assert "oracle top-1" in out and "1 unscored left out; 1 topics under 3 samples left out" in out
+        assert "pool: 5 topics" in out
     with ScriptedServer(default=lambda m: "```python\n{}\n```") as empty:
         code, out, err = cli("build", "bandit", "--llm-topics", "Law", "--llm",
                                   f"openai:o@{empty.url}", "--corpus", str(corpus), "--out", str(tmp_path / "x"))
@@ -288,3 +290,66 @@ def test_mixture_panel_plots_topic_difficulty_not_raw_locations(tmp_path):
     assert panel["oracle_topk"] == pytest.approx(np.sort(panel["difficulty"])[-10:].mean())
     curve = budget_curve(2000, [0.5, 1.0], ["eps-greedy"], k=10)
     assert plot(curve, tmp_path / "fig3.png").stat().st_size > 10_000
+
+
+# -- issue 30 item 8: the paper's 25-text minimum, LLM sampler retries, the paper's QE prompt ----------------
+def test_replay_pool_leaves_out_topics_under_min_samples(tmp_path):
+    from mtgauntlet.evaluation.bandit_replay import load_pool
+    from tests.scripted_roles import cli
+
+    rows = [("full", 10.0 + i) for i in range(25)] + [("short", 90.0)] * 24 + [("short", "")]
+    path = tmp_path / "pool.tsv"
+    path.write_text("topic\tdifficulty\n" + "".join(f"{t}\t{d}\n" for t, d in rows), encoding="utf-8")
+    pool, missing, small = load_pool(path)
+    assert set(pool) == {"full"} and small == {"short": 24} and missing == 1  # the paper: 25 texts or discarded
+    assert set(load_pool(path, min_samples=24)[0]) == {"full", "short"}
+    code, out, err = cli("evaluate", "bandit", "--pool", str(path), "--k", "1", "--budgets", "5", "--json")
+    assert code == 0, err
+    res = json.loads(out)
+    assert res["topics"] == 1 and res["small_topics_left_out"] == 1 and res["min_samples"] == 25
+    assert res["oracle"]["top1"] == pytest.approx(22.0)  # "short" (difficulty 90) no longer wins
+    code, out, err = cli("evaluate", "bandit", "--pool", str(path), "--min-samples", "26")
+    assert code == 2 and err.startswith("error: ") and "no topic of the pool has 26 scored samples" in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_llm_sampler_retries_an_unparseable_answer_before_exhausting_a_topic():
+    from mtgauntlet.builders.bandit.sampler import LLMSampler
+    from mtgauntlet.models import registry
+
+    good = json.dumps({"extracted_snippets": [{"text": "The harbour tenancy case was heard on Monday morning.",
+                                               "source_url": "http://example.com/a"}]})
+    with ScriptedServer(default=lambda m: good) as srv:
+        sampler = LLMSampler(registry.load("llm", f"openai:s@{srv.url}"))
+        srv.script = [("ok", "I could not find anything, sorry.")]
+        got = sampler.sample(T.Topic("tax law", ["tax law"]), set(), random.Random(1))
+        assert got["text"].startswith("The harbour") and len(srv.requests) == 2
+        assert sampler.failures == {"sampler_failures": 1, "sampler_retries": 1}
+        srv.script = [("ok", "nothing")] * 3  # every try unparseable: exhausted after 1 + 2 retries, counted
+        assert sampler.sample(T.Topic("music", ["music"]), set(), random.Random(2)) is None
+        assert len(srv.requests) == 5 and sampler.failures == {"sampler_failures": 4, "sampler_retries": 3}
+
+
+def test_bandit_llm_qe_asks_with_the_bandit_papers_prompt(tmp_path):
+    from mtgauntlet.builders.mtbreaker import MTBreakerBuilder
+    from mtgauntlet.builders.base import Item
+    from mtgauntlet.runner.build_runner import item_rng
+    from tests.scripted_roles import cli, scripted_stack
+
+    corpus = tmp_path / "corpus.tsv"
+    corpus.write_text("src\ttopic\n" + "".join(f"The ledger entry {i} was written by the clerk\tt{i % 2}\n"
+                                                for i in range(4)), encoding="utf-8")
+    with scripted_stack() as s:
+        code, out, err = cli("build", "bandit", "--corpus", str(corpus), "--topic-column", "topic", "--min-words", "3",
+                             "--mt", s["mt"], "--qe", s["qe_a"], "--budget", "3", "--k", "1",
+                             "--out", str(tmp_path / "b"))
+        assert code == 0, err
+        asked = [r["body"]["messages"][-1]["content"] for r in s["servers"]["qe_a"].requests]
+        assert len(asked) == 3 and all(a.startswith("Evaluate the quality of the translation on a scale from 0 to "
+                                                    "100.") and "Don't think for too long (max 10 sentences)." in a
+                                       for a in asked)
+        s["servers"]["qe_a"].requests.clear()  # MT-breaker in the same process keeps its own paper's prompt
+        MTBreakerBuilder(llm=s["llm"], mt=[s["mt"]], qe=s["qe_a"], steps=1).process(
+            Item(0, {"src": "The clerk wrote a new ledger entry."}), item_rng(1, 0))
+        mtb = [r["body"]["messages"][-1]["content"] for r in s["servers"]["qe_a"].requests]
+        assert mtb and all("scale from 0 100" in a and "max 10 sentences" not in a for a in mtb)

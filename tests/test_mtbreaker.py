@@ -299,7 +299,7 @@ def test_cli_build_resumes_without_repeating_calls(server, tmp_path):
 @needs_apertium
 def test_language_guard_rejects_answers_in_the_target_language(server):
     pytest.importorskip("lingua")
-    b = _builder(server, steps=1, retries=0)
+    b = _builder(server, steps=1, retries=0, language_guard=True)
     server.script = [("ok", "SOURCE |||El perro no ladra por la noche en la ciudad.|||")]
     rec = b.process(Item(0, {"src": "The dog does not bark at night in the city."}), item_rng(1, 0)).records[0]
     assert rec["llm_failures"] == 1 and [s["step"] for s in rec["trajectory"]] == [0]
@@ -319,3 +319,63 @@ def test_answers_that_copy_the_prompt_are_not_sources(server):
     rec = b.process(Item(0, {"src": "The senator resigned on Monday."}), item_rng(1, 0)).records[0]
     assert rec["llm_failures"] == 1
     assert [s["source"] for s in rec["trajectory"]][1:] == ["The senator, having resigned, left on Monday."]
+
+
+# -- issue 30 item 7: the paper's chat history, all earlier texts, the language guard opt-in and stated -------
+def test_editor_history_keeps_its_answers_as_written(stack):
+    b = _scripted(stack, variant="seedless", steps=3, retries=0)  # step 1 fails QE: it leaves the history
+    b.process(Item(0, {"src": "a b c d e f"}), item_rng(1, 0))
+    asked = [r["body"]["messages"] for r in stack["servers"]["llm"].requests]
+    answers = [m["content"] for m in asked[-1] if m["role"] == "assistant"]
+    # the editor's answers, reasoning included, as it wrote them — not only SOURCE |||x|||
+    assert len(answers) == 2 and answers[0].startswith("Here you go. SOURCE |||The old ledger")
+    assert answers[1].startswith("I made it harder. SOURCE |||") and answers[0] in asked[1][1]["content"]
+    stack["reset"]()
+    _scripted(stack, steps=1, retries=0).process(Item(0, {"src": "He painted the barn red."}), item_rng(1, 0))
+    seeded = stack["servers"]["llm"].requests[-1]["body"]["messages"]
+    assert seeded[1] == {"role": "assistant", "content": "SOURCE |||He painted the barn red.|||"}  # no LLM wrote the seed
+
+
+def test_language_guard_is_opt_in_and_stated_in_the_card(stack, tmp_path):
+    from mtgauntlet.cards.card import build_notes
+
+    assert MTBreakerBuilder.__init__.__kwdefaults__["language_guard"] is False
+    assert ZeroShotBuilder.__init__.__kwdefaults__["language_guard"] is False
+    seeds = tmp_path / "seeds.tsv"
+    seeds.write_text("text\nThe dog barks.\n", encoding="utf-8")
+    common = ["--seeds", str(seeds), "--llm", stack["llm"], "--mt", stack["mt"], "--qe", stack["qe_a"]]
+    notes = {}
+    for name, extra in [("off", []), ("on", ["--language-guard"])]:
+        code, out, err = cli("build", "mtbreaker", *common, "--steps", "1", *extra, "--out", str(tmp_path / name))
+        assert code == 0, err
+        notes[name] = build_notes({"builds": [json.loads((tmp_path / name / "build.json").read_text())]})
+    assert not any("language guard" in n for n in notes["off"])
+    assert any("language guard on (not in the paper)" in n for n in notes["on"])
+
+
+def test_zeroshot_history_lists_all_earlier_texts_unless_capped(stack, tmp_path):
+    def prompts_of(**kw):
+        stack["reset"]()
+        z = ZeroShotBuilder(variant="history", llm=stack["llm"], mt=[stack["mt"]], qe=stack["qe_a"], **kw)
+        for i in range(32):  # texts whose translation or score failed are not kept: about 3 in 4 are
+            earlier = list(z.history)
+            z.process(Item(i, {"src": "a b c d e f"}), item_rng(1, i))
+        return earlier, z, stack["servers"]["llm"].requests[-1]["body"]["messages"][0]["content"]
+
+    earlier, z, prompt = prompts_of()
+    listed = [line for line in prompt.splitlines() if line.startswith("- ")]
+    assert len(earlier) > 20 and listed == [f"- {t}" for t in earlier]  # the paper: every earlier text
+    assert "flags" not in z.config()
+    earlier, z, prompt = prompts_of(history_size=5)
+    assert [line for line in prompt.splitlines() if line.startswith("- ")] == [f"- {t}" for t in earlier[-5:]]
+    assert "last 5 earlier texts" in z.config()["flags"]["history_size"]
+    seeds = tmp_path / "seeds.tsv"
+    seeds.write_text("text\nThe dog barks.\nTax law is complicated.\n", encoding="utf-8")
+    code, out, err = cli("build", "zeroshot", "--seeds", str(seeds), "--llm", stack["llm"], "--mt", stack["mt"],
+                         "--qe", stack["qe_a"], "--variant", "history", "--history-size", "1", "--out",
+                         str(tmp_path / "zs"))
+    assert code == 0, err
+    from mtgauntlet.cards.card import build_notes
+
+    notes = build_notes({"builds": [json.loads((tmp_path / "zs" / "build.json").read_text())]})
+    assert any("history capped (not in the paper)" in n and "last 1 " in n for n in notes)

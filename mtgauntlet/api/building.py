@@ -38,7 +38,7 @@ PLACEMENT = ("out", "overwrite", "concurrency", "actors", "max_cost", "max_reque
 MINIMUM = {"budget": 1, "limit": 1, "sample": 1, "max_chars": 1, "shard_size": 1, "concurrency": 1, "max_cost": 0.0,
            "max_requests": 0, "min_char_edit": 0, "min_word_edit": 0, "del_min_words": 1, "del_max_words": 1,
            "max_parse_chars": 1, "steps": 1, "max_tokens": 1, "k": 1, "cap": 0, "epsilon": 0.0, "batch": 1,
-           "min_words": 1, "max_words": 1}
+           "min_words": 1, "max_words": 1, "history_size": 1}
 MAXIMUM = {"epsilon": 1.0}
 
 
@@ -328,7 +328,7 @@ def build_mtbreaker(*, seeds: Any, out: str | Path, column: str = "text", format
                     limit: Optional[int] = None, sample: Optional[int] = None, quoting: str = "auto",
                     max_chars: int = DEFAULT_MAX_CHARS, skip_bad: bool = False,
                     temperature: float = DEFAULT_TEMPERATURE, max_tokens: int = DEFAULT_MAX_TOKENS,
-                    grammatical_edits: bool = False, language_guard: bool = True, seed: int = 13,
+                    grammatical_edits: bool = False, language_guard: bool = False, seed: int = 13,
                     shard_size: Optional[int] = None, concurrency: Optional[int] = None,
                     max_cost: Optional[float] = None, max_requests: Optional[int] = None, dry_run: bool = False,
                     overwrite: bool = False) -> Build:
@@ -356,7 +356,7 @@ def build_mtbreaker(*, seeds: Any, out: str | Path, column: str = "text", format
         temperature: Sampling temperature of the LLM.
         max_tokens: Generation budget per LLM answer.
         grammatical_edits: Add 'Only make grammatical edits' to every follow-up.
-        language_guard: Reject proposals not detected as ``src_lang``.
+        language_guard: Reject proposals not detected as ``src_lang`` (not in the paper; stated in the card).
         seed: Random seed (part of the signature).
         shard_size: Items per resumable shard (default 16, or the shard size of the build already in ``out``).
         concurrency: Requests sent at once to openai: backends.
@@ -394,7 +394,8 @@ def build_zeroshot(*, seeds: Any, out: str | Path, column: str = "text", format:
                    generations: int = 10, src_lang: str = "en", tgt_lang: str = "es", lp: Optional[str] = None,
                    limit: Optional[int] = None, quoting: str = "auto", max_chars: int = DEFAULT_MAX_CHARS,
                    skip_bad: bool = False, temperature: float = DEFAULT_TEMPERATURE,
-                   max_tokens: int = DEFAULT_MAX_TOKENS, seed: int = 13, shard_size: Optional[int] = None,
+                   max_tokens: int = DEFAULT_MAX_TOKENS, history_size: Optional[int] = None,
+                   language_guard: bool = False, seed: int = 13, shard_size: Optional[int] = None,
                    concurrency: Optional[int] = None, max_cost: Optional[float] = None,
                    max_requests: Optional[int] = None, dry_run: bool = False, overwrite: bool = False) -> Build:
     """Zero-shot baselines: one generation per item, with history, or the most difficult of ``generations``
@@ -419,6 +420,8 @@ def build_zeroshot(*, seeds: Any, out: str | Path, column: str = "text", format:
         skip_bad: Skip bad rows and count them by reason instead of stopping.
         temperature: Sampling temperature.
         max_tokens: Generation budget per LLM answer.
+        history_size: ``history`` variant: list only the last N earlier texts (default: all, as the paper).
+        language_guard: Reject texts not detected as ``src_lang`` (not in the paper; stated in the card).
         seed: Random seed (part of the signature).
         shard_size: Items per resumable shard (default 16, or the shard size of the build already in ``out``).
         concurrency: Requests sent at once to openai: backends.
@@ -443,7 +446,8 @@ def build_zeroshot(*, seeds: Any, out: str | Path, column: str = "text", format:
     rows = _seed_rows(seeds, column, format, src_lang, tgt_lang, limit, lp, quoting, max_chars, skip_bad)
     return _breaker_build(lambda: ZeroShotBuilder(variant=variant, llm=llm, mt=comma_list(mt), qe=qe,
                                                   src_lang=src_lang, tgt_lang=tgt_lang, generations=generations,
-                                                  temperature=temperature, max_tokens=max_tokens),
+                                                  temperature=temperature, max_tokens=max_tokens,
+                                                  history_size=history_size, language_guard=language_guard),
                           "zeroshot", rows, str(out), seed, overwrite, shard_size, concurrency, dry_run, max_cost,
                           max_requests)
 

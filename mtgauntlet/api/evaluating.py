@@ -270,7 +270,8 @@ def evaluate_breaker(*, set: Any, plot: str | Path | None = None, mt: str | Sequ
 @public
 def evaluate_bandit(*, pool: Any, algorithms: str | Sequence[str] = "brute,greedy,eps-greedy,greedy-10%",
                     budgets: str | Sequence[int] | None = None, k: int = 10, cap: int = 10, epsilon: float = 0.7,
-                    repeats: int = 5, seed: int = 13, plot: str | Path | None = None) -> dict[str, Any]:
+                    repeats: int = 5, seed: int = 13, min_samples: int = 25,
+                    plot: str | Path | None = None) -> dict[str, Any]:
     """Replay bandit algorithms over a pre-scored pool and report the TRUE mean difficulty (mean of all pooled
     samples) of the top-1 and top-k topics they select at each budget (the bandit paper's Figure 2 protocol).
 
@@ -283,11 +284,12 @@ def evaluate_bandit(*, pool: Any, algorithms: str | Sequence[str] = "brute,greed
         epsilon: eps-greedy: probability of exploring.
         repeats: Replays per algorithm.
         seed: Random seed of the replays.
+        min_samples: Topics with fewer scored samples are left out and counted (the paper: 25).
         plot: PNG: true top-1 / top-k difficulty vs budget.
 
     Returns:
         What ``gauntlet evaluate bandit --json`` prints: ``oracle``, ``rows`` (per budget and algorithm), ``topics``,
-        ``samples``, ``unscored_samples_left_out`` (and ``plot``).
+        ``samples``, ``unscored_samples_left_out``, ``min_samples``, ``small_topics_left_out`` (and ``plot``).
 
     Raises:
         UsageError: Budgets that are not integers.
@@ -299,17 +301,19 @@ def evaluate_bandit(*, pool: Any, algorithms: str | Sequence[str] = "brute,greed
     """
     from mtgauntlet.evaluation.bandit_replay import DEFAULT_PULLS_PER_TOPIC, load_pool, plot as plot_replay, replay
 
-    topics, missing = load_pool(str(getattr(pool, "path", pool)))
+    at_least("--min-samples", min_samples, 1)
     if budgets:
         try:
             bs = [int(b) for b in listed(budgets)]
         except ValueError:
             raise UsageError(f"--budgets takes comma-separated integers (pulls), not {budgets!r}") from None
-    else:
+    topics, missing, small = load_pool(str(getattr(pool, "path", pool)), min_samples)
+    if not budgets:
         bs = [max(1, round(f * len(topics))) for f in DEFAULT_PULLS_PER_TOPIC]
     result = replay(topics, listed(algorithms), bs, k=k, cap=math.inf if not cap else cap, epsilon=epsilon,
                     repeats=repeats, seed=seed)
     result["unscored_samples_left_out"] = missing
+    result["min_samples"], result["small_topics_left_out"] = min_samples, len(small)
     if plot:
         result["plot"] = str(plot_replay(result, plot))
     return result

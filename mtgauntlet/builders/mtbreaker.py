@@ -10,11 +10,12 @@ once ("multi"): every step is translated by each, and the selection uses their a
 
 Trajectory: step 0 is the seed (seeded) or the LLM's first text (seedless); steps 1..N are edits. An
 unusable LLM answer (no ``SOURCE |||…|||``, fewer than two words, a copy of the prompt's instructions, cut off
-by the generation budget, or — with the language guard — not in the source language) is retried ``retries``
+by the generation budget, or — with the opt-in language guard — not in the source language) is retried ``retries``
 times (other sampling seeds), then counted in ``llm_failures`` and the step is skipped — never fatal.
 A step whose translation or QE failed (``None``) is kept in the trajectory with ``failure`` set, is never
 selected, is counted (``mt_failures`` / ``qe_failures``), and the conversation goes on from the last scored step
-(in every variant alike).
+(in every variant alike). The conversation keeps the editor's answers as it wrote them (the paper's chat
+history); a seed, which no LLM wrote, is shown as ``SOURCE |||seed|||``.
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ log = logging.getLogger(__name__)
 VARIANTS = ("seeded", "seedless", "seeded+qe", "seedless+qe")
 DEFAULT_TEMPERATURE = 0.8  # MT-breaker and zero-shot alike (the paper gives none)
 DEFAULT_MAX_TOKENS = 1024  # room for a capable LLM's reasoning before SOURCE |||...|||
+LANGUAGE_GUARD_FLAG = ("language guard on (not in the paper): proposals not detected as the source language were "
+                       "rejected and counted in llm_failures")
 FAILURE_KEYS = ("llm_failures", "truncated", "mt_failures", "qe_failures")
 EMPTY_HINT = ("check --llm / --mt / --qe (an LLM that never answers SOURCE |||...|||, a translator or QE that never "
               "returns a result)")
@@ -65,7 +68,7 @@ def keyed_sample(rows: Sequence[dict[str, Any]], n: int | None, seed: int) -> li
     return [r for i, r in enumerate(rows) if i in chosen]
 
 
-def usable_source(text: str, src_lang: str, language_guard: bool = True) -> bool:
+def usable_source(text: str, src_lang: str, language_guard: bool = False) -> bool:
     """A proposal is usable when it has at least two words, is not the prompt's placeholder, does not repeat
     the prompt's instructions, and (with the guard) is detected as the source language — not a translation
     into the target language."""
@@ -98,14 +101,16 @@ class SourceRequest:
     messages: list[dict]
     rng: Any
     counts: Counter
+    answer: str | None = None  # the usable answer as the LLM wrote it (the chat history keeps it)
 
 
 def ask_for_sources(llm, requests: Sequence[SourceRequest], *, budget: int, temperature: float, retries: int,
-                    src_lang: str, language_guard: bool = True) -> list[str | None]:
+                    src_lang: str, language_guard: bool = False) -> list[str | None]:
     """A usable source per request (1 try + ``retries``), ``None`` where none came. Every round sends the pending
     conversations as one list through ``llm.chat_many`` (concurrent for API backends), each with the next seed of
     its own rng, so an item's answers are those it gets when asked alone. Answers cut by the budget are unusable
-    (the text may be cut) and counted in the request's ``counts['truncated']``."""
+    (the text may be cut) and counted in the request's ``counts['truncated']``. The usable answer, as written, is
+    left in the request's ``answer``."""
     out: list[str | None] = [None] * len(requests)
     pending = list(range(len(requests)))
     for _ in range(retries + 1):
@@ -120,7 +125,7 @@ def ask_for_sources(llm, requests: Sequence[SourceRequest], *, budget: int, temp
                 requests[i].counts["truncated"] += 1
                 continue
             if text and usable_source(text, src_lang, language_guard):
-                out[i] = text
+                out[i], requests[i].answer = text, answer
         pending = [i for i in pending if out[i] is None]
     return out
 
@@ -191,8 +196,9 @@ def failure_counts(trajectory: Sequence[dict[str, Any]]) -> dict[str, int]:
 
 class MTBreakerBuilder:
     name = "mtbreaker"
-    version = "4"  # 3: failed scores are missing, QE ensembles, same follow-up in all variants, truncation counted
+    version = "5"  # 3: failed scores are missing, QE ensembles, same follow-up in all variants, truncation counted
     # 4: an item's sampling seeds come from its source id and text (not its position); seeds without a word skipped
+    # 5: the chat history keeps the editor's answers as written (not only SOURCE |||x|||); language guard opt-in
     kind = "breaker_text"
     failure_columns = FAILURE_KEYS  # summed into build.json counts.failures by the runner
     empty_hint = EMPTY_HINT
@@ -200,7 +206,7 @@ class MTBreakerBuilder:
     def __init__(self, *, variant: str = "seeded", llm: str | None = None, mt: Sequence[str] = ("apertium",),
                  qe: str | Sequence[str] | None = None, steps: int = 10, src_lang: str = "en", tgt_lang: str = "es",
                  retries: int = 2, temperature: float = DEFAULT_TEMPERATURE, max_tokens: int = DEFAULT_MAX_TOKENS,
-                 language_guard: bool = True, grammatical_edits: bool = False, sample: int | None = None):
+                 language_guard: bool = False, grammatical_edits: bool = False, sample: int | None = None):
         if variant not in VARIANTS:
             raise GauntletError(f"unknown variant {variant!r}; choose from {', '.join(VARIANTS)}")
         if steps < 1:
@@ -227,7 +233,8 @@ class MTBreakerBuilder:
         return {"variant": self.variant, "steps": self.steps, "retries": self.retries,
                 "temperature": self.temperature, "max_tokens": self.max_tokens,
                 "language_guard": self.language_guard, "grammatical_edits": self.grammatical_edits,
-                "qe": self.scorer.qe_specs, **({"sample": self.sample} if self.sample is not None else {})}
+                "qe": self.scorer.qe_specs, **({"sample": self.sample} if self.sample is not None else {}),
+                **({"flags": {"language_guard": LANGUAGE_GUARD_FLAG}} if self.language_guard else {})}
 
     @staticmethod
     def item_key(item: Item) -> tuple[str, str]:
@@ -240,10 +247,12 @@ class MTBreakerBuilder:
         return roles_runtime({"llm": self.llm, **self.scorer.roles()})
 
     # -- the loop: every trajectory of a shard advances step by step, each step's model calls as one list ------
-    def _ask(self, walks: Sequence[Walk]) -> list[str | None]:
-        return ask_for_sources(self.llm, [SourceRequest(w.messages, w.rng, w.counts) for w in walks],
-                               budget=self.max_tokens, temperature=self.temperature, retries=self.retries,
-                               src_lang=self.src_lang, language_guard=self.language_guard)
+    def _ask(self, walks: Sequence[Walk]) -> list[tuple[str, str] | None]:
+        """Per walk: (the usable source, the answer as the LLM wrote it), or ``None``."""
+        requests = [SourceRequest(w.messages, w.rng, w.counts) for w in walks]
+        texts = ask_for_sources(self.llm, requests, budget=self.max_tokens, temperature=self.temperature,
+                                retries=self.retries, src_lang=self.src_lang, language_guard=self.language_guard)
+        return [None if t is None else (t, r.answer or f"SOURCE |||{t}|||") for t, r in zip(texts, requests)]
 
     def _followup(self, step: dict[str, Any]) -> str:
         translations = step["translations"]
@@ -257,16 +266,17 @@ class MTBreakerBuilder:
         return prompts.BREAKER_FIRST.format(lang1=lang_name(self.src_lang), lang2=lang_name(self.tgt_lang),
                                            seed_length=seed_length)
 
-    def _score(self, step: int, proposals: Sequence[tuple["Walk", str]]) -> None:
-        """Translate and score the step's proposals of every walk as one list; extend the walks' trajectories
-        and conversations (a step without a score leaves the conversation at the last scored step)."""
-        for (walk, source), scored in zip(proposals, self.scorer([source for _, source in proposals])):
+    def _score(self, step: int, proposals: Sequence[tuple["Walk", str, str]]) -> None:
+        """Translate and score the step's proposals (walk, source, the answer that proposed it) of every walk as one
+        list; extend the walks' trajectories and conversations (a step without a score leaves the conversation at
+        the last scored step)."""
+        for (walk, source, answer), scored in zip(proposals, self.scorer([source for _, source, _ in proposals])):
             entry = {"step": step, "source": source, **scored}
             walk.trajectory.append(entry)
             if step > 0 and entry["qe_mean"] is None:
                 walk.messages.pop()  # no translation or score to show: go on from the last scored step
                 continue
-            walk.messages.append({"role": "assistant", "content": f"SOURCE |||{source}|||"})
+            walk.messages.append({"role": "assistant", "content": answer})
             if entry["qe_mean"] is not None:
                 walk.anchor = entry
 
@@ -274,14 +284,14 @@ class MTBreakerBuilder:
         """Algorithm 1 for several items at once. Each walk's result equals the one it gets alone: its LLM samples
         depend only on its conversation and its own rng, translations and QE only on its texts."""
         rounds = 2 * (self.steps + 1)  # progress: an LLM round and a scoring round per step
-        starts = [w.seed for w in walks] if self.seeded else self._ask(walks)
+        starts = [(w.seed, f"SOURCE |||{w.seed}|||") for w in walks] if self.seeded else self._ask(walks)
         progress.step(1, rounds)
         proposals = []
         for walk, start in zip(walks, starts):
             if start is None:
                 walk.counts["llm_failures"] += 1
             else:
-                proposals.append((walk, start))
+                proposals.append((walk, *start))
         self._score(0, proposals)
         progress.step(2, rounds)
         active = [w for w in walks if w.anchor is not None]  # step 0 scored: the editor can start
@@ -296,7 +306,7 @@ class MTBreakerBuilder:
                     walk.counts["llm_failures"] += 1
                     walk.messages.pop()  # drop the unanswered follow-up; the next step asks again from the same state
                 else:
-                    proposals.append((walk, proposal))
+                    proposals.append((walk, *proposal))
             progress.step(2 * step + 1, rounds)
             self._score(step, proposals)
             progress.step(2 * step + 2, rounds)

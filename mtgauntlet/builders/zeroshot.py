@@ -2,7 +2,8 @@
 first prompt as MT-breaker (Appendix B) and the same default temperature and generation budget.
 
 - ``plain``: one generation per item (length-matched to the item's seed);
-- ``history``: previously generated texts are listed in the prompt so they are not repeated;
+- ``history``: all previously generated texts are listed in the prompt so they are not repeated (the paper;
+  ``history_size`` caps the list at the last N, a departure the card states);
 - ``min``: ``generations`` texts per item (default 10, as MT-breaker's steps), keep the most difficult by QE.
 
 Texts whose translation or QE failed are kept in the trajectory, never selected, and counted.
@@ -11,6 +12,7 @@ Items of a shard are generated together: generation g of every item goes out as 
 concurrent for API backends), then all texts of the shard are translated and scored as one list. An item's
 generations stay in order (each draws its sampling seeds from the item's rng after the previous one), so a record
 equals the one its item gets alone. ``history`` prompts depend on earlier items' texts: its items run one by one.
+The language guard (not in the paper) is off by default, as in MT-breaker; the card states it when on.
 """
 
 from __future__ import annotations
@@ -20,8 +22,9 @@ from typing import Any, Sequence
 
 from mtgauntlet.builders.base import Item, ItemResult
 from mtgauntlet.builders.runtime_info import roles_runtime
-from mtgauntlet.builders.mtbreaker import (DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE, EMPTY_HINT, FAILURE_KEYS, Scorer,
-                                           SourceRequest, ask_for_sources, best_step, failure_counts, words)
+from mtgauntlet.builders.mtbreaker import (DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE, EMPTY_HINT, FAILURE_KEYS,
+                                           LANGUAGE_GUARD_FLAG, Scorer, SourceRequest, ask_for_sources, best_step,
+                                           failure_counts, words)
 from mtgauntlet.errors import GauntletError
 from mtgauntlet.models import prompts, registry
 from mtgauntlet.models.embedded import refuse_embedded_llm_writer
@@ -34,7 +37,8 @@ HISTORY = "Do not repeat or paraphrase any of these previously generated texts:\
 
 class ZeroShotBuilder:
     name = "zeroshot"
-    version = "3"  # 3: failed scores are missing, QE ensembles, MT-breaker's temperature and budget
+    version = "4"  # 3: failed scores are missing, QE ensembles, MT-breaker's temperature and budget
+    # 4: history lists all earlier texts (history_size caps it); the language guard is opt-in
     kind = "breaker_text"
     failure_columns = FAILURE_KEYS  # summed into build.json counts.failures by the runner
     empty_hint = EMPTY_HINT
@@ -42,13 +46,15 @@ class ZeroShotBuilder:
     def __init__(self, *, variant: str = "plain", llm: str | None = None, mt=("apertium",), qe=None,
                  src_lang: str = "en", tgt_lang: str = "es", generations: int = 10, retries: int = 2,
                  temperature: float = DEFAULT_TEMPERATURE, max_tokens: int = DEFAULT_MAX_TOKENS,
-                 history_size: int = 20):
+                 history_size: int | None = None, language_guard: bool = False):
         if variant not in VARIANTS:
             raise GauntletError(f"unknown variant {variant!r}; choose from {', '.join(VARIANTS)}")
         if generations < 1:
             raise GauntletError("--generations must be >= 1")
+        if history_size is not None and history_size < 1:
+            raise GauntletError("--history-size must be >= 1")
         self.variant, self.generations, self.retries, self.temperature = variant, generations, retries, temperature
-        self.max_tokens, self.history_size = max_tokens, history_size
+        self.max_tokens, self.history_size, self.language_guard = max_tokens, history_size, language_guard
         self.llm_spec = llm or "smollm2"
         refuse_embedded_llm_writer(llm, "zeroshot", variant)  # a default that cannot produce a record says so now
         self.llm = registry.load("llm", llm)
@@ -63,11 +69,29 @@ class ZeroShotBuilder:
     def signature_fields(self) -> dict[str, Any]:
         return {"src": self.src_lang, "tgt": self.tgt_lang, "variant": self.variant, "llm": self.llm_spec,
                 "mt": self.scorer.mt_specs, "qe": self.scorer.qe_specs, "generations": self.per_item,
-                "temperature": self.temperature, "max_tokens": self.max_tokens}
+                "temperature": self.temperature, "max_tokens": self.max_tokens, "langid": self.language_guard,
+                **({"history_size": self.history_size} if self.capped else {})}
+
+    @property
+    def capped(self) -> bool:
+        """Whether the history prompt lists only the last ``history_size`` texts (not the paper's all)."""
+        return self.variant == "history" and self.history_size is not None
+
+    def flags(self) -> dict[str, str]:
+        """Departures from the paper, stated in the card."""
+        out = {}
+        if self.capped:
+            out["history_size"] = (f"history capped (not in the paper): each prompt listed only the last "
+                                   f"{self.history_size} earlier texts")
+        if self.language_guard:
+            out["language_guard"] = LANGUAGE_GUARD_FLAG
+        return out
 
     def config(self) -> dict[str, Any]:
         return {"variant": self.variant, "generations": self.per_item, "retries": self.retries,
-                "temperature": self.temperature, "max_tokens": self.max_tokens, "qe": self.scorer.qe_specs}
+                "temperature": self.temperature, "max_tokens": self.max_tokens, "qe": self.scorer.qe_specs,
+                "language_guard": self.language_guard, **({"history_size": self.history_size} if self.capped else {}),
+                **({"flags": self.flags()} if self.flags() else {})}
 
     def model_specs(self) -> dict[str, str]:
         return {"llm": self.llm_spec, "mt": ",".join(self.scorer.mt_specs), "qe": self.scorer.qe_spec}
@@ -84,7 +108,8 @@ class ZeroShotBuilder:
         prompt = prompts.BREAKER_FIRST.format(lang1=lang_name(self.src_lang), lang2=lang_name(self.tgt_lang),
                                              seed_length=length)
         if self.variant == "history" and self.history:
-            prompt += "\n" + HISTORY.format(texts="\n".join(f"- {t}" for t in self.history[-self.history_size:]))
+            shown = self.history[-self.history_size:] if self.history_size else self.history
+            prompt += "\n" + HISTORY.format(texts="\n".join(f"- {t}" for t in shown))
         return prompt
 
     def process_batch(self, items: Sequence[Item], rngs) -> list[ItemResult]:
@@ -106,7 +131,8 @@ class ZeroShotBuilder:
         texts: list[list[str]] = [[] for _ in items]
         for g in range(self.per_item):  # generation g of every item at once; an item's generations stay in order
             answers = ask_for_sources(self.llm, requests, budget=self.max_tokens, temperature=self.temperature,
-                                      retries=self.retries, src_lang=self.src_lang)
+                                      retries=self.retries, src_lang=self.src_lang,
+                                      language_guard=self.language_guard)
             for pos, text in enumerate(answers):
                 if text is None:
                     counts[pos]["llm_failures"] += 1

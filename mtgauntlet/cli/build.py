@@ -165,8 +165,9 @@ def build_mtbreaker(
                                                                    "it are unusable and counted ('truncated')."),
     grammatical_edits: bool = typer.Option(False, "--grammatical-edits", help="Add 'Only make grammatical edits' to "
                                            "every follow-up (section 3.7 of the paper; not in its Appendix B prompts)."),
-    language_guard: bool = typer.Option(True, "--language-guard/--no-language-guard",
-                                        help="Reject proposals not detected as --src-lang (lingua)."),
+    language_guard: bool = typer.Option(False, "--language-guard/--no-language-guard",
+                                        help="Reject proposals not detected as --src-lang (lingua; not in the paper, "
+                                             "stated in the card when on)."),
     seed: int = seed_option(),
     shard_size: Optional[int] = breaker_shard_option(),
     concurrency: Optional[int] = concurrency_option(),
@@ -202,6 +203,11 @@ def build_zeroshot(
     temperature: float = typer.Option(DEFAULT_TEMPERATURE, help="Sampling temperature (MT-breaker's default)."),
     max_tokens: int = typer.Option(DEFAULT_MAX_TOKENS, min=1, help="Generation budget per LLM answer; answers cut by "
                                                                    "it are unusable and counted ('truncated')."),
+    history_size: Optional[int] = typer.Option(None, "--history-size", min=1, help="'history' variant: list only the "
+                                               "last N earlier texts (default: all, as the paper; the card states a cap)."),
+    language_guard: bool = typer.Option(False, "--language-guard/--no-language-guard",
+                                        help="Reject texts not detected as --src-lang (lingua; not in the paper, "
+                                             "stated in the card when on)."),
     seed: int = seed_option(),
     shard_size: Optional[int] = breaker_shard_option(),
     concurrency: Optional[int] = concurrency_option(),

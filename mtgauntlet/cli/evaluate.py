@@ -181,6 +181,8 @@ def evaluate_bandit(
     epsilon: float = typer.Option(0.7, "--epsilon", help="eps-greedy: probability of exploring (paper: 0.7)."),
     repeats: int = typer.Option(5, "--repeats", help="Replays per algorithm (sample order and choices re-drawn)."),
     seed: int = typer.Option(13, "--seed", help="Random seed of the replays."),
+    min_samples: int = typer.Option(25, "--min-samples", min=1, help="Leave out (and count) topics with fewer scored "
+                                                                     "samples (the paper: 25)."),
     plot: str = typer.Option(None, "--plot", help="PNG: true top-1 / top-k difficulty vs budget (Figure 2)."),
     json_out: bool = typer.Option(False, "--json", help="Print JSON."),
 ):
@@ -191,12 +193,13 @@ def evaluate_bandit(
     from mtgauntlet.api.evaluating import evaluate_bandit as run
 
     result = run(pool=pool, algorithms=algorithms, budgets=budgets, k=k, cap=cap, epsilon=epsilon, repeats=repeats,
-                 seed=seed, plot=plot, progress=None)
+                 seed=seed, min_samples=min_samples, plot=plot, progress=None)
     if json_out:
         return print_json(result)
     missing = result["unscored_samples_left_out"]
     o = result["oracle"]
-    typer.echo(f"pool: {result['topics']} topics, {result['samples']} scored samples ({missing} unscored left out); "
+    typer.echo(f"pool: {result['topics']} topics, {result['samples']} scored samples ({missing} unscored left out; "
+               f"{result['small_topics_left_out']} topics under {min_samples} samples left out); "
                f"oracle top-1 {o['top1']:.2f}, top-{k} {o['topk']:.2f}")
     table = pd.DataFrame([{"budget": r["budget"], "pulls/topic": r["pulls_per_topic"],
                            **{f"{a} top-1": v["top1"] for a, v in r.items() if isinstance(v, dict)},

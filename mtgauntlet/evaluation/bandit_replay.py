@@ -1,6 +1,8 @@
 """Bandit search evaluated on real data by replay (the bandit paper's Figure 2 protocol).
 
-A pool is pre-scored with N samples per topic (the paper: 25; ``gauntlet build bandit --prescore 25``). The
+A pool is pre-scored with N samples per topic (the paper: 25; ``gauntlet build bandit --prescore 25``); topics
+with fewer than ``min_samples`` scored samples (default 25: the paper discards topics that cannot reach 25 texts)
+are left out and counted. The
 algorithms are then replayed over it: a pull on a topic returns the next of its pooled samples (in an order
 shuffled per repeat, without replacement; a topic whose samples are used up is exhausted), and the search runs
 with the project's own topic-choosing code (:func:`mtgauntlet.builders.bandit.algorithms.choose`). At each budget
@@ -23,11 +25,16 @@ from mtgauntlet.errors import GauntletError, InputError
 
 REPLAY_ALGORITHMS = ALGORITHMS + ("greedy-10%",)
 DEFAULT_PULLS_PER_TOPIC = (0.25, 0.5, 1.0, 1.5, 2.0, 3.0)
+MIN_SAMPLES = 25  # the paper keeps only topics that reach 25 texts
 
 
-def load_pool(path: str | Path) -> tuple[dict[str, list[float]], int]:
+def load_pool(path: str | Path, min_samples: int = MIN_SAMPLES) -> tuple[dict[str, list[float]], int, dict[str, int]]:
     """Per-topic difficulties of a pre-scored pool: a bandit build directory (its pull log) or a table with
-    ``topic`` and ``difficulty`` columns. Rows without a difficulty (failed pulls) are left out and counted."""
+    ``topic`` and ``difficulty`` columns. Rows without a difficulty (failed pulls) are left out and counted;
+    topics with fewer than ``min_samples`` scored samples are left out and returned with their sample counts:
+    ``(pool, unscored rows, {small topic: samples})``."""
+    if min_samples < 1:
+        raise GauntletError("--min-samples must be >= 1")
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -56,7 +63,11 @@ def load_pool(path: str | Path) -> tuple[dict[str, list[float]], int]:
         pool.setdefault(str(r["topic"]), []).append(value)
     if not pool:
         raise InputError("the pool holds no scored sample", file=str(p))
-    return pool, missing
+    small = {t: len(v) for t, v in sorted(pool.items()) if len(v) < min_samples}
+    if len(small) == len(pool):
+        raise InputError(f"no topic of the pool has {min_samples} scored samples (the most: "
+                         f"{max(small.values())}); pre-score more (--prescore) or lower --min-samples", file=str(p))
+    return {t: v for t, v in pool.items() if t not in small}, missing, small
 
 
 def _run(algorithm: str, values: list[list[float]], budgets: Sequence[int], rng: random.Random, *, k: int,

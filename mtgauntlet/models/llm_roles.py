@@ -88,10 +88,15 @@ class LLMTranslator(_LLMRole, Translator):
 
 class LLMQualityEstimator(_LLMRole, QualityEstimator):
     description = "any ChatLLM as QE (the MT-breaker paper's LLM-as-QE prompt); failures are None"
+    PROMPTS = {"mtbreaker": prompts.LLM_QE, "bandit": prompts.BANDIT_QE}  # the bandit search asks for its paper's
+
+    def __init__(self, arg: str = "", retries: int = 2, max_tokens: int | None = None, prompt: str = "mtbreaker"):
+        super().__init__(arg, retries, max_tokens)
+        self.prompt = self.PROMPTS[prompt]
 
     def score(self, sources, translations, src_lang, tgt_lang) -> list[float | None]:
         """0..100 scores; ``None`` where the answer held no ``SCORE |||x|||`` in range (counted in ``failures``)."""
-        out = self._ask_many([prompts.LLM_QE.format(source=s, translation=t) for s, t in zip(sources, translations)],
+        out = self._ask_many([self.prompt.format(source=s, translation=t) for s, t in zip(sources, translations)],
                              prompts.parse_score, structured.QE)
         self.failures["unparseable_score"] += sum(v is None for v in out)
         return out

@@ -5,13 +5,16 @@
   otherwise texts are retrieved by multilingual-e5 similarity between the topic name and the text. The draw is
   keyed: a topic's candidates are ordered by a hash of (seed, topic, source id, text) and the first unused one is
   taken, so adding, removing or editing other rows changes a draw only where such a row ranks first.
-- ``LLMSampler``: the paper's extraction prompt for a search-grounded LLM (JSON snippets with URLs).
+- ``LLMSampler``: the paper's extraction prompt for a search-grounded LLM (JSON snippets with URLs). An answer
+  without a usable snippet (unparseable, or every snippet drawn before) is asked again with a new seed, up to
+  ``retries`` times, before the topic counts as exhausted; ``failures`` counts unparseable answers and retries.
 """
 
 from __future__ import annotations
 
 import random
 import re
+from collections import Counter
 from typing import Any, Sequence
 
 import numpy as np
@@ -93,8 +96,9 @@ class LLMSampler:
 
     max_tokens = 800
 
-    def __init__(self, llm, language: str = "English"):
-        self.llm, self.language = llm, language
+    def __init__(self, llm, language: str = "English", retries: int = 2):
+        self.llm, self.language, self.retries = llm, language, retries
+        self.failures: Counter = Counter()  # sampler_failures (unparseable answers), sampler_retries
 
     def prompt(self, topic_name: str) -> str:
         from mtgauntlet.models.prompts import SAMPLE_TEXT
@@ -108,19 +112,26 @@ class LLMSampler:
         from mtgauntlet.models import structured
         from mtgauntlet.models.prompts import parse_json_object
 
-        seeds = [rng.randrange(2**31) for _ in topics]
         asks = [[{"role": "user", "content": self.prompt(t.name)}] for t in topics]
-        objs = structured.ask(self.llm, asks, structured.SNIPPETS, parse_json_object, max_tokens=self.max_tokens,
-                              temperature=0.7, seed=seeds)[1]
-        taken, out = set(used), []
-        for obj in objs:
-            obj = obj or {}
-            snippets = [s for s in obj.get("extracted_snippets", []) if isinstance(s, dict) and s.get("text")
-                        and s["text"] not in taken]
-            if not snippets:
-                out.append(None)
-                continue
-            s = rng.choice(snippets)
-            taken.add(s["text"])
-            out.append({"text": s["text"], "source_id": s["text"], "url": s.get("source_url"), "source_dataset": "llm"})
+        taken, out = set(used), [None] * len(topics)
+        pending = list(range(len(topics)))
+        for attempt in range(self.retries + 1):  # every round: all seeds drawn first, then snippets in order
+            if not pending:
+                break
+            if attempt:
+                self.failures["sampler_retries"] += len(pending)
+            seeds = [rng.randrange(2**31) for _ in pending]
+            objs = structured.ask(self.llm, [asks[i] for i in pending], structured.SNIPPETS, parse_json_object,
+                                  max_tokens=self.max_tokens, temperature=0.7, seed=seeds)[1]
+            for i, obj in zip(pending, objs):
+                if obj is None:
+                    self.failures["sampler_failures"] += 1
+                snippets = [s for s in (obj or {}).get("extracted_snippets", []) if isinstance(s, dict)
+                            and s.get("text") and s["text"] not in taken]
+                if snippets:
+                    s = rng.choice(snippets)
+                    taken.add(s["text"])
+                    out[i] = {"text": s["text"], "source_id": s["text"], "url": s.get("source_url"),
+                              "source_dataset": "llm"}
+            pending = [i for i in pending if out[i] is None]
         return out

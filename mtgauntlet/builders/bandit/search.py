@@ -1,6 +1,7 @@
 """The bandit topic search on real texts: each pull samples a text for a topic, translates it with the
 target model(s), scores it with QE (``--qe A,B``: averaged per text on 0-100); difficulty = 100 - mean QE
-(artificial crowd); cost 1 per pull. A pull whose translation or score failed costs its budget unit but gives no
+(artificial crowd); cost 1 per pull. An ``llm-as-qe:`` component asks with the bandit paper's QE prompt (its
+Appendix E: "0 to 100", "max 10 sentences"), not MT-breaker's. A pull whose translation or score failed costs its budget unit but gives no
 reward: it is logged (phase ``failed``), counted (``mt_failures`` / ``qe_failures``) and never updates a topic.
 
 The pull log (``OUT/pulls/*.parquet``, record kind ``bandit_pull``) is the state: an interrupted search
@@ -35,16 +36,29 @@ from mtgauntlet.models.runtime import signature_spec
 from mtgauntlet.schema import record_id, to_table, utcnow
 from mtgauntlet.signature import make_signature
 
-VERSION = "5"  # 2: failed pulls carry no difficulty; QE ensembles; UCB bonus on the 0-100 scale
+VERSION = "6"  # 2: failed pulls carry no difficulty; QE ensembles; UCB bonus on the 0-100 scale
 # 3: the LLM sampler asks for a step's b texts at once (all seeds drawn first); corpus-sampled searches are unchanged
 # 4: the pull log's run_id hashes the whole signature (it was the 12 characters before the seed: searches that
 #    differed elsewhere collided, and a release of two of them dropped one log as duplicates)
 # 5: the corpus sampler draws a topic's text by a keyed hash of (seed, topic, source id, text), not by position
+# 6: llm-as-qe asks with the bandit paper's Appendix E QE prompt; the LLM sampler retries unparseable answers
 
 
 def search_run_id(signature: str) -> str:
     """The pull log's ``run_id``: sha256 of the whole build signature (16 hex digits); equal ids = same search."""
     return hashlib.sha256(signature.encode("utf-8")).hexdigest()[:16]
+
+
+def with_bandit_qe_prompt(scorer):
+    """``scorer`` whose ``llm-as-qe:`` components ask with the bandit paper's QE prompt (Appendix E); other QE
+    backends are kept. Its own instances (the registry keys them by the prompt): MT-breaker's stay as they were."""
+    from mtgauntlet.models import registry
+    from mtgauntlet.models.llm_roles import LLMQualityEstimator
+
+    qe = scorer.qe
+    qe.backends = [registry.load("qe", c.backend_spec, prompt="bandit") if isinstance(b, LLMQualityEstimator) else b
+                   for c, b in zip(qe.components, qe.backends)]
+    return scorer
 
 
 class BanditSearch:
@@ -82,7 +96,7 @@ class BanditSearch:
         if self._scorer is None:
             from mtgauntlet.builders.mtbreaker import Scorer
 
-            self._scorer = Scorer(self.mt_specs, self.qe_specs, self.src_lang, self.tgt_lang)
+            self._scorer = with_bandit_qe_prompt(Scorer(self.mt_specs, self.qe_specs, self.src_lang, self.tgt_lang))
         return self._scorer
 
     def _runtime(self) -> dict[str, Any]:
@@ -186,6 +200,8 @@ class BanditSearch:
         for r in self._load_log(out):
             if r["phase"] == "failed":
                 failures[f"{r['failure']}_failures"] += 1
+        sampler = getattr(self.sampler, "sampler", self.sampler)  # the LLM sampler's retries (this run's)
+        failures.update(getattr(sampler, "failures", None) or {})
         m.update(**self._runtime())
         record_usage(m, before, status="complete", finished_at=utcnow().isoformat(),
                  counts={"pulls": spent, "scored_pulls": state.pulls, **failures,
