@@ -18,7 +18,7 @@ from mtgauntlet.records import load_records
 from tests.cli import REPO, invoke
 
 EXAMPLES = sorted(p.name for p in (REPO / "examples").glob("*.yaml") if p.name != "rules.yaml")
-MTBREAKER_SMALL = {"seeded": {"limit": 2, "steps": 1}, "zeroshot": {"limit": 2, "generations": 2}}
+MTBREAKER_SMALL = {"seeded": {"limit": 2, "steps": 1}}
 SCALED = {"mtbreaker-flores.yaml": MTBREAKER_SMALL, "mtbreaker-flores-en-pt.yaml": MTBREAKER_SMALL}
 
 
