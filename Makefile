@@ -8,7 +8,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export HF_DATASETS_OFFLINE := 1
 
-.PHONY: setup demo test test-all bench clean
+.PHONY: setup demo test test-all bench docs clean
 
 setup: $(STAMP)
 
@@ -44,8 +44,11 @@ test: setup
 test-all: setup
 	MTGAUNTLET_STRICT_SKIPS=1 $(PY) -m pytest -q tests
 
+docs: setup
+	$(PY) -m mkdocs build --strict
+
 bench: setup
 	for b in benchmarks/*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
 
 clean:
-	rm -rf $(VENV) demo-output .pytest_cache
+	rm -rf $(VENV) demo-output .pytest_cache site

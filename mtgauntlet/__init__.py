@@ -21,7 +21,7 @@ _API = {
     "release": "mtgauntlet.api.releasing", "verify": "mtgauntlet.api.releasing", "publish": "mtgauntlet.api.releasing",
     "query": "mtgauntlet.api.catalog", "audit": "mtgauntlet.api.auditing", "run": "mtgauntlet.api.recipes",
     "reproduce": "mtgauntlet.api.recipes", "score": "mtgauntlet.api.scoring", "evaluate": "mtgauntlet.api.evaluating",
-    "simulate": "mtgauntlet.api.evaluating", "models": "mtgauntlet.api.evaluating",
+    "simulate": "mtgauntlet.api.evaluating", "list_models": "mtgauntlet.api.evaluating",
     "Build": "mtgauntlet.api.results", "Report": "mtgauntlet.api.results", "Release": "mtgauntlet.api.results",
     "Verification": "mtgauntlet.api.results", "Publication": "mtgauntlet.api.results",
     "Reproduction": "mtgauntlet.api.results", "BudgetSpent": "mtgauntlet.models.usage",

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import shutil
 import sys
+import sysconfig
 import time
 from importlib import resources
 from pathlib import Path
@@ -15,7 +16,17 @@ from pathlib import Path
 from mtgauntlet.cli.main import run
 
 OUT = Path("demo-output")
-RECIPE = Path(__file__).resolve().parents[1] / "examples" / "demo.yaml"
+SHARE = Path("share") / "mtgauntlet" / "examples"  # where a wheel installs examples/ (pyproject data-files)
+
+
+def examples_dir() -> Path:
+    """The example recipes: the checkout's ``examples/``, else the copy an installed wheel put under its prefix."""
+    here = Path(__file__).resolve()
+    for d in (here.parents[1] / "examples", Path(sysconfig.get_path("data")) / SHARE, here.parents[4] / SHARE,
+              Path(sys.prefix) / SHARE):
+        if (d / "demo.yaml").is_file():
+            return d
+    raise SystemExit("demo: examples/demo.yaml was not found (neither in a checkout nor installed with the wheel)")
 
 
 def sample_path() -> str:
@@ -31,15 +42,16 @@ def gauntlet(*args: str) -> None:
 
 
 def demo_recipe() -> Path:
-    """examples/demo.yaml (the repository's copy); without Apertium the good hypothesis is the reference."""
-    if shutil.which("apertium"):
-        return RECIPE
-    text = RECIPE.read_text(encoding="utf-8").replace("    translator: apertium", "    good-from: reference")
-    text = text.replace("../mtgauntlet/data/", str(RECIPE.parents[1] / "mtgauntlet" / "data") + "/")
+    """examples/demo.yaml with its input pointing at the sample this package ships (so it runs from a checkout
+    and from an installed wheel alike); without Apertium the good hypothesis is the reference."""
+    recipe = examples_dir() / "demo.yaml"
+    text = recipe.read_text(encoding="utf-8").replace("../mtgauntlet/data/sample_es_en.tsv", sample_path())
+    if not shutil.which("apertium"):
+        text = text.replace("    translator: apertium", "    good-from: reference")
+        print("note: apertium is not installed; the demo's SMAUG build uses --good-from reference")
     local = OUT / "demo-recipe.yaml"
     local.write_text(text, encoding="utf-8")
-    (OUT / "rules.yaml").write_text((RECIPE.parent / "rules.yaml").read_text(encoding="utf-8"), encoding="utf-8")
-    print("note: apertium is not installed; the demo's SMAUG build uses --good-from reference")
+    (OUT / "rules.yaml").write_text((recipe.parent / "rules.yaml").read_text(encoding="utf-8"), encoding="utf-8")
     return local
 
 

@@ -17,7 +17,7 @@ class UsageError(GauntletError):
 
 class GauntletWarning(UserWarning):
     """Something a user should know that does not stop the work (a licence to check, dropped duplicates): the
-    CLI prints it as ``warning: ...``; from Python it is an ordinary :mod:`warnings` warning."""
+    CLI prints it as ``warning: ...``; from Python it is an ordinary `warnings` warning."""
 
 
 class InputError(GauntletError):

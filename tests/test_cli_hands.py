@@ -186,6 +186,25 @@ def test_breaker_progress_moves_inside_a_shard(tmp_path):
     assert counts == sorted(counts)
 
 
+def test_score_progress_moves_inside_a_shard(tmp_path):
+    """One 3000-row shard: the score's progress lines move per chunk of rows, not only when the shard ends; the
+    scores are those of an unchunked run (every backend scores a row as it would alone)."""
+    import pandas as pd
+
+    from mtgauntlet.engines.scoring import CHUNK
+
+    src = tmp_path / "c.tsv"
+    n = 2 * CHUNK + 500
+    src.write_text("src\n" + "".join(f"row {i} has {'word ' * (i % 17)}end\n" for i in range(n)), encoding="utf-8")
+    r = invoke(["score", "difficulty", "--input", src, "--src-lang", "en", "--estimator", "length", "--shard-size",
+                n, "--out", tmp_path / "s.parquet"], env={"MTGAUNTLET_PROGRESS_EVERY": "0"})
+    assert r.exit_code == 0, r
+    counts = [float(m) for m in re.findall(rf"score difficulty \(local\): ([\d.]+)/{n} items", r.stderr)]
+    assert [c for c in counts if 0 < c < n] == [CHUNK, 2 * CHUNK], r.stderr
+    df = pd.read_parquet(tmp_path / "s.parquet")
+    assert df["difficulty"].tolist() == [float(4 + i % 17) for i in range(n)]  # row, i, has, end + words
+
+
 def test_eta_waits_for_evidence_and_ignores_the_warm_up():
     """The first item took 100 s (a model load), the next ones 1 s each: no ETA from one item, then ~1 s/item."""
     from mtgauntlet.runner.progress import Eta

@@ -1,4 +1,4 @@
-"""The audit page from Python: :func:`audit` (``gauntlet audit``)."""
+"""The audit page from Python: `audit` (``gauntlet audit``)."""
 
 from __future__ import annotations
 
@@ -20,10 +20,10 @@ def audit(path: Any, *, out: str | Path = "report.html", against: Any = None, ru
     method plots and, with ``against``, what changed since the older version. Works offline.
 
     Args:
-        path: A build or release directory (or a :class:`Build` / :class:`Release`), or Parquet record file(s).
+        path: A build or release directory (or a `Build` / `Release`), or Parquet record file(s).
         out: The HTML page to write.
         against: An older build or release: adds a diff section.
-        rules: Validation rules YAML (as for :func:`mtgauntlet.validate`); default: the built-in rules.
+        rules: Validation rules YAML (as for `mtgauntlet.validate`); default: the built-in rules.
         nli: NLI spec for the SMAUG contradiction rules.
         lm: Also compute LM naturalness with the embedded LLM (slow).
         examples: Records shown per phenomenon / variant / topic (``>= 0``).
@@ -38,7 +38,7 @@ def audit(path: Any, *, out: str | Path = "report.html", against: Any = None, ru
         UsageError: ``examples`` below 0.
         GauntletError: A path that is not a build, release or record file; bad rules or metric results.
 
-    Example:
+    Examples:
         >>> page = mg.audit("releases/name=my-es-en/version=0.2.0", out="audit.html",
         ...                 against="releases/name=my-es-en/version=0.1.0")
     """

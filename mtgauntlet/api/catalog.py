@@ -1,4 +1,4 @@
-"""SQL over releases from Python: :func:`query` (``gauntlet query``), read-only, in DuckDB.
+"""SQL over releases from Python: `query` (``gauntlet query``), read-only, in DuckDB.
 
 The result comes from DuckDB as Arrow and stays Arrow inside the DataFrame (``pandas.ArrowDtype`` columns), so
 NULL and NaN stay apart, integers with NULLs stay integers and nested values (lists, structs) are exact.
@@ -24,7 +24,7 @@ def _warn_skipped(items: list[tuple[str, str]]) -> None:
 
 @public
 def query_table(sql: str, *, releases: str | Path = "releases"):
-    """:func:`query`'s result as a ``pyarrow.Table`` (what ``gauntlet query`` prints from)."""
+    """`query`'s result as a ``pyarrow.Table`` (what ``gauntlet query`` prints from)."""
     from mtgauntlet.releases.catalog import query_arrow
 
     return query_arrow(releases, sql, report=_warn_skipped)
@@ -37,20 +37,20 @@ def query(sql: str, *, releases: str | Path = "releases"):
 
     Views: one per record kind (e.g. ``smaug_pair``), ``latest_<kind>`` (the newest version of each release),
     ``releases``, ``catalog_files``, ``catalog_info``, ``catalog_skipped``. What the catalog skips (a corrupt
-    manifest, a loose file, a symbolic link) is warned about as :class:`mtgauntlet.GauntletWarning`.
+    manifest, a loose file, a symbolic link) is warned about as `mtgauntlet.GauntletWarning`.
 
     Args:
         sql: A ``SELECT`` (or ``EXPLAIN SELECT``) statement; anything else is refused.
         releases: Directory with releases or build outputs.
 
     Returns:
-        A ``pandas.DataFrame`` with ``pandas.ArrowDtype`` columns: NULL is ``pd.NA``, NaN stays NaN, lists and
-        structs are exact.
+        pandas.DataFrame: The result, with ``pandas.ArrowDtype`` columns (NULL is ``pd.NA``, NaN stays NaN,
+            lists and structs are exact).
 
     Raises:
         GauntletError: A statement that is not read-only, a query DuckDB cannot parse or run.
 
-    Example:
+    Examples:
         >>> mg.query("SELECT phenomenon, count(*) AS n FROM latest_smaug_pair GROUP BY ALL", releases="releases")
     """
     import pandas as pd

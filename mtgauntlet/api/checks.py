@@ -1,5 +1,5 @@
 """The checks typer makes on the command line (``min=``, choices), made again for an API call: the same refusal,
-as a :class:`mtgauntlet.UsageError` naming the option as the CLI names it, before any work is done."""
+as a `mtgauntlet.UsageError` naming the option as the CLI names it, before any work is done."""
 
 from __future__ import annotations
 
@@ -19,3 +19,51 @@ def one_of(name: str, value: Any, choices: Iterable[Any]) -> None:
     choices = tuple(choices)
     if value is not None and value not in choices:
         raise UsageError(f"{name}: {value!r} is not one of {', '.join(map(str, choices))}")
+
+
+def at_most(name: str, value: Any, maximum: float) -> None:
+    """Refuse ``value`` above ``maximum`` (``None`` passes): ``--epsilon: must be <= 1.0``."""
+    if value is not None and value > maximum:
+        raise UsageError(f"{name}: must be <= {maximum} (got {value!r})")
+
+
+def budget_limits(max_cost: Any, max_requests: Any) -> None:
+    """The ``--max-cost`` / ``--max-requests`` ranges of every command that pays for API calls."""
+    at_least("--max-cost", max_cost, 0.0)
+    at_least("--max-requests", max_requests, 0)
+
+
+def listed(value: Any) -> list[str]:
+    """An option that takes several names: ``"a, b,,c"`` (as on the command line) or ``["a", "b"]`` ->
+    ``["a", "b", ...]``; ``None`` or empty -> ``[]``."""
+    if value is None:
+        return []
+    parts = value.split(",") if isinstance(value, str) else [str(v) for v in value]
+    return [x.strip() for x in parts if x.strip()]
+
+
+def input_formats() -> tuple[str, ...]:
+    """What ``--format`` of a corpus takes: a plain table format or a named layout (flores, wmt24, ...)."""
+    from mtgauntlet.corpora.formats import READERS
+    from mtgauntlet.corpora.readers import FORMATS
+
+    return (*FORMATS, "parallel", *(name for name in READERS if name != "parallel"))
+
+
+def judgment_formats() -> tuple[str, ...]:
+    """What ``--format`` of a judgment table takes: a named judgment layout or a plain table format."""
+    from mtgauntlet.corpora.readers import FORMATS
+
+    return ("google-mqm", "wmt23-mtme", "wmt23-esa", *FORMATS)
+
+
+def unknown_keywords(what: str, given: Iterable[str], known: Iterable[str]) -> None:
+    """Refuse a keyword ``what`` does not take, naming it and the close matches among ``known``."""
+    import difflib
+
+    known = sorted(known)
+    for name in given:
+        if name not in known:
+            close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
+            hint = f"did you mean {' or '.join(close)}?" if close else f"known: {', '.join(known)}"
+            raise UsageError(f"{what}: unknown option {name!r} ({hint})")

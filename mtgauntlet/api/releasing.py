@@ -1,5 +1,5 @@
-"""Releases from Python: :func:`release` (``gauntlet release``), :func:`verify` (``gauntlet verify``) and
-:func:`publish` (``gauntlet publish``). The CLI commands call these functions and print what they return."""
+"""Releases from Python: `release` (``gauntlet release``), `verify` (``gauntlet verify``) and
+`publish` (``gauntlet publish``). The CLI commands call these functions and print what they return."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ def _many(value: Paths) -> list[Any]:
 
 
 def _read_report(report: Any) -> tuple[str, dict]:
-    """(where it came from, the report): a report folder or file, or a :class:`Report` written to a folder."""
+    """(where it came from, the report): a report folder or file, or a `Report` written to a folder."""
     from mtgauntlet.fileio import read_json
 
     data = getattr(report, "data", None)
@@ -44,7 +44,7 @@ def _read_report(report: Any) -> tuple[str, dict]:
 
 def release_warnings(manifest: dict[str, Any]) -> list[str]:
     """What a release warns about, from its manifest: licences to check, dropped duplicates. (Kinds no report
-    validated are no warning, the card says so: :attr:`Release.not_validated`.)"""
+    validated are no warning, the card says so: `Release.not_validated`.)"""
     out = [f"licence: {w}" for w in manifest["license"]["warnings"]]
     out += [f"dropped {n} duplicate {kind} records (equal copies of one record in several builds)"
             for kind, n in manifest["dropped_duplicates"].items() if n]
@@ -61,11 +61,11 @@ def release(builds: Paths, *, name: str, version: str, out: str | Path = "releas
     Parquet per record kind and language pair, dataset card, Croissant, and a manifest with every file's sha256.
 
     Args:
-        builds: Build directories (or :class:`Build` objects); a path inside a build means the whole build.
+        builds: Build directories (or `Build` objects); a path inside a build means the whole build.
         name: Release name (letters, digits, ``.`` ``_`` ``-``).
         version: Semantic version ``X.Y.Z`` or ``X.Y.Z-PRERELEASE``.
         out: Releases root (hive layout ``name=``/``version=``).
-        report: Validation report(s) of these builds (folders, ``report.json`` files or :class:`Report` objects
+        report: Validation report(s) of these builds (folders, ``report.json`` files or `Report` objects
             written with ``report=DIR``); refused if a report validated other builds.
         license: Hugging Face Hub licence id for the card (``other`` with ``license_name`` and ``license_link``);
             default: derived from the sources' provenance.
@@ -81,17 +81,17 @@ def release(builds: Paths, *, name: str, version: str, out: str | Path = "releas
         figure: Extra PNG figures to embed in the card.
         description: A paragraph describing the set (card).
         recipe: The resolved recipe that made these builds, stored as ``recipe.yaml``.
-        audit: Put the audit page (``report.html``, as :func:`mtgauntlet.audit`) into the release.
+        audit: Put the audit page (``report.html``, as `mtgauntlet.audit`) into the release.
 
     Returns:
-        The :class:`Release`: its ``path``, ``manifest``, ``warnings`` (each also raised as a
-        :class:`mtgauntlet.GauntletWarning`) and ``not_validated`` (the kinds no report covers).
+        The `Release`: its ``path``, ``manifest``, ``warnings`` (each also raised as a
+        `mtgauntlet.GauntletWarning`) and ``not_validated`` (the kinds no report covers).
 
     Raises:
         GauntletError: An incomplete or missing build, a bad name or version, an existing release, a report of
             other builds, a bad licence or provenance statement, a missing figure or recipe file.
 
-    Example:
+    Examples:
         >>> rel = mg.release(["builds/smaug"], name="my-es-en", version="0.1.0", report="reports/smaug")
         >>> rel.path, rel.manifest["total_rows"], rel.warnings
     """
@@ -129,15 +129,15 @@ def verify(path: str | Path) -> Verification:
     are not release files).
 
     Args:
-        path: A release directory (``.../name=NAME/version=X.Y.Z``) or a :class:`Release`.
+        path: A release directory (``.../name=NAME/version=X.Y.Z``) or a `Release`.
 
     Returns:
-        A :class:`Verification`: ``ok`` (also its truth value) and one line per problem in ``problems``.
+        A `Verification`: ``ok`` (also its truth value) and one line per problem in ``problems``.
 
     Raises:
         GauntletError: The manifest is missing or corrupt (not a release).
 
-    Example:
+    Examples:
         >>> check = mg.verify("releases/name=my-es-en/version=0.1.0")
         >>> assert check.ok, check.problems
     """
@@ -154,18 +154,18 @@ def publish(path: str | Path, *, repo: str, dry_run: bool = False, branch: str =
     meanwhile stops the publish. The token comes only from ``HF_TOKEN`` or ``huggingface-cli login``.
 
     Args:
-        path: A release directory or a :class:`Release`.
+        path: A release directory or a `Release`.
         repo: Hub dataset repository ``ORG/NAME``, or ``file:PATH`` for a local git repository.
         dry_run: Only plan: the result lists the exact commit operations; nothing is published.
         branch: Branch to commit to.
 
     Returns:
-        A :class:`Publication`: the tag, the commit (``None`` on a dry run) and the file operations.
+        A `Publication`: the tag, the commit (``None`` on a dry run) and the file operations.
 
     Raises:
         GauntletError: The release does not verify, the tag exists, the remote is unreachable or refuses.
 
-    Example:
+    Examples:
         >>> plan = mg.publish("releases/name=my-es-en/version=0.1.0", repo="my-org/my-es-en", dry_run=True)
         >>> print(plan.description)
     """

@@ -22,15 +22,19 @@ def _read_json(path: Path) -> dict[str, Any]:
 
 @dataclass
 class Build:
-    """A build directory written by :func:`mtgauntlet.build` (records in ``data/``, manifest in ``build.json``).
+    """A build directory written by `mtgauntlet.build` (records in ``data/``, manifest in ``build.json``).
 
     Attributes:
         path: The build directory.
         summary: ``build.json``: configuration, signature, counts of produced, rejected and skipped items with
             their reasons, failure counters, API usage, package versions.
         plan: With ``dry_run=True``: the estimated API calls, tokens and cost (nothing was built), else ``None``.
+        run: What this call did (records produced, items, rejected and skipped items, shards resumed, seconds,
+            failures, API usage): the runner's summary; ``None`` on a dry run and for a bandit search.
+        notes: What the builder said about its setup (SMAUG: how each phenomenon is made, what is flagged).
+        skipped: Input rows the reader skipped in this call (``skip_bad=True``), by reason.
 
-    Example:
+    Examples:
         >>> build = mg.build("subset", input="corpus.tsv", src_lang="en", estimator="length", budget=10)
         >>> build.to_pandas()[["text", "difficulty"]].head()
     """
@@ -38,12 +42,28 @@ class Build:
     path: Path
     summary: dict[str, Any] = field(default_factory=dict, repr=False)
     plan: Any = field(default=None, repr=False)
+    run: Any = field(default=None, repr=False)
+    notes: list[str] = field(default_factory=list, repr=False)
+    skipped: dict[str, int] = field(default_factory=dict, repr=False)
 
     @classmethod
-    def open(cls, path: str | Path) -> "Build":
+    def open(cls, path: str | Path, **fields: Any) -> "Build":
         """The build in ``path`` (its ``build.json`` must exist)."""
         path = Path(path)
-        return cls(path=path, summary=_read_json(path / "build.json"))
+        return cls(path=path, summary=_read_json(path / "build.json"), **fields)
+
+    def describe(self) -> str:
+        """What the build made, as ``gauntlet build`` prints it (records, rejected and skipped items, signature,
+        failure counts); the dry run's plan lines for a dry run."""
+        if self.plan is not None:
+            return "\n".join(self.plan.lines())
+        from mtgauntlet.api.building import describe_run, describe_search
+
+        if self.run is None and "top_topics" in self.summary:
+            return describe_search(self)
+        if self.run is None:
+            return f"{self.path}: signature: {self.signature}"
+        return describe_run(self.run)
 
     @property
     def signature(self) -> str:
@@ -80,13 +100,13 @@ class Build:
 
 @dataclass
 class Report:
-    """A validation report (:func:`mtgauntlet.validate`).
+    """A validation report (`mtgauntlet.validate`).
 
     Attributes:
         data: The report as written to ``report.json``: every metric, threshold and verdict, per record kind.
         path: The report folder when one was written (``report=``), else ``None``.
 
-    Example:
+    Examples:
         >>> report = mg.validate("builds/smaug", rules="rules.yaml")
         >>> report.passed, report.failed_rules
     """
@@ -111,15 +131,15 @@ class Report:
 
 @dataclass
 class Release:
-    """A sealed release folder (:func:`mtgauntlet.release`): ``releases/name=NAME/version=X.Y.Z``.
+    """A sealed release folder (`mtgauntlet.release`): ``releases/name=NAME/version=X.Y.Z``.
 
     Attributes:
         path: The release directory.
         manifest: ``manifest.json``: every file with its sha256, configs, signatures, licence, validation.
         warnings: What the release warned about (licences to check, dropped duplicates), also raised as
-            :class:`mtgauntlet.GauntletWarning`.
+            `mtgauntlet.GauntletWarning`.
 
-    Example:
+    Examples:
         >>> rel = mg.release(["builds/smaug"], name="my-es-en", version="0.1.0")
         >>> rel.manifest["total_rows"], rel.not_validated, rel.to_pandas().head()
     """
@@ -144,6 +164,14 @@ class Release:
         """The release version (``X.Y.Z``)."""
         return str(self.manifest.get("version", ""))
 
+    def describe(self) -> str:
+        """What was released, as ``gauntlet release`` prints it (records, data files, configs, licence, path)."""
+        m = self.manifest
+        n_data = sum(1 for f in m.get("files", []) if f.get("kind"))
+        return (f"released {self.name} {self.version}: {m.get('total_rows')} records in {n_data} data files, "
+                f"configs {', '.join(c['config_name'] for c in m.get('configs', []))}; licence "
+                f"{(m.get('license') or {}).get('license')} -> {self.path}")
+
     @property
     def not_validated(self) -> list[str]:
         """The record kinds no validation report covers (the card says so)."""
@@ -163,13 +191,13 @@ class Release:
 
 @dataclass
 class Verification:
-    """The outcome of :func:`mtgauntlet.verify`: ``ok`` when every file matches the manifest.
+    """The outcome of `mtgauntlet.verify`: ``ok`` when every file matches the manifest.
 
     Attributes:
         path: The release directory checked.
         problems: One line per changed, missing or extra file (empty when ``ok``).
 
-    Example:
+    Examples:
         >>> check = mg.verify("releases/name=my-es-en/version=0.1.0")
         >>> check.ok or print("\n".join(check.problems))
     """
@@ -188,7 +216,7 @@ class Verification:
 
 @dataclass
 class Publication:
-    """What :func:`mtgauntlet.publish` did (or, with ``dry_run=True``, would do).
+    """What `mtgauntlet.publish` did (or, with ``dry_run=True``, would do).
 
     Attributes:
         repo: The Hub repository (``ORG/NAME``) or local git repository (``file:PATH``).
@@ -202,7 +230,7 @@ class Publication:
         remote: ``ok``, ``missing`` (publishing creates the repository) or ``unreachable`` (on a dry run).
         description: The plan as text (what ``gauntlet publish`` prints).
 
-    Example:
+    Examples:
         >>> plan = mg.publish("releases/name=my-es-en/version=0.1.0", repo="my-org/my-es-en", dry_run=True)
         >>> [op["path"] for op in plan.operations]
     """
@@ -221,18 +249,35 @@ class Publication:
 
 @dataclass
 class Reproduction:
-    """The outcome of :func:`mtgauntlet.reproduce`: per record kind, whether the rebuild equals the release.
+    """The outcome of `mtgauntlet.reproduce`: per record kind, whether the rebuild equals the release.
 
     Attributes:
         reproduced: True when every record kind is identical (ids, texts and values).
         kinds: Per kind: ``identical`` and, when not, the ids only in the release / only in the rebuild and the
             columns that differ.
         changes: What changed around the build (input sha256, builder or model versions, package versions).
+        path: The release checked.
+        rebuild: Where it was rebuilt (``None``: a temporary folder, removed).
+        lines: Per kind, the comparison as text (what ``gauntlet reproduce`` prints).
+
+    Examples:
+        >>> check = mg.reproduce("releases/name=demo-es-en/version=0.1.0")
+        >>> check.reproduced, check.changes
     """
 
     reproduced: bool
     kinds: dict[str, Any] = field(default_factory=dict)
     changes: list[str] = field(default_factory=list)
+    path: Path | None = None
+    rebuild: Path | None = None
+    lines: list[str] = field(default_factory=list, repr=False)
+
+    def describe(self) -> str:
+        """The comparison as ``gauntlet reproduce`` prints it: per kind, then what changed, then the verdict."""
+        where = str(self.rebuild) if self.rebuild else "a temporary folder, removed"
+        return "\n".join([*self.lines, *(f"note: {n}" for n in self.changes),
+                          ("REPRODUCED" if self.reproduced else "NOT REPRODUCED") + f": {self.path} (rebuilt in "
+                          f"{where})"])
 
     def __bool__(self) -> bool:
         return self.reproduced

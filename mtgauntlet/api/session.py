@@ -1,8 +1,8 @@
 """How an API call talks to its caller: silent by default, a progress bar when asked, warnings as warnings.
 
-Every public function runs inside :func:`call`: nothing is written to stdout or stderr unless ``progress=True``
+Every public function runs inside `call`: nothing is written to stdout or stderr unless ``progress=True``
 (a bar that works in a terminal and in Jupyter); informational lines go to the ``mtgauntlet`` logger; warnings
-are :class:`mtgauntlet.GauntletWarning` (the CLI prints them as ``warning: ...`` lines).
+are `mtgauntlet.GauntletWarning` (the CLI prints them as ``warning: ...`` lines).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
 def warn(message: str) -> None:
-    """A warning for the user (``warning: ...`` on the CLI, a :mod:`warnings` warning from Python), shown at the
+    """A warning for the user (``warning: ...`` on the CLI, a `warnings` warning from Python), shown at the
     caller's line that called into mtgauntlet (not at a line inside the package)."""
     frame, level = sys._getframe(1), 2
     while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
@@ -54,7 +54,7 @@ def public(fn: F) -> F:
 
 @contextlib.contextmanager
 def cli_warnings(echo: Callable[[str], None]):
-    """Inside (the CLI): every :class:`GauntletWarning` is shown, when raised, as one ``warning: ...`` line through
+    """Inside (the CLI): every `GauntletWarning` is shown, when raised, as one ``warning: ...`` line through
     ``echo``; other warnings are shown as Python shows them."""
     with warnings.catch_warnings():
         warnings.simplefilter("always", GauntletWarning)

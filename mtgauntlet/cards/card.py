@@ -205,6 +205,8 @@ def licence_section(manifest: dict[str, Any]) -> str:
 
 
 def creation_section(manifest: dict[str, Any]) -> str:
+    from mtgauntlet.models.usage import summary_line as usage_line
+
     builds = []
     for b in manifest["builds"]:
         models = ", ".join(f"{md_text(role)} {md_code(spec)}" for role, spec in sorted((b.get("models") or {}).items()))
@@ -214,10 +216,13 @@ def creation_section(manifest: dict[str, Any]) -> str:
                    if skipped else "")
         failures = failure_counts(counts)
         dropped += (", failures: " + ", ".join(f"{md_text(k)} {n}" for k, n in failures.items())) if failures else ""
+        spent = usage_line(b.get("usage") or {})
         builds.append(f"- {md_code(b.get('builder') or 'records')} ({md_text(', '.join(b.get('kinds', [])))}): "
                       f"{md_text(counts.get('produced', '?'))} records"
                       + (f" from {md_text(counts['items'])} items" if counts.get("items") is not None else "")
-                      + f"{dropped}; models: {models or 'none'}\n\n  {md_code(b.get('signature') or '(no signature)')}")
+                      + f"{dropped}; models: {models or 'none'}"
+                      + (f"\n\n  API {md_code(spent)}" if spent else "")
+                      + f"\n\n  {md_code(b.get('signature') or '(no signature)')}")
     dropped = {k: n for k, n in (manifest.get("dropped_duplicates") or {}).items() if n}
     note = ("\n\nDuplicate records (same id in several builds) were dropped, the first kept: "
             + ", ".join(f"{n} {k}" for k, n in sorted(dropped.items())) + ".") if dropped else ""

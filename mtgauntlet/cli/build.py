@@ -1,27 +1,21 @@
-"""`gauntlet build <method>`: one subcommand per builder."""
+"""`gauntlet build <method>`: one subcommand per builder. Each command calls its function in
+:mod:`mtgauntlet.api.building` with the parsed options and prints what it returns."""
 
 from __future__ import annotations
 
-import contextlib
-import json
-import os
-from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import typer
 
-from mtgauntlet.runner.build_runner import BuildRunner
-from mtgauntlet.builders.base import iter_items
+from mtgauntlet.api.building import BREAKER_SHARD_SIZE
 from mtgauntlet.builders.mtbreaker import DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE
-from mtgauntlet.cli.common import (comma_list, format_option, lang_pair, limit_option, load_corpus, max_chars_option,
-                                   one_pair, overwrite_option, quoting_option, seed_option, shard_size_option,
-                                   skip_bad_option, skipped_note, json_option, print_json, report_build)
-from mtgauntlet.cli.spend import budget as spend_budget, dry_run_option, max_cost_option, max_requests_option, print_plan
-from mtgauntlet.runner.progress import info
+from mtgauntlet.cli.common import (build_result, format_option, json_option, limit_option, max_chars_option,
+                                   overwrite_option, print_json, print_result, quoting_option, seed_option,
+                                   shard_size_option, skip_bad_option)
+from mtgauntlet.cli.spend import dry_run_option, max_cost_option, max_requests_option
 
 app = typer.Typer(help="Build a challenge set with one of the methods (writes Parquet shards + build.json).",
                   no_args_is_help=True)
-BREAKER_SHARD_SIZE = 16  # items advanced together by mtbreaker/zeroshot (requests in flight <= items per shard)
 
 
 def concurrency_option():
@@ -30,40 +24,26 @@ def concurrency_option():
                         "records are the same for any value.")
 
 
-@contextlib.contextmanager
-def api_concurrency(n: Optional[int]):
-    """``--concurrency N`` of one build: the default of every openai: backend loaded inside (as the global option),
-    restored afterwards so that later commands in the same process (a recipe) do not inherit it."""
-    from mtgauntlet.models.runtime import ENV, set_defaults
-
-    old = os.environ.get(ENV["concurrency"])
-    if n is not None:
-        set_defaults(concurrency=n)
-    try:
-        yield
-    finally:
-        if old is None:
-            os.environ.pop(ENV["concurrency"], None)
-        else:
-            os.environ[ENV["concurrency"]] = old
+def print_build(build, json_out: bool) -> None:
+    """What ``gauntlet build`` prints: the dry run's plan lines, else the summary (text or ``--json``)."""
+    if build.plan is not None:
+        typer.echo(build.describe())
+    else:
+        print_result(json_out, build.describe(), build_result(build.run))
 
 
-def breaker_shard_size(requested: Optional[int], out: str, builder: str, overwrite: bool) -> int:
-    """``--shard-size`` of mtbreaker/zeroshot: as given; else the shard size of the build of the same builder already
-    in ``out`` (builds started before batching used 1), so that a plain re-run resumes it; else the default."""
-    if requested is not None:
-        return requested
-    path = Path(out) / "build.json"
-    if not overwrite and path.is_file():
-        try:
-            manifest = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            manifest = None
-        if isinstance(manifest, dict) and manifest.get("builder") == builder:
-            size = manifest.get("shard_size")
-            if isinstance(size, int) and size >= 1:
-                return size
-    return BREAKER_SHARD_SIZE
+def _call(method: str, params: dict[str, Any]):
+    """(the build of a command's options, all but ``--json``, through the API function; ``--json``)."""
+    from mtgauntlet.api.building import BUILDERS
+
+    params = dict(params)
+    json_out = params.pop("json_out")
+    return BUILDERS[method](**params, progress=None), json_out
+
+
+def _build(method: str, params: dict[str, Any]) -> None:
+    """Run a build command and print its result."""
+    print_build(*_call(method, params))
 
 
 def breaker_shard_option():
@@ -103,25 +83,7 @@ def build_subset(
     json_out: bool = json_option("the build summary"),
 ):
     """Score a corpus with a difficulty estimator and keep the B hardest texts (selected_text records)."""
-    from mtgauntlet.builders.subset import SubsetBuilder
-
-    src_lang, tgt_lang = lang_pair(src_lang, tgt_lang)
-    rows = load_corpus(input, format=format, src_col=src_col, ref_col=None, src_lang=src_lang, tgt_lang=tgt_lang,
-                       limit=limit, skip_bad=skip_bad, columns={"domain": domain_col} if domain_col else None, lp=lp,
-                       quoting=quoting, max_chars=max_chars)
-    src_lang, tgt_lang = one_pair(rows, src_lang, tgt_lang)
-    with api_concurrency(concurrency), spend_budget(max_cost, max_requests):
-        builder = SubsetBuilder(estimator=estimator, budget=budget, stratify=stratify, src_lang=src_lang,
-                                tgt_lang=tgt_lang, engine=engine, work_dir=Path(out) / "scores", actors=actors)
-        builder.estimator  # load the estimator now: a bad spec fails before anything is written
-        if dry_run:
-            from mtgauntlet.models.estimate import role_plan
-
-            print_plan(role_plan(builder.estimator, [r["src"] for r in rows.rows], None, src_lang, tgt_lang))
-            return
-        summary = BuildRunner(builder, out, seed=seed, shard_size=shard_size, overwrite=overwrite).run(
-            iter_items(rows.rows), rows.skipped_counts())
-    report_build(summary, json_out)
+    _build("subset", locals())
 
 
 @app.command("smaug")
@@ -168,63 +130,12 @@ def build_smaug(
     overwrite: bool = overwrite_option(),
 ):
     """SMAUG: (source, good, bad, reference, phenomenon) records; bad = reference with one critical error."""
-    from mtgauntlet.builders.smaug import SmaugBuilder
-
-    src_lang, tgt_lang = lang_pair(src_lang, tgt_lang)
-    rows = load_corpus(input, format=format, src_col=src_col, ref_col=ref_col, src_lang=src_lang, tgt_lang=tgt_lang,
-                       limit=limit, skip_bad=skip_bad, columns={"good": good_col} if good_col else None, lp=lp,
-                       quoting=quoting, max_chars=max_chars)
-    with api_concurrency(concurrency), spend_budget(max_cost, max_requests):
-        builder = SmaugBuilder(src_lang=src_lang, tgt_lang=tgt_lang, phenomena=comma_list(phenomena),
-                               translator=translator, infiller=infiller, nli=nli, annotator=annotator,
-                               polyjuice=polyjuice, good_col=good_col, good_from=good_from,
-                               min_char_edit=min_char_edit, min_word_edit=min_word_edit, del_min_words=del_min_words,
-                               del_max_words=del_max_words, require_nli=require_nli, seed=seed,
-                               max_parse_chars=max_parse_chars, ne_types=ne_types)
-        for ph, (ok, how) in builder.support.items():
-            if ph in builder.phenomena:
-                info(f"  {ph}: {how}")
-        for why in builder.flags().values():
-            info(f"  note: {why}")
-        if dry_run:
-            from mtgauntlet.models.estimate import smaug_plan
-
-            print_plan(smaug_plan(builder, list(iter_items(rows.rows))))
-            return
-        summary = BuildRunner(builder, out, seed=seed, shard_size=shard_size, overwrite=overwrite).run(
-            iter_items(rows.rows), rows.skipped_counts())
-    report_build(summary, json_out)
-
-
-def _seed_rows(seeds: str, column: str, format: Optional[str], src_lang: str, tgt_lang: str, limit: Optional[int],
-               lp: Optional[str], quoting: str, max_chars: int, skip_bad: bool):
-    """Seed texts (source side only) of any table or named layout, with the reader's skip counts."""
-    return load_corpus(seeds, format=format, src_col=column, ref_col=None, src_lang=src_lang, tgt_lang=tgt_lang,
-                       limit=limit, lp=lp, quoting=quoting, max_chars=max_chars, skip_bad=skip_bad)
+    _build("smaug", locals())
 
 
 QE_HELP = ("QE spec(s), comma-separated: several are averaged per text on the 0-100 quality scale (the paper: "
            "metricx:<MetricX-24-QE dir>,llm-as-qe:<llm>); qe, roundtrip, comet:..., hf:...#error=25 for 0-25 "
            "error scores.")
-
-
-def _run_breaker_build(make_builder, name: str, rows, out: str, seed: int, overwrite: bool,
-                       shard_size: Optional[int], concurrency: Optional[int], dry_run: bool = False,
-                       max_cost: Optional[float] = None, max_requests: Optional[int] = None,
-                       json_out: bool = False) -> None:
-    """MT-breaker / zero-shot: the builder made and run under ``--concurrency`` and the budget with the resumable
-    shard size; prints the summary with the failure counts (also in build.json: counts.failures)."""
-    with api_concurrency(concurrency), spend_budget(max_cost, max_requests):
-        builder = make_builder()
-        if dry_run:
-            from mtgauntlet.models.estimate import breaker_plan
-
-            print_plan(breaker_plan(builder, iter_items(rows.rows)))
-            return
-        summary = BuildRunner(builder, out, seed=seed, overwrite=overwrite,
-                              shard_size=breaker_shard_size(shard_size, out, name, overwrite)).run(
-            iter_items(rows.rows), rows.skipped_counts())
-    report_build(summary, json_out)
 
 
 @app.command("mtbreaker")
@@ -266,17 +177,7 @@ def build_mtbreaker(
     overwrite: bool = overwrite_option(),
 ):
     """MT-breaker: an LLM edits each seed step by step until the target MT model translates it badly."""
-    from mtgauntlet.builders.mtbreaker import MTBreakerBuilder, keyed_sample
-
-    src_lang, tgt_lang = lang_pair(src_lang, tgt_lang)
-    rows = _seed_rows(seeds, column, format, src_lang, tgt_lang, limit, lp, quoting, max_chars, skip_bad)
-    rows.rows = keyed_sample(rows.rows, sample, seed)
-    _run_breaker_build(lambda: MTBreakerBuilder(variant=variant, llm=llm, mt=comma_list(mt), qe=qe, steps=steps,
-                                                src_lang=src_lang, tgt_lang=tgt_lang, temperature=temperature,
-                                                max_tokens=max_tokens, language_guard=language_guard,
-                                                grammatical_edits=grammatical_edits, sample=sample),
-                       "mtbreaker", rows, out, seed, overwrite, shard_size, concurrency, dry_run, max_cost, max_requests,
-                       json_out)
+    _build("mtbreaker", locals())
 
 
 @app.command("zeroshot")
@@ -311,15 +212,7 @@ def build_zeroshot(
     overwrite: bool = overwrite_option(),
 ):
     """Zero-shot baselines: one generation per item, with history, or the most difficult of n (min)."""
-    from mtgauntlet.builders.zeroshot import ZeroShotBuilder
-
-    src_lang, tgt_lang = lang_pair(src_lang, tgt_lang)
-    rows = _seed_rows(seeds, column, format, src_lang, tgt_lang, limit, lp, quoting, max_chars, skip_bad)
-    _run_breaker_build(lambda: ZeroShotBuilder(variant=variant, llm=llm, mt=comma_list(mt), qe=qe, src_lang=src_lang,
-                                               tgt_lang=tgt_lang, generations=generations, temperature=temperature,
-                                               max_tokens=max_tokens),
-                       "zeroshot", rows, out, seed, overwrite, shard_size, concurrency, dry_run, max_cost, max_requests,
-                       json_out)
+    _build("zeroshot", locals())
 
 
 @app.command("bandit")
@@ -363,95 +256,10 @@ def build_bandit(
     overwrite: bool = overwrite_option(),
 ):
     """Search for the hardest topics with a bandit; writes the pull log and topic_text records."""
-    import math
-
-    from mtgauntlet.builders.bandit import BanditSearch
-    from mtgauntlet.builders.bandit import topics as T
-    from mtgauntlet.builders.bandit.sampler import CorpusSampler, LLMSampler
-    from mtgauntlet.corpora.formats import sniff_named_format
-    from mtgauntlet.errors import GauntletError
-    from mtgauntlet.models import registry
-
-    from mtgauntlet.runner.build_runner import input_digest
-
-    with api_concurrency(concurrency), spend_budget(max_cost, max_requests):  # every model below is loaded with it
-        src_lang, tgt_lang = lang_pair(src_lang, tgt_lang)
-        rows, read = [], None
-        if corpus:
-            read = load_corpus(corpus, format=format, src_col=text_column, ref_col=None, src_lang=src_lang,
-                               tgt_lang=tgt_lang, lp=lp, quoting=quoting, max_chars=max_chars, skip_bad=skip_bad)
-            rows = read.rows
-        named = format or (sniff_named_format(corpus) if corpus else None)
-        label = topic_column or ({"flores": "topic", "wmt24": "domain"}.get(named)
-                                 if not (topics or llm_topics) else None)
-        tree = None
-        if topics:
-            topic_list = T.from_taxonomy(topics)
-        elif llm_topics and dry_run:  # the tree is asked for, not known: the sampler's prompts name the domain
-            tree, topic_list = (registry.load("llm", llm), T.tree_prompt(llm_topics)), [T.Topic(llm_topics, [])]
-        elif llm_topics:
-            topic_list = T.from_llm(registry.load("llm", llm), llm_topics)
-            if not topic_list:
-                raise GauntletError(f"the LLM ({llm or 'embedded default'}) gave no topic for --llm-topics "
-                                    f"{llm_topics!r}: its answer held an empty tree")
-        elif label:
-            topic_list = T.from_column(rows, label)
-            if not topic_list:
-                raise GauntletError(f"{corpus}: the topic column {label!r} holds no value")
-        else:
-            raise typer.BadParameter("give --topics FILE, --llm-topics DOMAIN, or a --corpus with --topic-column")
-        if sampler == "llm":
-            llm_sampler = LLMSampler(registry.load("llm", llm))
-            samp = _TopicAdapter(llm_sampler, topic_list)
-        else:
-            if not rows:
-                raise typer.BadParameter("the corpus sampler needs --corpus")
-            samp = CorpusSampler(rows, topic_list, text_key="src", label_key=label, min_words=min_words,
-                                 max_words=max_words, seed=seed)
-        if prescore is not None:
-            if prescore < 1:
-                raise GauntletError("--prescore must be >= 1")
-            algorithm, cap, budget = "brute", prescore, prescore * len(topic_list)
-        if dry_run:
-            if tree is not None and prescore is not None:
-                raise GauntletError("--dry-run with --llm-topics and --prescore: the number of pulls depends on the "
-                                    "topics the LLM answers; dry-run with --budget instead")
-            from mtgauntlet.builders.mtbreaker import Scorer
-            from mtgauntlet.models.estimate import bandit_plan
-
-            print_plan(bandit_plan(Scorer(comma_list(mt), qe, src_lang, tgt_lang), budget, [t.name for t in topic_list],
-                                   max_words, src_lang, tgt_lang, llm_sampler if sampler == "llm" else None, tree))
-            return
-        source = corpus.rsplit("/", 1)[-1].split(".")[0] if corpus else "llm"
-        digest = input_digest(iter_items([*({"topic": t.name, "path": t.path} for t in topic_list), *rows]))
-        search = BanditSearch(topic_list, samp, mt=comma_list(mt), qe=qe,
-                              algorithm=algorithm, budget=budget, k=k, cap=math.inf if not cap else cap,
-                              epsilon=epsilon, batch=batch, seed=seed, src_lang=src_lang, tgt_lang=tgt_lang,
-                              source=source, input_sha256=digest)
-        m = search.run(out, overwrite=overwrite)
-    c = m["counts"]
-    if json_out:
-        print_json({"out": out, "counts": c, "top_topics": m["top_topics"], "signature": m["signature"],
-                    "skipped": read.skipped_counts() if read is not None else {}})
+    built, json_out = _call("bandit", locals())
+    if json_out and built.plan is None:
+        m = built.summary
+        print_json({"out": out, "counts": m["counts"], "top_topics": m["top_topics"], "signature": m["signature"],
+                    "skipped": built.skipped})
     else:
-        typer.echo(f"{c['pulls']} pulls over {len(topic_list)} topics ({c['scored_pulls']} scored; failed: "
-                   f"mt={c['mt_failures']}, qe={c['qe_failures']}); top-{k}:")
-        for t in m["top_topics"]:
-            typer.echo(f"  {t['mean_difficulty']:6.2f}  ({t['pulls']} pulls)  {t['topic']}")
-        typer.echo(f"signature: {m['signature']}" + (skipped_note(read) if read is not None else ""))
-    if c["pulls"] and not c["scored_pulls"]:
-        raise GauntletError(f"none of the {c['pulls']} pulls got a score (mt={c['mt_failures']}, "
-                            f"qe={c['qe_failures']}): check --mt / --qe")
-
-
-class _TopicAdapter:
-    """Index-based interface over a sampler that takes Topic objects (the LLM sampler)."""
-
-    def __init__(self, sampler, topics):
-        self.sampler, self.topics, self.rows = sampler, topics, []
-
-    def sample(self, t, used, rng):
-        return self.sampler.sample(self.topics[t], used, rng)
-
-    def sample_many(self, ts, used, rng):
-        return self.sampler.sample_many([self.topics[t] for t in ts], used, rng)
+        typer.echo(built.describe())

@@ -9,31 +9,14 @@ from typing import Any
 
 import typer
 
-from mtgauntlet.corpora.load import CorpusRequest
-from mtgauntlet.corpora.load import load_corpus as _load
-from mtgauntlet.corpora.formats import READERS
-from mtgauntlet.corpora.readers import DEFAULT_MAX_CHARS, FORMATS, RowSet, parse_column_map
-
-
-def comma_list(value: str | None) -> list[str]:
-    """``"a, b,,c"`` -> ``["a", "b", "c"]``; empty or None -> ``[]`` (options such as ``--mt A,B``)."""
-    return [x.strip() for x in value.split(",") if x.strip()] if value else []
+from mtgauntlet.api.checks import input_formats, judgment_formats
+from mtgauntlet.corpora.options import comma_list, lang_pair, load_corpus, one_pair, skipped_note  # noqa: F401
+from mtgauntlet.corpora.readers import DEFAULT_MAX_CHARS, FORMATS
 
 
 def fail(message: str, code: int = 2) -> None:
     typer.echo(f"error: {message}", err=True)
     raise typer.Exit(code)
-
-
-def load_corpus(path: str, *, format: str | None = None, src_col: str = "src", ref_col: str | None = "ref",
-                src_lang: str | None = None, tgt_lang: str | None = None, limit: int | None = None,
-                skip_bad: bool = False, columns: str | dict | None = None, quoting: str | None = None,
-                lp: str | None = None, max_chars: int | None = DEFAULT_MAX_CHARS) -> RowSet:
-    """Read a parallel corpus: a named layout (flores, wmt24, parallel-samples, ...) or any table."""
-    extra = parse_column_map(columns) if isinstance(columns, str) or columns is None else dict(columns)
-    return _load(CorpusRequest(path=path, format=format, src_col=src_col, ref_col=ref_col, src_lang=src_lang,
-                               tgt_lang=tgt_lang, lp=lp, limit=limit, skip_bad=skip_bad, columns=extra,
-                               quoting=quoting, max_chars=max_chars))
 
 
 def print_frame(df, fmt: str = "table") -> None:
@@ -88,27 +71,6 @@ def build_result(summary) -> dict[str, Any]:
             "seconds": round(summary.seconds, 3)}
 
 
-def report_build(summary, as_json: bool) -> None:
-    failures = "\nfailures: " + ", ".join(f"{k}={v}" for k, v in summary.failures.items()) if summary.failures else ""
-    print_result(as_json, summary_line(summary) + failures, build_result(summary))
-
-
-def summary_line(summary) -> str:
-    parts = [f"{summary.produced} records from {summary.items} items -> {Path(summary.out_dir) / 'data'}"]
-    if summary.rejected:
-        parts.append("rejected: " + ", ".join(f"{k}={v}" for k, v in sorted(summary.rejected.items())))
-    if summary.skipped:
-        parts.append("skipped: " + ", ".join(f"{k}={v}" for k, v in sorted(summary.skipped.items())))
-    if summary.resumed_shards:
-        parts.append(f"resumed {summary.resumed_shards} finished shard(s)")
-    parts.append(f"signature: {summary.signature}")
-    from mtgauntlet.models.usage import summary_line as usage_line
-
-    if usage_line(getattr(summary, "usage", {})):
-        parts.append(usage_line(summary.usage))
-    return "\n".join(parts)
-
-
 # -- options shared by every command that reads a table (one definition, one help text) ---------------
 def quoting_option():
     return typer.Option("auto", "--quoting", help="TSV/CSV quoting: auto (detect), csv (standard \"…\" quoting) "
@@ -150,8 +112,8 @@ def checked(choices: tuple[str, ...], what: str = "format"):
     return check
 
 
-INPUT_FORMATS = (*FORMATS, "parallel", *(name for name in READERS if name != "parallel"))
-JUDGMENT_FORMATS = ("google-mqm", "wmt23-mtme", "wmt23-esa", *FORMATS)
+INPUT_FORMATS = input_formats()
+JUDGMENT_FORMATS = judgment_formats()
 OUTPUT_FORMATS = ("table", "csv", "json")
 
 
@@ -175,35 +137,3 @@ def judgment_format_option():
 def output_format_option(default: str = "table"):
     return typer.Option(default, "--format", "-f", callback=checked(OUTPUT_FORMATS),
                         help=f"Output: {', '.join(OUTPUT_FORMATS)}.")
-
-
-def lang_pair(src_lang: str | None, tgt_lang: str | None) -> tuple[str | None, str | None]:
-    """Normalised --src-lang/--tgt-lang (one code everywhere: signature, records, file columns)."""
-    from mtgauntlet.corpora.load import lang_option
-
-    return lang_option(src_lang, "--src-lang"), lang_option(tgt_lang, "--tgt-lang")
-
-
-def one_pair(rows: RowSet, src_lang: str | None, tgt_lang: str | None) -> tuple[str, str | None]:
-    """The build's language pair: the declared one, else the one every row has; mixed languages are an error."""
-    from mtgauntlet.errors import InputError
-
-    out = []
-    for key, declared, option in (("src_lang", src_lang, "--src-lang"), ("tgt_lang", tgt_lang, "--tgt-lang")):
-        if declared is not None:
-            out.append(declared)
-            continue
-        seen = sorted({str(r.get(key)) for r in rows.rows if r.get(key) is not None})
-        if len(seen) > 1:
-            raise InputError(f"the input mixes languages in {key} ({', '.join(seen)}); choose one with --lp or "
-                             f"{option}", file=rows.path)
-        out.append(seen[0] if seen else None)
-    if out[0] is None:
-        raise InputError("source language not given (pass --src-lang)", file=rows.path)
-    return out[0], out[1]
-
-
-def skipped_note(rows: RowSet) -> str:
-    """'; skipped: empty text=2, wrong type=1' (or '') for a command's summary line."""
-    counts = rows.skipped_counts()
-    return ("; skipped: " + ", ".join(f"{k}={v}" for k, v in sorted(counts.items()))) if counts else ""

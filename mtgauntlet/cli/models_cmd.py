@@ -7,17 +7,14 @@ import typer
 
 def models(json_out: bool = typer.Option(False, "--json", help="Print JSON instead of a table.")):
     """List model roles, embedded offline backends (installed or not) and every backend spec name."""
-    from mtgauntlet.models.embedded import packaged_translator
-    from mtgauntlet.models.registry import DEFAULTS, REGISTRY, SUGGESTIONS, embedded_status
+    from mtgauntlet.api.evaluating import list_models as listing
 
-    rows = embedded_status()
-    by_pair = {f"{a}-{b}": packaged_translator(a, b) for a, b in (("en", "pt"), ("pt", "en"))}
-    by_pair = {k: v for k, v in by_pair.items() if v}  # the translator used for a pair when none is given
+    df = listing(progress=None)
+    rows, extra = df.to_dict("records"), df.attrs
     if json_out:
         from mtgauntlet.cli.common import print_json
 
-        print_json({"embedded": rows, "defaults": DEFAULTS, "default_translator_by_pair": by_pair,
-                    "backends": {k: sorted(v) for k, v in REGISTRY.items()}, "suggestions": SUGGESTIONS})
+        print_json({"embedded": rows, **extra})
         return
     from rich.console import Console
     from rich.table import Table
@@ -32,9 +29,11 @@ def models(json_out: bool = typer.Option(False, "--json", help="Print JSON inste
     t2 = Table(title="Backend spec names (name:argument)")
     t2.add_column("name")
     t2.add_column("roles")
-    for name, roles in sorted(REGISTRY.items()):
-        t2.add_row(name, ", ".join(sorted(roles)))
+    for name, roles in sorted(extra["backends"].items()):
+        t2.add_row(name, ", ".join(roles))
     console.print(t2)
-    console.print("Defaults per role: " + ", ".join(f"{k}={v or '(none offline)'}" for k, v in DEFAULTS.items()))
+    defaults = extra["defaults"]
+    console.print("Defaults per role: " + ", ".join(f"{k}={v or '(none offline)'}" for k, v in defaults.items()))
+    by_pair = extra["default_translator_by_pair"]
     if by_pair:
         console.print("Default translator by language pair: " + ", ".join(f"{k}: {v}" for k, v in by_pair.items()))

@@ -1,5 +1,7 @@
-"""Run a recipe: each step is the CLI command a user would type, run through the same entry point, so a
-recipe releases exactly what the equivalent commands release.
+"""The machinery of a recipe run (:func:`mtgauntlet.api.recipes.run`): each step calls the Python API function
+of the command a user would type (``mg.build``, ``mg.validate``, ``mg.release``, ``mg.audit``, ``mg.publish``)
+with the recipe's options as keywords, so a recipe releases exactly what the equivalent commands release. The
+equivalent command line of each step is shown in the plan and the log, never run.
 
 Work layout (``--work DIR``)::
 
@@ -14,6 +16,7 @@ Work layout (``--work DIR``)::
 
 from __future__ import annotations
 
+import contextvars
 import json
 import os
 import shlex
@@ -21,10 +24,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import typer
-
 from mtgauntlet.cli import introspect
 from mtgauntlet.errors import GauntletError
+from mtgauntlet.runner.progress import info
 from mtgauntlet.recipes.spec import RUNNER_OWNED, STEP_PATH_OPTIONS, BuildSpec, Recipe, parse_recipe, sha256_file
 
 BUILDERS = ("subset", "smaug", "mtbreaker", "zeroshot", "bandit")
@@ -55,8 +57,9 @@ def load_recipe(path: str | Path) -> Recipe:
     return rec
 
 
-def option_args(options: dict[str, Any], defs: dict) -> list[str]:
-    """CLI arguments for a table of options (flags as flags; lists repeat the option)."""
+def command_line(options: dict[str, Any], defs: dict) -> list[str]:
+    """The command-line form of a table of options (flags as flags; lists repeat the option): what the plan and
+    the log show as the equivalent command. Nothing is run from it."""
     args: list[str] = []
     for name, value in options.items():
         d = defs[name]
@@ -73,6 +76,14 @@ def option_args(options: dict[str, Any], defs: dict) -> list[str]:
         else:
             args += [f"--{name}", str(value)]
     return args
+
+
+CLI_ONLY = ("json",)  # how a command prints: no keyword of the API (it returns objects)
+
+
+def keywords(options: dict[str, Any]) -> dict[str, Any]:
+    """A recipe's options (CLI names, ``src-lang``) as the API's keywords (``src_lang``)."""
+    return {name.replace("-", "_"): value for name, value in options.items() if name not in CLI_ONLY}
 
 
 def resolved_options(build: BuildSpec) -> dict[str, Any]:
@@ -147,7 +158,7 @@ def plan_builds(recipe: Recipe, work: Path) -> list[BuildStep]:
             inputs[key] = {"path": str(path), "sha256": digest}
         shown = {k: v for k, v in options.items() if k in b.options or k in inputs or defs[k].required}
         out = work / "builds" / b.id
-        args = ["build", b.builder, *option_args(shown, defs), "--out", str(out)]
+        args = ["build", b.builder, *command_line(shown, defs), "--out", str(out)]
         steps.append(BuildStep(b, out, args, options, inputs))
     return steps
 
@@ -203,6 +214,7 @@ class StepRun:
     record: Path                                          # DIR/steps/<name>.json, written when it passed
     reads: list[Path] = field(default_factory=list)       # builds, releases, rules files
     writes: list[Path] = field(default_factory=list)      # its outputs (all must still be there to skip)
+    options: dict[str, Any] = field(default_factory=dict)  # the step's API keywords (paths resolved)
 
     def fingerprint(self) -> dict[str, Any]:
         from mtgauntlet import __version__
@@ -227,44 +239,51 @@ def step_run(name: str, command: list[str], options: dict[str, Any], step: str, 
              reads: list[Path], writes: list[Path]) -> StepRun:
     """The StepRun of ``command`` with a recipe step's (path-resolved) ``options``."""
     files = [Path(v) for k, v in options.items() if k in STEP_PATH_OPTIONS and isinstance(v, str)]
-    args = [*command, *option_args(options, step_options()[step])]
-    return StepRun(name, args, work / "steps" / f"{name}.json", [*reads, *files], writes)
+    args = [*command, *command_line(options, step_options()[step])]
+    return StepRun(name, args, work / "steps" / f"{name}.json", [*reads, *files], writes, keywords(options))
 
 
-def call(args: list[str]) -> int:
-    """Run one step through the CLI's entry point; its output goes to stderr (stdout is the recipe's summary)."""
-    import contextlib
-    import sys
-
-    from mtgauntlet.cli.main import run
-
-    typer.echo(f"\n$ {quote(args)}", err=True)
-    with contextlib.redirect_stdout(sys.stderr):
-        return run(args)
+def say(line: str) -> None:
+    """One line of a run's outcome (the plan, a step skipped, the release done): the ``gauntlet run`` command
+    prints these on stdout; from Python they go where :func:`mtgauntlet.runner.progress.info` sends them."""
+    hook = OUTCOME.get()
+    if hook is not None:
+        hook(line)
+    else:
+        info(line)
 
 
-def exit_on(code: int) -> None:
-    if code:
-        raise typer.Exit(code)
+OUTCOME: contextvars.ContextVar = contextvars.ContextVar("mtgauntlet_recipe_outcome", default=None)
+
+
+def log_command(args: list[str]) -> None:
+    """The equivalent command of the step about to run, in the log (stderr): ``$ gauntlet build smaug ...``."""
+    info(f"\n$ {quote(args)}")
 
 
 def run_build(st) -> None:
-    """Run one build step: skipped when done, resumed when interrupted, started over when changed."""
+    """Run one build step through :func:`mtgauntlet.api.building.build`: skipped when done, resumed when
+    interrupted, started over when changed."""
+    from mtgauntlet.api.building import build
+
     state = st.prepare()
     if state == "done":
-        typer.echo(f"build {st.spec.id}: complete and unchanged, skipped")
+        say(f"build {st.spec.id}: complete and unchanged, skipped")
         return
     if state == "changed":
-        typer.echo(f"build {st.spec.id}: another build was in {st.out}: discarded", err=True)
-    exit_on(call(st.args))
+        info(f"build {st.spec.id}: another build was in {st.out}: discarded")
+    log_command(st.args)
+    info(build(st.spec.builder, out=str(st.out), **keywords(st.options), progress=None).describe())
 
 
-def run_step(step) -> int:
-    """Run a validation or audit step unless it passed before on exactly what it reads now."""
+def run_step(step: StepRun, action) -> bool:
+    """Run a validation or audit step (``action()``: True when it passed) unless it passed before on exactly what
+    it reads now."""
     if step.done():
-        typer.echo(f"{step.name}: unchanged since it passed, skipped")
-        return 0
-    code = call(step.args)
-    if not code:
+        say(f"{step.name}: unchanged since it passed, skipped")
+        return True
+    log_command(step.args)
+    passed = action(**step.options)
+    if passed:
         step.mark_done()
-    return code
+    return passed

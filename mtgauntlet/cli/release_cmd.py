@@ -48,16 +48,20 @@ def release(
                             license_name=license_name, license_link=license_link, provenance=provenance,
                             input_file=input_file, url=url, creator=creator, pretty_name=pretty_name, figure=figure,
                             description=description, recipe=recipe, audit=audit, progress=None)
+    print_release(rel, json_out)
+
+
+def print_release(rel, json_out: bool) -> None:
+    """What ``gauntlet release`` prints (also after a recipe's release): the summary line or ``--json``."""
     m, lic = rel.manifest, rel.manifest["license"]
     if rel.not_validated:
         typer.echo(f"note: not validated: {', '.join(rel.not_validated)} (the card says so)", err=True)
-    n_data = sum(1 for f in m["files"] if f.get("kind"))
-    print_result(json_out, f"released {name} {version}: {m['total_rows']} records in {n_data} data files, "
-           f"configs {', '.join(c['config_name'] for c in m['configs'])}; licence {lic['license']} -> {rel.path}",
-           {"release": str(rel.path), "name": name, "version": version, "records": m["total_rows"],
-            "data_files": n_data, "configs": [c["config_name"] for c in m["configs"]], "license": lic["license"],
-            "warnings": lic["warnings"], "dropped_duplicates": m["dropped_duplicates"],
-            "not_validated": rel.not_validated})
+    print_result(json_out, rel.describe(),
+                 {"release": str(rel.path), "name": rel.name, "version": rel.version, "records": m["total_rows"],
+                  "data_files": sum(1 for f in m["files"] if f.get("kind")),
+                  "configs": [c["config_name"] for c in m["configs"]], "license": lic["license"],
+                  "warnings": lic["warnings"], "dropped_duplicates": m["dropped_duplicates"],
+                  "not_validated": rel.not_validated})
 
 
 def verify(release_dir: str = typer.Argument(..., help="A release directory (…/name=NAME/version=X.Y.Z)."),
@@ -89,7 +93,13 @@ def publish(
     or the release does not verify); uploads a verified copy, so a file changed meanwhile stops the publish."""
     from mtgauntlet.api import releasing
 
-    done = releasing.publish(release_dir, repo=repo, dry_run=dry_run, branch=branch, progress=None)
+    print_publication(releasing.publish(release_dir, repo=repo, dry_run=dry_run, branch=branch, progress=None),
+                      json_out)
+
+
+def print_publication(done, json_out: bool) -> None:
+    """What ``gauntlet publish`` prints: the plan and what was published, or ``--json``."""
+    dry_run = done.dry_run
     if json_out:
         print_json({"repo": done.repo, "tag": done.tag, "parent_commit": done.parent_commit, "dry_run": dry_run,
                     "commit": done.commit, "remote": done.remote, "commit_message": done.commit_message,

@@ -6,8 +6,7 @@ from typing import Optional
 
 import typer
 
-from mtgauntlet.cli.common import comma_list, print_json
-from mtgauntlet.errors import GauntletError
+from mtgauntlet.cli.common import print_json
 
 app = typer.Typer(help="Simulations.", no_args_is_help=True)
 
@@ -32,52 +31,19 @@ def simulate_bandit(
     json_out: bool = typer.Option(False, "--json", help="Print JSON."),
 ):
     """Compare algorithms against the oracle top-k at equal budgets on synthetic topics."""
-    import math
+    from mtgauntlet.api.evaluating import simulate_bandit as run
 
-    from mtgauntlet.builders.bandit.simulate import (SIM_ALGORITHMS, Mixture, budget_curve, fit_from_pull_log,
-                                                     oracle_scaling, plot as plot_curve, simulate)
-
-    mixture = fit_from_pull_log(fit) if fit else Mixture()
-    if sigma is not None:
-        mixture.sigma = sigma
-    mix = {"weights": list(mixture.weights), "means": list(mixture.means), "sds": list(mixture.sds),
-           "sigma": mixture.sigma, "fitted_from": mixture.fitted_from}
-    if sizes:
-        try:
-            ns = [int(x) for x in comma_list(sizes)]
-        except ValueError:
-            raise GauntletError(f"--sizes takes comma-separated integers, not {sizes!r}") from None
-        if not ns or min(ns) < k:
-            raise GauntletError(f"--sizes needs topic-set sizes of at least --k ({k})")
-        rows = oracle_scaling(ns, k=k, mixture=mixture, seed=seed)
-        if json_out:
-            print_json({"k": k, "scaling": rows, "mixture": mix})
-            return
+    res = run(topics=topics, budget=budget, algorithms=algorithms, k=k, cap=cap, epsilon=epsilon, batch=batch,
+              sigma=sigma, fit=fit, sizes=sizes, seed=seed, plot=plot, progress=None)
+    if json_out:
+        return print_json(res)
+    if "scaling" in res:
         typer.echo(f"{'topics':>12}  {'oracle top-1':>12}  {'oracle top-' + str(k):>13}")
-        for r in rows:
+        for r in res["scaling"]:
             typer.echo(f"{r['topics']:>12,}  {r['oracle_top1']:>12.2f}  {r['oracle_topk']:>13.2f}")
         return
-    if k > topics:
-        raise GauntletError(f"--k {k} is more than --topics {topics}")
-    algos = comma_list(algorithms)
-    unknown = [a for a in algos if a not in SIM_ALGORITHMS]
-    if unknown or not algos:
-        raise GauntletError(f"--algorithms: unknown {', '.join(map(repr, unknown)) or 'empty list'}; choose from "
-                            f"{', '.join(SIM_ALGORITHMS)}")
-    capf = math.inf if not cap else cap
-    res = simulate(topics, budget, algos, k=k, cap=capf, epsilon=epsilon, batch=batch, seed=seed, mixture=mixture)
-    out = {"oracle_topk_mean": res.oracle_topk_mean, "oracle_top1": res.oracle_top1, "algorithms": res.algorithms,
-           "mixture": mix}
-    if plot:
-        curve = budget_curve(topics, (0.5, 1.0, 1.5, 3.0), algos, k=k, cap=capf, epsilon=epsilon, batch=batch,
-                             seed=seed, mixture=mixture)
-        plot_curve(curve, plot, k=k)
-        out["plot"] = plot
-    if json_out:
-        print_json(out)
-        return
-    typer.echo(f"oracle top-{k} mean difficulty: {res.oracle_topk_mean:.2f}  (top-1 {res.oracle_top1:.2f})")
-    for name, r in res.algorithms.items():
+    typer.echo(f"oracle top-{k} mean difficulty: {res['oracle_topk_mean']:.2f}  (top-1 {res['oracle_top1']:.2f})")
+    for name, r in res["algorithms"].items():
         if "skipped" in r:
             typer.echo(f"  {name:<11} skipped: {r['skipped']}")
         else:

@@ -48,17 +48,13 @@ def diversity(
     quoting: str = quoting_option(),
 ):
     """Diversity of a text column: chrF diversity, embedding diversity, unique words."""
-    from mtgauntlet.corpora.readers import read_rows
-    from mtgauntlet.models import registry
-    from mtgauntlet.validators import checks
+    from mtgauntlet.api import checking
 
-    rows = read_rows(input, format=format, required=[column], text_fields=[], quoting=quoting, max_chars=None).rows
-    texts = [str(r[column] or "") for r in rows]
-    res = {"n": len(texts), **checks.chrf_diversity(texts, word_order=word_order, max_texts=max_texts),
-           "embedding_diversity": checks.embedding_diversity(texts, registry.load("embedder", embedder) if embedder
-                                                             else None, max_texts),
-           "unique_words": checks.unique_words(texts)}
-    res.pop("chrf_pairs_texts")
+    _print_measures(json_out, checking.diversity(input=input, column=column, embedder=embedder, word_order=word_order,
+                                                 max_texts=max_texts, format=format, quoting=quoting, progress=None))
+
+
+def _print_measures(json_out: bool, res: dict) -> None:
     if json_out:
         print_json(res)
     else:
@@ -78,37 +74,11 @@ def grammar(
     quoting: str = quoting_option(),
 ):
     """Rule-based grammar check of a text column: errors per row and per 100 words (spelling kept apart)."""
-    import json
+    from mtgauntlet.api import checking
 
-    import pandas as pd
-
-    from mtgauntlet.corpora.readers import read_rows
-    from mtgauntlet.tables import check_output_path, write_frame
-    from mtgauntlet.validators import grammar as gr
-
-    if out:
-        check_output_path(out)
-    gr.checker(lang)  # a missing checker fails before any reading
-    rows = read_rows(input, format=format, required=[column], text_fields=[], quoting=quoting, max_chars=None).rows
-    texts = [str(r[column] or "") for r in rows]
-    results = gr.check_texts(texts, lang)
-    flagged = sum(r["grammar_errors"] > 0 for r in results)
-    res = {"n": len(texts), "lang": lang, "grammar.error_rate": gr.error_rate(results, texts),
-           "texts_flagged": flagged, "grammar_errors": sum(r["grammar_errors"] for r in results),
-           "spelling_flags": sum(r["spelling_flags"] for r in results)}
-    if out:
-        df = pd.DataFrame([{k: v for k, v in r.items() if k != "_line"} for r in rows])
-        for key in ("grammar_errors", "grammar_issues", "spelling_flags"):
-            df[key] = [r[key] for r in results]
-        if not out.lower().endswith((".parquet", ".jsonl")):  # flat formats: the issue list as JSON text
-            df["grammar_issues"] = [json.dumps(v, ensure_ascii=False) for v in df["grammar_issues"]]
-        write_frame(df, out)
-        res["out"] = out
-    if json_out:
-        print_json(res)
-    else:
-        for k, v in res.items():
-            typer.echo(f"{k}: {v:.4f}" if isinstance(v, float) else f"{k}: {v}")
+    df = checking.grammar(input=input, column=column, lang=lang, out=out, format=format, quoting=quoting,
+                          progress=None)
+    _print_measures(json_out, df.attrs["mtgauntlet.grammar"])
 
 
 @app.command("records", hidden=True)
@@ -122,22 +92,15 @@ def validate(
     json_out: bool = typer.Option(False, "--json", help="Print the JSON report."),
 ):
     """Check a record set (build dir, release dir or Parquet files) against thresholds; exit 1 when a rule fails."""
-    from mtgauntlet.validators.rules import Rules
-    from mtgauntlet.validators.validate import summary_text, validate as run
+    from mtgauntlet.api import checking
+    from mtgauntlet.validators.validate import summary_text
 
-    r = Rules.from_yaml(rules) if rules else Rules.default()
-    if nli:
-        r.options.nli = nli
-    r.options.lm = r.options.lm or lm
-    r.options.gx = r.options.gx or gx
-    if r.options.gx and not report:
-        raise typer.BadParameter("--gx needs --report DIR (Data Docs are written there)")
-    result = run(path, r, report)
+    result = checking.validate(path, rules=rules, report=report, nli=nli, lm=lm, gx=gx, progress=None)
     if json_out:
-        print_json(result)
+        print_json(result.data)
     else:
-        typer.echo(summary_text(result), nl=False)
+        typer.echo(summary_text(result.data), nl=False)
         if report:
             typer.echo(f"report: {report}/report.json")
-    if not result["passed"]:
+    if not result.passed:
         raise typer.Exit(1)

@@ -110,3 +110,20 @@ def load_corpus(req: CorpusRequest) -> RowSet:
         raise InputError("no usable rows" + (f" (skipped: {reasons})" if reasons else "")
                          + (f" for --lp {req.lp}" if req.lp else ""), file=req.path)
     return rows
+
+
+def one_pair(rows: RowSet, src_lang: str | None, tgt_lang: str | None) -> tuple[str, str | None]:
+    """The build's language pair: the declared one, else the one every row has; mixed languages are an error."""
+    out = []
+    for key, declared, option in (("src_lang", src_lang, "--src-lang"), ("tgt_lang", tgt_lang, "--tgt-lang")):
+        if declared is not None:
+            out.append(declared)
+            continue
+        seen = sorted({str(r.get(key)) for r in rows.rows if r.get(key) is not None})
+        if len(seen) > 1:
+            raise InputError(f"the input mixes languages in {key} ({', '.join(seen)}); choose one with --lp or "
+                             f"{option}", file=rows.path)
+        out.append(seen[0] if seen else None)
+    if out[0] is None:
+        raise InputError("source language not given (pass --src-lang)", file=rows.path)
+    return out[0], out[1]

@@ -8,6 +8,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from mtgauntlet.engines.scoring import ScoreTask, ShardCallback, ShardScorer, WorkDir, placement_options
+from mtgauntlet.runner.progress import unit
 
 
 class LocalEngine:
@@ -31,7 +32,9 @@ class LocalEngine:
             scorer = ShardScorer(task)
             for start, end in todo:
                 part = {c: list(columns[c][start:end]) for c in task.columns}
-                work.write_scores(start, end, scorer.score(part))
+                with unit(end - start):  # the shard's chunks move the progress display inside it
+                    scores = scorer.score(part)
+                work.write_scores(start, end, scores)
                 if on_shard is not None:
                     on_shard(start, end)
         return work.read_scores()

@@ -70,6 +70,9 @@ def is_neural(role: str, spec: str) -> bool:
     return bool(getattr(resolve_class(role, spec)[0], "neural", False))
 
 
+CHUNK = 1024  # rows asked of a backend at once inside a shard (progress moves per chunk)
+
+
 class ShardScorer:
     """Loads the backend once (per process or Ray actor) and scores the rows of one range.
 
@@ -89,6 +92,19 @@ class ShardScorer:
         return 1 + (len(specs) if len(specs) > 1 else 0)
 
     def score(self, columns: dict[str, Sequence]) -> np.ndarray:
+        """Scores of a shard's rows, asked in chunks of ``CHUNK`` rows so that the progress display moves inside a
+        shard (every backend scores a row as it would alone, so chunking changes no score)."""
+        from mtgauntlet.runner.progress import step
+
+        n = len(columns["src"])
+        out = np.full((n, self.width), np.nan)
+        for start in range(0, n, CHUNK):
+            end = min(start + CHUNK, n)
+            out[start:end] = self._score({k: list(v[start:end]) for k, v in columns.items()})
+            step(end, n)
+        return out
+
+    def _score(self, columns: dict[str, Sequence]) -> np.ndarray:
         t = self.task
         n = len(columns["src"])
         out = np.full((n, self.width), np.nan)

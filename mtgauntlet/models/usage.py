@@ -8,7 +8,7 @@ schema) and ``missing_usage`` (answers without a ``usage`` field). With ``#price
 tokens) in the spec, ``cost_usd`` is ``input_tokens * IN / 1e6 + output_tokens * OUT / 1e6``.
 
 A budget is checked before each request is sent: once ``max_requests`` requests have been sent, or once the cost
-recorded so far reaches ``max_cost``, no further request leaves and :class:`BudgetSpent` (exit code 3) is raised;
+recorded so far reaches ``max_cost``, no further request leaves and `BudgetSpent` (exit code 3) is raised;
 requests already in flight finish (the cost may pass ``max_cost`` by what they cost). Answers received before the
 stop are cached, so the same command run again pays only for what is left.
 """
@@ -47,7 +47,7 @@ class Price:
 
 
 def parse_price(value: str | None, spec: str) -> Price | None:
-    """``#price=IN/OUT`` -> :class:`Price`; None when absent."""
+    """``#price=IN/OUT`` -> `Price`; None when absent."""
     if value is None:
         return None
     head, sep, tail = value.partition("/")
@@ -95,8 +95,8 @@ class Ledger:
         return sum(e.cost() or 0.0 for e in self._specs.values())
 
     def reserve(self) -> None:
-        """Called before a request is sent: raises :class:`BudgetSpent` when a budget is reached. The budget is the
-        innermost :func:`budget` scope's, else the global one (``gauntlet --max-cost/--max-requests``: the
+        """Called before a request is sent: raises `BudgetSpent` when a budget is reached. The budget is the
+        innermost `budget` scope's, else the global one (``gauntlet --max-cost/--max-requests``: the
         environment), counted from the start of the process."""
         with self._lock:
             max_cost, max_requests, sent_base, cost_base = self.scope or (*_env_budget(), 0, 0.0)
@@ -126,7 +126,7 @@ remaining = LEDGER.remaining
 
 
 def since(before: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """Usage per spec recorded since ``before`` (a :meth:`Ledger.snapshot`), for the specs with any activity."""
+    """Usage per spec recorded since ``before`` (a `Ledger.snapshot`), for the specs with any activity."""
     out = {}
     for spec, now in LEDGER.snapshot().items():
         old = before.get(spec, {})
@@ -137,21 +137,21 @@ def since(before: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
 
 
 def to_json(delta: dict[str, dict[str, Any]]) -> str:
-    """:func:`since` as JSON (the price as ``[IN, OUT]``), to carry usage out of another process (a Ray actor)."""
+    """`since` as JSON (the price as ``[IN, OUT]``), to carry usage out of another process (a Ray actor)."""
     return json.dumps({spec: {**{k: u[k] for k in COUNTERS},
                               "price": None if u["price"] is None else [u["price"].input, u["price"].output]}
                        for spec, u in delta.items()})
 
 
 def absorb(text: str) -> None:
-    """Add usage recorded by another process (:func:`to_json`) to this process's ledger."""
+    """Add usage recorded by another process (`to_json`) to this process's ledger."""
     for spec, u in (json.loads(text) if text else {}).items():
         LEDGER.register(spec, Price(*u["price"]) if u.get("price") else None)
         LEDGER.add(spec, **{k: u.get(k, 0) for k in COUNTERS})
 
 
 def report(delta: dict[str, dict[str, Any]], earlier: dict[str, dict[str, Any]] | None = None) -> dict[str, dict]:
-    """JSON-able usage per spec (``build.json`` ``usage``): ``delta`` (from :func:`since`) added to the report of
+    """JSON-able usage per spec (``build.json`` ``usage``): ``delta`` (from `since`) added to the report of
     earlier runs of the same build; ``cost_usd`` from the summed tokens and the spec's price (null without one)."""
     out: dict[str, dict] = {}
     for spec in sorted(set(delta) | set(earlier or {})):

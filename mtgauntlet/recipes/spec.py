@@ -62,6 +62,9 @@ class OptionDef:
     off: str | None = None  # the negative flag of a bool option that defaults to true ("no-language-guard")
 
 
+PROVENANCE_FIELDS = ("license", "name", "url", "citation", "license_name", "license_link", "hub_id")
+
+
 @dataclass
 class ReleaseSpec:
     name: str
@@ -69,6 +72,16 @@ class ReleaseSpec:
     license: str | None = None
     description: str | None = None
     pretty_name: str | None = None
+    license_name: str | None = None
+    license_link: str | None = None
+    url: str | None = None
+    creator: list[str] | None = None
+    provenance: dict[str, dict[str, str]] | None = None  # DATASET -> {license: ID, name: ..., url: ...}
+
+    def provenance_statements(self) -> list[str]:
+        """``provenance`` as the release's ``DATASET:FIELD=VALUE`` statements (``--provenance``)."""
+        return [f"{dataset}:{key}={value}" for dataset, fields in (self.provenance or {}).items()
+                for key, value in fields.items()]
 
 
 @dataclass
@@ -196,20 +209,7 @@ def parse_recipe(path: str | Path, builder_options: Callable[[str], Mapping[str,
             raise where.error(f"unknown key '{key}'; known: {', '.join(sorted(known))}", key)
     if data.get("recipe") != RECIPE_VERSION:
         raise where.error(f"'recipe: {RECIPE_VERSION}' (the recipe format version) is required", "recipe")
-    rel = _mapping(data.get("release"), where, "release")
-    rel_fields = {"name", "version", "license", "description", "pretty_name", "pretty-name"}
-    for key, value in rel.items():
-        if key not in rel_fields:
-            raise where.error(f"unknown key '{key}'; known: name, version, license, description, pretty-name",
-                              "release", key)
-        if not isinstance(value, (str, int, float)) or isinstance(value, bool):
-            raise where.error(f"expected a string, got {type(value).__name__}", "release", key)
-    for key in ("name", "version"):
-        if key not in rel:
-            raise where.error(f"missing required key '{key}'", "release")
-    release = ReleaseSpec(name=str(rel["name"]), version=str(rel["version"]), license=rel.get("license"),
-                          description=rel.get("description"),
-                          pretty_name=rel.get("pretty_name", rel.get("pretty-name")))
+    release = _release_spec(_mapping(data.get("release"), where, "release"), where)
     _check_release_names(release, where)
     origin = data.get("origin")
     if origin is not None and not isinstance(origin, str):
@@ -253,9 +253,55 @@ def parse_recipe(path: str | Path, builder_options: Callable[[str], Mapping[str,
     return Recipe(path=p.resolve(), release=release, builds=builds, origin=origin, lines=lines, **steps)
 
 
+RELEASE_KEYS = ("name", "version", "license", "description", "pretty-name", "license-name", "license-link", "url",
+                "creator", "provenance")
+
+
+def _text(value: Any, where: _Where, *path) -> str:
+    if not isinstance(value, (str, int, float)) or isinstance(value, bool):
+        raise where.error(f"expected a string, got {type(value).__name__}", *path)
+    return str(value)
+
+
+def _release_spec(rel: dict, where: _Where) -> ReleaseSpec:
+    """``release:``: name, version and what the card and Croissant say (licence, creators, sources' provenance)."""
+    values: dict[str, Any] = {}
+    for key, value in rel.items():
+        name = str(key).replace("_", "-")
+        if name not in RELEASE_KEYS:
+            raise where.error(f"unknown key '{key}'; known: {', '.join(RELEASE_KEYS)}", "release", key)
+        if name == "creator":
+            items = value if isinstance(value, list) else [value]
+            value = [_text(v, where, "release", key) for v in items]
+        elif name == "provenance":
+            value = {str(ds): {str(f).replace("-", "_"): _text(v, where, "release", key, ds, f)
+                               for f, v in _mapping(fields, where, "release", key, ds).items()}
+                     for ds, fields in _mapping(value, where, "release", key).items()}
+            for ds, fields in value.items():
+                for f in fields:
+                    if f not in PROVENANCE_FIELDS:
+                        raise where.error(f"unknown provenance field '{f}'; known: {', '.join(PROVENANCE_FIELDS)}",
+                                          "release", key, ds)
+        else:
+            value = _text(value, where, "release", key)
+        values[name.replace("-", "_")] = value
+    for key in ("name", "version"):
+        if key not in values:
+            raise where.error(f"missing required key '{key}'", "release")
+    release = ReleaseSpec(**values)
+    if release.provenance:
+        from mtgauntlet.cards.licenses import parse_statements
+
+        try:
+            parse_statements(release.provenance_statements())
+        except GauntletError as exc:
+            raise where.error(str(exc), "release", _given_key(rel, "provenance")) from None
+    return release
+
+
 def _given_key(raw: dict, name: str) -> str:
     """The key as the recipe spelled it (``src_lang`` or ``src-lang``), for its line number."""
-    return next((k for k in raw if str(k).replace("_", "-") == name), name)
+    return next((k for k in raw if str(k).replace("_", "-") == name.replace("_", "-")), name)
 
 
 def _check_release_names(release: ReleaseSpec, where: "_Where") -> None:

@@ -42,7 +42,7 @@ from mtgauntlet.versions import package_versions
 __all__ = ["RELEASE_MANIFEST", "make_release", "release_dir", "sha256_file", "verify_release"]
 
 BUILD_KEYS = ("builder", "builder_version", "kind", "signature", "counts", "models", "config", "created_at",
-              "finished_at", "versions", "input_sha256")
+              "finished_at", "versions", "input_sha256", "usage")  # usage: API requests, tokens, cost per spec
 RECIPE_FILE = "recipe.yaml"
 AUDIT_FILE = "report.html"
 

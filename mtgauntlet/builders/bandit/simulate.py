@@ -7,10 +7,12 @@ clipped normal (:func:`true_means`), which is what the oracle and the reported "
 
 Default calibration (the paper's Figure 5 and its caption): on real data, 3.2k topics give an oracle top-1 of
 36 and top-10 of 25, the synthetic process is *more conservative* than that, and a 10-fold larger topic set
-adds about +5 difficulty. The default mixture (weights 0.4/0.3/0.3, means 5/9/3.5, sds 2/3/7.5; within-topic
-sd 12) gives, over 20 seeds, an oracle top-10 of about 23 at 3.2k topics (top-1 about 27), 28.5 at 32k and 33 at
-320k (+5.5, +4.5): a bulk of easy topics (median true difficulty 8, like FLORES/WMT domains) and a wide
-component that makes the tail. ``--fit`` replaces it by a mixture fitted to a real search's pull log. The
+adds about +5 difficulty. The default mixture (weights 0.4/0.3/0.3, means 5/9/3.5, sds 2/3/7.5) gives, over 20
+seeds, an oracle top-10 of about 23 at 3.2k topics (top-1 about 27), 28.5 at 32k and 33 at 320k (+5.5, +4.5):
+a bulk of easy topics (median true difficulty 6, like FLORES/WMT domains) and a wide
+component that makes the tail. The within-topic sd (5) is calibrated to Figure 3 (eps-greedy close to the
+oracle by about 1.5 pulls per topic; the paper estimates it from data it does not give; it hardly moves the
+Figure 5 oracle). ``--fit`` replaces it by a mixture fitted to a real search's pull log. The
 algorithms run as numba-compiled loops (a binary max-heap of observed means makes each exploitation
 O(log T)), so 1M topics x 1.5M pulls take about a second. A pure-Python path (the same code, not
 compiled) runs where numba is missing, much slower.
@@ -43,7 +45,7 @@ class Mixture:
     weights: Sequence[float] = (0.4, 0.3, 0.3)
     means: Sequence[float] = (5.0, 9.0, 3.5)
     sds: Sequence[float] = (2.0, 3.0, 7.5)
-    sigma: float = 12.0  # within-topic sd of item difficulty (before clipping to [0, 100])
+    sigma: float = 5.0  # within-topic sd of item difficulty (before clipping; calibrated to Figure 3, see docs)
     fitted_from: str | None = None
 
     def sample_means(self, n: int, rng: np.random.Generator) -> np.ndarray:
@@ -329,6 +331,26 @@ def budget_curve(n_topics: int, pulls_per_topic: Sequence[float], algorithms: Se
     return {"n_topics": n_topics, "rows": rows, "mu": mu, "mixture": mixture}
 
 
+def mixture_panel(mu: np.ndarray, mixture: Mixture, k: int = 10, points: int = 300) -> dict[str, Any]:
+    """The data of the Figure 4 panel on the difficulty scale: each topic's true difficulty (the mean of its
+    clipped item difficulties, in [0, 100]; not the raw location mu, which the mixture puts below 0 for many
+    topics), the mixture's density carried onto that scale (true difficulty is an increasing function of mu,
+    so its density is the mixture density divided by the slope), and the oracle top-k mean."""
+    difficulty = true_means(mu, mixture.sigma)
+    lo_mu = min(float(np.min(mu)), min(m - 4 * s for m, s in zip(mixture.means, mixture.sds)))
+    grid = np.linspace(lo_mu, float(np.max(mu)), points * 4)
+    dens_mu = sum(w * np.exp(-(grid - m) ** 2 / (2 * s * s)) / (s * np.sqrt(2 * np.pi))
+                  for w, m, s in zip(np.asarray(mixture.weights) / np.sum(mixture.weights), mixture.means,
+                                     mixture.sds))
+    on_scale = true_means(grid, mixture.sigma)
+    slope = np.gradient(on_scale, grid)
+    keep = slope > 1e-9
+    xs = np.linspace(0.0, float(min(100.0, np.max(difficulty) * 1.02 + 1e-9)), points)
+    density = np.interp(xs, on_scale[keep], dens_mu[keep] / slope[keep], left=0.0, right=0.0)
+    return {"difficulty": difficulty, "xs": xs, "density": density,
+            "oracle_topk": float(np.sort(difficulty)[-k:].mean())}
+
+
 def plot(curve: dict[str, Any], path, k: int = 10):
     import matplotlib
 
@@ -346,14 +368,11 @@ def plot(curve: dict[str, Any], path, k: int = 10):
     a1.set_ylabel(f"true mean difficulty of chosen top-{k}")
     a1.set_title(f"{curve['n_topics']:,} synthetic topics")
     a1.legend()
-    mu = curve["mu"]
-    mx = curve["mixture"]
-    a2.hist(mu, bins=80, color="0.7", density=True, label="topic locations mu")
-    xs = np.linspace(mu.min(), mu.max(), 300)
-    dens = sum(w * np.exp(-(xs - m) ** 2 / (2 * s * s)) / (s * np.sqrt(2 * np.pi))
-               for w, m, s in zip(mx.weights, mx.means, mx.sds))
-    a2.plot(xs, dens, "r-", label="3-component mixture")
-    a2.axvline(np.sort(true_means(mu, mx.sigma))[-k:].mean(), color="orange", label=f"oracle top-{k} mean")
+    panel = mixture_panel(curve["mu"], curve["mixture"], k=k)
+    a2.hist(panel["difficulty"], bins=80, range=(0.0, float(panel["xs"][-1])), color="0.7", density=True,
+            label="topic difficulty")
+    a2.plot(panel["xs"], panel["density"], "r-", label="3-component mixture")
+    a2.axvline(panel["oracle_topk"], color="orange", label=f"oracle top-{k} mean")
     a2.set_xlabel("topic difficulty")
     a2.legend()
     fig.tight_layout()

@@ -20,6 +20,7 @@ from mtgauntlet.cards.audit.markup import (
 from mtgauntlet.cards.audit.sensitivity import sensitivity_section
 from mtgauntlet.cards.audit.source import AuditSource
 from mtgauntlet.cards.card import failure_counts
+from mtgauntlet.models.usage import summary_line as usage_line
 
 NOT_STATED = "not stated"
 IDS_LISTED = 60  # ids written out per flag row (the rest are counted)
@@ -70,6 +71,7 @@ def overview(src: AuditSource, data: dict[str, Any]) -> str:
             + f"<td>{e(', '.join(f'{k}: {v}' for k, v in sorted(rejected.items())) or 'none')}</td>"
             + f"<td>{e(', '.join(f'{k}: {v}' for k, v in sorted(skipped.items())) or 'none')}</td>"
             + f"<td>{e(', '.join(f'{k}: {v}' for k, v in failure_counts(c).items()) or 'none')}</td>"
+            + f"<td>{e(usage_line(b.get('usage') or {}).removeprefix('usage: ') or 'none')}</td>"
             + f"<td>{e(b.get('finished_at') or b.get('created_at') or '')}</td></tr>")
     unfinished = [b for b in src.builds if b.get("status") not in (None, "complete")]
     for b in unfinished:
@@ -78,7 +80,8 @@ def overview(src: AuditSource, data: dict[str, Any]) -> str:
     if rows:
         body.append("<h3>Builds</h3>")
         body.append(table(["builder", "version", "produced", "rejected (reason: count)", "skipped (reason: count)",
-                           "failures (counter: count)", "finished"], rows, num_cols=(2,)))
+                           "failures (counter: count)", "API usage (requests, tokens, cost)", "finished"], rows,
+                           num_cols=(2,)))
     body.append("<h3>Models and packages</h3>")
     body.append(table(["role", "model spec"], [plain_row(k, v) for k, v in sorted(src.models.items())])
                 or f'<p class="note">models: {NOT_STATED}</p>')

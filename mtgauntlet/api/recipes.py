@@ -1,0 +1,349 @@
+"""Recipes from Python: `run` (``gauntlet run``) and `reproduce` (``gauntlet reproduce``).
+
+A run calls the API's own functions step by step (`mtgauntlet.build`, `mtgauntlet.validate`,
+`mtgauntlet.release`, `mtgauntlet.audit`, `mtgauntlet.publish`) with the recipe's options as
+keywords. What it reports on the way (the plan, steps skipped, each step's equivalent command and summary) are
+informational lines: silent by default, shown with ``progress=True``, printed by the CLI.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+from mtgauntlet.api.results import Release, Reproduction
+from mtgauntlet.api.session import public
+from mtgauntlet.errors import GauntletError
+from mtgauntlet.runner.progress import info
+
+__all__ = ["run", "reproduce", "RecipePlan"]
+
+
+class RuleFailed(GauntletError):
+    """A validation rule of a recipe's build failed: nothing was released (exit 1, as ``gauntlet validate``)."""
+
+    exit_code = 1
+
+
+class NotVerified(GauntletError):
+    """The release to reproduce does not verify against its manifest (exit 1, as ``gauntlet verify``)."""
+
+    exit_code = 1
+
+
+@dataclass
+class RecipePlan:
+    """What `run` does (``dry_run=True`` returns it without running anything).
+
+    Attributes:
+        recipe: The recipe file.
+        name: The release name. version: The release version.
+        release: The release folder it writes (``RELEASES/name=NAME/version=VERSION``).
+        work: The work directory (builds, reports).
+        builds: Per build: ``id``, ``out``, ``state`` (new, done, resuming, changed) and ``command`` (the
+            equivalent ``gauntlet build`` arguments).
+        validate: Whether each build is validated before the release. audit: Whether an audit page is made.
+        publish: The repository the release is published to, or ``None``.
+    """
+
+    recipe: Path
+    name: str
+    version: str
+    release: Path
+    work: Path
+    builds: list[dict[str, Any]] = field(default_factory=list)
+    validate: bool = False
+    audit: bool = False
+    publish: str | None = None
+    spec: Any = field(default=None, repr=False)                  # the parsed recipe
+    steps: list[Any] = field(default_factory=list, repr=False)    # its build steps
+
+    def lines(self) -> list[str]:
+        """The plan as ``gauntlet run`` prints it."""
+        from mtgauntlet.cli.recipe_run import quote
+
+        out = [f"recipe {self.recipe}: release {self.name} {self.version}, {len(self.builds)} build(s)"]
+        out += [f"  build {b['id']} [{b['state']}]: {quote(b['command'])}" for b in self.builds]
+        out.append(f"  validate: {'yes' if self.validate else 'no'}; release -> {self.release}; "
+                   f"audit: {'yes' if self.audit else 'no'}; publish: {self.publish or 'no'}")
+        return out
+
+
+def plan(recipe: str | Path, *, work: str | Path | None = None, releases: str | Path = "releases") -> RecipePlan:
+    """The plan of `run` (every name, path and option checked; nothing written)."""
+    from mtgauntlet.cli.recipe_run import load_recipe, plan_builds
+
+    rec = load_recipe(recipe)
+    work_dir = Path(work) if work else Path("gauntlet-work") / rec.release.name
+    steps = plan_builds(rec, work_dir)
+    return RecipePlan(recipe=rec.path, name=rec.release.name, version=rec.release.version,
+                      release=Path(releases) / f"name={rec.release.name}" / f"version={rec.release.version}",
+                      work=work_dir, validate=bool(rec.validate), audit=rec.audit is not None,
+                      publish=rec.step_options("publish").get("repo") if rec.publish else None,
+                      builds=[{"id": st.spec.id, "out": st.out, "state": st.state(), "command": st.args}
+                              for st in steps], spec=rec, steps=steps)
+
+
+@contextlib.contextmanager
+def outcome_lines(echo: Callable[[str], None]) -> Iterator[None]:
+    """Inside (the CLI): a run's outcome lines (the plan, steps skipped, done) go to ``echo``."""
+    from mtgauntlet.cli.recipe_run import OUTCOME
+
+    token = OUTCOME.set(echo)
+    try:
+        yield
+    finally:
+        OUTCOME.reset(token)
+
+
+@public
+def run(recipe: str | Path, *, dry_run: bool = False, work: str | Path | None = None,
+        releases: str | Path = "releases") -> Release | RecipePlan:
+    """Run a recipe end to end: every build (resuming; complete and unchanged builds are skipped), validation,
+    the release (with the resolved recipe inside), the audit report and publishing when the recipe asks.
+
+    Args:
+        recipe: The recipe YAML (README: Recipes).
+        dry_run: Only plan: return the `RecipePlan` (the commands, which builds are done); run nothing.
+        work: Work directory for builds and reports (default ``gauntlet-work/<release name>``).
+        releases: Releases root the release is written to.
+
+    Returns:
+        The `Release` (an existing release with these builds is returned as it is), or the
+        `RecipePlan` with ``dry_run=True``.
+
+    Raises:
+        GauntletError: A bad recipe (file, line and key named), a failed build, an existing release of other
+            builds, a refused publish. RuleFailed: a validation rule failed (nothing released). BudgetSpent: a
+            build's budget ran out (the same call resumes).
+
+    Examples:
+        >>> rel = mg.run("examples/demo.yaml", work="work", releases="releases")
+        >>> rel.manifest["signatures"]
+    """
+    from mtgauntlet.cli.recipe_run import dump_resolved, resolved_recipe, run_build, say
+
+    p = plan(recipe, work=work, releases=releases)
+    rec, steps = p.spec, p.steps
+    for line in p.lines():
+        say(line)
+    if dry_run:
+        say("dry run: nothing was run")
+        return p
+    for st in steps:
+        run_build(st)
+    resolved = dump_resolved(resolved_recipe(rec, steps), p.work / "recipe.resolved.yaml")
+    reports = _validate(rec, steps, p.work) if rec.validate else []
+    target, made = p.release, None
+    if target.exists():
+        _check_same_release(target, steps)
+        say(f"release {target} exists with these builds: not released again")
+    else:
+        made = _release(rec, steps, reports, releases, resolved)
+    if rec.audit is not None and rec.audit.options:  # the release holds the default page; these options make another
+        _audit(rec, target, p.work)
+    if p.publish is not None:
+        _publish(rec, target, p.publish)
+    say(f"recipe done: {target}")
+    return made or Release.open(target)
+
+
+def _validate(rec, steps, work: Path) -> list[Path]:
+    from mtgauntlet.api.checking import validate
+    from mtgauntlet.cli.recipe_run import run_step, step_run
+    from mtgauntlet.validators.validate import summary_text
+
+    reports = []
+    for st in steps:
+        rep = work / "reports" / st.spec.id
+
+        def check(**options) -> bool:
+            report = validate(str(st.out), report=str(rep), **options, progress=None)
+            info(summary_text(report.data).rstrip("\n"))
+            info(f"report: {rep}/report.json")
+            return report.passed
+
+        step = step_run(f"validate-{st.spec.id}", ["validate", str(st.out), "--report", str(rep)],
+                        rec.step_options("validate"), "validate", work, [st.out], [rep / "report.json"])
+        if not run_step(step, check):
+            raise RuleFailed(f"validation of build {st.spec.id} failed (report {rep}); nothing released")
+        reports.append(rep)
+    return reports
+
+
+def _release(rec, steps, reports: list[Path], releases, resolved: Path) -> Release:
+    from mtgauntlet.api.releasing import release
+    from mtgauntlet.cli.recipe_run import log_command
+
+    r = rec.release
+    options = {"name": r.name, "version": r.version, "out": str(releases), "license": r.license,
+               "license_name": r.license_name or "", "license_link": r.license_link or "",
+               "provenance": r.provenance_statements(), "url": r.url, "creator": r.creator or [],
+               "pretty_name": r.pretty_name, "description": r.description, "recipe": str(resolved),
+               "audit": rec.audit is not None, "report": [str(p) for p in reports],
+               "input_file": _input_files(steps)}
+    log_command(["release", *[str(st.out) for st in steps], *_shown("release", options)])
+    rel = release([str(st.out) for st in steps], **options, progress=None)
+    if rel.not_validated:
+        info(f"note: not validated: {', '.join(rel.not_validated)} (the card says so)")
+    info(rel.describe())
+    return rel
+
+
+def _input_files(steps) -> list[str]:
+    """The input files of the builds that are data mtgauntlet ships (recognised by their pinned sha256, never by
+    name): named to the release, they bring their licence. Other inputs are left out, so that no local path
+    reaches the release; ``release.provenance`` states what they are."""
+    from mtgauntlet.cards.licenses import recognise
+    from mtgauntlet.recipes.spec import INPUT_OPTIONS
+
+    files = [v["path"] for st in steps for k, v in st.inputs.items()
+             if k in INPUT_OPTIONS and recognise(v["sha256"]) is not None]
+    return list(dict.fromkeys(files))
+
+
+def _shown(command: str, options: dict[str, Any]) -> list[str]:
+    """The options of an API call as the equivalent command's arguments (for the log)."""
+    from mtgauntlet.cli import introspect
+    from mtgauntlet.cli.recipe_run import command_line
+
+    defs = introspect.options(command) or {}
+    given = {k.replace("_", "-"): v for k, v in options.items()}
+    return command_line({k: v for k, v in given.items() if k in defs and v not in ("", [], None)}, defs)
+
+
+def _audit(rec, target: Path, work: Path) -> None:
+    from mtgauntlet.api.auditing import audit
+    from mtgauntlet.cli.recipe_run import run_step, step_run
+
+    page = work / "audit.html"
+
+    def write(**options) -> bool:
+        info(f"audit report: {audit(str(target), out=str(page), **options, progress=None)}")
+        return True
+
+    run_step(step_run("audit", ["audit", str(target), "--out", str(page)], rec.step_options("audit"), "audit",
+                      work, [target], [page]), write)
+
+
+def _publish(rec, target: Path, repo: str) -> None:
+    from mtgauntlet.api.releasing import publish
+    from mtgauntlet.cli.recipe_run import command_line, keywords, log_command, say, step_options
+    from mtgauntlet.recipes.published import tag_holds_release
+
+    if tag_holds_release(target, repo):
+        say(f"publish: {repo} already holds this release under its tag: nothing to publish")
+        return
+    options = rec.step_options("publish")
+    log_command(["publish", str(target), *command_line(options, step_options()["publish"])])
+    done = publish(str(target), **keywords(options), progress=None)
+    info(done.description)
+    info("dry run: nothing was published" if done.dry_run else f"published commit {done.commit} and tag {done.tag}")
+
+
+def _check_same_release(target: Path, steps) -> None:
+    from mtgauntlet.fileio import read_json_object
+    from mtgauntlet.releases.manifest import read_manifest
+
+    manifest = read_manifest(target)
+    released = set(manifest.get("signatures") or [])
+    built = {read_json_object(st.out / "build.json", "build manifest").get("signature") for st in steps}
+    if not built <= released:
+        raise GauntletError(f"{target} already exists with other builds: releases are immutable; bump the "
+                            "recipe's release version")
+
+
+@contextlib.contextmanager
+def _rebuild_dir(work: str | Path | None) -> Iterator[Path]:
+    """``work`` as given, else a temporary folder removed afterwards (also when the rebuild fails)."""
+    import shutil
+    import tempfile
+
+    if work:
+        yield Path(work)
+        return
+    tmp = Path(tempfile.mkdtemp(prefix="gauntlet-reproduce-"))
+    try:
+        yield tmp
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _verified(root: Path) -> Path:
+    """The release's stored recipe, once the release verifies against its manifest."""
+    from mtgauntlet.releases.manifest import read_manifest, verify_release
+
+    manifest = read_manifest(root)  # a missing or corrupt manifest: a GauntletError (exit 2)
+    problems = verify_release(root)
+    if problems:
+        raise NotVerified(f"{root}: release does not verify ({len(problems)} problem(s), first: {problems[0]}); "
+                          "not reproducing (gauntlet verify lists them)")
+    if manifest.get("recipe") != "recipe.yaml" or not (root / "recipe.yaml").is_file():
+        raise GauntletError(f"{root}: no recipe.yaml (only releases made by `gauntlet run` can be reproduced)")
+    return root / "recipe.yaml"
+
+
+@public
+def reproduce(release_dir: str | Path, *, inputs: str | Path | None = None,
+              work: str | Path | None = None) -> Reproduction:
+    """Verify a release, rebuild it from its stored recipe on this machine and compare, per record kind, the ids
+    and every text and value.
+
+    Args:
+        release_dir: A release made by `run` / ``gauntlet run`` (it holds ``recipe.yaml``), or a
+            `Release`.
+        inputs: Folder holding the recipe's input files (by path, file name or sha256), where their recorded
+            paths do not exist on this machine.
+        work: Where to rebuild (default: a temporary folder, removed afterwards).
+
+    Returns:
+        A `Reproduction`: ``reproduced`` (also its truth value), per kind what differs, and what changed
+        around the builds (inputs, versions).
+
+    Raises:
+        NotVerified: The release does not verify (nothing rebuilt). GauntletError: no stored recipe, a missing
+            or corrupt manifest, an input not found.
+
+    Examples:
+        >>> check = mg.reproduce("releases/name=demo-es-en/version=0.1.0", inputs="data/")
+        >>> check.reproduced or print(check.describe())
+    """
+    import pyarrow as pa
+    import yaml
+
+    from mtgauntlet.api.inputs import path_of
+    from mtgauntlet.cli.recipe_run import load_recipe, plan_builds, run_build
+    from mtgauntlet.fileio import read_json_object
+    from mtgauntlet.recipes.compare import compare, environment_changes
+    from mtgauntlet.recipes.relocate import relocate_inputs
+    from mtgauntlet.recipes.yaml_load import load_yaml
+    from mtgauntlet.records import load_records_by_kind
+    from mtgauntlet.releases.manifest import read_manifest
+
+    root = Path(path_of(release_dir))
+    stored = _verified(root)
+    data, _ = load_yaml(stored.read_bytes(), str(stored))
+    for step in ("validate", "audit", "publish"):
+        data.pop(step, None)
+    with _rebuild_dir(work) as work_dir:
+        notes = relocate_inputs(data, str(stored), Path(inputs) if inputs else None, work_dir / "inputs")
+        data.pop("origin", None)  # inputs are absolute now
+        patched = work_dir / "recipe.yaml"
+        patched.parent.mkdir(parents=True, exist_ok=True)
+        patched.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True), encoding="utf-8")
+        steps = plan_builds(load_recipe(patched), work_dir)
+        for st in steps:
+            run_build(st)
+        rebuilt: dict = {}
+        for st in steps:
+            for kind, table in load_records_by_kind(st.out).items():
+                rebuilt.setdefault(kind, []).append(table)
+        rebuilt = {k: pa.concat_tables(v, promote_options="default") for k, v in rebuilt.items()}
+        results = compare(load_records_by_kind(root), rebuilt)
+        new_builds = [read_json_object(st.out / "build.json", "build manifest") for st in steps]
+    notes += environment_changes(read_manifest(root).get("builds") or [], new_builds)
+    return Reproduction(reproduced=all(r.identical for r in results), kinds={r.kind: r.to_dict() for r in results},
+                        changes=notes, path=root, rebuild=Path(work) if work else None,
+                        lines=[r.describe() for r in results])

@@ -1,0 +1,268 @@
+"""Scores from Python: `score` (``gauntlet score difficulty|qe``), one function per kind behind it
+(`score_difficulty`, `score_qe`). The CLI commands call these functions and print what they return."""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from mtgauntlet.api.checks import at_least, budget_limits, input_formats, one_of
+from mtgauntlet.api.inputs import as_input_path
+from mtgauntlet.api.session import public
+from mtgauntlet.corpora.readers import DEFAULT_MAX_CHARS
+from mtgauntlet.errors import UsageError
+
+__all__ = ["score", "score_difficulty", "score_qe"]
+
+SUMMARY = "mtgauntlet.score"  # df.attrs key of the run's summary (what `gauntlet score ... --json` prints)
+
+
+def skipped_note(counts: dict[str, int]) -> str:
+    """'; skipped: empty text=2, wrong type=1' (or '') for a summary line."""
+    return ("; skipped: " + ", ".join(f"{k}={v}" for k, v in sorted(counts.items()))) if counts else ""
+
+
+def _check_common(out, max_chars, max_cost, max_requests) -> None:
+    """The ranges typer checks on both score commands, and the output path, before any reading."""
+    from mtgauntlet.tables import check_output_path
+
+    at_least("--max-chars", max_chars, 1)
+    budget_limits(max_cost, max_requests)
+    if out is not None:
+        check_output_path(out)
+
+
+@contextlib.contextmanager
+def _work_dir(out):
+    """Where finished shards live until the output is written: ``OUT.work/`` (an interrupted run resumes from it),
+    or a temporary folder when nothing is written."""
+    if out is not None:
+        yield Path(f"{out}.work")
+        return
+    tmp = tempfile.mkdtemp(prefix="mtgauntlet-score-")
+    try:
+        yield Path(tmp) / "work"
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _run_engine(role: str, spec: str, columns: dict, work: Path, *, engine: str, src_lang=None, tgt_lang=None,
+                shard_size: int = 10_000, actors: int | None = None, device=None, dtype=None, batch_size=None,
+                max_cost=None, max_requests=None):
+    """(scores in input order, placement, API usage of the run). A budget spent stops it (BudgetSpent); the
+    finished shards stay in ``work`` so the same call resumes."""
+    from mtgauntlet.engines import get_engine
+    from mtgauntlet.engines.scoring import ScoreTask
+    from mtgauntlet.models import usage
+    from mtgauntlet.models.runtime import set_defaults
+    from mtgauntlet.runner.progress import Progress, want_bar
+
+    before = usage.LEDGER.snapshot()
+    set_defaults(device=device, dtype=dtype, batch=batch_size)
+    task = ScoreTask(role, spec, src_lang, tgt_lang, shard_size)
+    eng = get_engine(engine, **({"actors": actors} if engine == "ray" else {}))
+    n = len(next(iter(columns.values())))
+    with usage.budget(max_cost, max_requests), \
+            Progress(want_bar(None), total=n, done=0, label=f"score {role} ({engine})") as progress:
+        scores = eng.score(task, columns, work, on_shard=lambda start, end: progress.advance(end - start))
+    return scores, eng.placement(task), usage.report(usage.since(before))
+
+
+def _finish(df, out, work: Path, what: str, engine: str, placement: dict, column: str, rows, spent):
+    """Write ``df`` to ``out`` (when given; Parquet carries the API usage in its metadata), drop the finished
+    shards, and attach the run's summary as ``df.attrs["mtgauntlet.score"]``."""
+    from mtgauntlet.tables import write_frame
+
+    if spent:
+        df.attrs["mtgauntlet.usage"] = spent
+    if out is not None:
+        write_frame(df, out)
+    shutil.rmtree(work, ignore_errors=True)
+    df.attrs[SUMMARY] = {"out": None if out is None else str(out), "rows": len(df), "scored_with": what,
+                         "engine": engine, "placement": placement, "without_score": int(df[column].isna().sum()),
+                         "skipped": rows.skipped_counts(), "usage": spent or {}}
+    return df
+
+
+def _frame(rows):
+    import pandas as pd
+
+    return pd.DataFrame([{k: v for k, v in r.items() if k != "_line"} for r in rows.rows])
+
+
+@public
+def score_difficulty(*, input: Any, out: str | Path | None = None, estimator: str = "length",
+                     format: str | None = None, src_col: str = "src", src_lang: str | None = None,
+                     tgt_lang: str | None = None, lp: str | None = None, limit: int | None = None,
+                     quoting: str = "auto", max_chars: int = DEFAULT_MAX_CHARS, skip_bad: bool = False,
+                     engine: str = "local",
+                     device: str | None = None, dtype: str | None = None, batch_size: int | None = None,
+                     shard_size: int = 10_000, actors: int | None = None, max_cost: float | None = None,
+                     max_requests: int | None = None, dry_run: bool = False):
+    """Add a ``difficulty`` column (higher = harder) to every row: ``gauntlet score difficulty``.
+
+    See `score` for the options shared with QE; the options of this kind are ``estimator`` (difficulty
+    estimator spec), ``format`` (a table format or a named layout), ``src_col``, ``src_lang``, ``tgt_lang``, ``lp``
+    and ``limit`` (read at most N rows).
+
+    Args:
+        input: Corpus file or named layout, or a DataFrame, ``datasets.Dataset`` or list of dicts.
+        out: Output file (.parquet, .tsv, .tsv.gz, .csv, .csv.gz or .jsonl); ``None``: nothing is written.
+        estimator: Difficulty estimator spec.
+
+    Returns:
+        The scored ``pandas.DataFrame`` (``plan`` instead with ``dry_run``); see `score`.
+
+    Examples:
+        >>> df = score_difficulty(input="corpus.tsv", src_lang="es", estimator="length")
+    """
+    from mtgauntlet.corpora.load import CorpusRequest, lang_option, load_corpus, one_pair
+    from mtgauntlet.corpora.readers import parse_column_map
+    from mtgauntlet.models import registry
+
+    at_least("--limit", limit, 1)
+    _check_common(out, max_chars, max_cost, max_requests)
+    one_of("--format", format, input_formats())
+    src_lang, tgt_lang = lang_option(src_lang, "--src-lang"), lang_option(tgt_lang, "--tgt-lang")
+    registry.resolve_class("difficulty", estimator)  # a bad spec fails before any reading or scoring
+    rows = load_corpus(CorpusRequest(path=as_input_path(input), format=format, src_col=src_col, ref_col=None,
+                                     src_lang=src_lang, tgt_lang=tgt_lang, lp=lp, limit=limit, skip_bad=skip_bad,
+                                     columns=parse_column_map(None), quoting=quoting, max_chars=max_chars))
+    src_lang, tgt_lang = one_pair(rows, src_lang, tgt_lang)
+    df = _frame(rows)
+    columns = {"src": df["src"].tolist()}
+    if dry_run:
+        from mtgauntlet.models.estimate import role_plan
+
+        return role_plan(registry.load("difficulty", estimator), columns["src"], None, src_lang, tgt_lang)
+    with _work_dir(out) as work:
+        scores, placement, spent = _run_engine(
+            "difficulty", estimator, columns, work, engine=engine, src_lang=src_lang, tgt_lang=tgt_lang,
+            shard_size=shard_size, actors=actors, device=device, dtype=dtype, batch_size=batch_size,
+            max_cost=max_cost, max_requests=max_requests)
+        df["difficulty"] = scores[:, 0]
+        return _finish(df, out, work, estimator, engine, placement, "difficulty", rows, spent)
+
+
+@public
+def score_qe(*, input: Any, out: str | Path | None = None, qe: str = "qe", map: str | None = None,
+             format: str | None = None, quoting: str = "auto", max_chars: int = DEFAULT_MAX_CHARS,
+             skip_bad: bool = False,
+             engine: str = "local", device: str | None = None, dtype: str | None = None, batch_size: int | None = None,
+             shard_size: int = 10_000, actors: int | None = None, max_cost: float | None = None,
+             max_requests: int | None = None, dry_run: bool = False):
+    """Add a ``qe`` column (0..100, higher = better; empty where the score failed) to every (src, tgt) row, per
+    language pair; with several QE specs also one ``qe:<spec>`` column each: ``gauntlet score qe``.
+
+    Args:
+        input: Table with columns src, tgt, lp (TSV/CSV/JSONL/Parquet), or a DataFrame, Dataset or list of dicts.
+        out: Output file (.parquet, .tsv, .tsv.gz, .csv, .csv.gz or .jsonl); ``None``: nothing is written.
+        qe: QE spec(s), comma-separated: several are averaged per row on the 0-100 scale.
+        map: Column mapping ours=theirs, e.g. ``tgt=mt,lp=langpair``.
+
+    Returns:
+        The scored ``pandas.DataFrame`` (``plan`` instead with ``dry_run``); see `score`.
+
+    Examples:
+        >>> df = score_qe(input=[{"src": "Hola", "tgt": "Hello", "lp": "es-en"}], qe="qe")
+    """
+    from mtgauntlet.corpora.langs import split_lp
+    from mtgauntlet.corpora.readers import FORMATS, parse_column_map, read_rows
+    from mtgauntlet.errors import InputError
+    from mtgauntlet.models.qe_ensemble import split_specs
+    from mtgauntlet.models.registry import resolve_class
+
+    _check_common(out, max_chars, max_cost, max_requests)
+    one_of("--format", format, FORMATS)
+    specs = split_specs(qe)
+    for spec in specs:
+        resolve_class("qe", spec)  # a bad spec fails before any reading or scoring
+    path = as_input_path(input)
+    rs = read_rows(path, format=format, columns=parse_column_map(map), required=["src", "tgt", "lp"],
+                   text_fields=["src"], quoting=quoting, max_chars=max_chars, on_error="skip" if skip_bad else "raise")
+    if not rs.rows:
+        raise InputError("no usable rows" + skipped_note(rs.skipped_counts()), file=path)
+    df = _frame(rs)
+    for lp, idx in df.groupby("lp").groups.items():
+        try:
+            split_lp(str(lp))
+        except ValueError as exc:
+            raise InputError(str(exc), file=path, line=rs.rows[list(idx)[0]]["_line"], field="lp") from None
+    columns = {"src": df["src"].tolist(), "tgt": df["tgt"].fillna("").tolist(), "lp": [str(x) for x in df["lp"]]}
+    if dry_run:
+        return _qe_plan(qe, columns)
+    with _work_dir(out) as work:
+        scores, placement, spent = _run_engine("qe", qe, columns, work, engine=engine, shard_size=shard_size,
+                                               actors=actors, device=device, dtype=dtype, batch_size=batch_size,
+                                               max_cost=max_cost, max_requests=max_requests)
+        df["qe"] = scores[:, 0]
+        if len(specs) > 1:
+            for j, spec in enumerate(specs, start=1):
+                df[f"qe:{spec}"] = scores[:, j]
+        return _finish(df, out, work, ",".join(specs), engine, placement, "qe", rs, spent)
+
+
+def _qe_plan(spec: str, columns: dict):
+    """The calls of QE ``spec`` on every row, per language pair (nothing is sent)."""
+    from mtgauntlet.corpora.langs import split_lp
+    from mtgauntlet.models.estimate import Plan
+    from mtgauntlet.models.qe_ensemble import load_qe
+
+    plan, qe = Plan(), load_qe(spec)
+    for src, tgt, lp in zip(columns["src"], columns["tgt"], columns["lp"]):
+        plan.add_role(qe, [src], [tgt], *split_lp(lp))
+    return plan
+
+
+KINDS = {"difficulty": score_difficulty, "qe": score_qe}
+
+
+@public
+def score(kind: str, *, input: Any, **options):
+    """Score every row of a table with a model and return it with the new column(s): ``gauntlet score KIND``.
+
+    The keyword options are those of the command (``--src-col`` -> ``src_col``), with the same defaults:
+    `score_difficulty` (``difficulty``) and `score_qe` (``qe``) list them.
+
+    Args:
+        kind: ``difficulty`` (a ``difficulty`` column, higher = harder) or ``qe`` (a ``qe`` column, 0..100).
+        input: A file (or named layout for ``difficulty``), or a DataFrame, ``datasets.Dataset`` or list of dicts.
+        **options: ``out`` (also write the table there; default ``None``: nothing is written), ``engine``
+            (``local`` or ``ray``), ``device``, ``dtype``, ``batch_size``, ``shard_size``, ``actors``, ``max_cost``,
+            ``max_requests``, ``dry_run``, the reading options, and the kind's own (``estimator``; ``qe``, ``map``).
+
+    Returns:
+        The scored table as a ``pandas.DataFrame`` (input columns plus the scores, input order).
+        ``df.attrs["mtgauntlet.usage"]`` holds the API usage of paid models, ``df.attrs["mtgauntlet.score"]``
+        the run's summary (what ``--json`` prints). With ``dry_run=True`` nothing is scored or written: the
+        returned `mtgauntlet.models.estimate.Plan` lists the API calls with estimated tokens and cost
+        (``plan.lines()``).
+
+    Raises:
+        UsageError: An unknown kind or option, an option out of range.
+        BudgetSpent: ``max_cost`` / ``max_requests`` reached (the same call again resumes from ``out``).
+        GauntletError: Bad input (file, line and field named), an unknown model spec.
+
+    Examples:
+        >>> df = mg.score("difficulty", input="corpus.tsv", src_lang="es", estimator="length")
+        >>> df.sort_values("difficulty").tail(3)
+    """
+    fn = KINDS.get(kind)
+    if fn is None:
+        raise UsageError(f"score: unknown kind {kind!r} (one of {', '.join(KINDS)})")
+    _known_options(fn, options)
+    return fn(input=input, progress=None, **options)
+
+
+def _known_options(fn, options: dict) -> None:
+    """Refuse an option the kind does not take (named as the CLI names it)."""
+    import inspect
+
+    known = set(inspect.signature(fn).parameters) - {"progress"}
+    unknown = sorted(set(options) - known)
+    if unknown:
+        raise UsageError(f"{fn.__name__}: unknown option(s) {', '.join(unknown)} (takes: "
+                         f"{', '.join(sorted(known))})")

@@ -1,0 +1,1 @@
+"""Corpus readers: tables, named layouts and language tags."""
