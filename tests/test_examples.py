@@ -2,8 +2,8 @@
 
 The examples name their data relative to the checkout (``../../shared/data``, ``../mtgauntlet/data``): each test
 lays out a checkout beside a ``shared/data`` that points at the real data, and runs ``gauntlet run`` on a copy.
-The MT-breaker example (about 40 minutes on 2 cores at full size) runs with its sizes scaled down; everything
-else in it (builders, models, variants, rules) is as shipped."""
+The MT-breaker examples (about 40 minutes on 2 cores at full size) run with their sizes scaled down; everything
+else in them (builders, models, variants, rules) is as shipped."""
 
 from __future__ import annotations
 
@@ -18,11 +18,13 @@ from mtgauntlet.records import load_records
 from tests.cli import REPO, invoke
 
 EXAMPLES = sorted(p.name for p in (REPO / "examples").glob("*.yaml") if p.name != "rules.yaml")
-SCALED = {"mtbreaker-flores.yaml": {"seeded": {"limit": 2, "steps": 1}, "zeroshot": {"limit": 2, "generations": 2}}}
+MTBREAKER_SMALL = {"seeded": {"limit": 2, "steps": 1}}
+SCALED = {"mtbreaker-flores.yaml": MTBREAKER_SMALL, "mtbreaker-flores-en-pt.yaml": MTBREAKER_SMALL}
 
 
 def test_every_example_is_covered():
-    assert set(EXAMPLES) == {"bandit-flores.yaml", "demo.yaml", "mtbreaker-flores.yaml", "smaug-flores.yaml",
+    assert set(EXAMPLES) == {"bandit-flores.yaml", "bandit-flores-en-pt.yaml", "demo.yaml", "mtbreaker-flores.yaml",
+                             "mtbreaker-flores-en-pt.yaml", "smaug-flores.yaml", "smaug-flores-en-pt.yaml",
                              "subset-wmt24.yaml"}
 
 

@@ -1,7 +1,8 @@
 """The Ray engine: the shards of a scoring task run on a Ray cluster, in a pool of actors that load the model once.
 
 ``RAY_ADDRESS`` names the cluster (``ray start --head`` on one node, ``ray start --address HEAD:6379`` on the
-others); without it a local cluster is started with this machine's CPUs (``MTGAUNTLET_RAY_CPUS`` to change).
+others); without it a local cluster is started with this machine's CPUs (``MTGAUNTLET_RAY_CPUS`` to change),
+whose processes end with this one, also when it is killed (:mod:`mtgauntlet.engines.ray_watchdog`).
 The driver stages the rows of each unfinished shard as Parquet under the work directory, a Ray Data
 pipeline hands the shards to an actor pool (one GPU per actor when the model runs on CUDA), and every
 actor reads its shard's Parquet file, scores it with the same :class:`ShardScorer` as the local engine
@@ -46,8 +47,11 @@ def start_ray() -> Any:
         if address:
             ray.init(address=address, **quiet)
         else:
+            from mtgauntlet.engines.ray_watchdog import guard_local_cluster
+
             cpus = int(os.environ.get("MTGAUNTLET_RAY_CPUS") or os.cpu_count() or 1)
-            ray.init(num_cpus=cpus, include_dashboard=False, object_store_memory=256 * 2**20, **quiet)
+            with guard_local_cluster():  # its processes end with this one, however it ends
+                ray.init(num_cpus=cpus, include_dashboard=False, object_store_memory=256 * 2**20, **quiet)
     logging.getLogger("ray.data").setLevel(logging.ERROR)  # our own progress line replaces Ray Data's bars
     ray.data.DataContext.get_current().enable_progress_bars = False
     return ray
