@@ -60,7 +60,8 @@ def test_zeroshot_refuses_the_embedded_llm_before_any_work():
             with pytest.raises(BackendUnavailable, match="--llm openai:MODEL@http"):
                 refuse_embedded_llm_writer(spec, "zeroshot", variant)
     refuse_embedded_llm_writer("openai:m@http://127.0.0.1:8000/v1", "zeroshot", "plain")
-    refuse_embedded_llm_writer(None, "zeroshot", "min")  # not measured: runs
+    with pytest.raises(BackendUnavailable, match="--llm openai:MODEL@http"):
+        refuse_embedded_llm_writer(None, "zeroshot", "min")  # measured: no record from SmolLM2 either
     refuse_embedded_llm_writer(None, "mtbreaker", "seeded")
 
 

@@ -278,9 +278,9 @@ def test_catalog_tables_are_typed_and_versioned(build, tmp_path):
     assert info == [{"catalog_version": 2, "reads": "releases", "skipped": 0}]
     files = _query(root, "SELECT kind, lp, rows FROM catalog_files")[0]
     assert files == [{"kind": "selected_text", "lp": "es-en", "rows": 6}]
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
-    section = readme[readme.index("### Catalog tables and views"):]
-    con = open_catalog(root)  # the README documents every column of every table with its DuckDB type
+    page = (Path(__file__).resolve().parents[1] / "docs" / "catalog.md").read_text()
+    section = page[page.index("## Tables and views"):]
+    con = open_catalog(root)  # the catalog page documents every column of every table with its DuckDB type
     try:
         for table in ("releases", "catalog_info", "catalog_files", "catalog_skipped"):
             columns = con.execute("SELECT column_name, data_type FROM information_schema.columns WHERE table_name = ?",
