@@ -39,16 +39,21 @@ def test_batch_api_gives_the_records_of_the_synchronous_path(tmp_path, monkeypat
         assert u["input_tokens"] > 0 and u["failures"] == 0
 
 
+def _spawn_batch_build(s, tmp_path):
+    """The batch build `b` in a new process (to be killed), without the test process's budgets or concurrency."""
+    args = [str(a) for a in _args(s, tmp_path, "b", llm_opts=BATCH)]
+    env = {**os.environ, "PYTHONPATH": str(REPO), "MTGAUNTLET_CONCURRENCY": "", "MTGAUNTLET_MAX_REQUESTS": "",
+           "MTGAUNTLET_MAX_COST": ""}
+    return subprocess.Popen([sys.executable, "-m", "mtgauntlet.cli.main", *args], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
 def test_killed_batch_build_resumes_its_batch_instead_of_paying_twice(tmp_path, monkeypatch):
     monkeypatch.setenv("MTGAUNTLET_CACHE", "off")
     with _stack() as s:
         editor = s["servers"]["llm"]
         editor.hold_batches = True  # the first batch never ends while the first run waits
-        args = [str(a) for a in _args(s, tmp_path, "b", llm_opts=BATCH)]
-        env = {**os.environ, "PYTHONPATH": str(REPO), "MTGAUNTLET_CONCURRENCY": "", "MTGAUNTLET_MAX_REQUESTS": "",
-               "MTGAUNTLET_MAX_COST": ""}
-        proc = subprocess.Popen([sys.executable, "-m", "mtgauntlet.cli.main", *args], env=env,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        proc = _spawn_batch_build(s, tmp_path)
         try:
             deadline = time.monotonic() + 120
             while not any(b["polls"] >= 2 for b in editor.batches.values()):
@@ -60,7 +65,7 @@ def test_killed_batch_build_resumes_its_batch_instead_of_paying_twice(tmp_path, 
         assert len(editor.batches) == 1
         first = next(iter(editor.batches))
         editor.hold_batches = False
-        r = invoke(args)
+        r = invoke(_args(s, tmp_path, "b", llm_opts=BATCH))
         assert r.exit_code == 0, r
         assert editor.batches[first]["status"] == "completed"  # the killed run's batch was resumed ...
         inputs = [json.dumps(b["input_file_id"]) for b in editor.batches.values()]
@@ -80,11 +85,7 @@ def test_build_killed_before_saving_a_new_batch_id_finds_that_batch_by_its_metad
     with _stack() as s:
         editor = s["servers"]["llm"]
         editor.stall_create.set()  # the batch is created, its id never reaches the first run
-        args = [str(a) for a in _args(s, tmp_path, "b", llm_opts=BATCH)]
-        env = {**os.environ, "PYTHONPATH": str(REPO), "MTGAUNTLET_CONCURRENCY": "", "MTGAUNTLET_MAX_REQUESTS": "",
-               "MTGAUNTLET_MAX_COST": ""}
-        proc = subprocess.Popen([sys.executable, "-m", "mtgauntlet.cli.main", *args], env=env,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        proc = _spawn_batch_build(s, tmp_path)
         try:
             deadline = time.monotonic() + 120
             while not editor.batches:
@@ -100,7 +101,7 @@ def test_build_killed_before_saving_a_new_batch_id_finds_that_batch_by_its_metad
         assert intent["batch_id"] is None  # the id was never saved ...
         (first,) = editor.batches
         assert editor.batches[first]["metadata"] == {"mtgauntlet_key": intent["key"]}  # ... but the batch has its key
-        r = invoke(args)
+        r = invoke(_args(s, tmp_path, "b", llm_opts=BATCH))
         assert r.exit_code == 0, r
         assert any(q["path"] == "/v1/batches?list" for q in editor.requests)
         assert editor.batches[first]["status"] == "completed"  # adopted, not created again:
