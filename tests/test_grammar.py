@@ -112,6 +112,15 @@ def test_grammar_rule_on_a_record_set(tmp_path):
     words = sum(len(g.split()) for g in goods)
     assert m["grammar.error_rate"] == pytest.approx(300 / words, rel=0.15) and m["grammar.error_rate"] > 1.0
     assert rep["failed_rules"] == ["smaug_pair:grammar.error_rate"]
+    # the audit page lists the flagged texts with their issues (HTML-escaped)
+    r = invoke(["audit", tmp_path / "d", "--rules", rules, "--out", tmp_path / "a.html"])
+    assert r.exit_code == 0, r
+    page = (tmp_path / "a.html").read_text(encoding="utf-8")
+    assert 'data-count="smaug_pair:grammar:flagged" data-value="3"' in page
+    import html
+
+    for f in flagged:
+        assert f'data-grammar="smaug_pair:{f["id"]}"' in page and html.escape(f["text"], quote=False) in page
     # a typo in the rule name is refused when the rules file is read
     rules.write_text("version: 1\nthresholds:\n  grammar.eror_rate: {max: 1.0}\n")
     r = invoke(["validate", str(tmp_path / "d"), "--rules", rules])

@@ -83,6 +83,10 @@ class Rules:
     thresholds: list[Threshold] = field(default_factory=list)
     options: Options = field(default_factory=Options)
 
+    def grammar_on(self) -> bool:
+        """The grammar checks run: ``options.grammar`` or any ``grammar.*`` threshold."""
+        return self.options.grammar or any(t.metric.startswith("grammar.") for t in self.thresholds)
+
     @classmethod
     def default(cls) -> "Rules":
         return cls(thresholds=[

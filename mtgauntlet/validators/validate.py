@@ -61,7 +61,7 @@ def kind_metrics(kind_name: str, table: pa.Table, rules: Rules) -> tuple[dict[st
         metrics["lm_naturalness_below_30_rate"] = sum(v < 30 for v in nat) / len(nat)
     elif not opts.lm:
         info["lm_naturalness"] = "not computed (options.lm: true runs the embedded LLM)"
-    if opts.grammar or any(t.metric.startswith("grammar.") for t in rules.thresholds):
+    if rules.grammar_on():
         from mtgauntlet.validators.grammar import flagged_records
 
         flagged, grammar_metrics = flagged_records(kind_name, table.to_pylist())

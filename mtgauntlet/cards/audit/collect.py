@@ -112,6 +112,15 @@ def examples(kind: str, table: pa.Table, flagged: dict[str, list[flagmod.Flag]],
     return out
 
 
+def grammar_flagged(kind: str, table: pa.Table) -> dict[str, Any]:
+    """The fluent side's texts with grammar errors (Harper for English, Grammalecte for French), as the
+    ``grammar.*`` rules count them; spelling hits (names) are not errors."""
+    from mtgauntlet.validators.grammar import flagged_records
+
+    flagged, metrics = flagged_records(kind, table.to_pylist())
+    return {"records": flagged, "metrics": metrics}
+
+
 def collect(src: AuditSource, opts: AuditOptions | None = None,
             step: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
     """The audit's data: overview, validation (with per-record flags), quality, examples and method plots."""
@@ -138,7 +147,8 @@ def collect(src: AuditSource, opts: AuditOptions | None = None,
         data["quality"][kind] = {"column": text_col if text_col in table.column_names else None,
                                  "measures": kind_quality(kind, table, text_col, metrics, rules.options),
                                  "distributions": distributions(kind, table),
-                                 "phenomena": phenomenon_quality(table)}
+                                 "phenomena": phenomenon_quality(table),
+                                 "grammar": grammar_flagged(kind, table) if rules.grammar_on() else None}
         step(f"quality {kind}")
     data["shown_ids"] = {k: sorted(v) for k, v in shown_ids.items()}
     data["methods"] = method_data(src)

@@ -178,6 +178,30 @@ def phenomenon_table(kind: str, rows: list[dict[str, Any]]) -> str:
             + table(["phenomenon", *(label for _, label in PHENOMENON_MEASURES)], body, num_cols=(1, 2, 3, 4, 5)))
 
 
+GRAMMAR_SHOWN = 50  # flagged texts listed on the page (all are counted)
+
+
+def grammar_table(kind: str, grammar: dict[str, Any] | None) -> str:
+    """The texts the grammar checker flagged (rules ``grammar.*`` on), each with its issues."""
+    if grammar is None:
+        return ""
+    flagged, metrics = grammar["records"], grammar["metrics"]
+    head = (f'<h4>Grammar: <span data-count="{e(kind)}:grammar:flagged" data-value="{len(flagged)}">'
+            f"{len(flagged)}</span> flagged texts</h4>")
+    if not flagged:
+        unchecked = metrics.get("grammar.unchecked") or 0
+        return head + (f'<p class="note">none flagged; {unchecked} texts in a language without a checker</p>'
+                       if unchecked else '<p class="note">none flagged</p>')
+    rows = []
+    for f in flagged[:GRAMMAR_SHOWN]:
+        issues = "; ".join(f"{i.get('rule')}: {i.get('message')}" for i in f["issues"])
+        rows.append(f'<tr data-grammar="{e(kind)}:{e(f["id"])}"><td><code>{e(f["id"])}</code></td>'
+                    f"<td>{e(f['text'])}</td><td>{e(issues)}</td></tr>")
+    more = (f'<p class="note">{len(flagged) - GRAMMAR_SHOWN} more not listed</p>'
+            if len(flagged) > GRAMMAR_SHOWN else "")
+    return head + table(["id", f"text ({flagged[0]['column']})", "issues (rule: message)"], rows) + more
+
+
 def quality(data: dict[str, Any]) -> str:
     body = [('<p class="note">The data-quality measures of the MT-breaker paper (Table 2), where they apply. '
              "Higher diversity is better; rarity and syntax complexity say whether difficulty comes from rare words "
@@ -190,6 +214,7 @@ def quality(data: dict[str, Any]) -> str:
         body.append(table(["measure", "value", "how"], rows, num_cols=(1,))
                     or '<p class="note">No text column to measure in this kind.</p>')
         body.append(phenomenon_table(kind, q.get("phenomena") or []))
+        body.append(grammar_table(kind, q.get("grammar")))
         figs = []
         for col, vals in q["distributions"].items():
             label = "QE (0–100, higher = better translation)" if col == "qe_score" else "difficulty (higher = harder)"
