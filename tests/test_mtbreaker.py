@@ -172,6 +172,12 @@ def test_cli_mtbreaker_zeroshot_and_evaluate_end_to_end(stack, tmp_path):
     assert row["qe_step_variance"] == pytest.approx(sum((x - mean) ** 2 for x in steps) / len(steps))
     words = [w for t in texts for w in re.findall(r"\w+", t)]
     assert row["avg_word_length"] == pytest.approx(sum(map(len, words)) / len(words))
+    # Table 2's complexity & style rows that run offline: rarity (wordfreq), syntax (spaCy), grammaticality (Harper)
+    from mtgauntlet.models import registry
+
+    rarity = registry.load("difficulty", "rarity").difficulty(texts, src_lang="en")
+    assert row["word_rarity"] == pytest.approx(sum(rarity) / len(rarity))
+    assert row["syntax_complexity"] > 0 and 0 <= row["grammaticality"] <= 100
     seeds = report["table2"]["seeds en-es"]  # the paper's Seeds column: step 0 of the seeded trajectories
     assert seeds["qe_mean"] == pytest.approx(sum(r["trajectory"][0]["qe_mean"] for r in recs) / len(recs))
     assert set(report["per_lp"]) == {"en-es", "en-de"} and report["per_lp"]["en-es"]["items"] == len(recs)

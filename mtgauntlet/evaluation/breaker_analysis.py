@@ -133,6 +133,31 @@ def _qe_per_spec(recs: Sequence[dict[str, Any]], specs: Sequence[str]) -> dict[s
     return out
 
 
+def style_measures(texts: Sequence[str], langs: Sequence[str]) -> dict[str, float | None]:
+    """Table 2's "Complexity & Style" rows that run offline: word rarity (mean 8 - wordfreq Zipf over words: the
+    paper asks an LLM for a 0-100 rarity instead), syntax complexity (mean dependency-tree height, spaCy: the paper
+    asks an LLM), and grammaticality (100 x the share of texts in which Harper/Grammalecte find no grammar error:
+    the paper asks an LLM for a 0-100 score). None where no model covers the language."""
+    from mtgauntlet.errors import BackendUnavailable
+    from mtgauntlet.models.difficulty import mean_by_language
+
+    out: dict[str, float | None] = {}
+    for key, spec in (("word_rarity", "rarity"), ("syntax_complexity", "syntax")):
+        value, _ = mean_by_language(spec, texts, langs)
+        out[key] = None if value != value else value
+    try:
+        from mtgauntlet.validators.grammar import check_texts
+
+        by_lang: dict[str, list[str]] = defaultdict(list)
+        for t, lang in zip(texts, langs):
+            by_lang[lang.split("-")[0]].append(t)
+        clean = [x["grammar_errors"] == 0 for lang, group in by_lang.items() for x in check_texts(group, lang)]
+        out["grammaticality"] = 100.0 * sum(clean) / len(clean) if clean else None
+    except BackendUnavailable:
+        out["grammaticality"] = None
+    return out
+
+
 def quality_table(records: Sequence[dict[str, Any]], *, judge=None, embedder=None,
                   seeds: bool = True) -> dict[str, dict[str, Any]]:
     """Table 2's measures per method: chrF diversity in the paper's setting (chrF++, nw:2; 1 - mean pairwise
@@ -160,6 +185,7 @@ def quality_table(records: Sequence[dict[str, Any]], *, judge=None, embedder=Non
                                "qe_mean": _mean(r["qe_score"] for r in recs if r.get("qe_score") is not None),
                                **(_qe_per_spec(recs, specs) if len(specs) > 1 else {}),
                                "qe_step_variance": float(np.var(steps)) if len(steps) > 1 else None}
+        row.update(style_measures(texts, [r.get("src_lang") or "en" for r in recs]))
         if embedder is not None:
             row["diversity_embd"] = embedding_diversity(texts, embedder)
         if judge is not None:

@@ -204,3 +204,28 @@ class ArtificialCrowdDifficulty(DifficultyEstimator):
             for i, q in zip(ok, scores):
                 totals[i] = None if q is None or q != q else totals[i] + float(q)
         return [None if t is None else 100.0 - t / len(self.translators) for t in totals]
+
+
+def mean_by_language(estimator_spec: str, texts: Sequence[str], langs: Sequence[str]) -> tuple[float, list[str]]:
+    """Mean of a difficulty estimator (``rarity``, ``syntax``, ...) over texts, each scored in its own language;
+    with notes for the texts of a language the estimator cannot score (NaN when none could be)."""
+    import warnings
+    from collections import defaultdict
+
+    from mtgauntlet.errors import BackendUnavailable
+    from mtgauntlet.models import registry
+
+    by_lang: dict[str, list[str]] = defaultdict(list)
+    for t, lang in zip(texts, langs):
+        by_lang[(lang or "und").split("-")[0]].append(t or "")
+    values: list[float] = []
+    notes: list[str] = []
+    for lang, group in sorted(by_lang.items()):
+        try:
+            with warnings.catch_warnings():  # spaCy's W095 (an older packaged model) says nothing about the data
+                warnings.filterwarnings("ignore", message=r".*\[W095\]")
+                values += registry.load("difficulty", estimator_spec).difficulty(group, src_lang=lang)
+        except (BackendUnavailable, OSError, ImportError) as exc:
+            notes.append(f"{len(group)} {lang} text(s) not measured: {exc}")
+    return (float(np.mean(values)) if values else float("nan")), notes
+

@@ -11,7 +11,6 @@ words; the paper asks an LLM for 0–100 instead), syntax complexity is
 from __future__ import annotations
 
 import math
-import warnings
 from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
@@ -19,7 +18,6 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from mtgauntlet.errors import BackendUnavailable
 from mtgauntlet.validators.checks import _WORD
 from mtgauntlet.validators.rules import Options
 
@@ -39,20 +37,9 @@ def avg_word_length(texts: Sequence[str]) -> float:
 
 def _per_language(estimator_spec: str, texts: Sequence[str], langs: Sequence[str]) -> tuple[float, list[str]]:
     """Mean of a difficulty estimator over the texts, each scored in its own language; notes for skipped ones."""
-    from mtgauntlet.models import registry
+    from mtgauntlet.models.difficulty import mean_by_language
 
-    by_lang: dict[str, list[str]] = defaultdict(list)
-    for t, lang in zip(texts, langs):
-        by_lang[(lang or "und").split("-")[0]].append(t or "")
-    values, notes = [], []
-    for lang, group in sorted(by_lang.items()):
-        try:
-            with warnings.catch_warnings():  # spaCy's W095 (an older packaged model) says nothing about the data
-                warnings.filterwarnings("ignore", message=r".*\[W095\]")
-                values += registry.load("difficulty", estimator_spec).difficulty(group, src_lang=lang)
-        except (BackendUnavailable, OSError, ImportError) as exc:
-            notes.append(f"{len(group)} {lang} text(s) not measured: {exc}")
-    return (float(np.mean(values)) if values else float("nan")), notes
+    return mean_by_language(estimator_spec, texts, langs)
 
 
 def kind_quality(kind: str, table: pa.Table, text_col: str | None, metrics: dict[str, Any],
