@@ -8,6 +8,7 @@ import typer
 
 from mtgauntlet.cli.common import judgment_format_option, print_frame, print_json, quoting_option
 from mtgauntlet.cli.spend import max_cost_option, max_requests_option
+from mtgauntlet.runner.progress import info
 
 app = typer.Typer(help="Evaluate metrics on challenge sets, or difficulty estimators on judgments.",
                   no_args_is_help=True)
@@ -39,7 +40,7 @@ def evaluate_metric(
     print_frame(pd.DataFrame(res["results"]))
     for spec, why in res["skipped"].items():
         for k, reason in why.items():
-            typer.echo(f"skipped {spec} {k}: {reason}", err=True)
+            info(f"skipped {spec} {k}: {reason}")
     tie_rule = ("ties counted as discordant (WMT challenge-set evaluation)" if ties == "discordant"
                 else "ties ignored (SMAUG eq. 1 as written)")
     typer.echo(f"tau = (C - D) / (C + D), {tie_rule}; d over concordant pairs, min-max normalised.")

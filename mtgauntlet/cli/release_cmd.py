@@ -7,6 +7,7 @@ from typing import List, Optional
 import typer
 
 from mtgauntlet.cli.common import json_option, print_json, print_result
+from mtgauntlet.runner.progress import info
 
 
 def release(
@@ -55,7 +56,7 @@ def print_release(rel, json_out: bool) -> None:
     """What ``gauntlet release`` prints (also after a recipe's release): the summary line or ``--json``."""
     m, lic = rel.manifest, rel.manifest["license"]
     if rel.not_validated:
-        typer.echo(f"note: not validated: {', '.join(rel.not_validated)} (the card says so)", err=True)
+        info(f"note: not validated: {', '.join(rel.not_validated)} (the card says so)")
     print_result(json_out, rel.describe(),
                  {"release": str(rel.path), "name": rel.name, "version": rel.version, "records": m["total_rows"],
                   "data_files": sum(1 for f in m["files"] if f.get("kind")),
