@@ -59,8 +59,22 @@ def _edit(messages, word: str, opening: str) -> str:
     sources = [m["content"] for m in messages if m["role"] == "assistant"]
     if not sources:
         return f"Here you go. SOURCE |||{opening} was kept in the county office {word}.|||"
-    prev = re.search(r"\|\|\|(.*)\|\|\|", sources[-1]).group(1)
+    prev = _previous_source(sources[-1])
     return f"I made it harder. SOURCE |||{prev} {word}|||"
+
+
+def _previous_source(answer: str) -> str:
+    """The text of an earlier editor answer as the chat history keeps it: ``SOURCE |||x|||`` (plain answers, and
+    seeds), or the JSON object of a structured answer (``#json=1``)."""
+    m = re.search(r"\|\|\|(.*)\|\|\|", answer, re.S)
+    if m:
+        return m.group(1)
+    import json
+
+    try:
+        return json.loads(answer)["source"]
+    except (ValueError, KeyError, TypeError):
+        return answer
 
 
 def editor():
@@ -80,10 +94,15 @@ def seeded_editor(fail_every: int = 4, words: list[str] = EDIT_WORDS):
     """An editor whose answer depends only on the conversation and the request's seed, as a real sampled LLM with a
     seed (so any batch size, order or concurrency gives the same records): it appends a word chosen by (seed,
     conversation) to the latest SOURCE, or starts a text; for about one seed in ``fail_every`` (0: never) it
-    answers without a SOURCE (unusable: the builder asks again with the item's next seed). The default ``words``
+    answers without a SOURCE (unusable: the builder asks again with the item's next seed). The conversation counts
+    by what it says (earlier answers by their SOURCE text), so plain and JSON answers lead alike. The default ``words``
     include the markers that make the scripted translator and QE judge fail."""
     def answer(messages, body) -> str:
-        h = int(hashlib.sha256(f"{body.get('seed')}:{messages}".encode()).hexdigest(), 16)
+        # what the conversation says, not how the answers were formatted (plain SOURCE |||x||| or #json=1 JSON):
+        # the same texts in either form get the same next edit
+        said = [(m["role"], _previous_source(m["content"]) if m["role"] == "assistant" else m["content"])
+                for m in messages]
+        h = int(hashlib.sha256(f"{body.get('seed')}:{said}".encode()).hexdigest(), 16)
         if fail_every and h % fail_every == 0:
             return "I would rather not change anything."
         return _edit(messages, words[h // max(fail_every, 1) % len(words)], f"Ledger {h % 1000}")
