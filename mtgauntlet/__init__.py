@@ -25,6 +25,7 @@ _API = {
     "Build": "mtgauntlet.api.results", "Report": "mtgauntlet.api.results", "Release": "mtgauntlet.api.results",
     "Verification": "mtgauntlet.api.results", "Publication": "mtgauntlet.api.results",
     "Reproduction": "mtgauntlet.api.results", "BudgetSpent": "mtgauntlet.models.usage",
+    "RuleFailed": "mtgauntlet.api.recipes", "NotVerified": "mtgauntlet.api.recipes",
 }
 
 __all__ = ["__version__", "GauntletError", "GauntletWarning", "InputError", "UsageError", *_API]
