@@ -12,7 +12,7 @@ from mtgauntlet.models.openai_compat import OpenAIChatLLM
 from mtgauntlet.records import load_records
 from tests.cli import invoke
 from tests.openai_server import ScriptedServer
-from tests.scripted_roles import qe_a, qe_b, qe_server_answer, scripted_stack, seeded_editor, translate
+from tests.scripted_roles import qe_a, qe_server_answer, scripted_stack, seeded_editor
 
 SEEDS = ["The dog barks at night.", "Tax law is complicated for small firms.", "She sold the house in May.",
          "Rain is expected tomorrow across the north.", "The committee approved the budget."]

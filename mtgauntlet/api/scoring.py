@@ -12,17 +12,13 @@ from typing import Any
 from mtgauntlet.api.checks import at_least, budget_limits, input_formats, one_of
 from mtgauntlet.api.inputs import as_input_path
 from mtgauntlet.api.session import public
+from mtgauntlet.corpora.options import skipped_counts_note
 from mtgauntlet.corpora.readers import DEFAULT_MAX_CHARS
 from mtgauntlet.errors import UsageError
 
 __all__ = ["score", "score_difficulty", "score_qe"]
 
 SUMMARY = "mtgauntlet.score"  # df.attrs key of the run's summary (what `gauntlet score ... --json` prints)
-
-
-def skipped_note(counts: dict[str, int]) -> str:
-    """'; skipped: empty text=2, wrong type=1' (or '') for a summary line."""
-    return ("; skipped: " + ", ".join(f"{k}={v}" for k, v in sorted(counts.items()))) if counts else ""
 
 
 def _check_common(out, max_chars, max_cost, max_requests) -> None:
@@ -184,7 +180,7 @@ def score_qe(*, input: Any, out: str | Path | None = None, qe: str = "qe", map: 
     rs = read_rows(path, format=format, columns=parse_column_map(map), required=["src", "tgt", "lp"],
                    text_fields=["src"], quoting=quoting, max_chars=max_chars, on_error="skip" if skip_bad else "raise")
     if not rs.rows:
-        raise InputError("no usable rows" + skipped_note(rs.skipped_counts()), file=path)
+        raise InputError("no usable rows" + skipped_counts_note(rs.skipped_counts()), file=path)
     df = _frame(rs)
     for lp, idx in df.groupby("lp").groups.items():
         try:

@@ -16,7 +16,6 @@ most restrictive source; ``--license`` overrides the id, never the warnings. Lic
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -25,6 +24,7 @@ from typing import Mapping, Sequence
 
 from mtgauntlet.cards.hub_licenses import HUB_LICENSES, NON_COMMERCIAL_IDS, PERMISSIVE_IDS, SHARE_ALIKE_IDS
 from mtgauntlet.errors import GauntletError
+from mtgauntlet.fileio import sha256_file
 
 PERMISSIVE, SHARE_ALIKE, NON_COMMERCIAL, RESEARCH_ONLY, OTHER = (
     "permissive", "share-alike", "non-commercial", "research-only", "other")
@@ -99,20 +99,12 @@ KNOWN_DATA: tuple[KnownData, ...] = (
 )
 
 
-def sha256_of(path: str | Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 @lru_cache(maxsize=1)
 def known_by_sha256() -> dict[str, KnownData]:
     package = Path(__file__).resolve().parents[1]
     out = {}
     for known in KNOWN_DATA:
-        digest = known.sha256 or (sha256_of(package / known.shipped) if (package / known.shipped).is_file() else "")
+        digest = known.sha256 or (sha256_file(package / known.shipped) if (package / known.shipped).is_file() else "")
         if digest:
             out[digest] = known
     return out

@@ -10,7 +10,6 @@ from typing import Any
 import typer
 
 from mtgauntlet.api.checks import input_formats, judgment_formats
-from mtgauntlet.corpora.options import comma_list, lang_pair, load_corpus, one_pair, skipped_note  # noqa: F401
 from mtgauntlet.corpora.readers import DEFAULT_MAX_CHARS, FORMATS
 
 

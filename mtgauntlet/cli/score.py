@@ -24,7 +24,8 @@ ACTORS = typer.Option(None, help="Ray actors (default: one per CPU, or per GPU o
 
 def _report(result, json_out: bool, dry_run: bool) -> None:
     """The plan of a dry run, or the summary of the scores written."""
-    from mtgauntlet.api.scoring import SUMMARY, skipped_note
+    from mtgauntlet.api.scoring import SUMMARY
+    from mtgauntlet.corpora.options import skipped_counts_note
     from mtgauntlet.models.usage import summary_line
 
     if dry_run:
@@ -33,7 +34,7 @@ def _report(result, json_out: bool, dry_run: bool) -> None:
     where = ", ".join(f"{k} {v}" for k, v in res["placement"].items())
     text = (f"{res['rows']} rows scored with {res['scored_with']} on {res['engine']}{f' ({where})' if where else ''} "
             f"-> {res['out']}" + (f" ({res['without_score']} without a score)" if res["without_score"] else "")
-            + skipped_note(res["skipped"]))
+            + skipped_counts_note(res["skipped"]))
     if summary_line(res["usage"]):
         text += "\n" + summary_line(res["usage"])
     print_result(json_out, text, res)

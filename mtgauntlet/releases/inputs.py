@@ -194,7 +194,8 @@ def input_provenance(files: Sequence[str | Path]) -> tuple[dict[str, Any], list[
     """Provenance of the input files the builds read, recognised by sha256 only (never by name): a file that is
     data mtgauntlet ships gives its provenance to the source_dataset names its readers give it. Returns
     (source_dataset -> Provenance, notes on files not recognised)."""
-    from mtgauntlet.cards.licenses import recognise, sha256_of, with_origin
+    from mtgauntlet.cards.licenses import recognise, with_origin
+    from mtgauntlet.fileio import sha256_file
 
     out: dict[str, Any] = {}
     notes = []
@@ -202,7 +203,7 @@ def input_provenance(files: Sequence[str | Path]) -> tuple[dict[str, Any], list[
         p = Path(f)
         if not p.is_file():
             raise GauntletError(f"{p}: no such input file (--input-file names a file the builds read)")
-        digest = sha256_of(p)
+        digest = sha256_file(p)
         known = recognise(digest)
         if known is None:
             notes.append(f"{p} (sha256 {digest[:12]}) is not data mtgauntlet recognises: state the provenance of "
