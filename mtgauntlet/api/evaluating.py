@@ -205,7 +205,7 @@ def evaluate_dec(*, judgments: Any, estimator: str = "length", format: str | Non
 @public
 def evaluate_breaker(*, set: Any, plot: str | Path | None = None, mt: str | Sequence[str] | None = None,
                      qe: str | None = None, langs: str | Sequence[str] | None = None, judge: str | None = None,
-                     embedder: str | None = None, max_cost: float | None = None,
+                     embedder: str | None = None, lm: bool = False, max_cost: float | None = None,
                      max_requests: int | None = None) -> dict[str, Any]:
     """MT-breaker analysis: the step curve (Figure 2), Table 2's data-quality measures per method, with ``mt`` the
     model-transfer matrix (Table 4), with several target languages the language-transfer table (Table 5).
@@ -216,8 +216,10 @@ def evaluate_breaker(*, set: Any, plot: str | Path | None = None, mt: str | Sequ
         mt: Evaluation translators: the transfer matrix; with ``langs``, the translators of Table 5.
         qe: QE spec(s) for ``mt`` / ``langs``, comma-separated (default: the QE the set was built with).
         langs: Target languages for the language-transfer table (default: the sets' own, when several).
-        judge: LLM spec: error-type diversity with the paper's target-text analysis prompt.
+        judge: LLM spec: the paper's source-text analysis (naturalness, topic diversity, LLM-rated
+            grammaticality, rarity and syntax) and target-text analysis (error-type diversity) prompts.
         embedder: Embedder spec (e.g. e5) for embedding diversity.
+        lm: Also compute LM naturalness with the embedded LLM (offline; slow).
         max_cost: Stop once the ``openai:`` requests cost this many USD (raises BudgetSpent).
         max_requests: Stop after this many requests to ``openai:`` backends.
 
@@ -251,7 +253,8 @@ def evaluate_breaker(*, set: Any, plot: str | Path | None = None, mt: str | Sequ
     with budget(max_cost, max_requests):
         result = {**summary(records), "step_curve": curve,
                   "table2": quality_table(records, judge=registry.load("llm", judge) if judge else None,
-                                          embedder=registry.load("embedder", embedder) if embedder else None)}
+                                          embedder=registry.load("embedder", embedder) if embedder else None,
+                                          lm=lm)}
         pairs = sorted({language_pair(r) for r in records})
         if len(pairs) > 1:  # each set in its own language pair: never one pooled row
             result["per_lp"] = {lp: {**summary(recs), "step_curve": step_curve(recs)}

@@ -126,9 +126,11 @@ def evaluate_breaker(
                                               "(default: the QE the set was built with)."),
     langs: str = typer.Option(None, "--langs", help="Target languages for the language-transfer table (Table 5), "
                                                     "comma-separated (default: the sets' own, when several)."),
-    judge: str = typer.Option(None, "--judge", help="LLM spec: error-type diversity with the appendix's target-text "
-                                                    "analysis prompt (Table 2, 'Diversity (errors)')."),
+    judge: str = typer.Option(None, "--judge", help="LLM spec: the appendix's source-text analysis (Table 2's "
+                                                    "naturalness, topic diversity, LLM-rated grammaticality, rarity, "
+                                                    "syntax) and target-text analysis (error-type diversity) prompts."),
     embedder: str = typer.Option(None, "--embedder", help="Embedder spec (e.g. e5) for embedding diversity."),
+    lm: bool = typer.Option(False, "--lm", help="Also compute LM naturalness with the embedded LLM (offline; slow)."),
     json_out: bool = typer.Option(False, "--json", help="Print JSON."),
     max_cost: Optional[float] = max_cost_option(),
     max_requests: Optional[int] = max_requests_option(),
@@ -139,8 +141,8 @@ def evaluate_breaker(
 
     from mtgauntlet.api.evaluating import evaluate_breaker as run
 
-    result = run(set=set, plot=plot, mt=mt, qe=qe, langs=langs, judge=judge, embedder=embedder, max_cost=max_cost,
-                 max_requests=max_requests, progress=None)
+    result = run(set=set, plot=plot, mt=mt, qe=qe, langs=langs, judge=judge, embedder=embedder, lm=lm,
+                 max_cost=max_cost, max_requests=max_requests, progress=None)
     if json_out:
         return print_json(result)
     print_frame(pd.DataFrame(result["step_curve"]))
@@ -151,8 +153,9 @@ def evaluate_breaker(
                f"edit steps: {result['edit_steps']}  their mean QE: {na(result['edit_mean_qe'])}  "
                f"unusable LLM answers: {result['llm_failures']} (truncated: {result['truncated']})  "
                f"steps without translation: {result['mt_failures']}  without QE score: {result['qe_failures']}")
-    typer.echo("Table 2 measures per method (chrF++ nw:2 diversity; QE variance over all scored steps):")
-    print_frame(pd.DataFrame(result["table2"]).T.reset_index(names="method"))
+    typer.echo("Table 2 (rows: measures, columns: methods as in the paper; chrF++ nw:2 diversity; QE variance over "
+               "all scored steps):")
+    print_frame(pd.DataFrame(result["table2"]).reset_index(names="measure"))
     for lp, numbers in result.get("per_lp", {}).items():
         typer.echo(f"{lp}: items {numbers['items']}  step-0 mean QE: {na(numbers['start_mean_qe'])}  "
                    f"selected mean QE: {na(numbers['final_mean_qe'])}  edits that beat step 0: "

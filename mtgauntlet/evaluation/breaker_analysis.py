@@ -88,17 +88,11 @@ def error_modes(records: Sequence[dict[str, Any]], judge) -> tuple[list[list[str
     from mtgauntlet.models import structured
     from mtgauntlet.models.prompts import TARGET_ANALYSIS, parse_error_modes
 
-    modes, failed = [], 0
-    for r in records:
-        for t in selected_translations(r):
-            ask = [{"role": "user", "content": TARGET_ANALYSIS.format(source=r["text"], translation=t)}]
-            parsed = structured.ask(judge, [ask], structured.ERROR_MODES, parse_error_modes, max_tokens=512,
-                                    temperature=0.0, seed=0)[1][0]
-            if parsed is None:
-                failed += 1
-            else:
-                modes.append(parsed)
-    return modes, failed
+    asks = [[{"role": "user", "content": TARGET_ANALYSIS.format(source=r["text"], translation=t)}]
+            for r in records for t in selected_translations(r)]
+    parsed = structured.ask(judge, asks, structured.ERROR_MODES, parse_error_modes, max_tokens=512,
+                            temperature=0.0, seed=0)[1] if asks else []
+    return [p for p in parsed if p is not None], sum(p is None for p in parsed)
 
 
 def language_pair(record: dict[str, Any]) -> str:
@@ -158,13 +152,28 @@ def style_measures(texts: Sequence[str], langs: Sequence[str]) -> dict[str, floa
     return out
 
 
-def quality_table(records: Sequence[dict[str, Any]], *, judge=None, embedder=None,
+def judged_style(texts: Sequence[str], judge) -> dict[str, Any]:
+    """Table 2's LLM-rated rows with the appendix's source-text analysis prompt: naturalness, the number of
+    distinct topics ("Diversity (topics)"), and the judge's own 0..100 grammaticality, word rarity and syntax
+    complexity (the paper's scale; the offline rows above are not); unusable answers are left out and counted."""
+    from mtgauntlet.validators.fluency import judged_measures, llm_judge
+
+    m = judged_measures(llm_judge(texts, judge))
+    return {"naturalness": m["naturalness"], "diversity_topics": m["unique_topics"],
+            "grammaticality_llm": m["grammaticality"], "word_rarity_llm": m["word_rarity"],
+            "syntax_complexity_llm": m["syntax_complexity"], "source_analysis_failures": m["failures"]}
+
+
+def quality_table(records: Sequence[dict[str, Any]], *, judge=None, embedder=None, lm: bool = False,
                   seeds: bool = True) -> dict[str, dict[str, Any]]:
     """Table 2's measures per method: chrF diversity in the paper's setting (chrF++, nw:2; 1 - mean pairwise
     chrF / 100), unique words, average word count and length, mean QE of the selected texts (averaged, and per
     QE spec when the set was scored by several), the variance of QE over every scored step (the paper's
     per-variant variance, e.g. 297 vs 325), and — with a judge LLM — the number of distinct error types; with
-    an embedder, embedding diversity. With ``seeds``, the seeds of seeded variants are a method of their own
+    an embedder, embedding diversity. The judge also answers the source-text analysis prompt for every text
+    (:func:`judged_style`: naturalness, topic diversity, LLM-rated grammaticality, rarity and syntax); with ``lm``,
+    ``lm_naturalness`` is the embedded LM's calibrated 0..100 naturalness (offline, not the paper's LLM rating).
+    With ``seeds``, the seeds of seeded variants are a method of their own
     (the paper's "Seeds" column). Sets of several language pairs get one row per (method, language pair):
     each set is measured in its own target language, never pooled."""
     from mtgauntlet.validators.checks import chrf_diversity, embedding_diversity, error_mode_diversity, unique_words
@@ -188,7 +197,12 @@ def quality_table(records: Sequence[dict[str, Any]], *, judge=None, embedder=Non
         row.update(style_measures(texts, [r.get("src_lang") or "en" for r in recs]))
         if embedder is not None:
             row["diversity_embd"] = embedding_diversity(texts, embedder)
+        if lm:
+            from mtgauntlet.validators.fluency import lm_naturalness
+
+            row["lm_naturalness"] = _mean(lm_naturalness(texts))
         if judge is not None:
+            row.update(judged_style(texts, judge))
             modes, failed = error_modes(recs, judge)
             div = error_mode_diversity(modes)
             row.update(diversity_errors=div["error_modes_unique"], error_modes_entropy=div["error_modes_entropy"],

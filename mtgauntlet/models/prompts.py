@@ -231,6 +231,43 @@ def parse_error_modes(answer: str) -> list[str] | None:
     return [str(x).strip().lower() for x in modes if str(x).strip()]
 
 
+SOURCE_ANALYSIS_SCORES = ("grammaticality", "naturalness", "word_rarity", "syntax_complexity")
+
+
+def source_analysis_values(obj: dict | None) -> dict | None:
+    """The source-text analysis answer as ``{grammaticality, naturalness, word_rarity, syntax_complexity: 0..100,
+    topics: [1 to 5 topics, lower-cased]}``: keys are read with spaces or underscores ("word rarity"), numbers may
+    be numeric strings; None when a score is missing or outside 0..100, or the topics are not 1 to 5 strings (the
+    prompt's bounds), so an answer that does not follow the prompt is counted, never guessed."""
+    if not isinstance(obj, dict):
+        return None
+    obj = {re.sub(r"[\s_]+", "_", str(k).strip().lower()): v for k, v in obj.items()}
+    out: dict = {}
+    for key in SOURCE_ANALYSIS_SCORES:
+        value = obj.get(key)
+        if isinstance(value, str):
+            try:
+                value = float(value.strip().rstrip("%"))
+            except ValueError:
+                return None
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 100.0:
+            return None
+        out[key] = float(value)
+    topics = obj.get("topics")
+    if not isinstance(topics, list) or not all(isinstance(t, str) for t in topics):
+        return None
+    topics = [" ".join(t.split()).lower() for t in topics if t.strip()]
+    if not 1 <= len(topics) <= 5:
+        return None
+    out["topics"] = topics
+    return out
+
+
+def parse_source_analysis(answer: str) -> dict | None:
+    """The source-text analysis prompt's JSON answer (see :func:`source_analysis_values`), or None."""
+    return source_analysis_values(parse_json_object(answer))
+
+
 def parse_json_object(answer: str) -> dict | None:
     """First {...} block of an answer, tolerating trailing commas and code fences."""
     if not answer:

@@ -78,6 +78,12 @@ def _proficiency(obj: dict) -> tuple[float, str]:
     return float(obj["score"]), level if level in {b[0] for b in CEFR_BANDS} else cefr_level(float(obj["score"]))
 
 
+def _source_analysis(obj: dict) -> dict | None:
+    from mtgauntlet.models.prompts import source_analysis_values
+
+    return source_analysis_values(obj)
+
+
 _STR, _STRS = {"type": "string"}, {"type": "array", "items": {"type": "string"}}
 QE = AnswerSchema("translation_quality", {"errors": _STR, "score": {"type": "number", "minimum": 0, "maximum": 100}},
                   lambda o: float(o["score"]))
@@ -87,6 +93,10 @@ DIFFICULTY = AnswerSchema("translation_difficulty", {"reasoning": _STR, "score":
 SOURCE = AnswerSchema("source_text", {"reasoning": _STR, "source": _STR}, lambda o: _text(o["source"]))
 ERROR_MODES = AnswerSchema("error_modes", {"error_modes": _STRS},
                            lambda o: [m.strip().lower() for m in o["error_modes"] if m.strip()])
+_SCORE = {"type": "number", "minimum": 0, "maximum": 100}
+SOURCE_ANALYSIS = AnswerSchema("source_analysis", {"grammaticality": _SCORE, "naturalness": _SCORE,
+                                                   "word_rarity": _SCORE, "syntax_complexity": _SCORE,
+                                                   "topics": _STRS}, _source_analysis)
 SNIPPETS = AnswerSchema("extracted_snippets", {"extracted_snippets": {"type": "array", "items": {
     "type": "object", "properties": {"text": _STR, "source_url": _STR}, "required": ["text", "source_url"],
     "additionalProperties": False}}}, lambda o: o)

@@ -42,14 +42,23 @@ def lm_naturalness(texts: Sequence[str], llm=None) -> list[float]:
 
 
 def llm_judge(texts: Sequence[str], llm) -> list[dict[str, Any] | None]:
-    """Per text: the parsed JSON attributes, or None when the answer was unusable (counted by the caller)."""
-    from mtgauntlet.models import prompts
+    """The paper's source-text analysis prompt on every text (greedy, seed 0, so re-runs are answered from the
+    request cache; ``#json=1`` asks for the JSON schema): per text ``{grammaticality, naturalness, word_rarity,
+    syntax_complexity: 0..100, topics: [...]}``, or None when the answer does not follow the prompt (counted by
+    the caller)."""
+    from mtgauntlet.models import prompts, structured
 
-    out = []
-    for t in texts:
-        ans = llm.chat([{"role": "user", "content": prompts.SOURCE_ANALYSIS.format(source=t)}], max_tokens=200)
-        obj = prompts.parse_json_object(ans)
-        if obj is not None:
-            obj = {k.replace(" ", "_"): v for k, v in obj.items()}
-        out.append(obj)
+    convs = [[{"role": "user", "content": prompts.SOURCE_ANALYSIS.format(source=t)}] for t in texts]
+    return structured.ask(llm, convs, structured.SOURCE_ANALYSIS, prompts.parse_source_analysis, max_tokens=512,
+                          temperature=0.0, seed=0)[1]
+
+
+def judged_measures(judged: Sequence[dict[str, Any] | None]) -> dict[str, Any]:
+    """Means of the judge's 0..100 scores over the usable answers, the number of distinct topics they name (the
+    paper's "Diversity (topics)"), and how many answers were unusable."""
+    ok = [j for j in judged if j]
+    out: dict[str, Any] = {key: float(np.mean([j[key] for j in ok])) if ok else None
+                           for key in ("grammaticality", "naturalness", "word_rarity", "syntax_complexity")}
+    out["unique_topics"] = len({t for j in ok for t in j["topics"]}) if ok else None
+    out["failures"] = len(judged) - len(ok)
     return out

@@ -69,16 +69,14 @@ def kind_metrics(kind_name: str, table: pa.Table, rules: Rules) -> tuple[dict[st
         info["grammar_flagged"] = f"{len(flagged)} text(s) with grammar errors" if grammar_metrics else "no checker"
     if opts.judge and texts:
         from mtgauntlet.models import registry
-        from mtgauntlet.validators.fluency import llm_judge
+        from mtgauntlet.validators.fluency import judged_measures, llm_judge
 
-        judged = llm_judge(texts, registry.load("llm", opts.judge))
-        ok = [j for j in judged if j]
-        metrics["judge_failures"] = len(judged) - len(ok)
+        measures = judged_measures(llm_judge(texts, registry.load("llm", opts.judge)))
+        metrics["judge_failures"] = measures["failures"]
         for key in ("grammaticality", "naturalness", "word_rarity", "syntax_complexity"):
-            vals = [float(j[key]) for j in ok if isinstance(j.get(key), (int, float))]
-            if vals:
-                metrics[f"judge_{key}_mean"] = sum(vals) / len(vals)
-        metrics["judge_unique_topics"] = len({t for j in ok for t in (j.get("topics") or []) if isinstance(t, str)})
+            if measures[key] is not None:
+                metrics[f"judge_{key}_mean"] = measures[key]
+        metrics["judge_unique_topics"] = measures["unique_topics"] or 0
     return metrics, problems, info
 
 

@@ -91,6 +91,11 @@ def kind_quality(kind: str, table: pa.Table, text_col: str | None, metrics: dict
                        ("judge_syntax_complexity_mean", "Syntax complexity (LLM judge, 0–100)")):
         if key in metrics:
             out.append(measure(label, metrics[key], "MT-breaker source-analysis prompt (validate options.judge)", key))
+    if "judge_unique_topics" in metrics:
+        failed = metrics.get("judge_failures") or 0
+        out.append(measure("Diversity (topics, LLM judge)", metrics["judge_unique_topics"],
+                           "distinct topics the source-analysis prompt names (validate options.judge)"
+                           + (f"; {failed} unusable answer(s) left out" if failed else ""), "judge_unique_topics"))
     return out
 
 
