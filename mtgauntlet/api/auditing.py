@@ -5,11 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Sequence
 
-from mtgauntlet.api.checks import at_least
+from mtgauntlet.api.checks import in_ranges
 from mtgauntlet.api.inputs import path_of
 from mtgauntlet.api.session import public
 
 __all__ = ["audit"]
+
+MINIMUM = {"examples": 0}  # the range of ``--examples`` (recipes read it too: mtgauntlet.recipes.options)
 
 
 @public
@@ -45,7 +47,7 @@ def audit(path: Any, *, out: str | Path = "report.html", against: Any = None, ru
     from mtgauntlet.cards.audit import write_audit
     from mtgauntlet.validators.rules import Rules
 
-    at_least("--examples", examples, 0)
+    in_ranges({"examples": examples}, MINIMUM)
     r = Rules.from_yaml(rules) if rules else Rules.default()
     if nli:
         r.options.nli = nli

@@ -18,7 +18,7 @@ import os
 from pathlib import Path
 from typing import Any, Callable, Optional
 
-from mtgauntlet.api.checks import at_least, at_most, input_formats, one_of, unknown_keywords
+from mtgauntlet.api.checks import in_ranges, input_formats, one_of, unknown_keywords
 from mtgauntlet.api.inputs import as_input_path, cache_dir
 from mtgauntlet.api.results import Build
 from mtgauntlet.api.session import public
@@ -34,7 +34,8 @@ BREAKER_SHARD_SIZE = 16  # items advanced together by mtbreaker/zeroshot (reques
 INPUT_OPTION = {"subset": "input", "smaug": "input", "mtbreaker": "seeds", "zeroshot": "seeds", "bandit": "corpus"}
 # how fast, where to, whether at all: never what is built, so not part of the content-addressed out folder
 PLACEMENT = ("out", "overwrite", "concurrency", "actors", "max_cost", "max_requests", "dry_run")
-# the ranges typer enforces on the command line (``min=``/``max=``), by option: the same refusal from Python
+# the ranges typer enforces on the command line (``min=``/``max=``), by keyword: the same refusal from Python; the
+# option tables of recipes read them too (mtgauntlet.recipes.options)
 MINIMUM = {"budget": 1, "limit": 1, "sample": 1, "max_chars": 1, "shard_size": 1, "concurrency": 1, "max_cost": 0.0,
            "max_requests": 0, "min_char_edit": 0, "min_word_edit": 0, "del_min_words": 1, "del_max_words": 1,
            "max_parse_chars": 1, "steps": 1, "max_tokens": 1, "k": 1, "cap": 0, "epsilon": 0.0, "batch": 1,
@@ -42,17 +43,9 @@ MINIMUM = {"budget": 1, "limit": 1, "sample": 1, "max_chars": 1, "shard_size": 1
 MAXIMUM = {"epsilon": 1.0}
 
 
-def _option(name: str) -> str:
-    return "--" + name.replace("_", "-")
-
-
 def _check(options: dict[str, Any]) -> None:
     """The checks typer makes on the command line, made before any work."""
-    for name, value in options.items():
-        if name in MINIMUM:
-            at_least(_option(name), value, MINIMUM[name])
-        if name in MAXIMUM:
-            at_most(_option(name), value, MAXIMUM[name])
+    in_ranges(options, MINIMUM, MAXIMUM)
     one_of("--format", options.get("format"), input_formats())
 
 

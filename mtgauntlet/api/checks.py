@@ -27,6 +27,21 @@ def at_most(name: str, value: Any, maximum: float) -> None:
         raise UsageError(f"{name}: must be <= {maximum} (got {value!r})")
 
 
+def option_name(keyword: str) -> str:
+    """A keyword as the CLI names its option: ``max_chars`` -> ``--max-chars``."""
+    return "--" + keyword.replace("_", "-")
+
+
+def in_ranges(values: dict[str, Any], minimum: dict[str, float], maximum: dict[str, float] | None = None) -> None:
+    """Refuse any of ``values`` (keyword -> value) outside the ranges ``minimum`` / ``maximum`` state (keyword ->
+    bound: the ``min=``/``max=`` of the CLI option; recipes read the same tables)."""
+    for name, value in values.items():
+        if name in minimum:
+            at_least(option_name(name), value, minimum[name])
+        if maximum and name in maximum:
+            at_most(option_name(name), value, maximum[name])
+
+
 def budget_limits(max_cost: Any, max_requests: Any) -> None:
     """The ``--max-cost`` / ``--max-requests`` ranges of every command that pays for API calls."""
     at_least("--max-cost", max_cost, 0.0)

@@ -62,7 +62,7 @@ class RecipePlan:
 
     def lines(self) -> list[str]:
         """The plan as ``gauntlet run`` prints it."""
-        from mtgauntlet.cli.recipe_run import quote
+        from mtgauntlet.recipes.commands import quote
 
         out = [f"recipe {self.recipe}: release {self.name} {self.version}, {len(self.builds)} build(s)"]
         out += [f"  build {b['id']} [{b['state']}]: {quote(b['command'])}" for b in self.builds]
@@ -73,7 +73,7 @@ class RecipePlan:
 
 def plan(recipe: str | Path, *, work: str | Path | None = None, releases: str | Path = "releases") -> RecipePlan:
     """The plan of `run` (every name, path and option checked; nothing written)."""
-    from mtgauntlet.cli.recipe_run import load_recipe, plan_builds
+    from mtgauntlet.recipes.plan import load_recipe, plan_builds
 
     rec = load_recipe(recipe)
     work_dir = Path(work) if work else Path("gauntlet-work") / rec.release.name
@@ -89,7 +89,7 @@ def plan(recipe: str | Path, *, work: str | Path | None = None, releases: str | 
 @contextlib.contextmanager
 def outcome_lines(echo: Callable[[str], None]) -> Iterator[None]:
     """Inside (the CLI): a run's outcome lines (the plan, steps skipped, done) go to ``echo``."""
-    from mtgauntlet.cli.recipe_run import OUTCOME
+    from mtgauntlet.recipes.steps import OUTCOME
 
     token = OUTCOME.set(echo)
     try:
@@ -123,7 +123,8 @@ def run(recipe: str | Path, *, dry_run: bool = False, work: str | Path | None = 
         >>> rel = mg.run("examples/demo.yaml", work="work", releases="releases")
         >>> rel.manifest["signatures"]
     """
-    from mtgauntlet.cli.recipe_run import dump_resolved, resolved_recipe, run_build, say
+    from mtgauntlet.recipes.plan import dump_resolved, resolved_recipe
+    from mtgauntlet.recipes.steps import run_build, say
 
     p = plan(recipe, work=work, releases=releases)
     rec, steps = p.spec, p.steps
@@ -152,7 +153,7 @@ def run(recipe: str | Path, *, dry_run: bool = False, work: str | Path | None = 
 
 def _validate(rec, steps, work: Path) -> list[Path]:
     from mtgauntlet.api.checking import validate
-    from mtgauntlet.cli.recipe_run import run_step, step_run
+    from mtgauntlet.recipes.steps import run_step, step_run
     from mtgauntlet.validators.validate import summary_text
 
     reports = []
@@ -175,7 +176,7 @@ def _validate(rec, steps, work: Path) -> list[Path]:
 
 def _release(rec, steps, reports: list[Path], releases, resolved: Path) -> Release:
     from mtgauntlet.api.releasing import release
-    from mtgauntlet.cli.recipe_run import log_command
+    from mtgauntlet.recipes.steps import log_command
 
     r = rec.release
     options = {"name": r.name, "version": r.version, "out": str(releases), "license": r.license,
@@ -184,7 +185,7 @@ def _release(rec, steps, reports: list[Path], releases, resolved: Path) -> Relea
                "pretty_name": r.pretty_name, "description": r.description, "recipe": str(resolved),
                "audit": rec.audit is not None, "report": [str(p) for p in reports],
                "input_file": _input_files(steps)}
-    log_command(["release", *[str(st.out) for st in steps], *_shown("release", options)])
+    log_command(["release", *[str(st.out) for st in steps], *_shown(release, options)])
     rel = release([str(st.out) for st in steps], **options, progress=None)
     if rel.not_validated:
         info(f"note: not validated: {', '.join(rel.not_validated)} (the card says so)")
@@ -204,19 +205,19 @@ def _input_files(steps) -> list[str]:
     return list(dict.fromkeys(files))
 
 
-def _shown(command: str, options: dict[str, Any]) -> list[str]:
-    """The options of an API call as the equivalent command's arguments (for the log)."""
-    from mtgauntlet.cli import introspect
-    from mtgauntlet.cli.recipe_run import command_line
+def _shown(fn: Callable[..., Any], options: dict[str, Any]) -> list[str]:
+    """The options of a call of the API function ``fn`` as the equivalent command's arguments (for the log)."""
+    from mtgauntlet.recipes.commands import command_line
+    from mtgauntlet.recipes.options import api_options
 
-    defs = introspect.options(command) or {}
+    defs = api_options(fn)
     given = {k.replace("_", "-"): v for k, v in options.items()}
     return command_line({k: v for k, v in given.items() if k in defs and v not in ("", [], None)}, defs)
 
 
 def _audit(rec, target: Path, work: Path) -> None:
     from mtgauntlet.api.auditing import audit
-    from mtgauntlet.cli.recipe_run import run_step, step_run
+    from mtgauntlet.recipes.steps import run_step, step_run
 
     page = work / "audit.html"
 
@@ -230,7 +231,9 @@ def _audit(rec, target: Path, work: Path) -> None:
 
 def _publish(rec, target: Path, repo: str) -> None:
     from mtgauntlet.api.releasing import publish
-    from mtgauntlet.cli.recipe_run import command_line, keywords, log_command, say, step_options
+    from mtgauntlet.recipes.commands import command_line
+    from mtgauntlet.recipes.options import keywords, step_options
+    from mtgauntlet.recipes.steps import log_command, say
     from mtgauntlet.recipes.published import tag_holds_release
 
     if tag_holds_release(target, repo):
@@ -314,7 +317,8 @@ def reproduce(release_dir: str | Path, *, inputs: str | Path | None = None,
     import yaml
 
     from mtgauntlet.api.inputs import path_of
-    from mtgauntlet.cli.recipe_run import load_recipe, plan_builds, run_build
+    from mtgauntlet.recipes.plan import load_recipe, plan_builds
+    from mtgauntlet.recipes.steps import run_build
     from mtgauntlet.fileio import read_json_object
     from mtgauntlet.recipes.compare import compare, environment_changes
     from mtgauntlet.recipes.relocate import relocate_inputs

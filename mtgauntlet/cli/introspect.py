@@ -1,4 +1,6 @@
-"""The CLI's own option definitions as plain tables (for recipes, docs and tests): one source of truth."""
+"""The CLI's own option definitions as plain tables, read from the click commands typer makes: for the command
+reference (``python -m mtgauntlet.cli.reference``) and the tests that hold the API, recipes and CLI to the same
+options. (Recipes read their tables from the API functions: :mod:`mtgauntlet.recipes.options`.)"""
 
 from __future__ import annotations
 

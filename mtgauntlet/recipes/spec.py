@@ -2,8 +2,9 @@
 parsed into typed dataclasses before any work starts.
 
 A build entry uses exactly the names of its CLI command's options (``src-lang`` or ``src_lang``), so a
-recipe is the commands written down; the option definitions come from the CLI itself (passed in as
-:class:`OptionDef` tables), which keeps one source of truth. Every error — an unknown key, a wrong type,
+recipe is the commands written down; the option definitions are those of the Python API functions a run calls,
+which take exactly the commands' options (passed in as :class:`OptionDef` tables:
+:mod:`mtgauntlet.recipes.options`). Every error — an unknown key, a wrong type,
 a missing input file — names the recipe file, the line and the key.
 
 Example::
@@ -50,7 +51,7 @@ def resolve_in(folder: Path, value: str) -> Path:
 
 @dataclass(frozen=True)
 class OptionDef:
-    """One CLI option as a recipe sees it (built from the click command)."""
+    """One option as a recipe sees it (read from the signature of the API function: recipes.options)."""
 
     name: str            # dash form, e.g. "src-lang"
     type: str            # "str" | "int" | "float" | "bool"

@@ -1,7 +1,6 @@
-"""The machinery of a recipe run (:func:`mtgauntlet.api.recipes.run`): each step calls the Python API function
-of the command a user would type (``mg.build``, ``mg.validate``, ``mg.release``, ``mg.audit``, ``mg.publish``)
-with the recipe's options as keywords, so a recipe releases exactly what the equivalent commands release. The
-equivalent command line of each step is shown in the plan and the log, never run.
+"""What a recipe run builds (:func:`mtgauntlet.api.recipes.run`): the recipe parsed against the API's option
+tables, one :class:`BuildStep` per build entry (every option resolved, every input pinned by sha256) and the
+resolved recipe a release keeps.
 
 Work layout (``--work DIR``)::
 
@@ -16,32 +15,19 @@ Work layout (``--work DIR``)::
 
 from __future__ import annotations
 
-import contextvars
 import json
 import os
-import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mtgauntlet.cli import introspect
 from mtgauntlet.errors import GauntletError
-from mtgauntlet.runner.progress import info
-from mtgauntlet.recipes.spec import RUNNER_OWNED, STEP_PATH_OPTIONS, BuildSpec, Recipe, parse_recipe, sha256_file
+from mtgauntlet.fileio import sha256_file
+from mtgauntlet.recipes.commands import command_line
+from mtgauntlet.recipes.options import builder_options, step_options
+from mtgauntlet.recipes.spec import RUNNER_OWNED, BuildSpec, Recipe, parse_recipe
 
-BUILDERS = ("subset", "smaug", "mtbreaker", "zeroshot", "bandit")
 PLACEMENT_ONLY = ("concurrency", "actors")  # how fast, not what: they never change the records
-STEP_EXCLUDE = {"validate": ("help", "report", "json", "gx"), "audit": ("help", "out"),
-                "publish": ("help",)}
-STEP_COMMANDS = {"validate": ("validate", "records"), "audit": ("audit",), "publish": ("publish",)}
-
-
-def builder_options(name: str):
-    return introspect.options("build", name) if name in BUILDERS else None
-
-
-def step_options() -> dict[str, Any]:
-    return {step: introspect.options(*cmd, exclude=STEP_EXCLUDE[step]) or {} for step, cmd in STEP_COMMANDS.items()}
 
 
 def load_recipe(path: str | Path) -> Recipe:
@@ -57,37 +43,8 @@ def load_recipe(path: str | Path) -> Recipe:
     return rec
 
 
-def command_line(options: dict[str, Any], defs: dict) -> list[str]:
-    """The command-line form of a table of options (flags as flags; lists repeat the option): what the plan and
-    the log show as the equivalent command. Nothing is run from it."""
-    args: list[str] = []
-    for name, value in options.items():
-        d = defs[name]
-        if d.type == "bool":
-            if value and value != d.default:
-                args.append(f"--{name}")
-            elif not value and d.default and d.off:
-                args.append(f"--{d.off}")
-        elif value is None:
-            continue
-        elif d.multiple:
-            for v in value:
-                args += [f"--{name}", str(v)]
-        else:
-            args += [f"--{name}", str(value)]
-    return args
-
-
-CLI_ONLY = ("json",)  # how a command prints: no keyword of the API (it returns objects)
-
-
-def keywords(options: dict[str, Any]) -> dict[str, Any]:
-    """A recipe's options (CLI names, ``src-lang``) as the API's keywords (``src_lang``)."""
-    return {name.replace("-", "_"): value for name, value in options.items() if name not in CLI_ONLY}
-
-
 def resolved_options(build: BuildSpec) -> dict[str, Any]:
-    """Every option of the build's command: the recipe's value, else the command's default."""
+    """Every option of the build's builder: the recipe's value, else the default."""
     defs = builder_options(build.builder)
     return {name: build.options.get(name, d.default) for name, d in defs.items() if name not in RUNNER_OWNED}
 
@@ -140,6 +97,8 @@ class BuildStep:
 
 
 def plan_builds(recipe: Recipe, work: Path) -> list[BuildStep]:
+    """One step per build entry, its folder ``work/builds/<id>``; an input whose content differs from the sha256
+    the recipe pins is refused."""
     steps = []
     for b in recipe.builds:
         defs = builder_options(b.builder)
@@ -181,6 +140,7 @@ def resolved_recipe(recipe: Recipe, steps: list[BuildStep]) -> dict[str, Any]:
 
 
 def dump_resolved(data: dict[str, Any], path: Path) -> Path:
+    """Write the resolved recipe (YAML, with a header saying what it is)."""
     import yaml
 
     from mtgauntlet import __version__
@@ -189,101 +149,3 @@ def dump_resolved(data: dict[str, Any], path: Path) -> Path:
     head = (f"# Resolved by mtgauntlet {__version__}: every option explicit, every input pinned by sha256.\n"
             "# Itself a recipe: `gauntlet run` or `gauntlet reproduce` replay it.\n")
     return write_text_atomic(path, head + yaml.safe_dump(data, sort_keys=False, allow_unicode=True))
-
-
-def quote(args: list[str]) -> str:
-    return "gauntlet " + " ".join(shlex.quote(a) for a in args)
-
-
-def content_digest(path: Path) -> str | None:
-    """sha256 of a file, or of the manifest of a build or release folder (None: nothing to hash)."""
-    if path.is_file():
-        return sha256_file(path)
-    for name in ("build.json", "manifest.json"):
-        if (path / name).is_file():
-            return sha256_file(path / name)
-    return None
-
-
-@dataclass
-class StepRun:
-    """A validation or audit command of a run: skipped when it passed before on exactly what it reads now."""
-
-    name: str
-    args: list[str]
-    record: Path                                          # DIR/steps/<name>.json, written when it passed
-    reads: list[Path] = field(default_factory=list)       # builds, releases, rules files
-    writes: list[Path] = field(default_factory=list)      # its outputs (all must still be there to skip)
-    options: dict[str, Any] = field(default_factory=dict)  # the step's API keywords (paths resolved)
-
-    def fingerprint(self) -> dict[str, Any]:
-        from mtgauntlet import __version__
-
-        return {"mtgauntlet": __version__, "args": self.args,
-                "content": {str(p): content_digest(p) for p in self.reads}}
-
-    def done(self) -> bool:
-        try:
-            recorded = json.loads(self.record.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError):
-            return False
-        return recorded == self.fingerprint() and all(p.exists() for p in self.writes)
-
-    def mark_done(self) -> None:
-        from mtgauntlet.atomic import write_json_atomic
-
-        write_json_atomic(self.record, self.fingerprint())
-
-
-def step_run(name: str, command: list[str], options: dict[str, Any], step: str, work: Path,
-             reads: list[Path], writes: list[Path]) -> StepRun:
-    """The StepRun of ``command`` with a recipe step's (path-resolved) ``options``."""
-    files = [Path(v) for k, v in options.items() if k in STEP_PATH_OPTIONS and isinstance(v, str)]
-    args = [*command, *command_line(options, step_options()[step])]
-    return StepRun(name, args, work / "steps" / f"{name}.json", [*reads, *files], writes, keywords(options))
-
-
-def say(line: str) -> None:
-    """One line of a run's outcome (the plan, a step skipped, the release done): the ``gauntlet run`` command
-    prints these on stdout; from Python they go where :func:`mtgauntlet.runner.progress.info` sends them."""
-    hook = OUTCOME.get()
-    if hook is not None:
-        hook(line)
-    else:
-        info(line)
-
-
-OUTCOME: contextvars.ContextVar = contextvars.ContextVar("mtgauntlet_recipe_outcome", default=None)
-
-
-def log_command(args: list[str]) -> None:
-    """The equivalent command of the step about to run, in the log (stderr): ``$ gauntlet build smaug ...``."""
-    info(f"\n$ {quote(args)}")
-
-
-def run_build(st) -> None:
-    """Run one build step through :func:`mtgauntlet.api.building.build`: skipped when done, resumed when
-    interrupted, started over when changed."""
-    from mtgauntlet.api.building import build
-
-    state = st.prepare()
-    if state == "done":
-        say(f"build {st.spec.id}: complete and unchanged, skipped")
-        return
-    if state == "changed":
-        info(f"build {st.spec.id}: another build was in {st.out}: discarded")
-    log_command(st.args)
-    info(build(st.spec.builder, out=str(st.out), **keywords(st.options), progress=None).describe())
-
-
-def run_step(step: StepRun, action) -> bool:
-    """Run a validation or audit step (``action()``: True when it passed) unless it passed before on exactly what
-    it reads now."""
-    if step.done():
-        say(f"{step.name}: unchanged since it passed, skipped")
-        return True
-    log_command(step.args)
-    passed = action(**step.options)
-    if passed:
-        step.mark_done()
-    return passed

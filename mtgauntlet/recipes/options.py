@@ -1,0 +1,72 @@
+"""What a recipe may set, as :class:`~mtgauntlet.recipes.spec.OptionDef` tables read from the Python API
+functions a recipe run calls: a build entry takes the keywords of ``mg.build_<builder>``, ``validate:`` those of
+``mg.validate``, ``audit:`` of ``mg.audit``, ``publish:`` of ``mg.publish``, by their CLI names (``src-lang``).
+Names, defaults, required keywords and lists come from the signatures, types from the annotations, ranges from
+the ``MINIMUM``/``MAXIMUM`` tables the API checks its calls with. The API functions take exactly the options of
+their ``gauntlet`` commands (tests/test_api_parity.py), so these tables are the commands' options too."""
+
+from __future__ import annotations
+
+import inspect
+import re
+from typing import Any, Callable, Mapping
+
+from mtgauntlet.recipes.spec import OptionDef
+
+# how a command prints (`--json`), no keyword of the API (it returns objects): accepted by a build, audit and
+# publish entry as its command accepts it, and ignored (every resolved recipe lists `json: false` for each build)
+PRINTING = {"json": OptionDef("json", "bool", False)}
+STEP_EXCLUDE = {"validate": ("report", "gx"), "audit": ("out",), "publish": ()}  # set by the run, not the recipe
+
+
+def _type(annotation: Any) -> str:
+    """'int', 'float' or 'bool' for such an annotation (``Optional[int]``, ``float | None``); else 'str' (paths,
+    names, specs, ``Any`` inputs)."""
+    text = annotation if isinstance(annotation, str) else getattr(annotation, "__name__", str(annotation))
+    words = set(re.findall(r"\w+", text)) - {"Optional", "None"}
+    return words.pop() if len(words) == 1 and words <= {"int", "float", "bool"} else "str"
+
+
+def api_options(fn: Callable[..., Any], minimum: Mapping[str, float] | None = None,
+                maximum: Mapping[str, float] | None = None, exclude: tuple[str, ...] = ()) -> dict[str, OptionDef]:
+    """The option table of an API function: its keyword-only parameters (``progress`` and ``exclude`` left out)
+    by CLI name -> OptionDef; a parameter without a default is required, one with a tuple or list default takes
+    several values. A bool that defaults to true turns off with ``--no-NAME`` (typer's convention)."""
+    minimum, maximum = minimum or {}, maximum or {}
+    out = {}
+    for p in inspect.signature(fn).parameters.values():
+        if p.kind is not p.KEYWORD_ONLY or p.name in ("progress", *exclude):
+            continue
+        name = p.name.replace("_", "-")
+        required = p.default is p.empty
+        multiple = isinstance(p.default, (tuple, list))
+        kind = "str" if multiple else _type(p.annotation)
+        default = None if required else list(p.default) if multiple else p.default
+        out[name] = OptionDef(name=name, type=kind, default=default, required=required, multiple=multiple,
+                              min=minimum.get(p.name), max=maximum.get(p.name),
+                              off=f"no-{name}" if kind == "bool" and default is True else None)
+    return out
+
+
+def builder_options(name: str) -> dict[str, OptionDef] | None:
+    """What a build entry of ``builder: NAME`` takes (None: no such builder)."""
+    from mtgauntlet.api import building
+
+    fn = building.BUILDERS.get(name)
+    return None if fn is None else {**api_options(fn, building.MINIMUM, building.MAXIMUM), **PRINTING}
+
+
+def step_options() -> dict[str, dict[str, OptionDef]]:
+    """What ``validate:``, ``audit:`` and ``publish:`` take."""
+    from mtgauntlet.api import auditing
+    from mtgauntlet.api.checking import validate
+    from mtgauntlet.api.releasing import publish
+
+    return {"validate": api_options(validate, exclude=STEP_EXCLUDE["validate"]),
+            "audit": {**api_options(auditing.audit, auditing.MINIMUM, exclude=STEP_EXCLUDE["audit"]), **PRINTING},
+            "publish": {**api_options(publish, exclude=STEP_EXCLUDE["publish"]), **PRINTING}}
+
+
+def keywords(options: dict[str, Any]) -> dict[str, Any]:
+    """A recipe's options (CLI names, ``src-lang``) as the API's keywords (``src_lang``)."""
+    return {name.replace("-", "_"): value for name, value in options.items() if name not in PRINTING}
