@@ -268,7 +268,7 @@ def test_audit_step_takes_against(recipe_dir):
     assert r.exit_code == 0, r
     assert "--against" in r.stderr and str(_release(d)) in r.stderr
     page = (d / "work" / "audit.html").read_text(encoding="utf-8")
-    assert '<h2>6. Diff</h2>' in page and "records added / removed / changed" in page
+    assert '<h2>6. Diff</h2>' in page and "records added / removed / replaced / changed" in page
     assert "report.html" in {f["path"] for f in json.loads((_release(d, version="0.2.0") / "manifest.json")
                                                                .read_text())["files"]}
     r = _run(d)
