@@ -8,7 +8,7 @@ import math
 from pathlib import Path
 from typing import Any, Sequence
 
-from mtgauntlet.api.checks import at_least, at_most, budget_limits, judgment_formats, listed, one_of
+from mtgauntlet.api.checks import at_least, at_most, budget_limits, in_ranges, judgment_formats, listed, one_of
 from mtgauntlet.api.session import public, warn
 from mtgauntlet.errors import GauntletError, InputError, UsageError
 
@@ -367,11 +367,8 @@ def evaluate(kind: str, **options) -> dict[str, Any]:
     return _dispatch("evaluate", EVALUATIONS, kind, options)
 
 
-def _simulate_checks(topics, budget, k, cap, epsilon, batch, sigma) -> None:
-    for name, value, minimum in (("--topics", topics, 1), ("--budget", budget, 1), ("--k", k, 1), ("--cap", cap, 0),
-                                 ("--epsilon", epsilon, 0.0), ("--batch", batch, 1), ("--sigma", sigma, 0.0)):
-        at_least(name, value, minimum)
-    at_most("--epsilon", epsilon, 1.0)
+SIMULATE_MINIMUM = {"topics": 1, "budget": 1, "k": 1, "cap": 0, "epsilon": 0.0, "batch": 1, "sigma": 0.0}
+SIMULATE_MAXIMUM = {"epsilon": 1.0}
 
 
 @public
@@ -411,7 +408,8 @@ def simulate_bandit(*, topics: int = 1_000_000, budget: int = 1_500_000, algorit
     from mtgauntlet.builders.bandit.simulate import (SIM_ALGORITHMS, Mixture, budget_curve, fit_from_pull_log,
                                                      oracle_scaling, plot as plot_curve, simulate as run)
 
-    _simulate_checks(topics, budget, k, cap, epsilon, batch, sigma)
+    in_ranges(dict(topics=topics, budget=budget, k=k, cap=cap, epsilon=epsilon, batch=batch, sigma=sigma),
+              SIMULATE_MINIMUM, SIMULATE_MAXIMUM)
     mixture = fit_from_pull_log(str(fit)) if fit else Mixture()
     if sigma is not None:
         mixture.sigma = sigma
