@@ -14,9 +14,9 @@ from mtgauntlet.corpora.formats import read_flores
 from mtgauntlet.models.prompts import parse_source_analysis
 from mtgauntlet.records import load_records
 from tests.openai_server import ScriptedServer
-from tests.scripted_roles import cli, scripted_stack
+from tests.scripted_roles import EDIT_WORDS, QE_FAILS_ON, cli, qe_a, qe_b, scripted_stack
 
-UNUSABLE_ON = "yesterday"  # the judge answers the source analysis of texts with this word in prose, not JSON
+UNUSABLE_ON = EDIT_WORDS[0]  # the judge answers the source analysis of texts with the first edit word in prose
 
 
 def _analysed(prompt: str) -> str:
@@ -57,9 +57,38 @@ def breaker_set(tmp_path_factory, shared_data):
     seeds.write_text("text\n" + "".join(r["src"] + "\n" for r in rows), encoding="utf-8")
     with scripted_stack() as s:
         code, _, err = cli("build", "mtbreaker", "--seeds", str(seeds), "--llm", s["llm"], "--mt", s["mt"],
-                           "--qe", s["qe_a"], "--steps", "3", "--no-language-guard", "--out", str(tmp / "set"))
+                           "--qe", f"{s['qe_a']},{s['qe_b']}", "--steps", "3", "--no-language-guard",
+                           "--out", str(tmp / "set"))
     assert code == 0, err
     return tmp / "set"
+
+
+def test_one_table2_row_per_qe_metric(breaker_set):
+    """The paper's QE (MetricX) and QE (LLM) rows: the mean QE of the selected texts by each QE spec, every column."""
+    recs = load_records(breaker_set).to_pylist()
+    specs = recs[0]["qe_models"]
+    code, out, err = cli("evaluate", "breaker", "--set", str(breaker_set), "--json")
+    assert code == 0, err
+    table = json.loads(out)["table2"]
+    for column, texts in ((recs[0]["method"], [r["text"] for r in recs]),
+                          ("seeds", [r["trajectory"][0]["source"] for r in recs])):
+        scored = [t for t in texts if QE_FAILS_ON not in t]  # the scripted QE judges answer garbage for these
+        for spec, fn in zip(specs, (qe_a, qe_b)):
+            want = sum(fn(t, t.upper()) for t in scored) / len(scored)
+            assert table[column][f"qe[{spec}]"] == pytest.approx(want, abs=0.051), (column, spec)  # scores as %.1f
+    code, out, err = cli("evaluate", "breaker", "--set", str(breaker_set))
+    assert code == 0, err
+    assert out.count("qe[llm-as-qe:openai:") == len(specs) == 2  # the row names as written, not read as markup
+
+
+def test_table_cells_and_names_are_printed_as_written(capsys):
+    import pandas as pd
+
+    from mtgauntlet.cli.common import print_frame
+
+    print_frame(pd.DataFrame({"qe[llm-as-qe:openai:a@http://h]": ["[bold]not bold[/bold]", "[red]x"]}))
+    out = capsys.readouterr().out
+    assert "qe[llm-as-qe:openai:a@http://h]" in out and "[bold]not bold[/bold]" in out and "[red]x" in out
 
 
 def _expected(texts):

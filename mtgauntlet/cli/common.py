@@ -25,13 +25,14 @@ def print_frame(df, fmt: str = "table") -> None:
         sys.stdout.write(df.to_json(orient="records", force_ascii=False, date_format="iso") + "\n")
     elif fmt == "table":
         from rich.console import Console
+        from rich.markup import escape
         from rich.table import Table
 
         table = Table(show_lines=False)
-        for col in df.columns:
-            table.add_column(str(col), overflow="fold")
+        for col in df.columns:  # names and values are data, never Rich markup ("[bold]", "qe[SPEC]")
+            table.add_column(escape(str(col)), overflow="fold")
         for row in df.itertuples(index=False):
-            table.add_row(*[_cell(v) for v in row])
+            table.add_row(*[escape(_cell(v)) for v in row])
         Console(width=max(120, Console().width)).print(table)
         typer.echo(f"({len(df)} rows)")
     else:

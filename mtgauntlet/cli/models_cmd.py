@@ -17,23 +17,26 @@ def models(json_out: bool = typer.Option(False, "--json", help="Print JSON inste
         print_json({"embedded": rows, **extra})
         return
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     t = Table(title="Embedded (offline) backends")
     for c in ("role", "spec", "installed?", "what it is"):
         t.add_column(c)
     for r in rows:
-        t.add_row(r["role"], r["spec"], "yes" if r["installed"] else "no", r["what"])
+        t.add_row(escape(r["role"]), escape(r["spec"]), "yes" if r["installed"] else "no", escape(r["what"]))
     console = Console(width=max(120, Console().width))
     console.print(t)
     t2 = Table(title="Backend spec names (name:argument)")
     t2.add_column("name")
     t2.add_column("roles")
     for name, roles in sorted(extra["backends"].items()):
-        t2.add_row(name, ", ".join(roles))
+        t2.add_row(escape(name), escape(", ".join(roles)))
     console.print(t2)
     defaults = extra["defaults"]
-    console.print("Defaults per role: " + ", ".join(f"{k}={v or '(none offline)'}" for k, v in defaults.items()))
+    console.print(escape("Defaults per role: "
+                         + ", ".join(f"{k}={v or '(none offline)'}" for k, v in defaults.items())))
     by_pair = extra["default_translator_by_pair"]
     if by_pair:
-        console.print("Default translator by language pair: " + ", ".join(f"{k}: {v}" for k, v in by_pair.items()))
+        console.print(escape("Default translator by language pair: "
+                             + ", ".join(f"{k}: {v}" for k, v in by_pair.items())))

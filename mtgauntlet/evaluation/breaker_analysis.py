@@ -74,12 +74,18 @@ def word_stats(texts: Sequence[str]) -> dict[str, float | None]:
             "avg_word_length": sum(len(x) for w in words for x in w) / n_words if n_words else None}
 
 
-def selected_translations(record: dict[str, Any]) -> list[str]:
-    """The target models' translations of the record's selected text."""
+def selected_step(record: dict[str, Any]) -> dict[str, Any] | None:
+    """The trajectory step the record's text was selected from (its text and QE), or None."""
     for s in _scored(record.get("trajectory")):
         if s["source"] == record["text"] and s["qe_mean"] == record.get("qe_score"):
-            return [t for t in s["translations"] if t is not None]
-    return []
+            return s
+    return None
+
+
+def selected_translations(record: dict[str, Any]) -> list[str]:
+    """The target models' translations of the record's selected text."""
+    step = selected_step(record)
+    return [t for t in step["translations"] if t is not None] if step else []
 
 
 def error_modes(records: Sequence[dict[str, Any]], judge) -> tuple[list[list[str]], int]:
@@ -113,16 +119,18 @@ def seed_records(records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
             continue
         seen.add(key)
         out.append({**r, "method": "seeds", "text": step0["source"], "qe_score": step0.get("qe_mean"),
-                    "trajectory": [step0], "qe_components": step0.get("qe_components")})
+                    "trajectory": [step0]})
     return out
 
 
 def _qe_per_spec(recs: Sequence[dict[str, Any]], specs: Sequence[str]) -> dict[str, float | None]:
-    """Mean QE of the selected texts by each QE spec (one Table 2 row per QE metric), over target models."""
+    """Mean QE of the selected texts by each QE spec (one Table 2 row per QE metric), over target models: the
+    scores of the step each text was selected from (a record keeps them in its trajectory)."""
+    rows = [row for r in recs for step in [selected_step(r)] if step
+            for row in (step.get("qe_components") or []) if row is not None]
     out = {}
     for j, spec in enumerate(specs):
-        vals = [row[j] for r in recs for row in (r.get("qe_components") or [])
-                if row is not None and len(row) > j and row[j] is not None]
+        vals = [row[j] for row in rows if len(row) > j and row[j] is not None]
         out[f"qe[{spec}]"] = _mean(vals)
     return out
 
