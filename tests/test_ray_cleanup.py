@@ -127,9 +127,12 @@ from mtgauntlet.engines.ray_watchdog import guard_local_cluster
 bystander = subprocess.Popen(["sleep", "120"])                        # the driver's own, before the cluster
 with guard_local_cluster():
     cluster = subprocess.Popen(["sh", "-c", "sleep 120 & sleep 120 & wait"])  # a "cluster"
+    # a process whose parent ends at once (as Ray's agents when the raylet dies): never in the driver's tree
+    orphan = int(subprocess.run(["sh", "-c", "sleep 120 >/dev/null 2>&1 & echo $!"], capture_output=True,
+                                text=True).stdout)
     time.sleep(1.0)
 later = subprocess.Popen(["sleep", "120"])                            # the driver's own, after the cluster
-print(bystander.pid, cluster.pid, later.pid, flush=True)
+print(bystander.pid, cluster.pid, later.pid, orphan, flush=True)
 time.sleep(120)
 """
 
@@ -142,17 +145,19 @@ def test_watchdog_ends_only_what_started_with_the_cluster(tmp_path):
                               text=True, start_new_session=True)
     seen: dict[int, tuple[float, str]] = {}
     try:
-        bystander, cluster, later = map(int, driver.stdout.readline().split())
+        bystander, cluster, later, orphan = map(int, driver.stdout.readline().split())
         time.sleep(1.0)  # the watchdog's next look adopts the cluster's child
         seen = _tree(driver.pid)
+        orphaned = {orphan: (psutil.Process(orphan).create_time(), "sleep")}
+        assert orphan not in seen
         watchdogs = [p for p, (_, name) in seen.items() if name.startswith("python")]
         started = {cluster, *_tree(cluster), *watchdogs}
         assert len(watchdogs) == 1 and len(started) == 4 and set(seen) == started | {bystander, later}, seen
         driver.kill()
         driver.wait()
-        assert _wait_until_gone({p: seen[p] for p in started}) == {}
+        assert _wait_until_gone({**{p: seen[p] for p in started}, **orphaned}) == {}
         assert set(_running(seen)) == {bystander, later}
     finally:
         if driver.poll() is None:
             driver.kill()
-        _kill_all(seen)
+        _kill_all({**seen, **orphaned})
