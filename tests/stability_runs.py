@@ -72,6 +72,9 @@ def build(builder: str, corpus: Path, out: Path, stack: dict[str, Any] | None, *
     elif builder == "mtbreaker":
         args = ["build", "mtbreaker", "--seeds", corpus, "--column", "es", "--src-lang", "es", "--tgt-lang", "en",
                 "--llm", stack["llm"], "--no-language-guard", "--steps", opts.pop("steps", 2), *scripted]
+    elif builder == "zeroshot":
+        args = ["build", "zeroshot", "--seeds", corpus, "--column", "es", "--src-lang", "es", "--tgt-lang", "en",
+                "--llm", stack["llm"], *scripted]
     elif builder == "bandit":
         args = ["build", "bandit", "--corpus", corpus, "--text-column", "es", "--topic-column", "domain",
                 "--src-lang", "es", "--tgt-lang", "en", "--min-words", 3, "--budget", opts.pop("budget", 16),

@@ -52,3 +52,25 @@ def test_mtbreaker_sample_is_keyed_by_content(tmp_path, stack):
     ids13 = set(load_records(tmp_path / "base").column("source_id").to_pylist())
     ids7 = set(load_records(other).column("source_id").to_pylist())
     assert len(ids7) == 20 and ids7 != ids13
+
+
+def test_zeroshot_sample_draws_the_mtbreaker_seeds(tmp_path, stack):
+    """The paper's zero-shot texts target the lengths of MT-breaker's 100 randomly sampled seeds: the same --sample
+    and --seed give zero-shot the seeds MT-breaker drew (issue #30.4), recorded in build.json."""
+    import re
+
+    from mtgauntlet.builders.mtbreaker import words
+    from mtgauntlet.records import load_records
+
+    corpus = write_tsv(sample_rows(), tmp_path / "in" / "sample.tsv")
+    mtb = build("mtbreaker", corpus, tmp_path / "mtb", stack, steps=1, sample=8)
+    seeds = [r["trajectory"][0]["source"] for r in load_records(mtb).to_pylist()]
+    first = [r for r in sample_rows()[:8]]
+    assert {r["es"] for r in first} != set(seeds)  # a random draw, not the first rows
+    llm = stack["servers"]["llm"]
+    llm.requests.clear()
+    zs = build("zeroshot", corpus, tmp_path / "zs", stack, sample=8)
+    asked = [re.search(r"approximately (\d+) words", req["body"]["messages"][0]["content"]) for req in llm.requests]
+    assert sorted({int(m.group(1)) for m in asked if m}) == sorted({words(s) for s in seeds})
+    manifest = json.loads((zs / "build.json").read_text())
+    assert manifest["n_items"] == 8 and manifest["config"]["sample"] == 8

@@ -385,7 +385,8 @@ def build_mtbreaker(*, seeds: Any, out: str | Path, column: str = "text", format
 def build_zeroshot(*, seeds: Any, out: str | Path, column: str = "text", format: Optional[str] = None,
                    variant: str = "plain", llm: Optional[str] = None, mt: str = "apertium", qe: str = "qe",
                    generations: int = 10, src_lang: str = "en", tgt_lang: str = "es", lp: Optional[str] = None,
-                   limit: Optional[int] = None, quoting: str = "auto", max_chars: int = DEFAULT_MAX_CHARS,
+                   limit: Optional[int] = None, sample: Optional[int] = None, quoting: str = "auto",
+                   max_chars: int = DEFAULT_MAX_CHARS,
                    skip_bad: bool = False, temperature: float = DEFAULT_TEMPERATURE,
                    max_tokens: int = DEFAULT_MAX_TOKENS, history_size: Optional[int] = None,
                    language_guard: bool = False, seed: int = 13, shard_size: Optional[int] = None,
@@ -408,6 +409,8 @@ def build_zeroshot(*, seeds: Any, out: str | Path, column: str = "text", format:
         tgt_lang: Target language.
         lp: Language pair filter for wmt24 seeds.
         limit: Read at most N seeds.
+        sample: Seeds drawn at random from the rows read (content-keyed, as MT-breaker's: the same ``sample`` and
+            ``seed`` give both methods the same seeds, so the same length targets).
         quoting: TSV/CSV quoting: auto, csv or none.
         max_chars: Longest text a row may hold.
         skip_bad: Skip bad rows and count them by reason instead of stopping.
@@ -433,14 +436,17 @@ def build_zeroshot(*, seeds: Any, out: str | Path, column: str = "text", format:
         >>> b = mg.build("zeroshot", seeds="seeds.tsv", out="builds/zs", column="en", variant="min", generations=4)
     """
     _check(locals())
+    from mtgauntlet.builders.mtbreaker import keyed_sample
     from mtgauntlet.builders.zeroshot import ZeroShotBuilder
 
     src_lang, tgt_lang = lang_pair(src_lang, tgt_lang)
     rows = _seed_rows(seeds, column, format, src_lang, tgt_lang, limit, lp, quoting, max_chars, skip_bad)
+    rows.rows = keyed_sample(rows.rows, sample, seed)
     return _breaker_build(lambda: ZeroShotBuilder(variant=variant, llm=llm, mt=comma_list(mt), qe=qe,
                                                   src_lang=src_lang, tgt_lang=tgt_lang, generations=generations,
                                                   temperature=temperature, max_tokens=max_tokens,
-                                                  history_size=history_size, language_guard=language_guard),
+                                                  history_size=history_size, language_guard=language_guard,
+                                                  sample=sample),
                           "zeroshot", rows, str(out), seed, overwrite, shard_size, concurrency, dry_run, max_cost,
                           max_requests)
 

@@ -46,7 +46,7 @@ class ZeroShotBuilder:
     def __init__(self, *, variant: str = "plain", llm: str | None = None, mt=("apertium",), qe=None,
                  src_lang: str = "en", tgt_lang: str = "es", generations: int = 10, retries: int = 2,
                  temperature: float = DEFAULT_TEMPERATURE, max_tokens: int = DEFAULT_MAX_TOKENS,
-                 history_size: int | None = None, language_guard: bool = False):
+                 history_size: int | None = None, language_guard: bool = False, sample: int | None = None):
         if variant not in VARIANTS:
             raise GauntletError(f"unknown variant {variant!r}; choose from {', '.join(VARIANTS)}")
         if generations < 1:
@@ -55,6 +55,7 @@ class ZeroShotBuilder:
             raise GauntletError("--history-size must be >= 1")
         self.variant, self.generations, self.retries, self.temperature = variant, generations, retries, temperature
         self.max_tokens, self.history_size, self.language_guard = max_tokens, history_size, language_guard
+        self.sample = sample  # the seeds are a keyed random sample of this size (provenance; drawn by the caller)
         self.llm_spec = llm or "smollm2"
         refuse_embedded_llm_writer(llm, "zeroshot", variant)  # a default that cannot produce a record says so now
         self.llm = registry.load("llm", llm)
@@ -91,6 +92,7 @@ class ZeroShotBuilder:
         return {"variant": self.variant, "generations": self.per_item, "retries": self.retries,
                 "temperature": self.temperature, "max_tokens": self.max_tokens, "qe": self.scorer.qe_specs,
                 "language_guard": self.language_guard, **({"history_size": self.history_size} if self.capped else {}),
+                **({"sample": self.sample} if self.sample is not None else {}),
                 **({"flags": self.flags()} if self.flags() else {})}
 
     def model_specs(self) -> dict[str, str]:

@@ -10,8 +10,8 @@ import typer
 from mtgauntlet.api.building import BREAKER_SHARD_SIZE
 from mtgauntlet.builders.mtbreaker import DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE
 from mtgauntlet.cli.common import (build_result, format_option, json_option, limit_option, max_chars_option,
-                                   overwrite_option, print_json, print_result, quoting_option, seed_option,
-                                   shard_size_option, skip_bad_option)
+                                   overwrite_option, print_json, print_result, quoting_option, sample_option,
+                                   seed_option, shard_size_option, skip_bad_option)
 from mtgauntlet.cli.spend import dry_run_option, max_cost_option, max_requests_option
 
 app = typer.Typer(help="Build a challenge set with one of the methods (writes Parquet shards + build.json).",
@@ -153,9 +153,7 @@ def build_mtbreaker(
     tgt_lang: str = typer.Option("es", help="Target language (BCP-47)."),
     lp: Optional[str] = typer.Option(None, help="Language pair filter for wmt24 seeds."),
     limit: Optional[int] = limit_option("seeds"),
-    sample: Optional[int] = typer.Option(None, "--sample", min=1, help="Seeds drawn at random from the rows read "
-                                         "(the paper: 100): the N with the smallest hash of (--seed, source id, text), "
-                                         "so editing other rows keeps a seed in or out."),
+    sample: Optional[int] = sample_option(),
     quoting: str = quoting_option(),
     max_chars: int = max_chars_option(),
     skip_bad: bool = skip_bad_option(),
@@ -197,6 +195,7 @@ def build_zeroshot(
     tgt_lang: str = typer.Option("es", help="Target language (BCP-47)."),
     lp: Optional[str] = typer.Option(None, help="Language pair filter for wmt24 seeds."),
     limit: Optional[int] = limit_option("seeds"),
+    sample: Optional[int] = sample_option(),
     quoting: str = quoting_option(),
     max_chars: int = max_chars_option(),
     skip_bad: bool = skip_bad_option(),

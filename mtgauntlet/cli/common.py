@@ -91,6 +91,12 @@ def limit_option(what: str = "rows"):
     return typer.Option(None, "--limit", min=1, help=f"Read at most N {what}.")
 
 
+def sample_option():
+    return typer.Option(None, "--sample", min=1, help="Seeds drawn at random from the rows read (the paper: 100): the "
+                        "N with the smallest hash of (--seed, source id, text), so editing other rows keeps a seed in "
+                        "or out.")
+
+
 def overwrite_option():
     return typer.Option(False, "--overwrite", help="Discard a different or unfinished build found in --out and start over.")
 
