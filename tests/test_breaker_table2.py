@@ -143,6 +143,23 @@ def test_evaluate_breaker_lm_naturalness_is_the_embedded_lm_score(breaker_set):
     assert re.search(r"^\W*diversity_chrf\b", out, re.M)  # the paper's layout: one row per measure
 
 
+def test_source_only_difficulty_rows(breaker_set):
+    """In place of the paper's SRCQE row (its source-only MetricX is not released): the mean of any source-only
+    difficulty estimator per column, each text scored in its own language."""
+    from mtgauntlet.models import registry
+
+    recs = load_records(breaker_set).to_pylist()
+    code, out, err = cli("evaluate", "breaker", "--set", str(breaker_set), "--difficulty", "length,rarity", "--json")
+    assert code == 0, err
+    table = json.loads(out)["table2"]
+    for column, texts in ((recs[0]["method"], [r["text"] for r in recs]),
+                          ("seeds", [r["trajectory"][0]["source"] for r in recs])):
+        for spec in ("length", "rarity"):
+            values = registry.load("difficulty", spec).difficulty(texts, src_lang="en")
+            assert table[column][f"difficulty[{spec}]"] == pytest.approx(sum(values) / len(values)), (column, spec)
+    assert table["seeds"]["difficulty[length]"] != table[recs[0]["method"]]["difficulty[length]"]
+
+
 def test_validate_judge_metrics_and_audit_row(breaker_set, tmp_path):
     recs = load_records(breaker_set).to_pylist()
     with ScriptedServer(default=judge_answer) as judge:

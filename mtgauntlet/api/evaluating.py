@@ -205,7 +205,8 @@ def evaluate_dec(*, judgments: Any, estimator: str = "length", format: str | Non
 @public
 def evaluate_breaker(*, set: Any, plot: str | Path | None = None, mt: str | Sequence[str] | None = None,
                      qe: str | None = None, langs: str | Sequence[str] | None = None, judge: str | None = None,
-                     embedder: str | None = None, lm: bool = False, max_cost: float | None = None,
+                     embedder: str | None = None, lm: bool = False,
+                     difficulty: str | Sequence[str] | None = None, max_cost: float | None = None,
                      max_requests: int | None = None) -> dict[str, Any]:
     """MT-breaker analysis: the step curve (Figure 2), Table 2's data-quality measures per method, with ``mt`` the
     model-transfer matrix (Table 4), with several target languages the language-transfer table (Table 5).
@@ -220,6 +221,8 @@ def evaluate_breaker(*, set: Any, plot: str | Path | None = None, mt: str | Sequ
             grammaticality, rarity and syntax) and target-text analysis (error-type diversity) prompts.
         embedder: Embedder spec (e.g. e5) for embedding diversity.
         lm: Also compute LM naturalness with the embedded LLM (offline; slow).
+        difficulty: Source-only difficulty estimator spec(s) (a list or comma-separated; e.g. learned,
+            sentinel:...): their mean per method, in place of the paper's SRCQE row.
         max_cost: Stop once the ``openai:`` requests cost this many USD (raises BudgetSpent).
         max_requests: Stop after this many requests to ``openai:`` backends.
 
@@ -254,7 +257,7 @@ def evaluate_breaker(*, set: Any, plot: str | Path | None = None, mt: str | Sequ
         result = {**summary(records), "step_curve": curve,
                   "table2": quality_table(records, judge=registry.load("llm", judge) if judge else None,
                                           embedder=registry.load("embedder", embedder) if embedder else None,
-                                          lm=lm)}
+                                          lm=lm, difficulty=listed(difficulty))}
         pairs = sorted({language_pair(r) for r in records})
         if len(pairs) > 1:  # each set in its own language pair: never one pooled row
             result["per_lp"] = {lp: {**summary(recs), "step_curve": step_curve(recs)}

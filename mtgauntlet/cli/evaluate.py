@@ -131,6 +131,9 @@ def evaluate_breaker(
                                                     "syntax) and target-text analysis (error-type diversity) prompts."),
     embedder: str = typer.Option(None, "--embedder", help="Embedder spec (e.g. e5) for embedding diversity."),
     lm: bool = typer.Option(False, "--lm", help="Also compute LM naturalness with the embedded LLM (offline; slow)."),
+    difficulty: str = typer.Option(None, "--difficulty", help="Source-only difficulty estimator spec(s), "
+                                                              "comma-separated (e.g. learned, sentinel:...): their "
+                                                              "mean per method, in place of the paper's SRCQE row."),
     json_out: bool = typer.Option(False, "--json", help="Print JSON."),
     max_cost: Optional[float] = max_cost_option(),
     max_requests: Optional[int] = max_requests_option(),
@@ -142,7 +145,7 @@ def evaluate_breaker(
     from mtgauntlet.api.evaluating import evaluate_breaker as run
 
     result = run(set=set, plot=plot, mt=mt, qe=qe, langs=langs, judge=judge, embedder=embedder, lm=lm,
-                 max_cost=max_cost, max_requests=max_requests, progress=None)
+                 difficulty=difficulty, max_cost=max_cost, max_requests=max_requests, progress=None)
     if json_out:
         return print_json(result)
     print_frame(pd.DataFrame(result["step_curve"]))

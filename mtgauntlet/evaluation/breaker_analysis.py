@@ -172,15 +172,33 @@ def judged_style(texts: Sequence[str], judge) -> dict[str, Any]:
             "syntax_complexity_llm": m["syntax_complexity"], "source_analysis_failures": m["failures"]}
 
 
+def source_difficulty(texts: Sequence[str], langs: Sequence[str], specs: Sequence[str]) -> dict[str, Any]:
+    """Mean source-only difficulty by each estimator spec (``difficulty[SPEC]``, higher = harder): the place of the
+    paper's SRCQE row, a source-only MetricX of its own (Appendix A) that is not released; with the texts an
+    estimator could not score (``difficulty_notes``)."""
+    from mtgauntlet.models.difficulty import mean_by_language
+
+    out: dict[str, Any] = {}
+    notes: list[str] = []
+    for spec in specs:
+        value, why = mean_by_language(spec, texts, langs)
+        out[f"difficulty[{spec}]"] = None if value != value else value
+        notes += [f"{spec}: {n}" for n in why]
+    if notes:
+        out["difficulty_notes"] = "; ".join(notes)
+    return out
+
+
 def quality_table(records: Sequence[dict[str, Any]], *, judge=None, embedder=None, lm: bool = False,
-                  seeds: bool = True) -> dict[str, dict[str, Any]]:
+                  difficulty: Sequence[str] = (), seeds: bool = True) -> dict[str, dict[str, Any]]:
     """Table 2's measures per method: chrF diversity in the paper's setting (chrF++, nw:2; 1 - mean pairwise
     chrF / 100), unique words, average word count and length, mean QE of the selected texts (averaged, and per
     QE spec when the set was scored by several), the variance of QE over every scored step (the paper's
     per-variant variance, e.g. 297 vs 325), and — with a judge LLM — the number of distinct error types; with
     an embedder, embedding diversity. The judge also answers the source-text analysis prompt for every text
     (:func:`judged_style`: naturalness, topic diversity, LLM-rated grammaticality, rarity and syntax); with ``lm``,
-    ``lm_naturalness`` is the embedded LM's calibrated 0..100 naturalness (offline, not the paper's LLM rating).
+    ``lm_naturalness`` is the embedded LM's calibrated 0..100 naturalness (offline, not the paper's LLM rating);
+    with ``difficulty`` specs, the mean source-only difficulty by each (:func:`source_difficulty`).
     With ``seeds``, the seeds of seeded variants are a method of their own
     (the paper's "Seeds" column). Sets of several language pairs get one row per (method, language pair):
     each set is measured in its own target language, never pooled."""
@@ -202,7 +220,9 @@ def quality_table(records: Sequence[dict[str, Any]], *, judge=None, embedder=Non
                                "qe_mean": _mean(r["qe_score"] for r in recs if r.get("qe_score") is not None),
                                **(_qe_per_spec(recs, specs) if len(specs) > 1 else {}),
                                "qe_step_variance": float(np.var(steps)) if len(steps) > 1 else None}
-        row.update(style_measures(texts, [r.get("src_lang") or "en" for r in recs]))
+        langs = [r.get("src_lang") or "en" for r in recs]
+        row.update(style_measures(texts, langs))
+        row.update(source_difficulty(texts, langs, difficulty))
         if embedder is not None:
             row["diversity_embd"] = embedding_diversity(texts, embedder)
         if lm:

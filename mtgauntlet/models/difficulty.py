@@ -224,8 +224,13 @@ def mean_by_language(estimator_spec: str, texts: Sequence[str], langs: Sequence[
         try:
             with warnings.catch_warnings():  # spaCy's W095 (an older packaged model) says nothing about the data
                 warnings.filterwarnings("ignore", message=r".*\[W095\]")
-                values += registry.load("difficulty", estimator_spec).difficulty(group, src_lang=lang)
+                scored = registry.load("difficulty", estimator_spec).difficulty(group, src_lang=lang)
         except (BackendUnavailable, OSError, ImportError) as exc:
             notes.append(f"{len(group)} {lang} text(s) not measured: {exc}")
+            continue
+        kept = [float(v) for v in scored if v is not None and v == v]  # a failed score is missing, not a zero
+        values += kept
+        if len(kept) < len(group):
+            notes.append(f"{len(group) - len(kept)} {lang} text(s) without a score (left out)")
     return (float(np.mean(values)) if values else float("nan")), notes
 
