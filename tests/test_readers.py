@@ -37,6 +37,18 @@ def test_wmt24_quoted_tabs_and_canary(shared_data):
     assert {r["lp"] for r in ende.rows} == {"en-de"} and all(r["refB"] for r in ende.rows[:5])
 
 
+def test_wmt24_layout_given_a_json_lines_file_says_what_to_use(tmp_path):
+    from tests.cli import invoke
+
+    seeds = tmp_path / "wmt24.jsonl"
+    seeds.write_text(json.dumps({"lp": "en-cs", "src": "The dog barks."}) + "\n", encoding="utf-8")
+    r = invoke(["build", "mtbreaker", "--seeds", str(seeds), "--format", "wmt24", "--out", str(tmp_path / "o"),
+                "--dry-run"])
+    assert r.exit_code == 2 and r.stderr.count("\n") == 1 and "Traceback" not in r.stderr
+    assert r.stderr.startswith(f"error: {seeds}: --format wmt24 reads the WMT24 general test set TSV")
+    assert "--format jsonl" in r.stderr
+
+
 def test_parallel_samples_direction_and_filter(shared_data):
     path = shared_data / "parallel-samples/parallel_samples.tsv.gz"
     rs = F.read_parallel_samples(path)

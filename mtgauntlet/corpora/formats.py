@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from mtgauntlet.corpora.langs import ALIASES, normalize_lang, primary, split_lp
-from mtgauntlet.corpora.readers import DEFAULT_MAX_CHARS, RowSet, read_rows
+from mtgauntlet.corpora.readers import DEFAULT_MAX_CHARS, RowSet, guess_format, read_rows
 from mtgauntlet.errors import InputError
 
 FLORES_LANGS = ("eng", "deu", "spa", "por", "fra", "ita", "ces", "pol", "rus", "ukr", "isl", "hin", "jpn",
@@ -79,8 +79,20 @@ def read_flores(path, src: str = "en", tgt: str | None = "es", on_error: str = "
     return rs
 
 
+def _tsv_only(path, layout: str, what: str) -> None:
+    """A named TSV layout given a file whose name says it is something else: one error that says what to use."""
+    try:
+        fmt = guess_format(path)
+    except InputError:
+        return  # no telling from the name: read it as the layout's TSV
+    if fmt not in ("tsv", "csv"):
+        raise InputError(f"--format {layout} reads {what}, and this is a {fmt} file by its name; read it with "
+                         f"--format {fmt} and the options naming its columns", file=str(path))
+
+
 def read_wmt24(path, lp: str | None = None, on_error: str = "raise", limit=None, max_chars=DEFAULT_MAX_CHARS) -> RowSet:
     """WMT24 general test set TSV (csv-quoted fields with tabs); the canary lines are skipped and counted."""
+    _tsv_only(path, "wmt24", "the WMT24 general test set TSV (columns lp, line_id, doc_id, domain, src, refA)")
     rs = read_rows(path, format="tsv", quoting="csv", columns={"ref": "refA"},
                    required=["lp", "line_id", "doc_id", "domain", "src"], text_fields=["src"],
                    on_error=on_error, where={"lp": lp} if lp else None, max_chars=max_chars)
