@@ -157,6 +157,19 @@ def test_ne_types_default_all_and_names_option_stated(tmp_path, sample_path, en)
     assert r.exit_code == 2 and r.stderr.startswith("error: ") and len(r.stderr.strip().splitlines()) == 1
 
 
+def test_card_states_the_always_on_departures(tmp_path, sample_path):
+    """Departures that stay (issue #30.6: greedy Polyjuice, spaCy for Stanza, mask placement, ...) are in the card of
+    every set built that way, not only in docs/methods/smaug.md; each only where its phenomenon was built."""
+    args = ["build", "smaug", "--input", sample_path, "--src-col", "es", "--ref-col", "en", "--src-lang", "es",
+            "--tgt-lang", "en", "--good-from", "reference"]
+    _ok(*args, "--phenomena", "num,del", "--out", tmp_path / "b")
+    flags = json.loads((tmp_path / "b" / "build.json").read_text())["config"]["flags"]
+    assert {"not_hand_checked", "annotator", "del_split"} <= set(flags)
+    assert not {"polyjuice_greedy", "ins_masks"} & set(flags)  # no neg, no ins built
+    card = _card_text(_release(tmp_path, tmp_path / "b", "departures"))
+    assert "the paper: Stanza" in card and "not filtered by hand" in card and "separators inside numbers" in card
+
+
 # -- 6. Polyjuice: the paper's AUX* VERB spans, its answers parsed, never cut at 12 tokens ------------------------
 @pytest.mark.parametrize("text,masked", [
     ("John was seeing a movie with Bob when he left.",  # the paper's Figure 2

@@ -137,6 +137,24 @@ class SmaugBuilder:
         if "neg" in self.phenomena and self.nli is None:
             out["nli_not_checked"] = ("neg records were kept without the paper's NLI contradiction check "
                                       "(checks.nli_contradiction = null); build with --nli SPEC --require-nli")
+        return {**out, **self.method_departures()}
+
+    def method_departures(self) -> dict[str, str]:
+        """Where this build's method departs from the paper on purpose (docs/methods/smaug.md), for the card."""
+        out = {"not_hand_checked": "records are not filtered by hand (the paper hand-checked its ~50 records per "
+                                   "phenomenon)"}
+        annotator = str(self.specs.get("annotator") or "")
+        if not annotator.startswith("stanza"):
+            out["annotator"] = (f"entities and parts of speech come from {annotator or 'spaCy'} (the paper: Stanza; "
+                                "--annotator stanza:LANG)")
+        if "neg" in self.phenomena and self.polyjuice is not None:
+            out["polyjuice_greedy"] = "Polyjuice is decoded greedily (the reference code: beam search, 5 beams)"
+        if "ins" in self.phenomena and self.infiller is not None:
+            out["ins_masks"] = ("ins places min(3, gaps) masks uniformly (the reference: each gap with probability "
+                                "0.9, then at most 3) and strips leading punctuation from each fill")
+        if "del" in self.phenomena:
+            out["del_split"] = ("del does not split at separators inside numbers (1,200), and a candidate that ends "
+                                "in a word gets a '.' (the reference replaces its last character)")
         return out
 
     def model_specs(self) -> dict[str, str]:
