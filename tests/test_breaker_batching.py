@@ -223,3 +223,33 @@ def test_bandit_llm_sampler_and_scoring_are_concurrent_with_identical_pulls(stac
     assert len(sampled) == len(set(sampled)) == 10  # without replacement, within a step too
     m = json.loads((tmp_path / "4" / "build.json").read_text())
     assert m["runtime"]["sampler"][f"openai:s@{sampler.url}"]["concurrency"] == 4
+
+
+def _flaky_snippets(messages, body):
+    """As :func:`_snippets`, but about one (topic, seed) in three gets an unparseable answer (retried, counted)."""
+    topic = messages[-1]["content"].split("topics about ", 1)[1].split(" in English", 1)[0]
+    if int(hashlib.sha256(f"{topic}:{body.get('seed')}".encode()).hexdigest(), 16) % 3 == 0:
+        return "I searched but found nothing usable."
+    return _snippets(messages, body)
+
+
+_flaky_snippets.wants_body = True
+
+
+def test_bandit_sampler_counts_survive_a_resume(stack, tmp_path):
+    """The LLM sampler's failures and retries in build.json are those of the whole search: a search stopped by its
+    budget (exit 3) and resumed counts exactly what one uninterrupted run counts (issue #30.8)."""
+    tax = tmp_path / "tax.yaml"
+    tax.write_text("law:\n  - tax law\n  - prison law\nmusic:\n  - baroque music\n  - folk music\n", encoding="utf-8")
+    with ScriptedServer(default=_flaky_snippets) as sampler:
+        common = ["build", "bandit", "--topics", tax, "--sampler", "llm", "--llm", f"openai:s@{sampler.url}",
+                  "--mt", stack["mt"], "--qe", stack["qe_a"], "--algorithm", "eps-greedy", "--budget", "12",
+                  "--k", "2", "--cap", "3"]
+        assert invoke([*common, "--out", tmp_path / "whole"]).exit_code == 0
+        stopped = invoke([*common, "--max-requests", "9", "--out", tmp_path / "resumed"])
+        assert stopped.exit_code == 3, stopped
+        assert invoke([*common, "--out", tmp_path / "resumed"]).exit_code == 0
+    whole, resumed = (json.loads((tmp_path / d / "build.json").read_text())["counts"] for d in ("whole", "resumed"))
+    assert whole["sampler_failures"] > 0 and whole["sampler_retries"] > 0
+    assert {k: resumed[k] for k in ("sampler_failures", "sampler_retries", "pulls")} == \
+        {k: whole[k] for k in ("sampler_failures", "sampler_retries", "pulls")}

@@ -16,6 +16,7 @@ import json
 import math
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -149,7 +150,8 @@ class BanditSearch:
                 if not overwrite:
                     raise BuildStateError(f"{mpath} holds a different search:\n  found:     {m.get('signature')}\n"
                                           f"  requested: {sig}\nuse another --out or --overwrite")
-                for p in list((out / "pulls").glob("*.parquet")) + list((out / "data").glob("*.parquet")):
+                for p in [*(out / "pulls").glob("*.parquet"), *(out / "pulls").glob("*.sampler.json"),
+                          *(out / "data").glob("*.parquet")]:
                     p.unlink()
                 m = None
         else:
@@ -179,8 +181,9 @@ class BanditSearch:
                                b=min(self.batch, self.budget - spent), neighbours=self.neigh)
                 if not picks:
                     break  # every topic capped or exhausted
+                before_sampling = self._sampler_counts()
                 rows = self._pull(picks, state, used, rng, run_id, step)
-                self._flush(out, rows)
+                self._flush(out, rows, self._sampler_counts() - before_sampling)
                 step += len(rows)
                 for r in rows:
                     if r["phase"] != "exhausted":
@@ -200,8 +203,7 @@ class BanditSearch:
         for r in self._load_log(out):
             if r["phase"] == "failed":
                 failures[f"{r['failure']}_failures"] += 1
-        sampler = getattr(self.sampler, "sampler", self.sampler)  # the LLM sampler's retries (this run's)
-        failures.update(getattr(sampler, "failures", None) or {})
+        failures.update(self._logged_sampler_counts(out))  # the LLM sampler's, over every run of this search
         m.update(**self._runtime())
         record_usage(m, before, status="complete", finished_at=utcnow().isoformat(),
                  counts={"pulls": spent, "scored_pulls": state.pulls, **failures,
@@ -244,11 +246,29 @@ class BanditSearch:
                 "difficulty": None if qe_mean is None else 100.0 - qe_mean, "phase": phase,
                 "failure": scored.get("failure")}
 
-    def _flush(self, out: Path, rows: list[dict[str, Any]]) -> None:
+    def _sampler_counts(self) -> Counter:
+        """The LLM sampler's counters so far (``sampler_failures``, ``sampler_retries``); empty for a corpus."""
+        sampler = getattr(self.sampler, "sampler", self.sampler)  # the CLI wraps the LLM sampler
+        return Counter(getattr(sampler, "failures", None) or {})
+
+    def _flush(self, out: Path, rows: list[dict[str, Any]], sampler_counts: Counter | None = None) -> None:
+        """The pulls of one step as a log part; what the sampler counted meanwhile beside it, written first, so
+        a resumed search sums the counts of exactly the parts it finds."""
         if not rows:
             return
-        with atomic_path(out / "pulls" / f"part-{rows[0]['step']:08d}.parquet") as tmp:
+        part = out / "pulls" / f"part-{rows[0]['step']:08d}.parquet"
+        if sampler_counts:
+            write_json_atomic(part.with_suffix(".sampler.json"), dict(sampler_counts))
+        with atomic_path(part) as tmp:
             pq.write_table(to_table("bandit_pull", rows), tmp)
+
+    def _logged_sampler_counts(self, out: Path) -> Counter:
+        total: Counter = Counter()
+        for part in sorted((out / "pulls").glob("part-*.parquet")):
+            counts = part.with_suffix(".sampler.json")
+            if counts.exists():
+                total.update(json.loads(counts.read_text(encoding="utf-8")))
+        return total
 
     def _records(self, out: Path, top: list[int]) -> list[dict[str, Any]]:
         names = {self.topics[t].name: t for t in top}
