@@ -100,13 +100,17 @@ class BanditSearch:
             self._scorer = with_bandit_qe_prompt(Scorer(self.mt_specs, self.qe_specs, self.src_lang, self.tgt_lang))
         return self._scorer
 
+    @property
+    def _text_sampler(self):
+        """The sampler itself (the API wraps the LLM sampler in an index-based adapter)."""
+        return getattr(self.sampler, "sampler", self.sampler)
+
     def _runtime(self) -> dict[str, Any]:
         """``{"runtime": {role: {spec: info}}}`` for the manifest: where the models run (device, dtype, batch;
         an API's concurrency)."""
         from mtgauntlet.builders.runtime_info import roles_runtime
 
-        sampler = getattr(self.sampler, "sampler", self.sampler)  # the CLI wraps the LLM sampler
-        info = roles_runtime({"sampler": getattr(sampler, "llm", None), **self.scorer.roles()})
+        info = roles_runtime({"sampler": getattr(self._text_sampler, "llm", None), **self.scorer.roles()})
         return {"runtime": info} if info else {}
 
     # -- state ------------------------------------------------------------------------------------
@@ -248,8 +252,7 @@ class BanditSearch:
 
     def _sampler_counts(self) -> Counter:
         """The LLM sampler's counters so far (``sampler_failures``, ``sampler_retries``); empty for a corpus."""
-        sampler = getattr(self.sampler, "sampler", self.sampler)  # the CLI wraps the LLM sampler
-        return Counter(getattr(sampler, "failures", None) or {})
+        return Counter(getattr(self._text_sampler, "failures", None) or {})
 
     def _flush(self, out: Path, rows: list[dict[str, Any]], sampler_counts: Counter | None = None) -> None:
         """The pulls of one step as a log part; what the sampler counted meanwhile beside it, written first, so
