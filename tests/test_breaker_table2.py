@@ -158,6 +158,8 @@ def test_source_only_difficulty_rows(breaker_set):
             values = registry.load("difficulty", spec).difficulty(texts, src_lang="en")
             assert table[column][f"difficulty[{spec}]"] == pytest.approx(sum(values) / len(values)), (column, spec)
     assert table["seeds"]["difficulty[length]"] != table[recs[0]["method"]]["difficulty[length]"]
+    code, out, err = cli("evaluate", "breaker", "--set", str(breaker_set), "--difficulty", "sentinel:'; DROP x")
+    assert code == 2 and err.startswith("error: --difficulty sentinel:'; DROP x: ") and err.count("\n") == 1
 
 
 def test_validate_judge_metrics_and_audit_row(breaker_set, tmp_path):

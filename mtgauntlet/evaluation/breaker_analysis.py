@@ -175,13 +175,17 @@ def judged_style(texts: Sequence[str], judge) -> dict[str, Any]:
 def source_difficulty(texts: Sequence[str], langs: Sequence[str], specs: Sequence[str]) -> dict[str, Any]:
     """Mean source-only difficulty by each estimator spec (``difficulty[SPEC]``, higher = harder): the place of the
     paper's SRCQE row, a source-only MetricX of its own (Appendix A) that is not released; with the texts an
-    estimator could not score (``difficulty_notes``)."""
+    estimator could not score (``difficulty_notes``). An estimator that could not measure a single text (it does not
+    load, or covers none of the languages) is an error: it was asked for by name."""
+    from mtgauntlet.errors import GauntletError
     from mtgauntlet.models.difficulty import mean_by_language
 
     out: dict[str, Any] = {}
     notes: list[str] = []
     for spec in specs:
         value, why = mean_by_language(spec, texts, langs)
+        if value != value and texts and any("not measured" in n for n in why):
+            raise GauntletError(f"--difficulty {spec}: {why[0]}")
         out[f"difficulty[{spec}]"] = None if value != value else value
         notes += [f"{spec}: {n}" for n in why]
     if notes:
