@@ -15,6 +15,8 @@ from typing import Any, Iterable, Mapping
 
 import pyarrow as pa
 
+from mtgauntlet.schema_docs import COLUMN_DOCS, column_doc  # noqa: F401  (re-exported)
+
 SCHEMA_VERSION = "1"
 KIND_METADATA_KEY = b"mtgauntlet.kind"
 SIGNATURE_METADATA_KEY = b"mtgauntlet.signature"
@@ -188,6 +190,68 @@ JUDGMENT = _register(RecordKind(
 ))
 
 
+# Named numeric scores of one item (human judgments, a metric someone already ran): list of (name, value) structs.
+SCORES_TYPE = CHECKS_TYPE
+
+CHALLENGE_PAIR = _register(RecordKind(
+    name="challenge_pair",
+    description="A public challenge-set item (ACES, Span-ACES, DEMETR, WMT challenge TSV): a good and a bad "
+                "translation of one source; a metric passes when it scores good above bad.",
+    fields=[
+        pa.field("lp", pa.string(), nullable=False),
+        pa.field("src", pa.string(), nullable=False),
+        pa.field("good", pa.string(), nullable=False),
+        pa.field("bad", pa.string(), nullable=False),
+        pa.field("ref", pa.string()),
+        pa.field("phenomenon", pa.string(), nullable=False),
+        pa.field("aces_category", pa.string()),  # the ACES-score category the importer maps the phenomenon to
+        pa.field("good_span", pa.string()),  # Span-ACES: the marked span of the good translation
+        pa.field("bad_span", pa.string()),  # Span-ACES: the marked span of the incorrect translation
+        pa.field("scores", SCORES_TYPE),  # numeric columns of the set kept as given (e.g. a metric already run)
+        pa.field("extra", pa.string()),  # the set's other columns, as a JSON object, values as given
+    ],
+    id_fields=("lp", "src", "good", "bad", "ref", "phenomenon", "source_id"),
+))
+
+HUMAN_SCORE = _register(RecordKind(
+    name="human_score",
+    description="Human judgments of one system's translation of one segment (WMT metrics-task layout).",
+    fields=[
+        pa.field("lp", pa.string(), nullable=False),
+        pa.field("seg_id", pa.string(), nullable=False),
+        pa.field("system", pa.string(), nullable=False),
+        pa.field("src", pa.string(), nullable=False),
+        pa.field("ref", pa.string()),
+        pa.field("tgt", pa.string()),
+        pa.field("domain", pa.string()),
+        pa.field("doc", pa.string()),
+        pa.field("scores", SCORES_TYPE),  # human (and kept metric) scores by name, e.g. mqm, da_sqm; null = missing
+        pa.field("extra", pa.string()),  # the set's other columns, as a JSON object, values as given
+    ],
+    id_fields=("lp", "seg_id", "system", "source_dataset"),
+))
+
+METRIC_SCORE = _register(RecordKind(
+    name="metric_score",
+    description="One metric's score of one item of a challenge or human-judgment set (the metric workbench).",
+    with_common=False,
+    fields=[
+        pa.field("item_key", pa.string(), nullable=False),  # sha256 (16 hex) of what the metric read: src, hyp, ref, langs
+        pa.field("metric", pa.string(), nullable=False),  # the metric's name as given (chrf, comet:..., col:NAME)
+        pa.field("metric_signature", pa.string(), nullable=False),  # name, model id/revision, versions, dtype, device
+        pa.field("set_name", pa.string(), nullable=False),
+        pa.field("set_version", pa.string(), nullable=False),
+        pa.field("record_kind", pa.string(), nullable=False),
+        pa.field("record_id", pa.string(), nullable=False),
+        pa.field("side", pa.string(), nullable=False),  # good | bad (pairs) or tgt (human-judgment sets)
+        pa.field("score", pa.float64()),  # null when the metric failed on the item (see failure)
+        pa.field("failure", pa.string()),
+    ],
+    id_fields=("item_key", "metric_signature"),
+    allowed={"side": ("good", "bad", "tgt")},
+))
+
+
 def get_kind(name: str) -> RecordKind:
     try:
         return KINDS[name]
@@ -248,100 +312,3 @@ def kind_of_schema(schema: pa.Schema) -> str | None:
 
 def utcnow() -> _dt.datetime:
     return _dt.datetime.now(tz=_dt.timezone.utc).replace(microsecond=0)
-
-
-# What every column of every record kind means: rendered into dataset cards (``cards/columns.py``).
-# One entry per column of each kind's schema (tests/test_schema.py checks that none is missing).
-_COMMON_DOCS = {
-    "id": "Stable content id: 16 hex chars of sha256 over the kind's id fields, builder and languages.",
-    "src_lang": "Source language (BCP-47).",
-    "tgt_lang": "Target language (BCP-47); null when the record has no translation direction.",
-    "builder": "Builder that produced the record (subset, smaug, mtbreaker, zeroshot, bandit).",
-    "builder_version": "Version of that builder's method; a change means records are not comparable.",
-    "created_at": "When the build started (UTC).",
-    "source_dataset": "Dataset the text was taken from (e.g. flores200-devtest); the card's licence is derived from it.",
-    "source_id": "Id of the text in its source dataset (line, segment or document id).",
-}
-_CHECKS_DOC = ("Validation checks as a list of (name, value) pairs: 1.0 = passed, 0.0 = failed, a number = a "
-               "measured value, null = not checked. In DuckDB: `map_from_entries(checks)['name']`; in Python: "
-               "`{c['name']: c['value'] for c in row['checks']}`.")
-COLUMN_DOCS: dict[str, dict[str, str]] = {
-    "smaug_pair": {**_COMMON_DOCS,
-        "src": "Source sentence.",
-        "ref": "Reference translation.",
-        "good": "Good hypothesis: a translation without the critical error (see good_origin).",
-        "bad": "Bad hypothesis: the reference with exactly one critical error of the given phenomenon.",
-        "phenomenon": "Critical-error type: ne (named entity), num (number), neg (negation), ins (insertion), "
-                      "del (deletion).",
-        "span_original": "The span of the reference that was changed (empty for insertions).",
-        "span_replacement": "What replaced it in `bad` (empty for deletions).",
-        "span_start": "Character offset in `ref` where the changed span starts (Python string index).",
-        "span_end": "Character offset in `ref` where the changed span ends (exclusive; = span_start for insertions).",
-        "perturbation": "How the error was made, as phenomenon/method (e.g. ne/corpus-swap, neg/en-do-support).",
-        "good_origin": "Where `good` came from: `column:NAME`, `translator:SPEC`, or `reference` (then good = ref).",
-        "checks": _CHECKS_DOC,
-    },
-    "breaker_text": {**_COMMON_DOCS,
-        "text": "The selected source text: the step of the trajectory with the lowest QE (hardest).",
-        "seed": "The seed text the editing started from (null for seedless variants).",
-        "method": "Variant: mtbreaker-seeded, -seedless, (+qe), zeroshot, zeroshot-history, zeroshot-min.",
-        "target_models": "MT model specs the text was made hard for.",
-        "qe_model": "QE spec that scored the translations (0-100, higher = better).",
-        "qe_score": "Mean QE of the target models' translations of `text`.",
-        "difficulty": "100 - qe_score (higher = harder).",
-        "llm_failures": "LLM answers that were unusable (retried or dropped) while editing.",
-        "qe_models": "The QE specs whose 0-100 scores are averaged per text (--qe A,B).",
-        "mt_failures": "Steps whose translation failed (no score; never selected).",
-        "qe_failures": "Steps whose QE failed (no score; never selected).",
-        "truncated": "LLM answers cut by the generation budget (--max-tokens); not used.",
-        "trajectory": "Every step as a list of structs: step (0 = seed), source, translations (one per target "
-                      "model), qe (one per target model), qe_components ([target model][QE spec]), qe_mean "
-                      "(null when the step failed), failure ('mt', 'qe' or null). `text` is the source of the "
-                      "scored step with the lowest qe_mean.",
-    },
-    "topic_text": {**_COMMON_DOCS,
-        "topic": "Topic (bandit arm) among the k hardest found by the search.",
-        "topic_path": "The topic's path in the taxonomy, root first (null for flat topic lists).",
-        "text": "A text sampled for the topic.",
-        "provenance_url": "Where the text comes from (URL), when known.",
-        "difficulty": "100 - mean QE of the text's translations (higher = harder).",
-        "qe_components": "QE of each translation by each QE spec ([translator][QE spec], 0-100 quality).",
-    },
-    "bandit_pull": {
-        "run_id": "The search this pull belongs to (sha256 of the whole build signature, 16 hex digits; equal ids = "
-                  "same search).",
-        "step": "Pull number within the search, from 0.",
-        "topic": "Topic (arm) pulled.",
-        "text": "Text sampled for the topic.",
-        "source_id": "Id of the text in the corpus it was sampled from.",
-        "translations": "Translations of the text, one per MT model.",
-        "qe": "QE of each translation (0-100, higher = better; null when it failed).",
-        "qe_components": "QE of each translation by each QE spec ([translator][QE spec], 0-100 quality).",
-        "difficulty": "100 - mean QE (higher = harder); null when the pull failed.",
-        "failure": "null, 'mt' (no translation) or 'qe' (no score): a failed pull costs budget but updates no topic.",
-        "phase": "explore (first pull of the arm), exploit (a further pull), exhausted (no text left for the "
-                 "topic) or failed.",
-    },
-    "selected_text": {**_COMMON_DOCS,
-        "text": "A corpus text kept because the estimator rates it among the hardest.",
-        "domain": "Domain label from the corpus (used for stratification).",
-        "estimator": "Difficulty estimator spec that scored the text.",
-        "difficulty": "The estimator's difficulty score (higher = harder; the scale depends on the estimator).",
-        "rank": "Rank by difficulty among the kept texts (1 = hardest).",
-    },
-    "judgment": {
-        "lp": "Language pair (src-tgt).",
-        "item_id": "Segment id within the test set.",
-        "src": "Source segment.",
-        "system": "MT system (or human reference) that produced `tgt`.",
-        "tgt": "The system's translation.",
-        "score": "Human quality score (scale given by `protocol`; higher = better).",
-        "protocol": "Annotation protocol: esa, mqm or da.",
-        "domain": "Domain of the segment, when known.",
-    },
-}
-
-
-def column_doc(kind: str, column: str) -> str:
-    """What a column of a record kind means (empty string for an undocumented column)."""
-    return COLUMN_DOCS.get(kind, {}).get(column, "")

@@ -26,6 +26,14 @@ EXAMPLES = {
                         qe=[50.0], difficulty=50.0, phase="explore"),
     "judgment": dict(lp="en-de", item_id="1", src="Hello", system="sys", tgt="Hallo", score=-1.0, protocol="mqm",
                      domain="news"),
+    "challenge_pair": dict(lp="de-en", src="Hallo Ana.", good="Hello Ana.", bad="Hello Maria.", ref="Hi Ana.",
+                           phenomenon="critical_id10_ne", aces_category="mistranslation", good_span=None,
+                           bad_span=None, scores=None, extra='{"severity": "critical"}'),
+    "human_score": dict(lp="en-de", seg_id="0", system="sysA", src="Hello", ref="Hallo", tgt="Hallo!",
+                        domain="news", doc="d1", scores=None, extra=None),
+    "metric_score": dict(item_key="0123456789abcdef", metric="chrf", metric_signature="chrf|nc:6|nw:0|v:2",
+                         set_name="demo", set_version="0.1.0", record_kind="challenge_pair",
+                         record_id="fedcba9876543210", side="good", score=71.5, failure=None),
 }
 
 
