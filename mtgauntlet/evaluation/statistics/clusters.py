@@ -58,10 +58,10 @@ def significance_clusters(metric_matrices: Mapping[str, Matrix], human: Matrix, 
     the value: e.g. ``lambda m, h: seg_pearson(m, h, "item")``), higher being better.
 
     Metrics are sorted by decreasing value (ties by name). For each pair i above j, p[i, j] is
-    :func:`permutation_p_value` (``n_resamples`` resamples, ``numpy.random.default_rng(seed)``, no early stopping).
-    Ranks as mt-metrics-eval's ``AssignRanks``: walking down the sorted list, a metric starts a new cluster (rank + 1)
-    when some metric of the current cluster beats it significantly (``p <= alpha``); otherwise it joins the current
-    cluster. A metric whose value is NaN is listed last with rank ``None``.
+    :func:`permutation_p_value` (``n_resamples`` resamples, one ``numpy.random.default_rng(seed)`` drawn in pair
+    order, no early stopping). Ranks by :func:`assign_ranks` (mt-metrics-eval's ``AssignRanks``): walking down the
+    sorted list, a metric starts a new cluster (rank + 1) when some metric of the current cluster beats it
+    significantly (``p <= alpha``); otherwise it joins the current cluster. A metric whose value is NaN is listed last with rank ``None``.
 
     Returns ``[{"metric": name, "value": value, "rank": cluster number from 1}, ...]`` in that order."""
     if not 0 < alpha < 1:
@@ -71,12 +71,23 @@ def significance_clusters(metric_matrices: Mapping[str, Matrix], human: Matrix, 
     values = {name: _value(statistic, matrix, human) for name, matrix in metric_matrices.items()}
     ranked = sorted((n for n in values if not np.isnan(values[n])), key=lambda n: (-values[n], n))
     rng = np.random.default_rng(seed)
-    rows: list[dict] = []
-    rank, start = 1, 0
-    for i, name in enumerate(ranked):
-        if any(permutation_p_value(statistic, metric_matrices[ranked[k]], metric_matrices[name], human,
-                                   n_resamples, rng) <= alpha for k in range(start, i)):
+    p = np.full((len(ranked), len(ranked)), np.nan)
+    for i, better in enumerate(ranked):
+        for j in range(i + 1, len(ranked)):
+            p[i, j] = permutation_p_value(statistic, metric_matrices[better], metric_matrices[ranked[j]], human,
+                                          n_resamples, rng)
+    rows = [{"metric": n, "value": values[n], "rank": r} for n, r in zip(ranked, assign_ranks(p, alpha))]
+    return rows + [{"metric": n, "value": values[n], "rank": None} for n in sorted(values) if np.isnan(values[n])]
+
+
+def assign_ranks(p_values: np.ndarray, alpha: float) -> list[int]:
+    """Cluster numbers of metrics sorted by decreasing value, from the upper triangle of ``p_values`` (p[i, j]: the
+    p-value of "metric i is not better than metric j", i < j). Walking down the list, metric i opens a new cluster
+    when ``p[k, i] <= alpha`` for some k of the current cluster, and joins it otherwise (mt-metrics-eval's
+    ``AssignRanks``): a metric is outranked only by a significant loss to a member of its own would-be cluster."""
+    ranks, rank, start = [], 1, 0
+    for i in range(p_values.shape[0]):
+        if any(p_values[k, i] <= alpha for k in range(start, i)):
             rank, start = rank + 1, i
-        rows.append({"metric": name, "value": values[name], "rank": rank})
-    rows += [{"metric": n, "value": values[n], "rank": None} for n in sorted(values) if np.isnan(values[n])]
-    return rows
+        ranks.append(rank)
+    return ranks

@@ -81,7 +81,7 @@ def aces_category_taus(tau_by_phenomenon: Mapping[str, float], category_of: Mapp
 def aces_score(tau_by_category: Mapping[str, float]) -> float:
     """ACES score: ``sum over the categories present of ACES_WEIGHTS[c] * tau_c``.
 
-    With all ten categories present this is ACES's ``comp_aces_score`` (range -29.2 to 29.2). A category absent from
+    With all ten categories present this is ACES's ``comp_aces_score`` (range -29.1 to 29.1). A category absent from
     ``tau_by_category`` or with a NaN tau adds nothing (ACES itself returns NaN then); NaN when none is present. An
     unknown category name is an error."""
     unknown = sorted(set(tau_by_category) - set(ACES_WEIGHTS))
