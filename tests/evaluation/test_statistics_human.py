@@ -99,8 +99,11 @@ def _acc_eq_brute_force(metric, human, grouping):
     for eps in candidates:
         accs = []
         for g in groups:
-            good = sum((abs(a[1] - b[1]) <= eps and a[0] == b[0]) or
-                       (abs(a[1] - b[1]) > eps and (a[0] - b[0]) * (a[1] - b[1]) > 0) for a, b in g)
+            good = sum(
+                (abs(a[1] - b[1]) <= eps and a[0] == b[0])
+                or (abs(a[1] - b[1]) > eps and (a[0] - b[0]) * (a[1] - b[1]) > 0)
+                for a, b in g
+            )
             accs.append(good / len(g))
         if np.mean(accs) > best[0] + 1e-12:
             best = (float(np.mean(accs)), eps)
@@ -113,12 +116,12 @@ def test_acc_eq_sweep_equals_the_brute_force_search_with_ties_and_missing_scores
         n_sys, n_items = int(rng.integers(2, 6)), int(rng.integers(1, 9))
         metric = {f"s{i}": [float(v) for v in np.round(rng.normal(size=n_items), 1)] for i in range(n_sys)}
         human = {f"s{i}": [float(v) for v in rng.integers(0, 3, n_items)] for i in range(n_sys)}
-        for s in metric:
+        for s, scores in metric.items():
             for k in range(n_items):
                 if rng.random() < 0.15:
                     human[s][k] = None
                 if rng.random() < 0.1:
-                    metric[s][k] = float("nan")
+                    scores[k] = float("nan")
         for grouping in ("item", "sys", "none"):
             acc, _, eps = seg_acc_eq(metric, human, grouping)
             want_acc, want_eps = _acc_eq_brute_force(metric, human, grouping)
@@ -171,8 +174,10 @@ def test_metric_none_is_missing_too_and_bad_arguments_are_one_line_errors():
 
 
 def test_system_level_accuracy_and_pearson_by_hand():
-    assert system_scores({"A": [1, None, 3], "B": [float("nan")]}) == {"A": 2.0, "B": pytest.approx(float("nan"),
-                                                                                                    nan_ok=True)}
+    assert system_scores({"A": [1, None, 3], "B": [float("nan")]}) == {
+        "A": 2.0,
+        "B": pytest.approx(float("nan"), nan_ok=True),
+    }
     metric_sys = {"A": 0.3, "B": 0.1, "C": 0.2, "D": None}
     human_sys = {"A": 3.0, "B": 2.0, "C": 2.0, "E": 1.0}
     # systems A, B, C (D has no score, E no metric score). A-B: + / + agree; A-C: + / + agree;
@@ -183,7 +188,8 @@ def test_system_level_accuracy_and_pearson_by_hand():
     # sum dm^2 = .02, sum dh^2 = 2/3; r = .1 / sqrt(.02 * 2/3) = sqrt(3) / 2
     assert sys_pearson(metric_sys, human_sys) == (pytest.approx(math.sqrt(3) / 2), 3)
     assert sys_pearson(metric_sys, human_sys)[0] == pytest.approx(
-        scipy_stats.pearsonr([0.3, 0.1, 0.2], [3, 2, 2]).statistic)
+        scipy_stats.pearsonr([0.3, 0.1, 0.2], [3, 2, 2]).statistic
+    )
 
 
 def _exact_p(d):
@@ -232,12 +238,23 @@ def wmt23_en_de(shared_data):
         for line in f:
             r = dict(zip(header, line.rstrip("\n").split("\t")))
             if r["lp"] == "en-de" and int(r["seg_id"]) < 40 and r["is_human_ref"] == "0" and r["mqm"]:
-                rows[(r["system"], int(r["seg_id"]))] = (float(r["mqm"]), chrf.sentence_score(r["tgt"], [r["ref"]]).score)
+                rows[(r["system"], int(r["seg_id"]))] = (
+                    float(r["mqm"]),
+                    chrf.sentence_score(r["tgt"], [r["ref"]]).score,
+                )
     systems = sorted({s for s, _ in rows})
     items = sorted({i for _, i in rows})
     human = {s: [rows[(s, i)][0] if (s, i) in rows else None for i in items] for s in systems}
     metric = {s: [rows[(s, i)][1] if (s, i) in rows else None for i in items] for s in systems}
     return metric, human
+
+
+def _scored_per_item(human, metric):
+    systems = list(human)
+    return [
+        sum(human[s][k] is not None and metric[s][k] is not None for s in systems)
+        for k in range(len(human[systems[0]]))
+    ]
 
 
 def test_real_wmt23_scores_match_scipy(wmt23_en_de):
@@ -255,5 +272,6 @@ def test_real_wmt23_scores_match_scipy(wmt23_en_de):
                 per_item.append(tau)
     assert seg_kendall(metric, human, "item", "b") == (pytest.approx(np.mean(per_item)), len(per_item))
     acc, n_pairs, eps = seg_acc_eq(metric, human, "item")
+    assert n_pairs == sum(n * (n - 1) // 2 for n in _scored_per_item(human, metric))
     assert acc >= seg_kendall(metric, human, "item", "acc23")[0] and eps >= 0  # calibration never loses
     assert 0.4 < acc < 0.8  # chrF is a weak segment-level metric, not a random or perfect one

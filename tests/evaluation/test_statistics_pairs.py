@@ -48,14 +48,24 @@ def test_smaug_tau_and_d_by_hand():
 
 def test_aces_weights_are_aces_own():
     assert ACES_WEIGHTS == {
-        "addition": 5, "omission": 5, "mistranslation": 5, "overtranslation": 5, "undertranslation": 5,
-        "untranslated": 1, "do not translate": 1, "real-world knowledge": 1, "wrong language": 1, "punctuation": 0.1}
+        "addition": 5,
+        "omission": 5,
+        "mistranslation": 5,
+        "overtranslation": 5,
+        "undertranslation": 5,
+        "untranslated": 1,
+        "do not translate": 1,
+        "real-world knowledge": 1,
+        "wrong language": 1,
+        "punctuation": 0.1,
+    }
 
 
 def test_aces_score_is_the_weighted_sum_over_the_categories_present():
     # 5 * 0.5 + 0.1 * (-1.0) + 1 * 0.2 = 2.5 - 0.1 + 0.2 = 2.6; the NaN category adds nothing
-    assert aces_score({"addition": 0.5, "punctuation": -1.0, "untranslated": 0.2, "omission": float("nan")}) \
-        == pytest.approx(2.6)
+    assert aces_score(
+        {"addition": 0.5, "punctuation": -1.0, "untranslated": 0.2, "omission": float("nan")}
+    ) == pytest.approx(2.6)
     # all ten categories at tau = 1: 5 * 5 + 4 * 1 + 0.1 = 29.1, ACES's maximum
     assert aces_score({c: 1.0 for c in ACES_WEIGHTS}) == pytest.approx(29.1)
     assert math.isnan(aces_score({}))
@@ -64,10 +74,19 @@ def test_aces_score_is_the_weighted_sum_over_the_categories_present():
 
 
 def test_aces_category_taus_are_the_mean_over_their_phenomena():
-    category_of = {"addition": "addition", "nonsense": "mistranslation", "hallucination-number-level-1":
-                   "mistranslation", "copy-source": "untranslated"}
-    taus = {"addition": 0.2, "nonsense": 0.8, "hallucination-number-level-1": 0.4, "copy-source": float("nan"),
-            "not-mapped": 1.0}
+    category_of = {
+        "addition": "addition",
+        "nonsense": "mistranslation",
+        "hallucination-number-level-1": "mistranslation",
+        "copy-source": "untranslated",
+    }
+    taus = {
+        "addition": 0.2,
+        "nonsense": 0.8,
+        "hallucination-number-level-1": 0.4,
+        "copy-source": float("nan"),
+        "not-mapped": 1.0,
+    }
     # mistranslation = (0.8 + 0.4) / 2 = 0.6; copy-source has no tau, not-mapped no category: both left out
     got = aces_category_taus(taus, category_of)
     assert got == pytest.approx({"addition": 0.2, "mistranslation": 0.6})

@@ -6,7 +6,8 @@ As mt-metrics-eval's ``ComputeSigMatrix`` / ``PermutationSigDiff`` (PERM-BOTH, D
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -31,14 +32,21 @@ def _as_matrix(systems: list[str], rows: np.ndarray) -> dict[str, list[float]]:
     return {s: rows[k].tolist() for k, s in enumerate(systems)}
 
 
-def permutation_p_value(statistic: Callable[[Matrix, Matrix], Any], better: Matrix, worse: Matrix, human: Matrix,
-                        n_resamples: int, rng: np.random.Generator) -> float:
+def permutation_p_value(
+    statistic: Callable[[Matrix, Matrix], Any],
+    better: Matrix,
+    worse: Matrix,
+    human: Matrix,
+    n_resamples: int,
+    rng: np.random.Generator,
+) -> float:
     """One-sided p-value for "``better``'s statistic is not above ``worse``'s": the share of resamples where
     ``stat(swapped better) - stat(swapped worse) >= stat(better) - stat(worse)``. Each resample swaps every
     (system, item) score between the two metrics with probability 1/2, after z-scoring each metric over the entries
     that have a human score and both metric scores (the only entries kept)."""
-    systems, m1, h = matrices(better, human)
-    _, m2, _ = matrices(worse, human)
+    common = set(better) & set(worse) & set(human)
+    systems, m1, h = matrices({s: better[s] for s in common}, {s: human[s] for s in common})
+    _, m2, _ = matrices({s: worse[s] for s in common}, {s: human[s] for s in common})
     usable = ~(np.isnan(m1) | np.isnan(m2) | np.isnan(h))
     z1, z2 = _zscored(m1, usable), _zscored(m2, usable)
     gold = _as_matrix(systems, np.where(usable, h, np.nan))
@@ -52,8 +60,14 @@ def permutation_p_value(statistic: Callable[[Matrix, Matrix], Any], better: Matr
     return extreme / n_resamples
 
 
-def significance_clusters(metric_matrices: Mapping[str, Matrix], human: Matrix, statistic: Callable,
-                          n_resamples: int = 1000, alpha: float = 0.05, seed: int = 0) -> list[dict]:
+def significance_clusters(
+    metric_matrices: Mapping[str, Matrix],
+    human: Matrix,
+    statistic: Callable,
+    n_resamples: int = 1000,
+    alpha: float = 0.05,
+    seed: int = 0,
+) -> list[dict]:
     """Rank clusters of metrics by ``statistic(metric_matrix, human)`` (a value, or a tuple whose first element is
     the value: e.g. ``lambda m, h: seg_pearson(m, h, "item")``), higher being better.
 
@@ -74,8 +88,9 @@ def significance_clusters(metric_matrices: Mapping[str, Matrix], human: Matrix, 
     p = np.full((len(ranked), len(ranked)), np.nan)
     for i, better in enumerate(ranked):
         for j in range(i + 1, len(ranked)):
-            p[i, j] = permutation_p_value(statistic, metric_matrices[better], metric_matrices[ranked[j]], human,
-                                          n_resamples, rng)
+            p[i, j] = permutation_p_value(
+                statistic, metric_matrices[better], metric_matrices[ranked[j]], human, n_resamples, rng
+            )
     rows = [{"metric": n, "value": values[n], "rank": r} for n, r in zip(ranked, assign_ranks(p, alpha))]
     return rows + [{"metric": n, "value": values[n], "rank": None} for n in sorted(values) if np.isnan(values[n])]
 

@@ -6,7 +6,8 @@ neither a success nor a failure); with no item left the statistic is NaN.
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -15,8 +16,15 @@ from mtgauntlet.evaluation.statistics.missing import as_float
 
 # ACES's summary weights (Amrhein et al. 2022, aces/cli/evaluate.py `comp_aces_score`), under ACES's own keys.
 ACES_WEIGHTS: dict[str, float] = {
-    "addition": 5.0, "omission": 5.0, "mistranslation": 5.0, "overtranslation": 5.0, "undertranslation": 5.0,
-    "untranslated": 1.0, "do not translate": 1.0, "real-world knowledge": 1.0, "wrong language": 1.0,
+    "addition": 5.0,
+    "omission": 5.0,
+    "mistranslation": 5.0,
+    "overtranslation": 5.0,
+    "undertranslation": 5.0,
+    "untranslated": 1.0,
+    "do not translate": 1.0,
+    "real-world knowledge": 1.0,
+    "wrong language": 1.0,
     "punctuation": 0.1,
 }
 

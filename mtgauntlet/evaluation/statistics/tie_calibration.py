@@ -56,8 +56,10 @@ def group_pairs(h: np.ndarray, m: np.ndarray, sample_rate: float, rng: np.random
             i, j = _triangle_pairs(n, np.sort(k))
         total += len(i)
         if total > MAX_PAIRS:
-            raise GauntletError(f"acc_eq: more than {MAX_PAIRS:,} pairs; pass a sample_rate below 1 "
-                                f"(about {MAX_PAIRS / max(total, 1) * sample_rate:.3g})")
+            raise GauntletError(
+                f"acc_eq: more than {MAX_PAIRS:,} pairs; pass a sample_rate below 1 "
+                f"(about {MAX_PAIRS / max(total, 1) * sample_rate:.3g})"
+            )
         dh, dm = hv[i] - hv[j], mv[i] - mv[j]
         rows_out.append(np.full(len(i), r))
         diffs.append(np.abs(dm))
@@ -69,8 +71,7 @@ def group_pairs(h: np.ndarray, m: np.ndarray, sample_rate: float, rng: np.random
     return np.concatenate(rows_out), np.concatenate(diffs), np.concatenate(human_tie), np.concatenate(counts_now)
 
 
-def optimal_acc_eq(h: np.ndarray, m: np.ndarray, sample_rate: float = 1.0, seed: int = 0
-                   ) -> tuple[float, int, float]:
+def optimal_acc_eq(h: np.ndarray, m: np.ndarray, sample_rate: float = 1.0, seed: int = 0) -> tuple[float, int, float]:
     """(acc_eq averaged over the rows that have a pair, number of pairs, optimal epsilon); NaN without a pair."""
     if not 0 < sample_rate <= 1:
         raise GauntletError(f"sample_rate must be in (0, 1], not {sample_rate}")
@@ -90,4 +91,4 @@ def optimal_acc_eq(h: np.ndarray, m: np.ndarray, sample_rate: float = 1.0, seed:
     if thresholds[1] == 0.0:  # pairs already tied in the metric: eps = 0 is their run
         thresholds, values = thresholds[1:], values[1:]
     best = int(np.flatnonzero(values >= values.max() - 1e-12)[0])
-    return float(values[best]), int(len(rows)), float(thresholds[best])
+    return float(values[best]), len(rows), float(thresholds[best])
