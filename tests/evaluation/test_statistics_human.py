@@ -275,3 +275,13 @@ def test_real_wmt23_scores_match_scipy(wmt23_en_de):
     assert n_pairs == sum(n * (n - 1) // 2 for n in _scored_per_item(human, metric))
     assert acc >= seg_kendall(metric, human, "item", "acc23")[0] and eps >= 0  # calibration never loses
     assert 0.4 < acc < 0.8  # chrF is a weak segment-level metric, not a random or perfect one
+
+
+def test_acc_eq_refuses_more_pairs_than_it_holds_and_says_which_sample_rate_fits(monkeypatch):
+    from mtgauntlet.evaluation.statistics import tie_calibration
+
+    monkeypatch.setattr(tie_calibration, "MAX_PAIRS", 100)
+    human = {s: list(range(20)) for s in "AB"}  # by system: 2 groups x 190 pairs = 380 pairs
+    with pytest.raises(GauntletError, match=r"about 380 pairs.*sample_rate of at most 0\.26"):
+        seg_acc_eq(human, human, "sys")
+    assert seg_acc_eq(human, human, "sys", sample_rate=0.2)[0] == pytest.approx(1.0)  # perfect, whatever is drawn

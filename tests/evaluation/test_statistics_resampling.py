@@ -90,3 +90,18 @@ def test_significance_clusters_separate_a_good_metric_from_a_poor_one():
     assert [r["rank"] for r in rows] == [1, 1, 2, None]  # Pearson of a constant metric is undefined
     assert rows[0]["value"] == statistic(metrics[rows[0]["metric"]], human)[0]
     assert rows[:3] == significance_clusters(metrics, human, statistic, n_resamples=100)[:3]  # seeded
+
+
+def test_significance_clusters_compare_metrics_over_the_systems_they_share():
+    rng = np.random.default_rng(1)
+    human = {s: list(rng.normal(size=12)) for s in "ABCD"}
+    metrics = {
+        "all_four": {s: list(np.array(v) + rng.normal(0, 0.2, 12)) for s, v in human.items()},
+        "three": {s: list(rng.normal(size=12)) for s in "ABC"},  # scored no output of system D
+    }
+
+    def statistic(m, h):
+        return seg_pearson(m, h, "none")
+
+    rows = significance_clusters(metrics, human, statistic, n_resamples=50)
+    assert [(r["metric"], r["rank"]) for r in rows] == [("all_four", 1), ("three", 2)]

@@ -40,26 +40,24 @@ def group_pairs(h: np.ndarray, m: np.ndarray, sample_rate: float, rng: np.random
     """Every pair (or a Bernoulli(``sample_rate``) sample of them) of scored entries within each row of h and m.
 
     Returns (row, |metric difference|, human tie?, metric strictly concordant-or-tied-in-both at eps=0?)."""
+    valid = ~(np.isnan(h) | np.isnan(m))
+    sizes = valid.sum(1)
+    expected = float((sizes * (sizes - 1) // 2).sum()) * sample_rate
+    if expected > MAX_PAIRS:
+        raise GauntletError(
+            f"acc_eq: about {expected:,.0f} pairs, more than {MAX_PAIRS:,} at once; pass a sample_rate of at most "
+            f"{MAX_PAIRS / expected * sample_rate:.2g} (or group by item)"
+        )
     rows_out, diffs, human_tie, counts_now = [], [], [], []
-    total = 0
-    for r in range(h.shape[0]):
-        valid = ~(np.isnan(h[r]) | np.isnan(m[r]))
-        hv, mv = h[r][valid], m[r][valid]
+    for r in np.flatnonzero(sizes >= 2):
+        hv, mv = h[r][valid[r]], m[r][valid[r]]
         n = len(hv)
-        n_pairs = n * (n - 1) // 2
-        if n_pairs == 0:
-            continue
         if sample_rate >= 1.0:
             i, j = np.triu_indices(n, 1)
         else:
+            n_pairs = n * (n - 1) // 2
             k = rng.choice(n_pairs, rng.binomial(n_pairs, sample_rate), replace=False)
             i, j = _triangle_pairs(n, np.sort(k))
-        total += len(i)
-        if total > MAX_PAIRS:
-            raise GauntletError(
-                f"acc_eq: more than {MAX_PAIRS:,} pairs; pass a sample_rate below 1 "
-                f"(about {MAX_PAIRS / max(total, 1) * sample_rate:.3g})"
-            )
         dh, dm = hv[i] - hv[j], mv[i] - mv[j]
         rows_out.append(np.full(len(i), r))
         diffs.append(np.abs(dm))
