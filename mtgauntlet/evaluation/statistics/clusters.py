@@ -28,8 +28,8 @@ def _zscored(m: np.ndarray, usable: np.ndarray) -> np.ndarray:
     return np.where(usable, (m - values.mean()) / (sd if sd > 0 else 1.0), np.nan)
 
 
-def _as_matrix(systems: list[str], rows: np.ndarray) -> dict[str, list[float]]:
-    return {s: rows[k].tolist() for k, s in enumerate(systems)}
+def _as_matrix(systems: list[str], rows: np.ndarray) -> dict[str, np.ndarray]:
+    return {s: rows[k] for k, s in enumerate(systems)}
 
 
 def permutation_p_value(
@@ -75,7 +75,9 @@ def significance_clusters(
     :func:`permutation_p_value` (``n_resamples`` resamples, one ``numpy.random.default_rng(seed)`` drawn in pair
     order, no early stopping). Ranks by :func:`assign_ranks` (mt-metrics-eval's ``AssignRanks``): walking down the
     sorted list, a metric starts a new cluster (rank + 1) when some metric of the current cluster beats it
-    significantly (``p <= alpha``); otherwise it joins the current cluster. A metric whose value is NaN is listed last with rank ``None``.
+    significantly (``p <= alpha``); otherwise it joins the current cluster. A metric whose value is NaN is listed
+    last with rank ``None``. The statistic receives the matrices as ``dict[system -> numpy array]`` (NaN = missing).
+    Cost: ``K (K - 1) / 2 * n_resamples * 2`` calls of the statistic for K metrics.
 
     Returns ``[{"metric": name, "value": value, "rank": cluster number from 1}, ...]`` in that order."""
     if not 0 < alpha < 1:
