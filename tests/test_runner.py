@@ -12,17 +12,17 @@ import pytest
 from mtgauntlet.atomic import atomic_dir, atomic_path, write_text_atomic
 from mtgauntlet.runner import BuildRunner
 from mtgauntlet.records import load_records
-from mtgauntlet.builders.base import ItemResult, iter_items
+from mtgauntlet.builders.base import Builder, ItemResult, iter_items
 from mtgauntlet.errors import BuildStateError
 from mtgauntlet.signature import make_signature, parse_signature
 
 # A builder whose output depends on the per-item RNG: resume must reproduce it exactly.
 BUILDER_SRC = textwrap.dedent('''
     import sys, time
-    from mtgauntlet.builders.base import ItemResult, iter_items
+    from mtgauntlet.builders.base import Builder, ItemResult, iter_items
     from mtgauntlet.runner.build_runner import BuildRunner
 
-    class SlowBuilder:
+    class SlowBuilder(Builder):
         name, version, kind = "slowtest", "1", "selected_text"
         def __init__(self, delay): self.delay = delay
         def signature_fields(self): return {"src": "en"}
@@ -83,7 +83,7 @@ def test_resume_after_sigkill_equals_uninterrupted(tmp_path, builder_script):
     assert m["signature"] == json.loads((full / "build.json").read_text())["signature"]
 
 
-class _Builder:
+class _Builder(Builder):
     name, version, kind = "t", "1", "selected_text"
 
     def __init__(self, fail_at=None):

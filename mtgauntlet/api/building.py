@@ -13,7 +13,6 @@ import contextlib
 import hashlib
 import inspect
 import json
-import math
 import os
 from pathlib import Path
 from typing import Any, Callable, Optional
@@ -197,10 +196,9 @@ def build_subset(*, input: Any, out: str | Path, estimator: str = "length", budg
                                 tgt_lang=tgt_lang, engine=engine, work_dir=Path(out) / "scores", actors=actors)
         builder.estimator  # load the estimator now: a bad spec fails before anything is written
         if dry_run:
-            from mtgauntlet.models.estimate import role_plan
+            from mtgauntlet.builders.base import iter_items
 
-            return Build(Path(out), plan=role_plan(builder.estimator, [r["src"] for r in rows.rows], None,
-                                                   src_lang, tgt_lang))
+            return Build(Path(out), plan=builder.plan(iter_items(rows.rows)))
         return _run(builder, str(out), rows, seed=seed, shard_size=shard_size, overwrite=overwrite)
 
 
@@ -285,9 +283,7 @@ def build_smaug(*, input: Any, out: str | Path, src_lang: str, tgt_lang: str, fo
         for note in notes:
             info(f"  {note}")
         if dry_run:
-            from mtgauntlet.models.estimate import smaug_plan
-
-            return Build(Path(out), plan=smaug_plan(builder, list(iter_items(rows.rows))), notes=notes)
+            return Build(Path(out), plan=builder.plan(iter_items(rows.rows)), notes=notes)
         return _run(builder, str(out), rows, seed=seed, shard_size=shard_size, overwrite=overwrite, notes=notes)
 
 
@@ -307,9 +303,8 @@ def _breaker_build(make_builder: Callable[[], Any], name: str, rows, out: str, s
         builder = make_builder()
         if dry_run:
             from mtgauntlet.builders.base import iter_items
-            from mtgauntlet.models.estimate import breaker_plan
 
-            return Build(Path(out), plan=breaker_plan(builder, iter_items(rows.rows)))
+            return Build(Path(out), plan=builder.plan(iter_items(rows.rows)))
         return _run(builder, out, rows, seed=seed, overwrite=overwrite,
                     shard_size=breaker_shard_size(shard_size, out, name, overwrite))
 
@@ -451,19 +446,6 @@ def build_zeroshot(*, seeds: Any, out: str | Path, column: str = "text", format:
                           max_requests)
 
 
-class _TopicAdapter:
-    """Index-based interface over a sampler that takes Topic objects (the LLM sampler)."""
-
-    def __init__(self, sampler, topics):
-        self.sampler, self.topics, self.rows = sampler, topics, []
-
-    def sample(self, t, used, rng):
-        return self.sampler.sample(self.topics[t], used, rng)
-
-    def sample_many(self, ts, used, rng):
-        return self.sampler.sample_many([self.topics[t] for t in ts], used, rng)
-
-
 @public
 def build_bandit(*, out: str | Path, corpus: Any = None, topics: Optional[str] = None,
                  llm_topics: Optional[str] = None, llm: Optional[str] = None, sampler: str = "corpus",
@@ -525,12 +507,9 @@ def build_bandit(*, out: str | Path, corpus: Any = None, topics: Optional[str] =
         >>> b.summary["top_topics"]
     """
     _check(locals())
-    from mtgauntlet.builders.bandit import BanditSearch
-    from mtgauntlet.builders.bandit import topics as T
-    from mtgauntlet.builders.bandit.sampler import CorpusSampler, LLMSampler
+    from mtgauntlet.builders.bandit.setup import BanditOptions, prepare
     from mtgauntlet.builders.base import iter_items
     from mtgauntlet.corpora.formats import sniff_named_format
-    from mtgauntlet.models import registry
     from mtgauntlet.runner.build_runner import input_digest
 
     corpus = as_input_path(corpus) if corpus is not None else None
@@ -541,53 +520,18 @@ def build_bandit(*, out: str | Path, corpus: Any = None, topics: Optional[str] =
             read = load_corpus(corpus, format=format, src_col=text_column, ref_col=None, src_lang=src_lang,
                                tgt_lang=tgt_lang, lp=lp, quoting=quoting, max_chars=max_chars, skip_bad=skip_bad)
             rows, skipped = read.rows, read.skipped_counts()
+        options = BanditOptions(topics=topics, llm_topics=llm_topics, llm=llm, sampler=sampler,
+                                topic_column=topic_column, algorithm=algorithm, budget=budget, k=k, cap=cap,
+                                epsilon=epsilon, batch=batch, prescore=prescore, mt=comma_list(mt), qe=qe,
+                                src_lang=src_lang, tgt_lang=tgt_lang, min_words=min_words, max_words=max_words,
+                                seed=seed)
         named = format or (sniff_named_format(corpus) if corpus else None)
-        label = topic_column or ({"flores": "topic", "wmt24": "domain"}.get(named)
-                                 if not (topics or llm_topics) else None)
-        tree = None
-        if topics:
-            topic_list = T.from_taxonomy(topics)
-        elif llm_topics and dry_run:  # the tree is asked for, not known: the sampler's prompts name the domain
-            tree, topic_list = (registry.load("llm", llm), T.tree_prompt(llm_topics)), [T.Topic(llm_topics, [])]
-        elif llm_topics:
-            topic_list = T.from_llm(registry.load("llm", llm), llm_topics)
-            if not topic_list:
-                raise GauntletError(f"the LLM ({llm or 'embedded default'}) gave no topic for --llm-topics "
-                                    f"{llm_topics!r}: its answer held an empty tree")
-        elif label:
-            topic_list = T.from_column(rows, label)
-            if not topic_list:
-                raise GauntletError(f"{corpus}: the topic column {label!r} holds no value")
-        else:
-            raise UsageError("give --topics FILE, --llm-topics DOMAIN, or a --corpus with --topic-column")
-        if sampler == "llm":
-            llm_sampler = LLMSampler(registry.load("llm", llm))
-            samp = _TopicAdapter(llm_sampler, topic_list)
-        else:
-            if not rows:
-                raise UsageError("the corpus sampler needs --corpus")
-            samp = CorpusSampler(rows, topic_list, text_key="src", label_key=label, min_words=min_words,
-                                 max_words=max_words, seed=seed)
-        if prescore is not None:
-            if prescore < 1:
-                raise UsageError("--prescore must be >= 1")
-            algorithm, cap, budget = "brute", prescore, prescore * len(topic_list)
         if dry_run:
-            if tree is not None and prescore is not None:
-                raise UsageError("--dry-run with --llm-topics and --prescore: the number of pulls depends on the "
-                                 "topics the LLM answers; dry-run with --budget instead")
-            from mtgauntlet.builders.mtbreaker import Scorer
-            from mtgauntlet.models.estimate import bandit_plan
-
-            return Build(Path(out), skipped=skipped, plan=bandit_plan(
-                Scorer(comma_list(mt), qe, src_lang, tgt_lang), budget, [t.name for t in topic_list], max_words,
-                src_lang, tgt_lang, llm_sampler if sampler == "llm" else None, tree))
-        source = corpus.rsplit("/", 1)[-1].split(".")[0] if corpus else "llm"
-        digest = input_digest(iter_items([*({"topic": t.name, "path": t.path} for t in topic_list), *rows]))
-        search = BanditSearch(topic_list, samp, mt=comma_list(mt), qe=qe,
-                              algorithm=algorithm, budget=budget, k=k, cap=math.inf if not cap else cap,
-                              epsilon=epsilon, batch=batch, seed=seed, src_lang=src_lang, tgt_lang=tgt_lang,
-                              source=source, input_sha256=digest)
+            return Build(Path(out), skipped=skipped, plan=prepare(options, rows, corpus, named, None, dry_run=True))
+        # the digest names the topics asked for; an LLM tree is only known once grown, inside prepare
+        search = prepare(options, rows, corpus, named, None)
+        search.input_sha256 = input_digest(iter_items([*({"topic": t.name, "path": t.path} for t in search.topics),
+                                                       *rows]))
         search.run(out, overwrite=overwrite)
     result = Build.open(out, skipped=skipped)
     c = result.summary["counts"]

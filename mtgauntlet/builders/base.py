@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Iterable, Mapping, Protocol, Sequence
+from typing import Any, ClassVar, Iterable, Mapping, Sequence
+
+from mtgauntlet.models.estimate import Plan
 
 
 @dataclass
@@ -28,29 +30,87 @@ class ItemResult:
     skipped: list[str] = field(default_factory=list)
 
 
-class Builder(Protocol):
+class Builder:
+    """The contract between a method and the runner: every hook the runner calls is declared here, with its
+    default, so a new builder overrides what it needs and nothing is probed for (datatrove's ``PipelineStep``
+    in spirit). The runner calls, in order:
+
+    1. ``load_backends()`` — load every model now, so a bad spec fails before anything is written;
+    2. ``signature_fields()``, ``config()``, ``model_specs()``, ``runtime_info()`` — the build's signature and
+       manifest (``build.json``);
+    3. on a resume of a ``stateful`` builder, ``restore(records)`` with the records of the finished shards;
+    4. ``prepare(items, progress)`` — corpus-level state (pools, indexes), deterministic so safe on resume;
+    5. per shard: ``process_batch(items, rngs)`` (default: ``process`` per item), each item's rng keyed by
+       ``item_key(item)`` (default: the item's position);
+    6. for a ``finalizing`` builder, ``finalize(records)`` over every record before the final shard is written.
+
+    ``plan(items)`` is the dry run: the API calls the build would send, estimated from its own prompts, without
+    sending any (``--dry-run``)."""
+
     name: ClassVar[str]
     version: ClassVar[str]
     kind: ClassVar[str]
+    #: ``process_batch`` handles a whole shard at once (and reports its own progress steps inside it)
+    batched: ClassVar[bool] = False
+    #: the builder carries state across items (e.g. zero-shot's history): ``restore`` rebuilds it on a resume
+    stateful: ClassVar[bool] = False
+    #: the output needs every item first (e.g. the B hardest texts): ``finalize`` sees all records
+    finalizing: ClassVar[bool] = False
+    #: per-record failure counters summed into build.json ``counts.failures``
+    failure_columns: ClassVar[tuple[str, ...]] = ()
+    #: what to say when a build produced no record
+    empty_hint: ClassVar[str] = ""
 
     def signature_fields(self) -> dict[str, Any]:
         """Ordered fields of the build signature (builder, langs, n, seed, models, ...)."""
-
-    def process(self, item: Item, rng: random.Random) -> ItemResult:
-        """Produce records for one item; must depend only on the item, the rng and the config."""
+        raise NotImplementedError
 
     def config(self) -> dict[str, Any]:
         """JSON-able configuration stored in the manifest."""
+        raise NotImplementedError
 
     def model_specs(self) -> dict[str, str]:
         """Model role -> spec string, stored in the manifest."""
+        raise NotImplementedError
 
+    def process(self, item: Item, rng: random.Random) -> ItemResult:
+        """Produce records for one item; must depend only on the item, the rng and the config."""
+        raise NotImplementedError
 
-class FinalizingBuilder(Builder, Protocol):
-    """A builder whose output needs every item first (e.g. selecting the B hardest texts)."""
+    def process_batch(self, items: Sequence[Item], rngs: Sequence[random.Random]) -> Iterable[ItemResult]:
+        """Records for a shard's items (one result each, in order); lazily item by item unless ``batched``."""
+        return (self.process(item, rng) for item, rng in zip(items, rngs))
+
+    def load_backends(self) -> None:
+        """Load every model the build needs (a bad spec fails before anything is written)."""
+
+    def prepare(self, items: Sequence[Item], progress: Any = None) -> None:
+        """Corpus-level state computed before the first shard; ``progress`` is a display to advance (or None)."""
+
+    def restore(self, records: list[dict[str, Any]]) -> None:
+        """A ``stateful`` builder's state rebuilt from the records of the shards a resumed build kept."""
 
     def finalize(self, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        ...
+        """A ``finalizing`` builder's final records from every record of the build."""
+        return records
+
+    def item_key(self, item: Item) -> tuple[str, ...] | None:
+        """What an item is (source id, text): its rng is keyed by it, so a record does not change when other rows
+        are added, removed or edited. ``None``: keyed by the item's position."""
+        return None
+
+    def runtime_info(self) -> dict[str, Any] | None:
+        """Where the builder's models run (device, dtype, batch, an API's concurrency), for build.json."""
+        return None
+
+    def plan(self, items: Sequence[Item]) -> Plan:
+        """The dry run: the API calls this build would send for ``items`` (none by default: local models)."""
+        return Plan()
+
+
+def overrides(builder: Builder, hook: str) -> bool:
+    """Whether ``builder``'s class implements ``hook`` itself (the runner reports a ``prepare`` only then)."""
+    return getattr(type(builder), hook) is not getattr(Builder, hook)
 
 
 @dataclass

@@ -26,11 +26,12 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from mtgauntlet.builders.base import Item, ItemResult
+from mtgauntlet.builders.base import Builder, Item, ItemResult
 from mtgauntlet.builders.keyed import keyed_rank
 from mtgauntlet.builders.runtime_info import roles_runtime
 from mtgauntlet.errors import GauntletError
 from mtgauntlet.models import prompts, registry, structured
+from mtgauntlet.models.estimate import Plan
 from mtgauntlet.models.llm_roles import lang_name
 from mtgauntlet.models.qe_ensemble import load_qe
 from mtgauntlet.runner import progress
@@ -194,7 +195,28 @@ def failure_counts(trajectory: Sequence[dict[str, Any]]) -> dict[str, int]:
             "qe_failures": sum(s.get("failure") == "qe" for s in trajectory)}
 
 
-class MTBreakerBuilder:
+def plan_walks(builder, items: Sequence[Item], asks) -> Plan:
+    """The dry run of MT-breaker and zero-shot: per item, ``asks(seed, length, stand_in)`` gives the LLM prompts
+    the item sends and how many texts get translated and scored (``None``: the item sends nothing). Follow-ups hold
+    translations not known yet: the seed (or a stand-in of its length) takes their place."""
+    plan = Plan()
+    for item in items:
+        seed = (item.data.get("src") or "").strip()
+        length = len(seed.split()) or int(item.data.get("length", 30))
+        stand_in = seed or " ".join(["word"] * length)
+        asked = asks(seed, length, stand_in)
+        if asked is None:
+            continue
+        texts, n_texts = asked
+        plan.add(builder.llm, texts, builder.max_tokens)
+        for translator in builder.scorer.translators:
+            plan.add_role(translator, [stand_in], None, builder.src_lang, builder.tgt_lang, times=n_texts)
+        plan.add_role(builder.scorer.qe, [stand_in], [stand_in], builder.src_lang, builder.tgt_lang,
+                      times=n_texts * len(builder.scorer.translators))
+    return plan
+
+
+class MTBreakerBuilder(Builder):
     name = "mtbreaker"
     version = "5"  # 3: failed scores are missing, QE ensembles, same follow-up in all variants, truncation counted
     # 4: an item's sampling seeds come from its source id and text (not its position); seeds without a word skipped
@@ -202,6 +224,7 @@ class MTBreakerBuilder:
     kind = "breaker_text"
     failure_columns = FAILURE_KEYS  # summed into build.json counts.failures by the runner
     empty_hint = EMPTY_HINT
+    batched = True  # a shard's trajectories advance step by step together
 
     def __init__(self, *, variant: str = "seeded", llm: str | None = None, mt: Sequence[str] = ("apertium",),
                  qe: str | Sequence[str] | None = None, steps: int = 10, src_lang: str = "en", tgt_lang: str = "es",
@@ -245,6 +268,19 @@ class MTBreakerBuilder:
 
     def runtime_info(self) -> dict[str, Any]:
         return roles_runtime({"llm": self.llm, **self.scorer.roles()})
+
+    def plan(self, items: Sequence[Item]) -> Plan:
+        """``steps`` edits per seed (+ the first text when seedless); the conversation grows one exchange a step."""
+        def asks(seed: str, length: int, stand_in: str):
+            if self.seeded and not seed:
+                return None
+            first = self._first_prompt(length)
+            exchange = f"SOURCE |||{stand_in}|||" + prompts.breaker_followup(
+                stand_in, 50.0 if self.show_qe else None, self.grammatical_edits)
+            texts = ([first] if not self.seeded else []) + [first + exchange * k for k in range(1, self.steps + 1)]
+            return texts, self.steps + 1
+
+        return plan_walks(self, items, asks)
 
     # -- the loop: every trajectory of a shard advances step by step, each step's model calls as one list ------
     def _ask(self, walks: Sequence[Walk]) -> list[tuple[str, str] | None]:

@@ -12,7 +12,8 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any, Sequence
 
-from mtgauntlet.builders.base import Item, ItemResult
+from mtgauntlet.builders.base import Builder, Item, ItemResult
+from mtgauntlet.models.estimate import Plan, role_plan
 from mtgauntlet.engines import get_engine
 from mtgauntlet.engines.scoring import ScoreTask
 from mtgauntlet.models import registry
@@ -22,10 +23,12 @@ from mtgauntlet.validators.checks import _words as word_count  # the count text.
 NO_WORDS = "no words"  # a text without a word (only emoji, symbols or punctuation) cannot be a hard text to translate
 
 
-class SubsetBuilder:
+class SubsetBuilder(Builder):
     name = "subset"
     version = "2"  # 2: texts without a word (emoji only, punctuation) are skipped ("no words"), never selected
     kind = "selected_text"
+    batched = True  # a shard is scored as one batch
+    finalizing = True  # the B hardest texts need every score first
 
     def __init__(self, estimator: str = "length", budget: int = 100, stratify: str | None = None,
                  src_lang: str = "en", tgt_lang: str | None = None, n_clusters: int = 8, embedder: str | None = None,
@@ -73,12 +76,18 @@ class SubsetBuilder:
                 "n_clusters": self.n_clusters, "embedder": self.embedder_spec, "engine": self.engine_name,
                 **({"placement": self.placement()} if self.placement() else {})}
 
-    def prepare(self, items: Sequence[Item]) -> None:
+    def prepare(self, items: Sequence[Item], progress: Any = None) -> None:
         """With a distributed engine, score the whole corpus first (resumable); shards then only look up."""
         if self.engine_name == "local":
             return
         scores = self.engine.score(self._task(), {"src": [it.data["src"] for it in items]}, self.work_dir)
         self._scores = {it.index: (None if s[0] != s[0] else float(s[0])) for it, s in zip(items, scores)}
+        if progress is not None:
+            progress.advance(len(items))
+
+    def plan(self, items: Sequence[Item]) -> Plan:
+        """One estimator call per text (an API-backed estimator, e.g. ``llm-judge:openai:...``)."""
+        return role_plan(self.estimator, [it.data["src"] for it in items], None, self.src_lang, self.tgt_lang)
 
     def model_specs(self) -> dict[str, str]:
         specs = {"difficulty": self.estimator_spec}

@@ -20,14 +20,15 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Sequence
 
-from mtgauntlet.builders.base import Item, ItemResult
+from mtgauntlet.builders.base import Builder, Item, ItemResult
 from mtgauntlet.builders.runtime_info import roles_runtime
 from mtgauntlet.builders.mtbreaker import (DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE, EMPTY_HINT, FAILURE_KEYS,
                                            LANGUAGE_GUARD_FLAG, Scorer, SourceRequest, ask_for_sources, best_step,
-                                           failure_counts, words)
+                                           failure_counts, plan_walks, words)
 from mtgauntlet.errors import GauntletError
 from mtgauntlet.models import prompts, registry
 from mtgauntlet.models.embedded import refuse_embedded_llm_writer
+from mtgauntlet.models.estimate import Plan
 from mtgauntlet.models.llm_roles import lang_name
 from mtgauntlet.runner import progress
 
@@ -35,13 +36,15 @@ VARIANTS = ("plain", "history", "min")
 HISTORY = "Do not repeat or paraphrase any of these previously generated texts:\n{texts}"
 
 
-class ZeroShotBuilder:
+class ZeroShotBuilder(Builder):
     name = "zeroshot"
     version = "4"  # 3: failed scores are missing, QE ensembles, MT-breaker's temperature and budget
     # 4: history lists all earlier texts (history_size caps it); the language guard is opt-in
     kind = "breaker_text"
     failure_columns = FAILURE_KEYS  # summed into build.json counts.failures by the runner
     empty_hint = EMPTY_HINT
+    batched = True  # a shard's generations are asked together
+    stateful = True  # the history variant's prompts list the texts of earlier items: restored on a resume
 
     def __init__(self, *, variant: str = "plain", llm: str | None = None, mt=("apertium",), qe=None,
                  src_lang: str = "en", tgt_lang: str = "es", generations: int = 10, retries: int = 2,
@@ -100,6 +103,11 @@ class ZeroShotBuilder:
 
     def runtime_info(self) -> dict[str, Any]:
         return roles_runtime({"llm": self.llm, **self.scorer.roles()})
+
+    def plan(self, items: Sequence[Item]) -> Plan:
+        """``generations`` texts per item, each one prompt (the history the run would add is not known yet)."""
+        return plan_walks(self, items, lambda seed, length, stand_in: ([self._prompt(length)] * self.per_item,
+                                                                         self.per_item))
 
     def restore(self, records: list[dict[str, Any]]) -> None:
         """On resume: earlier items' texts form the history (the runner passes finished records)."""

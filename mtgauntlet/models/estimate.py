@@ -67,71 +67,9 @@ class Plan:
                 *(f"  {line}" for line in out), f"  total: at most ${total:.4f} for the priced specs"]
 
 
-def breaker_plan(builder, items: Sequence[Any]) -> Plan:
-    """MT-breaker (``steps`` edits, + the first text when seedless) or zero-shot (``per_item`` generations)."""
-    plan = Plan()
-    scorer = builder.scorer
-    for item in items:
-        seed = (item.data.get("src") or "").strip()
-        length = len(seed.split()) or int(item.data.get("length", 30))
-        stand_in = seed or " ".join(["word"] * length)
-        if hasattr(builder, "walk_all"):  # MT-breaker: the conversation grows one exchange per step
-            if builder.seeded and not seed:
-                continue
-            first = builder._first_prompt(length)
-            exchange = f"SOURCE |||{stand_in}|||" + prompts.breaker_followup(
-                stand_in, 50.0 if builder.show_qe else None, builder.grammatical_edits)
-            asks = ([first] if not builder.seeded else []) + [first + exchange * k for k in range(1, builder.steps + 1)]
-            texts = builder.steps + 1
-        else:
-            asks = [builder._prompt(length)] * builder.per_item
-            texts = builder.per_item
-        plan.add(builder.llm, asks, builder.max_tokens)
-        for translator in scorer.translators:
-            plan.add_role(translator, [stand_in], None, builder.src_lang, builder.tgt_lang, times=texts)
-        plan.add_role(scorer.qe, [stand_in], [stand_in], builder.src_lang, builder.tgt_lang,
-                      times=texts * len(scorer.translators))
-    return plan
-
-
 def role_plan(backend, sources: Sequence[str], translations: Sequence[str] | None = None, src_lang: str | None = None,
               tgt_lang: str | None = None) -> Plan:
     """One call per text of a scoring role (``score qe``, ``score difficulty``, ``build subset``)."""
     plan = Plan()
     plan.add_role(backend, sources, translations, src_lang, tgt_lang)
-    return plan
-
-
-def smaug_plan(builder, items: Sequence[Any]) -> Plan:
-    """SMAUG: the good-hypothesis translator (one call per item with ``--good-from translator``) and, for ``neg``,
-    Polyjuice (at most one call per item: one AUX* VERB span each, reference-sized prompt). The infiller and the
-    NLI model are local (``hf:``) only."""
-    from mtgauntlet.builders.smaug.transformations import POLYJUICE_MAX_TOKENS, polyjuice_prompt
-
-    plan = Plan()
-    if builder.good_mode == "translator":
-        plan.add_role(builder.translator, [it.data["src"] for it in items], None, builder.src_lang, builder.tgt_lang)
-    if builder.polyjuice is not None and "neg" in builder.phenomena:
-        plan.add(builder.polyjuice, [polyjuice_prompt(it.data["ref"], it.data["ref"]) for it in items],
-                 POLYJUICE_MAX_TOKENS)
-    return plan
-
-
-def bandit_plan(scorer, pulls: int, topic_names: Sequence[str], words: int, src_lang: str, tgt_lang: str,
-                sampler=None, tree: tuple[Any, str] | None = None) -> Plan:
-    """The bandit: ``pulls`` = the budget; each pull is one ``sampler`` call (``--sampler llm``; the topics asked in
-    turn), one translation per ``--mt`` and one QE call per QE spec and translation, on a stand-in text of ``words``
-    words (the texts are not known before they are drawn). ``tree``: (llm, prompt) of ``--llm-topics``."""
-    from mtgauntlet.builders.bandit.topics import TREE_MAX_TOKENS
-
-    plan = Plan()
-    if tree is not None:
-        plan.add(tree[0], [tree[1]], TREE_MAX_TOKENS)
-    if sampler is not None:
-        plan.add(sampler.llm, [sampler.prompt(topic_names[i % len(topic_names)]) for i in range(pulls)],
-                 sampler.max_tokens)
-    stand_in = " ".join(["word"] * words)
-    for translator in scorer.translators:
-        plan.add_role(translator, [stand_in], None, src_lang, tgt_lang, times=pulls)
-    plan.add_role(scorer.qe, [stand_in], [stand_in], src_lang, tgt_lang, times=pulls * len(scorer.translators))
     return plan

@@ -42,11 +42,11 @@ import pyarrow.parquet as pq
 
 from mtgauntlet import __version__
 from mtgauntlet.atomic import atomic_path, write_json_atomic
-from mtgauntlet.builders.base import Builder, Item
+from mtgauntlet.builders.base import Builder, Item, overrides
 from mtgauntlet.errors import BuildStateError, GauntletError
 from mtgauntlet.models import openai_batch, usage
 from mtgauntlet.models.runtime import signature_spec
-from mtgauntlet.runner.progress import Progress, info
+from mtgauntlet.runner.progress import Progress
 from mtgauntlet.schema import get_kind, record_id, to_table, utcnow
 from mtgauntlet.signature import make_signature
 from mtgauntlet.versions import package_versions
@@ -154,7 +154,7 @@ class BuildRunner:
         self.progress = sys.stderr.isatty() if progress is None else progress
         self.overwrite = overwrite
         self.kind = get_kind(builder.kind)
-        self.finalizing = hasattr(builder, "finalize")
+        self.finalizing = builder.finalizing
 
     # -- signature and manifest -------------------------------------------------------------------
     def signature(self, n_items: int, digest: str | None = None) -> str:
@@ -171,7 +171,7 @@ class BuildRunner:
     def _runtime(self) -> dict[str, Any]:
         """``{"runtime": {role: {spec: info}}}`` where the builder reports where its models run (device, dtype,
         batch, truncation counts; an API's concurrency), else nothing."""
-        info = self.builder.runtime_info() if hasattr(self.builder, "runtime_info") else None
+        info = self.builder.runtime_info()
         return {"runtime": info} if info else {}
 
     def _manifest_path(self) -> Path:
@@ -221,10 +221,11 @@ class BuildRunner:
     def _item_rng(self, item: Item) -> random.Random:
         """The item's RNG: keyed by what the item is (``builder.item_key``: source id, text), so that a record
         does not change when other rows are added, removed or edited; by its position for other builders."""
-        if hasattr(self.builder, "item_key"):
+        key = self.builder.item_key(item)
+        if key is not None:
             from mtgauntlet.builders.keyed import keyed_rng
 
-            return keyed_rng(self.seed, *self.builder.item_key(item))
+            return keyed_rng(self.seed, *key)
         return item_rng(self.seed, item.index)
 
     # -- shards -----------------------------------------------------------------------------------
@@ -265,8 +266,7 @@ class BuildRunner:
         n = len(items)
         digest = input_digest(items)
         signature = self.signature(n, digest)
-        if hasattr(self.builder, "load_backends"):  # fail on a bad model spec before anything is written
-            self.builder.load_backends()
+        self.builder.load_backends()  # fail on a bad model spec before anything is written
         manifest = self._load_or_start_manifest(signature, n, digest)
         created_at = manifest["created_at"]
         import datetime as dt
@@ -289,11 +289,11 @@ class BuildRunner:
         todo = [r for r in ranges if r not in existing]
         if resumed and todo:
             log.info("resuming %s: %d shard(s) done, %d to go", self.out_dir, resumed, len(todo))
-        if resumed and todo and hasattr(self.builder, "restore"):  # sequential builders rebuild their state
+        if resumed and todo and self.builder.stateful:  # sequential builders rebuild their state
             self.builder.restore(pa.concat_tables([pq.read_table(p) for p in existing.values()]).to_pylist())
         progress = None
         try:
-            if todo and hasattr(self.builder, "prepare"):
+            if todo and overrides(self.builder, "prepare"):
                 self._prepare(items)
             progress = Progress(self.progress, total=n, done=n - sum(e - s for s, e in todo),
                                 label=f"build {self.builder.name}")
@@ -302,11 +302,11 @@ class BuildRunner:
                 counts = {"rejected": Counter(), "skipped": Counter()}
                 chunk = items[s:e]
                 rngs = [self._item_rng(it) for it in chunk]
-                if hasattr(self.builder, "process_batch"):
+                if self.builder.batched:
                     with progress.unit(len(chunk)):  # the builder's step() calls move the display inside a shard
-                        results = self.builder.process_batch(chunk, rngs)  # type: ignore[attr-defined]
-                else:
-                    results = (self.builder.process(it, r) for it, r in zip(chunk, rngs))
+                        results = self.builder.process_batch(chunk, rngs)
+                else:  # lazily, item by item: the display moves as each item is done
+                    results = self.builder.process_batch(chunk, rngs)
                 for item, result in zip(chunk, results):
                     counts["rejected"].update(result.rejected)
                     counts["skipped"].update(result.skipped)
@@ -348,12 +348,12 @@ class BuildRunner:
         summary = BuildSummary(self.out_dir, signature, produced, n, dict(rejected), dict(skipped), resumed,
                                time.perf_counter() - t0, failures or {}, manifest.get("usage", {}))
         if not produced:
-            raise EmptyBuild(summary, getattr(self.builder, "empty_hint", ""))
+            raise EmptyBuild(summary, self.builder.empty_hint)
         return summary
 
     def _failure_totals(self) -> dict[str, int] | None:
         """Sums of the builder's per-record failure counters (``failure_columns``) over the final records."""
-        cols = tuple(getattr(self.builder, "failure_columns", ()))
+        cols = tuple(self.builder.failure_columns)
         if not cols:
             return None
         totals = dict.fromkeys(cols, 0)
@@ -364,27 +364,17 @@ class BuildRunner:
         return totals
 
     def _prepare(self, items: Sequence[Item]) -> None:
-        """Corpus-level state (pools, indexes; deterministic, so safe on resume), with its own progress display
-        when the builder reports it (``prepare(items, progress=...)``), else a start and an end line."""
-        import inspect
-
-        label = f"prepare {self.builder.name}"
-        t0 = time.perf_counter()
-        if "progress" in inspect.signature(self.builder.prepare).parameters:
-            progress = Progress(self.progress, total=len(items), done=0, label=label, every=10.0)
-            try:
-                self.builder.prepare(items, progress=progress)
-            finally:
-                progress.close()
-            return
-        info(f"{label}: {len(items)} items ...")
-        self.builder.prepare(items)
-        info(f"{label}: done in {time.perf_counter() - t0:.1f} s")
+        """Corpus-level state (pools, indexes; deterministic, so safe on resume), with its own progress display."""
+        progress = Progress(self.progress, total=len(items), done=0, label=f"prepare {self.builder.name}", every=10.0)
+        try:
+            self.builder.prepare(items, progress=progress)
+        finally:
+            progress.close()
 
     def _finalize(self, signature: str, created) -> int:
         table = pq.read_table(sorted(self._shard_dir().glob("part-*.parquet"))) if any(
             self._shard_dir().glob("part-*.parquet")) else to_table(self.kind, [])
-        final = self.builder.finalize(table.to_pylist())  # type: ignore[attr-defined]
+        final = self.builder.finalize(table.to_pylist())
         out = self.out_dir / "data" / "part-final.parquet"
         self._write_shard(out, final, {}, signature)
         return len(final)

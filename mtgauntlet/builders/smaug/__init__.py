@@ -7,7 +7,7 @@ from __future__ import annotations
 import logging
 from typing import Any, Sequence
 
-from mtgauntlet.builders.base import Item, ItemResult, run_constraints
+from mtgauntlet.builders.base import Builder, Item, ItemResult, run_constraints
 from mtgauntlet.builders.keyed import keyed_rng
 from mtgauntlet.builders.smaug import negation
 from mtgauntlet.builders.smaug.constraints import NLIContradiction, constraints_for
@@ -18,6 +18,7 @@ from mtgauntlet.builders.smaug.transformations import (CONJUNCTIONS, Deletion, I
 from mtgauntlet.errors import BackendUnavailable, GauntletError
 from mtgauntlet.models import registry
 from mtgauntlet.models.embedded import packaged_translator
+from mtgauntlet.models.estimate import Plan
 
 log = logging.getLogger(__name__)
 PHENOMENA = ("ne", "num", "neg", "ins", "del")
@@ -33,7 +34,7 @@ def same_text(a: str, b: str) -> bool:
     return a.split() == b.split()
 
 
-class SmaugBuilder:
+class SmaugBuilder(Builder):
     """``ne_types``: ``all`` (the paper: one entity drawn uniformly among every entity the NER finds, dates, times
     and numbers included) or ``names`` (named entities only, leaving numbers to ``num``: stated in the card).
     ``good_from``: column | translator | reference. The paper keeps only pairs whose good hypothesis
@@ -47,6 +48,7 @@ class SmaugBuilder:
     name = "smaug"
     version = "4"
     kind = "smaug_pair"
+    batched = True  # a shard is annotated (spaCy) and perturbed as one batch
 
     def __init__(self, *, src_lang: str, tgt_lang: str, phenomena: Sequence[str] = PHENOMENA,
                  translator: str | None = None, infiller: str | None = None, nli: str | None = None,
@@ -159,6 +161,20 @@ class SmaugBuilder:
 
     def model_specs(self) -> dict[str, str]:
         return {k: v for k, v in self.specs.items() if v}
+
+    def plan(self, items: Sequence[Item]) -> Plan:
+        """The good-hypothesis translator (one call per item with ``--good-from translator``) and, for ``neg``,
+        Polyjuice (at most one call per item: one AUX* VERB span each, reference-sized prompt). The infiller and
+        the NLI model are local (``hf:``) only."""
+        from mtgauntlet.builders.smaug.transformations import POLYJUICE_MAX_TOKENS, polyjuice_prompt
+
+        plan = Plan()
+        if self.good_mode == "translator":
+            plan.add_role(self.translator, [it.data["src"] for it in items], None, self.src_lang, self.tgt_lang)
+        if self.polyjuice is not None and "neg" in self.phenomena:
+            plan.add(self.polyjuice, [polyjuice_prompt(it.data["ref"], it.data["ref"]) for it in items],
+                     POLYJUICE_MAX_TOKENS)
+        return plan
 
     def runtime_info(self) -> dict[str, Any]:
         from mtgauntlet.builders.runtime_info import roles_runtime

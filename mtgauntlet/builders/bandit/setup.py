@@ -1,0 +1,133 @@
+"""A bandit search set up from a build's options: the topics (a taxonomy file, an LLM-grown tree, or a corpus
+column), the sampler (the corpus or an LLM), and the search itself — or, on a dry run, the plan of its API calls.
+The API's ``build_bandit`` reads the corpus and calls :func:`prepare`; nothing here reads files of its own but the
+taxonomy."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from mtgauntlet.builders.bandit import topics as T
+from mtgauntlet.builders.bandit.sampler import CorpusSampler, LLMSampler
+from mtgauntlet.builders.bandit.search import BanditSearch
+from mtgauntlet.errors import GauntletError, UsageError
+from mtgauntlet.models.estimate import Plan
+
+# the topic column of the named layouts that carry one
+NAMED_TOPIC_COLUMNS = {"flores": "topic", "wmt24": "domain"}
+
+
+class TopicAdapter:
+    """Index-based interface over a sampler that takes Topic objects (the LLM sampler)."""
+
+    def __init__(self, sampler, topics):
+        self.sampler, self.topics, self.rows = sampler, topics, []
+
+    def sample(self, t, used, rng):
+        return self.sampler.sample(self.topics[t], used, rng)
+
+    def sample_many(self, ts, used, rng):
+        return self.sampler.sample_many([self.topics[t] for t in ts], used, rng)
+
+
+@dataclass
+class BanditOptions:
+    """What a bandit build is asked for (the options of ``gauntlet build bandit`` past reading the corpus)."""
+
+    topics: str | None = None
+    llm_topics: str | None = None
+    llm: str | None = None
+    sampler: str = "corpus"
+    topic_column: str | None = None
+    algorithm: str = "eps-greedy"
+    budget: int = 300
+    k: int = 10
+    cap: int = 10
+    epsilon: float = 0.7
+    batch: int = 1
+    prescore: int | None = None
+    mt: Sequence[str] = ("apertium",)
+    qe: str = "qe"
+    src_lang: str = "en"
+    tgt_lang: str = "es"
+    min_words: int = 20
+    max_words: int = 40
+    seed: int = 13
+
+
+def bandit_plan(scorer, pulls: int, topic_names: Sequence[str], words: int, src_lang: str, tgt_lang: str,
+                sampler=None, tree: tuple[Any, str] | None = None) -> Plan:
+    """The bandit's dry run: ``pulls`` = the budget; each pull is one ``sampler`` call (``--sampler llm``; the
+    topics asked in turn), one translation per ``--mt`` and one QE call per QE spec and translation, on a stand-in
+    text of ``words`` words (the texts are not known before they are drawn). ``tree``: (llm, prompt) of
+    ``--llm-topics``."""
+    plan = Plan()
+    if tree is not None:
+        plan.add(tree[0], [tree[1]], T.TREE_MAX_TOKENS)
+    if sampler is not None:
+        plan.add(sampler.llm, [sampler.prompt(topic_names[i % len(topic_names)]) for i in range(pulls)],
+                 sampler.max_tokens)
+    stand_in = " ".join(["word"] * words)
+    for translator in scorer.translators:
+        plan.add_role(translator, [stand_in], None, src_lang, tgt_lang, times=pulls)
+    plan.add_role(scorer.qe, [stand_in], [stand_in], src_lang, tgt_lang, times=pulls * len(scorer.translators))
+    return plan
+
+
+def _topics(o: BanditOptions, rows: list[dict[str, Any]], corpus: str | None, label: str | None, dry_run: bool):
+    """(topic list, the (llm, prompt) of a tree asked for on a dry run or None)."""
+    from mtgauntlet.models import registry
+
+    if o.topics:
+        return T.from_taxonomy(o.topics), None
+    if o.llm_topics and dry_run:  # the tree is asked for, not known: the sampler's prompts name the domain
+        return [T.Topic(o.llm_topics, [])], (registry.load("llm", o.llm), T.tree_prompt(o.llm_topics))
+    if o.llm_topics:
+        found = T.from_llm(registry.load("llm", o.llm), o.llm_topics)
+        if not found:
+            raise GauntletError(f"the LLM ({o.llm or 'embedded default'}) gave no topic for --llm-topics "
+                                f"{o.llm_topics!r}: its answer held an empty tree")
+        return found, None
+    if label:
+        found = T.from_column(rows, label)
+        if not found:
+            raise GauntletError(f"{corpus}: the topic column {label!r} holds no value")
+        return found, None
+    raise UsageError("give --topics FILE, --llm-topics DOMAIN, or a --corpus with --topic-column")
+
+
+def prepare(o: BanditOptions, rows: list[dict[str, Any]], corpus: str | None, named_format: str | None,
+            input_sha256: str | None, dry_run: bool = False) -> BanditSearch | Plan:
+    """The search over ``rows`` (the corpus read, possibly empty) — or, with ``dry_run``, the plan of its calls."""
+    from mtgauntlet.builders.mtbreaker import Scorer
+    from mtgauntlet.models import registry
+
+    label = o.topic_column or (NAMED_TOPIC_COLUMNS.get(named_format or "")
+                               if not (o.topics or o.llm_topics) else None)
+    topic_list, tree = _topics(o, rows, corpus, label, dry_run)
+    llm_sampler = None
+    if o.sampler == "llm":
+        llm_sampler = LLMSampler(registry.load("llm", o.llm))
+        samp: Any = TopicAdapter(llm_sampler, topic_list)
+    else:
+        if not rows:
+            raise UsageError("the corpus sampler needs --corpus")
+        samp = CorpusSampler(rows, topic_list, text_key="src", label_key=label, min_words=o.min_words,
+                             max_words=o.max_words, seed=o.seed)
+    algorithm, cap, budget = o.algorithm, o.cap, o.budget
+    if o.prescore is not None:
+        if o.prescore < 1:
+            raise UsageError("--prescore must be >= 1")
+        algorithm, cap, budget = "brute", o.prescore, o.prescore * len(topic_list)
+    if dry_run:
+        if tree is not None and o.prescore is not None:
+            raise UsageError("--dry-run with --llm-topics and --prescore: the number of pulls depends on the "
+                             "topics the LLM answers; dry-run with --budget instead")
+        return bandit_plan(Scorer(list(o.mt), o.qe, o.src_lang, o.tgt_lang), budget, [t.name for t in topic_list],
+                           o.max_words, o.src_lang, o.tgt_lang, llm_sampler, tree)
+    source = corpus.rsplit("/", 1)[-1].split(".")[0] if corpus else "llm"
+    return BanditSearch(topic_list, samp, mt=list(o.mt), qe=o.qe, algorithm=algorithm, budget=budget, k=o.k,
+                        cap=math.inf if not cap else cap, epsilon=o.epsilon, batch=o.batch, seed=o.seed,
+                        src_lang=o.src_lang, tgt_lang=o.tgt_lang, source=source, input_sha256=input_sha256)
