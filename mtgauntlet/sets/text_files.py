@@ -72,12 +72,12 @@ def read_tsv(path: str | Path) -> Table:
     return table
 
 
-def check_field(value: str, where: str, name: str) -> str:
+def check_field(value: str, where: str, name: str, hint: str = "") -> str:
     """A text that a TSV (or line) file can hold: no TAB, no newline (a lone CR is kept as it is)."""
     bad = [c for c in ("\t", "\n") if c in value]
     if bad:
         raise GauntletError(f"{where}: field {name} holds a {'TAB' if bad[0] == chr(9) else 'line break'}, which the "
-                            "format cannot carry; export it as ACES JSON lines (an --out path ending in .jsonl)")
+                            f"format cannot carry{hint}")
     return value
 
 
@@ -86,15 +86,17 @@ def write_tsv(path: Path, columns: Sequence[str], rows: Iterator[tuple[str, dict
     n = 0
     with open(path, "w", encoding="utf-8", newline="") as f:
         f.write("\t".join(check_field(c, str(path), "header") for c in columns) + "\n")
+        hint = "; export it as ACES JSON lines (an --out path ending in .jsonl)"
         for where, row in rows:
-            f.write("\t".join(check_field("" if row.get(c) is None else str(row[c]), where, c) for c in columns)
-                    + "\n")
+            f.write("\t".join(check_field("" if row.get(c) is None else str(row[c]), where, c, hint)
+                              for c in columns) + "\n")
             n += 1
     return n
 
 
-def write_lines(path: Path, lines: Sequence[str], what: str) -> None:
-    """A file of one text per line (the mt-metrics-eval layout)."""
+def write_lines(path: Path, lines: Sequence[Sequence[str]], what: str, names: Sequence[str] = ("text",)) -> None:
+    """A file of one row per line, its fields (``names``) joined by TAB (the mt-metrics-eval layout)."""
     with open(path, "w", encoding="utf-8", newline="") as f:
-        for i, line in enumerate(lines):
-            f.write(check_field(line, f"{what} line {i + 1}", "text") + "\n")
+        for i, row in enumerate(lines):
+            fields = [row] if isinstance(row, str) else row
+            f.write("\t".join(check_field(v, f"{what} line {i + 1}", n) for v, n in zip(fields, names)) + "\n")

@@ -135,7 +135,7 @@ def write_mtme(root: Path, records: list[dict[str, Any]]) -> int:
         domains, docs = _by_segment(recs, "domain", n, lp), _by_segment(recs, "doc", n, lp)
         if domains is not None or docs is not None:
             write_lines(root / "documents" / f"{lp}.docs",
-                        [f"{d}\t{c}" for d, c in zip(domains or [""] * n, docs or [""] * n)], f"{lp} documents")
+                        list(zip(domains or [""] * n, docs or [""] * n)), f"{lp} documents", ("domain", "doc"))
         systems: dict[str, dict[int, dict[str, Any]]] = defaultdict(dict)
         for r in recs:
             systems[_name(r["system"], "system")][int(r["seg_id"])] = r
@@ -148,7 +148,7 @@ def write_mtme(root: Path, records: list[dict[str, Any]]) -> int:
             for system, segs in sorted(systems.items()):
                 for i in range(n):
                     v = checks_dict(segs[i].get("scores")).get(name) if i in segs else None
-                    lines.append(f"{system}\t{'None' if v is None else repr(v)}")
+                    lines.append((system, "None" if v is None else repr(v)))
             write_lines(root / "human-scores" / f"{lp}.{_name(name, 'score name')}.seg.score", lines,
-                        f"{lp} {name} scores")
+                        f"{lp} {name} scores", ("system", "score"))
     return len(records)
