@@ -134,6 +134,7 @@ def import_release(fmt: str, path: str | Path, *, name: str, version: str, out: 
     with tempfile.TemporaryDirectory(prefix="mtgauntlet-import-") as tmp:
         build = Path(tmp) / "build"
         _write_build(build, fmt, p, imported, records, score_cols)
-        return make_release([build], name, version, out=out, description=description,
-                            provenance=expand_provenance(provenance, source),
-                            input_files=[p] if p.is_file() else [])
+        statements = expand_provenance(provenance, source)
+        stated = any(s.startswith(f"{source}:") for s in statements)  # else the file may be recognised by sha256
+        return make_release([build], name, version, out=out, description=description, provenance=statements,
+                            input_files=[p] if p.is_file() and not stated else [])

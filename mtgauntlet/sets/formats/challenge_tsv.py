@@ -184,6 +184,8 @@ def write_pairs(path: Path, fmt: str, kind: str, records: list[dict[str, Any]], 
     spec = FORMATS[fmt]
     rows = pair_rows(kind, records)
     main = [f for f in FIELDS if getattr(spec, f)]
+    if fmt == "wmt-challenge":  # its header: lp, source, good, incorrect, reference, phenomena
+        main = ["lp", *[f for f in main if f != "lp"]]
     if any(r["good_span"] is not None or r["bad_span"] is not None for r in rows) and not spec.good_span:
         main += ["good_span", "bad_span"]
         spec = PairColumns(*[getattr(spec, f) for f in FIELDS[:6]], good_span=SPAN_ACES.good_span,
