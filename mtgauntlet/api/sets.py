@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from mtgauntlet.api.inputs import path_of
 from mtgauntlet.api.results import Release
 from mtgauntlet.api.session import public, warn
 
-__all__ = ["import_set", "export_set", "Export"]
+__all__ = ["Export", "export_set", "import_set"]
 
 
 @dataclass

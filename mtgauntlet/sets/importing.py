@@ -14,8 +14,9 @@ import hashlib
 import json
 import re
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from mtgauntlet.errors import GauntletError, UsageError
 from mtgauntlet.sets.imported import ImportedSet
@@ -25,7 +26,7 @@ TITLES = {"aces": "ACES (TSV or JSON lines)", "span-aces": "Span-ACES", "demetr"
           "wmt-challenge": "a WMT challenge-set TSV", "mtme": "an mt-metrics-eval folder",
           "human-table": "a flat human-judgment table"}
 BUILDER_VERSION = "1"
-_FIELD_FIRST = re.compile(r"(name|license|url|citation|license[_-]name|license[_-]link|hub[_-]id)=", re.S)
+_FIELD_FIRST = re.compile(r"(name|license|url|citation|license[_-]name|license[_-]link|hub[_-]id)=", re.DOTALL)
 
 
 def read_set(fmt: str, path: str | Path, score_cols: Sequence[str] = ()) -> ImportedSet:

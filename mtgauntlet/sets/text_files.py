@@ -8,9 +8,10 @@ TAB only; quotes, trailing spaces and every other character are kept. ``.gz`` fi
 from __future__ import annotations
 
 import gzip
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any
 
 from mtgauntlet.errors import GauntletError, InputError
 
@@ -55,7 +56,7 @@ def read_tsv(path: str | Path) -> Table:
         raise InputError("empty file: expected a header line", file=str(path), line=1)
     crlf = lines[0].endswith("\r")
     if crlf:
-        lines = [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
+        lines = [ln.removesuffix("\r") for ln in lines]
     columns = lines[0].split("\t")
     seen = set()
     for c in columns:

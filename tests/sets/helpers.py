@@ -43,8 +43,8 @@ def differing(a: dict, b: dict, ignore=PROVENANCE_FIELDS) -> dict:
     """field -> (first value in a, in b) of the fields that differ between two keyed record sets."""
     assert set(a) == set(b)
     out = {}
-    for k in a:
-        for f in a[k]:
-            if f not in ignore and a[k][f] != b[k][f]:
-                out.setdefault(f, (a[k][f], b[k][f]))
+    for k, rec in a.items():
+        for f, value in rec.items():
+            if f not in ignore and value != b[k][f]:
+                out.setdefault(f, (value, b[k][f]))
     return out

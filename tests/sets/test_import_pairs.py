@@ -202,3 +202,42 @@ def test_a_malformed_row_is_one_line_naming_file_line_and_field(tmp_path, fmt, h
     assert r.exit_code == 2, r.output
     assert r.stderr.count("\n") == 1 and r.exception.startswith(f"error: {src}, {where}: ")
     assert not (tmp_path / "rel").exists()
+
+
+def test_aces_json_lines_and_a_json_array_keep_value_types(shared_data, tmp_path):
+    items = demetr_items(shared_data, 3)
+    objs = [{"ID": 10 + i, "source": it["src_sent"], "good-translation": it["mt_sent"],
+             "incorrect-translation": it["pert_sent"], "reference": None if i == 2 else it["eng_sent"],
+             "phenomena": "nonsense", "langpair": "fr-en", "COMET-good": 0.8, "COMET-bad": 0.1 if i == 0 else None,
+             "tags": ["a", i]} for i, it in enumerate(items)]
+    lines = tmp_path / "aces.jsonl"
+    lines.write_text("".join(json.dumps(o, ensure_ascii=False) + "\n" for o in objs), encoding="utf-8")
+    array = tmp_path / "aces.json"
+    array.write_text(json.dumps(objs, ensure_ascii=False, indent=1), encoding="utf-8")
+    a = mg.import_set("aces", lines, name="aces-lines", version="1.0.0", out=tmp_path / "rel",
+                      provenance=["license=cc-by-nc-sa-4.0"])
+    b = mg.import_set("aces", array, name="aces-array", version="1.0.0", out=tmp_path / "rel",
+                      provenance=["aces:license=cc-by-nc-sa-4.0"])
+    got = records(a.path)
+    assert set(got) == {("10",), ("11",), ("12",)}  # the ID column is the source_id
+    rec = got[("12",)]
+    assert rec["ref"] is None and rec["aces_category"] == "mistranslation"
+    assert rec["scores"] == [{"name": "COMET-good", "value": 0.8}, {"name": "COMET-bad", "value": None}]
+    assert json.loads(rec["extra"]) == {"tags": ["a", 2]}
+    assert differing(got, records(b.path)) == {}
+    meta = json.loads((a.path / "croissant.json").read_text())
+    assert "amrhein2022aces" in meta["citeAs"]  # the imported set's paper
+
+
+def test_an_unknown_format_or_an_existing_release_is_a_one_line_error(tmp_path):
+    r = invoke(["import", "tmx", tmp_path, "--name", "x", "--version", "1.0.0"])
+    assert r.exit_code == 2 and "unknown format 'tmx'" in r.output
+    src = write_tsv(tmp_path / "cs.tsv", ["lp", "source", "good", "incorrect", "reference", "phenomena"],
+                    [["de-en", "a", "b", "c", "d", "ne"]])
+    args = ["import", "wmt-challenge", src, "--name", "cs", "--version", "1.0.0", "--out", tmp_path / "rel",
+            "--provenance", "license=mit"]
+    assert invoke(args).exit_code == 0
+    r = invoke(args)
+    assert r.exit_code == 2 and "already exists" in r.exception
+    r = invoke(["export", "mtme", tmp_path / "rel" / "name=cs" / "version=1.0.0", "--out", tmp_path / "m"])
+    assert r.exit_code == 2 and "no human_score records" in r.exception

@@ -18,14 +18,21 @@ file has one (``source_id``, ``id`` or ``ID``, the first present; export writes 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any
 
 from mtgauntlet.errors import InputError
 from mtgauntlet.sets.categories import any_category
-from mtgauntlet.sets.imported import ImportedSet, as_number, extra_json, numeric_columns, split_lp
-from mtgauntlet.sets.text_files import read_tsv, text_lines, write_tsv
+from mtgauntlet.sets.imported import (
+    ImportedSet,
+    as_number,
+    extra_json,
+    numeric_columns,
+    split_lp,
+)
+from mtgauntlet.sets.text_files import read_text, read_tsv, text_lines, write_tsv
 
 
 @dataclass(frozen=True)
@@ -105,6 +112,18 @@ def _record(fields: dict[str, str], row: dict[str, Any], others: list[str], nume
 
 
 def _json_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """JSON lines (line numbers), or one JSON array of objects (item numbers)."""
+    text = read_text(path)
+    if text.lstrip().startswith("["):
+        try:
+            items = json.loads(text)
+        except ValueError as exc:
+            raise InputError(f"not JSON ({exc.msg})", file=str(path), line=exc.lineno) from None
+        for i, obj in enumerate(items, start=1):
+            if not isinstance(obj, dict):
+                raise InputError(f"item {i}: expected a JSON object", file=str(path))
+            yield i, obj
+        return
     for i, line in enumerate(text_lines(path), start=1):
         if not line.strip():
             continue
@@ -208,7 +227,6 @@ def write_pairs(path: Path, fmt: str, kind: str, records: list[dict[str, Any]], 
 
     if jsonl:
         with open(path, "w", encoding="utf-8", newline="") as f:
-            for _, values in cells(False):
-                f.write(json.dumps({k: values.get(k) for k in header + more}, ensure_ascii=False) + "\n")
+            f.writelines(json.dumps({k: values.get(k) for k in header + more}, ensure_ascii=False) + "\n" for _, values in cells(False))
         return len(rows)
     return write_tsv(path, header + more, cells(True))

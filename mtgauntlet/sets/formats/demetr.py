@@ -10,8 +10,9 @@ source_id = ``pert_name:id``; every other key is kept in ``extra`` with its JSON
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from mtgauntlet.errors import GauntletError, InputError
 from mtgauntlet.sets.categories import demetr_category

@@ -8,8 +8,9 @@ Each row becomes a ``human_score``: the score columns named by ``score_cols`` (`
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from mtgauntlet.errors import InputError, UsageError
 from mtgauntlet.sets.imported import ImportedSet, as_number, extra_json, split_lp
