@@ -86,7 +86,10 @@ def test_a_filtered_subset_loads_with_datasets_and_croissant(shared_data, tmp_pa
     rel = mg.import_set("human-table", src, name="mqm-subset", version="0.1.0", out=tmp_path / "rel",
                         score_col="mqm", provenance=["license=cc-by-4.0"])
     want = {r["id"]: r for r in records(rel.path, KEY).values()}
-    rows = src.read_text(encoding="utf-8").count("\n") - 1
+    lines = src.read_text(encoding="utf-8").splitlines()[1:]
+    rows = sum(1 for ln in lines if ln.split("\t")[6])  # rows with an MQM score; the others are skipped, counted
+    assert rel.manifest["builds"][0]["counts"]["skipped"] == (
+        {"no human score in the score columns": len(lines) - rows} if len(lines) > rows else {})
     assert len(want) == rows > 10 and all([s["name"] for s in r["scores"]] == ["mqm"] for r in want.values())
     assert all(set(json.loads(r["extra"])) == {"is_human_ref", "da_sqm"} for r in want.values())  # the other columns
     ds = datasets.load_dataset(str(rel.path), "human_score", split="test", cache_dir=str(tmp_path / "hf"))
@@ -108,3 +111,16 @@ def test_a_score_that_is_no_number_is_one_line_naming_file_line_and_field(shared
     r = invoke(["import", "human-table", src, "--name", "bad", "--version", "1.0.0", "--out", tmp_path / "rel"])
     assert r.exit_code == 2 and "--score-col" in r.exception
     assert not (tmp_path / "rel").exists()
+
+
+def test_crlf_lines_and_rows_without_any_score(tmp_path):
+    src = tmp_path / "crlf.tsv"
+    src.write_bytes("lp\tseg_id\tsystem\tesa\tmqm\tsrc\tref\ttgt\r\n"
+                    "en-de\t0\tA\t\t\tHi \"you\"\tHallo\tHallo \r\n"
+                    "en-de\t0\tB\t70\t\tHi \"you\"\tHallo\t\ufeffHi\r\n".encode())
+    rel = mg.import_set("human-table", src, name="crlf", version="1.0.0", out=tmp_path / "rel",
+                        score_col=["mqm", "esa"], provenance=["license=mit"])
+    assert rel.manifest["builds"][0]["counts"]["skipped"] == {"no human score in the score columns": 1}
+    (b,) = records(rel.path, KEY).values()
+    assert (b["system"], b["src"], b["tgt"]) == ("B", 'Hi "you"', "\ufeffHi")  # one CR off each line, no more
+    assert b["scores"] == [{"name": "esa", "value": 70.0}, {"name": "mqm", "value": None}]

@@ -2,7 +2,8 @@
 and optionally ``doc_id`` (or ``doc``) and ``domain``, like ``wmt23_mtme_seg_scores.tsv.gz``.
 
 Each row becomes a ``human_score``: the score columns named by ``score_cols`` (``--score-col mqm,da_sqm``) go into
-``scores`` (ordered by name) (an empty cell is a missing judgment, null), every other column into ``extra`` as text. Two rows of one
+``scores``, ordered by name (an empty cell is a missing judgment, null); every other column goes into ``extra`` as
+text. A row without any human score is skipped and counted (as in the mt-metrics-eval layout); two rows of one
 (lp, seg_id, system) are an error.
 """
 
@@ -50,6 +51,9 @@ def read_human_table(path: str | Path, score_cols: Sequence[str]) -> ImportedSet
                 scores[c] = as_number(row[c])
             except ValueError:
                 raise InputError(f"not a number: {row[c]!r}", file=p, line=line, field=c) from None
+        if all(v is None for v in scores.values()):
+            out.skipped["no human score in the score columns"] += 1
+            continue
         src_lang, tgt_lang = split_lp(row["lp"], file=p, line=line, field_name="lp")
         rec = {"lp": row["lp"], "seg_id": row["seg_id"], "system": row["system"], "src": row["src"],
                "src_lang": src_lang, "tgt_lang": tgt_lang, "scores": scores,
