@@ -59,6 +59,7 @@ def test_the_mqm_release_reads_in_the_catalog(mqm_release):
                   "GROUP BY lp ORDER BY lp", releases=mqm_release.parents[1])
     assert list(df["lp"]) == ["en-de", "he-en", "zh-en"]
     assert list(df["mqm"]) == [5980, 10660, 18832]
+    assert mg.query("SELECT count(*) AS n FROM human_score", releases=mqm_release.parents[1])["n"][0] == 36629
 
 
 def test_the_mqm_table_round_trips_through_the_mt_metrics_eval_layout(mqm_release, tmp_path):

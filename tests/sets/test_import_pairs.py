@@ -241,3 +241,17 @@ def test_an_unknown_format_or_an_existing_release_is_a_one_line_error(tmp_path):
     assert r.exit_code == 2 and "already exists" in r.exception
     r = invoke(["export", "mtme", tmp_path / "rel" / "name=cs" / "version=1.0.0", "--out", tmp_path / "m"])
     assert r.exit_code == 2 and "no human_score records" in r.exception
+
+
+def test_a_malformed_demetr_item_is_one_line_naming_file_line_and_field(shared_data, tmp_path):
+    items = demetr_items(shared_data, 2)
+    items[1] = {**items[1], "lang_tag": "klingon"}
+    src = tmp_path / "demetr.jsonl"
+    src.write_text("".join(json.dumps(it, ensure_ascii=False) + "\n" for it in items), encoding="utf-8")
+    r = invoke(["import", "demetr", src, "--name", "bad", "--version", "1.0.0", "--out", tmp_path / "rel"])
+    assert r.exit_code == 2 and r.exception.startswith(f"error: {src}, line 2, field 'lang_tag': unknown lang_tag")
+    del items[1]["mt_sent"]
+    src.write_text("".join(json.dumps(it, ensure_ascii=False) + "\n" for it in items), encoding="utf-8")
+    r = invoke(["import", "demetr", src, "--name", "bad", "--version", "1.0.0", "--out", tmp_path / "rel"])
+    assert r.exit_code == 2 and r.exception == f"error: {src}, line 2, field 'mt_sent': no key 'mt_sent'"
+    assert not (tmp_path / "rel").exists()
