@@ -113,6 +113,18 @@ def _write_build(folder: Path, fmt: str, path: Path, imported: ImportedSet, reco
     (folder / MANIFEST).write_text(json.dumps(manifest, indent=2, ensure_ascii=False), encoding="utf-8")
 
 
+def _recognisable(path: Path, files: Sequence[Path]) -> list[Path]:
+    """The input files the release may recognise by sha256: the file imported; of a folder, its files only when
+    every one is the same known data (a folder mixing known and unknown files is not vouched for by one of them)."""
+    from mtgauntlet.cards.licenses import recognise
+    from mtgauntlet.fileio import sha256_file
+
+    if path.is_file():
+        return [path]
+    known = [recognise(sha256_file(f)) for f in files]
+    return list(files) if known and all(known) and len({k.describe for k in known}) == 1 else []
+
+
 def import_release(fmt: str, path: str | Path, *, name: str, version: str, out: str | Path = "releases",
                    provenance: Sequence[str] = (), score_cols: Sequence[str] = ()) -> Path:
     """Read a set and release it as ``OUT/name=NAME/version=VERSION``; returns the release directory."""
@@ -136,6 +148,6 @@ def import_release(fmt: str, path: str | Path, *, name: str, version: str, out: 
         build = Path(tmp) / "build"
         _write_build(build, fmt, p, imported, records, score_cols)
         statements = expand_provenance(provenance, source)
-        stated = any(s.startswith(f"{source}:") for s in statements)  # else the file may be recognised by sha256
+        stated = any(s.startswith(f"{source}:") for s in statements)  # else the input may be recognised by sha256
         return make_release([build], name, version, out=out, description=description, provenance=statements,
-                            input_files=[p] if p.is_file() and not stated else [])
+                            input_files=[] if stated else _recognisable(p, imported.files))

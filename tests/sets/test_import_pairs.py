@@ -255,3 +255,26 @@ def test_a_malformed_demetr_item_is_one_line_naming_file_line_and_field(shared_d
     r = invoke(["import", "demetr", src, "--name", "bad", "--version", "1.0.0", "--out", tmp_path / "rel"])
     assert r.exit_code == 2 and r.exception == f"error: {src}, line 2, field 'mt_sent': no key 'mt_sent'"
     assert not (tmp_path / "rel").exists()
+
+
+def test_a_folder_of_known_files_is_recognised_and_one_with_unknown_files_is_not(shared_data, tmp_path):
+    rel = mg.import_set("demetr", shared_data / "demetr", name="demetr-folder", version="1.0.0", out=tmp_path / "r")
+    assert rel.manifest["license"]["license"] == "mit" and not rel.warnings
+    assert rel.manifest["rows"]["challenge_pair"] == 15773
+    mixed = tmp_path / "demetr"
+    mixed.mkdir()
+    (mixed / "a.jsonl").write_text(json.dumps({**demetr_items(shared_data, 1)[0], "id": 5000}, ensure_ascii=False)
+                                   + "\n", encoding="utf-8")
+    (mixed / "b.jsonl.gz").symlink_to(shared_data / "demetr" / "demetr_dev.jsonl.gz")
+    with pytest.warns(mg.GauntletWarning, match="provenance and licence are unknown"):
+        rel = mg.import_set("demetr", mixed, name="mixed", version="1.0.0", out=tmp_path / "r")
+    assert rel.manifest["license"]["license"] == "unknown"
+
+
+def test_the_same_item_twice_is_a_one_line_error(shared_data, tmp_path):
+    item = demetr_items(shared_data, 1)[0]
+    src = tmp_path / "twice.jsonl"
+    src.write_text((json.dumps(item, ensure_ascii=False) + "\n") * 2, encoding="utf-8")
+    r = invoke(["import", "demetr", src, "--name", "twice", "--version", "1.0.0", "--out", tmp_path / "rel"])
+    assert r.exit_code == 2 and "two challenge_pair records are the same item" in r.exception
+    assert r.stderr.count("\n") == 1 and not (tmp_path / "rel").exists()

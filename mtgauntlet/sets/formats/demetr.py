@@ -3,7 +3,8 @@ array of items or JSON lines) or their JSON-lines concatenation (``.jsonl``, ``.
 
 An item becomes a ``challenge_pair``: src = ``src_sent``, good = ``mt_sent``, bad = ``pert_sent``, ref =
 ``eng_sent``, phenomenon = ``pert_name``, lp = ``XX-en`` from ``lang_tag`` (DEMETR is X->English),
-source_id = ``pert_name:id``; every other key is kept in ``extra`` with its JSON value. Items with
+source_id = ``pert_name:id``; every other key (but ``pert_check``, true for every item kept) is kept in
+``extra`` with its JSON value. Items with
 ``pert_check = false`` (the perturbation could not be applied) are skipped and counted.
 """
 
