@@ -98,16 +98,16 @@ def _record(fields: dict[str, str], row: dict[str, Any], others: list[str], nume
     rec["src_lang"], rec["tgt_lang"] = split_lp(rec["lp"], file=path, line=line, field_name=fields["lp"])
     scores = {}
     for c in numeric:
-        value = row[c]
+        value = row.get(c)
         try:
             scores[c] = (as_number(value) if isinstance(value, str) else
                          None if value is None else float(value))
         except (TypeError, ValueError):
             raise InputError(f"not a number: {value!r}", file=path, line=line, field=c) from None
     rec["scores"] = scores or None
-    rec["extra"] = extra_json({c: row[c] for c in others if c not in numeric})
+    rec["extra"] = extra_json({c: row[c] for c in others if c not in numeric and c in row})
     rec["aces_category"] = any_category(rec["phenomenon"])
-    rec["source_id"] = str(row[id_col]) if id_col else str(row_number)
+    rec["source_id"] = str(row[id_col]) if id_col and row.get(id_col) is not None else str(row_number)
     return rec
 
 
