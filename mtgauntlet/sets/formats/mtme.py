@@ -77,9 +77,12 @@ def read_mtme(path: str | Path) -> ImportedSet:
             if lines is not None and len(lines) != n:
                 raise InputError(f"{len(lines)} lines, sources/{lp}.txt has {n}", file=str(f))
         scores = _human_scores(root, lp, n)
+        out.files += [f for f in (ref_file, docs_file) if f is not None and f.is_file()]
+        out.files += sorted((root / "human-scores").glob(f"{lp}.*.seg.score"))
         for sys_file in sorted((root / "system-outputs" / lp).glob("*.txt")):
             system = sys_file.name[:-len(".txt")]
             outputs = text_lines(sys_file)
+            out.files.append(sys_file)
             if len(outputs) != n:
                 raise InputError(f"{len(outputs)} lines, sources/{lp}.txt has {n}", file=str(sys_file))
             for i in range(n):
