@@ -7,9 +7,9 @@ from typing import List, Optional
 import typer
 
 from mtgauntlet.cli.common import checked, json_option, print_result
+from mtgauntlet.sets.exporting import EXPORT_FORMATS
+from mtgauntlet.sets.importing import IMPORT_FORMATS
 
-IMPORT_FORMATS = ("aces", "span-aces", "demetr", "wmt-challenge", "mtme", "human-table")
-EXPORT_FORMATS = ("wmt-challenge", "aces", "mtme", "seg-score")
 
 
 def import_set(
