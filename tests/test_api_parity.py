@@ -22,6 +22,8 @@ CLI_ONLY = {"json_out", "help"}
 API_OF = {  # CLI command path -> (public function of mtgauntlet, options only the CLI has, beyond CLI_ONLY)
     "release": ("release", ()),
     "verify": ("verify", ()),
+    "import": ("import_set", ()),
+    "export": ("export_set", ()),
     "publish": ("publish", ()),
     "query": ("query", ("format",)),  # how the CLI prints the table; mg.query returns a DataFrame
     "audit": ("audit", ()),

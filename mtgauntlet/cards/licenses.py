@@ -91,6 +91,12 @@ KNOWN_DATA: tuple[KnownData, ...] = (
         "DEMETR", "mit", "https://github.com/marzenakrp/demetr",
         "DEMETR (Karpinska et al., EMNLP 2022), MIT licence."),
         sha256="b9373746337f3603c313f5094c7023f29b4709131a4a7bf8939039ad63297f0a"),
+    KnownData("WMT23 metrics-task MQM / DA+SQM segment scores, as vendored in wmt-conference/ErrorSpanAnnotation@e7f88b5 "
+              "(wmt23_mtme_seg_scores.tsv.gz)", ("wmt23_mtme_seg_scores", "wmt23-mqm-mtme"),
+              Provenance("WMT23 metrics-task human judgments (MQM, DA+SQM)", url="https://www2.statmt.org/wmt23/",
+                         citation=("Freitag et al. 2023, Results of WMT23 Metrics Shared Task; WMT metrics-task data, "
+                                   "distributed by the WMT organisers for research use."), **_WMT_TERMS),
+              sha256="3733e532346913039169c2ef9738fb0a23233b6ba792152124716b54e6b1ba44"),
     KnownData("WMT24 general test set (wmt24_general_testset.tsv.gz)", ("wmt24-general", "wmt24_general_testset"),
               Provenance("WMT24 general test set", url="https://www2.statmt.org/wmt24/", citation=(
                   "WMT shared-task test sets, distributed by the WMT organisers for research and evaluation use."),

@@ -105,3 +105,29 @@ def embedded_llm_limitation(build: dict) -> str:
         return ""
     return {"mtbreaker": EMBEDDED_EDITOR_LIMITATION, "zeroshot": EMBEDDED_GENERATOR_LIMITATION}.get(
         build.get("builder") or "", "")
+
+
+DEMETR_BIBTEX = """@inproceedings{karpinska2022demetr,
+  title = {{DEMETR}: Diagnosing Evaluation Metrics for Translation},
+  author = {Karpinska, Marzena and Raj, Nishant and Thai, Katherine and Song, Yixiao and Gupta, Ankita and Iyyer, Mohit},
+  booktitle = {Proceedings of the 2022 Conference on Empirical Methods in Natural Language Processing},
+  year = {2022}
+}"""
+
+ACES_BIBTEX = """@inproceedings{amrhein2022aces,
+  title = {{ACES}: Translation Accuracy Challenge Sets for Evaluating Machine Translation Metrics},
+  author = {Amrhein, Chantal and Moghe, Nikita and Guillou, Liane},
+  booktitle = {Proceedings of the Seventh Conference on Machine Translation (WMT)},
+  year = {2022}
+}"""
+
+_IMPORTED = ("Records imported with `gauntlet import {fmt}` from a public set, texts byte for byte; the licence and "
+             "sources below are the origin's.")
+for _fmt, _title, _cite in (("aces", "ACES challenge pairs (imported)", ACES_BIBTEX),
+                            ("span-aces", "Span-ACES challenge pairs (imported)", ACES_BIBTEX),
+                            ("demetr", "DEMETR challenge pairs (imported)", DEMETR_BIBTEX),
+                            ("wmt-challenge", "WMT challenge-set pairs (imported)", ""),
+                            ("mtme", "Human judgments, mt-metrics-eval layout (imported)", ""),
+                            ("human-table", "Human judgments, flat table (imported)", "")):
+    METHODS[f"import:{_fmt}"] = {"title": _title, "description": _IMPORTED.format(fmt=_fmt), "citation": _cite,
+                                 "limitations": ""}

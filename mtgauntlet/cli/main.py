@@ -17,7 +17,7 @@ import typer
 from mtgauntlet import __version__
 from mtgauntlet.runner.progress import QUIET_ENV
 from mtgauntlet.cli import (audit_cmd, build, completion, evaluate, models_cmd, query as query_mod, recipe_cmd,
-                            release_cmd, score, simulate, validate_cmd)
+                            release_cmd, score, sets_cmd, simulate, validate_cmd)
 
 app = typer.Typer(
     name="gauntlet",
@@ -38,6 +38,8 @@ app.command("models")(models_cmd.models)
 app.command("release")(release_cmd.release)
 app.command("verify")(release_cmd.verify)
 app.command("publish")(release_cmd.publish)
+app.command("import")(sets_cmd.import_set)
+app.command("export")(sets_cmd.export_set)
 app.command("run")(recipe_cmd.run_recipe)
 app.command("reproduce")(recipe_cmd.reproduce)
 app.command("audit")(audit_cmd.audit)

@@ -1,0 +1,62 @@
+"""What a format reader returns: the records of one set (without the common fields the importer adds) and what it
+skipped, with reasons."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mtgauntlet.errors import InputError
+
+
+@dataclass
+class ImportedSet:
+    """``records``: dicts of the kind's own fields plus ``src_lang``, ``tgt_lang``, ``source_id``;
+    ``files``: the files read (their sha256 may recognise the data); ``skipped``: reason -> rows not kept."""
+
+    kind: str
+    records: list[dict[str, Any]] = field(default_factory=list)
+    files: list[Path] = field(default_factory=list)
+    skipped: Counter = field(default_factory=Counter)
+
+
+def split_lp(lp: str, *, file: str, line: int | None, field_name: str) -> tuple[str, str]:
+    """(source language, target language) of a language pair ``src-tgt``."""
+    parts = lp.split("-")
+    if len(parts) != 2 or not all(p.strip() for p in parts):
+        raise InputError(f"language pair {lp!r}: expected SRC-TGT (e.g. de-en)", file=file, line=line,
+                         field=field_name)
+    return parts[0], parts[1]
+
+
+def as_number(text: str) -> float | None:
+    """A numeric column's value (empty or None = missing); raises ValueError for other text."""
+    t = text.strip()
+    if t in ("", "None", "none", "nan", "NaN", "NA"):
+        return None
+    return float(t)
+
+
+def numeric_columns(rows: list[dict[str, str]], columns: list[str]) -> list[str]:
+    """The columns whose every value is a number or missing, and at least one is a number."""
+    out = []
+    for c in columns:
+        seen = False
+        for r in rows:
+            try:
+                v = as_number(r[c])
+            except ValueError:
+                break
+            seen = seen or v is not None
+        else:
+            if seen:
+                out.append(c)
+    return out
+
+
+def extra_json(values: dict[str, Any]) -> str | None:
+    """The set's other columns as a JSON object in their order (null when there are none)."""
+    return json.dumps(values, ensure_ascii=False) if values else None
