@@ -16,10 +16,10 @@ import json
 import math
 import os
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, Sequence
 
-from mtgauntlet.api.checks import in_ranges, input_formats, one_of, unknown_keywords
-from mtgauntlet.api.inputs import as_input_path, cache_dir
+from mtgauntlet.api.checks import in_ranges, input_formats, listed, one_of, unknown_keywords
+from mtgauntlet.api.inputs import as_input_path, cache_dir, input_format
 from mtgauntlet.api.results import Build
 from mtgauntlet.api.session import public
 from mtgauntlet.builders.mtbreaker import DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE
@@ -187,6 +187,7 @@ def build_subset(*, input: Any, out: str | Path, estimator: str = "length", budg
     from mtgauntlet.builders.subset import SubsetBuilder
 
     src_lang, tgt_lang = lang_pair(src_lang, tgt_lang)
+    format = input_format(input, format)  # in memory: always its Parquet file
     rows = load_corpus(as_input_path(input), format=format, src_col=src_col, ref_col=None, src_lang=src_lang,
                        tgt_lang=tgt_lang, limit=limit, skip_bad=skip_bad,
                        columns={"domain": domain_col} if domain_col else None, lp=lp, quoting=quoting,
@@ -207,7 +208,7 @@ def build_subset(*, input: Any, out: str | Path, estimator: str = "length", budg
 @public
 def build_smaug(*, input: Any, out: str | Path, src_lang: str, tgt_lang: str, format: Optional[str] = None,
                 src_col: str = "src", ref_col: str = "ref", good_col: Optional[str] = None,
-                good_from: Optional[str] = None, phenomena: str = "ne,num,neg,ins,del",
+                good_from: Optional[str] = None, phenomena: str | Sequence[str] = "ne,num,neg,ins,del",
                 translator: Optional[str] = None, infiller: Optional[str] = None, nli: Optional[str] = None,
                 require_nli: bool = False, annotator: Optional[str] = None, polyjuice: Optional[str] = None,
                 lp: Optional[str] = None, limit: Optional[int] = None, quoting: str = "auto",
@@ -229,7 +230,7 @@ def build_smaug(*, input: Any, out: str | Path, src_lang: str, tgt_lang: str, fo
         ref_col: Reference column (perturbed into the bad hypothesis).
         good_col: Column with the good hypothesis.
         good_from: ``column``, ``translator`` or ``reference``.
-        phenomena: Comma-separated subset of ne,num,neg,ins,del.
+        phenomena: Subset of ne,num,neg,ins,del: a list or comma-separated.
         translator: Translator spec for the good hypothesis (e.g. apertium).
         infiller: Infiller spec (default: model-free).
         nli: NLI spec for the negation contradiction check.
@@ -270,11 +271,12 @@ def build_smaug(*, input: Any, out: str | Path, src_lang: str, tgt_lang: str, fo
     from mtgauntlet.builders.smaug import SmaugBuilder
 
     src_lang, tgt_lang = lang_pair(src_lang, tgt_lang)
+    format = input_format(input, format)  # in memory: always its Parquet file
     rows = load_corpus(as_input_path(input), format=format, src_col=src_col, ref_col=ref_col, src_lang=src_lang,
                        tgt_lang=tgt_lang, limit=limit, skip_bad=skip_bad,
                        columns={"good": good_col} if good_col else None, lp=lp, quoting=quoting, max_chars=max_chars)
     with _paced(concurrency, max_cost, max_requests):
-        builder = SmaugBuilder(src_lang=src_lang, tgt_lang=tgt_lang, phenomena=comma_list(phenomena),
+        builder = SmaugBuilder(src_lang=src_lang, tgt_lang=tgt_lang, phenomena=listed(phenomena),
                                translator=translator, infiller=infiller, nli=nli, annotator=annotator,
                                polyjuice=polyjuice, good_col=good_col, good_from=good_from,
                                min_char_edit=min_char_edit, min_word_edit=min_word_edit, del_min_words=del_min_words,
@@ -294,6 +296,7 @@ def build_smaug(*, input: Any, out: str | Path, src_lang: str, tgt_lang: str, fo
 def _seed_rows(seeds: Any, column: str, format: Optional[str], src_lang: str, tgt_lang: str, limit: Optional[int],
                lp: Optional[str], quoting: str, max_chars: int, skip_bad: bool):
     """Seed texts (source side only) of any table or named layout, with the reader's skip counts."""
+    format = input_format(seeds, format)  # in memory: always its Parquet file
     return load_corpus(as_input_path(seeds), format=format, src_col=column, ref_col=None, src_lang=src_lang,
                        tgt_lang=tgt_lang, limit=limit, lp=lp, quoting=quoting, max_chars=max_chars, skip_bad=skip_bad)
 
@@ -533,6 +536,7 @@ def build_bandit(*, out: str | Path, corpus: Any = None, topics: Optional[str] =
     from mtgauntlet.models import registry
     from mtgauntlet.runner.build_runner import input_digest
 
+    format = input_format(corpus, format)
     corpus = as_input_path(corpus) if corpus is not None else None
     with _paced(concurrency, max_cost, max_requests):  # every model below is loaded with it
         src_lang, tgt_lang = lang_pair(src_lang, tgt_lang)
@@ -683,6 +687,7 @@ def build(method: str, *, input: Any = None, out: str | Path | None = None, inpu
                          + (" (input=)" if key in missing else ""))
     _check(options)
     if options.get(key) is not None:
+        options["format"] = input_format(options[key], options.get("format"))  # a name only labels the data
         options[key] = as_input_path(options[key], input_name)
     elif input_name is not None:
         raise UsageError(f"build {method}: input_name names an in-memory input; none was given")

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from mtgauntlet.api.checks import one_of
-from mtgauntlet.api.inputs import as_input_path, path_of
+from mtgauntlet.api.inputs import as_input_path, input_format, path_of
 from mtgauntlet.api.results import Report
 from mtgauntlet.api.session import public
 from mtgauntlet.errors import UsageError
@@ -62,6 +62,7 @@ def _texts(input: Any, column: str, format: str | None, quoting: str):
     from mtgauntlet.corpora.readers import FORMATS, read_rows
 
     one_of("--format", format, FORMATS)
+    format = input_format(input, format)  # in memory: always its Parquet file
     rows = read_rows(as_input_path(input), format=format, required=[column], text_fields=[], quoting=quoting,
                      max_chars=None).rows
     return rows, [str(r[column] or "") for r in rows]

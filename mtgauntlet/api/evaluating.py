@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from mtgauntlet.api.checks import at_least, at_most, budget_limits, in_ranges, judgment_formats, listed, one_of
+from mtgauntlet.api.inputs import in_memory
 from mtgauntlet.api.session import public, warn
 from mtgauntlet.errors import GauntletError, InputError, UsageError
 
@@ -43,7 +44,9 @@ def evaluate_metric(*, set: Any, metric: str | Sequence[str] = ("chrf",), lp: st
     language pairs (SMAUG Figures 4-7) and the Pearson correlation of tau and d (Figure 8).
 
     Args:
-        set: Build/release directory or Parquet of ``smaug_pair`` records, DEMETR JSONL or ACES TSV.
+        set: Build/release directory or Parquet of ``smaug_pair`` records, DEMETR JSONL or ACES TSV, or the
+            pairs as a DataFrame, ``datasets.Dataset`` or list of dicts (``good``, ``bad``, ``phenomenon``, and
+            ``src``, ``ref``, ``lp`` where known; e.g. ``build.to_pandas()``).
         metric: chrf, bleu, ``col:GOODCOL,BADCOL``, or a QE spec (qe, roundtrip, comet:..., llm-as-qe:...): one,
             a list, or comma-separated.
         lp: Only these language pairs (a list or comma-separated).
@@ -74,7 +77,14 @@ def evaluate_metric(*, set: Any, metric: str | Sequence[str] = ("chrf",), lp: st
     specs = metric_specs(metric)
     if not specs:
         raise UsageError("--metric: no metric given")
-    pairs = filter_pairs(load_pairs(str(getattr(set, "path", set))), listed(lp), listed(phenomena))
+    if in_memory(set) and not hasattr(set, "path"):  # a DataFrame of challenge pairs (e.g. Build.to_pandas())
+        from mtgauntlet.api.inputs import input_table
+        from mtgauntlet.evaluation.metric_robustness import pairs_of
+
+        loaded = pairs_of(input_table(set).to_pylist(), f"set ({type(set).__name__})")
+    else:
+        loaded = load_pairs(str(getattr(set, "path", set)))
+    pairs = filter_pairs(loaded, listed(lp), listed(phenomena))
     if not pairs.good:
         raise UsageError("no pairs left after --lp/--phenomena filtering")
     same = sum(g.split() == r.split() for g, r in zip(pairs.good, pairs.ref) if r)

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from mtgauntlet.api.checks import at_least, budget_limits, input_formats, one_of
-from mtgauntlet.api.inputs import as_input_path
+from mtgauntlet.api.inputs import as_input_path, input_format
 from mtgauntlet.api.session import public
 from mtgauntlet.corpora.options import skipped_counts_note
 from mtgauntlet.corpora.readers import DEFAULT_MAX_CHARS
@@ -124,6 +124,7 @@ def score_difficulty(*, input: Any, out: str | Path | None = None, estimator: st
     one_of("--format", format, input_formats())
     src_lang, tgt_lang = lang_option(src_lang, "--src-lang"), lang_option(tgt_lang, "--tgt-lang")
     registry.resolve_class("difficulty", estimator)  # a bad spec fails before any reading or scoring
+    format = input_format(input, format)  # in memory: always its Parquet file
     rows = load_corpus(CorpusRequest(path=as_input_path(input), format=format, src_col=src_col, ref_col=None,
                                      src_lang=src_lang, tgt_lang=tgt_lang, lp=lp, limit=limit, skip_bad=skip_bad,
                                      columns=parse_column_map(None), quoting=quoting, max_chars=max_chars))
@@ -177,6 +178,7 @@ def score_qe(*, input: Any, out: str | Path | None = None, qe: str = "qe", map: 
     for spec in specs:
         resolve_class("qe", spec)  # a bad spec fails before any reading or scoring
     path = as_input_path(input)
+    format = input_format(input, format)  # in memory: always its Parquet file
     rs = read_rows(path, format=format, columns=parse_column_map(map), required=["src", "tgt", "lp"],
                    text_fields=["src"], quoting=quoting, max_chars=max_chars, on_error="skip" if skip_bad else "raise")
     if not rs.rows:
