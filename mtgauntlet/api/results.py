@@ -188,6 +188,13 @@ class Release:
         """The released records of ``kind`` (or of the only kind) as a ``pandas.DataFrame``."""
         return self.to_arrow(kind).to_pandas()
 
+    def to_dataset(self, kind: str | None = None):
+        """The released records of ``kind`` (or of the only kind) as a ``datasets.Dataset`` (needs the ``hub``
+        extra)."""
+        import datasets
+
+        return datasets.Dataset(self.to_arrow(kind))
+
 
 @dataclass
 class Verification:

@@ -58,8 +58,9 @@ def _accepts(hint: Any) -> tuple[Callable[[Any], bool], str] | None:
         return (lambda v: isinstance(v, numbers.Integral) and not isinstance(v, bool)), "an integer"
     if hint is float:
         return (lambda v: isinstance(v, numbers.Real) and not isinstance(v, bool)), "a number"
-    if isinstance(hint, type) and issubclass(hint, PurePath):
-        return (lambda v: isinstance(v, (str, os.PathLike))), "a path"
+    if isinstance(hint, type) and issubclass(hint, PurePath):  # or a result naming one (Build, Release: .path)
+        return (lambda v: isinstance(v, (str, os.PathLike)) or isinstance(getattr(v, "path", None), (str, os.PathLike))
+                ), "a path"
     if hint is dict or origin is dict:
         return (lambda v: isinstance(v, dict)), "a dict"
     if origin in (list, tuple, collections.abc.Sequence) or hint in (list, tuple):

@@ -104,10 +104,10 @@ def print_publication(done, json_out: bool) -> None:
     if json_out:
         print_json({"repo": done.repo, "tag": done.tag, "parent_commit": done.parent_commit, "dry_run": dry_run,
                     "commit": done.commit, "remote": done.remote, "commit_message": done.commit_message,
-                    "operations": done.operations})
+                    "operations": done.operations, "already_published": done.already_published})
         return
     typer.echo(done.description)
     if dry_run:
         typer.echo("dry run: nothing was published")
-    else:
+    elif not done.already_published:
         typer.echo(f"published commit {done.commit} and tag {done.tag}")
