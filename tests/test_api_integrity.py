@@ -143,3 +143,33 @@ def test_progress_in_a_jupyter_kernel_is_one_bar_that_ends_at_n_of_n(sample_path
     assert displays[0][0] == "display_data" and {d for _, d, _ in displays} == {displays[0][1]}  # one bar
     assert f" {items}/{items}" in displays[-1][2] and items == 42, displays[-1]
     assert json.dumps(displays).count("ipywidgets") == 0
+
+
+@pytest.mark.parametrize("value,found", [("5", "int '5'"), ("null", "null"), ('["a"]', "list \"['a']\"")])
+def test_validate_grammar_refuses_a_value_that_is_no_text(tmp_path, value, found):
+    """5, null and ["a"] were scored as texts with 0 errors."""
+    from tests.cli import invoke
+
+    path = tmp_path / "texts.jsonl"
+    path.write_text('{"text": "This sentence is fine."}\n{"text": ' + value + "}\n", encoding="utf-8")
+    r = invoke(["validate", "grammar", "--input", path, "--column", "text", "--lang", "en"])
+    assert r.exit_code == 2 and r.stderr.strip().splitlines() == [
+        f"error: {path}, line 2, field 'text': wrong type: expected a text (string), found {found}"], r
+
+
+def test_validate_grammar_out_never_overwrites_its_input(tmp_path):
+    from tests.cli import invoke
+
+    path = tmp_path / "texts.tsv"
+    path.write_text("id\ttext\n1\tThis sentence is fine.\n", encoding="utf-8")
+    before = path.read_bytes()
+    r = invoke(["validate", "grammar", "--input", path, "--column", "text", "--lang", "en",
+                "--out", tmp_path / "." / "texts.tsv"])
+    assert r.exit_code == 2 and "is the --input file" in r.stderr and path.read_bytes() == before, r
+
+
+def test_install_is_refused_by_its_own_name(tmp_path):
+    """DuckDB types INSTALL as a LOAD statement: the refusal said "LOAD statements"."""
+    (tmp_path / "releases").mkdir()
+    with pytest.raises(mg.GauntletError, match=r"^read-only catalog: INSTALL statements are refused"):
+        mg.query("INSTALL httpfs", releases=tmp_path / "releases")

@@ -144,7 +144,7 @@ def build_subset(*, input: Any, out: str | Path, estimator: str = "length", budg
                  max_chars: int = DEFAULT_MAX_CHARS, seed: int = 13, shard_size: int = 500, skip_bad: bool = False,
                  overwrite: bool = False, engine: str = "local", actors: Optional[int] = None,
                  concurrency: Optional[int] = None, max_cost: Optional[float] = None,
-                 max_requests: Optional[int] = None, dry_run: bool = False) -> Build:
+                 max_requests: Optional[int] = None, dry_run: bool = False, progress: bool = False) -> Build:
     """Score a corpus with a difficulty estimator and keep the ``budget`` hardest texts (``selected_text``
     records). The options are those of ``gauntlet build subset`` (see ``gauntlet build subset --help``).
 
@@ -216,7 +216,7 @@ def build_smaug(*, input: Any, out: str | Path, src_lang: str, tgt_lang: str, fo
                 del_min_words: int = 5, del_max_words: int = 9, max_parse_chars: int = 5000, ne_types: str = "all",
                 seed: int = 13, shard_size: int = 200, skip_bad: bool = False, concurrency: Optional[int] = None,
                 max_cost: Optional[float] = None, max_requests: Optional[int] = None, dry_run: bool = False,
-                overwrite: bool = False) -> Build:
+                overwrite: bool = False, progress: bool = False) -> Build:
     """SMAUG: ``(source, good, bad, reference, phenomenon)`` records, bad = the reference with one critical error
     (``gauntlet build smaug``; every option as there, see its ``--help``).
 
@@ -327,7 +327,7 @@ def build_mtbreaker(*, seeds: Any, out: str | Path, column: str = "text", format
                     grammatical_edits: bool = False, language_guard: bool = False, seed: int = 13,
                     shard_size: Optional[int] = None, concurrency: Optional[int] = None,
                     max_cost: Optional[float] = None, max_requests: Optional[int] = None, dry_run: bool = False,
-                    overwrite: bool = False) -> Build:
+                    overwrite: bool = False, progress: bool = False) -> Build:
     """MT-breaker: an LLM edits each seed step by step until the target MT model translates it badly
     (``gauntlet build mtbreaker``; every option as there, see its ``--help``).
 
@@ -394,7 +394,8 @@ def build_zeroshot(*, seeds: Any, out: str | Path, column: str = "text", format:
                    max_tokens: int = DEFAULT_MAX_TOKENS, history_size: Optional[int] = None,
                    language_guard: bool = False, seed: int = 13, shard_size: Optional[int] = None,
                    concurrency: Optional[int] = None, max_cost: Optional[float] = None,
-                   max_requests: Optional[int] = None, dry_run: bool = False, overwrite: bool = False) -> Build:
+                   max_requests: Optional[int] = None, dry_run: bool = False, overwrite: bool = False,
+                   progress: bool = False) -> Build:
     """Zero-shot baselines: one generation per item, with history, or the most difficult of ``generations``
     (``gauntlet build zeroshot``; every option as there, see its ``--help``).
 
@@ -477,7 +478,7 @@ def build_bandit(*, out: str | Path, corpus: Any = None, topics: Optional[str] =
                  src_lang: str = "en", tgt_lang: str = "es", lp: Optional[str] = None, min_words: int = 20,
                  max_words: int = 40, seed: int = 13, concurrency: Optional[int] = None,
                  max_cost: Optional[float] = None, max_requests: Optional[int] = None, dry_run: bool = False,
-                 overwrite: bool = False) -> Build:
+                 overwrite: bool = False, progress: bool = False) -> Build:
     """Search for the hardest topics with a bandit: the pull log (``pulls/``) and ``topic_text`` records
     (``gauntlet build bandit``; every option as there, see its ``--help``).
 
@@ -639,7 +640,7 @@ def default_out(method: str, options: dict[str, Any]) -> Path:
 
 @public
 def build(method: str, *, input: Any = None, out: str | Path | None = None, input_name: str | None = None,
-          **options: Any) -> Build:
+          progress: bool = False, **options: Any) -> Build:
     """Build a challenge set with one of the methods: ``subset``, ``smaug``, ``mtbreaker``, ``zeroshot`` or
     ``bandit``. The options are those of ``gauntlet build <method>`` (long names, ``-`` becomes ``_``), with the
     same defaults and checks; `build_subset` and its siblings document them one by one.

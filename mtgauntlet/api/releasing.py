@@ -57,7 +57,7 @@ def release(builds: Paths, *, name: str, version: str, out: str | Path = "releas
             license: str | None = None, license_name: str = "", license_link: str = "", provenance: Sequence[str] = (),
             input_file: Paths = (), url: str | None = None, creator: Sequence[str] = (), pretty_name: str | None = None,
             figure: Paths = (), description: str | None = None, recipe: str | Path | None = None,
-            audit: bool = False) -> Release:
+            audit: bool = False, progress: bool = False) -> Release:
     """Package complete builds as ``OUT/name=NAME/version=VERSION/`` (written atomically, never overwritten):
     Parquet per record kind and language pair, dataset card, Croissant, and a manifest with every file's sha256.
 
@@ -85,8 +85,8 @@ def release(builds: Paths, *, name: str, version: str, out: str | Path = "releas
         audit: Put the audit page (``report.html``, as `mtgauntlet.audit`) into the release.
 
     Returns:
-        The `Release`: its ``path``, ``manifest``, ``warnings`` (each also raised as a
-        `mtgauntlet.GauntletWarning`) and ``not_validated`` (the kinds no report covers).
+        Release: The `Release`: its ``path``, ``manifest``, ``warnings`` (each also raised as a
+            `mtgauntlet.GauntletWarning`) and ``not_validated`` (the kinds no report covers).
 
     Raises:
         GauntletError: An incomplete or missing build, a bad name or version, an existing release, a report of
@@ -124,7 +124,7 @@ def release(builds: Paths, *, name: str, version: str, out: str | Path = "releas
 
 
 @public
-def verify(path: str | Path) -> Verification:
+def verify(path: str | Path, *, progress: bool = False) -> Verification:
     """Re-check every file of a release against its ``manifest.json``: a changed, missing or extra file is a
     problem. A git clone or Hub download verifies (its ``.git``, ``.gitattributes`` and ``.cache/huggingface/``
     are not release files).
@@ -149,11 +149,13 @@ def verify(path: str | Path) -> Verification:
 
 
 @public
-def publish(path: str | Path, *, repo: str, dry_run: bool = False, branch: str = "main") -> Publication:
+def publish(path: str | Path, *, repo: str, dry_run: bool = False, branch: str = "main",
+            progress: bool = False) -> Publication:
     """Publish a release: one atomic commit of exactly the manifest's files, then the immutable tag ``vX.Y.Z``.
     Refused when the tag exists with other files or the release does not verify; a verified copy is uploaded, so
     a file changed meanwhile stops the publish. Publishing a release its tag already holds, byte for byte, sends
-    nothing and is no error (``already_published``). The token comes only from ``HF_TOKEN`` or ``huggingface-cli login``.
+    nothing and is no error (``already_published``). The token comes only from ``HF_TOKEN`` or
+    ``huggingface-cli login``.
 
     Args:
         path: A release directory or a `Release`.
@@ -162,8 +164,8 @@ def publish(path: str | Path, *, repo: str, dry_run: bool = False, branch: str =
         branch: Branch to commit to.
 
     Returns:
-        A `Publication`: the tag, the commit (``None`` on a dry run; the tagged commit when
-        ``already_published``) and the file operations.
+        Publication: A `Publication`: the tag, the commit (``None`` on a dry run; the tagged commit when
+            ``already_published``) and the file operations.
 
     Raises:
         GauntletError: The release does not verify, the tag exists with other files, the remote is unreachable
@@ -194,7 +196,8 @@ def _found(root: str | Path) -> list[Release]:
 
 
 @public
-def list_releases(name: str | None = None, *, releases: str | Path = "releases") -> list[Release]:
+def list_releases(name: str | None = None, *, releases: str | Path = "releases",
+                  progress: bool = False) -> list[Release]:
     """The releases under a folder (the hive layout ``name=NAME/version=X.Y.Z`` that `release` writes), oldest
     version first; a folder whose manifest cannot be read is left out (``gauntlet query`` names it in
     ``catalog_skipped``). (Not ``mg.releases``: that name is the package ``mtgauntlet.releases``.)
@@ -221,7 +224,8 @@ def list_releases(name: str | None = None, *, releases: str | Path = "releases")
 
 
 @public
-def open_release(name: str, version: str | None = None, *, releases: str | Path = "releases") -> Release:
+def open_release(name: str, version: str | None = None, *, releases: str | Path = "releases",
+                 progress: bool = False) -> Release:
     """One release by name and version (``None``: the newest version, in semver order).
 
     Args:

@@ -206,7 +206,7 @@ class Verification:
 
     Examples:
         >>> check = mg.verify("releases/name=my-es-en/version=0.1.0")
-        >>> check.ok or print("\n".join(check.problems))
+        >>> check.ok or print("\\n".join(check.problems))
     """
 
     path: Path

@@ -97,7 +97,7 @@ def score_difficulty(*, input: Any, out: str | Path | None = None, estimator: st
                      engine: str = "local",
                      device: str | None = None, dtype: str | None = None, batch_size: int | None = None,
                      shard_size: int = 10_000, actors: int | None = None, max_cost: float | None = None,
-                     max_requests: int | None = None, dry_run: bool = False):
+                     max_requests: int | None = None, dry_run: bool = False, progress: bool = False):
     """Add a ``difficulty`` column (higher = harder) to every row: ``gauntlet score difficulty``.
 
     See `score` for the options shared with QE; the options of this kind are ``estimator`` (difficulty
@@ -150,7 +150,7 @@ def score_qe(*, input: Any, out: str | Path | None = None, qe: str = "qe", map: 
              skip_bad: bool = False,
              engine: str = "local", device: str | None = None, dtype: str | None = None, batch_size: int | None = None,
              shard_size: int = 10_000, actors: int | None = None, max_cost: float | None = None,
-             max_requests: int | None = None, dry_run: bool = False):
+             max_requests: int | None = None, dry_run: bool = False, progress: bool = False):
     """Add a ``qe`` column (0..100, higher = better; empty where the score failed) to every (src, tgt) row, per
     language pair; with several QE specs also one ``qe:<spec>`` column each: ``gauntlet score qe``.
 
@@ -219,7 +219,7 @@ KINDS = {"difficulty": score_difficulty, "qe": score_qe}
 
 
 @public
-def score(kind: str, *, input: Any, **options):
+def score(kind: str, *, input: Any, progress: bool = False, **options):
     """Score every row of a table with a model and return it with the new column(s): ``gauntlet score KIND``.
 
     The keyword options are those of the command (``--src-col`` -> ``src_col``), with the same defaults:
@@ -233,11 +233,11 @@ def score(kind: str, *, input: Any, **options):
             ``max_requests``, ``dry_run``, the reading options, and the kind's own (``estimator``; ``qe``, ``map``).
 
     Returns:
-        The scored table as a ``pandas.DataFrame`` (input columns plus the scores, input order).
-        ``df.attrs["mtgauntlet.usage"]`` holds the API usage of paid models, ``df.attrs["mtgauntlet.score"]``
-        the run's summary (what ``--json`` prints). With ``dry_run=True`` nothing is scored or written: the
-        returned `mtgauntlet.models.estimate.Plan` lists the API calls with estimated tokens and cost
-        (``plan.lines()``).
+        pandas.DataFrame: The scored table (input columns plus the scores, input order).
+            ``df.attrs["mtgauntlet.usage"]`` holds the API usage of paid models, ``df.attrs["mtgauntlet.score"]``
+            the run's summary (what ``--json`` prints). With ``dry_run=True`` nothing is scored or written; the
+            returned `mtgauntlet.models.estimate.Plan` lists the API calls with estimated tokens and cost
+            (``plan.lines()``).
 
     Raises:
         UsageError: An unknown kind or option, an option out of range.

@@ -96,7 +96,9 @@ def argument_checks(fn: Callable[..., Any], sig: inspect.Signature) -> dict[str,
 
 
 def public(fn: F) -> F:
-    """Make ``fn`` an API function: it takes ``progress: bool = False`` and runs silently unless it is True.
+    """Make ``fn`` an API function: it takes ``progress: bool = False`` (declared in its signature, so that the
+    reference and editors show it; the body never reads it) and runs silently unless it is True. Every argument is
+    checked against its annotation first (`argument_checks`).
 
     ``progress=None`` is for the CLI, which calls the same functions: its own display then decides (``-q``, and a
     bar only when stderr is a terminal)."""
@@ -119,10 +121,8 @@ def public(fn: F) -> F:
         with output_mode(bool(progress)) if progress is not None else contextlib.nullcontext():
             return fn(*args, **kwargs)
 
-    params = list(sig.parameters.values())
-    extra = inspect.Parameter("progress", inspect.Parameter.KEYWORD_ONLY, default=False, annotation="bool")
-    at = next((i for i, p in enumerate(params) if p.kind is inspect.Parameter.VAR_KEYWORD), len(params))
-    wrapper.__signature__ = sig.replace(parameters=[*params[:at], extra, *params[at:]])  # type: ignore[attr-defined]
+    if "progress" not in sig.parameters:
+        raise TypeError(f"{fn.__name__}: an API function declares progress: bool = False")
     return wrapper  # type: ignore[return-value]
 
 
