@@ -112,12 +112,18 @@ def test_spacy_w095_reaches_no_stderr_from_the_cli_or_the_api(sample_path, tmp_p
     assert proc.returncode == 0 and proc.stdout == "" and proc.stderr == "", proc.stderr
 
 
-def test_progress_in_a_jupyter_kernel_is_one_bar_that_ends_at_n_of_n(sample_path, tmp_path):
+def test_progress_in_a_jupyter_kernel_is_one_bar_that_ends_at_n_of_n(sample_path, tmp_path, monkeypatch):
     """In a real kernel without ipywidgets: no warnings, one display updated in place, last shown at N/N."""
     from jupyter_client.manager import start_new_kernel
 
+    spec = tmp_path / "jupyter" / "kernels" / "mtgauntlet-test"  # this interpreter, whatever kernels a user has
+    spec.mkdir(parents=True)
+    (spec / "kernel.json").write_text(json.dumps({"argv": [sys.executable, "-m", "ipykernel_launcher", "-f",
+                                                           "{connection_file}"], "language": "python",
+                                                  "display_name": "mtgauntlet test"}), encoding="utf-8")
+    monkeypatch.setenv("JUPYTER_PATH", str(tmp_path / "jupyter"))
     env = {**os.environ, "PYTHONPATH": str(REPO), "MTGAUNTLET_CACHE_DIR": str(tmp_path / "cache")}
-    km, kc = start_new_kernel(kernel_name="python3", env=env, cwd=str(tmp_path))
+    km, kc = start_new_kernel(kernel_name="mtgauntlet-test", env=env, cwd=str(tmp_path))
     try:
         code = (f"import mtgauntlet as mg\nb = mg.build('subset', input={str(sample_path)!r}, out='b', src_col='es', "
                 "src_lang='es', estimator='length', budget=5, shard_size=7, progress=True)\nprint(b.run.items)")

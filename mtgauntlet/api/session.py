@@ -1,8 +1,9 @@
 """How an API call talks to its caller: silent by default, a progress bar when asked, warnings as warnings.
 
-Every public function runs inside `call`: nothing is written to stdout or stderr unless ``progress=True``
-(a bar that works in a terminal and in Jupyter); informational lines go to the ``mtgauntlet`` logger; warnings
-are `mtgauntlet.GauntletWarning` (the CLI prints them as ``warning: ...`` lines).
+Every public function is made one by `public`: its arguments are checked against their annotations first (a bad
+one is a one-line `mtgauntlet.UsageError` naming it), and nothing is written to stdout or stderr unless
+``progress=True`` (a bar that works in a terminal and in Jupyter); informational lines go to the ``mtgauntlet``
+logger; warnings are `mtgauntlet.GauntletWarning` (the CLI prints them as ``warning: ...`` lines).
 """
 
 from __future__ import annotations
@@ -47,7 +48,9 @@ def _accepts(hint: Any) -> tuple[Callable[[Any], bool], str] | None:
         parts = [_accepts(h) for h in typing.get_args(hint)]
         if any(p is None for p in parts):
             return None
-        return (lambda v: any(test(v) for test, _ in parts)), " or ".join(dict.fromkeys(n for _, n in parts))
+        names = list(dict.fromkeys(n for _, n in parts))
+        return (lambda v: any(test(v) for test, _ in parts)), (", ".join(names[:-1]) + " or " + names[-1]
+                                                                if len(names) > 1 else names[0])
     if hint is type(None):
         return (lambda v: v is None), "None"
     if hint is str:
@@ -88,7 +91,8 @@ def argument_checks(fn: Callable[..., Any], sig: inspect.Signature) -> dict[str,
         def check(value, name=p.name, default=p.default, test=test, expected=expected):
             if value is default or test(value):
                 return
-            shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
+            shown = repr(value).replace("\n", " ")
+            shown = shown if len(shown) <= 40 else shown[:37] + "..."
             raise UsageError(f"{fn.__name__}: {name}= takes {expected}, not {type(value).__name__} {shown}")
 
         out[p.name] = check
