@@ -72,18 +72,24 @@ def config_files(release: Path, config: dict[str, Any]) -> dict[str, list[Path]]
     return out
 
 
-def config_info(release: Path, config: dict[str, Any], schema: pa.Schema) -> dict[str, Any]:
+def config_info(release: Path, config: dict[str, Any], schema: pa.Schema,
+                sizes: dict[Path, tuple[int, int]] | None = None) -> dict[str, Any]:
     """``features``, ``splits`` (``num_bytes``: the Arrow size of the rows, ``num_examples``), ``download_size``
     (the Parquet files' bytes) and ``dataset_size`` of one config, as ``datasets`` computes them (what
-    ``push_to_hub`` writes and the Hub viewer reads)."""
+    ``push_to_hub`` writes and the Hub viewer reads). ``sizes`` keeps each file's (Arrow bytes, rows) across
+    configs, so a file is read once."""
     import pyarrow.parquet as pq
 
+    sizes = {} if sizes is None else sizes
     splits = []
     download = 0
     for split, files in config_files(release, config).items():
-        tables = [pq.read_table(f) for f in files]
-        splits.append({"name": split, "num_bytes": sum(t.nbytes for t in tables),
-                       "num_examples": sum(t.num_rows for t in tables)})
+        for f in files:
+            if f not in sizes:
+                table = pq.read_table(f)
+                sizes[f] = (table.nbytes, table.num_rows)
+        splits.append({"name": split, "num_bytes": sum(sizes[f][0] for f in files),
+                       "num_examples": sum(sizes[f][1] for f in files)})
         download += sum(f.stat().st_size for f in files)
     return {"features": [{"name": f.name, **yaml_feature(f.type)} for f in schema], "splits": splits,
             "download_size": download, "dataset_size": sum(s["num_bytes"] for s in splits)}
@@ -99,8 +105,9 @@ def dataset_configs(manifest: dict[str, Any], release: Path | None = None,
     infos = [{"config_name": c["config_name"], "description": f"{summary} Config {c['config_name']}: "
               f"{c.get('description', '')}".strip(), "license": manifest["license"]["license"]} for c in cfgs]
     if release is not None and schemas:
+        sizes: dict[Path, tuple[int, int]] = {}
         for info, config in zip(infos, manifest["configs"]):
-            info.update(config_info(release, config, schemas[config["kind"]]))
+            info.update(config_info(release, config, schemas[config["kind"]], sizes))
     return cfgs, infos
 
 
