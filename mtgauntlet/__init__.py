@@ -19,7 +19,9 @@ from mtgauntlet.errors import GauntletError, GauntletWarning, InputError, UsageE
 _API = {
     "build": "mtgauntlet.api.building", "validate": "mtgauntlet.api.checking",
     "release": "mtgauntlet.api.releasing", "verify": "mtgauntlet.api.releasing", "publish": "mtgauntlet.api.releasing",
-    "import_set": "mtgauntlet.api.sets", "export_set": "mtgauntlet.api.sets", "query": "mtgauntlet.api.catalog", "audit": "mtgauntlet.api.auditing", "run": "mtgauntlet.api.recipes",
+    "import_set": "mtgauntlet.api.sets", "export_set": "mtgauntlet.api.sets",
+    "list_releases": "mtgauntlet.api.releasing", "open_release": "mtgauntlet.api.releasing",
+    "query": "mtgauntlet.api.catalog", "audit": "mtgauntlet.api.auditing", "run": "mtgauntlet.api.recipes",
     "reproduce": "mtgauntlet.api.recipes", "score": "mtgauntlet.api.scoring", "evaluate": "mtgauntlet.api.evaluating",
     "simulate": "mtgauntlet.api.evaluating", "list_models": "mtgauntlet.api.evaluating",
     "Build": "mtgauntlet.api.results", "Report": "mtgauntlet.api.results", "Release": "mtgauntlet.api.results",

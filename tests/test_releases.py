@@ -229,8 +229,8 @@ def test_publish_to_local_git_commit_tag_removals_and_renames(builds, tmp_path, 
     assert {t.name: t.target_commit for t in api.list_repo_refs().tags} == {"v0.1.0": plan.commit}
     expected1 = sorted([f["path"] for f in _manifest(v1)["files"]] + ["manifest.json"])
     assert sorted(api.list_repo_files(revision=plan.commit)) == expected1
-    with pytest.raises(GauntletError, match="tag v0.1.0 already exists"):
-        publish(v1, f"file:{repo}")
+    again = publish(v1, f"file:{repo}")  # the same release again: nothing to send, no error (#34.12)
+    assert again.already_published and again.commit == plan.commit and not again.operations
     # v2 drops the ins/del files and renames the figure: published into the bare repository like on the Hub
     plan2 = publish(v2, f"file:{repo}")
     log = subprocess.run(["git", "-C", str(repo), "log", "--format=%H %P", "main"], capture_output=True, text=True).stdout

@@ -17,7 +17,7 @@ MINIMUM = {"examples": 0}  # the range of ``--examples`` (recipes read it too: m
 @public
 def audit(path: Any, *, out: str | Path = "report.html", against: Any = None, rules: str | Path | None = None,
           nli: str | None = None, lm: bool = False, examples: int = 5, seed: int = 13,
-          metric_results: Sequence[str | Path] = ()) -> Path:
+          metric_results: Sequence[str | Path] = (), progress: bool = False) -> Path:
     """Write one self-contained HTML audit page: overview, validation, data quality, examples with their edits,
     method plots and, with ``against``, what changed since the older version. Works offline.
 

@@ -15,10 +15,10 @@ import inspect
 import json
 import os
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, Sequence
 
-from mtgauntlet.api.checks import in_ranges, input_formats, one_of, unknown_keywords
-from mtgauntlet.api.inputs import as_input_path, cache_dir
+from mtgauntlet.api.checks import in_ranges, input_formats, listed, one_of, unknown_keywords
+from mtgauntlet.api.inputs import as_input_path, cache_dir, input_format
 from mtgauntlet.api.results import Build
 from mtgauntlet.api.session import public
 from mtgauntlet.builders.mtbreaker import DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE
@@ -143,7 +143,7 @@ def build_subset(*, input: Any, out: str | Path, estimator: str = "length", budg
                  max_chars: int = DEFAULT_MAX_CHARS, seed: int = 13, shard_size: int = 500, skip_bad: bool = False,
                  overwrite: bool = False, engine: str = "local", actors: Optional[int] = None,
                  concurrency: Optional[int] = None, max_cost: Optional[float] = None,
-                 max_requests: Optional[int] = None, dry_run: bool = False) -> Build:
+                 max_requests: Optional[int] = None, dry_run: bool = False, progress: bool = False) -> Build:
     """Score a corpus with a difficulty estimator and keep the ``budget`` hardest texts (``selected_text``
     records). The options are those of ``gauntlet build subset`` (see ``gauntlet build subset --help``).
 
@@ -186,6 +186,7 @@ def build_subset(*, input: Any, out: str | Path, estimator: str = "length", budg
     from mtgauntlet.builders.subset import SubsetBuilder
 
     src_lang, tgt_lang = lang_pair(src_lang, tgt_lang)
+    format = input_format(input, format)  # in memory: always its Parquet file
     rows = load_corpus(as_input_path(input), format=format, src_col=src_col, ref_col=None, src_lang=src_lang,
                        tgt_lang=tgt_lang, limit=limit, skip_bad=skip_bad,
                        columns={"domain": domain_col} if domain_col else None, lp=lp, quoting=quoting,
@@ -205,7 +206,7 @@ def build_subset(*, input: Any, out: str | Path, estimator: str = "length", budg
 @public
 def build_smaug(*, input: Any, out: str | Path, src_lang: str, tgt_lang: str, format: Optional[str] = None,
                 src_col: str = "src", ref_col: str = "ref", good_col: Optional[str] = None,
-                good_from: Optional[str] = None, phenomena: str = "ne,num,neg,ins,del",
+                good_from: Optional[str] = None, phenomena: str | Sequence[str] = "ne,num,neg,ins,del",
                 translator: Optional[str] = None, infiller: Optional[str] = None, nli: Optional[str] = None,
                 require_nli: bool = False, annotator: Optional[str] = None, polyjuice: Optional[str] = None,
                 lp: Optional[str] = None, limit: Optional[int] = None, quoting: str = "auto",
@@ -213,7 +214,7 @@ def build_smaug(*, input: Any, out: str | Path, src_lang: str, tgt_lang: str, fo
                 del_min_words: int = 5, del_max_words: int = 9, max_parse_chars: int = 5000, ne_types: str = "all",
                 seed: int = 13, shard_size: int = 200, skip_bad: bool = False, concurrency: Optional[int] = None,
                 max_cost: Optional[float] = None, max_requests: Optional[int] = None, dry_run: bool = False,
-                overwrite: bool = False) -> Build:
+                overwrite: bool = False, progress: bool = False) -> Build:
     """SMAUG: ``(source, good, bad, reference, phenomenon)`` records, bad = the reference with one critical error
     (``gauntlet build smaug``; every option as there, see its ``--help``).
 
@@ -227,7 +228,7 @@ def build_smaug(*, input: Any, out: str | Path, src_lang: str, tgt_lang: str, fo
         ref_col: Reference column (perturbed into the bad hypothesis).
         good_col: Column with the good hypothesis.
         good_from: ``column``, ``translator`` or ``reference``.
-        phenomena: Comma-separated subset of ne,num,neg,ins,del.
+        phenomena: Subset of ne,num,neg,ins,del: a list or comma-separated.
         translator: Translator spec for the good hypothesis (e.g. apertium).
         infiller: Infiller spec (default: model-free).
         nli: NLI spec for the negation contradiction check.
@@ -268,11 +269,12 @@ def build_smaug(*, input: Any, out: str | Path, src_lang: str, tgt_lang: str, fo
     from mtgauntlet.builders.smaug import SmaugBuilder
 
     src_lang, tgt_lang = lang_pair(src_lang, tgt_lang)
+    format = input_format(input, format)  # in memory: always its Parquet file
     rows = load_corpus(as_input_path(input), format=format, src_col=src_col, ref_col=ref_col, src_lang=src_lang,
                        tgt_lang=tgt_lang, limit=limit, skip_bad=skip_bad,
                        columns={"good": good_col} if good_col else None, lp=lp, quoting=quoting, max_chars=max_chars)
     with _paced(concurrency, max_cost, max_requests):
-        builder = SmaugBuilder(src_lang=src_lang, tgt_lang=tgt_lang, phenomena=comma_list(phenomena),
+        builder = SmaugBuilder(src_lang=src_lang, tgt_lang=tgt_lang, phenomena=listed(phenomena),
                                translator=translator, infiller=infiller, nli=nli, annotator=annotator,
                                polyjuice=polyjuice, good_col=good_col, good_from=good_from,
                                min_char_edit=min_char_edit, min_word_edit=min_word_edit, del_min_words=del_min_words,
@@ -290,6 +292,7 @@ def build_smaug(*, input: Any, out: str | Path, src_lang: str, tgt_lang: str, fo
 def _seed_rows(seeds: Any, column: str, format: Optional[str], src_lang: str, tgt_lang: str, limit: Optional[int],
                lp: Optional[str], quoting: str, max_chars: int, skip_bad: bool):
     """Seed texts (source side only) of any table or named layout, with the reader's skip counts."""
+    format = input_format(seeds, format)  # in memory: always its Parquet file
     return load_corpus(as_input_path(seeds), format=format, src_col=column, ref_col=None, src_lang=src_lang,
                        tgt_lang=tgt_lang, limit=limit, lp=lp, quoting=quoting, max_chars=max_chars, skip_bad=skip_bad)
 
@@ -319,7 +322,7 @@ def build_mtbreaker(*, seeds: Any, out: str | Path, column: str = "text", format
                     grammatical_edits: bool = False, language_guard: bool = False, seed: int = 13,
                     shard_size: Optional[int] = None, concurrency: Optional[int] = None,
                     max_cost: Optional[float] = None, max_requests: Optional[int] = None, dry_run: bool = False,
-                    overwrite: bool = False) -> Build:
+                    overwrite: bool = False, progress: bool = False) -> Build:
     """MT-breaker: an LLM edits each seed step by step until the target MT model translates it badly
     (``gauntlet build mtbreaker``; every option as there, see its ``--help``).
 
@@ -386,7 +389,8 @@ def build_zeroshot(*, seeds: Any, out: str | Path, column: str = "text", format:
                    max_tokens: int = DEFAULT_MAX_TOKENS, history_size: Optional[int] = None,
                    language_guard: bool = False, seed: int = 13, shard_size: Optional[int] = None,
                    concurrency: Optional[int] = None, max_cost: Optional[float] = None,
-                   max_requests: Optional[int] = None, dry_run: bool = False, overwrite: bool = False) -> Build:
+                   max_requests: Optional[int] = None, dry_run: bool = False, overwrite: bool = False,
+                   progress: bool = False) -> Build:
     """Zero-shot baselines: one generation per item, with history, or the most difficult of ``generations``
     (``gauntlet build zeroshot``; every option as there, see its ``--help``).
 
@@ -456,7 +460,7 @@ def build_bandit(*, out: str | Path, corpus: Any = None, topics: Optional[str] =
                  src_lang: str = "en", tgt_lang: str = "es", lp: Optional[str] = None, min_words: int = 20,
                  max_words: int = 40, seed: int = 13, concurrency: Optional[int] = None,
                  max_cost: Optional[float] = None, max_requests: Optional[int] = None, dry_run: bool = False,
-                 overwrite: bool = False) -> Build:
+                 overwrite: bool = False, progress: bool = False) -> Build:
     """Search for the hardest topics with a bandit: the pull log (``pulls/``) and ``topic_text`` records
     (``gauntlet build bandit``; every option as there, see its ``--help``).
 
@@ -512,6 +516,7 @@ def build_bandit(*, out: str | Path, corpus: Any = None, topics: Optional[str] =
     from mtgauntlet.corpora.formats import sniff_named_format
     from mtgauntlet.runner.build_runner import input_digest
 
+    format = input_format(corpus, format)
     corpus = as_input_path(corpus) if corpus is not None else None
     with _paced(concurrency, max_cost, max_requests):  # every model below is loaded with it
         src_lang, tgt_lang = lang_pair(src_lang, tgt_lang)
@@ -579,7 +584,7 @@ def default_out(method: str, options: dict[str, Any]) -> Path:
 
 @public
 def build(method: str, *, input: Any = None, out: str | Path | None = None, input_name: str | None = None,
-          **options: Any) -> Build:
+          progress: bool = False, **options: Any) -> Build:
     """Build a challenge set with one of the methods: ``subset``, ``smaug``, ``mtbreaker``, ``zeroshot`` or
     ``bandit``. The options are those of ``gauntlet build <method>`` (long names, ``-`` becomes ``_``), with the
     same defaults and checks; `build_subset` and its siblings document them one by one.
@@ -627,6 +632,7 @@ def build(method: str, *, input: Any = None, out: str | Path | None = None, inpu
                          + (" (input=)" if key in missing else ""))
     _check(options)
     if options.get(key) is not None:
+        options["format"] = input_format(options[key], options.get("format"))  # a name only labels the data
         options[key] = as_input_path(options[key], input_name)
     elif input_name is not None:
         raise UsageError(f"build {method}: input_name names an in-memory input; none was given")

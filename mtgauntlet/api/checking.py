@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from mtgauntlet.api.checks import one_of
-from mtgauntlet.api.inputs import as_input_path, path_of
+from mtgauntlet.api.inputs import as_input_path, in_memory, input_format, path_of
 from mtgauntlet.api.results import Report
 from mtgauntlet.api.session import public
 from mtgauntlet.errors import UsageError
@@ -18,7 +18,7 @@ __all__ = ["validate", "diversity", "grammar"]
 
 @public
 def validate(path: Any, *, rules: str | Path | None = None, report: str | Path | None = None, nli: str | None = None,
-             lm: bool = False, gx: bool = False) -> Report:
+             lm: bool = False, gx: bool = False, progress: bool = False) -> Report:
     """Check a record set against thresholds. A failed rule is no exception: the report says it
     (``passed`` is False; ``gauntlet validate`` exits 1).
 
@@ -32,8 +32,8 @@ def validate(path: Any, *, rules: str | Path | None = None, report: str | Path |
         gx: Also run the Great Expectations suite (needs ``report``: Data Docs are written there).
 
     Returns:
-        The `Report`: ``passed``, ``failed_rules``, ``to_dict()`` (what ``report.json`` holds) and ``path``
-        (the report folder, or ``None`` without ``report``).
+        Report: The `Report`: ``passed``, ``failed_rules``, ``to_dict()`` (what ``report.json`` holds) and ``path``
+            (the report folder, or ``None`` without ``report``).
 
     Raises:
         UsageError: ``gx`` without ``report``.
@@ -58,18 +58,28 @@ def validate(path: Any, *, rules: str | Path | None = None, report: str | Path |
 
 
 def _texts(input: Any, column: str, format: str | None, quoting: str):
-    """(rows, texts of ``column``) of any table; ``input`` may be a DataFrame, Dataset or list of dicts."""
+    """(rows, texts of ``column``) of any table; ``input`` may be a DataFrame, Dataset or list of dicts. A value
+    that is not a string (a number, a list, a null) is an `InputError` naming its file, line and column: it is no
+    text, and counting it as one without errors would flatter the set."""
     from mtgauntlet.corpora.readers import FORMATS, read_rows
+    from mtgauntlet.errors import InputError
 
     one_of("--format", format, FORMATS)
-    rows = read_rows(as_input_path(input), format=format, required=[column], text_fields=[], quoting=quoting,
-                     max_chars=None).rows
-    return rows, [str(r[column] or "") for r in rows]
+    path = as_input_path(input)
+    format = input_format(input, format)  # in memory: always its Parquet file
+    rs = read_rows(path, format=format, required=[column], text_fields=[], quoting=quoting, max_chars=None)
+    for r in rs.rows:
+        value = r[column]
+        if not isinstance(value, str):
+            found = "null" if value is None else f"{type(value).__name__} {str(value)[:40]!r}"
+            raise InputError(f"wrong type: expected a text (string), found {found}", file=rs.path,
+                             line=r.get("_line"), field=column)
+    return rs.rows, [r[column] for r in rs.rows]
 
 
 @public
 def diversity(*, input: Any, column: str, embedder: str | None = None, word_order: int = 0, max_texts: int = 5000,
-              format: str | None = None, quoting: str = "auto") -> dict[str, Any]:
+              format: str | None = None, quoting: str = "auto", progress: bool = False) -> dict[str, Any]:
     """Diversity of a text column: chrF diversity, embedding diversity, unique words.
 
     Args:
@@ -83,7 +93,7 @@ def diversity(*, input: Any, column: str, embedder: str | None = None, word_orde
 
     Returns:
         The measures by name (``n``, ``chrf_diversity``, ``embedding_diversity``, ``unique_words``, ...), as
-        ``gauntlet validate diversity --json`` prints them.
+            ``gauntlet validate diversity --json`` prints them.
 
     Raises:
         GauntletError: An unreadable table, a missing column, an unknown embedder.
@@ -106,7 +116,7 @@ def diversity(*, input: Any, column: str, embedder: str | None = None, word_orde
 
 @public
 def grammar(*, input: Any, column: str, lang: str, out: str | Path | None = None, format: str | None = None,
-            quoting: str = "auto"):
+            quoting: str = "auto", progress: bool = False):
     """Rule-based grammar check of a text column (Harper for English, Grammalecte for French): errors per row and
     per 100 words, spelling kept apart.
 
@@ -120,12 +130,13 @@ def grammar(*, input: Any, column: str, lang: str, out: str | Path | None = None
         quoting: TSV/CSV quoting: auto, csv or none.
 
     Returns:
-        A ``pandas.DataFrame``: the rows with ``grammar_errors``, ``grammar_issues`` (a list per row) and
-        ``spelling_flags`` added; ``df.attrs["mtgauntlet.grammar"]`` holds the summary that
-        ``gauntlet validate grammar --json`` prints (``n``, ``grammar.error_rate``, ``texts_flagged``, ...).
+        pandas.DataFrame: The rows with ``grammar_errors``, ``grammar_issues`` (a list per
+            row) and ``spelling_flags`` added; ``df.attrs["mtgauntlet.grammar"]`` holds the summary that ``gauntlet
+            validate grammar --json`` prints (``n``, ``grammar.error_rate``, ``texts_flagged``, ...).
 
     Raises:
-        GauntletError: No checker for ``lang``, an unreadable table, a missing column, a bad output path.
+        GauntletError: No checker for ``lang``, an unreadable table, a missing column, a value that is not a text
+            (a number, a list, a null), a bad output path or ``out`` naming the input file.
 
     Examples:
         >>> from mtgauntlet.api.checking import grammar
@@ -141,6 +152,8 @@ def grammar(*, input: Any, column: str, lang: str, out: str | Path | None = None
 
     if out:
         check_output_path(out)
+        if not in_memory(input) and Path(out).resolve() == Path(path_of(input)).resolve():
+            raise UsageError(f"--out {out}: is the --input file; write the checked rows elsewhere")
     gr.checker(lang)  # a missing checker fails before any reading
     rows, texts = _texts(input, column, format, quoting)
     results = gr.check_texts(texts, lang)

@@ -3,13 +3,22 @@ as a `mtgauntlet.UsageError` naming the option as the CLI names it, before any w
 
 from __future__ import annotations
 
+import numbers
 from typing import Any, Iterable
 
 from mtgauntlet.errors import UsageError
 
 
+def _number(name: str, value: Any) -> None:
+    """Refuse a bound's ``value`` that is no number (``budget="ten"``, ``True``) with one line naming it."""
+    if not isinstance(value, numbers.Real) or isinstance(value, bool):
+        raise UsageError(f"{name}: must be a number (got {type(value).__name__} {value!r})")
+
+
 def at_least(name: str, value: Any, minimum: float) -> None:
     """Refuse ``value`` below ``minimum`` (``None``, an option not given, passes): ``--budget: must be >= 1``."""
+    if value is not None:
+        _number(name, value)
     if value is not None and value < minimum:
         raise UsageError(f"{name}: must be >= {minimum} (got {value!r})")
 
@@ -23,6 +32,8 @@ def one_of(name: str, value: Any, choices: Iterable[Any]) -> None:
 
 def at_most(name: str, value: Any, maximum: float) -> None:
     """Refuse ``value`` above ``maximum`` (``None`` passes): ``--epsilon: must be <= 1.0``."""
+    if value is not None:
+        _number(name, value)
     if value is not None and value > maximum:
         raise UsageError(f"{name}: must be <= {maximum} (got {value!r})")
 

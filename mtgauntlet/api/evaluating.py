@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from mtgauntlet.api.checks import at_least, at_most, budget_limits, in_ranges, judgment_formats, listed, one_of
+from mtgauntlet.api.inputs import in_memory
 from mtgauntlet.api.session import public, warn
 from mtgauntlet.errors import GauntletError, InputError, UsageError
 
@@ -38,12 +39,15 @@ def metric_specs(values: str | Sequence[str]) -> list[str]:
 @public
 def evaluate_metric(*, set: Any, metric: str | Sequence[str] = ("chrf",), lp: str | Sequence[str] | None = None,
                     phenomena: str | Sequence[str] | None = None, ties: str = "discordant",
-                    max_cost: float | None = None, max_requests: int | None = None) -> dict[str, Any]:
+                    max_cost: float | None = None, max_requests: int | None = None,
+                    progress: bool = False) -> dict[str, Any]:
     """Kendall-like tau and d (SMAUG eq. 1-2) per metric, phenomenon and language pair; mean ± std of tau over
     language pairs (SMAUG Figures 4-7) and the Pearson correlation of tau and d (Figure 8).
 
     Args:
-        set: Build/release directory or Parquet of ``smaug_pair`` records, DEMETR JSONL or ACES TSV.
+        set: Build/release directory or Parquet of ``smaug_pair`` records, DEMETR JSONL or ACES TSV, or the
+            pairs as a DataFrame, ``datasets.Dataset`` or list of dicts (``good``, ``bad``, ``phenomenon``, and
+            ``src``, ``ref``, ``lp`` where known; e.g. ``build.to_pandas()``).
         metric: chrf, bleu, ``col:GOODCOL,BADCOL``, or a QE spec (qe, roundtrip, comet:..., llm-as-qe:...): one,
             a list, or comma-separated.
         lp: Only these language pairs (a list or comma-separated).
@@ -53,8 +57,8 @@ def evaluate_metric(*, set: Any, metric: str | Sequence[str] = ("chrf",), lp: st
         max_requests: Stop after this many requests to ``openai:`` backends.
 
     Returns:
-        What ``gauntlet evaluate metric --json`` prints: ``metrics``, ``results`` (one row per metric, phenomenon,
-        lp), ``tau_over_lps``, ``tau_d_correlation``, ``skipped``, ``good_equals_ref``.
+        dict[str, Any]: What ``gauntlet evaluate metric --json`` prints: ``metrics``, ``results`` (one row per
+            metric, phenomenon, lp), ``tau_over_lps``, ``tau_d_correlation``, ``skipped``, ``good_equals_ref``.
 
     Raises:
         UsageError: An unknown ``ties``, no metric, no pair left after filtering.
@@ -74,7 +78,14 @@ def evaluate_metric(*, set: Any, metric: str | Sequence[str] = ("chrf",), lp: st
     specs = metric_specs(metric)
     if not specs:
         raise UsageError("--metric: no metric given")
-    pairs = filter_pairs(load_pairs(str(getattr(set, "path", set))), listed(lp), listed(phenomena))
+    if in_memory(set) and not hasattr(set, "path"):  # a DataFrame of challenge pairs (e.g. Build.to_pandas())
+        from mtgauntlet.api.inputs import input_table
+        from mtgauntlet.evaluation.metric_robustness import pairs_of
+
+        loaded = pairs_of(input_table(set).to_pylist(), f"set ({type(set).__name__})")
+    else:
+        loaded = load_pairs(str(getattr(set, "path", set)))
+    pairs = filter_pairs(loaded, listed(lp), listed(phenomena))
     if not pairs.good:
         raise UsageError("no pairs left after --lp/--phenomena filtering")
     same = sum(g.split() == r.split() for g, r in zip(pairs.good, pairs.ref) if r)
@@ -127,7 +138,7 @@ def _judgment_summary(rows, include_human: bool) -> dict:
 def evaluate_dec(*, judgments: Any, estimator: str = "length", format: str | None = None, map: str | None = None,
                  protocol: str | None = None, include_human: bool = True, lp: str | Sequence[str] | None = None,
                  fraction: float = 0.25, quoting: str = "auto", max_cost: float | None = None,
-                 max_requests: int | None = None) -> dict[str, Any]:
+                 max_requests: int | None = None, progress: bool = False) -> dict[str, Any]:
     """Difficulty Estimation Correlation (group-by-system Kendall tau_b, averaged over systems then language
     pairs), and AvgScore / %Perfect of the hardest ``fraction`` of the items.
 
@@ -146,8 +157,9 @@ def evaluate_dec(*, judgments: Any, estimator: str = "length", format: str | Non
         max_requests: Stop after this many requests to ``openai:`` backends.
 
     Returns:
-        What ``gauntlet evaluate dec --json`` prints: ``n``, ``protocols``, ``human_systems`` and ``results`` (per
-        estimator: ``dec``, ``per_lp``, ``systems``, ``avg_score``, ``perfect_pct``, ``failures``).
+        dict[str, Any]: What ``gauntlet evaluate dec --json`` prints: ``n``, ``protocols``, ``human_systems`` and
+            ``results`` (per estimator: ``dec``, ``per_lp``, ``systems``, ``avg_score``, ``perfect_pct``,
+            ``failures``).
 
     Raises:
         UsageError: ``fraction`` out of range, a bad ``format`` or ``protocol``.
@@ -207,7 +219,7 @@ def evaluate_breaker(*, set: Any, plot: str | Path | None = None, mt: str | Sequ
                      qe: str | None = None, langs: str | Sequence[str] | None = None, judge: str | None = None,
                      embedder: str | None = None, lm: bool = False,
                      difficulty: str | Sequence[str] | None = None, max_cost: float | None = None,
-                     max_requests: int | None = None) -> dict[str, Any]:
+                     max_requests: int | None = None, progress: bool = False) -> dict[str, Any]:
     """MT-breaker analysis: the step curve (Figure 2), Table 2's data-quality measures per method, with ``mt`` the
     model-transfer matrix (Table 4), with several target languages the language-transfer table (Table 5).
 
@@ -227,8 +239,8 @@ def evaluate_breaker(*, set: Any, plot: str | Path | None = None, mt: str | Sequ
         max_requests: Stop after this many requests to ``openai:`` backends.
 
     Returns:
-        What ``gauntlet evaluate breaker --json`` prints: the summary numbers, ``step_curve``, ``table2`` and,
-        when asked, ``per_lp``, ``transfer``, ``language_transfer``, ``plot``.
+        dict[str, Any]: What ``gauntlet evaluate breaker --json`` prints: the summary numbers, ``step_curve``,
+            ``table2`` and, when asked, ``per_lp``, ``transfer``, ``language_transfer``, ``plot``.
 
     Raises:
         GauntletError: No ``breaker_text`` records in ``set``.
@@ -277,7 +289,7 @@ def evaluate_breaker(*, set: Any, plot: str | Path | None = None, mt: str | Sequ
 def evaluate_bandit(*, pool: Any, algorithms: str | Sequence[str] = "brute,greedy,eps-greedy,greedy-10%",
                     budgets: str | Sequence[int] | None = None, k: int = 10, cap: int = 10, epsilon: float = 0.7,
                     repeats: int = 5, seed: int = 13, min_samples: int = 25,
-                    plot: str | Path | None = None) -> dict[str, Any]:
+                    plot: str | Path | None = None, progress: bool = False) -> dict[str, Any]:
     """Replay bandit algorithms over a pre-scored pool and report the TRUE mean difficulty (mean of all pooled
     samples) of the top-1 and top-k topics they select at each budget (the bandit paper's Figure 2 protocol).
 
@@ -294,8 +306,9 @@ def evaluate_bandit(*, pool: Any, algorithms: str | Sequence[str] = "brute,greed
         plot: PNG: true top-1 / top-k difficulty vs budget.
 
     Returns:
-        What ``gauntlet evaluate bandit --json`` prints: ``oracle``, ``rows`` (per budget and algorithm), ``topics``,
-        ``samples``, ``unscored_samples_left_out``, ``min_samples``, ``small_topics_left_out`` (and ``plot``).
+        dict[str, Any]: What ``gauntlet evaluate bandit --json`` prints: ``oracle``, ``rows`` (per budget and
+            algorithm), ``topics``, ``samples``, ``unscored_samples_left_out``, ``min_samples``,
+            ``small_topics_left_out`` (and ``plot``).
 
     Raises:
         UsageError: Budgets that are not integers.
@@ -344,7 +357,7 @@ def _dispatch(verb: str, kinds: dict, kind: str, options: dict):
 
 
 @public
-def evaluate(kind: str, **options) -> dict[str, Any]:
+def evaluate(kind: str, *, progress: bool = False, **options) -> dict[str, Any]:
     """Evaluate metrics on challenge sets or difficulty estimators on judgments: ``gauntlet evaluate KIND``.
 
     The keyword options are the command's (``--include-human`` -> ``include_human``), with the same defaults; see
@@ -379,7 +392,7 @@ def simulate_bandit(*, topics: int = 1_000_000, budget: int = 1_500_000, algorit
                     "eps-greedy,greedy,brute", k: int = 10, cap: int | None = 10, epsilon: float = 0.7,
                     batch: int = 1, sigma: float | None = None, fit: str | Path | None = None,
                     sizes: str | Sequence[int] | None = None, seed: int = 13,
-                    plot: str | Path | None = None) -> dict[str, Any]:
+                    plot: str | Path | None = None, progress: bool = False) -> dict[str, Any]:
     """Compare bandit algorithms against the oracle top-k at equal budgets on synthetic topics.
 
     Args:
@@ -397,9 +410,9 @@ def simulate_bandit(*, topics: int = 1_000_000, budget: int = 1_500_000, algorit
         plot: PNG: top-k difficulty vs budget (0.5/1/1.5/3 pulls per topic) and the topic-difficulty mixture.
 
     Returns:
-        What ``gauntlet simulate bandit --json`` prints: ``oracle_topk_mean``, ``oracle_top1``, ``algorithms``
-        (per algorithm: true means, pulls, speed) and ``mixture`` (and ``plot``); with ``sizes``: ``k``,
-        ``scaling`` and ``mixture``.
+        dict[str, Any]: What ``gauntlet simulate bandit --json`` prints: ``oracle_topk_mean``, ``oracle_top1``,
+            ``algorithms`` (per algorithm: true means, pulls, speed) and ``mixture`` (and ``plot``); with ``sizes``:
+            ``k``, ``scaling`` and ``mixture``.
 
     Raises:
         UsageError: An option out of range, unknown algorithms, ``k`` above ``topics`` or ``sizes``.
@@ -449,7 +462,7 @@ SIMULATIONS = {"bandit": simulate_bandit}
 
 
 @public
-def simulate(kind: str, **options) -> dict[str, Any]:
+def simulate(kind: str, *, progress: bool = False, **options) -> dict[str, Any]:
     """Run a simulation: ``gauntlet simulate KIND`` (``bandit``: synthetic topic search at scale, see
     `simulate_bandit` for the options).
 
@@ -470,14 +483,14 @@ def simulate(kind: str, **options) -> dict[str, Any]:
 
 
 @public
-def list_models():
+def list_models(*, progress: bool = False):
     """The model backends mtgauntlet knows: the embedded (offline) ones, installed or not, and every backend spec
     name with its roles (``gauntlet models``).
 
     Returns:
         A ``pandas.DataFrame`` with one row per embedded backend (``role``, ``spec``, ``installed``, ``what``, ...).
-        ``df.attrs`` holds the rest of ``gauntlet models --json``: ``defaults`` (the spec per role when none is
-        given), ``default_translator_by_pair``, ``backends`` (spec name -> roles) and ``suggestions``.
+            ``df.attrs`` holds the rest of ``gauntlet models --json``: ``defaults`` (the spec per role when none is
+            given), ``default_translator_by_pair``, ``backends`` (spec name -> roles) and ``suggestions``.
 
     Examples:
         >>> df = mg.list_models()

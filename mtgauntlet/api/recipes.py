@@ -100,7 +100,7 @@ def outcome_lines(echo: Callable[[str], None]) -> Iterator[None]:
 
 @public
 def run(recipe: str | Path, *, dry_run: bool = False, work: str | Path | None = None,
-        releases: str | Path = "releases") -> Release | RecipePlan:
+        releases: str | Path = "releases", progress: bool = False) -> Release | RecipePlan:
     """Run a recipe end to end: every build (resuming; complete and unchanged builds are skipped), validation,
     the release (with the resolved recipe inside), the audit report and publishing when the recipe asks.
 
@@ -112,7 +112,7 @@ def run(recipe: str | Path, *, dry_run: bool = False, work: str | Path | None = 
 
     Returns:
         The `Release` (an existing release with these builds is returned as it is), or the
-        `RecipePlan` with ``dry_run=True``.
+            `RecipePlan` with ``dry_run=True``.
 
     Raises:
         GauntletError: A bad recipe (file, line and key named), a failed build, an existing release of other
@@ -290,7 +290,7 @@ def _verified(root: Path) -> Path:
 
 @public
 def reproduce(release_dir: str | Path, *, inputs: str | Path | None = None,
-              work: str | Path | None = None) -> Reproduction:
+              work: str | Path | None = None, progress: bool = False) -> Reproduction:
     """Verify a release, rebuild it from its stored recipe on this machine and compare, per record kind, the ids
     and every text and value.
 
@@ -302,8 +302,8 @@ def reproduce(release_dir: str | Path, *, inputs: str | Path | None = None,
         work: Where to rebuild (default: a temporary folder, removed afterwards).
 
     Returns:
-        A `Reproduction`: ``reproduced`` (also its truth value), per kind what differs, and what changed
-        around the builds (inputs, versions).
+        Reproduction: A `Reproduction`: ``reproduced`` (also its truth value), per kind what differs, and what changed
+            around the builds (inputs, versions).
 
     Raises:
         NotVerified: The release does not verify (nothing rebuilt). GauntletError: no stored recipe, a missing

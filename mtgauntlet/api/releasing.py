@@ -1,5 +1,6 @@
 """Releases from Python: `release` (``gauntlet release``), `verify` (``gauntlet verify``) and
-`publish` (``gauntlet publish``). The CLI commands call these functions and print what they return."""
+`publish` (``gauntlet publish``); the CLI commands call these functions and print what they return.
+`list_releases` lists the releases under a folder and `open_release` opens one by name and version."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from mtgauntlet.api.results import Publication, Release, Verification
 from mtgauntlet.api.session import public, warn
 from mtgauntlet.errors import GauntletError, UsageError
 
-__all__ = ["release", "verify", "publish"]
+__all__ = ["release", "verify", "publish", "list_releases", "open_release"]
 
 Paths = Any  # a path, a result object with ``.path`` (Build, Report, Release), or a list of them
 
@@ -56,7 +57,7 @@ def release(builds: Paths, *, name: str, version: str, out: str | Path = "releas
             license: str | None = None, license_name: str = "", license_link: str = "", provenance: Sequence[str] = (),
             input_file: Paths = (), url: str | None = None, creator: Sequence[str] = (), pretty_name: str | None = None,
             figure: Paths = (), description: str | None = None, recipe: str | Path | None = None,
-            audit: bool = False) -> Release:
+            audit: bool = False, progress: bool = False) -> Release:
     """Package complete builds as ``OUT/name=NAME/version=VERSION/`` (written atomically, never overwritten):
     Parquet per record kind and language pair, dataset card, Croissant, and a manifest with every file's sha256.
 
@@ -84,8 +85,8 @@ def release(builds: Paths, *, name: str, version: str, out: str | Path = "releas
         audit: Put the audit page (``report.html``, as `mtgauntlet.audit`) into the release.
 
     Returns:
-        The `Release`: its ``path``, ``manifest``, ``warnings`` (each also raised as a
-        `mtgauntlet.GauntletWarning`) and ``not_validated`` (the kinds no report covers).
+        Release: The `Release`: its ``path``, ``manifest``, ``warnings`` (each also raised as a
+            `mtgauntlet.GauntletWarning`) and ``not_validated`` (the kinds no report covers).
 
     Raises:
         GauntletError: An incomplete or missing build, a bad name or version, an existing release, a report of
@@ -123,7 +124,7 @@ def release(builds: Paths, *, name: str, version: str, out: str | Path = "releas
 
 
 @public
-def verify(path: str | Path) -> Verification:
+def verify(path: str | Path, *, progress: bool = False) -> Verification:
     """Re-check every file of a release against its ``manifest.json``: a changed, missing or extra file is a
     problem. A git clone or Hub download verifies (its ``.git``, ``.gitattributes`` and ``.cache/huggingface/``
     are not release files).
@@ -148,10 +149,13 @@ def verify(path: str | Path) -> Verification:
 
 
 @public
-def publish(path: str | Path, *, repo: str, dry_run: bool = False, branch: str = "main") -> Publication:
+def publish(path: str | Path, *, repo: str, dry_run: bool = False, branch: str = "main",
+            progress: bool = False) -> Publication:
     """Publish a release: one atomic commit of exactly the manifest's files, then the immutable tag ``vX.Y.Z``.
-    Refused when the tag exists or the release does not verify; a verified copy is uploaded, so a file changed
-    meanwhile stops the publish. The token comes only from ``HF_TOKEN`` or ``huggingface-cli login``.
+    Refused when the tag exists with other files or the release does not verify; a verified copy is uploaded, so
+    a file changed meanwhile stops the publish. Publishing a release its tag already holds, byte for byte, sends
+    nothing and is no error (``already_published``). The token comes only from ``HF_TOKEN`` or
+    ``huggingface-cli login``.
 
     Args:
         path: A release directory or a `Release`.
@@ -160,10 +164,12 @@ def publish(path: str | Path, *, repo: str, dry_run: bool = False, branch: str =
         branch: Branch to commit to.
 
     Returns:
-        A `Publication`: the tag, the commit (``None`` on a dry run) and the file operations.
+        Publication: A `Publication`: the tag, the commit (``None`` on a dry run; the tagged commit when
+            ``already_published``) and the file operations.
 
     Raises:
-        GauntletError: The release does not verify, the tag exists, the remote is unreachable or refuses.
+        GauntletError: The release does not verify, the tag exists with other files, the remote is unreachable
+            or refuses.
 
     Examples:
         >>> plan = mg.publish("releases/name=my-es-en/version=0.1.0", repo="my-org/my-es-en", dry_run=True)
@@ -176,4 +182,74 @@ def publish(path: str | Path, *, repo: str, dry_run: bool = False, branch: str =
                        operations=[{"op": "add" if type(op).__name__ == "CommitOperationAdd" else "delete",
                                     "path": op.path_in_repo} for op in plan.operations],
                        parent_commit=plan.parent_commit, commit_message=plan.commit_message, remote=plan.remote,
-                       description=plan.describe())
+                       description=plan.describe(), already_published=plan.already_published)
+
+
+def _found(root: str | Path) -> list[Release]:
+    """Every readable release under ``root``, by name and then version (semver order)."""
+    from mtgauntlet.releases.catalog_sources import find_sources
+
+    if not Path(root).is_dir():
+        raise GauntletError(f"{root}: no such directory (pass releases=DIR)")
+    found = sorted(find_sources(Path(root)).releases, key=lambda r: (r.name, r.version.precedence()))
+    return [Release(path=r.path, manifest=r.manifest) for r in found]
+
+
+@public
+def list_releases(name: str | None = None, *, releases: str | Path = "releases",
+                  progress: bool = False) -> list[Release]:
+    """The releases under a folder (the hive layout ``name=NAME/version=X.Y.Z`` that `release` writes), oldest
+    version first; a folder whose manifest cannot be read is left out (``gauntlet query`` names it in
+    ``catalog_skipped``). (Not ``mg.releases``: that name is the package ``mtgauntlet.releases``.)
+
+    Args:
+        name: Only the releases of this name.
+        releases: The releases root.
+
+    Returns:
+        A list of `Release` (``name``, ``version``, ``path``, ``manifest``).
+
+    Raises:
+        GauntletError: ``releases`` is no directory; an invalid name.
+
+    Examples:
+        >>> [(r.name, r.version) for r in mg.list_releases()]
+        [('my-es-en', '0.1.0'), ('my-es-en', '0.2.0')]
+    """
+    from mtgauntlet.releases.version import check_name
+
+    if name is not None:
+        check_name(name)
+    return [r for r in _found(releases) if name is None or r.name == name]
+
+
+@public
+def open_release(name: str, version: str | None = None, *, releases: str | Path = "releases",
+                 progress: bool = False) -> Release:
+    """One release by name and version (``None``: the newest version, in semver order).
+
+    Args:
+        name: The release name.
+        version: ``X.Y.Z`` (or ``X.Y.Z-PRERELEASE``); ``None`` for the newest.
+        releases: The releases root.
+
+    Returns:
+        The `Release`: ``to_pandas()``, ``to_arrow()``, ``to_dataset()`` read its records.
+
+    Raises:
+        GauntletError: An invalid name or version, no such release (the versions there are named).
+
+    Examples:
+        >>> rel = mg.open_release("my-es-en", "0.1.0")
+        >>> rel.to_dataset("smaug_pair")
+    """
+    from mtgauntlet.releases.version import Version, check_name
+
+    check_name(name)
+    wanted = str(Version.parse(version)) if version is not None else None
+    found = [r for r in _found(releases) if r.name == name]
+    match = [r for r in found if wanted is None or r.version == wanted]
+    if not match:
+        have = ", ".join(r.version for r in found) or "none"
+        raise GauntletError(f"{releases}: no release {name} {wanted or ''}".rstrip() + f" (versions there: {have})")
+    return match[-1]

@@ -188,6 +188,13 @@ class Release:
         """The released records of ``kind`` (or of the only kind) as a ``pandas.DataFrame``."""
         return self.to_arrow(kind).to_pandas()
 
+    def to_dataset(self, kind: str | None = None):
+        """The released records of ``kind`` (or of the only kind) as a ``datasets.Dataset`` (needs the ``hub``
+        extra)."""
+        import datasets
+
+        return datasets.Dataset(self.to_arrow(kind))
+
 
 @dataclass
 class Verification:
@@ -199,7 +206,7 @@ class Verification:
 
     Examples:
         >>> check = mg.verify("releases/name=my-es-en/version=0.1.0")
-        >>> check.ok or print("\n".join(check.problems))
+        >>> check.ok or print("\\n".join(check.problems))
     """
 
     path: Path

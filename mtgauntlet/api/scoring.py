@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from mtgauntlet.api.checks import at_least, budget_limits, input_formats, one_of
-from mtgauntlet.api.inputs import as_input_path
+from mtgauntlet.api.inputs import as_input_path, input_format
 from mtgauntlet.api.session import public
 from mtgauntlet.corpora.options import skipped_counts_note
 from mtgauntlet.corpora.readers import DEFAULT_MAX_CHARS
@@ -97,7 +97,7 @@ def score_difficulty(*, input: Any, out: str | Path | None = None, estimator: st
                      engine: str = "local",
                      device: str | None = None, dtype: str | None = None, batch_size: int | None = None,
                      shard_size: int = 10_000, actors: int | None = None, max_cost: float | None = None,
-                     max_requests: int | None = None, dry_run: bool = False):
+                     max_requests: int | None = None, dry_run: bool = False, progress: bool = False):
     """Add a ``difficulty`` column (higher = harder) to every row: ``gauntlet score difficulty``.
 
     See `score` for the options shared with QE; the options of this kind are ``estimator`` (difficulty
@@ -124,6 +124,7 @@ def score_difficulty(*, input: Any, out: str | Path | None = None, estimator: st
     one_of("--format", format, input_formats())
     src_lang, tgt_lang = lang_option(src_lang, "--src-lang"), lang_option(tgt_lang, "--tgt-lang")
     registry.resolve_class("difficulty", estimator)  # a bad spec fails before any reading or scoring
+    format = input_format(input, format)  # in memory: always its Parquet file
     rows = load_corpus(CorpusRequest(path=as_input_path(input), format=format, src_col=src_col, ref_col=None,
                                      src_lang=src_lang, tgt_lang=tgt_lang, lp=lp, limit=limit, skip_bad=skip_bad,
                                      columns=parse_column_map(None), quoting=quoting, max_chars=max_chars))
@@ -149,7 +150,7 @@ def score_qe(*, input: Any, out: str | Path | None = None, qe: str = "qe", map: 
              skip_bad: bool = False,
              engine: str = "local", device: str | None = None, dtype: str | None = None, batch_size: int | None = None,
              shard_size: int = 10_000, actors: int | None = None, max_cost: float | None = None,
-             max_requests: int | None = None, dry_run: bool = False):
+             max_requests: int | None = None, dry_run: bool = False, progress: bool = False):
     """Add a ``qe`` column (0..100, higher = better; empty where the score failed) to every (src, tgt) row, per
     language pair; with several QE specs also one ``qe:<spec>`` column each: ``gauntlet score qe``.
 
@@ -177,6 +178,7 @@ def score_qe(*, input: Any, out: str | Path | None = None, qe: str = "qe", map: 
     for spec in specs:
         resolve_class("qe", spec)  # a bad spec fails before any reading or scoring
     path = as_input_path(input)
+    format = input_format(input, format)  # in memory: always its Parquet file
     rs = read_rows(path, format=format, columns=parse_column_map(map), required=["src", "tgt", "lp"],
                    text_fields=["src"], quoting=quoting, max_chars=max_chars, on_error="skip" if skip_bad else "raise")
     if not rs.rows:
@@ -217,7 +219,7 @@ KINDS = {"difficulty": score_difficulty, "qe": score_qe}
 
 
 @public
-def score(kind: str, *, input: Any, **options):
+def score(kind: str, *, input: Any, progress: bool = False, **options):
     """Score every row of a table with a model and return it with the new column(s): ``gauntlet score KIND``.
 
     The keyword options are those of the command (``--src-col`` -> ``src_col``), with the same defaults:
@@ -231,11 +233,11 @@ def score(kind: str, *, input: Any, **options):
             ``max_requests``, ``dry_run``, the reading options, and the kind's own (``estimator``; ``qe``, ``map``).
 
     Returns:
-        The scored table as a ``pandas.DataFrame`` (input columns plus the scores, input order).
-        ``df.attrs["mtgauntlet.usage"]`` holds the API usage of paid models, ``df.attrs["mtgauntlet.score"]``
-        the run's summary (what ``--json`` prints). With ``dry_run=True`` nothing is scored or written: the
-        returned `mtgauntlet.models.estimate.Plan` lists the API calls with estimated tokens and cost
-        (``plan.lines()``).
+        pandas.DataFrame: The scored table (input columns plus the scores, input order).
+            ``df.attrs["mtgauntlet.usage"]`` holds the API usage of paid models, ``df.attrs["mtgauntlet.score"]``
+            the run's summary (what ``--json`` prints). With ``dry_run=True`` nothing is scored or written; the
+            returned `mtgauntlet.models.estimate.Plan` lists the API calls with estimated tokens and cost
+            (``plan.lines()``).
 
     Raises:
         UsageError: An unknown kind or option, an option out of range.

@@ -90,8 +90,9 @@ def publish(
     branch: str = typer.Option("main", help="Branch to commit to."),
     json_out: bool = json_option("the plan (and the commit)"),
 ):
-    """One atomic commit of exactly the manifest's files, then the immutable tag vX.Y.Z (refused if it exists
-    or the release does not verify); uploads a verified copy, so a file changed meanwhile stops the publish."""
+    """One atomic commit of exactly the manifest's files, then the immutable tag vX.Y.Z (refused if the tag holds
+    other files or the release does not verify; a tag holding exactly this release: nothing to publish); uploads a
+    verified copy, so a file changed meanwhile stops the publish."""
     from mtgauntlet.api import releasing
 
     print_publication(releasing.publish(release_dir, repo=repo, dry_run=dry_run, branch=branch, progress=None),
@@ -104,10 +105,10 @@ def print_publication(done, json_out: bool) -> None:
     if json_out:
         print_json({"repo": done.repo, "tag": done.tag, "parent_commit": done.parent_commit, "dry_run": dry_run,
                     "commit": done.commit, "remote": done.remote, "commit_message": done.commit_message,
-                    "operations": done.operations})
+                    "operations": done.operations, "already_published": done.already_published})
         return
     typer.echo(done.description)
     if dry_run:
         typer.echo("dry run: nothing was published")
-    else:
+    elif not done.already_published:
         typer.echo(f"published commit {done.commit} and tag {done.tag}")

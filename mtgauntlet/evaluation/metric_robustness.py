@@ -75,6 +75,12 @@ def load_pairs(path: str) -> PairSet:
         if not Path(path).exists():
             raise GauntletError(f"{path}: not found")
         rows = load_records(Path(path), kind="smaug_pair").to_pylist()
+    return pairs_of(rows, str(path))
+
+
+def pairs_of(rows: list[dict], path: str) -> PairSet:
+    """The pairs of challenge rows (good, bad, phenomenon; src, ref, lp or src_lang/tgt_lang when there) read
+    from ``path`` (or, from Python, a table named so)."""
     if not rows:
         raise GauntletError(f"{path}: no challenge pairs")
     for key in ("good", "bad", "phenomenon"):

@@ -44,10 +44,14 @@ class SpacyAnnotator(Annotator):
             raise BackendUnavailable(
                 f"no spaCy pipeline installed for language {arg!r}; install one (e.g. pip install "
                 f"{SPACY_PACKAGES.get(arg, ('xx_core_news_sm',))[0]}) or pass --annotator stanza:{arg}")
+        import warnings
+
         import spacy  # lazy
 
         try:
-            self.nlp = spacy.load(package)
+            with warnings.catch_warnings():  # W095 (a package made for another spaCy version) says nothing a user
+                warnings.filterwarnings("ignore", message=r".*\[W095\]")  # can act on; a quiet run stays quiet
+                self.nlp = spacy.load(package)
         except OSError as exc:
             raise BackendUnavailable(f"spaCy package {package!r} is not installed ({exc})") from None
         self.package = package

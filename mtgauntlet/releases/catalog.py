@@ -172,8 +172,10 @@ def check_read_only(con, sql: str) -> None:
                 explained = []
             if len(explained) != 1 or str(explained[0].type).split(".")[-1].upper() != "SELECT":
                 raise QueryRefused("read-only catalog: only EXPLAIN of a SELECT, without ANALYZE, is allowed")
-        elif kind != "SELECT":
-            raise QueryRefused(f"read-only catalog: {kind} statements are refused (only SELECT and EXPLAIN)")
+        elif kind != "SELECT":  # named by its own first word: DuckDB types INSTALL as a LOAD statement
+            word = re.match(r"\s*([A-Za-z]+)", st.query)
+            raise QueryRefused(f"read-only catalog: {word.group(1).upper() if word else kind} statements are refused "
+                               "(only SELECT and EXPLAIN)")
 
 
 def _log_skipped(items: list[tuple[str, str]]) -> None:

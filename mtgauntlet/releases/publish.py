@@ -1,6 +1,7 @@
 """Publish a release to the Hugging Face Hub: one atomic commit (with ``parent_commit``) of exactly the
 files the release manifest lists (plus the manifest), then the immutable tag ``vX.Y.Z`` on that commit;
-refused when the tag exists or the release does not verify (a changed, missing or extra file).
+refused when the tag exists with other files or the release does not verify (a changed, missing or extra file);
+publishing a release whose tag already holds exactly its files does nothing (``already_published``).
 
 What is uploaded is exactly what was verified: each file is copied into a private folder while it is
 hashed, the copy is uploaded, and a file whose bytes no longer match the manifest (changed between
@@ -41,6 +42,7 @@ class PublishPlan:
     remote_error: str = ""
     commit: str | None = None  # set once published
     manifest_sha256: str = ""  # of the manifest bytes the plan was made from
+    already_published: bool = False  # the tag already holds exactly these files: nothing to send
 
     @property
     def remote_checked(self) -> bool:
@@ -49,6 +51,9 @@ class PublishPlan:
     def describe(self) -> str:
         state = {"ok": "", "missing": "  [repository does not exist yet: publishing creates it]",
                  "unreachable": f"  [remote not reachable ({self.remote_error}): tag and parent not checked]"}
+        if self.already_published:
+            return (f"repo: {self.repo_id} (dataset)\ntag: {self.tag} already holds exactly this release (commit "
+                    f"{self.commit}): nothing to publish")
         lines = [f"repo: {self.repo_id} (dataset)",
                  f"parent_commit: {self.parent_commit or '(new branch)'}" + state[self.remote],
                  f"commit message: {self.commit_message}", f"tag: {self.tag}", "operations:"]
@@ -98,6 +103,34 @@ def _remote_state(api, repo: str):
         return "unreachable", None, _one_line(exc)
 
 
+def git_blob_id(path: Path) -> str:
+    """The git object id of a file's bytes (what a Hub or git tree lists for a file not stored in LFS)."""
+    digest = hashlib.sha1(f"blob {path.stat().st_size}\0".encode())
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _same_file(remote, local: Path, sha256: str) -> bool:
+    lfs = getattr(remote, "lfs", None)
+    if lfs is not None:
+        return (lfs.get("sha256") if isinstance(lfs, dict) else getattr(lfs, "sha256", None)) == sha256
+    return getattr(remote, "blob_id", None) == git_blob_id(local)
+
+
+def tag_holds(api, repo: str, tag: str, root: Path, manifest: dict[str, Any]) -> bool:
+    """True when ``tag`` of ``repo`` holds exactly the release's files (the manifest's files and the manifest,
+    the same bytes) and nothing else (``.gitattributes`` aside)."""
+    remote = {f.path: f for f in api.list_repo_tree(repo, revision=tag, recursive=True, repo_type="dataset")
+              if hasattr(f, "blob_id")}
+    local = {f["path"]: f["sha256"] for f in manifest["files"]}
+    local[RELEASE_MANIFEST] = hashlib.sha256((root / RELEASE_MANIFEST).read_bytes()).hexdigest()
+    if set(remote) - KEEP_REMOTE != set(local):
+        return False
+    return all(_same_file(remote[rel], root / rel, sha) for rel, sha in local.items())
+
+
 def plan_publish(release: str | Path, repo: str, api=None, branch: str = "main") -> PublishPlan:
     """Check the release (it must verify) and the remote; the operations upload exactly the manifest's files."""
     from huggingface_hub import CommitOperationAdd, CommitOperationDelete
@@ -114,10 +147,15 @@ def plan_publish(release: str | Path, repo: str, api=None, branch: str = "main")
         api, repo = make_api(repo)
     state, refs, why = _remote_state(api, repo)
     parent, remote_files = None, []
+    message = f"Release {manifest['name']} {version}"
     if refs is not None:
-        if any(t.name == version.tag for t in refs.tags):
-            raise GauntletError(f"{repo}: tag {version.tag} already exists; releases are immutable, publish a new "
-                                "version")
+        tagged = next((t for t in refs.tags if t.name == version.tag), None)
+        if tagged is not None and tag_holds(api, repo, version.tag, root, manifest):
+            return PublishPlan(repo, version.tag, None, [], message, state, why, commit=tagged.target_commit,
+                               manifest_sha256=hashlib.sha256(raw).hexdigest(), already_published=True)
+        if tagged is not None:
+            raise GauntletError(f"{repo}: tag {version.tag} already exists and holds other files; releases are "
+                                "immutable, publish a new version")
         parent = next((b.target_commit for b in refs.branches if b.name == branch), None)
         if parent:
             remote_files = api.list_repo_files(repo, revision=parent, repo_type="dataset")
@@ -125,7 +163,7 @@ def plan_publish(release: str | Path, repo: str, api=None, branch: str = "main")
     ops = [CommitOperationAdd(path_in_repo=rel, path_or_fileobj=str(root / rel)) for rel in local]
     keep = set(local) | KEEP_REMOTE
     ops += [CommitOperationDelete(path_in_repo=f) for f in sorted(remote_files) if f not in keep]
-    return PublishPlan(repo, version.tag, parent, ops, f"Release {manifest['name']} {version}", state, why,
+    return PublishPlan(repo, version.tag, parent, ops, message, state, why,
                        manifest_sha256=hashlib.sha256(raw).hexdigest())
 
 
@@ -175,7 +213,7 @@ def publish(release: str | Path, repo: str, *, dry_run: bool = False, api=None, 
     if api is None:
         api, repo = make_api(repo)
     plan = plan_publish(release, repo, api=api, branch=branch)
-    if dry_run:
+    if dry_run or plan.already_published:  # publishing the same release again changes nothing
         return plan
     if plan.remote == "unreachable":
         raise GauntletError(f"{repo}: the remote is not reachable ({plan.remote_error}); nothing was published")

@@ -61,6 +61,67 @@ def output_mode(progress: bool):
         _MODE.reset(token)
 
 
+@contextlib.contextmanager
+def datasets_quiet():
+    """Inside, in a quiet run (``-q``, a silent API call): no progress bars from ``datasets`` ("Flattening the
+    indices", "Map"); their setting is restored afterwards."""
+    import datasets
+
+    was = datasets.is_progress_bar_enabled()
+    if was and quiet():
+        datasets.disable_progress_bars()
+    try:
+        yield
+    finally:
+        if was and not datasets.is_progress_bar_enabled():
+            datasets.enable_progress_bars()
+
+
+def in_notebook() -> bool:
+    """True inside a Jupyter kernel (IPython with a kernel), where a terminal bar cannot draw itself."""
+    ipython = sys.modules.get("IPython")
+    try:
+        shell = ipython.get_ipython() if ipython is not None else None
+    except Exception:  # an IPython without a running shell
+        return False
+    return getattr(shell, "kernel", None) is not None
+
+
+class NotebookBar:
+    """A progress bar for Jupyter that needs nothing but IPython (no ipywidgets): one output that is replaced in
+    place (``display(..., display_id=True)``), at most every ``every`` seconds and always at the end, so that it
+    ends at what was done (``N/N``) however fast the run was."""
+
+    WIDTH = 30
+
+    def __init__(self, label: str, total: float, done: float, every: float = 0.2):
+        from IPython.display import display
+
+        self.label, self.total, self.done, self.eta, self.every = label, total, done, "", every
+        self._shown = 0.0
+        self._handle = display(self._bundle(), raw=True, display_id=True)
+
+    def _text(self) -> str:
+        filled = int(self.WIDTH * min(self.done / self.total, 1.0)) if self.total else self.WIDTH
+        return (f"{self.label} [{'#' * filled}{'.' * (self.WIDTH - filled)}] {_count(self.done)}/{_count(self.total)}"
+                + (f" {self.eta}" if self.eta else ""))
+
+    def _bundle(self) -> dict:
+        import html
+
+        return {"text/plain": self._text(), "text/html": f"<pre>{html.escape(self._text())}</pre>"}
+
+    def update(self, _task=None, *, completed: float, description: str, eta: str = "") -> None:
+        self.done, self.label, self.eta = completed, description, eta
+        now = time.monotonic()
+        if now - self._shown >= self.every:
+            self._shown = now
+            self._handle.update(self._bundle(), raw=True)
+
+    def stop(self) -> None:
+        self._handle.update(self._bundle(), raw=True)
+
+
 def step(done: float, total: float) -> None:
     """``done`` of the current unit's ``total`` steps are finished (a no-op outside a progress display)."""
     p = _ACTIVE.get()
@@ -133,7 +194,9 @@ class Progress:
         self._bar = None
         self._silent = quiet()
         self._token = _ACTIVE.set(self)
-        if (enabled or _MODE.get() == "bar") and not self._silent:
+        if (enabled or _MODE.get() == "bar") and not self._silent and in_notebook():
+            self._bar, self._task = NotebookBar(label, total, done), 0  # rich's Jupyter bar needs ipywidgets
+        elif (enabled or _MODE.get() == "bar") and not self._silent:
             from rich import progress as rp
             from rich.console import Console
 
