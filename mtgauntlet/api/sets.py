@@ -36,9 +36,12 @@ def _names(value: str | Sequence[str] | None) -> list[str]:
 
 @public
 def import_set(format: str, path: str | Path, *, name: str, version: str, provenance: Sequence[str] = (),
-               out: str | Path = "releases", score_col: str | Sequence[str] | None = None) -> Release:
+               out: str | Path = "releases", score_col: str | Sequence[str] | None = None,
+               progress: bool = False) -> Release:
     """Import a public challenge set or human-judgment set as a sealed release ``OUT/name=NAME/version=VERSION``
     (manifest, card, Croissant), of ``challenge_pair`` (pair sets) or ``human_score`` (human judgments) records.
+    Rows skipped (DEMETR's ``pert_check = false``, mt-metrics-eval pairs without a human score) are counted by
+    reason in the manifest (``builds[0].counts.skipped``) and the card.
 
     Args:
         format: ``aces`` (TSV or JSON lines), ``span-aces``, ``demetr`` (a folder of its per-perturbation JSON
@@ -55,8 +58,7 @@ def import_set(format: str, path: str | Path, *, name: str, version: str, proven
         score_col: human-table only: the human score column(s), e.g. ``"mqm,da_sqm"``.
 
     Returns:
-        The `Release`; rows skipped (DEMETR's ``pert_check = false``, mt-metrics-eval pairs without a human score)
-        are counted by reason in its manifest (``builds[0].counts.skipped``) and card.
+        The `Release`; its manifest and card count the skipped rows by reason.
 
     Raises:
         GauntletError: A malformed row (one line naming file, line and field), an unknown format, an existing
@@ -79,7 +81,8 @@ def import_set(format: str, path: str | Path, *, name: str, version: str, proven
 
 
 @public
-def export_set(format: str, release: Any, *, out: str | Path, releases: str | Path = "releases") -> Export:
+def export_set(format: str, release: Any, *, out: str | Path, releases: str | Path = "releases",
+               progress: bool = False) -> Export:
     """Write a release in one of the field's formats.
 
     Args:

@@ -46,7 +46,7 @@ from mtgauntlet.builders.base import Builder, Item, overrides
 from mtgauntlet.errors import BuildStateError, GauntletError
 from mtgauntlet.models import openai_batch, usage
 from mtgauntlet.models.runtime import signature_spec
-from mtgauntlet.runner.progress import Progress
+from mtgauntlet.runner.progress import OnDemandProgress, Progress
 from mtgauntlet.schema import get_kind, record_id, to_table, utcnow
 from mtgauntlet.signature import make_signature
 from mtgauntlet.versions import package_versions
@@ -364,8 +364,10 @@ class BuildRunner:
         return totals
 
     def _prepare(self, items: Sequence[Item]) -> None:
-        """Corpus-level state (pools, indexes; deterministic, so safe on resume), with its own progress display."""
-        progress = Progress(self.progress, total=len(items), done=0, label=f"prepare {self.builder.name}", every=10.0)
+        """Corpus-level state (pools, indexes; deterministic, so safe on resume), with its own progress display
+        (shown once the builder advances it: a prepare with nothing to do shows nothing)."""
+        progress = OnDemandProgress(lambda: Progress(self.progress, total=len(items), done=0,
+                                                     label=f"prepare {self.builder.name}", every=10.0))
         try:
             self.builder.prepare(items, progress=progress)
         finally:

@@ -14,6 +14,7 @@ import logging
 import os
 import sys
 import time
+from typing import Any, Callable
 from collections import deque
 
 QUIET_ENV = "MTGAUNTLET_QUIET"
@@ -278,6 +279,24 @@ class Progress:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+class OnDemandProgress:
+    """A `Progress` opened only when first advanced: ``make()`` builds it then; ``close`` closes it if it was."""
+
+    def __init__(self, make: Callable[[], Progress]):
+        self._make, self._progress = make, None
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        if self._progress is None:
+            self._progress = self._make()
+        return getattr(self._progress, name)
+
+    def close(self) -> None:
+        if self._progress is not None:
+            self._progress.close()
 
 
 def _duration(seconds: float) -> str:
