@@ -80,6 +80,16 @@ def test_public_spec_keeps_what_is_computed_and_drops_cost_pace_and_credentials(
     assert redact_secrets("GET http://h/v1?api_key=abc&x=1 max_tokens=5") == "GET http://h/v1?api_key=***&x=1 max_tokens=5"
 
 
+def test_errors_raised_to_python_callers_mask_the_credentials(tmp_path, sample_path):
+    import mtgauntlet as mg
+
+    with pytest.raises(mg.GauntletError) as caught:
+        mg.build("subset", input=sample_path, src_col="es", src_lang="es", budget=4, out=tmp_path / "b",
+                 estimator=f"nosuch:m@http://alice:{PASSWORD}@h/v1#key={KEY}")
+    assert "nosuch:m@http://***@h/v1#key=***" in str(caught.value)
+    assert PASSWORD not in str(caught.value) and KEY not in str(caught.value)
+
+
 def test_a_price_or_secret_option_changes_no_record_and_no_id(tmp_path, sample_path):
     with ScriptedServer(default=_judge) as srv:
         outs = {}
