@@ -1,5 +1,8 @@
 """``openai:<model>@<base_url>[#key_env=NAME,timeout=S,retries=N,concurrency=N]``: any OpenAI-compatible server.
 
+Credentials: the key of ``key_env`` (``OPENAI_API_KEY`` by default) or ``#key=KEY`` as a bearer token, user info
+in the URL (``http://user:password@host/v1``) as basic auth; never written out (:mod:`.spec_public`).
+
 vLLM, llama.cpp's server, Ollama and hosted APIs speak this protocol. Requests go through one pooled
 ``httpx.AsyncClient`` per backend, driven by an event loop in a background thread, so plain
 synchronous callers and :meth:`OpenAIChatLLM.chat_many` (up to ``concurrency`` requests at once,
