@@ -139,6 +139,9 @@ def test_a_planted_secret_reaches_no_file_and_no_output(tmp_path, sample_path):
         basic = "Basic " + base64.b64encode(f"alice:{PASSWORD}".encode()).decode()
         for server, auth in ((judge, basic), (editor, basic), (mt, f"Bearer {KEY}"), (qa, basic), (qb, f"Bearer {KEY}")):
             assert server.requests and {r["headers"].get("Authorization") for r in server.requests} == {auth}
+        run("build", "smaug", "--input", sample_path, "--src-col", "es", "--ref-col", "en", "--src-lang", "es",
+            "--tgt-lang", "en", "--limit", "6", "--phenomena", "num,del", "--translator",
+            f"llm-as-translator:openai:mt@{_with_userinfo(mt.url)}#key={KEY},price=1/1", "--out", tmp_path / "smaug")
         # failures quote the spec: the error line masks the credentials
         r = run("build", "subset", "--input", sample_path, "--src-col", "es", "--src-lang", "es", "--estimator",
                 f"llm-judge-src:openai:j@{_with_userinfo('http://127.0.0.1:9/v1')}#key={KEY},retries=0",
@@ -151,11 +154,11 @@ def test_a_planted_secret_reaches_no_file_and_no_output(tmp_path, sample_path):
     finally:
         for s in servers:
             s.__exit__(None, None, None)
-    for build in ("subset", "breaker"):
+    builds = ("subset", "breaker", "smaug")
+    for build in builds:
         run("validate", tmp_path / build, "--report", tmp_path / "reports" / build)
-    run("release", tmp_path / "subset", tmp_path / "breaker", "--name", "secrets", "--version", "0.1.0",
-        "--out", tmp_path / "releases", "--report", tmp_path / "reports" / "subset",
-        "--report", tmp_path / "reports" / "breaker")
+    run("release", *(tmp_path / b for b in builds), "--name", "secrets", "--version", "0.1.0", "--audit",
+        "--out", tmp_path / "releases", *(a for b in builds for a in ("--report", tmp_path / "reports" / b)))
     release = tmp_path / "releases" / "name=secrets" / "version=0.1.0"
     run("audit", release, "--out", tmp_path / "audit.html")
     run("publish", release, "--repo", f"file:{tmp_path / 'hub.git'}")
@@ -165,6 +168,8 @@ def test_a_planted_secret_reaches_no_file_and_no_output(tmp_path, sample_path):
     assert f"llm-judge-src:openai:j@{judge.url}" in card
     estimators = {r["estimator"] for r in load_records(tmp_path / "subset").to_pylist()}
     assert estimators == {f"llm-judge-src:openai:j@{judge.url}"}
+    origins = {r["good_origin"] for r in load_records(tmp_path / "smaug").to_pylist()}
+    assert origins == {f"translator:llm-as-translator:openai:mt@{mt.url}"}
     assert (tmp_path / "hub.git").is_dir() and (tmp_path / "cache").is_dir()
     # ... and the planted secrets are nowhere
     assert _leaks(tmp_path) == []
