@@ -136,6 +136,9 @@ def test_a_planted_secret_reaches_no_file_and_no_output(tmp_path, sample_path):
         run("-v", "build", "subset", "--input", sample_path, "--src-col", "es", "--src-lang", "es", "--tgt-lang", "en",
             "--estimator", estimator, "--budget", "5", "--out", tmp_path / "subset")
         run(*breaker)
+        scored = run("score", "difficulty", "-i", sample_path, "--src-col", "es", "--src-lang", "es", "--estimator",
+                     estimator, "-o", tmp_path / "scored.parquet")
+        assert f"scored with llm-judge-src:openai:j@{judge.url}" in scored.stdout
         basic = "Basic " + base64.b64encode(f"alice:{PASSWORD}".encode()).decode()
         for server, auth in ((judge, basic), (editor, basic), (mt, f"Bearer {KEY}"), (qa, basic), (qb, f"Bearer {KEY}")):
             assert server.requests and {r["headers"].get("Authorization") for r in server.requests} == {auth}
