@@ -43,7 +43,8 @@ def _judge(messages) -> str:
 
 def _parquet_text(data: bytes) -> str:
     table = pq.read_table(io.BytesIO(data))
-    meta = {k.decode("utf-8", "replace"): v.decode("utf-8", "replace") for k, v in (table.schema.metadata or {}).items()}
+    meta = {k.decode("utf-8", "replace"): v.decode("utf-8", "replace")
+            for k, v in (table.schema.metadata or {}).items()}
     return json.dumps([meta, table.to_pylist()], default=str, ensure_ascii=False)
 
 
@@ -77,7 +78,8 @@ def test_public_spec_keeps_what_is_computed_and_drops_cost_pace_and_credentials(
     line = redact_secrets(f"spec 'openai:m@http://alice:{PASSWORD}@h/v1#key={KEY},json=1' failed; then {KEY} again")
     assert PASSWORD not in line and KEY not in line
     assert line == "spec 'openai:m@http://***@h/v1#key=***,json=1' failed; then *** again"
-    assert redact_secrets("GET http://h/v1?api_key=abc&x=1 max_tokens=5") == "GET http://h/v1?api_key=***&x=1 max_tokens=5"
+    assert redact_secrets("GET http://h/v1?api_key=abc&x=1 max_tokens=5") == \
+        "GET http://h/v1?api_key=***&x=1 max_tokens=5"
 
 
 def test_errors_raised_to_python_callers_mask_the_credentials(tmp_path, sample_path):
@@ -140,7 +142,8 @@ def test_a_planted_secret_reaches_no_file_and_no_output(tmp_path, sample_path):
                      estimator, "-o", tmp_path / "scored.parquet")
         assert f"scored with llm-judge-src:openai:j@{judge.url}" in scored.stdout
         basic = "Basic " + base64.b64encode(f"alice:{PASSWORD}".encode()).decode()
-        for server, auth in ((judge, basic), (editor, basic), (mt, f"Bearer {KEY}"), (qa, basic), (qb, f"Bearer {KEY}")):
+        bearer = f"Bearer {KEY}"
+        for server, auth in ((judge, basic), (editor, basic), (mt, bearer), (qa, basic), (qb, bearer)):
             assert server.requests and {r["headers"].get("Authorization") for r in server.requests} == {auth}
         run("build", "smaug", "--input", sample_path, "--src-col", "es", "--ref-col", "en", "--src-lang", "es",
             "--tgt-lang", "en", "--limit", "6", "--phenomena", "num,del", "--translator",
@@ -177,3 +180,32 @@ def test_a_planted_secret_reaches_no_file_and_no_output(tmp_path, sample_path):
     # ... and the planted secrets are nowhere
     assert _leaks(tmp_path) == []
     assert [s for s in SECRETS if any(s.decode() in out for out in outputs)] == []
+
+
+def test_a_recipe_with_credentials_shows_and_releases_only_the_public_specs(tmp_path, sample_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "texts.tsv").write_text(sample_path.read_text(encoding="utf-8"), encoding="utf-8")
+    with ScriptedServer(default=_judge) as judge:
+        (tmp_path / "r.yaml").write_text(f"""\
+recipe: 1
+release:
+  name: sec
+  version: 0.1.0
+builds:
+  hardest:
+    builder: subset
+    input: texts.tsv
+    src-col: es
+    src-lang: es
+    tgt-lang: en
+    budget: 4
+    estimator: "llm-judge-src:openai:j@{_with_userinfo(judge.url)}#key={KEY},price=1/2"
+""", encoding="utf-8")
+        plan = invoke(["run", "r.yaml", "--work", "w", "--releases", "rel", "--dry-run"])
+        assert plan.exit_code == 0 and "#key=***" in plan.output, plan
+        done = invoke(["-v", "run", "r.yaml", "--work", "w", "--releases", "rel"])
+        assert done.exit_code == 0, done
+    resolved = (tmp_path / "rel" / "name=sec" / "version=0.1.0" / "recipe.yaml").read_text(encoding="utf-8")
+    assert f"estimator: llm-judge-src:openai:j@{judge.url}\n" in resolved
+    assert [s for s in SECRETS if s.decode() in plan.output + done.output] == []
+    assert [leak for leak in _leaks(tmp_path) if not leak.startswith("r.yaml:")] == []  # the user's own recipe

@@ -245,7 +245,8 @@ class MTBreakerBuilder:
         return item_key(item)
 
     def model_specs(self) -> dict[str, str]:
-        return {"llm": public_spec(self.llm_spec), "mt": ",".join(self.scorer.public_mt), "qe": self.scorer.public_qe_spec}
+        return {"llm": public_spec(self.llm_spec), "mt": ",".join(self.scorer.public_mt),
+                "qe": self.scorer.public_qe_spec}
 
     def runtime_info(self) -> dict[str, Any]:
         return roles_runtime({"llm": self.llm, **self.scorer.roles()})

@@ -97,7 +97,8 @@ class ZeroShotBuilder:
                 **({"flags": self.flags()} if self.flags() else {})}
 
     def model_specs(self) -> dict[str, str]:
-        return {"llm": public_spec(self.llm_spec), "mt": ",".join(self.scorer.public_mt), "qe": self.scorer.public_qe_spec}
+        return {"llm": public_spec(self.llm_spec), "mt": ",".join(self.scorer.public_mt),
+                "qe": self.scorer.public_qe_spec}
 
     def runtime_info(self) -> dict[str, Any]:
         return roles_runtime({"llm": self.llm, **self.scorer.roles()})

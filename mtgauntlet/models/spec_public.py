@@ -69,7 +69,8 @@ def public_spec(value: Any) -> Any:
     """A model spec as records, signatures and published files name it: no user info in its URLs and none of
     the options whose kind is in :data:`DROPPED` (``openai:m@http://u:p@h/v1#price=1/2,key=s,json=1`` ->
     ``openai:m@http://h/v1#json=1``). Lists and tuples are mapped; a string not written as a spec (no backend
-    name before a ``:`` or ``#``) only loses URL user info; anything else comes back as it was. A spec without such parts is unchanged."""
+    name before a ``:`` or ``#``) only loses URL user info; anything else comes back as it was. A spec without
+    such parts comes back unchanged."""
     if isinstance(value, (list, tuple)):
         return type(value)(public_spec(v) for v in value)
     if not isinstance(value, str):
