@@ -100,7 +100,10 @@ class _RedactSecrets(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         from mtgauntlet.models.spec_public import redact_secrets
 
-        record.msg, record.args = redact_secrets(record.getMessage()), None
+        try:
+            record.msg, record.args = redact_secrets(record.getMessage()), None
+        except Exception:  # a malformed log call: logging reports it as it would without this filter
+            pass
         return True
 
 
