@@ -138,13 +138,15 @@ def test_a_planted_secret_reaches_no_file_and_no_output(tmp_path, sample_path):
         run("-v", "build", "subset", "--input", sample_path, "--src-col", "es", "--src-lang", "es", "--tgt-lang", "en",
             "--estimator", estimator, "--budget", "5", "--out", tmp_path / "subset")
         run(*breaker)
-        scored = run("score", "difficulty", "-i", sample_path, "--src-col", "es", "--src-lang", "es", "--estimator",
-                     estimator, "-o", tmp_path / "scored.parquet")
+        scored = run("score", "difficulty", "-i", seeds, "--src-col", "text", "--src-lang", "en", "--estimator",
+                     f"{estimator},batch=1,poll=0.05", "-o", tmp_path / "scored.parquet")  # the Batch API's state
         assert f"scored with llm-judge-src:openai:j@{judge.url}" in scored.stdout
         basic = "Basic " + base64.b64encode(f"alice:{PASSWORD}".encode()).decode()
         bearer = f"Bearer {KEY}"
         for server, auth in ((judge, basic), (editor, basic), (mt, bearer), (qa, basic), (qb, bearer)):
-            assert server.requests and {r["headers"].get("Authorization") for r in server.requests} == {auth}
+            sent = [r for r in server.requests if r["path"] == "/v1/chat/completions"]
+            assert sent and {r["headers"].get("Authorization") for r in sent} == {auth}
+        assert any(r["path"] == "/v1/batches" for r in judge.requests)
         run("build", "smaug", "--input", sample_path, "--src-col", "es", "--ref-col", "en", "--src-lang", "es",
             "--tgt-lang", "en", "--limit", "6", "--phenomena", "num,del", "--translator",
             f"llm-as-translator:openai:mt@{_with_userinfo(mt.url)}#key={KEY},price=1/1", "--out", tmp_path / "smaug")
