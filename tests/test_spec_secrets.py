@@ -211,3 +211,22 @@ builds:
     assert f"estimator: llm-judge-src:openai:j@{judge.url}\n" in resolved
     assert [s for s in SECRETS if s.decode() in plan.output + done.output] == []
     assert [leak for leak in _leaks(tmp_path) if not leak.startswith("r.yaml:")] == []  # the user's own recipe
+
+
+def test_a_price_on_the_qe_or_mt_spec_changes_no_breaker_record(tmp_path):
+    from tests.scripted_roles import scripted_stack
+
+    seeds = tmp_path / "seeds.tsv"
+    seeds.write_text("text\n" + "".join(f"{s}\n" for s in SEEDS), encoding="utf-8")
+    outs = {}
+    with scripted_stack(editor_fn=seeded_editor()) as s:
+        for name, opts in (("plain", ""), ("paid", "#price=1/2")):  # a QE list is comma-separated: one option
+            s["reset"]()
+            r = invoke(["build", "mtbreaker", "--seeds", seeds, "--variant", "seeded+qe", "--steps", "2",
+                        "--llm", s["llm"], "--mt", s["mt"] + opts, "--qe", f"{s['qe_a']}{opts},{s['qe_b']}",
+                        "--no-language-guard", "--out", tmp_path / name])
+            assert r.exit_code == 0, r
+            outs[name] = [{k: v for k, v in rec.items() if k != "created_at"}
+                          for rec in load_records(tmp_path / name).to_pylist()]
+    assert outs["paid"] == outs["plain"] and outs["plain"]
+    assert outs["paid"][0]["target_models"] == [s["mt"]] and outs["paid"][0]["qe_models"] == [s["qe_a"], s["qe_b"]]
