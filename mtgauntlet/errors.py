@@ -6,9 +6,15 @@ from __future__ import annotations
 class GauntletError(Exception):
     """Base class of every error mtgauntlet raises on purpose (the CLI prints these without a traceback).
 
-    ``exit_code`` is what the CLI exits with: 2 for usage and input errors, 3 for a spent budget."""
+    ``exit_code`` is what the CLI exits with: 2 for usage and input errors, 3 for a spent budget. The message
+    never shows a credential: a URL's user info or a ``#key=``-like spec option is masked as ``***``."""
 
     exit_code = 2
+
+    def __init__(self, *args):
+        from mtgauntlet.models.spec_public import redact_secrets  # imports nothing of the package: no cycle
+
+        super().__init__(*(redact_secrets(a) if isinstance(a, str) else a for a in args))
 
 
 class UsageError(GauntletError):

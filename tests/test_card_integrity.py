@@ -48,7 +48,7 @@ def hostile_release(tmp_path_factory):
     rel = release(root / "r", root / "b", "--pretty-name", PAYLOADS["pretty"], "--description", PAYLOADS["description"],
                   "--license", "other", "--license-name", PAYLOADS["licence"], "--license-link", "https://example.org/t",
                   "--provenance", f"{name}:license=cc-by-4.0", "--provenance", f"{name}:citation={PAYLOADS['citation']}",
-                  "--provenance", f"{name}:url=javascript:window.__pwned=4")
+                  "--provenance", f"{name}:url=https://example.org/x)](javascript:window.__pwned=4)")
     return rel
 
 
@@ -74,7 +74,7 @@ def test_hostile_strings_render_as_text(hostile_release):
     shown = card_text(card.text)
     for key in ("pretty", "domain", "licence"):  # shown, as the text it is
         assert PAYLOADS[key] in shown, key
-    assert "onerror=alert(1)>" in shown and "javascript:window.__pwned=4" in shown
+    assert "onerror=alert(1)>" in shown and "https://example.org/x)](javascript:window.__pwned=4)" in shown
     # the YAML header holds each string exactly (yaml quoting), the title on one line
     assert card.data.pretty_name == PAYLOADS["pretty"] and card.data.license_name == PAYLOADS["licence"]
     assert card.data.license == "other" and card.data.license_link == "https://example.org/t"

@@ -167,3 +167,43 @@ def test_every_column_of_every_kind_has_a_description():
         docs = COLUMN_DOCS[name]
         assert set(docs) == set(kind.column_names), name
         assert all(len(docs[c]) > 10 for c in kind.column_names), name
+
+
+def test_provenance_statements_are_checked_before_anything_is_written(sample_builds, tmp_path, monkeypatch, capsys):
+    base = ["release", sample_builds / "subset", "--name", "p", "--version", "0.1.0", "--out", tmp_path / "r",
+            "--provenance", "sample_es_en:license=cc-by-4.0"]
+    for args, why in (
+            (["--provenance", "sample_es_em:license=mit"], "--provenance sample_es_em: no released record comes from "
+                                                            "'sample_es_em' (the records' source_dataset values: "
+                                                            "sample_es_en)"),
+            (["--provenance", "sample_es_en:url=javascript:alert(1)"], "url must be an http(s) address"),
+            (["--provenance", "sample_es_en:url=ftp://example.org/x"], "url must be an http(s) address"),
+            (["--provenance", "sample_es_en:license_link=javascript:alert(1)"], "license_link must be an http(s)"),
+            (["--provenance", "sample_es_en:hub_id=../../x"], "hub_id must be a Hugging Face Hub dataset id"),
+            (["--provenance", "sample_es_en:hub_id=org/a--b"], "hub_id must be a Hugging Face Hub dataset id"),
+            (["--provenance", "sample_es_en:hub_id=a/b/c"], "hub_id must be a Hugging Face Hub dataset id")):
+        code, out, err = run_main(monkeypatch, capsys, *base, *args)
+        assert code == 2 and err.startswith("error: ") and why in err and err.count("\n") == 1, (args, err)
+    assert not (tmp_path / "r").exists()
+    code, out, err = run_main(monkeypatch, capsys, *base, "--provenance", "sample_es_en:hub_id=my-org/my_data.v2",
+                              "--provenance", "sample_es_en:url=https://example.org/data")
+    assert code == 0, err
+    from huggingface_hub import DatasetCard
+
+    card = DatasetCard.load(tmp_path / "r" / "name=p" / "version=0.1.0" / "README.md")
+    assert card.data.source_datasets == ["extended|my-org/my_data.v2"]
+
+
+def test_an_unrecognised_input_file_is_named_by_its_file_name_not_its_path(sample_builds, tmp_path, monkeypatch,
+                                                                         capsys):
+    mine = tmp_path / "private" / "place" / "mine.tsv"
+    mine.parent.mkdir(parents=True)
+    mine.write_text("text\nUn texto.\n", encoding="utf-8")
+    code, out, err = run_main(monkeypatch, capsys, "release", sample_builds / "subset", "--name", "f", "--version",
+                              "0.1.0", "--out", tmp_path / "r", "--input-file", mine.resolve())
+    assert code == 0 and "mine.tsv (sha256 " in err, err
+    rel = tmp_path / "r" / "name=f" / "version=0.1.0"
+    m = json.loads((rel / "manifest.json").read_text())
+    assert any(w.startswith("mine.tsv (sha256 ") for w in m["license"]["warnings"])
+    for f in (rel / "manifest.json", rel / "README.md", rel / "croissant.json"):
+        assert str(mine.parent) not in f.read_text(encoding="utf-8"), f

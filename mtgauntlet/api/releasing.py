@@ -73,7 +73,8 @@ def release(builds: Paths, *, name: str, version: str, out: str | Path = "releas
         license_name: Name of the licence when ``license="other"``.
         license_link: Link to the licence text when ``license="other"``.
         provenance: What a source is, as ``DATASET:FIELD=VALUE`` statements (FIELD: license, name, url, citation,
-            license_name, license_link, hub_id).
+            license_name, license_link, hub_id; ``url`` and ``license_link`` http(s), ``hub_id`` a Hub dataset id;
+            DATASET a ``source_dataset`` of the released records, else refused).
         input_file: Input files the builds read: data mtgauntlet ships is recognised by its sha256 and brings its
             licence.
         url: Where the release is published (http(s)), for Croissant's ``url``.

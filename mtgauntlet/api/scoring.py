@@ -15,6 +15,7 @@ from mtgauntlet.api.session import public
 from mtgauntlet.corpora.options import skipped_counts_note
 from mtgauntlet.corpora.readers import DEFAULT_MAX_CHARS
 from mtgauntlet.errors import UsageError
+from mtgauntlet.models.spec_public import public_spec
 
 __all__ = ["score", "score_difficulty", "score_qe"]
 
@@ -141,7 +142,7 @@ def score_difficulty(*, input: Any, out: str | Path | None = None, estimator: st
             shard_size=shard_size, actors=actors, device=device, dtype=dtype, batch_size=batch_size,
             max_cost=max_cost, max_requests=max_requests)
         df["difficulty"] = scores[:, 0]
-        return _finish(df, out, work, estimator, engine, placement, "difficulty", rows, spent)
+        return _finish(df, out, work, public_spec(estimator), engine, placement, "difficulty", rows, spent)
 
 
 @public
@@ -200,7 +201,7 @@ def score_qe(*, input: Any, out: str | Path | None = None, qe: str = "qe", map: 
         if len(specs) > 1:
             for j, spec in enumerate(specs, start=1):
                 df[f"qe:{spec}"] = scores[:, j]
-        return _finish(df, out, work, ",".join(specs), engine, placement, "qe", rs, spent)
+        return _finish(df, out, work, ",".join(public_spec(list(specs))), engine, placement, "qe", rs, spent)
 
 
 def _qe_plan(spec: str, columns: dict):

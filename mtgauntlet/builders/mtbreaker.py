@@ -34,6 +34,7 @@ from mtgauntlet.models import prompts, registry, structured
 from mtgauntlet.models.estimate import Plan
 from mtgauntlet.models.llm_roles import lang_name
 from mtgauntlet.models.qe_ensemble import load_qe
+from mtgauntlet.models.spec_public import public_spec
 from mtgauntlet.runner import progress
 
 log = logging.getLogger(__name__)
@@ -154,6 +155,9 @@ class Scorer:
         self.qe = load_qe(qe_specs)
         self.qe_specs = self.qe.specs
         self.qe_spec = ",".join(self.qe_specs)
+        # the specs as records and build.json name them: no price, pace or secret options, no URL user info
+        self.public_mt, self.public_qe = public_spec(self.mt_specs), public_spec(list(self.qe_specs))
+        self.public_qe_spec = ",".join(self.public_qe)
         self.src_lang, self.tgt_lang = src_lang, tgt_lang
 
     def roles(self) -> dict[str, Any]:
@@ -256,7 +260,7 @@ class MTBreakerBuilder(Builder):
         return {"variant": self.variant, "steps": self.steps, "retries": self.retries,
                 "temperature": self.temperature, "max_tokens": self.max_tokens,
                 "language_guard": self.language_guard, "grammatical_edits": self.grammatical_edits,
-                "qe": self.scorer.qe_specs, **({"sample": self.sample} if self.sample is not None else {}),
+                "qe": self.scorer.public_qe, **({"sample": self.sample} if self.sample is not None else {}),
                 **({"flags": {"language_guard": LANGUAGE_GUARD_FLAG}} if self.language_guard else {})}
 
     @staticmethod
@@ -264,7 +268,8 @@ class MTBreakerBuilder(Builder):
         return item_key(item)
 
     def model_specs(self) -> dict[str, str]:
-        return {"llm": self.llm_spec, "mt": ",".join(self.scorer.mt_specs), "qe": self.scorer.qe_spec}
+        return {"llm": public_spec(self.llm_spec), "mt": ",".join(self.scorer.public_mt),
+                "qe": self.scorer.public_qe_spec}
 
     def runtime_info(self) -> dict[str, Any]:
         return roles_runtime({"llm": self.llm, **self.scorer.roles()})
@@ -295,7 +300,7 @@ class MTBreakerBuilder(Builder):
         if len(translations) == 1:
             shown = translations[0]
         else:
-            shown = " ||| ".join(f"[{spec}] {t}" for spec, t in zip(self.scorer.mt_specs, translations))
+            shown = " ||| ".join(f"[{spec}] {t}" for spec, t in zip(self.scorer.public_mt, translations))
         return prompts.breaker_followup(shown, step["qe_mean"] if self.show_qe else None, self.grammatical_edits)
 
     def _first_prompt(self, seed_length: int) -> str:
@@ -383,7 +388,8 @@ class MTBreakerBuilder(Builder):
         best = best_step(traj)
         return ItemResult(records=[{
             "text": best["source"], "seed": walk.seed if self.seeded else None, "method": f"mtbreaker-{self.variant}",
-            "target_models": self.scorer.mt_specs, "qe_model": self.scorer.qe_spec, "qe_models": self.scorer.qe_specs,
+            "target_models": self.scorer.public_mt, "qe_model": self.scorer.public_qe_spec,
+            "qe_models": self.scorer.public_qe,
             "qe_score": best["qe_mean"], "difficulty": 100.0 - best["qe_mean"], "trajectory": traj,
             "llm_failures": walk.counts["llm_failures"], "truncated": walk.counts["truncated"],
             **failure_counts(traj), "src_lang": self.src_lang, "tgt_lang": self.tgt_lang}])

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from mtgauntlet.models.base import Backend
+from mtgauntlet.models.spec_public import public_spec
 
 _MAX_CHILDREN = 64  # attributes holding more values than this are data, not backends
 
@@ -23,7 +24,7 @@ def _children(obj: Any) -> Iterable[Any]:
 
 
 def backend_runtime(*backends: Any) -> dict[str, dict[str, Any]]:
-    """``{spec: runtime_info()}`` over ``backends`` and the backends inside them (empty infos left out)."""
+    """``{public spec: runtime_info()}`` over ``backends`` and the backends inside them (empty infos left out)."""
     out: dict[str, dict[str, Any]] = {}
     seen: set[int] = set()
     stack = [b for b in backends if b is not None]
@@ -34,7 +35,7 @@ def backend_runtime(*backends: Any) -> dict[str, dict[str, Any]]:
         seen.add(id(backend))
         info = backend.runtime_info() if isinstance(backend, Backend) else {}
         if info:
-            out[getattr(backend, "spec", "") or type(backend).__name__] = dict(info)
+            out[public_spec(getattr(backend, "spec", "")) or type(backend).__name__] = dict(info)
         stack.extend(_children(backend))
     return out
 

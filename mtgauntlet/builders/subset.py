@@ -18,6 +18,7 @@ from mtgauntlet.engines import get_engine
 from mtgauntlet.engines.scoring import ScoreTask
 from mtgauntlet.models import registry
 from mtgauntlet.models.runtime import strip_runtime_options
+from mtgauntlet.models.spec_public import public_spec
 from mtgauntlet.validators.checks import _words as word_count  # the count text.empty_rate uses
 
 NO_WORDS = "no words"  # a text without a word (only emoji, symbols or punctuation) cannot be a hard text to translate
@@ -65,15 +66,21 @@ class SubsetBuilder(Builder):
         return self._placement
 
     def signature_fields(self) -> dict[str, Any]:
-        fields = {"src": self.src_lang, "tgt": self.tgt_lang, "estimator": strip_runtime_options(self.estimator_spec),
+        fields = {"src": self.src_lang, "tgt": self.tgt_lang, "estimator": self.public_estimator,
                   "budget": self.budget, "stratify": self.stratify or "none"}
         if self.placement():  # bf16/fp16 change the scores; device and batch size do not (beyond float noise)
             fields["dtype"] = self.placement()["dtype"]
         return fields
 
+    @property
+    def public_estimator(self) -> str:
+        """The estimator as the signature, the records and build.json name it: without placement (device, dtype,
+        batch), price, pace or secret options, and without URL user info."""
+        return public_spec(strip_runtime_options(self.estimator_spec))
+
     def config(self) -> dict[str, Any]:
-        return {"estimator": self.estimator_spec, "budget": self.budget, "stratify": self.stratify,
-                "n_clusters": self.n_clusters, "embedder": self.embedder_spec, "engine": self.engine_name,
+        return {"estimator": self.public_estimator, "budget": self.budget, "stratify": self.stratify,
+                "n_clusters": self.n_clusters, "embedder": public_spec(self.embedder_spec), "engine": self.engine_name,
                 **({"placement": self.placement()} if self.placement() else {})}
 
     def prepare(self, items: Sequence[Item], progress: Any = None) -> None:
@@ -90,9 +97,9 @@ class SubsetBuilder(Builder):
         return role_plan(self.estimator, [it.data["src"] for it in items], None, self.src_lang, self.tgt_lang)
 
     def model_specs(self) -> dict[str, str]:
-        specs = {"difficulty": self.estimator_spec}
+        specs = {"difficulty": public_spec(self.estimator_spec)}
         if self.stratify == "clusters":
-            specs["embedder"] = self.embedder_spec or "e5"
+            specs["embedder"] = public_spec(self.embedder_spec or "e5")
         return specs
 
     def process_batch(self, items: Sequence[Item], rngs) -> list[ItemResult]:
@@ -110,7 +117,7 @@ class SubsetBuilder(Builder):
                 out[pos] = ItemResult(rejected=["no difficulty score"])
                 continue
             out[pos] = ItemResult(records=[{
-                "text": it.data["src"], "domain": it.data.get("domain"), "estimator": self.estimator_spec,
+                "text": it.data["src"], "domain": it.data.get("domain"), "estimator": self.public_estimator,
                 "difficulty": float(score), "rank": None, "src_lang": it.data.get("src_lang", self.src_lang),
                 "tgt_lang": it.data.get("tgt_lang", self.tgt_lang)}])
         return out

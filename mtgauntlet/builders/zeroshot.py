@@ -30,6 +30,7 @@ from mtgauntlet.models import prompts, registry
 from mtgauntlet.models.embedded import refuse_embedded_llm_writer
 from mtgauntlet.models.estimate import Plan
 from mtgauntlet.models.llm_roles import lang_name
+from mtgauntlet.models.spec_public import public_spec
 from mtgauntlet.runner import progress
 
 VARIANTS = ("plain", "history", "min")
@@ -93,13 +94,14 @@ class ZeroShotBuilder(Builder):
 
     def config(self) -> dict[str, Any]:
         return {"variant": self.variant, "generations": self.per_item, "retries": self.retries,
-                "temperature": self.temperature, "max_tokens": self.max_tokens, "qe": self.scorer.qe_specs,
+                "temperature": self.temperature, "max_tokens": self.max_tokens, "qe": self.scorer.public_qe,
                 "language_guard": self.language_guard, **({"history_size": self.history_size} if self.capped else {}),
                 **({"sample": self.sample} if self.sample is not None else {}),
                 **({"flags": self.flags()} if self.flags() else {})}
 
     def model_specs(self) -> dict[str, str]:
-        return {"llm": self.llm_spec, "mt": ",".join(self.scorer.mt_specs), "qe": self.scorer.qe_spec}
+        return {"llm": public_spec(self.llm_spec), "mt": ",".join(self.scorer.public_mt),
+                "qe": self.scorer.public_qe_spec}
 
     def runtime_info(self) -> dict[str, Any]:
         return roles_runtime({"llm": self.llm, **self.scorer.roles()})
@@ -167,8 +169,8 @@ class ZeroShotBuilder(Builder):
         self.history.append(best["source"])
         method = {"plain": "zeroshot", "history": "zeroshot-history", "min": "zeroshot-min"}[self.variant]
         return ItemResult(records=[{
-            "text": best["source"], "seed": None, "method": method, "target_models": self.scorer.mt_specs,
-            "qe_model": self.scorer.qe_spec, "qe_models": self.scorer.qe_specs, "qe_score": best["qe_mean"],
+            "text": best["source"], "seed": None, "method": method, "target_models": self.scorer.public_mt,
+            "qe_model": self.scorer.public_qe_spec, "qe_models": self.scorer.public_qe, "qe_score": best["qe_mean"],
             "difficulty": 100 - best["qe_mean"], "trajectory": cands, "llm_failures": counts["llm_failures"],
             "truncated": counts["truncated"], **failure_counts(cands), "src_lang": self.src_lang,
             "tgt_lang": self.tgt_lang, "source_id": str(item.index)}])

@@ -31,6 +31,11 @@ PERMISSIVE, SHARE_ALIKE, NON_COMMERCIAL, RESEARCH_ONLY, OTHER = (
 UNKNOWN = "unknown"
 STATED = "stated by the releaser (--provenance)"
 STATEMENT_FIELDS = ("name", "license", "url", "citation", "license_name", "license_link", "hub_id")
+LINK_FIELDS = ("url", "license_link")  # shown as links in the card: http(s) only
+HTTP_URL = re.compile(r"https?://[^\s<>\"'`]+")
+# a Hugging Face Hub repo id, as huggingface_hub validates one: [namespace/]name, word characters, '-' and '.',
+# neither starting nor ending with '-' or '.', no '--' or '..', the name at most 96 characters
+HUB_ID = re.compile(r"(?:[\w](?:[\w.-]*[\w])?/)?[\w](?:[\w.-]{0,94}[\w])?", re.ASCII)
 
 
 @dataclass(frozen=True)
@@ -147,6 +152,7 @@ def parse_statements(specs: Sequence[str]) -> dict[str, Provenance]:
                                 f"{', '.join(STATEMENT_FIELDS)} (e.g. my_corpus:license=cc-by-4.0)")
         if " ".join(value.split()) != value.strip() or not value.strip():
             raise GauntletError(f"--provenance {spec!r}: the value must be one non-empty line")
+        _check_field(spec, name, value.strip())
         entry = fields.setdefault(dataset.strip(), {})
         if name in entry and entry[name] != value.strip():
             raise GauntletError(f"--provenance: {dataset.strip()}:{name} is given twice with different values")
@@ -159,6 +165,24 @@ def parse_statements(specs: Sequence[str]) -> dict[str, Provenance]:
                       f"--provenance {dataset}:license")
         out[dataset] = Provenance(**{"name": dataset, **entry})
     return out
+
+
+def _check_field(spec: str, name: str, value: str) -> None:
+    if name in LINK_FIELDS and not HTTP_URL.fullmatch(value):
+        raise GauntletError(f"--provenance {spec!r}: {name} must be an http(s) address (https://...)")
+    if name == "hub_id" and (not HUB_ID.fullmatch(value) or "--" in value or ".." in value):
+        raise GauntletError(f"--provenance {spec!r}: hub_id must be a Hugging Face Hub dataset id (NAME or "
+                            "ORG/NAME: letters, digits, '-', '_', '.')")
+
+
+def check_stated_datasets(stated: Mapping[str, "Provenance"], counts: Mapping[str | None, int]) -> None:
+    """Every ``--provenance`` names a ``source_dataset`` the released records carry: a statement about a dataset
+    the release does not contain (a typo, another build's source) would be silently ignored."""
+    unknown = sorted(set(stated) - {d for d in counts if d})
+    if unknown:
+        have = ", ".join(sorted(str(d) for d in counts if d)) or "none recorded"
+        raise GauntletError(f"--provenance {unknown[0]}: no released record comes from {unknown[0]!r} (the records' "
+                            f"source_dataset values: {have})")
 
 
 @dataclass

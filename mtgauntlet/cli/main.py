@@ -80,6 +80,9 @@ def _root(
     set_global_budget(max_cost, max_requests)
     logging.basicConfig(level=logging.INFO if verbose else logging.ERROR if quiet else logging.WARNING,
                         format="%(levelname)s %(message)s")
+    for handler in logging.getLogger().handlers:
+        if not any(isinstance(f, _RedactSecrets) for f in handler.filters):
+            handler.addFilter(_RedactSecrets())
     if quiet:
         os.environ[QUIET_ENV] = "1"  # read by the progress display; run() restores it when the command ends
     if verbose:
@@ -87,7 +90,23 @@ def _root(
 
 
 def _one_line(text: str) -> str:
-    return " ".join(str(text).split())
+    """One line, with credentials masked (a URL's user info, ``#key=``-like options: never printed)."""
+    from mtgauntlet.models.spec_public import redact_secrets
+
+    return redact_secrets(" ".join(str(text).split()))
+
+
+class _RedactSecrets(logging.Filter):
+    """Masks credentials in every log line (an error quoting a spec, a URL with user info)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        from mtgauntlet.models.spec_public import redact_secrets
+
+        try:
+            record.msg, record.args = redact_secrets(record.getMessage()), None
+        except Exception:  # a malformed log call: logging reports it as it would without this filter
+            pass
+        return True
 
 
 def _click_modules():
@@ -130,7 +149,9 @@ def _run(args: list[str]) -> int:
     try:
         from mtgauntlet.api.session import cli_warnings
 
-        with cli_warnings(lambda line: typer.echo(line, err=True)):
+        from mtgauntlet.models.spec_public import redact_secrets
+
+        with cli_warnings(lambda line: typer.echo(redact_secrets(line), err=True)):
             rv = app(args=args, prog_name="gauntlet", standalone_mode=False)
         return rv if isinstance(rv, int) else 0
     except exits as exc:

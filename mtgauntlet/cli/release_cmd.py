@@ -24,8 +24,9 @@ def release(
     license_name: str = typer.Option("", "--license-name", help="Name of the licence when --license other."),
     license_link: str = typer.Option("", "--license-link", help="Link to the licence text when --license other."),
     provenance: List[str] = typer.Option([], "--provenance", help="What a source is, as DATASET:FIELD=VALUE (FIELD: "
-                                         "license (a Hub id, required), name, url, citation, license_name, "
-                                         "license_link, hub_id; DATASET: the records' source_dataset); repeat."),
+                                         "license (a Hub id, required), name, url and license_link (http(s)), "
+                                         "citation, license_name, hub_id (a Hub dataset id); DATASET: a "
+                                         "source_dataset of the released records, else refused); repeat."),
     input_file: List[str] = typer.Option([], "--input-file", help="An input file the builds read: data mtgauntlet "
                                          "ships is recognised by its sha256 (never by its name) and brings its "
                                          "licence; repeat."),

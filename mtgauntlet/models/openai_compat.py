@@ -1,5 +1,8 @@
 """``openai:<model>@<base_url>[#key_env=NAME,timeout=S,retries=N,concurrency=N]``: any OpenAI-compatible server.
 
+Credentials: the key of ``key_env`` (``OPENAI_API_KEY`` by default) or ``#key=KEY`` as a bearer token, user info
+in the URL (``http://user:password@host/v1``) as basic auth; never written out (:mod:`.spec_public`).
+
 vLLM, llama.cpp's server, Ollama and hosted APIs speak this protocol. Requests go through one pooled
 ``httpx.AsyncClient`` per backend, driven by an event loop in a background thread, so plain
 synchronous callers and :meth:`OpenAIChatLLM.chat_many` (up to ``concurrency`` requests at once,
@@ -35,6 +38,7 @@ from mtgauntlet.models.base import ChatLLM, per_item_seeds
 from mtgauntlet.models.cache import parse_options
 from mtgauntlet.models.ratelimit import estimate_tokens, limiter_for
 from mtgauntlet.models.runtime import default_concurrency, parse_positive
+from mtgauntlet.models.spec_public import redact_secrets, split_userinfo
 from mtgauntlet.models.usage import LEDGER, parse_price
 
 DEFAULT_URL = "https://api.openai.com/v1"
@@ -105,11 +109,13 @@ class OpenAIChatLLM(ChatLLM):
                  concurrency: int | None = None, max_retry_after: float = 120.0):
         main, opts = parse_options(arg)
         model, sep, url = main.partition("@")
-        spec = f"openai:{arg}"
+        spec = redact_secrets(f"openai:{arg}")  # messages and usage keys never show a credential
         if not model:
             raise GauntletError("openai spec needs a model: openai:<model>@<base_url>")
         self.model = model
-        self.base_url = check_base_url(url if sep else os.environ.get("OPENAI_BASE_URL", DEFAULT_URL), spec)
+        self.base_url, self.auth = split_userinfo(url if sep else os.environ.get("OPENAI_BASE_URL", DEFAULT_URL))
+        self.base_url = check_base_url(self.base_url, spec)
+        self.api_key = opts.get("key")  # #key=... (a secret: never written out) wins over the variable key_env
         self.key_env = opts.get("key_env", "OPENAI_API_KEY")
         try:
             self.timeout = float(opts.get("timeout", timeout))
@@ -146,7 +152,7 @@ class OpenAIChatLLM(ChatLLM):
     # -- HTTP ---------------------------------------------------------------------------------------
     def _headers(self) -> dict[str, str]:
         h = {"Content-Type": "application/json"}
-        key = os.environ.get(self.key_env)
+        key = self.api_key or os.environ.get(self.key_env)
         if key:
             h["Authorization"] = f"Bearer {key}"
         return h
@@ -156,7 +162,7 @@ class OpenAIChatLLM(ChatLLM):
         if self._client is None or self._client_pid != os.getpid():
             import httpx
 
-            self._client = httpx.AsyncClient(timeout=httpx.Timeout(self.timeout),
+            self._client = httpx.AsyncClient(timeout=httpx.Timeout(self.timeout), auth=self.auth,
                                              limits=httpx.Limits(max_connections=None, max_keepalive_connections=64))
             self._client_pid = os.getpid()
         return self._client

@@ -225,17 +225,12 @@ def strip_runtime_options(spec: str) -> str:
 
 
 def signature_spec(value: Any) -> Any:
-    """A model spec as a build signature names it: without :data:`PACE_OPTIONS` (``openai:m@u#price=1/2,json=1``
-    -> ``openai:m@u#json=1``), so a build resumes when only the price, rate limits, batch mode or concurrency
-    changed. Lists are mapped; anything that is not a spec string comes back as it was."""
-    if isinstance(value, (list, tuple)):
-        return type(value)(signature_spec(v) for v in value)
-    if not isinstance(value, str) or "#" not in value:
-        return value
-    from mtgauntlet.models.registry import REGISTRY
+    """A model spec as a build signature (and a record) names it: :func:`~mtgauntlet.models.spec_public.public_spec`
+    (``openai:m@u#price=1/2,json=1`` -> ``openai:m@u#json=1``; no pace, cost or secret options, no URL user info),
+    so a build resumes when only the price, rate limits, batch mode or concurrency changed."""
+    from mtgauntlet.models.spec_public import public_spec
 
-    name = value[:min(i for i in (value.find(":"), value.find("#")) if i >= 0)]
-    return strip_options(value, PACE_OPTIONS) if name in REGISTRY else value
+    return public_spec(value)
 
 
 def cache_namespace(spec: str, runtime: Runtime) -> str:

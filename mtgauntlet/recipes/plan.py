@@ -23,6 +23,7 @@ from typing import Any
 
 from mtgauntlet.errors import GauntletError
 from mtgauntlet.fileio import sha256_file
+from mtgauntlet.models.spec_public import public_spec
 from mtgauntlet.recipes.commands import command_line
 from mtgauntlet.recipes.options import builder_options, step_options
 from mtgauntlet.recipes.spec import RUNNER_OWNED, BuildSpec, Recipe, parse_recipe
@@ -59,7 +60,7 @@ class BuildStep:
 
     def fingerprint(self) -> dict[str, Any]:
         """What makes the build: its builder, every option value (inputs by content, not by path)."""
-        opts = {k: v for k, v in self.options.items() if k not in self.inputs and k not in PLACEMENT_ONLY}
+        opts = {k: public_spec(v) for k, v in self.options.items() if k not in self.inputs and k not in PLACEMENT_ONLY}
         return {"builder": self.spec.builder, "options": opts,
                 "inputs": {k: v["sha256"] for k, v in self.inputs.items()}}
 
@@ -127,7 +128,9 @@ def resolved_recipe(recipe: Recipe, steps: list[BuildStep]) -> dict[str, Any]:
     builds = {}
     for st in steps:
         opts = resolved_options(st.spec)  # inputs as the recipe wrote them: no local absolute paths in a release
-        builds[st.spec.id] = {"builder": st.spec.builder, **{k: v for k, v in opts.items() if v is not None},
+        # specs in their public form: a resolved recipe goes into the release (no credential, price or pace)
+        builds[st.spec.id] = {"builder": st.spec.builder,
+                              **{k: public_spec(v) for k, v in opts.items() if v is not None},
                               "sha256": {k: v["sha256"] for k, v in st.inputs.items()}}
     rel = {k: v for k, v in vars(recipe.release).items() if v is not None}
     origin = Path(os.path.relpath(recipe.base)).as_posix()  # where `gauntlet reproduce` finds relative inputs

@@ -206,7 +206,8 @@ def input_provenance(files: Sequence[str | Path]) -> tuple[dict[str, Any], list[
         digest = sha256_file(p)
         known = recognise(digest)
         if known is None:
-            notes.append(f"{p} (sha256 {digest[:12]}) is not data mtgauntlet recognises: state the provenance of "
+            # the file's name only: a local absolute path says nothing to a reader and tells where files live
+            notes.append(f"{p.name} (sha256 {digest[:12]}) is not data mtgauntlet recognises: state the provenance of "
                          f"its records with --provenance '{reader_dataset_name(p)}:license=ID'")
             continue
         prov = with_origin(known.provenance, f"recognised by content: sha256 {digest} is {known.describe}")

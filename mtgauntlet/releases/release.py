@@ -94,7 +94,7 @@ def make_release(builds: Sequence[str | Path], name: str, version: str, *, out: 
     """
     from mtgauntlet.cards.card import write_card
     from mtgauntlet.cards.croissant import write_croissant
-    from mtgauntlet.cards.licenses import check_license, decide_license, parse_statements
+    from mtgauntlet.cards.licenses import check_license, check_stated_datasets, decide_license, parse_statements
     from mtgauntlet.releases.inputs import input_provenance
     from mtgauntlet.cards.methods import GENERIC, METHODS
 
@@ -113,7 +113,9 @@ def make_release(builds: Sequence[str | Path], name: str, version: str, *, out: 
     tables, rows_by_build, dropped = tables_by_kind(inputs)
     signatures = {k: [s for s in per if s] for k, per in rows_by_build.items()}
     validation = match_reports(reports, rows_by_build) if reports else {}
-    decision = decide_license(_source_counts(tables), {**recognised, **stated}, override=license,
+    counts = _source_counts(tables)
+    check_stated_datasets(stated, counts)
+    decision = decide_license(counts, {**recognised, **stated}, override=license,
                               override_name=license_name, override_link=license_link)
     decision.warnings[:0] = input_notes
     kinds = sorted(tables, key=kind_sort_key)

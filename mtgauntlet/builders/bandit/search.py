@@ -166,7 +166,9 @@ class BanditSearch:
                                                "cap": None if self.cap == math.inf else self.cap,
                                                "epsilon": self.epsilon, "batch": self.batch,
                                                "n_topics": len(self.topics), "source_datasets": [self.source]},
-                 "models": {"mt": ",".join(self.mt_specs), "qe": ",".join(self.qe_specs)}, **self._runtime(),
+                 "models": {"mt": ",".join(signature_spec(self.mt_specs)),
+                            "qe": ",".join(signature_spec(self.qe_specs))},
+                 **self._runtime(),
                  "versions": package_versions(),
                  "created_at": utcnow().isoformat(), "status": "in_progress"}
             write_json_atomic(mpath, m)

@@ -19,6 +19,7 @@ from mtgauntlet.errors import BackendUnavailable, GauntletError
 from mtgauntlet.models import registry
 from mtgauntlet.models.embedded import packaged_translator
 from mtgauntlet.models.estimate import Plan
+from mtgauntlet.models.spec_public import public_spec
 
 log = logging.getLogger(__name__)
 PHENOMENA = ("ne", "num", "neg", "ins", "del")
@@ -77,6 +78,7 @@ class SmaugBuilder(Builder):
         self.phenomena = tuple(phenomena)
         self.specs = {"translator": translator, "infiller": infiller, "nli": nli, "polyjuice": polyjuice,
                       "annotator": annotator or f"spacy:{tgt_lang.split('-')[0]}"}
+        self.public_specs = {k: public_spec(v) for k, v in self.specs.items()}  # as records and build.json name them
         self.good_col, self.good_from, self.require_nli = good_col, good_from, require_nli
         self.params = {"min_char_edit": min_char_edit, "min_word_edit": min_word_edit,
                        "del_min_words": del_min_words, "del_max_words": del_max_words,
@@ -122,7 +124,7 @@ class SmaugBuilder(Builder):
 
     def config(self) -> dict[str, Any]:
         return {"phenomena": list(self.phenomena), "good_from": self.good_mode, "good_col": self.good_col,
-                "specs": self.specs, "params": self.params, "require_nli": self.require_nli,
+                "specs": self.public_specs, "params": self.params, "require_nli": self.require_nli,
                 "flags": self.flags(),
                 "support": {p: {"supported": ok, "how": how} for p, (ok, how) in self.support.items()}}
 
@@ -160,7 +162,7 @@ class SmaugBuilder(Builder):
         return out
 
     def model_specs(self) -> dict[str, str]:
-        return {k: v for k, v in self.specs.items() if v}
+        return {k: v for k, v in self.public_specs.items() if v}
 
     def plan(self, items: Sequence[Item]) -> Plan:
         """The good-hypothesis translator (one call per item with ``--good-from translator``) and, for ``neg``,
@@ -317,7 +319,7 @@ class SmaugBuilder(Builder):
         if self.good_mode == "reference":
             return [(it.data["ref"], "reference") for it in items]
         outs = self.translator.translate([it.data["src"] for it in items], self.src_lang, self.tgt_lang)
-        return [(o, f"translator:{self.specs['translator']}") for o in outs]
+        return [(o, f"translator:{self.public_specs['translator']}") for o in outs]
 
     def process(self, item: Item, rng=None) -> ItemResult:
         return self.process_batch([item])[0]
@@ -329,14 +331,14 @@ def support_report(tgt_lang: str, b: "SmaugBuilder") -> dict[str, tuple[bool, st
     ann = b.annotator is not None
     why_no_ann = getattr(b, "annotator_error", "no annotator")
     rep = {
-        "ne": (True, f"infill: {b.specs['infiller']}") if b.infiller and ann else
+        "ne": (True, f"infill: {b.public_specs['infiller']}") if b.infiller and ann else
               (True, "corpus entity swap (same label)") if ann else (False, why_no_ann),
-        "num": (True, f"infill: {b.specs['infiller']}" if b.infiller else "format-preserving digit change"),
-        "neg": (True, f"polyjuice: {b.specs['polyjuice']}") if b.polyjuice and ann else
+        "num": (True, f"infill: {b.public_specs['infiller']}" if b.infiller else "format-preserving digit change"),
+        "neg": (True, f"polyjuice: {b.public_specs['polyjuice']}") if b.polyjuice and ann else
                (True, "rule-based negation on the dependency parse") if ann and lang in negation.SUPPORTED else
                (False, why_no_ann if not ann else f"no negation rules for '{lang}' (have: {', '.join(negation.SUPPORTED)}); "
                 "pass --polyjuice SPEC"),
-        "ins": (True, f"infill: {b.specs['infiller']}") if b.infiller else
+        "ins": (True, f"infill: {b.public_specs['infiller']}") if b.infiller else
                (False, why_no_ann) if not ann else
                (True, f"clauses from other references, joined by '{coordinate('…', lang).strip()}'")
                if coordinate("", lang) is not None else
