@@ -47,6 +47,6 @@ def registration(name: str) -> Registration:
 
 
 def errors_in_words() -> str:
-    """"a named entity (`ne`), a number (`num`) ... or a deleted span (`del`)": the method text of a card."""
+    """ "a named entity (`ne`), a number (`num`) ... or a deleted span (`del`)": the method text of a card."""
     parts = [f"{r.error} (`{r.name}`)" for r in REGISTERED]
     return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " or " + parts[-1]

@@ -54,3 +54,41 @@ def pytest_runtest_makereport(item, call):
         report.outcome = "failed"
         report.longrepr = (f"skipped for something `make setup` installs ({reason}); with "
                            "MTGAUNTLET_STRICT_SKIPS=1 that is a failure: fix the set-up or the test")
+
+
+# Test tiers: `make test-fast` runs `-m "not slow and not e2e"`. A module whose tests run whole builds, releases,
+# recipes or the docs site through the CLI or the API (seconds each) is end to end; its tests get the `e2e` marker
+# here, in one place. Unit tests of a module stay fast: put them in a module not listed here.
+E2E_MODULES = {
+    "test_api_building", "test_api_recipes", "test_api_releasing", "test_api_tour", "test_audit",
+    "test_breaker_batching", "test_card_integrity", "test_catalog_cli", "test_cli_conventions", "test_cli_hands",
+    "test_contributing", "test_docs", "test_embedded_defaults", "test_engines", "test_examples",
+    "test_input_integrity", "test_integrity_inputs", "test_integrity_releases", "test_recipe_integrity",
+    "test_recipes", "test_release_all_kinds", "test_release_provenance", "test_releases", "test_smaug_stability",
+    "test_smaug_long_lines", "test_ray_cleanup", "test_wheel", "test_usage", "test_model_paths", "test_training",
+}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.module is not None and item.module.__name__.rsplit(".", 1)[-1] in E2E_MODULES:
+            item.add_marker(pytest.mark.e2e)
+
+
+# Tests write under tmp_path, never into the checkout: a run that leaves a new file at the repository root (as
+# `in.tsv` and `stderr` once were) fails, naming it.
+_ROOT_AT_START: set[str] = set()
+_ROOT_LITTER_ALLOWED = {".pytest_cache", "__pycache__", ".coverage"}
+
+
+def pytest_sessionstart(session):
+    _ROOT_AT_START.update(os.listdir(REPO))
+
+
+def pytest_sessionfinish(session, exitstatus):
+    litter = sorted(set(os.listdir(REPO)) - _ROOT_AT_START - _ROOT_LITTER_ALLOWED)
+    if litter:
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None:
+            reporter.write_line(f"error: the tests left {', '.join(litter)} in {REPO}: write under tmp_path", red=True)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED

@@ -43,7 +43,7 @@ print(json.dumps({"package": mtgauntlet.__file__, "results": results}))
 def _section(text: str, heading: str) -> str:
     start = text.index(f"## {heading}\n")
     end = text.find("\n## ", start + 1)
-    return text[start:end if end > 0 else len(text)]
+    return text[start : end if end > 0 else len(text)]
 
 
 def follow_the_walkthrough(package: Path) -> None:
@@ -96,20 +96,52 @@ def test_the_phenomenon_walkthrough_adds_a_phenomenon_in_two_files(tmp_path, sha
         writer = csv.DictWriter(f, ["es", "en"], delimiter="\t")
         writer.writeheader()
         writer.writerows(rows)
-    (tmp_path / "rules.yaml").write_text("version: 1\nthresholds:\n  smaug.span_mismatches: {max: 0}\n"
-                                         "  smaug.nli.unit.bad_contradicts_ref_rate: {min: 0.5}\n", encoding="utf-8")
-    build = ["build", "smaug", "--input", str(corpus), "--src-col", "es", "--ref-col", "en", "--src-lang", "es",
-             "--tgt-lang", "en", "--good-from", "reference", "--out", str(tmp_path / "b")]
-    commands = [["build", "smaug", "--help"],
-                build + ["--phenomena", "unit,num"],
-                ["validate", "records", str(tmp_path / "b"), "--rules", str(tmp_path / "rules.yaml")],
-                ["release", str(tmp_path / "b"), "--name", "units", "--version", "0.1.0", "--out",
-                 str(tmp_path / "releases")]]
-    env = {"PYTHONPATH": str(package.parent), "PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1",
-           "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
-           "MTGAUNTLET_CACHE_DIR": str(tmp_path / "cache"), "HOME": str(tmp_path)}
-    proc = subprocess.run([sys.executable, "-c", RUN_COMMANDS, json.dumps(commands)], capture_output=True,
-                          text=True, env=env, cwd=tmp_path, timeout=600)
+    (tmp_path / "rules.yaml").write_text(
+        "version: 1\nthresholds:\n  smaug.span_mismatches: {max: 0}\n"
+        "  smaug.nli.unit.bad_contradicts_ref_rate: {min: 0.5}\n",
+        encoding="utf-8",
+    )
+    build = [
+        "build",
+        "smaug",
+        "--input",
+        str(corpus),
+        "--src-col",
+        "es",
+        "--ref-col",
+        "en",
+        "--src-lang",
+        "es",
+        "--tgt-lang",
+        "en",
+        "--good-from",
+        "reference",
+        "--out",
+        str(tmp_path / "b"),
+    ]
+    commands = [
+        ["build", "smaug", "--help"],
+        build + ["--phenomena", "unit,num"],
+        ["validate", "records", str(tmp_path / "b"), "--rules", str(tmp_path / "rules.yaml")],
+        ["release", str(tmp_path / "b"), "--name", "units", "--version", "0.1.0", "--out", str(tmp_path / "releases")],
+    ]
+    env = {
+        "PYTHONPATH": str(package.parent),
+        "PATH": "/usr/bin:/bin",
+        "HF_HUB_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
+        "HF_DATASETS_OFFLINE": "1",
+        "MTGAUNTLET_CACHE_DIR": str(tmp_path / "cache"),
+        "HOME": str(tmp_path),
+    }
+    proc = subprocess.run(
+        [sys.executable, "-c", RUN_COMMANDS, json.dumps(commands)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     ran = json.loads(proc.stdout.strip().splitlines()[-1])
     assert Path(ran["package"]).parent == package  # the copy ran, not the checkout
@@ -125,8 +157,11 @@ def test_the_phenomenon_walkthrough_adds_a_phenomenon_in_two_files(tmp_path, sha
     assert len(units) >= 5 and {r["phenomenon"] for r in records} == {"unit", "num"}
     for r in units:  # the unit after a number swapped, the rest of the reference byte for byte
         assert r["perturbation"] == "unit/unit-swap" and {r["span_original"], r["span_replacement"]} in (
-            {"km", "mi"}, {"kg", "lb"}, {"°C", "°F"})
-        assert r["ref"][:r["span_start"]] + r["span_replacement"] + r["ref"][r["span_end"]:] == r["bad"]
+            {"km", "mi"},
+            {"kg", "lb"},
+            {"°C", "°F"},
+        )
+        assert r["ref"][: r["span_start"]] + r["span_replacement"] + r["ref"][r["span_end"] :] == r["bad"]
     assert any("20 mi (15 miles)" in r["bad"] or "65 mi (40 miles)" in r["bad"] for r in units)
     manifest = json.loads((tmp_path / "b" / "build.json").read_text(encoding="utf-8"))
     assert manifest["counts"]["rejected"]["unit:not_applicable"] == 6  # the rows without a unit, counted

@@ -30,15 +30,18 @@ def test_every_place_that_names_the_phenomena_reads_the_registry():
     for name in phenomena.NAMES:
         assert is_known(f"smaug.nli.{name}.bad_contradicts_ref_rate")
         assert f"{phenomena.registration(name).error} (`{name}`)" in METHODS["smaug"]["description"]
-    assert not is_known("smaug.nli.unit.bad_contradicts_ref_rate") and not is_known("smaug.nli.n.e.good_contradicts_ref_rate")
+    assert not is_known("smaug.nli.unit.bad_contradicts_ref_rate") and not is_known(
+        "smaug.nli.n.e.good_contradicts_ref_rate"
+    )
     from mtgauntlet.api.building import build_smaug
     from mtgauntlet.cli import introspect
 
     option = introspect.options("build", "smaug")["phenomena"]
     assert option.default == inspect.signature(build_smaug).parameters["phenomena"].default == "ne,num,neg,ins,del"
     page = (REPO / "docs" / "methods" / "smaug.md").read_text(encoding="utf-8")
-    assert docs_table() in page, ("the phenomenon table is stale: python -m mtgauntlet.builders.smaug.phenomena "
-                                  "--write docs/methods/smaug.md")
+    assert docs_table() in page, (
+        "the phenomenon table is stale: python -m mtgauntlet.builders.smaug.phenomena --write docs/methods/smaug.md"
+    )
     assert page.count("\n| `") == len(phenomena.NAMES)  # one row per phenomenon, no hand-written copy beside it
 
 
@@ -53,8 +56,27 @@ def test_support_is_each_phenomenons_own_answer():
 
 
 def _flags(tmp_path, sample_path, name, *extra) -> dict[str, str]:
-    r = invoke(["build", "smaug", "--input", sample_path, "--src-col", "es", "--ref-col", "en", "--src-lang", "es",
-                "--tgt-lang", "en", "--good-from", "reference", "--out", tmp_path / name, *extra])
+    r = invoke(
+        [
+            "build",
+            "smaug",
+            "--input",
+            sample_path,
+            "--src-col",
+            "es",
+            "--ref-col",
+            "en",
+            "--src-lang",
+            "es",
+            "--tgt-lang",
+            "en",
+            "--good-from",
+            "reference",
+            "--out",
+            tmp_path / name,
+            *extra,
+        ]
+    )
     assert r.exit_code == 0, r
     return json.loads((tmp_path / name / "build.json").read_text(encoding="utf-8"))["config"]["flags"]
 
@@ -80,8 +102,28 @@ def test_model_backed_build_has_no_substitute_flags(tmp_path_factory):
     from tests import tiny_models
 
     d = tmp_path_factory.mktemp("tiny-smaug")
-    b = SmaugBuilder(src_lang="es", tgt_lang="en", good_from="reference",
-                     infiller=f"hf:{tiny_models.seq2seq(d / 't5')}", polyjuice=f"hf:{tiny_models.causal_lm(d / 'lm')}")
+    b = SmaugBuilder(
+        src_lang="es",
+        tgt_lang="en",
+        good_from="reference",
+        infiller=f"hf:{tiny_models.seq2seq(d / 't5')}",
+        polyjuice=f"hf:{tiny_models.causal_lm(d / 'lm')}",
+    )
     flags = b.flags()
     assert not set(SUBSTITUTES.values()) & set(flags)
     assert {"ins_masks", "polyjuice_greedy", "nli_not_checked", "del_split"} <= set(flags)
+
+
+def test_the_registry_sits_at_the_bottom_layer():
+    """mtgauntlet/phenomena.py imports nothing of the package, so the schema and the validators read it without
+    importing a builder; only the SMAUG builder imports the modules that make the phenomena."""
+    from tests.test_layers import PACKAGE, imported_modules
+
+    def package_imports(path):
+        return {
+            m for _, m in imported_modules(path.read_text(encoding="utf-8"), "mtgauntlet") if m.startswith("mtgauntlet")
+        }
+
+    assert package_imports(PACKAGE / "phenomena.py") == set()
+    for low in ("schema.py", "validators/metric_names.py", "cards/methods.py"):
+        assert not {m for m in package_imports(PACKAGE / low) if m.startswith("mtgauntlet.builders")}, low

@@ -46,13 +46,6 @@ class Builder(Protocol):
         """Model role -> spec string, stored in the manifest."""
 
 
-class FinalizingBuilder(Builder, Protocol):
-    """A builder whose output needs every item first (e.g. selecting the B hardest texts)."""
-
-    def finalize(self, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        ...
-
-
 @dataclass
 class Edit:
     """A proposed change of a text: the new text plus where and what changed."""
@@ -82,7 +75,7 @@ class Constraint:
     and the caller records it as not checked, never as passed.
     """
 
-    name: ClassVar[str] = "constraint"
+    name: str = "constraint"  # a class constant, or per instance (SameCount)
 
     def check(self, original: str, edit: Edit, context: Mapping[str, Any] | None = None) -> tuple[bool | None, float | None]:
         raise NotImplementedError

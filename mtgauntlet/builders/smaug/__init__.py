@@ -6,7 +6,8 @@ support and card flags); this module wires them into a builder."""
 from __future__ import annotations
 
 import logging
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from mtgauntlet.builders.base import Item, ItemResult, run_constraints
 from mtgauntlet.builders.keyed import keyed_rng
@@ -76,7 +77,7 @@ class SmaugBuilder:
         self.specs = {"translator": translator, "infiller": infiller, "nli": nli, "polyjuice": polyjuice,
                       "annotator": annotator or f"spacy:{tgt_lang.split('-')[0]}"}
         self.good_col, self.good_from, self.require_nli = good_col, good_from, require_nli
-        self.params = {"min_char_edit": min_char_edit, "min_word_edit": min_word_edit,
+        self.params: dict[str, Any] = {"min_char_edit": min_char_edit, "min_word_edit": min_word_edit,
                        "del_min_words": del_min_words, "del_max_words": del_max_words,
                        "max_parse_chars": max_parse_chars, "ne_types": ne_types}
         self._load_backends()
@@ -247,6 +248,7 @@ class SmaugBuilder:
                 results[pos].rejected.append(f"{ph}:span_mismatch")  # never expected: the span must describe the edit
                 continue
             good, origin = goods[pos]
+            assert good is not None  # an item without a good hypothesis was skipped above
             checks["good_differs_from_ref"] = float(not same_text(good, ref))
             results[pos].records.append({
                 "src": item.data["src"], "ref": ref, "good": good, "bad": edit.text, "phenomenon": ph,
@@ -282,6 +284,7 @@ class SmaugBuilder:
             return [(str(it.data.get("good") or ""), f"column:{self.good_col}") for it in items]
         if self.good_mode == "reference":
             return [(it.data["ref"], "reference") for it in items]
+        assert self.translator is not None  # good_mode "translator" (checked in _good_origin)
         outs = self.translator.translate([it.data["src"] for it in items], self.src_lang, self.tgt_lang)
         return [(o, f"translator:{self.specs['translator']}") for o in outs]
 
@@ -289,7 +292,7 @@ class SmaugBuilder:
         return self.process_batch([item])[0]
 
 
-def support_report(tgt_lang: str, b: "SmaugBuilder") -> dict[str, tuple[bool, str]]:
+def support_report(tgt_lang: str, b: SmaugBuilder) -> dict[str, tuple[bool, str]]:
     """Which phenomena can be produced for ``tgt_lang`` with the configured backends, and how (every registered
     phenomenon, each by its ``support`` hook)."""
     lang = base_lang(tgt_lang)

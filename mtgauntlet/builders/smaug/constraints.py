@@ -7,7 +7,8 @@ cannot run (no NLI backend) returns (None, None): the record says "not checked",
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from rapidfuzz.distance import Levenshtein
 

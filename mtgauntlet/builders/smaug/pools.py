@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import bisect
 import random
-from typing import Any, Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import Any
 
 from mtgauntlet.builders.keyed import keyed_rank
 from mtgauntlet.models.base import Doc

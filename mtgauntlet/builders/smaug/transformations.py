@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 import re
+from typing import Any
 
 from mtgauntlet.builders.base import Edit, Transformation
 from mtgauntlet.builders.smaug import negation
@@ -103,8 +104,8 @@ def keep_number_prefix(replaced: str, fill: str) -> str:
     """The infilled number in the format of the number it replaces: the replaced span's sign and leading decimal
     point are kept ("-3" filled "7" -> "-7", ".5" filled "25" -> ".25"; the infiller strips leading punctuation).
     A fill that does not start with a number is left as it came (the constraints judge it)."""
-    prefix = NUMBER_PREFIX.match(replaced).group(0)
-    rest = fill[NUMBER_PREFIX.match(fill).end():]
+    prefix = NUMBER_PREFIX.match(replaced).group(0)  # type: ignore[union-attr]  # the pattern matches ""
+    rest = fill[NUMBER_PREFIX.match(fill).end():]  # type: ignore[union-attr]
     if not prefix or not rest[:1].isdigit():
         return fill
     return prefix + rest

@@ -27,8 +27,10 @@ def all_phenomena() -> dict[str, Phenomenon]:
     out: dict[str, Phenomenon] = {}
     for reg in REGISTERED:
         if not NAME.match(reg.name) or reg.name in out:
-            raise GauntletError(f"mtgauntlet/phenomena.py: phenomenon name {reg.name!r} is not a new lower-case "
-                                "name of letters, digits and underscores")
+            raise GauntletError(
+                f"mtgauntlet/phenomena.py: phenomenon name {reg.name!r} is not a new lower-case "
+                "name of letters, digits and underscores"
+            )
         module = importlib.import_module(f"{__name__}.{reg.module}")
         phenomenon = getattr(module, "PHENOMENON", None)
         if not isinstance(phenomenon, Phenomenon) or phenomenon.name != reg.name:
@@ -39,8 +41,10 @@ def all_phenomena() -> dict[str, Phenomenon]:
 
 def docs_table() -> str:
     """The Markdown table of docs/methods/smaug.md: one row per registered phenomenon."""
-    rows = ["| phenomenon | with models (paper) | embedded default (no model download) | validation |",
-            "|---|---|---|---|"]
+    rows = [
+        "| phenomenon | with models (paper) | embedded default (no model download) | validation |",
+        "|---|---|---|---|",
+    ]
     rows += [f"| `{p.name}` | {p.paper} | {p.model_free} | {p.validation} |" for p in all_phenomena().values()]
     return "\n".join([TABLE_START, *rows, TABLE_END])
 
@@ -49,4 +53,3 @@ def with_docs_table(page: str) -> str:
     """``page`` with its generated table replaced by the current one."""
     start, end = page.index(TABLE_START), page.index(TABLE_END) + len(TABLE_END)
     return page[:start] + docs_table() + page[end:]
-

@@ -9,8 +9,10 @@ from mtgauntlet.builders.smaug.transformations import Deletion as DeletionTransf
 
 class Deletion(Phenomenon):
     name = "del"
-    model_free = ("the reference implementation's span: **more than 4 and fewer than 10 words** (`--del-min-words 5 "
-                  "--del-max-words 9`) between runs of `,.!?`, never the first span; the text then ends in `.!?`")
+    model_free = (
+        "the reference implementation's span: **more than 4 and fewer than 10 words** (`--del-min-words 5 "
+        "--del-max-words 9`) between runs of `,.!?`, never the first span; the text then ends in `.!?`"
+    )
     validation = "differs"
 
     def transformation(self, builder):
@@ -23,8 +25,12 @@ class Deletion(Phenomenon):
         return True, "span deletion between punctuation"
 
     def flags(self, builder):
-        return {"del_split": ("del does not split at separators inside numbers (1,200), and a candidate that ends "
-                              "in a word gets a '.' (the reference replaces its last character)")}
+        return {
+            "del_split": (
+                "del does not split at separators inside numbers (1,200), and a candidate that ends "
+                "in a word gets a '.' (the reference replaces its last character)"
+            )
+        }
 
 
 PHENOMENON = Deletion()

@@ -10,14 +10,20 @@ from mtgauntlet.builders.smaug.transformations import Negation as NegationTransf
 
 class Negation(Phenomenon):
     name = "neg"
-    paper = ("Polyjuice (`--polyjuice`, English targets only) on one span drawn uniformly among the reference "
-             "code's: for each VERB, the AUX run immediately before it with the verb, and the bare verb (POS "
-             "sequence only: in \"has really seen\" only \"seen\"); answers up to 128 tokens, one without `[ANSWER]` "
-             "rejected (`neg:polyjuice_unparsed`, or `neg:polyjuice_cut` when it filled the budget)")
-    model_free = ("rules on the dependency parse: English (do-support, auxiliaries, copulas, contractions), French "
-                  "(ne…pas), Spanish")
-    validation = ("differs; no special tokens (Polyjuice's `[EMPTY]` = \"could not fill\" is rejected, as are "
-                  "`[BLANK]`, `<\\|perturb\\|>`, ...); NLI contradiction with `--nli` (argmax)")
+    paper = (
+        "Polyjuice (`--polyjuice`, English targets only) on one span drawn uniformly among the reference "
+        "code's: for each VERB, the AUX run immediately before it with the verb, and the bare verb (POS "
+        'sequence only: in "has really seen" only "seen"); answers up to 128 tokens, one without `[ANSWER]` '
+        "rejected (`neg:polyjuice_unparsed`, or `neg:polyjuice_cut` when it filled the budget)"
+    )
+    model_free = (
+        "rules on the dependency parse: English (do-support, auxiliaries, copulas, contractions), French "
+        "(ne…pas), Spanish"
+    )
+    validation = (
+        'differs; no special tokens (Polyjuice\'s `[EMPTY]` = "could not fill" is rejected, as are '
+        "`[BLANK]`, `<\\|perturb\\|>`, ...); NLI contradiction with `--nli` (argmax)"
+    )
 
     def transformation(self, builder):
         return NegationTransformation(builder.tgt_lang, builder.polyjuice)
@@ -37,13 +43,17 @@ class Negation(Phenomenon):
     def flags(self, builder):
         out = {}
         if builder.nli is None:
-            out["nli_not_checked"] = ("neg records were kept without the paper's NLI contradiction check "
-                                      "(checks.nli_contradiction = null); build with --nli SPEC --require-nli")
+            out["nli_not_checked"] = (
+                "neg records were kept without the paper's NLI contradiction check "
+                "(checks.nli_contradiction = null); build with --nli SPEC --require-nli"
+            )
         if builder.polyjuice is not None:
             out["polyjuice_greedy"] = "Polyjuice is decoded greedily (the reference code: beam search, 5 beams)"
         else:
-            out["neg_rules"] = ("neg negates a verb by hand-written rules on the dependency parse, not generated "
-                                "(the paper: Polyjuice; --polyjuice SPEC, English targets only)")
+            out["neg_rules"] = (
+                "neg negates a verb by hand-written rules on the dependency parse, not generated "
+                "(the paper: Polyjuice; --polyjuice SPEC, English targets only)"
+            )
         return out
 
 

@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
-from mtgauntlet.builders.smaug.constraints import (Differs, NoExtraBrackets, NoMaskTokens, NoSpecialTokens, SameCount,
-                                                   count_numbers)
+from mtgauntlet.builders.smaug.constraints import (
+    Differs,
+    NoExtraBrackets,
+    NoMaskTokens,
+    NoSpecialTokens,
+    SameCount,
+    count_numbers,
+)
 from mtgauntlet.builders.smaug.phenomena.base import Phenomenon
 from mtgauntlet.builders.smaug.transformations import NumberChange
 
@@ -18,8 +24,13 @@ class Number(Phenomenon):
         return NumberChange(builder.infiller)
 
     def constraints(self, builder):
-        return [Differs(), NoMaskTokens(), NoSpecialTokens(), NoExtraBrackets(),
-                SameCount("same_number_count", count_numbers)]
+        return [
+            Differs(),
+            NoMaskTokens(),
+            NoSpecialTokens(),
+            NoExtraBrackets(),
+            SameCount("same_number_count", count_numbers),
+        ]
 
     def support(self, builder, lang):
         return True, f"infill: {builder.specs['infiller']}" if builder.infiller else "format-preserving digit change"
@@ -27,8 +38,12 @@ class Number(Phenomenon):
     def flags(self, builder):
         if builder.infiller is not None:
             return {}
-        return {"num_digit_change": ("num changes one digit of a number, keeping its format (digit count, separators, "
-                                     "sign), not generated (the paper: mT5 infilling; --infiller SPEC)")}
+        return {
+            "num_digit_change": (
+                "num changes one digit of a number, keeping its format (digit count, separators, "
+                "sign), not generated (the paper: mT5 infilling; --infiller SPEC)"
+            )
+        }
 
 
 PHENOMENON = Number()
