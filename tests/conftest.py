@@ -66,7 +66,7 @@ E2E_MODULES = {
     "test_input_integrity", "test_integrity_inputs", "test_integrity_releases", "test_recipe_integrity",
     "test_recipes", "test_release_all_kinds", "test_release_provenance", "test_releases", "test_smaug_stability",
     "test_smaug_long_lines", "test_ray_cleanup", "test_wheel", "test_usage", "test_model_paths", "test_training",
-    "test_batch_api", "test_stability",
+    "test_batch_api", "test_stability", "test_independence",
 }
 
 
@@ -80,6 +80,8 @@ E2E_TESTS = {
     "test_breaker_table2::test_one_table2_row_per_qe_metric",
     "test_bandit::test_real_search_on_flores_resumes_identically",
     "test_bandit::test_cli_bandit_end_to_end_without_apertium",
+    "test_bandit::test_simulation_kernel_budget_cap_and_quality",
+    "test_bandit::test_eps_greedy_finds_best_of_50_arms_with_300_pulls",
     "test_mtbreaker::test_cli_build_resumes_without_repeating_calls",
     "test_mtbreaker::test_cli_mtbreaker_zeroshot_and_evaluate_end_to_end",
     "test_smaug_insertion_lang::test_build_insertions_are_in_the_target_language",
