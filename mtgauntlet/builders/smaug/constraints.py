@@ -121,22 +121,3 @@ class NLIContradiction(Constraint):
             probs = self.nli.predict([original], [edit.text])[0]
         label = max(probs, key=probs.get)
         return label == "contradiction", float(probs["contradiction"])
-
-
-def constraints_for(phenomenon: str, *, nli=None, entity_counter=None, min_char_edit: int = 5,
-                    min_word_edit: int = 8) -> list[Constraint]:
-    """The paper's validation phase per phenomenon."""
-    if phenomenon == "ne":
-        return [Differs(), NoMaskTokens(), NoSpecialTokens(), NoExtraBrackets(),
-                SameCount("same_entity_count", entity_counter),
-                CharEditDistance(min_char_edit)]
-    if phenomenon == "num":
-        return [Differs(), NoMaskTokens(), NoSpecialTokens(), NoExtraBrackets(),
-                SameCount("same_number_count", count_numbers)]
-    if phenomenon == "neg":
-        return [Differs(), NoSpecialTokens(), NLIContradiction(nli)]
-    if phenomenon == "ins":
-        return [Differs(), NoMaskTokens(), NoSpecialTokens(), WordEditDistance(min_word_edit)]
-    if phenomenon == "del":
-        return [Differs()]
-    raise ValueError(f"unknown phenomenon {phenomenon!r}")
