@@ -122,5 +122,5 @@ def pytest_sessionfinish(session, exitstatus):
     if litter:
         reporter = session.config.pluginmanager.get_plugin("terminalreporter")
         if reporter is not None:
-            reporter.write_line(f"error: the tests left {', '.join(litter)} in {REPO}: write under tmp_path", red=True)
+            reporter.write_line(f"\nerror: the tests left {', '.join(litter)} in {REPO}: write under tmp_path", red=True)
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
