@@ -1,5 +1,6 @@
 # mtgauntlet: `make demo` sets up a virtualenv and runs the demo on embedded defaults;
-# `make test` sets up (if needed) and runs the test suite.
+# `make test` sets up (if needed) and runs the test suite; `make test-fast` its fast tier (no slow, no e2e tests);
+# `make lint` runs ruff (lint + format check) and mypy.
 SHELL := /bin/bash
 VENV ?= .venv
 PY := $(VENV)/bin/python
@@ -8,7 +9,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export HF_DATASETS_OFFLINE := 1
 
-.PHONY: setup demo test test-all bench docs clean
+.PHONY: setup demo test test-fast test-all lint bench docs clean
 
 setup: $(STAMP)
 
@@ -40,6 +41,16 @@ demo: setup
 
 test: setup
 	MTGAUNTLET_STRICT_SKIPS=1 $(PY) -m pytest -q -m "not slow" tests
+
+# the edit-test loop: unit tests only (markers in pyproject.toml; e2e modules listed in tests/conftest.py),
+# in parallel when pytest-xdist is installed
+test-fast: setup
+	MTGAUNTLET_STRICT_SKIPS=1 $(PY) -m pytest -q -m "not slow and not e2e" $$($(PY) -c "import xdist" 2>/dev/null && echo "-n auto") tests
+
+lint: setup
+	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
+	$(PY) -m mypy mtgauntlet
 
 test-all: setup
 	MTGAUNTLET_STRICT_SKIPS=1 $(PY) -m pytest -q tests

@@ -15,6 +15,7 @@ from typing import Any, Iterable, Mapping
 
 import pyarrow as pa
 
+from mtgauntlet.phenomena import NAMES as PHENOMENA
 from mtgauntlet.schema_docs import COLUMN_DOCS, column_doc  # noqa: F401  (re-exported)
 
 SCHEMA_VERSION = "1"
@@ -98,7 +99,7 @@ SMAUG_PAIR = _register(RecordKind(
         pa.field("checks", CHECKS_TYPE),
     ],
     id_fields=("src", "ref", "good", "bad", "phenomenon"),
-    allowed={"phenomenon": ("ne", "num", "neg", "ins", "del")},
+    allowed={"phenomenon": PHENOMENA},  # every registered SMAUG phenomenon (mtgauntlet/phenomena.py)
 ))
 
 BREAKER_TEXT = _register(RecordKind(

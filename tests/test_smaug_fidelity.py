@@ -13,7 +13,8 @@ import re
 
 import pytest
 
-from mtgauntlet.builders.smaug.transformations import (NAMED_LABELS, NamedEntitySwap, Negation, NumberChange,
+from mtgauntlet.builders.smaug.pools import NAMED_LABELS
+from mtgauntlet.builders.smaug.transformations import (NamedEntitySwap, Negation, NumberChange,
                                                        POLYJUICE_MAX_TOKENS, UnusableAnswer, keep_number_prefix,
                                                        polyjuice_spans)
 from mtgauntlet.models import registry

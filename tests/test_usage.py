@@ -120,8 +120,9 @@ def test_max_requests_stops_with_exit_3_and_the_rerun_gives_the_uninterrupted_re
         m = _manifest(tmp_path / "cut")
         assert m["status"] == "in_progress" and "max-requests" in m["stopped"]
         assert sum(u["requests"] for u in m["usage"].values()) == 25
-        done_before = sorted(p.name for p in (tmp_path / "cut" / "data").glob("part-*"))
-        assert all(pq.read_table(tmp_path / "cut" / "data" / p).num_rows >= 0 for p in done_before)
+        # a shard of 2 seeds costs more than 25 requests: the stop came inside the first one, which left no part
+        # file, finished or half-written (the rerun below builds it whole)
+        assert not list((tmp_path / "cut" / "data").glob("part-*")) and not list((tmp_path / "cut").rglob("*.tmp*"))
         resumed = invoke(_args(s, tmp_path, "cut"))
         assert resumed.exit_code == 0, resumed
         assert _content(tmp_path / "cut") == _content(tmp_path / "full")

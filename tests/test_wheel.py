@@ -21,7 +21,8 @@ def installed(tmp_path_factory):
     no build/ or egg-info) and installed into a fresh prefix."""
     tmp = tmp_path_factory.mktemp("wheel")
     src = tmp / "src"
-    top = {".venv", ".git", "build", "site", "demo-output", "releases", "gauntlet-work"}  # at the root only
+    top = {".venv", ".git", "build", "site", "demo-output", "releases", "gauntlet-work", ".mypy_cache",  # at the root
+           ".ruff_cache"}
 
     def ignore(folder, names):
         return {n for n in names if n == "__pycache__" or n.endswith(".egg-info")

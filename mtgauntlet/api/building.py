@@ -25,6 +25,7 @@ from mtgauntlet.builders.mtbreaker import DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATUR
 from mtgauntlet.corpora.options import comma_list, lang_pair, load_corpus, one_pair
 from mtgauntlet.corpora.readers import DEFAULT_MAX_CHARS
 from mtgauntlet.errors import GauntletError, UsageError
+from mtgauntlet.phenomena import DEFAULT_OPTION as PHENOMENA_DEFAULT
 from mtgauntlet.runner.progress import info
 
 __all__ = ["build", "build_subset", "build_smaug", "build_mtbreaker", "build_zeroshot", "build_bandit"]
@@ -206,7 +207,7 @@ def build_subset(*, input: Any, out: str | Path, estimator: str = "length", budg
 @public
 def build_smaug(*, input: Any, out: str | Path, src_lang: str, tgt_lang: str, format: Optional[str] = None,
                 src_col: str = "src", ref_col: str = "ref", good_col: Optional[str] = None,
-                good_from: Optional[str] = None, phenomena: str | Sequence[str] = "ne,num,neg,ins,del",
+                good_from: Optional[str] = None, phenomena: str | Sequence[str] = PHENOMENA_DEFAULT,
                 translator: Optional[str] = None, infiller: Optional[str] = None, nli: Optional[str] = None,
                 require_nli: bool = False, annotator: Optional[str] = None, polyjuice: Optional[str] = None,
                 lp: Optional[str] = None, limit: Optional[int] = None, quoting: str = "auto",
@@ -228,7 +229,8 @@ def build_smaug(*, input: Any, out: str | Path, src_lang: str, tgt_lang: str, fo
         ref_col: Reference column (perturbed into the bad hypothesis).
         good_col: Column with the good hypothesis.
         good_from: ``column``, ``translator`` or ``reference``.
-        phenomena: Subset of ne,num,neg,ins,del: a list or comma-separated.
+        phenomena: Subset of the registered phenomena (``mtgauntlet.phenomena.NAMES``: ne,num,neg,ins,del with
+            the package as shipped), a list or comma-separated; default: ``mtgauntlet.phenomena.DEFAULT``.
         translator: Translator spec for the good hypothesis (e.g. apertium).
         infiller: Infiller spec (default: model-free).
         nli: NLI spec for the negation contradiction check.

@@ -142,7 +142,7 @@ class Constraint:
     and the caller records it as not checked, never as passed.
     """
 
-    name: ClassVar[str] = "constraint"
+    name: str = "constraint"  # a class constant, or per instance (SameCount)
 
     def check(self, original: str, edit: Edit, context: Mapping[str, Any] | None = None) -> tuple[bool | None, float | None]:
         raise NotImplementedError

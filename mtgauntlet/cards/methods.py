@@ -1,5 +1,7 @@
 """What each builder's method is, and how to cite its paper (used in dataset cards)."""
 
+from mtgauntlet.phenomena import errors_in_words
+
 MTBREAKER_BIBTEX = """@misc{zouhar2025generating,
   title = {Generating Difficult-to-Translate Texts},
   author = {Zouhar, Vil{\\'e}m and Xu, Wenda and Riley, Parker and Juraska, Juraj and Finkelstein, Mara and Freitag, Markus and Deutsch, Daniel},
@@ -36,9 +38,8 @@ METHODS = {
         "title": "SMAUG critical-error challenge pairs",
         "description": (
             "Each record holds a source, a good hypothesis, a bad hypothesis and a reference. The bad hypothesis is "
-            "the reference with exactly one critical error of a given phenomenon: a named entity (`ne`), a number "
-            "(`num`), a negation (`neg`), inserted content (`ins`) or a deleted span (`del`). Each perturbation "
-            "has a transformation phase and a validation phase (SMAUG, Alves et al. 2022); every record stores "
+            f"the reference with exactly one critical error of a given phenomenon: {errors_in_words()}. Each "
+            "perturbation has a transformation phase and a validation phase (SMAUG, Alves et al. 2022); every record stores "
             "the changed span and each validation check's result."),
         "citation": """@inproceedings{alves-etal-2022-robust,
   title = {Robust {MT} Evaluation with Sentence-level Multilingual Augmentation},

@@ -13,6 +13,7 @@ from mtgauntlet.cli.common import (build_result, format_option, json_option, lim
                                    overwrite_option, print_json, print_result, quoting_option, sample_option,
                                    seed_option, shard_size_option, skip_bad_option)
 from mtgauntlet.cli.spend import dry_run_option, max_cost_option, max_requests_option
+from mtgauntlet.phenomena import DEFAULT_OPTION as PHENOMENA_DEFAULT, HELP as PHENOMENA_HELP
 
 app = typer.Typer(help="Build a challenge set with one of the methods (writes Parquet shards + build.json).",
                   no_args_is_help=True)
@@ -99,7 +100,7 @@ def build_smaug(
     good_from: Optional[str] = typer.Option(None, help="column | translator | reference. Items whose good equals the "
                                             "reference are rejected (good_equals_ref), as the paper; 'reference' is the "
                                             "explicit reference-free mode (good = reference, stated in the manifest)."),
-    phenomena: str = typer.Option("ne,num,neg,ins,del", help="Comma-separated subset of ne,num,neg,ins,del."),
+    phenomena: str = typer.Option(PHENOMENA_DEFAULT, help=PHENOMENA_HELP),
     translator: Optional[str] = typer.Option(None, help="Translator spec for the good hypothesis (e.g. apertium)."),
     infiller: Optional[str] = typer.Option(None, help="Infiller spec (mT5: hf:google/mt5-large); default: model-free."),
     nli: Optional[str] = typer.Option(None, help="NLI spec for the negation contradiction check (hf:roberta-large-mnli)."),

@@ -16,7 +16,6 @@ from mtgauntlet.corpora.langs import normalize_lang, primary
 from mtgauntlet.corpora.readers import DEFAULT_MAX_CHARS, RowSet
 from mtgauntlet.errors import InputError
 
-PARALLEL_LAYOUTS = ("flores", "wmt24", "parallel-samples")
 CHALLENGE_LAYOUTS = ("demetr", "aces")
 
 

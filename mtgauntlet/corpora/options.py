@@ -31,11 +31,6 @@ def lang_pair(src_lang: str | None, tgt_lang: str | None) -> tuple[str | None, s
     return lang_option(src_lang, "--src-lang"), lang_option(tgt_lang, "--tgt-lang")
 
 
-def skipped_note(rows: RowSet) -> str:
-    """'; skipped: empty text=2, wrong type=1' (or '') for a command's summary line."""
-    return skipped_counts_note(rows.skipped_counts())
-
-
 def skipped_counts_note(counts: dict[str, int]) -> str:
     """'; skipped: empty text=2, wrong type=1' (or '') from counts by reason."""
     return ("; skipped: " + ", ".join(f"{k}={v}" for k, v in sorted(counts.items()))) if counts else ""

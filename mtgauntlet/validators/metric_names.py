@@ -10,6 +10,9 @@ from __future__ import annotations
 import difflib
 import re
 
+from mtgauntlet.phenomena import NAMES as PHENOMENA
+
+_PHENOMENON = "(" + "|".join(map(re.escape, PHENOMENA)) + ")"  # every registered SMAUG phenomenon
 _LENGTH = r"(words_mean|words_min|words_max|chars_mean|empty_rate|outlier_rate|outlier_low|outlier_high)"
 PATTERNS: tuple[str, ...] = (
     r"n",
@@ -18,7 +21,7 @@ PATTERNS: tuple[str, ...] = (
     r"chrf_diversity", r"chrf_pairs_texts", r"embedding_diversity", r"unique_words",
     r"unique_(topics|domains|phenomenons|methods)",
     r"length_ratio\.(src_ref|ref_good|ref_bad)_(mean|outside_0\.5_2)",
-    r"smaug\.nli\.((ne|num|neg|ins|del)\.)?(bad|good)_contradicts_ref_rate",
+    r"smaug\.nli\.(" + _PHENOMENON + r"\.)?(bad|good)_contradicts_ref_rate",
     r"smaug\.nli\.not_checked_rate", r"smaug\.span_mismatches", r"smaug\.good_equals_ref_rate",
     r"lm_naturalness_mean", r"lm_naturalness_below_30_rate",
     r"judge_failures", r"judge_unique_topics", r"judge_[a-z_]+_mean",

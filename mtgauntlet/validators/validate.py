@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -150,7 +149,3 @@ def summary_text(report: dict[str, Any]) -> str:
         vs = f"{v:.4g}" if isinstance(v, float) else str(v)
         lines.append(f"  [{r['status'].upper():^11}] {r['kind']}:{r['metric']} = {vs} (want {r['threshold']})")
     return "\n".join(lines) + "\n"
-
-
-def dump(report: dict[str, Any]) -> str:
-    return json.dumps(report, indent=2, default=str)

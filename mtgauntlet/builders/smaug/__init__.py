@@ -1,28 +1,29 @@
 """SMAUG (Alves et al., 2022): (source, good, bad, reference, phenomenon) records whose bad hypothesis
-is the reference with one critical error: ne, num, neg, ins, del. Transformations and constraints are
-separate small objects (transformations.py, constraints.py); this module wires them into a builder."""
+is the reference with one critical error of one phenomenon (ne, num, neg, ins, del: registered in
+mtgauntlet/phenomena.py). Each phenomenon is one object (phenomena/: its transformation, constraints, language
+support and card flags); this module wires them into a builder."""
 
 from __future__ import annotations
 
 import logging
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from mtgauntlet.builders.base import Builder, Item, ItemResult, run_constraints
 from mtgauntlet.builders.keyed import keyed_rng
-from mtgauntlet.builders.smaug import negation
-from mtgauntlet.builders.smaug.constraints import NLIContradiction, constraints_for
-from mtgauntlet.builders.smaug.pools import KeyedPool
-from mtgauntlet.builders.smaug.transformations import (CONJUNCTIONS, Deletion, Insertion, NamedEntitySwap, Negation,
-                                                       NumberChange, UnusableAnswer, base_lang, clause_pool, coordinate,
-                                                       entity_pool, span_identity_holds)
+from mtgauntlet.builders.smaug.constraints import NLIContradiction
+from mtgauntlet.builders.smaug.phenomena import all_phenomena
+from mtgauntlet.builders.smaug.pools import KeyedPool, entity_pool
+from mtgauntlet.builders.smaug.transformations import UnusableAnswer, base_lang, clause_pool, span_identity_holds
 from mtgauntlet.errors import BackendUnavailable, GauntletError
 from mtgauntlet.models import registry
 from mtgauntlet.models.embedded import packaged_translator
 from mtgauntlet.models.estimate import Plan
 from mtgauntlet.models.spec_public import public_spec
+from mtgauntlet.phenomena import DEFAULT, NAMES
 
 log = logging.getLogger(__name__)
-PHENOMENA = ("ne", "num", "neg", "ins", "del")
+PHENOMENA = DEFAULT  # built when --phenomena is not given; every registered one: mtgauntlet.phenomena.NAMES
 DEFAULT_MAX_PARSE_CHARS = 5000  # FLORES and WMT24 references are at most ~1,400 characters
 PARSE_CHUNK = 64  # references parsed at once (progress advances after each chunk)
 TOO_LONG = "too_long"  # skip reason of a row longer than max_parse_chars
@@ -62,9 +63,9 @@ class SmaugBuilder(Builder):
                                 "leave out --polyjuice")
         if ne_types not in NE_TYPES:
             raise GauntletError(f"--ne-types must be one of {', '.join(NE_TYPES)}, not {ne_types!r}")
-        bad = [p for p in phenomena if p not in PHENOMENA]
+        bad = [p for p in phenomena if p not in NAMES]
         if bad:
-            raise GauntletError(f"unknown phenomena {bad}; choose from {', '.join(PHENOMENA)}")
+            raise GauntletError(f"unknown phenomena {bad}; choose from {', '.join(NAMES)}")
         if good_from not in (None, "reference", "translator", "column"):
             raise GauntletError("--good-from must be 'column', 'translator' or 'reference'")
         if not 1 <= del_min_words <= del_max_words:
@@ -80,7 +81,7 @@ class SmaugBuilder(Builder):
                       "annotator": annotator or f"spacy:{tgt_lang.split('-')[0]}"}
         self.public_specs = {k: public_spec(v) for k, v in self.specs.items()}  # as records and build.json name them
         self.good_col, self.good_from, self.require_nli = good_col, good_from, require_nli
-        self.params = {"min_char_edit": min_char_edit, "min_word_edit": min_word_edit,
+        self.params: dict[str, Any] = {"min_char_edit": min_char_edit, "min_word_edit": min_word_edit,
                        "del_min_words": del_min_words, "del_max_words": del_max_words,
                        "max_parse_chars": max_parse_chars, "ne_types": ne_types}
         self._load_backends()
@@ -91,7 +92,7 @@ class SmaugBuilder(Builder):
                                 f"{self.tgt_lang} with the configured backends: "
                                 + "; ".join(f"{p}: {why}" for p, why in missing.items())
                                 + ". Pass --phenomena with a subset of: "
-                                + ",".join(p for p in PHENOMENA if self.support[p][0]))
+                                + ",".join(p for p in NAMES if self.support[p][0]))
         self._good_origin()
 
     # -- backends ---------------------------------------------------------------------------------
@@ -129,36 +130,21 @@ class SmaugBuilder(Builder):
                 "support": {p: {"supported": ok, "how": how} for p, (ok, how) in self.support.items()}}
 
     def flags(self) -> dict[str, str]:
-        """Departures from the paper's validation that a dataset card must state (empty: none)."""
-        out = {}
+        """Departures from the paper that a dataset card must state (config.flags): the build's own, then each built
+        phenomenon's (its ``flags`` hook: e.g. the model-free method used in place of the paper's model)."""
+        out = {"not_hand_checked": "records are not filtered by hand (the paper hand-checked its ~50 records per "
+                                   "phenomenon)"}
         if self.good_mode == "reference":
             out["good_equals_ref"] = ("good = reference for every record (--good-from reference): the paper keeps "
                                       "only pairs whose good differs from the reference; use these pairs for "
                                       "reference-free evaluation only")
-        if "ne" in self.phenomena and self.params["ne_types"] == "names":
-            out["ne_names_only"] = ("ne replaces named entities only (--ne-types names); the paper draws one entity "
-                                    "uniformly among every entity the NER finds, dates, times and numbers included")
-        if "neg" in self.phenomena and self.nli is None:
-            out["nli_not_checked"] = ("neg records were kept without the paper's NLI contradiction check "
-                                      "(checks.nli_contradiction = null); build with --nli SPEC --require-nli")
-        return {**out, **self.method_departures()}
-
-    def method_departures(self) -> dict[str, str]:
-        """Where this build's method departs from the paper on purpose (docs/methods/smaug.md), for the card."""
-        out = {"not_hand_checked": "records are not filtered by hand (the paper hand-checked its ~50 records per "
-                                   "phenomenon)"}
         annotator = str(self.specs.get("annotator") or "")
         if not annotator.startswith("stanza"):
             out["annotator"] = (f"entities and parts of speech come from {annotator or 'spaCy'} (the paper: Stanza; "
                                 "--annotator stanza:LANG)")
-        if "neg" in self.phenomena and self.polyjuice is not None:
-            out["polyjuice_greedy"] = "Polyjuice is decoded greedily (the reference code: beam search, 5 beams)"
-        if "ins" in self.phenomena and self.infiller is not None:
-            out["ins_masks"] = ("ins places min(3, gaps) masks uniformly (the reference: each gap with probability "
-                                "0.9, then at most 3) and strips leading punctuation from each fill")
-        if "del" in self.phenomena:
-            out["del_split"] = ("del does not split at separators inside numbers (1,200), and a candidate that ends "
-                                "in a word gets a '.' (the reference replaces its last character)")
+        phenomena = all_phenomena()
+        for name in self.phenomena:
+            out.update(phenomena[name].flags(self))
         return out
 
     def model_specs(self) -> dict[str, str]:
@@ -205,12 +191,11 @@ class SmaugBuilder(Builder):
         clauses = clause_pool(docs, lang=self.tgt_lang, identities=rows) if self.annotator else {}
         self.clause_pool = KeyedPool(clauses, self.seed, "ins")
         self._entity_counts: dict[str, int] = {d.text: len(d.entities) for d in docs if d is not None}
-        self.transformations = {
-            "ne": NamedEntitySwap(self.infiller, types=p["ne_types"]), "num": NumberChange(self.infiller),
-            "neg": Negation(self.tgt_lang, self.polyjuice), "ins": Insertion(self.infiller, lang=self.tgt_lang),
-            "del": Deletion(p["del_min_words"], p["del_max_words"])}
+        phenomena = all_phenomena()
+        self.transformations = {name: phenomena[name].transformation(self) for name in self.phenomena}
 
-    def _entity_count(self, text: str) -> int:
+    def entity_count(self, text: str) -> int:
+        """How many entities the annotator finds in ``text`` (cached: references were annotated in prepare)."""
         if text not in self._entity_counts:
             self._entity_counts[text] = len(self.annotator.annotate([text])[0].entities)
         return self._entity_counts[text]
@@ -281,6 +266,7 @@ class SmaugBuilder(Builder):
                 results[pos].rejected.append(f"{ph}:span_mismatch")  # never expected: the span must describe the edit
                 continue
             good, origin = goods[pos]
+            assert good is not None  # an item without a good hypothesis was skipped above
             checks["good_differs_from_ref"] = float(not same_text(good, ref))
             results[pos].records.append({
                 "src": item.data["src"], "ref": ref, "good": good, "bad": edit.text, "phenomenon": ph,
@@ -292,9 +278,7 @@ class SmaugBuilder(Builder):
         return results
 
     def _constraints(self, phenomenon: str):
-        p = self.params
-        return constraints_for(phenomenon, nli=self.nli, entity_counter=self._entity_count,
-                               min_char_edit=p["min_char_edit"], min_word_edit=p["min_word_edit"])
+        return all_phenomena()[phenomenon].constraints(self)
 
     def _nli_batch(self, candidates) -> dict[tuple[str, str], dict[str, float]]:
         """NLI probabilities of every (reference, candidate) pair of the shard that reaches the NLI check (passes the
@@ -318,6 +302,7 @@ class SmaugBuilder(Builder):
             return [(str(it.data.get("good") or ""), f"column:{self.good_col}") for it in items]
         if self.good_mode == "reference":
             return [(it.data["ref"], "reference") for it in items]
+        assert self.translator is not None  # good_mode "translator" (checked in _good_origin)
         outs = self.translator.translate([it.data["src"] for it in items], self.src_lang, self.tgt_lang)
         return [(o, f"translator:{self.public_specs['translator']}") for o in outs]
 
@@ -325,25 +310,8 @@ class SmaugBuilder(Builder):
         return self.process_batch([item])[0]
 
 
-def support_report(tgt_lang: str, b: "SmaugBuilder") -> dict[str, tuple[bool, str]]:
-    """Which phenomena can be produced for ``tgt_lang`` with the configured backends, and how."""
+def support_report(tgt_lang: str, b: SmaugBuilder) -> dict[str, tuple[bool, str]]:
+    """Which phenomena can be produced for ``tgt_lang`` with the configured backends, and how (every registered
+    phenomenon, each by its ``support`` hook)."""
     lang = base_lang(tgt_lang)
-    ann = b.annotator is not None
-    why_no_ann = getattr(b, "annotator_error", "no annotator")
-    rep = {
-        "ne": (True, f"infill: {b.public_specs['infiller']}") if b.infiller and ann else
-              (True, "corpus entity swap (same label)") if ann else (False, why_no_ann),
-        "num": (True, f"infill: {b.public_specs['infiller']}" if b.infiller else "format-preserving digit change"),
-        "neg": (True, f"polyjuice: {b.public_specs['polyjuice']}") if b.polyjuice and ann else
-               (True, "rule-based negation on the dependency parse") if ann and lang in negation.SUPPORTED else
-               (False, why_no_ann if not ann else f"no negation rules for '{lang}' (have: {', '.join(negation.SUPPORTED)}); "
-                "pass --polyjuice SPEC"),
-        "ins": (True, f"infill: {b.public_specs['infiller']}") if b.infiller else
-               (False, why_no_ann) if not ann else
-               (True, f"clauses from other references, joined by '{coordinate('…', lang).strip()}'")
-               if coordinate("", lang) is not None else
-               (False, f"no conjunction for model-free insertion in '{lang}' (have: {', '.join(CONJUNCTIONS)}); "
-                "pass --infiller SPEC"),
-        "del": (True, "span deletion between punctuation"),
-    }
-    return rep
+    return {name: phenomenon.support(b, lang) for name, phenomenon in all_phenomena().items()}

@@ -7,7 +7,8 @@ cannot run (no NLI backend) returns (None, None): the record says "not checked",
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from rapidfuzz.distance import Levenshtein
 
@@ -120,22 +121,3 @@ class NLIContradiction(Constraint):
             probs = self.nli.predict([original], [edit.text])[0]
         label = max(probs, key=probs.get)
         return label == "contradiction", float(probs["contradiction"])
-
-
-def constraints_for(phenomenon: str, *, nli=None, entity_counter=None, min_char_edit: int = 5,
-                    min_word_edit: int = 8) -> list[Constraint]:
-    """The paper's validation phase per phenomenon."""
-    if phenomenon == "ne":
-        return [Differs(), NoMaskTokens(), NoSpecialTokens(), NoExtraBrackets(),
-                SameCount("same_entity_count", entity_counter),
-                CharEditDistance(min_char_edit)]
-    if phenomenon == "num":
-        return [Differs(), NoMaskTokens(), NoSpecialTokens(), NoExtraBrackets(),
-                SameCount("same_number_count", count_numbers)]
-    if phenomenon == "neg":
-        return [Differs(), NoSpecialTokens(), NLIContradiction(nli)]
-    if phenomenon == "ins":
-        return [Differs(), NoMaskTokens(), NoSpecialTokens(), WordEditDistance(min_word_edit)]
-    if phenomenon == "del":
-        return [Differs()]
-    raise ValueError(f"unknown phenomenon {phenomenon!r}")

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import bisect
 import random
-from typing import Any, Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import Any
 
 from mtgauntlet.builders.keyed import keyed_rank
+from mtgauntlet.models.base import Doc
 
 RING_BITS = 128  # keyed_rank is a 128-bit integer
 POINTS = 16  # places of each candidate on the ring: every candidate gets about the same share of the draws
@@ -55,3 +57,25 @@ class KeyedPool:
 
 def as_pool(candidates: Iterable[str] | KeyedPool, seed: Any = 0, name: str = "pool") -> KeyedPool:
     return candidates if isinstance(candidates, KeyedPool) else KeyedPool(candidates, seed, name)
+
+
+NAMED_LABELS = {"PERSON", "PER", "ORG", "GPE", "LOC", "NORP", "FAC", "EVENT", "WORK_OF_ART", "PRODUCT", "LANGUAGE",
+                "MISC", "LAW"}
+
+
+def entities_of(doc: Doc, types: str = "all"):
+    """The entities ``ne`` may replace: ``all`` (the paper: every entity the NER finds, DATE, TIME, CARDINAL, MONEY
+    ... included) or ``names`` (entities that name things: numeric/temporal labels are left to ``num``)."""
+    if types == "names":
+        return [e for e in doc.entities if e.label in NAMED_LABELS]
+    return list(doc.entities)
+
+
+def entity_pool(docs: list[Doc], types: str = "all") -> dict[str, set[str]]:
+    """Corpus entities per label (1-4 words, starting with a letter or digit, no possessive) to swap in."""
+    pool: dict[str, set[str]] = {}
+    for d in docs:
+        for e in entities_of(d, types):
+            if 1 <= len(e.text.split()) <= 4 and e.text[:1].isalnum() and not e.text.endswith(("'s", "’s")):
+                pool.setdefault(e.label, set()).add(e.text)
+    return pool

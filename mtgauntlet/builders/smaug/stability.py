@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import csv
 import json
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 VOLATILE = ("created_at",)  # the build's timestamp, not part of what a record says
 

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import random
 import re
-from typing import Any, Mapping
+from typing import Any
 
 from mtgauntlet.builders.base import Edit, Transformation
 from mtgauntlet.builders.smaug import negation
 from mtgauntlet.builders.smaug.constraints import NUMBER
 from mtgauntlet.builders.smaug.infill import fill_masks, mask_token
-from mtgauntlet.builders.smaug.pools import as_pool
+from mtgauntlet.builders.smaug.pools import as_pool, entities_of
 from mtgauntlet.models.base import Doc
 from mtgauntlet.models.hf import LEADING_PUNCT
 
@@ -104,8 +104,8 @@ def keep_number_prefix(replaced: str, fill: str) -> str:
     """The infilled number in the format of the number it replaces: the replaced span's sign and leading decimal
     point are kept ("-3" filled "7" -> "-7", ".5" filled "25" -> ".25"; the infiller strips leading punctuation).
     A fill that does not start with a number is left as it came (the constraints judge it)."""
-    prefix = NUMBER_PREFIX.match(replaced).group(0)
-    rest = fill[NUMBER_PREFIX.match(fill).end():]
+    prefix = NUMBER_PREFIX.match(replaced).group(0)  # type: ignore[union-attr]  # the pattern matches ""
+    rest = fill[NUMBER_PREFIX.match(fill).end():]  # type: ignore[union-attr]
     if not prefix or not rest[:1].isdigit():
         return fill
     return prefix + rest
@@ -347,28 +347,6 @@ class Deletion(Transformation):
         return covering_edit(text, new, s, e, {"method": "span-delete"})
 
 
-NAMED_LABELS = {"PERSON", "PER", "ORG", "GPE", "LOC", "NORP", "FAC", "EVENT", "WORK_OF_ART", "PRODUCT", "LANGUAGE",
-                "MISC", "LAW"}
-
-
-def entities_of(doc: Doc, types: str = "all"):
-    """The entities ``ne`` may replace: ``all`` (the paper: every entity the NER finds, DATE, TIME, CARDINAL, MONEY
-    ... included) or ``names`` (entities that name things: numeric/temporal labels are left to ``num``)."""
-    if types == "names":
-        return [e for e in doc.entities if e.label in NAMED_LABELS]
-    return list(doc.entities)
-
-
-def entity_pool(docs: list[Doc], types: str = "all") -> dict[str, set[str]]:
-    """Corpus entities per label (1-4 words, starting with a letter or digit, no possessive) to swap in."""
-    pool: dict[str, set[str]] = {}
-    for d in docs:
-        for e in entities_of(d, types):
-            if 1 <= len(e.text.split()) <= 4 and e.text[:1].isalnum() and not e.text.endswith(("'s", "’s")):
-                pool.setdefault(e.label, set()).add(e.text)
-    return pool
-
-
 def keeps_capital(first, lang: str) -> bool:
     """Does the clause-initial token keep its capital inside a sentence (English 'I', German nouns)?"""
     lang = base_lang(lang)
@@ -398,6 +376,3 @@ def clause_pool(docs: list[Doc], min_words: int = 7, max_words: int = 16, lang: 
         out.setdefault(text, text if identities is None or identities[i] is None else identities[i])
     return out
 
-
-TRANSFORMATIONS: Mapping[str, Any] = {"ne": NamedEntitySwap, "num": NumberChange, "neg": Negation, "ins": Insertion,
-                                      "del": Deletion}
