@@ -31,6 +31,7 @@ class OptionInfo:
     choices: Optional[Callable[[], tuple[str, ...]]] = None  # called when checked (the table may import late)
     builds: bool = True  # False: only how it is built (pace, price, out, overwrite, dry run), never what
     doc: Optional[str] = None  # the docstring's line where Python takes more than the command line (tables in memory)
+    cli_required: bool = False  # required on the command line although Python has a default (``out=None``)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -55,10 +56,11 @@ class Declared:
 
 def option(default: Any = REQUIRED, *, help: str, flags: tuple[str, ...] = (), min: Optional[float] = None,
            max: Optional[float] = None, choices: Optional[Callable[[], tuple[str, ...]]] = None, builds: bool = True,
-           doc: Optional[str] = None) -> Any:
+           doc: Optional[str] = None, cli_required: bool = False) -> Any:
     """A field of an options dataclass: ``budget: int = option(100, min=1, help="Number of texts to keep.")``.
     Without ``default`` the option is required. A tuple default is given as such (fields are frozen values)."""
-    info = OptionInfo(help=help, flags=tuple(flags), min=min, max=max, choices=choices, builds=builds, doc=doc)
+    info = OptionInfo(help=help, flags=tuple(flags), min=min, max=max, choices=choices, builds=builds, doc=doc,
+                      cli_required=cli_required)
     if default is REQUIRED:
         return dataclasses.field(metadata={_KEY: info})
     return dataclasses.field(default=default, metadata={_KEY: info})

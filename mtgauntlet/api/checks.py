@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from mtgauntlet.errors import UsageError
+from mtgauntlet.shared_options import input_formats  # noqa: F401 (what --format of a corpus takes; CLI and API)
 
 
 def at_least(name: str, value: Any, minimum: float) -> None:
@@ -55,14 +56,6 @@ def listed(value: Any) -> list[str]:
         return []
     parts = value.split(",") if isinstance(value, str) else [str(v) for v in value]
     return [x.strip() for x in parts if x.strip()]
-
-
-def input_formats() -> tuple[str, ...]:
-    """What ``--format`` of a corpus takes: a plain table format or a named layout (flores, wmt24, ...)."""
-    from mtgauntlet.corpora.formats import READERS
-    from mtgauntlet.corpora.readers import FORMATS
-
-    return (*FORMATS, "parallel", *(name for name in READERS if name != "parallel"))
 
 
 def judgment_formats() -> tuple[str, ...]:

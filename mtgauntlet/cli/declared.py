@@ -12,7 +12,8 @@ from mtgauntlet.options import Declared, bare_type, declared
 
 
 def typer_option(o: Declared) -> Any:
-    """The ``typer.Option`` of one declared option (a required one defaults to ``...``)."""
+    """The ``typer.Option`` of one declared option (a required one defaults to ``...``; choices are checked by
+    `mtgauntlet.cli.common.checked`)."""
     from mtgauntlet.cli.common import checked
 
     extra: dict[str, Any] = {}
@@ -22,7 +23,8 @@ def typer_option(o: Declared) -> Any:
         extra["max"] = o.info.max
     if o.info.choices is not None:
         extra["callback"] = checked(tuple(o.info.choices()))
-    return typer.Option(... if o.required else o.default, *o.info.flags, help=o.info.help, **extra)
+    required = o.required or o.info.cli_required
+    return typer.Option(... if required else o.default, *o.info.flags, help=o.info.help, **extra)
 
 
 def parameters(cls: type, extra: dict[str, tuple[str, Any, Any]] | None = None) -> list[inspect.Parameter]:
@@ -31,7 +33,7 @@ def parameters(cls: type, extra: dict[str, tuple[str, Any, Any]] | None = None) 
     params = []
     for o in declared(cls):
         kind = bare_type(o.type)
-        annotation = kind if o.required or o.default is not None else Optional[kind]
+        annotation = kind if o.required or o.info.cli_required or o.default is not None else Optional[kind]
         params.append(inspect.Parameter(o.name, inspect.Parameter.KEYWORD_ONLY, default=typer_option(o),
                                         annotation=annotation))
         for name, (after, kind, made) in (extra or {}).items():

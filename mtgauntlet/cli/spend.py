@@ -7,20 +7,19 @@ from typing import Optional
 
 import typer
 
+from mtgauntlet.shared_options import DRY_RUN_HELP, MAX_COST_HELP, MAX_REQUESTS_HELP
+
 
 def max_cost_option():
-    return typer.Option(None, "--max-cost", min=0.0, help="Stop (exit 3) once the openai: requests of this run cost "
-                        "USD (specs need #price=IN/OUT); the same command run again resumes.")
+    return typer.Option(None, "--max-cost", min=0.0, help=MAX_COST_HELP)
 
 
 def max_requests_option():
-    return typer.Option(None, "--max-requests", min=0, help="Stop (exit 3) after N requests to openai: backends; the "
-                        "same command run again resumes.")
+    return typer.Option(None, "--max-requests", min=0, help=MAX_REQUESTS_HELP)
 
 
 def dry_run_option():
-    return typer.Option(False, "--dry-run", help="Print the API calls per spec with estimated tokens and cost (from the "
-                        "rendered prompts and --max-tokens), send nothing, write nothing.")
+    return typer.Option(False, "--dry-run", help=DRY_RUN_HELP)
 
 
 def print_plan(plan) -> None:

@@ -5,12 +5,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional, Union
 
-from mtgauntlet.builders import options as shared
+from mtgauntlet import shared_options as shared
 from mtgauntlet.builders.mtbreaker import DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE
+from mtgauntlet.builders.options import BREAKER_SHARD_SIZE
 from mtgauntlet.options import REQUIRED, option
 
 SHARD_HELP = (f"Items per resumable shard, advanced together (their model calls go out as one list per step) "
-              f"[default: {shared.BREAKER_SHARD_SIZE}, or the shard size of the build already in --out]. An LLM step "
+              f"[default: {BREAKER_SHARD_SIZE}, or the shard size of the build already in --out]. An LLM step "
               "sends one request per item of the shard, so requests in flight are at most min(--concurrency, shard "
               "size); the records do not depend on it.")
 MAX_TOKENS_HELP = "Generation budget per LLM answer; answers cut by it are unusable and counted ('truncated')."

@@ -4,7 +4,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional, Union
 
-from mtgauntlet.builders import options as shared
+from mtgauntlet import shared_options as shared
 from mtgauntlet.options import REQUIRED, option
 
 
