@@ -34,7 +34,7 @@ API_OF = {  # CLI command path -> (public function of mtgauntlet, options only t
     "evaluate dec": ("mtgauntlet.api.evaluating:evaluate_dec", ()),
     "evaluate breaker": ("mtgauntlet.api.evaluating:evaluate_breaker", ()),
     "evaluate bandit": ("mtgauntlet.api.evaluating:evaluate_bandit", ()),
-    "simulate bandit": ("mtgauntlet.api.evaluating:simulate_bandit", ()),
+    "simulate bandit": ("mtgauntlet.api.simulating:simulate_bandit", ()),
     "models": ("mtgauntlet.api.evaluating:list_models", ()),  # mg.list_models (mtgauntlet.models is a package)
     "run": ("run", ()),
     "reproduce": ("reproduce", ()),

@@ -75,3 +75,17 @@ def unknown_keywords(what: str, given: Iterable[str], known: Iterable[str]) -> N
             close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
             hint = f"did you mean {' or '.join(close)}?" if close else f"known: {', '.join(known)}"
             raise UsageError(f"{what}: unknown option {name!r} ({hint})")
+
+
+def dispatch(verb: str, kinds: dict, kind: str, options: dict):
+    """Call ``kinds[kind](**options)`` in the caller's output mode; an unknown kind or option is a UsageError."""
+    import inspect
+
+    fn = kinds.get(kind)
+    if fn is None:
+        raise UsageError(f"{verb}: unknown kind {kind!r} (one of {', '.join(kinds)})")
+    known = set(inspect.signature(fn).parameters) - {"progress"}
+    unknown = sorted(set(options) - known)
+    if unknown:
+        raise UsageError(f"{verb} {kind}: unknown option(s) {', '.join(unknown)} (takes: {', '.join(sorted(known))})")
+    return fn(progress=None, **options)

@@ -9,7 +9,6 @@ from typing import Any
 
 import typer
 
-from mtgauntlet.api.checks import judgment_formats
 from mtgauntlet.corpora.readers import FORMATS
 from mtgauntlet.shared_options import QUOTING_HELP
 
@@ -86,7 +85,6 @@ def checked(choices: tuple[str, ...], what: str = "format"):
     return check
 
 
-JUDGMENT_FORMATS = judgment_formats()
 OUTPUT_FORMATS = ("table", "csv", "json")
 
 
@@ -94,11 +92,6 @@ def table_format_option():
     """``--format`` of a plain table (tsv, csv, jsonl, parquet, hf)."""
     return typer.Option(None, "--format", callback=checked(FORMATS),
                         help=f"{', '.join(FORMATS)}; default: from the file name.")
-
-
-def judgment_format_option():
-    return typer.Option(None, "--format", callback=checked(JUDGMENT_FORMATS),
-                        help="google-mqm, wmt23-mtme, wmt23-esa, or a plain table format (tsv, csv, jsonl, parquet, hf).")
 
 
 def output_format_option(default: str = "table"):

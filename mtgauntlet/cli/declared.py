@@ -4,7 +4,7 @@ own; its ``--help``, flags, defaults, ranges and choices are the declaration's."
 from __future__ import annotations
 
 import inspect
-from typing import Any, Callable, Optional
+from typing import Any, Callable, List, Optional
 
 import typer
 
@@ -23,8 +23,10 @@ def typer_option(o: Declared) -> Any:
         extra["max"] = o.info.max
     if o.info.choices is not None:
         extra["callback"] = checked(tuple(o.info.choices()))
-    required = o.required or o.info.cli_required
-    return typer.Option(... if required else o.default, *o.info.flags, help=o.info.help, **extra)
+    default = list(o.default) if isinstance(o.default, tuple) else o.default  # typer's several values: a list
+    if o.required or o.info.cli_required:
+        default = ...
+    return typer.Option(default, *o.info.flags, help=o.info.help, **extra)
 
 
 def parameters(cls: type, extra: dict[str, tuple[str, Any, Any]] | None = None) -> list[inspect.Parameter]:
@@ -33,7 +35,12 @@ def parameters(cls: type, extra: dict[str, tuple[str, Any, Any]] | None = None) 
     params = []
     for o in declared(cls):
         kind = bare_type(o.type)
-        annotation = kind if o.required or o.info.cli_required or o.default is not None else Optional[kind]
+        if isinstance(o.default, tuple):  # several values: --metric A --metric B
+            annotation: Any = List[kind]  # type: ignore[valid-type]
+        elif o.required or o.info.cli_required or o.default is not None:
+            annotation = kind
+        else:
+            annotation = Optional[kind]
         params.append(inspect.Parameter(o.name, inspect.Parameter.KEYWORD_ONLY, default=typer_option(o),
                                         annotation=annotation))
         for name, (after, kind, made) in (extra or {}).items():
