@@ -13,6 +13,7 @@ import dataclasses
 import functools
 import inspect
 import textwrap
+import types
 import typing
 from typing import Any, Callable, Optional
 
@@ -84,7 +85,7 @@ def bare_type(hint: Any) -> Any:
     """``int`` for ``int``, ``Optional[int]``, ``int | None``; ``str`` for anything else (paths, specs, ``Any``
     inputs, tables in memory): what the command line parses."""
     args = [a for a in typing.get_args(hint) if a is not type(None)]
-    if typing.get_origin(hint) in (typing.Union, getattr(__import__("types"), "UnionType", None)) and len(args) == 1:
+    if typing.get_origin(hint) in (typing.Union, types.UnionType) and len(args) == 1:
         hint = args[0]
     return hint if hint in (int, float, bool, str) else str
 
@@ -129,10 +130,15 @@ def signature(cls: type, returns: Any = inspect.Signature.empty) -> inspect.Sign
 
 
 def docstring_args(cls: type, indent: str = "    ", width: int = 116) -> str:
-    """The ``Args:`` section of a Google-style docstring: one entry per option, its ``doc`` or else its help."""
+    """The ``Args:`` section of a Google-style docstring: one entry per option, its ``doc`` or else its help, and
+    its range where it has one."""
     lines = [f"{indent}Args:"]
     for o in declared(cls):
         text = o.info.doc or o.info.help
+        low, high = o.info.min, o.info.max
+        if low is not None or high is not None:
+            bounds = f"{low} to {high}" if None not in (low, high) else f">= {low}" if high is None else f"<= {high}"
+            text = text[:-1] + f" (``{bounds}``)." if text.endswith(".") else text + f" (``{bounds}``)"
         lines += textwrap.wrap(f"{o.name}: {text}", width=width, initial_indent=indent * 2,
                                subsequent_indent=indent * 3, break_on_hyphens=False)
     return "\n".join(lines)
@@ -158,7 +164,7 @@ def takes(cls: type, returns: Any = inspect.Signature.empty) -> Callable[[Callab
         doc = inspect.cleandoc(fn.__doc__ or "")
         head, sep, tail = doc.partition("\nReturns:")
         args = textwrap.dedent(docstring_args(cls))
-        call.__doc__ = f"{head.rstrip()}\n\n{args}\n{sep.lstrip(chr(10))}{tail}" if sep else f"{doc}\n\n{args}"
+        call.__doc__ = f"{head.rstrip()}\n\n{args}\n\n{sep.lstrip()}{tail}" if sep else f"{doc}\n\n{args}"
         call.__signature__ = sig  # type: ignore[attr-defined]
         call.__annotations__ = {}
         call.options = cls  # type: ignore[attr-defined]

@@ -197,7 +197,8 @@ def test_a_field_added_to_an_options_dataclass_is_an_option_of_the_command_the_a
     assert params["max_swaps"].default == 3 and params["max_swaps"].kind is inspect.Parameter.KEYWORD_ONLY
     assert list(params)[-2:] == ["max_swaps", "patience"] and params["src_lang"].default is inspect.Parameter.empty
     doc = inspect.getdoc(build_wider)
-    assert "    max_swaps: Most swaps made in one reference.\n" in doc and doc.index("Args:") < doc.index("Returns:")
+    assert "    max_swaps: Most swaps made in one reference (``1 to 9``).\n" in doc
+    assert doc.index("Args:") < doc.index("max_swaps") < doc.index("Returns:")
     assert build_wider(**required, max_swaps=7).max_swaps == 7 and build_wider(**required).max_swaps == 3
     with pytest.raises(mg.UsageError, match=r"^--max-swaps: must be <= 9 \(got 10\)"):
         build_wider(**required, max_swaps=10)

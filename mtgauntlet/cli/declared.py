@@ -43,9 +43,9 @@ def parameters(cls: type, extra: dict[str, tuple[str, Any, Any]] | None = None) 
             annotation = Optional[kind]
         params.append(inspect.Parameter(o.name, inspect.Parameter.KEYWORD_ONLY, default=typer_option(o),
                                         annotation=annotation))
-        for name, (after, kind, made) in (extra or {}).items():
+        for name, (after, hint, made) in (extra or {}).items():
             if after == o.name:
-                params.append(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=made, annotation=kind))
+                params.append(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=made, annotation=hint))
     return params
 
 
