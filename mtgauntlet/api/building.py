@@ -12,6 +12,7 @@ zeroshot, ``--corpus`` of bandit), a DataFrame / ``datasets.Dataset`` / list of 
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import inspect
 import json
@@ -228,7 +229,7 @@ def build_bandit(o: BanditBuildOptions) -> Build:
         >>> b = mg.build("bandit", out="builds/bandit", corpus="flores", topic_column="topic", budget=50, k=3)
         >>> b.summary["top_topics"]
     """
-    from mtgauntlet.builders.bandit.setup import BanditOptions, prepare
+    from mtgauntlet.builders.bandit.setup import prepare
     from mtgauntlet.builders.base import iter_items
     from mtgauntlet.corpora.formats import sniff_named_format
     from mtgauntlet.runner.build_runner import input_digest
@@ -243,11 +244,7 @@ def build_bandit(o: BanditBuildOptions) -> Build:
                                tgt_lang=tgt_lang, lp=o.lp, quoting=o.quoting, max_chars=o.max_chars,
                                skip_bad=o.skip_bad)
             rows, skipped = read.rows, read.skipped_counts()
-        options = BanditOptions(topics=o.topics, llm_topics=o.llm_topics, llm=o.llm, sampler=o.sampler,
-                                topic_column=o.topic_column, algorithm=o.algorithm, budget=o.budget, k=o.k,
-                                cap=o.cap, epsilon=o.epsilon, batch=o.batch, prescore=o.prescore,
-                                mt=comma_list(o.mt), qe=o.qe, src_lang=src_lang, tgt_lang=tgt_lang,
-                                min_words=o.min_words, max_words=o.max_words, seed=o.seed)
+        options = dataclasses.replace(o, src_lang=src_lang, tgt_lang=tgt_lang)
         named = o.format or (sniff_named_format(corpus) if corpus else None)
         if o.dry_run:
             return Build(Path(out), skipped=skipped, plan=prepare(options, rows, corpus, named, None, dry_run=True))
