@@ -15,7 +15,7 @@ import inspect
 import textwrap
 import types
 import typing
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Iterable, Optional
 
 REQUIRED = inspect.Parameter.empty  # the default of an option that must be given
 _KEY = "mtgauntlet.option"
@@ -102,6 +102,24 @@ def placement(cls: type) -> tuple[str, ...]:
     return tuple(o.name for o in declared(cls) if not o.info.builds)
 
 
+def out_of_range(flag: str, value: Any, minimum: Optional[float], maximum: Optional[float]) -> Optional[str]:
+    """Why ``value`` is out of the range (``--budget: must be >= 1 (got 0)``), or None (``None`` is in range: an
+    option not given)."""
+    if value is not None and minimum is not None and value < minimum:
+        return f"{flag}: must be >= {minimum} (got {value!r})"
+    if value is not None and maximum is not None and value > maximum:
+        return f"{flag}: must be <= {maximum} (got {value!r})"
+    return None
+
+
+def not_one_of(flag: str, value: Any, choices: Iterable[Any]) -> Optional[str]:
+    """Why ``value`` is not allowed (``--format: 'xml' is not one of tsv, csv, ...``), or None (``None`` passes)."""
+    choices = tuple(choices)
+    if value is not None and value not in choices:
+        return f"{flag}: {value!r} is not one of {', '.join(map(str, choices))}"
+    return None
+
+
 def check(cls: type, values: dict[str, Any]) -> None:
     """The checks the command line makes (``min=``/``max=``, choices), made on ``values`` (keyword -> value;
     ``None`` passes): a `mtgauntlet.UsageError` naming the option as the CLI names it."""
@@ -109,17 +127,11 @@ def check(cls: type, values: dict[str, Any]) -> None:
 
     options = declared(cls)
     for o in options:
-        value = values.get(o.name)
-        if value is None:
-            continue
-        if o.info.min is not None and value < o.info.min:
-            raise UsageError(f"{o.flag}: must be >= {o.info.min} (got {value!r})")
-        if o.info.max is not None and value > o.info.max:
-            raise UsageError(f"{o.flag}: must be <= {o.info.max} (got {value!r})")
+        if (why := out_of_range(o.flag, values.get(o.name), o.info.min, o.info.max)) is not None:
+            raise UsageError(why)
     for o in options:
-        value = values.get(o.name)
-        if o.info.choices is not None and value is not None and value not in (known := tuple(o.info.choices())):
-            raise UsageError(f"{o.flag}: {value!r} is not one of {', '.join(map(str, known))}")
+        if o.info.choices is not None and (why := not_one_of(o.flag, values.get(o.name), o.info.choices())):
+            raise UsageError(why)
 
 
 def signature(cls: type, returns: Any = inspect.Signature.empty) -> inspect.Signature:

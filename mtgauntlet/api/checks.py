@@ -1,31 +1,32 @@
 """The checks typer makes on the command line (``min=``, choices), made again for an API call: the same refusal,
-as a `mtgauntlet.UsageError` naming the option as the CLI names it, before any work is done."""
+as a `mtgauntlet.UsageError` naming the option as the CLI names it, before any work is done. (A command whose
+options are declared in a dataclass gets them from `mtgauntlet.options.check`; these are for the others.)"""
 
 from __future__ import annotations
 
 from typing import Any, Iterable
 
 from mtgauntlet.errors import UsageError
+from mtgauntlet.options import not_one_of, out_of_range
 from mtgauntlet.shared_options import input_formats  # noqa: F401 (what --format of a corpus takes; CLI and API)
 
 
 def at_least(name: str, value: Any, minimum: float) -> None:
     """Refuse ``value`` below ``minimum`` (``None``, an option not given, passes): ``--budget: must be >= 1``."""
-    if value is not None and value < minimum:
-        raise UsageError(f"{name}: must be >= {minimum} (got {value!r})")
+    if (why := out_of_range(name, value, minimum, None)) is not None:
+        raise UsageError(why)
 
 
 def one_of(name: str, value: Any, choices: Iterable[Any]) -> None:
     """Refuse ``value`` outside ``choices`` (``None`` passes): ``--format: 'xml' is not one of table, csv, json``."""
-    choices = tuple(choices)
-    if value is not None and value not in choices:
-        raise UsageError(f"{name}: {value!r} is not one of {', '.join(map(str, choices))}")
+    if (why := not_one_of(name, value, choices)) is not None:
+        raise UsageError(why)
 
 
 def at_most(name: str, value: Any, maximum: float) -> None:
     """Refuse ``value`` above ``maximum`` (``None`` passes): ``--epsilon: must be <= 1.0``."""
-    if value is not None and value > maximum:
-        raise UsageError(f"{name}: must be <= {maximum} (got {value!r})")
+    if (why := out_of_range(name, value, None, maximum)) is not None:
+        raise UsageError(why)
 
 
 def option_name(keyword: str) -> str:
@@ -41,12 +42,6 @@ def in_ranges(values: dict[str, Any], minimum: dict[str, float], maximum: dict[s
             at_least(option_name(name), value, minimum[name])
         if maximum and name in maximum:
             at_most(option_name(name), value, maximum[name])
-
-
-def budget_limits(max_cost: Any, max_requests: Any) -> None:
-    """The ``--max-cost`` / ``--max-requests`` ranges of every command that pays for API calls."""
-    at_least("--max-cost", max_cost, 0.0)
-    at_least("--max-requests", max_requests, 0)
 
 
 def listed(value: Any) -> list[str]:
