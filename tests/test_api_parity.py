@@ -230,14 +230,15 @@ def test_a_field_added_to_an_options_dataclass_is_an_option_of_the_command_the_a
 
 
 def test_the_build_tables_are_read_from_the_declarations():
-    """What ``default_out`` leaves out and the ranges the API checks are the declarations' (as they were written
-    out by hand before): where to, how fast and whether at all never change what is built."""
+    """What ``default_out`` leaves out and the ranges the API checks are the declarations' (as the tables written
+    out by hand before said): where to, how fast and whether at all never change what is built."""
     from mtgauntlet.api import building
-    from mtgauntlet.options import declared
+    from mtgauntlet.options import declared, ranges
 
     assert sorted(building.PLACEMENT) == sorted(["out", "overwrite", "concurrency", "actors", "max_cost",
                                                  "max_requests", "dry_run"])
-    assert building.MAXIMUM == {"epsilon": 1.0} and building.MINIMUM["max_cost"] == 0.0
+    assert ranges(building.OPTIONS["bandit"])[1] == {"epsilon": 1.0} and ranges(building.OPTIONS["subset"])[0] == {
+        "budget": 1, "limit": 1, "max_chars": 1, "shard_size": 1, "concurrency": 1, "max_cost": 0.0, "max_requests": 0}
     for method, fn in building.BUILDERS.items():
         assert fn.options is building.OPTIONS[method]
         assert [p for p in inspect.signature(fn).parameters if p != "progress"] == [

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import inspect
 import json
 import os
 from pathlib import Path
@@ -33,7 +32,7 @@ from mtgauntlet.builders.options.smaug import SmaugOptions
 from mtgauntlet.builders.options.subset import SubsetOptions
 from mtgauntlet.corpora.options import comma_list, lang_pair, load_corpus, one_pair
 from mtgauntlet.errors import GauntletError, UsageError
-from mtgauntlet.options import check, placement, ranges, takes
+from mtgauntlet.options import Declared, check, declared, placement, takes
 from mtgauntlet.runner.progress import info
 
 __all__ = ["build", "build_subset", "build_smaug", "build_mtbreaker", "build_zeroshot", "build_bandit"]
@@ -43,9 +42,6 @@ OPTIONS = {"subset": SubsetOptions, "smaug": SmaugOptions, "mtbreaker": MTBreake
            "bandit": BanditBuildOptions}
 # how fast, where to, whether at all: never what is built, so not part of the content-addressed out folder
 PLACEMENT = tuple(dict.fromkeys(name for cls in OPTIONS.values() for name in placement(cls)))
-# the ranges typer enforces on the command line (``min=``/``max=``), by keyword, as the declarations state them
-MINIMUM = {k: v for cls in OPTIONS.values() for k, v in ranges(cls)[0].items()}
-MAXIMUM = {k: v for cls in OPTIONS.values() for k, v in ranges(cls)[1].items()}
 
 
 def _run(builder, out: str, rows, *, seed: int, shard_size: int, overwrite: bool, **fields: Any) -> Build:
@@ -266,9 +262,9 @@ BUILDERS: dict[str, Callable[..., Build]] = {"subset": build_subset, "smaug": bu
                                              "bandit": build_bandit}
 
 
-def _keywords(fn: Callable[..., Any]) -> dict[str, inspect.Parameter]:
-    return {p.name: p for p in inspect.signature(fn).parameters.values()
-            if p.kind is p.KEYWORD_ONLY and p.name != "progress"}
+def _keywords(method: str) -> dict[str, Declared]:
+    """The options of ``method`` by keyword, as declared."""
+    return {o.name: o for o in declared(OPTIONS[method])}
 
 
 def _input_key(path: Any) -> Any:
@@ -289,8 +285,7 @@ def _input_key(path: Any) -> Any:
 def default_out(method: str, options: dict[str, Any]) -> Path:
     """``<cache>/builds/<method>-<16 hex>``: the sha256 of the method, every option that changes what is built
     (defaults filled in) and the input's content, so the same call finds (and resumes) the same build."""
-    fn = BUILDERS[method]
-    resolved = {name: options.get(name, p.default) for name, p in _keywords(fn).items() if name not in PLACEMENT}
+    resolved = {name: options.get(name, o.default) for name, o in _keywords(method).items() if name not in PLACEMENT}
     key = INPUT_OPTION[method]
     resolved[key] = _input_key(resolved.get(key))
     blob = json.dumps({"method": method, "options": resolved}, sort_keys=True, ensure_ascii=False, default=str)
@@ -334,14 +329,14 @@ def build(method: str, *, input: Any = None, out: str | Path | None = None, inpu
     """
     one_of("method", method, BUILDERS)
     fn = BUILDERS[method]
-    params = _keywords(fn)
+    params = _keywords(method)
     unknown_keywords(f"build {method}", options, [*params, "input"])
     key = INPUT_OPTION[method]
     if input is not None:
         if key != "input" and options.get(key) is not None:
             raise UsageError(f"build {method}: give input= or {key}=, not both")
         options[key] = input
-    missing = [n for n, p in params.items() if p.default is p.empty and options.get(n) is None and n != "out"]
+    missing = [n for n, o in params.items() if o.required and options.get(n) is None and n != "out"]
     if missing:
         raise UsageError(f"build {method}: missing required option(s) {', '.join(missing)}"
                          + (" (input=)" if key in missing else ""))
