@@ -36,7 +36,7 @@ API_OF = {  # CLI command path -> (public function of mtgauntlet, options only t
     "evaluate dec": ("mtgauntlet.api.evaluating:evaluate_dec", ()),
     "evaluate breaker": ("mtgauntlet.api.evaluating:evaluate_breaker", ()),
     "evaluate bandit": ("mtgauntlet.api.evaluating:evaluate_bandit", ()),
-    "simulate bandit": ("mtgauntlet.api.evaluating:simulate_bandit", ()),
+    "simulate bandit": ("mtgauntlet.api.simulating:simulate_bandit", ()),
     "models": ("mtgauntlet.api.evaluating:list_models", ()),  # mg.list_models (mtgauntlet.models is a package)
     "run": ("run", ()),
     "reproduce": ("reproduce", ()),
@@ -157,3 +157,94 @@ def test_build_dispatches_to_every_builder_and_refuses_unknown_methods_and_optio
     with pytest.raises(mg.UsageError, match=r"^--budget: must be >= 1"):
         mg.build("bandit", corpus="x.tsv", budget=0, out=tmp_path / "o")
     assert not (tmp_path / "o").exists()
+
+
+def test_a_field_added_to_an_options_dataclass_is_an_option_of_the_command_the_api_and_recipes():
+    """Options are declared once (issue #35): one field added to a builder's options dataclass is a CLI option
+    (help, range), an API keyword with its docstring line and range check, a recipe option with its range, and
+    (``builds=False``) left out of the content address. Nothing else is written for it."""
+    import dataclasses
+
+    import typer
+    import typer.main
+    from typer.testing import CliRunner
+
+    from mtgauntlet.builders.options.smaug import SmaugOptions
+    from mtgauntlet.cli.declared import command
+    from mtgauntlet.options import option, placement, takes
+    from mtgauntlet.recipes.options import declared_options
+
+    @dataclasses.dataclass(kw_only=True, frozen=True)
+    class WiderOptions(SmaugOptions):
+        """SMAUG with a cap on swaps."""
+
+        max_swaps: int = option(3, min=1, max=9, help="Most swaps made in one reference.")
+        patience: float = option(0.5, min=0.0, builds=False, help="Seconds to wait between two requests.")
+
+    got = []
+
+    @takes(WiderOptions)
+    def build_wider(o: WiderOptions):
+        """A builder that keeps what it was given.
+
+        Returns:
+            Its options.
+        """
+        got.append(o)
+        return o
+
+    required = {"input": "x.tsv", "out": "o", "src_lang": "es", "tgt_lang": "en"}
+    # the API: a keyword with its default, a docstring line, the range check, the value passed through
+    params = inspect.signature(build_wider).parameters
+    assert params["max_swaps"].default == 3 and params["max_swaps"].kind is inspect.Parameter.KEYWORD_ONLY
+    assert list(params)[-3:] == ["max_swaps", "patience", "progress"]  # progress: every API function takes it
+    assert params["src_lang"].default is inspect.Parameter.empty
+    doc = inspect.getdoc(build_wider)
+    assert "    max_swaps: Most swaps made in one reference (``1 to 9``).\n" in doc
+    assert doc.index("Args:") < doc.index("max_swaps") < doc.index("Returns:")
+    assert build_wider(**required, max_swaps=7).max_swaps == 7 and build_wider(**required).max_swaps == 3
+    with pytest.raises(mg.UsageError, match=r"^--max-swaps: must be <= 9 \(got 10\)"):
+        build_wider(**required, max_swaps=10)
+    with pytest.raises(mg.UsageError, match=r"^--patience: must be >= 0.0"):
+        build_wider(**required, patience=-1.0)
+    with pytest.raises(TypeError, match="max_swap"):
+        build_wider(**required, max_swap=2)
+    # the CLI: the option in --help with its range, refused out of range, parsed into the same keyword
+    app = typer.Typer()
+    command(app, "wider", WiderOptions, got.append)
+    command(app, "other", SmaugOptions, got.append)  # two commands: typer names the subcommand
+    runner = CliRunner()
+    cli = typer.main.get_command(app).commands
+    made = {p.name: p for p in cli["wider"].params}["max_swaps"]
+    assert (made.opts, made.help, made.default, made.min, made.max) == (
+        ["--max-swaps"], "Most swaps made in one reference.", 3, 1, 9)
+    assert cli["wider"].help == "SMAUG with a cap on swaps." and runner.invoke(app, ["wider", "--help"]).exit_code == 0
+    argv = ["wider", "-i", "x.tsv", "-o", "o", "--src-lang", "es", "--tgt-lang", "en"]
+    assert runner.invoke(app, [*argv, "--max-swaps", "10"]).exit_code == 2
+    assert runner.invoke(app, [*argv, "--max-swaps", "5"]).exit_code == 0 and got[-1]["max_swaps"] == 5
+    assert got[-1]["patience"] == 0.5 and "max_swaps" not in {p.name for p in cli["other"].params}
+    # recipes: the option, its type, default and range
+    table = declared_options(WiderOptions)
+    assert (table["max-swaps"].type, table["max-swaps"].default, table["max-swaps"].min, table["max-swaps"].max) == (
+        "int", 3, 1, 9)
+    assert list(table)[-2:] == ["max-swaps", "patience"] and "max-swaps" not in declared_options(SmaugOptions)
+    # what it is for: patience changes how, not what (not in the content address); max_swaps changes what
+    assert "patience" in placement(WiderOptions) and "max_swaps" not in placement(WiderOptions)
+
+
+def test_the_build_tables_are_read_from_the_declarations():
+    """What ``default_out`` leaves out and the ranges the API checks are the declarations' (as the tables written
+    out by hand before said): where to, how fast and whether at all never change what is built."""
+    from mtgauntlet.api import building
+    from mtgauntlet.options import declared, ranges
+
+    assert sorted(building.PLACEMENT) == sorted(["out", "overwrite", "concurrency", "actors", "max_cost",
+                                                 "max_requests", "dry_run"])
+    assert ranges(building.OPTIONS["bandit"])[1] == {"epsilon": 1.0} and ranges(building.OPTIONS["subset"])[0] == {
+        "budget": 1, "limit": 1, "max_chars": 1, "shard_size": 1, "concurrency": 1, "max_cost": 0.0, "max_requests": 0}
+    for method, fn in building.BUILDERS.items():
+        assert fn.options is building.OPTIONS[method]
+        assert [p for p in inspect.signature(fn).parameters if p != "progress"] == [
+            o.name for o in declared(building.OPTIONS[method])]
+    with pytest.raises(mg.UsageError, match="build_smaug.*unexpected keyword argument 'src_coll'"):
+        building.build_smaug(input="x.tsv", out="o", src_lang="es", tgt_lang="en", src_coll="es")

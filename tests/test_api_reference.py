@@ -54,7 +54,7 @@ def test_api_reference_shows_progress_sections_and_every_options_function(site):
     for kind in ("metric", "dec", "breaker", "bandit"):
         assert f"mtgauntlet.api.evaluating.evaluate_{kind}" in sections
     assert {"mtgauntlet.api.scoring.score_difficulty", "mtgauntlet.api.scoring.score_qe",
-            "mtgauntlet.api.evaluating.simulate_bandit"} <= set(sections)
+            "mtgauntlet.api.simulating.simulate_bandit"} <= set(sections)
     for where, body in sections.items():
         text = _text(body)
         # a section griffe could not parse stays plain text: "Attributes:" followed by "name: ..." lines

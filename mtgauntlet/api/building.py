@@ -2,6 +2,9 @@
 command's options as keywords (`build_subset`, `build_smaug`, `build_mtbreaker`,
 `build_zeroshot`, `build_bandit`); the CLI commands call them and print what they return.
 
+Each function's keywords, defaults, docstring ``Args`` and range checks come from its builder's options
+dataclass (``mtgauntlet.builders.options``), declared once: see `mtgauntlet.options.takes`.
+
 `build` adds what a notebook wants: ``input=`` for every method (the CLI's ``--seeds`` of mtbreaker and
 zeroshot, ``--corpus`` of bandit), a DataFrame / ``datasets.Dataset`` / list of dicts as input, and ``out=None``
 (a content-addressed folder under the cache, so the same call resumes).
@@ -9,122 +12,36 @@ zeroshot, ``--corpus`` of bandit), a DataFrame / ``datasets.Dataset`` / list of 
 
 from __future__ import annotations
 
-import contextlib
+import dataclasses
 import hashlib
-import inspect
 import json
 import os
 from pathlib import Path
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable
 
-from mtgauntlet.api.checks import in_ranges, input_formats, listed, one_of, unknown_keywords
+from mtgauntlet.api.build_run import api_concurrency, breaker_shard_size, describe_run, describe_search  # noqa: F401
+from mtgauntlet.api.build_run import paced as _paced
+from mtgauntlet.api.checks import listed, one_of, unknown_keywords
 from mtgauntlet.api.inputs import as_input_path, cache_dir, input_format
 from mtgauntlet.api.results import Build
 from mtgauntlet.api.session import public
-from mtgauntlet.builders.mtbreaker import DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE
+from mtgauntlet.builders.options import BREAKER_SHARD_SIZE  # noqa: F401 (the default, named where it is used)
+from mtgauntlet.builders.options.bandit import BanditBuildOptions
+from mtgauntlet.builders.options.breaker import MTBreakerOptions, ZeroShotOptions
+from mtgauntlet.builders.options.smaug import SmaugOptions
+from mtgauntlet.builders.options.subset import SubsetOptions
 from mtgauntlet.corpora.options import comma_list, lang_pair, load_corpus, one_pair
-from mtgauntlet.corpora.readers import DEFAULT_MAX_CHARS
 from mtgauntlet.errors import GauntletError, UsageError
-from mtgauntlet.phenomena import DEFAULT_OPTION as PHENOMENA_DEFAULT
+from mtgauntlet.options import Declared, check, declared, placement, takes
 from mtgauntlet.runner.progress import info
 
 __all__ = ["build", "build_subset", "build_smaug", "build_mtbreaker", "build_zeroshot", "build_bandit"]
 
-BREAKER_SHARD_SIZE = 16  # items advanced together by mtbreaker/zeroshot (requests in flight <= items per shard)
 INPUT_OPTION = {"subset": "input", "smaug": "input", "mtbreaker": "seeds", "zeroshot": "seeds", "bandit": "corpus"}
+OPTIONS = {"subset": SubsetOptions, "smaug": SmaugOptions, "mtbreaker": MTBreakerOptions, "zeroshot": ZeroShotOptions,
+           "bandit": BanditBuildOptions}
 # how fast, where to, whether at all: never what is built, so not part of the content-addressed out folder
-PLACEMENT = ("out", "overwrite", "concurrency", "actors", "max_cost", "max_requests", "dry_run")
-# the ranges typer enforces on the command line (``min=``/``max=``), by keyword: the same refusal from Python; the
-# option tables of recipes read them too (mtgauntlet.recipes.options)
-MINIMUM = {"budget": 1, "limit": 1, "sample": 1, "max_chars": 1, "shard_size": 1, "concurrency": 1, "max_cost": 0.0,
-           "max_requests": 0, "min_char_edit": 0, "min_word_edit": 0, "del_min_words": 1, "del_max_words": 1,
-           "max_parse_chars": 1, "steps": 1, "max_tokens": 1, "k": 1, "cap": 0, "epsilon": 0.0, "batch": 1,
-           "min_words": 1, "max_words": 1, "history_size": 1}
-MAXIMUM = {"epsilon": 1.0}
-
-
-def _check(options: dict[str, Any]) -> None:
-    """The checks typer makes on the command line, made before any work."""
-    in_ranges(options, MINIMUM, MAXIMUM)
-    one_of("--format", options.get("format"), input_formats())
-
-
-@contextlib.contextmanager
-def api_concurrency(n: Optional[int]):
-    """``concurrency`` of one build: the default of every openai: backend loaded inside (as the global option),
-    restored afterwards so that later builds in the same process (a recipe) do not inherit it."""
-    from mtgauntlet.models.runtime import ENV, set_defaults
-
-    old = os.environ.get(ENV["concurrency"])
-    if n is not None:
-        set_defaults(concurrency=n)
-    try:
-        yield
-    finally:
-        if old is None:
-            os.environ.pop(ENV["concurrency"], None)
-        else:
-            os.environ[ENV["concurrency"]] = old
-
-
-@contextlib.contextmanager
-def _paced(concurrency: Optional[int], max_cost: Optional[float], max_requests: Optional[int]):
-    """A build's ``concurrency`` and budget (``max_cost``/``max_requests``: `BudgetSpent` when spent)."""
-    from mtgauntlet.models.usage import budget
-
-    with api_concurrency(concurrency), budget(max_cost, max_requests):
-        yield
-
-
-def breaker_shard_size(requested: Optional[int], out: str, builder: str, overwrite: bool) -> int:
-    """``shard_size`` of mtbreaker/zeroshot: as given; else the shard size of the build of the same builder
-    already in ``out`` (builds started before batching used 1), so that a plain re-run resumes it; else the
-    default."""
-    if requested is not None:
-        return requested
-    path = Path(out) / "build.json"
-    if not overwrite and path.is_file():
-        try:
-            manifest = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            manifest = None
-        if isinstance(manifest, dict) and manifest.get("builder") == builder:
-            size = manifest.get("shard_size")
-            if isinstance(size, int) and size >= 1:
-                return size
-    return BREAKER_SHARD_SIZE
-
-
-def describe_run(summary) -> str:
-    """A runner's summary as ``gauntlet build`` prints it: records, rejected and skipped items, resumed shards,
-    signature, API usage, failure counts."""
-    from mtgauntlet.models.usage import summary_line as usage_line
-
-    parts = [f"{summary.produced} records from {summary.items} items -> {Path(summary.out_dir) / 'data'}"]
-    if summary.rejected:
-        parts.append("rejected: " + ", ".join(f"{k}={v}" for k, v in sorted(summary.rejected.items())))
-    if summary.skipped:
-        parts.append("skipped: " + ", ".join(f"{k}={v}" for k, v in sorted(summary.skipped.items())))
-    if summary.resumed_shards:
-        parts.append(f"resumed {summary.resumed_shards} finished shard(s)")
-    parts.append(f"signature: {summary.signature}")
-    if usage_line(getattr(summary, "usage", {})):
-        parts.append(usage_line(summary.usage))
-    if summary.failures:
-        parts.append("failures: " + ", ".join(f"{k}={v}" for k, v in summary.failures.items()))
-    return "\n".join(parts)
-
-
-def describe_search(build: Build) -> str:
-    """A bandit search as ``gauntlet build bandit`` prints it: pulls, failures, the top topics, the signature."""
-    from mtgauntlet.corpora.options import skipped_counts_note
-
-    m, c = build.summary, build.summary["counts"]
-    lines = [f"{c['pulls']} pulls over {m['config']['n_topics']} topics ({c['scored_pulls']} scored; failed: "
-             f"mt={c['mt_failures']}, qe={c['qe_failures']}); top-{m['config']['k']}:"]
-    lines += [f"  {t['mean_difficulty']:6.2f}  ({t['pulls']} pulls)  {t['topic']}" for t in m["top_topics"]]
-    lines.append(f"signature: {m['signature']}" + skipped_counts_note(build.skipped))
-    return "\n".join(lines)
+PLACEMENT = tuple(dict.fromkeys(name for cls in OPTIONS.values() for name in placement(cls)))
 
 
 def _run(builder, out: str, rows, *, seed: int, shard_size: int, overwrite: bool, **fields: Any) -> Build:
@@ -137,42 +54,10 @@ def _run(builder, out: str, rows, *, seed: int, shard_size: int, overwrite: bool
 
 
 @public
-def build_subset(*, input: Any, out: str | Path, estimator: str = "length", budget: int = 100,
-                 stratify: Optional[str] = None, format: Optional[str] = None, src_col: str = "src",
-                 domain_col: Optional[str] = None, src_lang: Optional[str] = None, tgt_lang: Optional[str] = None,
-                 lp: Optional[str] = None, limit: Optional[int] = None, quoting: str = "auto",
-                 max_chars: int = DEFAULT_MAX_CHARS, seed: int = 13, shard_size: int = 500, skip_bad: bool = False,
-                 overwrite: bool = False, engine: str = "local", actors: Optional[int] = None,
-                 concurrency: Optional[int] = None, max_cost: Optional[float] = None,
-                 max_requests: Optional[int] = None, dry_run: bool = False, progress: bool = False) -> Build:
+@takes(SubsetOptions, Build)
+def build_subset(o: SubsetOptions) -> Build:
     """Score a corpus with a difficulty estimator and keep the ``budget`` hardest texts (``selected_text``
     records). The options are those of ``gauntlet build subset`` (see ``gauntlet build subset --help``).
-
-    Args:
-        input: Corpus file (TSV/CSV/JSONL/Parquet, .gz ok), named layout, or an in-memory table.
-        out: Output build directory (resumable).
-        estimator: Difficulty estimator spec (length, syntax, rarity, random, learned, sentinel:..., llm-judge:...).
-        budget: Number of texts to keep (``>= 1``).
-        stratify: Keep diversity: ``domain`` or ``clusters``.
-        format: Input format (default: from the file name).
-        src_col: Source text column.
-        domain_col: Domain column (for ``stratify="domain"``).
-        src_lang: Source language (BCP-47); named layouts give it.
-        tgt_lang: Target language, if the subset is meant for one pair.
-        lp: Language pair filter for multi-pair layouts.
-        limit: Read at most N rows.
-        quoting: TSV/CSV quoting: auto, csv or none.
-        max_chars: Longest text a row may hold.
-        seed: Random seed (part of the signature).
-        shard_size: Items per resumable shard.
-        skip_bad: Skip bad rows and count them by reason instead of stopping.
-        overwrite: Discard a different or unfinished build found in ``out``.
-        engine: Score with ``local`` or ``ray``.
-        actors: Ray actors.
-        concurrency: Requests sent at once to openai: backends.
-        max_cost: Stop (`BudgetSpent`) once the requests cost this many USD; the same call resumes.
-        max_requests: Stop after N requests to openai: backends.
-        dry_run: Only estimate the API calls, tokens and cost (`Build.plan`); write nothing.
 
     Returns:
         The `Build`.
@@ -183,78 +68,31 @@ def build_subset(*, input: Any, out: str | Path, estimator: str = "length", budg
     Examples:
         >>> b = mg.build("subset", input="corpus.tsv", out="builds/hard", src_lang="en", budget=10)
     """
-    _check(locals())
     from mtgauntlet.builders.subset import SubsetBuilder
 
-    src_lang, tgt_lang = lang_pair(src_lang, tgt_lang)
-    format = input_format(input, format)  # in memory: always its Parquet file
-    rows = load_corpus(as_input_path(input), format=format, src_col=src_col, ref_col=None, src_lang=src_lang,
-                       tgt_lang=tgt_lang, limit=limit, skip_bad=skip_bad,
-                       columns={"domain": domain_col} if domain_col else None, lp=lp, quoting=quoting,
-                       max_chars=max_chars)
+    src_lang, tgt_lang = lang_pair(o.src_lang, o.tgt_lang)
+    rows = load_corpus(as_input_path(o.input), format=input_format(o.input, o.format), src_col=o.src_col, ref_col=None,
+                       src_lang=src_lang,
+                       tgt_lang=tgt_lang, limit=o.limit, skip_bad=o.skip_bad,
+                       columns={"domain": o.domain_col} if o.domain_col else None, lp=o.lp, quoting=o.quoting,
+                       max_chars=o.max_chars)
     src_lang, tgt_lang = one_pair(rows, src_lang, tgt_lang)
-    with _paced(concurrency, max_cost, max_requests):
-        builder = SubsetBuilder(estimator=estimator, budget=budget, stratify=stratify, src_lang=src_lang,
-                                tgt_lang=tgt_lang, engine=engine, work_dir=Path(out) / "scores", actors=actors)
+    with _paced(o.concurrency, o.max_cost, o.max_requests):
+        builder = SubsetBuilder(estimator=o.estimator, budget=o.budget, stratify=o.stratify, src_lang=src_lang,
+                                tgt_lang=tgt_lang, engine=o.engine, work_dir=Path(o.out) / "scores", actors=o.actors)
         builder.estimator  # load the estimator now: a bad spec fails before anything is written
-        if dry_run:
+        if o.dry_run:
             from mtgauntlet.builders.base import iter_items
 
-            return Build(Path(out), plan=builder.plan(iter_items(rows.rows)))
-        return _run(builder, str(out), rows, seed=seed, shard_size=shard_size, overwrite=overwrite)
+            return Build(Path(o.out), plan=builder.plan(iter_items(rows.rows)))
+        return _run(builder, str(o.out), rows, seed=o.seed, shard_size=o.shard_size, overwrite=o.overwrite)
 
 
 @public
-def build_smaug(*, input: Any, out: str | Path, src_lang: str, tgt_lang: str, format: Optional[str] = None,
-                src_col: str = "src", ref_col: str = "ref", good_col: Optional[str] = None,
-                good_from: Optional[str] = None, phenomena: str | Sequence[str] = PHENOMENA_DEFAULT,
-                translator: Optional[str] = None, infiller: Optional[str] = None, nli: Optional[str] = None,
-                require_nli: bool = False, annotator: Optional[str] = None, polyjuice: Optional[str] = None,
-                lp: Optional[str] = None, limit: Optional[int] = None, quoting: str = "auto",
-                max_chars: int = DEFAULT_MAX_CHARS, min_char_edit: int = 5, min_word_edit: int = 8,
-                del_min_words: int = 5, del_max_words: int = 9, max_parse_chars: int = 5000, ne_types: str = "all",
-                seed: int = 13, shard_size: int = 200, skip_bad: bool = False, concurrency: Optional[int] = None,
-                max_cost: Optional[float] = None, max_requests: Optional[int] = None, dry_run: bool = False,
-                overwrite: bool = False, progress: bool = False) -> Build:
+@takes(SmaugOptions, Build)
+def build_smaug(o: SmaugOptions) -> Build:
     """SMAUG: ``(source, good, bad, reference, phenomenon)`` records, bad = the reference with one critical error
     (``gauntlet build smaug``; every option as there, see its ``--help``).
-
-    Args:
-        input: Parallel corpus file, named layout, or an in-memory table.
-        out: Output build directory (resumable).
-        src_lang: Source language (BCP-47).
-        tgt_lang: Target language: the side that is perturbed.
-        format: Input format (default: from the file name).
-        src_col: Source column.
-        ref_col: Reference column (perturbed into the bad hypothesis).
-        good_col: Column with the good hypothesis.
-        good_from: ``column``, ``translator`` or ``reference``.
-        phenomena: Subset of the registered phenomena (``mtgauntlet.phenomena.NAMES``: ne,num,neg,ins,del with
-            the package as shipped), a list or comma-separated; default: ``mtgauntlet.phenomena.DEFAULT``.
-        translator: Translator spec for the good hypothesis (e.g. apertium).
-        infiller: Infiller spec (default: model-free).
-        nli: NLI spec for the negation contradiction check.
-        require_nli: Drop neg records whose NLI check did not run.
-        annotator: Annotator spec (default spacy:<tgt_lang>).
-        polyjuice: Polyjuice causal LM spec for negation.
-        lp: Language pair filter for multi-pair layouts.
-        limit: Read at most N rows.
-        quoting: TSV/CSV quoting: auto, csv or none.
-        max_chars: Longest text a row may hold.
-        min_char_edit: ne: minimum character edit distance.
-        min_word_edit: ins: minimum word edit distance.
-        del_min_words: del: fewest words in the deleted span.
-        del_max_words: del: most words in the deleted span.
-        max_parse_chars: Longest source or reference parsed; longer rows are skipped (too_long).
-        ne_types: ne: ``all`` or ``names``.
-        seed: Random seed (part of the signature).
-        shard_size: Items per resumable shard.
-        skip_bad: Skip bad rows and count them by reason instead of stopping.
-        concurrency: Requests sent at once to openai: backends.
-        max_cost: Stop (`BudgetSpent`) once the requests cost this many USD; the same call resumes.
-        max_requests: Stop after N requests to openai: backends.
-        dry_run: Only estimate the API calls, tokens and cost (`Build.plan`); write nothing.
-        overwrite: Discard a different or unfinished build found in ``out``.
 
     Returns:
         The `Build`; `Build.notes` says how each phenomenon is made here.
@@ -266,97 +104,64 @@ def build_smaug(*, input: Any, out: str | Path, src_lang: str, tgt_lang: str, fo
         >>> b = mg.build("smaug", input="es_en.tsv", out="builds/smaug", src_lang="es", tgt_lang="en",
         ...                    src_col="es", ref_col="en", good_from="reference")
     """
-    _check(locals())
     from mtgauntlet.builders.base import iter_items
     from mtgauntlet.builders.smaug import SmaugBuilder
 
-    src_lang, tgt_lang = lang_pair(src_lang, tgt_lang)
-    format = input_format(input, format)  # in memory: always its Parquet file
-    rows = load_corpus(as_input_path(input), format=format, src_col=src_col, ref_col=ref_col, src_lang=src_lang,
-                       tgt_lang=tgt_lang, limit=limit, skip_bad=skip_bad,
-                       columns={"good": good_col} if good_col else None, lp=lp, quoting=quoting, max_chars=max_chars)
-    with _paced(concurrency, max_cost, max_requests):
-        builder = SmaugBuilder(src_lang=src_lang, tgt_lang=tgt_lang, phenomena=listed(phenomena),
-                               translator=translator, infiller=infiller, nli=nli, annotator=annotator,
-                               polyjuice=polyjuice, good_col=good_col, good_from=good_from,
-                               min_char_edit=min_char_edit, min_word_edit=min_word_edit, del_min_words=del_min_words,
-                               del_max_words=del_max_words, require_nli=require_nli, seed=seed,
-                               max_parse_chars=max_parse_chars, ne_types=ne_types)
+    src_lang, tgt_lang = lang_pair(o.src_lang, o.tgt_lang)
+    rows = load_corpus(as_input_path(o.input), format=input_format(o.input, o.format), src_col=o.src_col,
+                       ref_col=o.ref_col,
+                       src_lang=src_lang, tgt_lang=tgt_lang, limit=o.limit, skip_bad=o.skip_bad,
+                       columns={"good": o.good_col} if o.good_col else None, lp=o.lp, quoting=o.quoting,
+                       max_chars=o.max_chars)
+    with _paced(o.concurrency, o.max_cost, o.max_requests):
+        builder = SmaugBuilder(src_lang=src_lang, tgt_lang=tgt_lang, phenomena=listed(o.phenomena),
+                               translator=o.translator, infiller=o.infiller, nli=o.nli, annotator=o.annotator,
+                               polyjuice=o.polyjuice, good_col=o.good_col, good_from=o.good_from,
+                               min_char_edit=o.min_char_edit, min_word_edit=o.min_word_edit,
+                               del_min_words=o.del_min_words, del_max_words=o.del_max_words,
+                               require_nli=o.require_nli, seed=o.seed, max_parse_chars=o.max_parse_chars,
+                               ne_types=o.ne_types)
         notes = [f"{ph}: {how}" for ph, (ok, how) in builder.support.items() if ph in builder.phenomena]
         notes += [f"note: {why}" for why in builder.flags().values()]
         for note in notes:
             info(f"  {note}")
-        if dry_run:
-            return Build(Path(out), plan=builder.plan(iter_items(rows.rows)), notes=notes)
-        return _run(builder, str(out), rows, seed=seed, shard_size=shard_size, overwrite=overwrite, notes=notes)
+        if o.dry_run:
+            return Build(Path(o.out), plan=builder.plan(iter_items(rows.rows)), notes=notes)
+        return _run(builder, str(o.out), rows, seed=o.seed, shard_size=o.shard_size, overwrite=o.overwrite,
+                    notes=notes)
 
 
-def _seed_rows(seeds: Any, column: str, format: Optional[str], src_lang: str, tgt_lang: str, limit: Optional[int],
-               lp: Optional[str], quoting: str, max_chars: int, skip_bad: bool):
-    """Seed texts (source side only) of any table or named layout, with the reader's skip counts."""
-    format = input_format(seeds, format)  # in memory: always its Parquet file
-    return load_corpus(as_input_path(seeds), format=format, src_col=column, ref_col=None, src_lang=src_lang,
-                       tgt_lang=tgt_lang, limit=limit, lp=lp, quoting=quoting, max_chars=max_chars, skip_bad=skip_bad)
+def _seed_rows(o: MTBreakerOptions | ZeroShotOptions, src_lang: str, tgt_lang: str):
+    """Seed texts (source side only) of any table or named layout, with the reader's skip counts, drawn to
+    ``sample`` (content-keyed: the same ``sample`` and ``seed`` give both methods the same seeds)."""
+    from mtgauntlet.builders.mtbreaker import keyed_sample
+
+    rows = load_corpus(as_input_path(o.seeds), format=input_format(o.seeds, o.format), src_col=o.column, ref_col=None,
+                       src_lang=src_lang,
+                       tgt_lang=tgt_lang, limit=o.limit, lp=o.lp, quoting=o.quoting, max_chars=o.max_chars,
+                       skip_bad=o.skip_bad)
+    rows.rows = keyed_sample(rows.rows, o.sample, o.seed)
+    return rows
 
 
-def _breaker_build(make_builder: Callable[[], Any], name: str, rows, out: str, seed: int, overwrite: bool,
-                   shard_size: Optional[int], concurrency: Optional[int], dry_run: bool,
-                   max_cost: Optional[float], max_requests: Optional[int]) -> Build:
+def _breaker_build(make_builder: Callable[[], Any], name: str, rows, o: MTBreakerOptions | ZeroShotOptions) -> Build:
     """MT-breaker / zero-shot: the builder made and run under ``concurrency`` and the budget, with the resumable
     shard size (the failure counts are in build.json: counts.failures)."""
-    with _paced(concurrency, max_cost, max_requests):
+    with _paced(o.concurrency, o.max_cost, o.max_requests):
         builder = make_builder()
-        if dry_run:
+        if o.dry_run:
             from mtgauntlet.builders.base import iter_items
 
-            return Build(Path(out), plan=builder.plan(iter_items(rows.rows)))
-        return _run(builder, out, rows, seed=seed, overwrite=overwrite,
-                    shard_size=breaker_shard_size(shard_size, out, name, overwrite))
+            return Build(Path(o.out), plan=builder.plan(iter_items(rows.rows)))
+        return _run(builder, str(o.out), rows, seed=o.seed, overwrite=o.overwrite,
+                    shard_size=breaker_shard_size(o.shard_size, str(o.out), name, o.overwrite))
 
 
 @public
-def build_mtbreaker(*, seeds: Any, out: str | Path, column: str = "text", format: Optional[str] = None,
-                    variant: str = "seeded", llm: Optional[str] = None, mt: str = "apertium", qe: str = "qe",
-                    steps: int = 10, src_lang: str = "en", tgt_lang: str = "es", lp: Optional[str] = None,
-                    limit: Optional[int] = None, sample: Optional[int] = None, quoting: str = "auto",
-                    max_chars: int = DEFAULT_MAX_CHARS, skip_bad: bool = False,
-                    temperature: float = DEFAULT_TEMPERATURE, max_tokens: int = DEFAULT_MAX_TOKENS,
-                    grammatical_edits: bool = False, language_guard: bool = False, seed: int = 13,
-                    shard_size: Optional[int] = None, concurrency: Optional[int] = None,
-                    max_cost: Optional[float] = None, max_requests: Optional[int] = None, dry_run: bool = False,
-                    overwrite: bool = False, progress: bool = False) -> Build:
+@takes(MTBreakerOptions, Build)
+def build_mtbreaker(o: MTBreakerOptions) -> Build:
     """MT-breaker: an LLM edits each seed step by step until the target MT model translates it badly
     (``gauntlet build mtbreaker``; every option as there, see its ``--help``).
-
-    Args:
-        seeds: Seed texts: a file, a named layout (flores, wmt24) or an in-memory table (``mg.build``: ``input=``).
-        out: Output build directory (resumable).
-        column: Seed text column.
-        format: Input format (default: from the file name).
-        variant: ``seeded``, ``seedless``, ``seeded+qe`` or ``seedless+qe``.
-        llm: Editing LLM spec (default: embedded SmolLM2).
-        mt: Target translator spec(s), comma-separated.
-        qe: QE spec(s), comma-separated (averaged per text on 0-100).
-        steps: Edit steps after the initial source.
-        src_lang: Source language.
-        tgt_lang: Target language.
-        lp: Language pair filter for wmt24 seeds.
-        limit: Read at most N seeds.
-        sample: Seeds drawn at random from the rows read (content-keyed).
-        quoting: TSV/CSV quoting: auto, csv or none.
-        max_chars: Longest text a row may hold.
-        skip_bad: Skip bad rows and count them by reason instead of stopping.
-        temperature: Sampling temperature of the LLM.
-        max_tokens: Generation budget per LLM answer.
-        grammatical_edits: Add 'Only make grammatical edits' to every follow-up.
-        language_guard: Reject proposals not detected as ``src_lang`` (not in the paper; stated in the card).
-        seed: Random seed (part of the signature).
-        shard_size: Items per resumable shard (default 16, or the shard size of the build already in ``out``).
-        concurrency: Requests sent at once to openai: backends.
-        max_cost: Stop (`BudgetSpent`) once the requests cost this many USD; the same call resumes.
-        max_requests: Stop after N requests to openai: backends.
-        dry_run: Only estimate the API calls, tokens and cost (`Build.plan`); write nothing.
-        overwrite: Discard a different or unfinished build found in ``out``.
 
     Returns:
         The `Build`.
@@ -367,65 +172,23 @@ def build_mtbreaker(*, seeds: Any, out: str | Path, column: str = "text", format
     Examples:
         >>> b = mg.build("mtbreaker", seeds="seeds.tsv", out="builds/mtb", column="en", steps=3, max_requests=500)
     """
-    _check(locals())
-    from mtgauntlet.builders.mtbreaker import MTBreakerBuilder, keyed_sample
+    from mtgauntlet.builders.mtbreaker import MTBreakerBuilder
 
-    src_lang, tgt_lang = lang_pair(src_lang, tgt_lang)
-    rows = _seed_rows(seeds, column, format, src_lang, tgt_lang, limit, lp, quoting, max_chars, skip_bad)
-    rows.rows = keyed_sample(rows.rows, sample, seed)
-    return _breaker_build(lambda: MTBreakerBuilder(variant=variant, llm=llm, mt=comma_list(mt), qe=qe, steps=steps,
-                                                   src_lang=src_lang, tgt_lang=tgt_lang, temperature=temperature,
-                                                   max_tokens=max_tokens, language_guard=language_guard,
-                                                   grammatical_edits=grammatical_edits, sample=sample),
-                          "mtbreaker", rows, str(out), seed, overwrite, shard_size, concurrency, dry_run, max_cost,
-                          max_requests)
+    src_lang, tgt_lang = lang_pair(o.src_lang, o.tgt_lang)
+    rows = _seed_rows(o, src_lang, tgt_lang)
+    return _breaker_build(lambda: MTBreakerBuilder(variant=o.variant, llm=o.llm, mt=comma_list(o.mt), qe=o.qe,
+                                                   steps=o.steps, src_lang=src_lang, tgt_lang=tgt_lang,
+                                                   temperature=o.temperature, max_tokens=o.max_tokens,
+                                                   language_guard=o.language_guard,
+                                                   grammatical_edits=o.grammatical_edits, sample=o.sample),
+                          "mtbreaker", rows, o)
 
 
 @public
-def build_zeroshot(*, seeds: Any, out: str | Path, column: str = "text", format: Optional[str] = None,
-                   variant: str = "plain", llm: Optional[str] = None, mt: str = "apertium", qe: str = "qe",
-                   generations: int = 10, src_lang: str = "en", tgt_lang: str = "es", lp: Optional[str] = None,
-                   limit: Optional[int] = None, sample: Optional[int] = None, quoting: str = "auto",
-                   max_chars: int = DEFAULT_MAX_CHARS,
-                   skip_bad: bool = False, temperature: float = DEFAULT_TEMPERATURE,
-                   max_tokens: int = DEFAULT_MAX_TOKENS, history_size: Optional[int] = None,
-                   language_guard: bool = False, seed: int = 13, shard_size: Optional[int] = None,
-                   concurrency: Optional[int] = None, max_cost: Optional[float] = None,
-                   max_requests: Optional[int] = None, dry_run: bool = False, overwrite: bool = False,
-                   progress: bool = False) -> Build:
+@takes(ZeroShotOptions, Build)
+def build_zeroshot(o: ZeroShotOptions) -> Build:
     """Zero-shot baselines: one generation per item, with history, or the most difficult of ``generations``
     (``gauntlet build zeroshot``; every option as there, see its ``--help``).
-
-    Args:
-        seeds: Seed texts: only their lengths are used (``mg.build``: ``input=``).
-        out: Output build directory (resumable).
-        column: Seed text column.
-        format: Input format (default: from the file name).
-        variant: ``plain``, ``history`` or ``min``.
-        llm: Generating LLM spec (default: embedded SmolLM2).
-        mt: Target translator spec(s), comma-separated.
-        qe: QE spec(s), comma-separated.
-        generations: Texts generated per item by the ``min`` variant.
-        src_lang: Source language.
-        tgt_lang: Target language.
-        lp: Language pair filter for wmt24 seeds.
-        limit: Read at most N seeds.
-        sample: Seeds drawn at random from the rows read (content-keyed, as MT-breaker's: the same ``sample`` and
-            ``seed`` give both methods the same seeds, so the same length targets).
-        quoting: TSV/CSV quoting: auto, csv or none.
-        max_chars: Longest text a row may hold.
-        skip_bad: Skip bad rows and count them by reason instead of stopping.
-        temperature: Sampling temperature.
-        max_tokens: Generation budget per LLM answer.
-        history_size: ``history`` variant: list only the last N earlier texts (default: all, as the paper).
-        language_guard: Reject texts not detected as ``src_lang`` (not in the paper; stated in the card).
-        seed: Random seed (part of the signature).
-        shard_size: Items per resumable shard (default 16, or the shard size of the build already in ``out``).
-        concurrency: Requests sent at once to openai: backends.
-        max_cost: Stop (`BudgetSpent`) once the requests cost this many USD; the same call resumes.
-        max_requests: Stop after N requests to openai: backends.
-        dry_run: Only estimate the API calls, tokens and cost (`Build.plan`); write nothing.
-        overwrite: Discard a different or unfinished build found in ``out``.
 
     Returns:
         The `Build`.
@@ -436,70 +199,23 @@ def build_zeroshot(*, seeds: Any, out: str | Path, column: str = "text", format:
     Examples:
         >>> b = mg.build("zeroshot", seeds="seeds.tsv", out="builds/zs", column="en", variant="min", generations=4)
     """
-    _check(locals())
-    from mtgauntlet.builders.mtbreaker import keyed_sample
     from mtgauntlet.builders.zeroshot import ZeroShotBuilder
 
-    src_lang, tgt_lang = lang_pair(src_lang, tgt_lang)
-    rows = _seed_rows(seeds, column, format, src_lang, tgt_lang, limit, lp, quoting, max_chars, skip_bad)
-    rows.rows = keyed_sample(rows.rows, sample, seed)
-    return _breaker_build(lambda: ZeroShotBuilder(variant=variant, llm=llm, mt=comma_list(mt), qe=qe,
-                                                  src_lang=src_lang, tgt_lang=tgt_lang, generations=generations,
-                                                  temperature=temperature, max_tokens=max_tokens,
-                                                  history_size=history_size, language_guard=language_guard,
-                                                  sample=sample),
-                          "zeroshot", rows, str(out), seed, overwrite, shard_size, concurrency, dry_run, max_cost,
-                          max_requests)
+    src_lang, tgt_lang = lang_pair(o.src_lang, o.tgt_lang)
+    rows = _seed_rows(o, src_lang, tgt_lang)
+    return _breaker_build(lambda: ZeroShotBuilder(variant=o.variant, llm=o.llm, mt=comma_list(o.mt), qe=o.qe,
+                                                  src_lang=src_lang, tgt_lang=tgt_lang, generations=o.generations,
+                                                  temperature=o.temperature, max_tokens=o.max_tokens,
+                                                  history_size=o.history_size, language_guard=o.language_guard,
+                                                  sample=o.sample),
+                          "zeroshot", rows, o)
 
 
 @public
-def build_bandit(*, out: str | Path, corpus: Any = None, topics: Optional[str] = None,
-                 llm_topics: Optional[str] = None, llm: Optional[str] = None, sampler: str = "corpus",
-                 topic_column: Optional[str] = None, text_column: str = "src", format: Optional[str] = None,
-                 quoting: str = "auto", max_chars: int = DEFAULT_MAX_CHARS, skip_bad: bool = False,
-                 algorithm: str = "eps-greedy", budget: int = 300, k: int = 10, cap: int = 10, epsilon: float = 0.7,
-                 batch: int = 1, prescore: Optional[int] = None, mt: str = "apertium", qe: str = "qe",
-                 src_lang: str = "en", tgt_lang: str = "es", lp: Optional[str] = None, min_words: int = 20,
-                 max_words: int = 40, seed: int = 13, concurrency: Optional[int] = None,
-                 max_cost: Optional[float] = None, max_requests: Optional[int] = None, dry_run: bool = False,
-                 overwrite: bool = False, progress: bool = False) -> Build:
+@takes(BanditBuildOptions, Build)
+def build_bandit(o: BanditBuildOptions) -> Build:
     """Search for the hardest topics with a bandit: the pull log (``pulls/``) and ``topic_text`` records
     (``gauntlet build bandit``; every option as there, see its ``--help``).
-
-    Args:
-        out: Output directory (resumable).
-        corpus: Local corpus to sample texts from (a file, flores / wmt24, an in-memory table; ``mg.build``:
-            ``input=``).
-        topics: Taxonomy YAML/JSON (texts retrieved by e5 similarity).
-        llm_topics: Generate a topic tree for this domain with ``llm``.
-        llm: LLM spec for ``llm_topics`` or ``sampler="llm"``.
-        sampler: ``corpus`` (offline) or ``llm``.
-        topic_column: Corpus column with topic labels (flores: topic, wmt24: domain).
-        text_column: Corpus text column.
-        format: Input format (default: from the file name).
-        quoting: TSV/CSV quoting: auto, csv or none.
-        max_chars: Longest text a row may hold.
-        skip_bad: Skip bad rows and count them by reason instead of stopping.
-        algorithm: ``brute``, ``greedy``, ``eps-greedy``, ``contextual`` or ``ucb``.
-        budget: Pulls (sample + translate + QE), failed pulls included.
-        k: Topics to return.
-        cap: Most pulls per topic (0: no cap).
-        epsilon: eps-greedy: probability of exploring an unsampled topic.
-        batch: Topics chosen per step.
-        prescore: Pre-score a replay pool instead: N samples per topic.
-        mt: Translator spec(s), comma-separated.
-        qe: QE spec(s), comma-separated.
-        src_lang: Source language.
-        tgt_lang: Target language.
-        lp: Language pair filter for multi-pair corpora.
-        min_words: Shortest corpus text sampled, in words.
-        max_words: Longest corpus text sampled, in words.
-        seed: Random seed (part of the signature).
-        concurrency: Requests sent at once to openai: backends.
-        max_cost: Stop (`BudgetSpent`) once the requests cost this many USD; the same call resumes.
-        max_requests: Stop after N requests to openai: backends.
-        dry_run: Only estimate the API calls, tokens and cost (`Build.plan`); write nothing.
-        overwrite: Discard a different search found in ``out``.
 
     Returns:
         The `Build`: ``summary["top_topics"]``, ``summary["counts"]`` (pulls, scored pulls, failures).
@@ -512,34 +228,31 @@ def build_bandit(*, out: str | Path, corpus: Any = None, topics: Optional[str] =
         >>> b = mg.build("bandit", out="builds/bandit", corpus="flores", topic_column="topic", budget=50, k=3)
         >>> b.summary["top_topics"]
     """
-    _check(locals())
-    from mtgauntlet.builders.bandit.setup import BanditOptions, prepare
+    from mtgauntlet.builders.bandit.setup import prepare
     from mtgauntlet.builders.base import iter_items
     from mtgauntlet.corpora.formats import sniff_named_format
     from mtgauntlet.runner.build_runner import input_digest
 
-    format = input_format(corpus, format)
-    corpus = as_input_path(corpus) if corpus is not None else None
-    with _paced(concurrency, max_cost, max_requests):  # every model below is loaded with it
-        src_lang, tgt_lang = lang_pair(src_lang, tgt_lang)
+    out = o.out
+    fmt = input_format(o.corpus, o.format)  # in memory: always its Parquet file
+    corpus = as_input_path(o.corpus) if o.corpus is not None else None
+    with _paced(o.concurrency, o.max_cost, o.max_requests):  # every model below is loaded with it
+        src_lang, tgt_lang = lang_pair(o.src_lang, o.tgt_lang)
         rows, skipped = [], {}
         if corpus:
-            read = load_corpus(corpus, format=format, src_col=text_column, ref_col=None, src_lang=src_lang,
-                               tgt_lang=tgt_lang, lp=lp, quoting=quoting, max_chars=max_chars, skip_bad=skip_bad)
+            read = load_corpus(corpus, format=fmt, src_col=o.text_column, ref_col=None, src_lang=src_lang,
+                               tgt_lang=tgt_lang, lp=o.lp, quoting=o.quoting, max_chars=o.max_chars,
+                               skip_bad=o.skip_bad)
             rows, skipped = read.rows, read.skipped_counts()
-        options = BanditOptions(topics=topics, llm_topics=llm_topics, llm=llm, sampler=sampler,
-                                topic_column=topic_column, algorithm=algorithm, budget=budget, k=k, cap=cap,
-                                epsilon=epsilon, batch=batch, prescore=prescore, mt=comma_list(mt), qe=qe,
-                                src_lang=src_lang, tgt_lang=tgt_lang, min_words=min_words, max_words=max_words,
-                                seed=seed)
-        named = format or (sniff_named_format(corpus) if corpus else None)
-        if dry_run:
+        options = dataclasses.replace(o, src_lang=src_lang, tgt_lang=tgt_lang)
+        named = fmt or (sniff_named_format(corpus) if corpus else None)
+        if o.dry_run:
             return Build(Path(out), skipped=skipped, plan=prepare(options, rows, corpus, named, None, dry_run=True))
         # the digest names the topics asked for; an LLM tree is only known once grown, inside prepare
         search = prepare(options, rows, corpus, named, None)
         search.input_sha256 = input_digest(iter_items([*({"topic": t.name, "path": t.path} for t in search.topics),
                                                        *rows]))
-        search.run(out, overwrite=overwrite)
+        search.run(out, overwrite=o.overwrite)
     result = Build.open(out, skipped=skipped)
     c = result.summary["counts"]
     if c["pulls"] and not c["scored_pulls"]:
@@ -553,9 +266,9 @@ BUILDERS: dict[str, Callable[..., Build]] = {"subset": build_subset, "smaug": bu
                                              "bandit": build_bandit}
 
 
-def _keywords(fn: Callable[..., Any]) -> dict[str, inspect.Parameter]:
-    return {p.name: p for p in inspect.signature(fn).parameters.values()
-            if p.kind is p.KEYWORD_ONLY and p.name != "progress"}
+def _keywords(method: str) -> dict[str, Declared]:
+    """The options of ``method`` by keyword, as declared."""
+    return {o.name: o for o in declared(OPTIONS[method])}
 
 
 def _input_key(path: Any) -> Any:
@@ -576,8 +289,7 @@ def _input_key(path: Any) -> Any:
 def default_out(method: str, options: dict[str, Any]) -> Path:
     """``<cache>/builds/<method>-<16 hex>``: the sha256 of the method, every option that changes what is built
     (defaults filled in) and the input's content, so the same call finds (and resumes) the same build."""
-    fn = BUILDERS[method]
-    resolved = {name: options.get(name, p.default) for name, p in _keywords(fn).items() if name not in PLACEMENT}
+    resolved = {name: options.get(name, o.default) for name, o in _keywords(method).items() if name not in PLACEMENT}
     key = INPUT_OPTION[method]
     resolved[key] = _input_key(resolved.get(key))
     blob = json.dumps({"method": method, "options": resolved}, sort_keys=True, ensure_ascii=False, default=str)
@@ -621,18 +333,18 @@ def build(method: str, *, input: Any = None, out: str | Path | None = None, inpu
     """
     one_of("method", method, BUILDERS)
     fn = BUILDERS[method]
-    params = _keywords(fn)
+    params = _keywords(method)
     unknown_keywords(f"build {method}", options, [*params, "input"])
     key = INPUT_OPTION[method]
     if input is not None:
         if key != "input" and options.get(key) is not None:
             raise UsageError(f"build {method}: give input= or {key}=, not both")
         options[key] = input
-    missing = [n for n, p in params.items() if p.default is p.empty and options.get(n) is None and n != "out"]
+    missing = [n for n, o in params.items() if o.required and options.get(n) is None and n != "out"]
     if missing:
         raise UsageError(f"build {method}: missing required option(s) {', '.join(missing)}"
                          + (" (input=)" if key in missing else ""))
-    _check(options)
+    check(OPTIONS[method], options)
     if options.get(key) is not None:
         options["format"] = input_format(options[key], options.get("format"))  # a name only labels the data
         options[key] = as_input_path(options[key], input_name)

@@ -1,41 +1,32 @@
 """The checks typer makes on the command line (``min=``, choices), made again for an API call: the same refusal,
-as a `mtgauntlet.UsageError` naming the option as the CLI names it, before any work is done."""
+as a `mtgauntlet.UsageError` naming the option as the CLI names it, before any work is done. (A command whose
+options are declared in a dataclass gets them from `mtgauntlet.options.check`; these are for the others.)"""
 
 from __future__ import annotations
 
-import numbers
 from typing import Any, Iterable
 
 from mtgauntlet.errors import UsageError
-
-
-def _number(name: str, value: Any) -> None:
-    """Refuse a bound's ``value`` that is no number (``budget="ten"``, ``True``) with one line naming it."""
-    if not isinstance(value, numbers.Real) or isinstance(value, bool):
-        raise UsageError(f"{name}: must be a number (got {type(value).__name__} {value!r})")
+from mtgauntlet.options import not_one_of, out_of_range
+from mtgauntlet.shared_options import input_formats  # noqa: F401 (what --format of a corpus takes; CLI and API)
 
 
 def at_least(name: str, value: Any, minimum: float) -> None:
     """Refuse ``value`` below ``minimum`` (``None``, an option not given, passes): ``--budget: must be >= 1``."""
-    if value is not None:
-        _number(name, value)
-    if value is not None and value < minimum:
-        raise UsageError(f"{name}: must be >= {minimum} (got {value!r})")
+    if (why := out_of_range(name, value, minimum, None)) is not None:
+        raise UsageError(why)
 
 
 def one_of(name: str, value: Any, choices: Iterable[Any]) -> None:
     """Refuse ``value`` outside ``choices`` (``None`` passes): ``--format: 'xml' is not one of table, csv, json``."""
-    choices = tuple(choices)
-    if value is not None and value not in choices:
-        raise UsageError(f"{name}: {value!r} is not one of {', '.join(map(str, choices))}")
+    if (why := not_one_of(name, value, choices)) is not None:
+        raise UsageError(why)
 
 
 def at_most(name: str, value: Any, maximum: float) -> None:
     """Refuse ``value`` above ``maximum`` (``None`` passes): ``--epsilon: must be <= 1.0``."""
-    if value is not None:
-        _number(name, value)
-    if value is not None and value > maximum:
-        raise UsageError(f"{name}: must be <= {maximum} (got {value!r})")
+    if (why := out_of_range(name, value, None, maximum)) is not None:
+        raise UsageError(why)
 
 
 def option_name(keyword: str) -> str:
@@ -53,12 +44,6 @@ def in_ranges(values: dict[str, Any], minimum: dict[str, float], maximum: dict[s
             at_most(option_name(name), value, maximum[name])
 
 
-def budget_limits(max_cost: Any, max_requests: Any) -> None:
-    """The ``--max-cost`` / ``--max-requests`` ranges of every command that pays for API calls."""
-    at_least("--max-cost", max_cost, 0.0)
-    at_least("--max-requests", max_requests, 0)
-
-
 def listed(value: Any) -> list[str]:
     """An option that takes several names: ``"a, b,,c"`` (as on the command line) or ``["a", "b"]`` ->
     ``["a", "b", ...]``; ``None`` or empty -> ``[]``."""
@@ -66,14 +51,6 @@ def listed(value: Any) -> list[str]:
         return []
     parts = value.split(",") if isinstance(value, str) else [str(v) for v in value]
     return [x.strip() for x in parts if x.strip()]
-
-
-def input_formats() -> tuple[str, ...]:
-    """What ``--format`` of a corpus takes: a plain table format or a named layout (flores, wmt24, ...)."""
-    from mtgauntlet.corpora.formats import READERS
-    from mtgauntlet.corpora.readers import FORMATS
-
-    return (*FORMATS, "parallel", *(name for name in READERS if name != "parallel"))
 
 
 def judgment_formats() -> tuple[str, ...]:
@@ -93,3 +70,17 @@ def unknown_keywords(what: str, given: Iterable[str], known: Iterable[str]) -> N
             close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
             hint = f"did you mean {' or '.join(close)}?" if close else f"known: {', '.join(known)}"
             raise UsageError(f"{what}: unknown option {name!r} ({hint})")
+
+
+def dispatch(verb: str, kinds: dict, kind: str, options: dict):
+    """Call ``kinds[kind](**options)`` in the caller's output mode; an unknown kind or option is a UsageError."""
+    import inspect
+
+    fn = kinds.get(kind)
+    if fn is None:
+        raise UsageError(f"{verb}: unknown kind {kind!r} (one of {', '.join(kinds)})")
+    known = set(inspect.signature(fn).parameters) - {"progress"}
+    unknown = sorted(set(options) - known)
+    if unknown:
+        raise UsageError(f"{verb} {kind}: unknown option(s) {', '.join(unknown)} (takes: {', '.join(sorted(known))})")
+    return fn(progress=None, **options)

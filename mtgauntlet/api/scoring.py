@@ -1,5 +1,7 @@
 """Scores from Python: `score` (``gauntlet score difficulty|qe``), one function per kind behind it
-(`score_difficulty`, `score_qe`). The CLI commands call these functions and print what they return."""
+(`score_difficulty`, `score_qe`), whose keywords, docstring ``Args`` and range checks come from their options
+dataclasses (`mtgauntlet.api.score_options`, declared once). The CLI commands call these functions and print
+what they return."""
 
 from __future__ import annotations
 
@@ -9,25 +11,23 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from mtgauntlet.api.checks import at_least, budget_limits, input_formats, one_of
 from mtgauntlet.api.inputs import as_input_path, input_format
+from mtgauntlet.api.score_options import ScoreDifficultyOptions, ScoreQEOptions
 from mtgauntlet.api.session import public
 from mtgauntlet.corpora.options import skipped_counts_note
-from mtgauntlet.corpora.readers import DEFAULT_MAX_CHARS
 from mtgauntlet.errors import UsageError
 from mtgauntlet.models.spec_public import public_spec
+from mtgauntlet.options import takes
 
 __all__ = ["score", "score_difficulty", "score_qe"]
 
 SUMMARY = "mtgauntlet.score"  # df.attrs key of the run's summary (what `gauntlet score ... --json` prints)
 
 
-def _check_common(out, max_chars, max_cost, max_requests) -> None:
-    """The ranges typer checks on both score commands, and the output path, before any reading."""
+def _check_output(out) -> None:
+    """The output path, checked before any reading (the ranges are checked by `mtgauntlet.options.takes`)."""
     from mtgauntlet.tables import check_output_path
 
-    at_least("--max-chars", max_chars, 1)
-    budget_limits(max_cost, max_requests)
     if out is not None:
         check_output_path(out)
 
@@ -46,11 +46,10 @@ def _work_dir(out):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _run_engine(role: str, spec: str, columns: dict, work: Path, *, engine: str, src_lang=None, tgt_lang=None,
-                shard_size: int = 10_000, actors: int | None = None, device=None, dtype=None, batch_size=None,
-                max_cost=None, max_requests=None):
-    """(scores in input order, placement, API usage of the run). A budget spent stops it (BudgetSpent); the
-    finished shards stay in ``work`` so the same call resumes."""
+def _run_engine(role: str, spec: str, columns: dict, work: Path, o: ScoreDifficultyOptions | ScoreQEOptions, *,
+                src_lang=None, tgt_lang=None):
+    """(scores in input order, placement, API usage of the run) with the engine, device and budget options of
+    ``o``. A budget spent stops it (BudgetSpent); the finished shards stay in ``work`` so the same call resumes."""
     from mtgauntlet.engines import get_engine
     from mtgauntlet.engines.scoring import ScoreTask
     from mtgauntlet.models import usage
@@ -58,12 +57,12 @@ def _run_engine(role: str, spec: str, columns: dict, work: Path, *, engine: str,
     from mtgauntlet.runner.progress import Progress, want_bar
 
     before = usage.LEDGER.snapshot()
-    set_defaults(device=device, dtype=dtype, batch=batch_size)
-    task = ScoreTask(role, spec, src_lang, tgt_lang, shard_size)
-    eng = get_engine(engine, **({"actors": actors} if engine == "ray" else {}))
+    set_defaults(device=o.device, dtype=o.dtype, batch=o.batch_size)
+    task = ScoreTask(role, spec, src_lang, tgt_lang, o.shard_size)
+    eng = get_engine(o.engine, **({"actors": o.actors} if o.engine == "ray" else {}))
     n = len(next(iter(columns.values())))
-    with usage.budget(max_cost, max_requests), \
-            Progress(want_bar(None), total=n, done=0, label=f"score {role} ({engine})") as progress:
+    with usage.budget(o.max_cost, o.max_requests), \
+            Progress(want_bar(None), total=n, done=0, label=f"score {role} ({o.engine})") as progress:
         scores = eng.score(task, columns, work, on_shard=lambda start, end: progress.advance(end - start))
     return scores, eng.placement(task), usage.report(usage.since(before))
 
@@ -91,24 +90,10 @@ def _frame(rows):
 
 
 @public
-def score_difficulty(*, input: Any, out: str | Path | None = None, estimator: str = "length",
-                     format: str | None = None, src_col: str = "src", src_lang: str | None = None,
-                     tgt_lang: str | None = None, lp: str | None = None, limit: int | None = None,
-                     quoting: str = "auto", max_chars: int = DEFAULT_MAX_CHARS, skip_bad: bool = False,
-                     engine: str = "local",
-                     device: str | None = None, dtype: str | None = None, batch_size: int | None = None,
-                     shard_size: int = 10_000, actors: int | None = None, max_cost: float | None = None,
-                     max_requests: int | None = None, dry_run: bool = False, progress: bool = False):
-    """Add a ``difficulty`` column (higher = harder) to every row: ``gauntlet score difficulty``.
-
-    See `score` for the options shared with QE; the options of this kind are ``estimator`` (difficulty
-    estimator spec), ``format`` (a table format or a named layout), ``src_col``, ``src_lang``, ``tgt_lang``, ``lp``
-    and ``limit`` (read at most N rows).
-
-    Args:
-        input: Corpus file or named layout, or a DataFrame, ``datasets.Dataset`` or list of dicts.
-        out: Output file (.parquet, .tsv, .tsv.gz, .csv, .csv.gz or .jsonl); ``None``: nothing is written.
-        estimator: Difficulty estimator spec.
+@takes(ScoreDifficultyOptions)
+def score_difficulty(o: ScoreDifficultyOptions):
+    """Add a ``difficulty`` column (higher = harder) to every row: ``gauntlet score difficulty``. See `score` for
+    what the options shared with QE do and what is returned.
 
     Returns:
         The scored ``pandas.DataFrame`` (``plan`` instead with ``dry_run``); see `score`.
@@ -120,46 +105,33 @@ def score_difficulty(*, input: Any, out: str | Path | None = None, estimator: st
     from mtgauntlet.corpora.readers import parse_column_map
     from mtgauntlet.models import registry
 
-    at_least("--limit", limit, 1)
-    _check_common(out, max_chars, max_cost, max_requests)
-    one_of("--format", format, input_formats())
-    src_lang, tgt_lang = lang_option(src_lang, "--src-lang"), lang_option(tgt_lang, "--tgt-lang")
-    registry.resolve_class("difficulty", estimator)  # a bad spec fails before any reading or scoring
-    format = input_format(input, format)  # in memory: always its Parquet file
-    rows = load_corpus(CorpusRequest(path=as_input_path(input), format=format, src_col=src_col, ref_col=None,
-                                     src_lang=src_lang, tgt_lang=tgt_lang, lp=lp, limit=limit, skip_bad=skip_bad,
-                                     columns=parse_column_map(None), quoting=quoting, max_chars=max_chars))
+    _check_output(o.out)
+    src_lang, tgt_lang = lang_option(o.src_lang, "--src-lang"), lang_option(o.tgt_lang, "--tgt-lang")
+    registry.resolve_class("difficulty", o.estimator)  # a bad spec fails before any reading or scoring
+    fmt = input_format(o.input, o.format)  # in memory: always its Parquet file
+    rows = load_corpus(CorpusRequest(path=as_input_path(o.input), format=fmt, src_col=o.src_col, ref_col=None,
+                                     src_lang=src_lang, tgt_lang=tgt_lang, lp=o.lp, limit=o.limit,
+                                     skip_bad=o.skip_bad, columns=parse_column_map(None), quoting=o.quoting,
+                                     max_chars=o.max_chars))
     src_lang, tgt_lang = one_pair(rows, src_lang, tgt_lang)
     df = _frame(rows)
     columns = {"src": df["src"].tolist()}
-    if dry_run:
+    if o.dry_run:
         from mtgauntlet.models.estimate import role_plan
 
-        return role_plan(registry.load("difficulty", estimator), columns["src"], None, src_lang, tgt_lang)
-    with _work_dir(out) as work:
-        scores, placement, spent = _run_engine(
-            "difficulty", estimator, columns, work, engine=engine, src_lang=src_lang, tgt_lang=tgt_lang,
-            shard_size=shard_size, actors=actors, device=device, dtype=dtype, batch_size=batch_size,
-            max_cost=max_cost, max_requests=max_requests)
+        return role_plan(registry.load("difficulty", o.estimator), columns["src"], None, src_lang, tgt_lang)
+    with _work_dir(o.out) as work:
+        scores, placement, spent = _run_engine("difficulty", o.estimator, columns, work, o, src_lang=src_lang,
+                                               tgt_lang=tgt_lang)
         df["difficulty"] = scores[:, 0]
-        return _finish(df, out, work, public_spec(estimator), engine, placement, "difficulty", rows, spent)
+        return _finish(df, o.out, work, public_spec(o.estimator), o.engine, placement, "difficulty", rows, spent)
 
 
 @public
-def score_qe(*, input: Any, out: str | Path | None = None, qe: str = "qe", map: str | None = None,
-             format: str | None = None, quoting: str = "auto", max_chars: int = DEFAULT_MAX_CHARS,
-             skip_bad: bool = False,
-             engine: str = "local", device: str | None = None, dtype: str | None = None, batch_size: int | None = None,
-             shard_size: int = 10_000, actors: int | None = None, max_cost: float | None = None,
-             max_requests: int | None = None, dry_run: bool = False, progress: bool = False):
+@takes(ScoreQEOptions)
+def score_qe(o: ScoreQEOptions):
     """Add a ``qe`` column (0..100, higher = better; empty where the score failed) to every (src, tgt) row, per
     language pair; with several QE specs also one ``qe:<spec>`` column each: ``gauntlet score qe``.
-
-    Args:
-        input: Table with columns src, tgt, lp (TSV/CSV/JSONL/Parquet), or a DataFrame, Dataset or list of dicts.
-        out: Output file (.parquet, .tsv, .tsv.gz, .csv, .csv.gz or .jsonl); ``None``: nothing is written.
-        qe: QE spec(s), comma-separated: several are averaged per row on the 0-100 scale.
-        map: Column mapping ours=theirs, e.g. ``tgt=mt,lp=langpair``.
 
     Returns:
         The scored ``pandas.DataFrame`` (``plan`` instead with ``dry_run``); see `score`.
@@ -168,20 +140,20 @@ def score_qe(*, input: Any, out: str | Path | None = None, qe: str = "qe", map: 
         >>> df = score_qe(input=[{"src": "Hola", "tgt": "Hello", "lp": "es-en"}], qe="qe")
     """
     from mtgauntlet.corpora.langs import split_lp
-    from mtgauntlet.corpora.readers import FORMATS, parse_column_map, read_rows
+    from mtgauntlet.corpora.readers import parse_column_map, read_rows
     from mtgauntlet.errors import InputError
     from mtgauntlet.models.qe_ensemble import split_specs
     from mtgauntlet.models.registry import resolve_class
 
-    _check_common(out, max_chars, max_cost, max_requests)
-    one_of("--format", format, FORMATS)
-    specs = split_specs(qe)
+    _check_output(o.out)
+    specs = split_specs(o.qe)
     for spec in specs:
         resolve_class("qe", spec)  # a bad spec fails before any reading or scoring
-    path = as_input_path(input)
-    format = input_format(input, format)  # in memory: always its Parquet file
-    rs = read_rows(path, format=format, columns=parse_column_map(map), required=["src", "tgt", "lp"],
-                   text_fields=["src"], quoting=quoting, max_chars=max_chars, on_error="skip" if skip_bad else "raise")
+    path = as_input_path(o.input)
+    rs = read_rows(path, format=input_format(o.input, o.format),  # in memory: its Parquet file
+                   columns=parse_column_map(o.map), required=["src", "tgt", "lp"],
+                   text_fields=["src"], quoting=o.quoting, max_chars=o.max_chars,
+                   on_error="skip" if o.skip_bad else "raise")
     if not rs.rows:
         raise InputError("no usable rows" + skipped_counts_note(rs.skipped_counts()), file=path)
     df = _frame(rs)
@@ -191,17 +163,15 @@ def score_qe(*, input: Any, out: str | Path | None = None, qe: str = "qe", map: 
         except ValueError as exc:
             raise InputError(str(exc), file=path, line=rs.rows[list(idx)[0]]["_line"], field="lp") from None
     columns = {"src": df["src"].tolist(), "tgt": df["tgt"].fillna("").tolist(), "lp": [str(x) for x in df["lp"]]}
-    if dry_run:
-        return _qe_plan(qe, columns)
-    with _work_dir(out) as work:
-        scores, placement, spent = _run_engine("qe", qe, columns, work, engine=engine, shard_size=shard_size,
-                                               actors=actors, device=device, dtype=dtype, batch_size=batch_size,
-                                               max_cost=max_cost, max_requests=max_requests)
+    if o.dry_run:
+        return _qe_plan(o.qe, columns)
+    with _work_dir(o.out) as work:
+        scores, placement, spent = _run_engine("qe", o.qe, columns, work, o)
         df["qe"] = scores[:, 0]
         if len(specs) > 1:
             for j, spec in enumerate(specs, start=1):
                 df[f"qe:{spec}"] = scores[:, j]
-        return _finish(df, out, work, ",".join(public_spec(list(specs))), engine, placement, "qe", rs, spent)
+        return _finish(df, o.out, work, ",".join(public_spec(list(specs))), o.engine, placement, "qe", rs, spent)
 
 
 def _qe_plan(spec: str, columns: dict):

@@ -9,8 +9,8 @@ from typing import Any
 
 import typer
 
-from mtgauntlet.api.checks import input_formats, judgment_formats
-from mtgauntlet.corpora.readers import DEFAULT_MAX_CHARS, FORMATS
+from mtgauntlet.corpora.readers import FORMATS
+from mtgauntlet.shared_options import QUOTING_HELP
 
 
 def fail(message: str, code: int = 2) -> None:
@@ -73,40 +73,7 @@ def build_result(summary) -> dict[str, Any]:
 
 # -- options shared by every command that reads a table (one definition, one help text) ---------------
 def quoting_option():
-    return typer.Option("auto", "--quoting", help="TSV/CSV quoting: auto (detect), csv (standard \"…\" quoting) "
-                        "or none (quotes are literal characters, as in the WMT MQM tables).")
-
-
-def skip_bad_option():
-    return typer.Option(False, "--skip-bad", help="Skip bad rows (empty or too long text, wrong type, invalid "
-                        "UTF-8, wrong field count, invalid JSON) and count them by reason, instead of stopping.")
-
-
-def max_chars_option():
-    return typer.Option(DEFAULT_MAX_CHARS, "--max-chars", min=1,
-                        help="Longest text a row may hold, in characters (longer rows are errors, or skipped).")
-
-
-def limit_option(what: str = "rows"):
-    return typer.Option(None, "--limit", min=1, help=f"Read at most N {what}.")
-
-
-def sample_option():
-    return typer.Option(None, "--sample", min=1, help="Seeds drawn at random from the rows read (the paper: 100): the "
-                        "N with the smallest hash of (--seed, source id, text), so editing other rows keeps a seed in "
-                        "or out.")
-
-
-def overwrite_option():
-    return typer.Option(False, "--overwrite", help="Discard a different or unfinished build found in --out and start over.")
-
-
-def seed_option():
-    return typer.Option(13, "--seed", help="Random seed (per-item randomness derives from it; part of the signature).")
-
-
-def shard_size_option(default: int):
-    return typer.Option(default, "--shard-size", min=1, help="Items per resumable shard.")
+    return typer.Option("auto", "--quoting", help=QUOTING_HELP)
 
 
 def checked(choices: tuple[str, ...], what: str = "format"):
@@ -118,26 +85,13 @@ def checked(choices: tuple[str, ...], what: str = "format"):
     return check
 
 
-INPUT_FORMATS = input_formats()
-JUDGMENT_FORMATS = judgment_formats()
 OUTPUT_FORMATS = ("table", "csv", "json")
-
-
-def format_option():
-    return typer.Option(None, "--format", callback=checked(INPUT_FORMATS),
-                        help="Input format: tsv, csv, jsonl, parquet, hf, or a named layout "
-                        "(flores, wmt24, parallel-samples, demetr, aces); default: from the file name.")
 
 
 def table_format_option():
     """``--format`` of a plain table (tsv, csv, jsonl, parquet, hf)."""
     return typer.Option(None, "--format", callback=checked(FORMATS),
                         help=f"{', '.join(FORMATS)}; default: from the file name.")
-
-
-def judgment_format_option():
-    return typer.Option(None, "--format", callback=checked(JUDGMENT_FORMATS),
-                        help="google-mqm, wmt23-mtme, wmt23-esa, or a plain table format (tsv, csv, jsonl, parquet, hf).")
 
 
 def output_format_option(default: str = "table"):

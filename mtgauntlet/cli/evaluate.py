@@ -1,47 +1,37 @@
-"""`gauntlet evaluate`: metric robustness on challenge pairs; difficulty estimators (DEC)."""
+"""`gauntlet evaluate`: metric robustness on challenge pairs; difficulty estimators (DEC); MT-breaker analysis;
+bandit replays. Each command's options are declared once (`mtgauntlet.api.evaluate_options`); its handler prints
+the API function's result as tables (or ``--json``)."""
 
 from __future__ import annotations
 
-from typing import List, Optional
+from typing import Any
 
 import typer
 
-from mtgauntlet.cli.common import judgment_format_option, print_frame, print_json, quoting_option
-from mtgauntlet.cli.spend import max_cost_option, max_requests_option
+from mtgauntlet.api.evaluate_options import (EvaluateBanditOptions, EvaluateBreakerOptions, EvaluateDecOptions,
+                                             EvaluateMetricOptions)
+from mtgauntlet.cli.common import print_frame, print_json
+from mtgauntlet.cli.declared import command
 from mtgauntlet.runner.progress import info
 
 app = typer.Typer(help="Evaluate metrics on challenge sets, or difficulty estimators on judgments.",
                   no_args_is_help=True)
 
 
-@app.command("metric")
-def evaluate_metric(
-    set: str = typer.Option(..., "--set", "-s", help="Build/release dir or Parquet of smaug_pair, DEMETR JSONL or ACES TSV."),
-    metric: List[str] = typer.Option(["chrf"], "--metric", "-m", help="chrf, bleu, col:GOODCOL,BADCOL, or a QE spec "
-                                     "(qe, roundtrip, comet:..., llm-as-qe:...); several: repeat or comma-separate."),
-    lp: str = typer.Option(None, "--lp", help="Only these language pairs (comma-separated, e.g. es-en,de-en)."),
-    phenomena: str = typer.Option(None, "--phenomena", help="Only these phenomena (comma-separated)."),
-    ties: str = typer.Option("discordant", "--ties", help="discordant: a tie counts against the metric (WMT "
-                             "challenge-set evaluation); ignore: ties in neither count (SMAUG eq. 1 as written)."),
-    json_out: bool = typer.Option(False, "--json", help="Print JSON."),
-    max_cost: Optional[float] = max_cost_option(),
-    max_requests: Optional[int] = max_requests_option(),
-):
-    """Kendall-like tau and d (SMAUG eq. 1-2) per metric, phenomenon and lp; mean ± std of tau over lps
-    (SMAUG Figures 4-7) and the Pearson correlation of tau and d over (metric, lp) points (Figure 8)."""
+def _metric(p: dict[str, Any]) -> None:
     import pandas as pd
 
     from mtgauntlet.api.evaluating import evaluate_metric as run
 
-    res = run(set=set, metric=metric, lp=lp, phenomena=phenomena, ties=ties, max_cost=max_cost,
-              max_requests=max_requests, progress=None)
+    json_out = p.pop("json_out")
+    res = run(**p, progress=None)
     if json_out:
         return print_json(res)
     print_frame(pd.DataFrame(res["results"]))
     for spec, why in res["skipped"].items():
         for k, reason in why.items():
             info(f"skipped {spec} {k}: {reason}")
-    tie_rule = ("ties counted as discordant (WMT challenge-set evaluation)" if ties == "discordant"
+    tie_rule = ("ties counted as discordant (WMT challenge-set evaluation)" if p["ties"] == "discordant"
                 else "ties ignored (SMAUG eq. 1 as written)")
     typer.echo(f"tau = (C - D) / (C + D), {tie_rule}; d over concordant pairs, min-max normalised.")
     typer.echo("tau over language pairs (SMAUG Figures 4-7: mean ± sample std):")
@@ -66,34 +56,16 @@ def _pm(mean, std) -> str:
     return f"{mean:.3f}" + (f" ± {std:.3f}" if std is not None else " (one lp)")
 
 
-@app.command("dec")
-def evaluate_dec(
-    judgments: str = typer.Option(..., "--judgments", "-j", help="Judgment table (lp,item_id,src,system,score[,tgt,protocol,is_human_ref]); gz ok; or google-mqm / wmt23-mtme / wmt23-esa files."),
-    estimator: str = typer.Option("length", "--estimator", "-e", help="Difficulty estimator spec(s), comma-separated."),
-    format: str = judgment_format_option(),
-    map: str = typer.Option(None, "--map", help="Column mapping ours=theirs, e.g. score=esa_score_mean,item_id=line_id,human=is_ref."),
-    protocol: str = typer.Option(None, help="esa, mqm or da for a plain table without a protocol column; inferred "
-                                 "as mqm when every score is <= 0, required otherwise (%Perfect: 100 for esa/da, 0 for mqm)."),
-    include_human: bool = typer.Option(True, "--include-human/--exclude-human", help="Count human translations as "
-                                       "translators, as the paper's DEC does (default), or only MT systems."),
-    lp: str = typer.Option(None, "--lp", help="Only these language pairs (comma-separated)."),
-    fraction: float = typer.Option(0.25, min=0.01, max=1.0,
-                                   help="Budget fraction for AvgScore / %Perfect of the hardest subset."),
-    quoting: str = quoting_option(),
-    json_out: bool = typer.Option(False, "--json", help="Print JSON."),
-    max_cost: Optional[float] = max_cost_option(),
-    max_requests: Optional[int] = max_requests_option(),
-):
-    """Difficulty Estimation Correlation (group-by-system Kendall tau_b, averaged over systems then lps)."""
+def _dec(p: dict[str, Any]) -> None:
     import pandas as pd
 
     from mtgauntlet.api.evaluating import evaluate_dec as run
 
-    res = run(judgments=judgments, estimator=estimator, format=format, map=map, protocol=protocol,
-              include_human=include_human, lp=lp, fraction=fraction, quoting=quoting, max_cost=max_cost,
-              max_requests=max_requests, progress=None)
+    json_out = p.pop("json_out")
+    res = run(**p, progress=None)
     if json_out:
         return print_json(res)
+    fraction, include_human = p["fraction"], p["include_human"]
     results = res["results"]
     print_frame(pd.DataFrame([{"estimator": r["estimator"], "DEC": r["dec"],
                                **{f"DEC {k}": v for k, v in r["per_lp"].items()},
@@ -115,37 +87,13 @@ def evaluate_dec(
                        + ", ".join(f"{k} {v}" for k, v in sorted(r["failures"].items())))
 
 
-@app.command("breaker")
-def evaluate_breaker(
-    set: str = typer.Option(..., "--set", "-s", help="Build/release dir(s) with breaker_text records, comma-separated "
-                                                     "(e.g. one build per target language for --langs)."),
-    plot: str = typer.Option(None, "--plot", help="Write the step curve (Figure 2) as PNG here."),
-    mt: str = typer.Option(None, "--mt", help="Evaluation translators (comma-separated): the transfer matrix "
-                                              "(Table 4); with --langs, the translators of Table 5."),
-    qe: str = typer.Option(None, "--qe", help="QE spec(s) for --mt / --langs, comma-separated and averaged "
-                                              "(default: the QE the set was built with)."),
-    langs: str = typer.Option(None, "--langs", help="Target languages for the language-transfer table (Table 5), "
-                                                    "comma-separated (default: the sets' own, when several)."),
-    judge: str = typer.Option(None, "--judge", help="LLM spec: the appendix's source-text analysis (Table 2's "
-                                                    "naturalness, topic diversity, LLM-rated grammaticality, rarity, "
-                                                    "syntax) and target-text analysis (error-type diversity) prompts."),
-    embedder: str = typer.Option(None, "--embedder", help="Embedder spec (e.g. e5) for embedding diversity."),
-    lm: bool = typer.Option(False, "--lm", help="Also compute LM naturalness with the embedded LLM (offline; slow)."),
-    difficulty: str = typer.Option(None, "--difficulty", help="Source-only difficulty estimator spec(s), "
-                                                              "comma-separated (e.g. learned, sentinel:...): their "
-                                                              "mean per method, in place of the paper's SRCQE row."),
-    json_out: bool = typer.Option(False, "--json", help="Print JSON."),
-    max_cost: Optional[float] = max_cost_option(),
-    max_requests: Optional[int] = max_requests_option(),
-):
-    """Step curve (Figure 2), Table 2's data-quality measures per method, with --mt the model-transfer matrix
-    (Table 4), with several target languages the language-transfer table (Table 5)."""
+def _breaker(p: dict[str, Any]) -> None:
     import pandas as pd
 
     from mtgauntlet.api.evaluating import evaluate_breaker as run
 
-    result = run(set=set, plot=plot, mt=mt, qe=qe, langs=langs, judge=judge, embedder=embedder, lm=lm,
-                 difficulty=difficulty, max_cost=max_cost, max_requests=max_requests, progress=None)
+    json_out = p.pop("json_out")
+    result = run(**p, progress=None)
     if json_out:
         return print_json(result)
     print_frame(pd.DataFrame(result["step_curve"]))
@@ -170,39 +118,20 @@ def evaluate_breaker(
     if "language_transfer" in result:
         typer.echo("Transfer between languages (Table 5): mean QE, rows = built for, columns = translated into")
         print_frame(pd.DataFrame(result["language_transfer"]).T.reset_index(names="built for"))
-    if plot:
-        typer.echo(f"plot: {plot}")
+    if p["plot"]:
+        typer.echo(f"plot: {p['plot']}")
 
 
-@app.command("bandit")
-def evaluate_bandit(
-    pool: str = typer.Option(..., "--pool", help="Pre-scored pool: a `build bandit --prescore N` output directory, "
-                                                 "or a table with topic and difficulty columns."),
-    algorithms: str = typer.Option("brute,greedy,eps-greedy,greedy-10%", "--algorithms",
-                                   help="brute, greedy, eps-greedy, contextual (slow on large pools), ucb, "
-                                        "greedy-10% (greedy on a random 10% of the topics, the paper's baseline)."),
-    budgets: str = typer.Option(None, "--budgets", help="Budgets in pulls, comma-separated (default: 0.25, 0.5, 1, "
-                                                        "1.5, 2 and 3 pulls per topic)."),
-    k: int = typer.Option(10, "--k", help="Size of the selected topic set (top-k)."),
-    cap: int = typer.Option(10, "--cap", help="Max pulls per topic (the paper's c; 0 = no cap)."),
-    epsilon: float = typer.Option(0.7, "--epsilon", help="eps-greedy: probability of exploring (paper: 0.7)."),
-    repeats: int = typer.Option(5, "--repeats", help="Replays per algorithm (sample order and choices re-drawn)."),
-    seed: int = typer.Option(13, "--seed", help="Random seed of the replays."),
-    min_samples: int = typer.Option(25, "--min-samples", min=1, help="Leave out (and count) topics with fewer scored "
-                                                                     "samples (the paper: 25)."),
-    plot: str = typer.Option(None, "--plot", help="PNG: true top-1 / top-k difficulty vs budget (Figure 2)."),
-    json_out: bool = typer.Option(False, "--json", help="Print JSON."),
-):
-    """Replay bandit algorithms over a pre-scored pool and report the TRUE mean difficulty (mean of all pooled
-    samples) of the top-1 and top-k topics they select at each budget (the bandit paper's Figure 2 protocol)."""
+def _bandit(p: dict[str, Any]) -> None:
     import pandas as pd
 
     from mtgauntlet.api.evaluating import evaluate_bandit as run
 
-    result = run(pool=pool, algorithms=algorithms, budgets=budgets, k=k, cap=cap, epsilon=epsilon, repeats=repeats,
-                 seed=seed, min_samples=min_samples, plot=plot, progress=None)
+    json_out = p.pop("json_out")
+    result = run(**p, progress=None)
     if json_out:
         return print_json(result)
+    k, min_samples, repeats, plot = p["k"], p["min_samples"], p["repeats"], p["plot"]
     missing = result["unscored_samples_left_out"]
     o = result["oracle"]
     typer.echo(f"pool: {result['topics']} topics, {result['samples']} scored samples ({missing} unscored left out; "
@@ -216,3 +145,13 @@ def evaluate_bandit(
     typer.echo(f"true difficulty = mean of all pooled samples of a topic; mean over {repeats} replays")
     if plot:
         typer.echo(f"plot: {plot}")
+
+
+def _json(after: str) -> dict[str, tuple[str, Any, Any]]:
+    return {"json_out": (after, bool, typer.Option(False, "--json", help="Print JSON."))}
+
+
+command(app, "metric", EvaluateMetricOptions, _metric, extra=_json("ties"))
+command(app, "dec", EvaluateDecOptions, _dec, extra=_json("quoting"))
+command(app, "breaker", EvaluateBreakerOptions, _breaker, extra=_json("difficulty"))
+command(app, "bandit", EvaluateBanditOptions, _bandit, extra=_json("plot"))

@@ -1,8 +1,8 @@
-"""What a recipe may set, as :class:`~mtgauntlet.recipes.spec.OptionDef` tables read from the Python API
-functions a recipe run calls: a build entry takes the keywords of ``mg.build_<builder>``, ``validate:`` those of
-``mg.validate``, ``audit:`` of ``mg.audit``, ``publish:`` of ``mg.publish``, by their CLI names (``src-lang``).
-Names, defaults, required keywords and lists come from the signatures, types from the annotations, ranges from
-the ``MINIMUM``/``MAXIMUM`` tables the API checks its calls with. The API functions take exactly the options of
+"""What a recipe may set, as :class:`~mtgauntlet.recipes.spec.OptionDef` tables. A build entry takes the options
+of ``builder: NAME``, read from the builder's options dataclass (``mtgauntlet.builders.options``, the declaration
+the command, the API function and its range checks are made from too: :func:`declared_options`); ``validate:``,
+``audit:`` and ``publish:`` take the keywords of ``mg.validate``, ``mg.audit`` and ``mg.publish``, read from their
+signatures (:func:`api_options`), by their CLI names (``src-lang``). The API functions take exactly the options of
 their ``gauntlet`` commands (tests/test_api_parity.py), so these tables are the commands' options too."""
 
 from __future__ import annotations
@@ -48,12 +48,29 @@ def api_options(fn: Callable[..., Any], minimum: Mapping[str, float] | None = No
     return out
 
 
+def declared_options(cls: type) -> dict[str, OptionDef]:
+    """The option table of an options dataclass (`mtgauntlet.options`), as :func:`api_options` reads a function:
+    a required option has no default, a tuple default takes several values, the bounds are the declared ones."""
+    from mtgauntlet.options import bare_type, declared
+
+    out = {}
+    for o in declared(cls):
+        name = o.name.replace("_", "-")
+        multiple = isinstance(o.default, (tuple, list))
+        kind = "str" if multiple else bare_type(o.type).__name__
+        default = None if o.required else list(o.default) if multiple else o.default
+        out[name] = OptionDef(name=name, type=kind, default=default, required=o.required, multiple=multiple,
+                              min=o.info.min, max=o.info.max,
+                              off=f"no-{name}" if kind == "bool" and default is True else None)
+    return out
+
+
 def builder_options(name: str) -> dict[str, OptionDef] | None:
     """What a build entry of ``builder: NAME`` takes (None: no such builder)."""
     from mtgauntlet.api import building
 
-    fn = building.BUILDERS.get(name)
-    return None if fn is None else {**api_options(fn, building.MINIMUM, building.MAXIMUM), **PRINTING}
+    cls = building.OPTIONS.get(name)
+    return None if cls is None else {**declared_options(cls), **PRINTING}
 
 
 def step_options() -> dict[str, dict[str, OptionDef]]:

@@ -6,12 +6,13 @@ taxonomy."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Any, Sequence
 
 from mtgauntlet.builders.bandit import topics as T
 from mtgauntlet.builders.bandit.sampler import CorpusSampler, LLMSampler
 from mtgauntlet.builders.bandit.search import BanditSearch
+from mtgauntlet.builders.options.bandit import BanditBuildOptions
+from mtgauntlet.corpora.options import comma_list
 from mtgauntlet.errors import GauntletError, UsageError
 from mtgauntlet.models.estimate import Plan
 
@@ -30,31 +31,6 @@ class TopicAdapter:
 
     def sample_many(self, ts, used, rng):
         return self.sampler.sample_many([self.topics[t] for t in ts], used, rng)
-
-
-@dataclass
-class BanditOptions:
-    """What a bandit build is asked for (the options of ``gauntlet build bandit`` past reading the corpus)."""
-
-    topics: str | None = None
-    llm_topics: str | None = None
-    llm: str | None = None
-    sampler: str = "corpus"
-    topic_column: str | None = None
-    algorithm: str = "eps-greedy"
-    budget: int = 300
-    k: int = 10
-    cap: int = 10
-    epsilon: float = 0.7
-    batch: int = 1
-    prescore: int | None = None
-    mt: Sequence[str] = ("apertium",)
-    qe: str = "qe"
-    src_lang: str = "en"
-    tgt_lang: str = "es"
-    min_words: int = 20
-    max_words: int = 40
-    seed: int = 13
 
 
 def bandit_plan(scorer, pulls: int, topic_names: Sequence[str], words: int, src_lang: str, tgt_lang: str,
@@ -76,7 +52,7 @@ def bandit_plan(scorer, pulls: int, topic_names: Sequence[str], words: int, src_
     return plan
 
 
-def _topics(o: BanditOptions, rows: list[dict[str, Any]], corpus: str | None, label: str | None, dry_run: bool):
+def _topics(o: BanditBuildOptions, rows: list[dict[str, Any]], corpus: str | None, label: str | None, dry_run: bool):
     """(topic list, the (llm, prompt) of a tree asked for on a dry run or None)."""
     from mtgauntlet.models import registry
 
@@ -98,9 +74,10 @@ def _topics(o: BanditOptions, rows: list[dict[str, Any]], corpus: str | None, la
     raise UsageError("give --topics FILE, --llm-topics DOMAIN, or a --corpus with --topic-column")
 
 
-def prepare(o: BanditOptions, rows: list[dict[str, Any]], corpus: str | None, named_format: str | None,
+def prepare(o: BanditBuildOptions, rows: list[dict[str, Any]], corpus: str | None, named_format: str | None,
             input_sha256: str | None, dry_run: bool = False) -> BanditSearch | Plan:
-    """The search over ``rows`` (the corpus read, possibly empty) — or, with ``dry_run``, the plan of its calls."""
+    """The search over ``rows`` (the corpus read, possibly empty) — or, with ``dry_run``, the plan of its calls.
+    ``o``: the options of ``gauntlet build bandit`` (its languages normalised)."""
     from mtgauntlet.builders.mtbreaker import Scorer
     from mtgauntlet.models import registry
 
@@ -125,9 +102,9 @@ def prepare(o: BanditOptions, rows: list[dict[str, Any]], corpus: str | None, na
         if tree is not None and o.prescore is not None:
             raise UsageError("--dry-run with --llm-topics and --prescore: the number of pulls depends on the "
                              "topics the LLM answers; dry-run with --budget instead")
-        return bandit_plan(Scorer(list(o.mt), o.qe, o.src_lang, o.tgt_lang), budget, [t.name for t in topic_list],
+        return bandit_plan(Scorer(comma_list(o.mt), o.qe, o.src_lang, o.tgt_lang), budget, [t.name for t in topic_list],
                            o.max_words, o.src_lang, o.tgt_lang, llm_sampler, tree)
     source = corpus.rsplit("/", 1)[-1].split(".")[0] if corpus else "llm"
-    return BanditSearch(topic_list, samp, mt=list(o.mt), qe=o.qe, algorithm=algorithm, budget=budget, k=o.k,
+    return BanditSearch(topic_list, samp, mt=comma_list(o.mt), qe=o.qe, algorithm=algorithm, budget=budget, k=o.k,
                         cap=math.inf if not cap else cap, epsilon=o.epsilon, batch=o.batch, seed=o.seed,
                         src_lang=o.src_lang, tgt_lang=o.tgt_lang, source=source, input_sha256=input_sha256)

@@ -1,0 +1,42 @@
+"""The options of ``gauntlet build subset`` / ``mg.build_subset``, declared once."""
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Optional, Union
+
+from mtgauntlet import shared_options as shared
+from mtgauntlet.options import REQUIRED, option
+
+
+@dataclass(kw_only=True, frozen=True)
+class SubsetOptions:
+    """Score a corpus with a difficulty estimator and keep the B hardest texts (selected_text records)."""
+
+    input: Any = option(REQUIRED, flags=("--input", "-i"),
+                        help="Corpus file (TSV/CSV/JSONL/Parquet, .gz ok) or named layout.",
+                        doc="Corpus file (TSV/CSV/JSONL/Parquet, .gz ok), named layout, or an in-memory table.")
+    out: Union[str, Path] = shared.out()
+    estimator: str = option("length", help="Difficulty estimator spec (length, syntax, rarity, random, learned, "
+                                           "sentinel:..., llm-judge:...).")
+    budget: int = option(100, min=1, help="Number of texts to keep (B).")
+    stratify: Optional[str] = option(None, help="Keep diversity: 'domain' or 'clusters'.")
+    format: Optional[str] = shared.format()
+    src_col: str = option("src", help="Source text column (tables; named layouts decide their own).")
+    domain_col: Optional[str] = option(None, help="Domain column (for --stratify domain).")
+    src_lang: Optional[str] = option(None, help="Source language (BCP-47); named layouts give it.")
+    tgt_lang: Optional[str] = option(None, help="Target language (BCP-47), if the subset is meant for one pair.")
+    lp: Optional[str] = shared.lp("multi-pair layouts (e.g. en-de)")
+    limit: Optional[int] = shared.limit()
+    quoting: str = shared.quoting()
+    max_chars: int = shared.max_chars()
+    seed: int = shared.seed()
+    shard_size: int = shared.shard_size(500)
+    skip_bad: bool = shared.skip_bad()
+    overwrite: bool = shared.overwrite()
+    engine: str = option("local", help="Score with: local, or ray (RAY_ADDRESS or a local cluster; scores kept in "
+                                       "OUT/scores/); the selection is the same.")
+    actors: Optional[int] = option(None, builds=False, help="Ray actors (default: one per CPU, or per GPU on cuda).")
+    concurrency: Optional[int] = shared.concurrency()
+    max_cost: Optional[float] = shared.max_cost()
+    max_requests: Optional[int] = shared.max_requests()
+    dry_run: bool = shared.dry_run()

@@ -1,0 +1,192 @@
+"""Options declared once: a command's options are the fields of one dataclass, each made with :func:`option`,
+whose metadata says what the option is for (``help``), its bounds (``min``/``max``), its choices, its command-line
+flags and whether it changes what is built (part of the signature and of the content-addressed out folder) or only
+how (pace, price, where to, whether at all: ``builds=False``). From the dataclass come the Python function's
+signature and the ``Args`` of its docstring (:func:`takes`), the range and choice checks (:func:`check`), the
+keywords a build's content address leaves out (:func:`placement`); the CLI makes its typer options from the same
+fields (``mtgauntlet.cli.declared``) and recipes their option tables (``mtgauntlet.recipes.options``).
+
+The models are distilabel's ``RuntimeParameter`` + ``Field(description=...)`` and sacrebleu's class-constant
+defaults: the default, the help and the range sit on one line of the declaration, nowhere else."""
+
+import dataclasses
+import functools
+import inspect
+import numbers
+import textwrap
+import types
+import typing
+from typing import Any, Callable, Iterable, Optional
+
+REQUIRED = inspect.Parameter.empty  # the default of an option that must be given
+_KEY = "mtgauntlet.option"
+
+
+@dataclasses.dataclass(frozen=True)
+class OptionInfo:
+    """What a field's metadata says of the option (see :func:`option`)."""
+
+    help: str
+    flags: tuple[str, ...] = ()  # command-line names (``--input``, ``-i``); none: ``--`` + the name with dashes
+    min: Optional[float] = None
+    max: Optional[float] = None
+    choices: Optional[Callable[[], tuple[str, ...]]] = None  # called when checked (the table may import late)
+    builds: bool = True  # False: only how it is built (pace, price, out, overwrite, dry run), never what
+    doc: Optional[str] = None  # the docstring's line where Python takes more than the command line (tables in memory)
+    cli_required: bool = False  # required on the command line although Python has a default (``out=None``)
+
+
+@dataclasses.dataclass(frozen=True)
+class Declared:
+    """One option as the generators read it: its keyword, type hint, default (`REQUIRED`) and `OptionInfo`."""
+
+    name: str
+    type: Any
+    default: Any
+    info: OptionInfo
+
+    @property
+    def required(self) -> bool:
+        return self.default is REQUIRED
+
+    @property
+    def flag(self) -> str:
+        """The long name on the command line (``--src-lang``)."""
+        return next((f.split("/")[0] for f in self.info.flags if f.startswith("--")),
+                    "--" + self.name.replace("_", "-"))
+
+
+def option(default: Any = REQUIRED, *, help: str, flags: tuple[str, ...] = (), min: Optional[float] = None,
+           max: Optional[float] = None, choices: Optional[Callable[[], tuple[str, ...]]] = None, builds: bool = True,
+           doc: Optional[str] = None, cli_required: bool = False) -> Any:
+    """A field of an options dataclass: ``budget: int = option(100, min=1, help="Number of texts to keep.")``.
+    Without ``default`` the option is required. A tuple default is given as such (fields are frozen values)."""
+    info = OptionInfo(help=help, flags=tuple(flags), min=min, max=max, choices=choices, builds=builds, doc=doc,
+                      cli_required=cli_required)
+    if default is REQUIRED:
+        return dataclasses.field(metadata={_KEY: info})
+    return dataclasses.field(default=default, metadata={_KEY: info})
+
+
+@functools.lru_cache(maxsize=None)
+def declared(cls: type) -> tuple[Declared, ...]:
+    """The options of an options dataclass, in declaration order (the order of the command's ``--help``)."""
+    hints = typing.get_type_hints(cls)
+    out = []
+    for f in dataclasses.fields(cls):
+        info = f.metadata.get(_KEY)
+        if info is None:
+            raise TypeError(f"{cls.__name__}.{f.name}: declare it with mtgauntlet.options.option(...)")
+        default = REQUIRED if f.default is dataclasses.MISSING else f.default
+        out.append(Declared(f.name, hints[f.name], default, info))
+    return tuple(out)
+
+
+def bare_type(hint: Any) -> Any:
+    """``int`` for ``int``, ``Optional[int]``, ``int | None``; ``str`` for anything else (paths, specs, ``Any``
+    inputs, tables in memory): what the command line parses."""
+    args = [a for a in typing.get_args(hint) if a is not type(None)]
+    if typing.get_origin(hint) in (typing.Union, types.UnionType) and len(args) == 1:
+        hint = args[0]
+    return hint if hint in (int, float, bool, str) else str
+
+
+def ranges(cls: type) -> tuple[dict[str, float], dict[str, float]]:
+    """(keyword -> minimum, keyword -> maximum) of the options with bounds."""
+    options = declared(cls)
+    return ({o.name: o.info.min for o in options if o.info.min is not None},
+            {o.name: o.info.max for o in options if o.info.max is not None})
+
+
+def placement(cls: type) -> tuple[str, ...]:
+    """The keywords that never change what is built (``builds=False``): left out of a content address."""
+    return tuple(o.name for o in declared(cls) if not o.info.builds)
+
+
+def out_of_range(flag: str, value: Any, minimum: Optional[float], maximum: Optional[float]) -> Optional[str]:
+    """Why ``value`` is out of the range (``--budget: must be >= 1 (got 0)``), or None (``None`` is in range: an
+    option not given; a bound's value that is no number, ``budget="ten"`` or ``True``, is refused as such)."""
+    if value is not None and (minimum is not None or maximum is not None) and (
+            not isinstance(value, numbers.Real) or isinstance(value, bool)):
+        return f"{flag}: must be a number (got {type(value).__name__} {value!r})"
+    if value is not None and minimum is not None and value < minimum:
+        return f"{flag}: must be >= {minimum} (got {value!r})"
+    if value is not None and maximum is not None and value > maximum:
+        return f"{flag}: must be <= {maximum} (got {value!r})"
+    return None
+
+
+def not_one_of(flag: str, value: Any, choices: Iterable[Any]) -> Optional[str]:
+    """Why ``value`` is not allowed (``--format: 'xml' is not one of tsv, csv, ...``), or None (``None`` passes)."""
+    choices = tuple(choices)
+    if value is not None and value not in choices:
+        return f"{flag}: {value!r} is not one of {', '.join(map(str, choices))}"
+    return None
+
+
+def check(cls: type, values: dict[str, Any]) -> None:
+    """The checks the command line makes (``min=``/``max=``, choices), made on ``values`` (keyword -> value;
+    ``None`` passes): a `mtgauntlet.UsageError` naming the option as the CLI names it."""
+    from mtgauntlet.errors import UsageError
+
+    options = declared(cls)
+    for o in options:
+        if (why := out_of_range(o.flag, values.get(o.name), o.info.min, o.info.max)) is not None:
+            raise UsageError(why)
+    for o in options:
+        if o.info.choices is not None and (why := not_one_of(o.flag, values.get(o.name), o.info.choices())):
+            raise UsageError(why)
+
+
+def signature(cls: type, returns: Any = inspect.Signature.empty) -> inspect.Signature:
+    """A keyword-only signature of the options (``help()``, IDEs and ``inspect`` see each keyword, its type hint
+    and default), ending with the ``progress: bool = False`` every API function takes (``api.session.public``)."""
+    params = [inspect.Parameter(o.name, inspect.Parameter.KEYWORD_ONLY, default=o.default, annotation=o.type)
+              for o in declared(cls)]
+    params.append(inspect.Parameter("progress", inspect.Parameter.KEYWORD_ONLY, default=False, annotation=bool))
+    return inspect.Signature(params, return_annotation=returns)
+
+
+def docstring_args(cls: type, indent: str = "    ", width: int = 116) -> str:
+    """The ``Args:`` section of a Google-style docstring: one entry per option, its ``doc`` or else its help, and
+    its range where it has one."""
+    lines = [f"{indent}Args:"]
+    for o in declared(cls):
+        text = o.info.doc or o.info.help
+        low, high = o.info.min, o.info.max
+        if low is not None or high is not None:
+            bounds = f"{low} to {high}" if None not in (low, high) else f">= {low}" if high is None else f"<= {high}"
+            text = text[:-1] + f" (``{bounds}``)." if text.endswith(".") else text + f" (``{bounds}``)"
+        lines += textwrap.wrap(f"{o.name}: {text}", width=width, initial_indent=indent * 2,
+                               subsequent_indent=indent * 3, break_on_hyphens=False)
+    return "\n".join(lines)
+
+
+def takes(cls: type, returns: Any = inspect.Signature.empty) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Make ``fn(o: cls)`` a function of keywords: its signature is the options' (:func:`signature`), its docstring
+    gets the ``Args:`` (before ``Returns:``); a call checks the keywords as Python would (unknown, missing) and the
+    values as the command line would (:func:`check`), then passes ``fn`` one ``cls`` instance."""
+
+    def wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
+        sig = signature(cls, returns)
+
+        @functools.wraps(fn)
+        def call(**keywords: Any) -> Any:
+            try:
+                bound = sig.bind(**keywords)
+            except TypeError as e:
+                raise TypeError(f"{fn.__name__}(): {e}") from None
+            values = {k: v for k, v in bound.arguments.items() if k != "progress"}  # api.session.public's
+            check(cls, values)
+            return fn(cls(**values))
+
+        doc = inspect.cleandoc(fn.__doc__ or "")
+        head, sep, tail = doc.partition("\nReturns:")
+        args = textwrap.dedent(docstring_args(cls))
+        call.__doc__ = f"{head.rstrip()}\n\n{args}\n\n{sep.lstrip()}{tail}" if sep else f"{doc}\n\n{args}"
+        call.__signature__ = sig  # type: ignore[attr-defined]
+        call.__annotations__ = {}
+        call.options = cls  # type: ignore[attr-defined]
+        return call
+
+    return wrap
