@@ -15,6 +15,8 @@ import threading
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from mtgauntlet.errors import GauntletError
+
 _LOCK = threading.Lock()
 _CONN: dict[str, sqlite3.Connection] = {}
 
@@ -100,12 +102,15 @@ def cached_map(spec: str, method: str, params: Any, items: Sequence[Any],
 
 
 def parse_options(arg: str) -> tuple[str, dict[str, str]]:
-    """'path#file=x.gguf,labels=a+b' -> ('path', {'file': 'x.gguf', 'labels': 'a+b'})."""
+    """'path#file=x.gguf,labels=a+b' -> ('path', {'file': 'x.gguf', 'labels': 'a+b'}); an option given twice is
+    an error (which one would win is a guess). Which options a backend knows: ``registry.OPTIONS``."""
     main, sep, opts = arg.partition("#")
     out: dict[str, str] = {}
     if sep:
         for part in opts.split(","):
             if part:
                 k, _, v = part.partition("=")
+                if k.strip() in out:
+                    raise GauntletError(f"spec {arg!r}: option #{k.strip()} is given twice")
                 out[k.strip()] = v.strip()
     return main, out
