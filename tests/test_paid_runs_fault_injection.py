@@ -106,7 +106,6 @@ def test_a_build_killed_mid_shard_pays_again_only_what_was_in_flight(tmp_path):
     _run(tmp_path, signal.SIGKILL, 1, False, 42)
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM, signal.SIGINT], ids=["kill", "term", "int"])
 @pytest.mark.parametrize("concurrency, batch, kill_at", [(1, False, 18), (8, False, 66), (8, True, 90)],
                          ids=["sync-c1", "sync-c8", "batch-c8"])
