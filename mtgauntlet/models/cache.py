@@ -37,6 +37,7 @@ def _conn() -> sqlite3.Connection | None:
         path.parent.mkdir(parents=True, exist_ok=True)
         con = sqlite3.connect(key, timeout=30, check_same_thread=False)
         con.execute("PRAGMA journal_mode=WAL")
+        con.execute("PRAGMA synchronous=NORMAL")  # each answer is committed as it arrives: durable past a kill
         con.execute("CREATE TABLE IF NOT EXISTS outputs (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
         _CONN[key] = con
     return _CONN[key]

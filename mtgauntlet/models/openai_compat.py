@@ -314,8 +314,6 @@ class OpenAIChatLLM(ChatLLM):
         jobs = [tuple(items[i]) for i in todo]
         payloads = [self.payload(m, max_tokens, temperature, s, schema) for m, s in jobs]
         self.check_tpm(payloads)
-        if not self.batch:
-            LEDGER.require_price(self.usage_key, self.price)
 
         def keep(j: int, answer: str) -> None:  # the moment it arrives: a kill after it does not pay it again
             cache.store(spec, [(keys[todo[j]], answer)])
