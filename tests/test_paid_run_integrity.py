@@ -16,6 +16,7 @@ from tests.test_usage import SEEDS, _args, _manifest, _stack
 
 PRICE = (10.0, 10.0)
 OPTS = "#price=10/10"
+ROWS = len(SEEDS)
 
 
 @pytest.fixture(autouse=True)
@@ -25,14 +26,14 @@ def _env(tmp_path, monkeypatch):
         monkeypatch.setenv(var, "")
 
 
-def _table(tmp_path, n=len(SEEDS)):
+def _table(tmp_path, n=ROWS):
     path = tmp_path / "pairs.tsv"
     path.write_text("src\ttgt\tlp\n" + "".join(f"{s} ({i})\t{s.upper()}\ten-es\n" for i, s in
                                               enumerate((SEEDS * 4)[:n])), encoding="utf-8")
     return path
 
 
-def _score(tmp_path, srv, out, opts=OPTS, *extra, n=len(SEEDS)):
+def _score(tmp_path, srv, out, opts=OPTS, *extra, n=ROWS):
     return invoke(["score", "qe", "-i", _table(tmp_path, n), "-o", tmp_path / out, "--qe",
                    f"llm-as-qe:openai:qa@{srv.url}{opts}", *extra])
 
@@ -176,7 +177,7 @@ def test_a_malformed_result_line_fails_only_its_request_which_the_rerun_sends_ag
         srv.mangle_batch = None
         r = _score(tmp_path, srv, "s.parquet", BATCH)
         assert r.exit_code == 0, r
-        first, second = srv.batches.values()
+        _, second = srv.batches.values()
         assert len(srv.files[second["input_file_id"]].splitlines()) == 1  # only the request without an answer
         assert srv.paid_twice() == 1  # the request whose answer never reached the client, and no other
         u = _usage(tmp_path / "s.parquet")

@@ -265,19 +265,20 @@ class OpenAIChatLLM(ChatLLM):
             raise GauntletError(f"spec {self.usage_key!r}: #tpm={tpm:g} is smaller than one request (~{biggest} "
                                 "tokens: prompt characters / 4 + max_tokens); raise #tpm to at least that")
 
-    async def _paid(self, path: str, payload: dict) -> dict:
-        """One request through the budget (its cost upper bound reserved until it ends) and the rate limiter."""
+    async def _paid(self, path: str, payload: dict, record) -> Any:
+        """``record(answer)`` of one request sent through the budget (its cost upper bound reserved until its
+        usage is recorded) and the rate limiter."""
         bound = self.cost_bound(payload)
         LEDGER.reserve(self.usage_key, bound)
         try:
             await self.limiter.acquire(self.request_tokens(payload))
-            return await self._post(path, payload)
+            return record(await self._post(path, payload))
         finally:
             LEDGER.release(bound)
 
     async def _chat_async(self, messages, max_tokens, temperature, seed, schema=None) -> str:
         payload = self.payload(messages, max_tokens, temperature, seed, schema)
-        return self.answer_of(await self._paid("/chat/completions", payload), schema)
+        return await self._paid("/chat/completions", payload, lambda data: self.answer_of(data, schema))
 
     def _chat_once(self, messages, max_tokens, temperature, seed) -> str:
         return _LoopThread.run(self._chat_async(messages, max_tokens, temperature, seed))
@@ -342,8 +343,12 @@ class OpenAIChatLLM(ChatLLM):
             payload["seed"] = seed
 
         self.check_tpm([payload])
-        data = _LoopThread.run(self._paid("/completions", payload))
-        LEDGER.add(self.usage_key, **answer_counts(data))
+
+        def record(data: Any) -> Any:
+            LEDGER.add(self.usage_key, **answer_counts(data))
+            return data
+
+        data = _LoopThread.run(self._paid("/completions", payload, record))
         try:
             text = data["choices"][0]["text"]
         except (KeyError, IndexError, TypeError):
