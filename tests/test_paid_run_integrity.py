@@ -144,6 +144,14 @@ def test_max_cost_on_a_spec_without_a_price_is_refused_before_any_request(tmp_pa
         assert r.exit_code == 2 and "has no #price" in r.exception and not srv.requests, r
 
 
+@pytest.mark.parametrize("value", ["nan", "inf", "-1"])
+def test_a_non_finite_or_negative_max_cost_is_a_one_line_error(tmp_path, value):
+    with ScriptedServer(default=qe_server_answer(qe_a)) as srv:
+        r = _score(tmp_path, srv, "s.parquet", OPTS, "--max-cost", value)
+        assert r.exit_code == 2 and "--max-cost" in r.exception, r
+        assert not srv.requests
+
+
 def test_a_tpm_below_one_request_is_refused_before_it_waits(tmp_path):
     with ScriptedServer(default=qe_server_answer(qe_a)) as srv:
         r = _score(tmp_path, srv, "s.parquet", "#tpm=50")

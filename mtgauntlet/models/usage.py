@@ -341,7 +341,7 @@ def set_global_budget(max_cost: float | None, max_requests: int | None) -> None:
 
 def check_budget(max_cost: float | None, max_requests: int | None) -> None:
     if (max_cost is not None and not 0 <= max_cost < math.inf) or (max_requests is not None and max_requests < 0):
-        raise GauntletError("--max-cost and --max-requests must be >= 0")
+        raise GauntletError("--max-cost must be a finite number >= 0 and --max-requests an integer >= 0")
 
 
 @contextlib.contextmanager
