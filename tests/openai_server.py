@@ -6,6 +6,12 @@ download) and ``/v1/batches`` (create with ``metadata``, retrieve, list newest f
 implement the Batch API: a batch completes after ``batch_polls`` status checks (``hold_batches`` keeps every batch
 in progress), its lines answered as ``/v1/chat/completions`` requests; while ``stall_create`` is set, the answer to a
 batch creation (the batch exists already) waits until it is cleared, as a reply lost to a killed client. ``rate_limit=(n, seconds)`` answers 429 (with Retry-After) to a request beyond ``n`` in any ``seconds``.
+
+What it is paid: ``usage`` sums every answer it sent or wrote into a batch output (as a paid API bills them, whether
+or not the client reads it), ``paid`` counts each distinct request (path + body) answered, so ``paid_twice()`` is
+how many answers were paid more than once, and ``cost(price)`` is what the tokens cost at ``(IN, OUT)`` USD per 1M.
+``mangle_batch(lines)`` rewrites a batch's output lines (duplicates, malformed lines); ``purge_after_polls=n``
+deletes a batch and its files after ``n`` status checks (a purged batch: 404).
 """
 
 from __future__ import annotations
@@ -34,7 +40,9 @@ class ScriptedServer:
 
     ('ok', text) | ('status', code) | ('status', code, {header: value}) | ('sleep', s) | ('garbage', bytes)
     | ('trickle', seconds_per_byte): a valid answer sent one byte at a time
-    | ('truncate', None): a Content-Length larger than the body, then the connection closes.
+    | ('truncate', None): a Content-Length larger than the body, then the connection closes
+    | ('usage', value): a valid answer whose ``usage`` field is ``value`` (any JSON; the server's own sums count
+    the real tokens).
 
     With the script empty, answers with ``default(messages)`` (``default(messages, body)`` when the function has
     ``wants_body = True``: it sees the seed) after ``latency`` seconds; a tuple it returns is one of the actions
@@ -46,6 +54,9 @@ class ScriptedServer:
         self.script: list[tuple] = []
         self.requests: list[dict] = []
         self.usage = {"requests": 0, "prompt_tokens": 0, "completion_tokens": 0}
+        self.paid: collections.Counter = collections.Counter()  # answers per distinct request (path + body)
+        self.mangle_batch = None  # lines -> lines, applied to each batch output file
+        self.purge_after_polls: int | None = None
         self.files: dict[str, bytes] = {}
         self.batches: dict[str, dict] = {}
         self.batch_polls, self.hold_batches = batch_polls, False
@@ -75,7 +86,11 @@ class ScriptedServer:
                 elif m.group(1) == "files" and m.group(2) in server.files:
                     self._send(200, server.files[m.group(2)])
                 elif m.group(1) == "batches" and m.group(2) in server.batches:
-                    self._send(200, json.dumps(server._poll(m.group(2))).encode())
+                    polled = server._poll(m.group(2))
+                    if polled is None:  # purged just now
+                        self._send(404, b'{"error": {"message": "no such object"}}')
+                    else:
+                        self._send(200, json.dumps(polled).encode())
                 else:
                     self._send(404, b'{"error": {"message": "no such object"}}')
 
@@ -124,6 +139,11 @@ class ScriptedServer:
                     self.close_connection = True
                     return
                 time.sleep(arg if kind == "sleep" else server.latency)
+                if kind == "usage":
+                    data = server._payload(self.path, body, server._text(body))
+                    data["usage"] = arg
+                    self._send(200, json.dumps(data).encode())
+                    return
                 if kind == "ok" and arg is not None:
                     text = arg
                 else:
@@ -178,12 +198,21 @@ class ScriptedServer:
                  "completion_tokens": count_tokens(text)}
         usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
         with self._lock:
+            self.paid[path.rsplit("/v1", 1)[-1] + json.dumps(body, sort_keys=True)] += 1
             self.usage["requests"] += 1
             self.usage["prompt_tokens"] += usage["prompt_tokens"]
             self.usage["completion_tokens"] += usage["completion_tokens"]
         if path.endswith("/completions") and "messages" not in body:
             return {"choices": [{"text": text, "index": 0}], "usage": usage}
         return {"choices": [{"message": {"role": "assistant", "content": text}, "index": 0}], "usage": usage}
+
+    def paid_twice(self) -> int:
+        """Answers paid beyond the first for the same request."""
+        with self._lock:
+            return sum(n - 1 for n in self.paid.values() if n > 1)
+
+    def cost(self, price: tuple[float, float]) -> float:
+        return self.usage["prompt_tokens"] * price[0] / 1e6 + self.usage["completion_tokens"] * price[1] / 1e6
 
     def _over_limit(self) -> bool:
         if self.rate_limit is None:
@@ -228,6 +257,11 @@ class ScriptedServer:
     def _poll(self, batch_id: str) -> dict:
         batch = self.batches[batch_id]
         batch["polls"] += 1
+        if self.purge_after_polls is not None and batch["polls"] > self.purge_after_polls:
+            for key in ("input_file_id", "output_file_id", "error_file_id"):
+                self.files.pop(batch.get(key) or "", None)
+            del self.batches[batch_id]
+            return None
         if batch["status"] != "completed" and not self.hold_batches:
             batch["status"] = "in_progress"
             if batch["polls"] > self.batch_polls:
@@ -245,7 +279,10 @@ class ScriptedServer:
             out.append({"id": f"req-{req['custom_id']}", "custom_id": req["custom_id"], "error": None,
                         "response": response})
         file_id = f"file-{next(self._ids)}"
-        self.files[file_id] = "".join(json.dumps(o) + "\n" for o in out).encode()
+        lines = [json.dumps(o) for o in out]
+        if self.mangle_batch is not None:
+            lines = self.mangle_batch(lines)
+        self.files[file_id] = "".join(line + "\n" for line in lines).encode()
         batch.update(status="completed", output_file_id=file_id, error_file_id=None)
 
     def __enter__(self):

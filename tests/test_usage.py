@@ -134,9 +134,16 @@ def test_max_requests_stops_with_exit_3_and_the_rerun_gives_the_uninterrupted_re
         assert sum(u["requests"] for u in m["usage"].values()) == sum(v["requests"] for v in paid.values())
 
 
+def _priced(args, s, price="#price=1/1"):
+    """``_args`` with a price on every API spec (``--max-cost`` refuses a spec without one)."""
+    qe = f"{s['qe_a']},{s['qe_b']}"
+    return [f"{a}{price}" if a == s["mt"] else f"{s['qe_a']}{price},{s['qe_b']}{price}" if a == qe else a
+            for a in args]
+
+
 def test_global_max_cost_stops_and_names_the_budget(tmp_path):
     with _stack() as s:
-        r = invoke(["--max-cost", "0.0001", *_args(s, tmp_path, "b", llm_opts="#price=100/100")])
+        r = invoke(["--max-cost", "0.0001", *_priced(_args(s, tmp_path, "b", llm_opts="#price=100/100"), s)])
         assert r.exit_code == 3, r
         assert re.search(r"error: budget reached: --max-cost 0.0001 USD \(spent 0\.\d+ USD\)", r.stderr)
         assert not list((tmp_path / "b" / "data").glob("*.tmp*"))

@@ -15,6 +15,8 @@ import threading
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from mtgauntlet.errors import GauntletError
+
 _LOCK = threading.Lock()
 _CONN: dict[str, sqlite3.Connection] = {}
 
@@ -35,6 +37,7 @@ def _conn() -> sqlite3.Connection | None:
         path.parent.mkdir(parents=True, exist_ok=True)
         con = sqlite3.connect(key, timeout=30, check_same_thread=False)
         con.execute("PRAGMA journal_mode=WAL")
+        con.execute("PRAGMA synchronous=NORMAL")  # each answer is committed as it arrives: durable past a kill
         con.execute("CREATE TABLE IF NOT EXISTS outputs (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
         _CONN[key] = con
     return _CONN[key]
@@ -100,12 +103,15 @@ def cached_map(spec: str, method: str, params: Any, items: Sequence[Any],
 
 
 def parse_options(arg: str) -> tuple[str, dict[str, str]]:
-    """'path#file=x.gguf,labels=a+b' -> ('path', {'file': 'x.gguf', 'labels': 'a+b'})."""
+    """'path#file=x.gguf,labels=a+b' -> ('path', {'file': 'x.gguf', 'labels': 'a+b'}); an option given twice is
+    an error (which one would win is a guess). Which options a backend knows: ``registry.OPTIONS``."""
     main, sep, opts = arg.partition("#")
     out: dict[str, str] = {}
     if sep:
         for part in opts.split(","):
             if part:
                 k, _, v = part.partition("=")
+                if k.strip() in out:
+                    raise GauntletError(f"spec {arg!r}: option #{k.strip()} is given twice")
                 out[k.strip()] = v.strip()
     return main, out

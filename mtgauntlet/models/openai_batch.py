@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from mtgauntlet.atomic import write_json_atomic
-from mtgauntlet.models.usage import LEDGER
+from mtgauntlet.models.usage import LEDGER, BudgetSpent
 
 ENDPOINT = "/v1/chat/completions"
 DONE = {"completed", "failed", "expired", "cancelled"}
@@ -69,8 +69,6 @@ def input_file(bodies: list[dict]) -> bytes:
 
 
 async def _create(backend, data: bytes, n: int, state: Path, key: str) -> str:
-    for _ in range(n):  # every request of a new batch passes the budget before anything is uploaded
-        LEDGER.reserve()
     state.parent.mkdir(parents=True, exist_ok=True)
     kept = {"key": key, "requests": n, "base_url": backend.base_url}
     write_json_atomic(state, {**kept, "batch_id": None})  # the intent, before the batch can exist
@@ -106,25 +104,85 @@ async def _find(backend, key: str) -> str | None:
     return None
 
 
-async def _lines(backend, file_id: str | None) -> dict[str, dict]:
-    if not file_id:
-        return {}
-    raw = await backend._request("GET", f"/files/{file_id}/content", raw=True)
-    out = {}
-    for line in raw.decode("utf-8").splitlines():
-        if line.strip():
-            obj = json.loads(line)
-            out[str(obj.get("custom_id"))] = obj
-    return out
+def _parse_lines(raw: bytes) -> tuple[dict[str, list[dict]], int]:
+    """Result lines by ``custom_id`` (all of them: a duplicate is kept to be reported), and how many lines were
+    not a JSON object with a ``custom_id``."""
+    out: dict[str, list[dict]] = {}
+    bad = 0
+    for text in raw.decode("utf-8", "replace").splitlines():
+        if not text.strip():
+            continue
+        try:
+            obj = json.loads(text)
+        except ValueError:
+            obj = None
+        if not isinstance(obj, dict) or obj.get("custom_id") is None:
+            bad += 1
+            continue
+        out.setdefault(str(obj["custom_id"]), []).append(obj)
+    return out, bad
 
 
-async def run_batch(backend, bodies: list[dict], schema=None) -> list[Any]:
+def _body(line: dict) -> dict | None:
+    """The answer body of a result line answered 200, else None."""
+    response = line.get("response")
+    if isinstance(response, dict) and response.get("status_code") == 200 and isinstance(response.get("body"), dict):
+        return response["body"]
+    return None
+
+
+async def _get(backend, path: str, batch_id: str, state: Path, raw: bool = False) -> Any:
+    """A GET about a batch; HTTP 404 (the server purged the batch or its files) clears the kept state."""
+    from mtgauntlet.models.openai_compat import OpenAIError
+
+    try:
+        return await backend._request("GET", path, raw=raw)
+    except OpenAIError as exc:
+        if exc.status != 404:
+            raise
+        state.unlink(missing_ok=True)
+        raise OpenAIError(f"{backend.base_url}: batch {batch_id} is no longer on the server (HTTP 404 at {path}: "
+                          "purged or deleted); its saved state was cleared: run the same command again to send "
+                          "these requests in a new batch") from None
+
+
+def _reserve(backend, bodies: list[dict]) -> tuple[int, float, BudgetSpent | None]:
+    """(how many of ``bodies``, from the first, fit in the budget, their reserved cost, why the next did not)."""
+    fit, reserved = 0, 0.0
+    for body in bodies:
+        bound = backend.cost_bound(body)
+        try:
+            LEDGER.reserve(backend.usage_key, bound)
+        except BudgetSpent as exc:
+            return fit, reserved, exc
+        fit, reserved = fit + 1, reserved + bound
+    return fit, reserved, None
+
+
+def batch_key(backend, bodies: list[dict]) -> str:
+    return hashlib.sha256(backend.base_url.encode() + b"\n" + input_file(bodies)).hexdigest()[:40]
+
+
+async def run_batch(backend, bodies: list[dict], schema=None, keep=lambda i, answer: None) -> list[Any]:
     """Replies (or exceptions) of ``bodies``, in order, through one batch (an earlier one for the same requests,
-    when its id was kept)."""
+    when its id was kept); ``keep(i, answer)`` is called with each answer before the batch's state is cleared."""
+    if _state_path(batch_key(backend, bodies)).is_file():  # sent by an earlier run (and paid): resumed as it is
+        return await _run(backend, bodies, schema, keep)
+    fit, reserved, stop = _reserve(backend, bodies)
+    if not fit:
+        raise stop
+    try:
+        out = await _run(backend, bodies[:fit], schema, keep)
+    finally:
+        LEDGER.release(reserved)
+    return out + [stop] * (len(bodies) - fit)
+
+
+async def _run(backend, bodies: list[dict], schema, keep) -> list[Any]:
     from mtgauntlet.models.openai_compat import OpenAIError
 
     data = input_file(bodies)
-    key = hashlib.sha256(backend.base_url.encode() + b"\n" + data).hexdigest()[:40]
+    key = batch_key(backend, bodies)
     state = _state_path(key)
     batch_id = None
     if state.is_file():
@@ -134,7 +192,7 @@ async def run_batch(backend, bodies: list[dict], schema=None) -> list[Any]:
     while True:
         if batch_id is None:
             batch_id = await _create(backend, data, len(bodies), state, key)
-        batch = await backend._request("GET", f"/batches/{batch_id}")
+        batch = await _get(backend, f"/batches/{batch_id}", batch_id, state)
         if batch.get("status") in DONE:
             break
         await asyncio.sleep(backend.poll)
@@ -142,18 +200,47 @@ async def run_batch(backend, bodies: list[dict], schema=None) -> list[Any]:
         state.unlink(missing_ok=True)  # nothing to resume: the next run creates a new batch
         raise OpenAIError(f"{backend.base_url}: batch {batch_id} ended {batch['status']}: "
                           f"{str(batch.get('errors'))[:200]}")
-    lines = {**await _lines(backend, batch.get("error_file_id")), **await _lines(backend, batch.get("output_file_id"))}
-    out: list[Any] = []
-    for i in range(len(bodies)):
-        line = lines.get(str(i)) or {}
-        response = line.get("response") or {}
-        if response.get("status_code") == 200:
-            try:
-                out.append(backend.answer_of(response.get("body"), schema))
-            except OpenAIError as exc:
-                out.append(exc)
-            continue
-        LEDGER.add(backend.usage_key, failures=1)
-        why = line.get("error") or (response.get("body") or {}).get("error") or "no answer in the output file"
-        out.append(OpenAIError(f"{backend.base_url}: batch {batch_id} request {i}: {str(why)[:200]}"))
+    lines: dict[str, list[dict]] = {}
+    bad = 0
+    for file_id in (batch.get("error_file_id"), batch.get("output_file_id")):
+        if file_id:
+            found, n = _parse_lines(await _get(backend, f"/files/{file_id}/content", batch_id, state, raw=True))
+            bad += n
+            for cid, got in found.items():
+                lines.setdefault(cid, []).extend(got)
+    if bad:
+        log.warning("%s: batch %s: %d result line(s) are not JSON objects with a custom_id; their requests get "
+                    "no answer and are sent again by the next run", backend.base_url, batch_id, bad)
+    out = [_result(backend, batch_id, i, lines.get(str(i), []), schema) for i in range(len(bodies))]
+    for i, answer in enumerate(out):
+        if not isinstance(answer, BaseException):
+            keep(i, answer)
+    if any(isinstance(r, BaseException) for r in out):
+        state.unlink(missing_ok=True)  # the next run sends the requests without an answer again
     return out
+
+
+def _result(backend, batch_id: str, i: int, lines: list[dict], schema) -> Any:
+    """The reply of request ``i`` (or its error) from its result lines; every answered line's usage is counted."""
+    from mtgauntlet.models.openai_compat import OpenAIError
+
+    answers = []
+    for line in lines:
+        body = _body(line)
+        if body is not None:
+            try:
+                answers.append(backend.answer_of(body, schema))
+            except OpenAIError as exc:
+                answers.append(exc)
+    if len(lines) > 1:
+        LEDGER.add(backend.usage_key, failures=1)
+        return OpenAIError(f"{backend.base_url}: batch {batch_id}: custom_id {str(i)!r} appears {len(lines)} times in "
+                           "its results; neither answer is used")
+    if answers:
+        return answers[0]
+    LEDGER.add(backend.usage_key, failures=1)
+    line = lines[0] if lines else {}
+    response = line.get("response") if isinstance(line.get("response"), dict) else {}
+    body = response.get("body") if isinstance(response.get("body"), dict) else {}
+    why = line.get("error") or body.get("error") or "no answer in the output file"
+    return OpenAIError(f"{backend.base_url}: batch {batch_id} request {i}: {str(why)[:200]}")

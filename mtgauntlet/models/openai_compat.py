@@ -17,7 +17,10 @@ More spec options: ``price=IN/OUT`` (USD per 1M input/output tokens: the run's c
 ``rpm=N`` / ``tpm=N`` (requests / tokens per minute, one limiter per endpoint: :mod:`.ratelimit`), ``json=1``
 (schema-constrained JSON answers for the roles that parse one: :mod:`.structured`), ``batch=1`` (each list of
 requests through the OpenAI Batch API: :mod:`.openai_batch`; ``poll=S`` seconds between status checks). Every
-answer's ``usage`` is recorded per spec in :data:`.usage.LEDGER`, and each request first passes the run's budget.
+answer's ``usage`` is recorded per spec in :data:`.usage.LEDGER`, and each request first passes the run's budget
+(with what it may cost at most: :func:`.usage.cost_bound`). Every answer is stored in the output cache the moment it
+arrives, so a run killed mid-list pays again only for the requests that had no answer yet. The options a spec may
+carry are declared in ``registry.OPTIONS``; an unknown, repeated or non-finite one is a one-line error.
 """
 
 from __future__ import annotations
@@ -39,14 +42,16 @@ from mtgauntlet.models.cache import parse_options
 from mtgauntlet.models.ratelimit import estimate_tokens, limiter_for
 from mtgauntlet.models.runtime import default_concurrency, parse_positive
 from mtgauntlet.models.spec_public import redact_secrets, split_userinfo
-from mtgauntlet.models.usage import LEDGER, parse_price
+from mtgauntlet.models.usage import LEDGER, answer_counts, cost_bound, parse_price
 
 DEFAULT_URL = "https://api.openai.com/v1"
 RETRY_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
 
 
 class OpenAIError(GauntletError):
-    pass
+    """A request that got no usable answer; ``status``: the HTTP status of the last attempt (None: none came)."""
+
+    status: int | None = None
 
 
 class _LoopThread:
@@ -122,8 +127,8 @@ class OpenAIChatLLM(ChatLLM):
             self.max_retries = int(opts.get("retries", max_retries))
         except ValueError:
             raise GauntletError(f"spec {spec!r}: timeout and retries must be numbers") from None
-        if self.timeout <= 0 or self.max_retries < 0:
-            raise GauntletError(f"spec {spec!r}: timeout must be > 0 and retries >= 0")
+        if not 0 < self.timeout < float("inf") or self.max_retries < 0:
+            raise GauntletError(f"spec {spec!r}: #timeout must be a finite number > 0 and #retries >= 0")
         self.concurrency = parse_positive(opts.get("concurrency") or concurrency or default_concurrency(),
                                           "concurrency")
         self.backoff, self.max_retry_after = backoff, max_retry_after
@@ -135,6 +140,7 @@ class OpenAIChatLLM(ChatLLM):
         self.batch = _flag(opts.get("batch"), "batch", spec)
         self.poll = _positive_number(opts.get("poll"), "poll", spec) or 15.0
         LEDGER.register(spec, self.price)
+        LEDGER.require_price(spec, self.price)
         self._client = None
         self._client_pid: int | None = None
 
@@ -195,6 +201,7 @@ class OpenAIChatLLM(ChatLLM):
                 if resp.status_code >= 400:
                     detail = resp.content[:300].decode("utf-8", "replace")
                     last = OpenAIError(f"{url}: HTTP {resp.status_code} {resp.reason_phrase}: {detail}")
+                    last.status = resp.status_code
                     if resp.status_code not in RETRY_STATUS:
                         LEDGER.add(self.usage_key, failures=1)
                         raise last
@@ -211,7 +218,9 @@ class OpenAIChatLLM(ChatLLM):
                     wait = self.backoff * (2 ** attempt) * (0.5 + random.random() / 2)
                 await asyncio.sleep(wait)
         LEDGER.add(self.usage_key, failures=1)
-        raise OpenAIError(f"{last} (gave up after {self.max_retries + 1} attempts)")
+        final = OpenAIError(f"{last} (gave up after {self.max_retries + 1} attempts)")
+        final.status = last.status if last is not None else None
+        raise final
 
     # -- chat -----------------------------------------------------------------------------------------
     def payload(self, messages, max_tokens, temperature, seed, schema=None) -> dict:
@@ -227,45 +236,78 @@ class OpenAIChatLLM(ChatLLM):
     def answer_of(self, data: Any, schema=None) -> str:
         """The reply text of a chat-completions answer; its ``usage`` (and an answer that does not validate against
         ``schema``) recorded in the ledger."""
+        counts = answer_counts(data)  # usage that is not token counts is counted invalid, the answer kept
         try:
             content = data["choices"][0]["message"]["content"] or ""
         except (KeyError, IndexError, TypeError):
+            LEDGER.add(self.usage_key, **counts, failures=1)  # paid all the same
             raise OpenAIError(f"{self.base_url}: unexpected response shape: {str(data)[:200]}") from None
-        usage = data.get("usage") if isinstance(data.get("usage"), dict) else None
-        counts = {"requests": 1}
-        if usage is None:
-            counts["missing_usage"] = 1
-        else:
-            counts.update(input_tokens=int(usage.get("prompt_tokens") or 0),
-                          output_tokens=int(usage.get("completion_tokens") or 0))
         if schema is not None and schema.validate(content) is None:
             counts["invalid_json"] = 1
         LEDGER.add(self.usage_key, **counts)
         return content
 
+    def cost_bound(self, payload: dict) -> float:
+        """What the request ``payload`` may cost at most (0 without a price): see :func:`.usage.cost_bound`."""
+        prompt = payload.get("messages") or [{"content": payload.get("prompt", "")}]
+        size = sum(len(str(m.get("content", "")).encode("utf-8")) for m in prompt)
+        if "response_format" in payload:
+            size += len(json.dumps(payload["response_format"]).encode("utf-8"))
+        return cost_bound(self.price, size, len(prompt), int(payload.get("max_tokens") or 0))
+
+    def request_tokens(self, payload: dict) -> int:
+        """The tokens a request is counted for by ``#tpm`` (estimated: :func:`.ratelimit.estimate_tokens`)."""
+        prompt = payload.get("messages") or [{"content": payload.get("prompt", "")}]
+        return estimate_tokens(sum(len(str(m.get("content", ""))) for m in prompt), int(payload.get("max_tokens") or 0))
+
+    def check_tpm(self, payloads: list[dict]) -> None:
+        """Refuse, before anything is sent, a ``#tpm`` smaller than one of these requests: it would wait minutes per
+        request in silence."""
+        tpm = self.limiter.tpm
+        if not tpm or not payloads:
+            return
+        biggest = max(self.request_tokens(p) for p in payloads)
+        if biggest > tpm:
+            raise GauntletError(f"spec {self.usage_key!r}: #tpm={tpm:g} is smaller than one request (~{biggest} "
+                                "tokens: prompt characters / 4 + max_tokens); raise #tpm to at least that")
+
+    async def _paid(self, path: str, payload: dict, record) -> Any:
+        """``record(answer)`` of one request sent through the budget (its cost upper bound reserved until its
+        usage is recorded) and the rate limiter."""
+        bound = self.cost_bound(payload)
+        LEDGER.reserve(self.usage_key, bound)
+        try:
+            await self.limiter.acquire(self.request_tokens(payload))
+            return record(await self._post(path, payload))
+        finally:
+            LEDGER.release(bound)
+
     async def _chat_async(self, messages, max_tokens, temperature, seed, schema=None) -> str:
         payload = self.payload(messages, max_tokens, temperature, seed, schema)
-        LEDGER.reserve()
-        await self.limiter.acquire(estimate_tokens(sum(len(str(m.get("content", ""))) for m in messages), max_tokens))
-        return self.answer_of(await self._post("/chat/completions", payload), schema)
+        return await self._paid("/chat/completions", payload, lambda data: self.answer_of(data, schema))
 
     def _chat_once(self, messages, max_tokens, temperature, seed) -> str:
         return _LoopThread.run(self._chat_async(messages, max_tokens, temperature, seed))
 
-    async def _gather(self, jobs: list[tuple], max_tokens, temperature, limit: int, schema=None) -> list:
+    async def _gather(self, jobs: list[tuple], max_tokens, temperature, limit: int, schema=None,
+                      keep=lambda i, answer: None) -> list:
+        """Replies (or exceptions) of ``jobs``; ``keep(i, answer)`` is called with each answer as it arrives."""
         gate = asyncio.Semaphore(limit)
 
-        async def one(messages, seed):
+        async def one(i, messages, seed):
             async with gate:
-                return await self._chat_async(messages, max_tokens, temperature, seed, schema)
+                answer = await self._chat_async(messages, max_tokens, temperature, seed, schema)
+            keep(i, answer)
+            return answer
 
-        return await asyncio.gather(*(one(m, s) for m, s in jobs), return_exceptions=True)
+        return await asyncio.gather(*(one(i, m, s) for i, (m, s) in enumerate(jobs)), return_exceptions=True)
 
     def chat_many(self, conversations, *, max_tokens=256, temperature=0.0, seed=None, concurrency=None,
                   schema=None) -> list[str]:
         """Up to ``concurrency`` (default: the backend's) requests at once (``#batch=1``: one Batch API job);
-        replies in input order. Greedy or seeded replies are cached; each finished reply is stored even when
-        another one fails. ``schema`` (a :class:`~mtgauntlet.models.structured.AnswerSchema`) asks for JSON."""
+        replies in input order. Greedy or seeded replies are cached, each stored the moment it arrives (a kill,
+        a failure of another request or a spent budget loses none). ``schema`` (a
+        :class:`~mtgauntlet.models.structured.AnswerSchema`) asks for JSON."""
         seeds = per_item_seeds(seed, len(conversations))
         items = [[list(c), s] for c, s in zip(conversations, seeds)]
         cacheable = temperature <= 0 or all(s is not None for s in seeds)
@@ -277,15 +319,19 @@ class OpenAIChatLLM(ChatLLM):
         todo = cache.missing_indices(keys, found) if spec else list(range(len(items)))
         LEDGER.add(self.usage_key, cached=len(keys) - len(todo) if spec else 0)
         jobs = [tuple(items[i]) for i in todo]
+        payloads = [self.payload(m, max_tokens, temperature, s, schema) for m, s in jobs]
+        self.check_tpm(payloads)
+
+        def keep(j: int, answer: str) -> None:  # the moment it arrives: a kill after it does not pay it again
+            cache.store(spec, [(keys[todo[j]], answer)])
+
         if self.batch and jobs:
             from mtgauntlet.models.openai_batch import run_batch
 
-            results = _LoopThread.run(run_batch(self, [self.payload(m, max_tokens, temperature, s, schema)
-                                                       for m, s in jobs], schema))
+            results = _LoopThread.run(run_batch(self, payloads, schema, keep))
         else:
             limit = parse_positive(concurrency or self.concurrency, "concurrency")
-            results = _LoopThread.run(self._gather(jobs, max_tokens, temperature, limit, schema))
-        cache.store(spec, [(keys[i], r) for i, r in zip(todo, results) if not isinstance(r, BaseException)])
+            results = _LoopThread.run(self._gather(jobs, max_tokens, temperature, limit, schema, keep))
         errors = [r for r in results if isinstance(r, BaseException)]
         if errors:
             raise errors[0]
@@ -302,20 +348,17 @@ class OpenAIChatLLM(ChatLLM):
         if seed is not None:
             payload["seed"] = seed
 
-        async def once():
-            LEDGER.reserve()
-            await self.limiter.acquire(estimate_tokens(len(prompt), max_tokens))
-            return await self._post("/completions", payload)
+        self.check_tpm([payload])
 
-        data = _LoopThread.run(once())
+        def record(data: Any) -> Any:
+            LEDGER.add(self.usage_key, **answer_counts(data))
+            return data
+
+        data = _LoopThread.run(self._paid("/completions", payload, record))
         try:
             text = data["choices"][0]["text"]
         except (KeyError, IndexError, TypeError):
             raise OpenAIError(f"{self.base_url}: unexpected response shape: {str(data)[:200]}") from None
-        usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
-        LEDGER.add(self.usage_key, requests=1, missing_usage=0 if usage else 1,
-                   input_tokens=int(usage.get("prompt_tokens") or 0),
-                   output_tokens=int(usage.get("completion_tokens") or 0))
         return text
 
 

@@ -4,7 +4,9 @@ this process that talks to it, on top of ``--concurrency``.
 Each limit is a leaky bucket without burst: a request may start once the previous ones' share of the minute has
 passed (``60 / rpm`` seconds per request, ``60 * tokens / tpm`` seconds per request of ``tokens`` tokens), so the
 rate never exceeds the limit over any window. A request's tokens are estimated before it is sent (prompt characters
-/ 4 plus its ``max_tokens``). HTTP 429 answers are still retried with back-off (``Retry-After`` honoured).
+/ 4 plus its ``max_tokens``). HTTP 429 answers are still retried with back-off (``Retry-After`` honoured). A
+``#tpm`` smaller than one request would hold each request for minutes: the backend refuses it before sending
+anything (``OpenAIChatLLM.check_tpm``).
 """
 
 from __future__ import annotations

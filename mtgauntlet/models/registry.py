@@ -53,6 +53,42 @@ REGISTRY: dict[str, dict[str, str]] = {
     "crowd": {"difficulty": "mtgauntlet.models.difficulty:ArtificialCrowdDifficulty"},
 }
 
+# The ``#`` options each backend knows: the one place a spec's options are checked against (`check_options`, at
+# `load`). None: the backend's argument is another spec (``llm-as-qe:openai:m@u#json=1``), checked when that spec
+# is loaded. A backend added to REGISTRY declares its options here (tests/test_spec_options.py checks both agree).
+_PLACEMENT = ("device", "dtype", "batch")
+OPTIONS: dict[str, tuple[str, ...] | None] = {
+    "hf": (*_PLACEMENT, "file", "beams", "max_tokens", "src", "tgt", "labels", "scale", "negate"),
+    "smollm2": _PLACEMENT,
+    "openai": ("key", "key_env", "timeout", "retries", "concurrency", "price", "rpm", "tpm", "json", "batch", "poll"),
+    "spacy": (), "stanza": (),
+    "st": _PLACEMENT, "e5": (),
+    "apertium": (), "bergamot": (),
+    "pivot": None, "llm-as-translator": None, "llm-as-qe": None, "llm-judge": None, "llm-judge-src": None,
+    "roundtrip": None, "crowd": None,
+    "metricx": (*_PLACEMENT, "version", "max_length", "tokenizer"),
+    "comet": _PLACEMENT,
+    "qe": ("model", "fast", "nosrc", "llm", "reverse"),
+    "length": (), "syntax": (), "rarity": (), "random": (), "learned": (),
+    "sentinel": (*_PLACEMENT, "encoder", "lang_token"),
+}
+
+
+def check_options(s: Spec) -> None:
+    """An option the backend does not know (``#prise=1/2``), or one given twice, is a one-line error: it would
+    be ignored in silence (a price, a timeout, a budget that never applies)."""
+    known = OPTIONS.get(s.name, ())
+    if known is None or "#" not in s.arg:
+        return
+    from mtgauntlet.models.cache import parse_options
+
+    unknown = sorted(set(parse_options(s.arg)[1]) - set(known))
+    if unknown:
+        allowed = ", ".join(f"#{k}" for k in known) or "none"
+        raise GauntletError(f"spec {s.raw!r}: unknown option {', '.join('#' + k for k in unknown)} for backend "
+                            f"{s.name!r} (it knows: {allowed})")
+
+
 # What a user gets when naming no spec for a role (None: no offline model exists here).
 DEFAULTS: dict[str, str | None] = {
     "llm": "smollm2",
@@ -137,6 +173,7 @@ def load(role: str, spec: str | None = None, **kwargs):
     key = (role, spec, tuple(sorted((k, repr(v)) for k, v in kwargs.items())), tuple(sorted(defaults().items())))
     if key not in _INSTANCES:
         cls, s = resolve_class(role, spec)
+        check_options(s)
         obj = cls(s.arg, **kwargs)
         obj.spec = spec
         _INSTANCES[key] = obj

@@ -4,28 +4,40 @@ Every ``openai:`` backend records each answered request in one process-wide ledg
 ``input_tokens`` and ``output_tokens`` (the server's own ``usage`` counts), ``retries`` (attempts after the first),
 ``failures`` (requests that got no answer after all retries), ``cached`` (answers taken from the output cache: they
 cost nothing and are counted apart), ``invalid_json`` (structured answers that did not validate against their
-schema) and ``missing_usage`` (answers without a ``usage`` field). With ``#price=IN/OUT`` (USD per 1M input/output
-tokens) in the spec, ``cost_usd`` is ``input_tokens * IN / 1e6 + output_tokens * OUT / 1e6``.
+schema), ``missing_usage`` (answers without a ``usage`` field) and ``invalid_usage`` (answers whose ``usage``
+is not a pair of token counts: not an integer, negative, non-finite or absurdly large; the answer is kept, its
+tokens are not counted, and it is never a credit). With ``#price=IN/OUT`` (USD per 1M input/output tokens) in the
+spec, ``cost_usd`` is ``input_tokens * IN / 1e6 + output_tokens * OUT / 1e6``.
 
 A budget is checked before each request is sent: once ``max_requests`` requests have been sent, or once the cost
-recorded so far reaches ``max_cost``, no further request leaves and `BudgetSpent` (exit code 3) is raised;
-requests already in flight finish (the cost may pass ``max_cost`` by what they cost). Answers received before the
-stop are cached, so the same command run again pays only for what is left.
+recorded so far, plus what the requests in flight may cost, plus what this request may cost (its prompt's UTF-8
+bytes and its ``max_tokens`` at the spec's price: an upper bound) would pass ``max_cost``, it does not leave and
+`BudgetSpent` (exit code 3) is raised. So a budget is never passed. ``max_cost`` needs a price: a spec without
+``#price`` under ``--max-cost`` is refused before it sends anything. Answers received before the stop are cached
+(each the moment it arrives), so the same command run again pays only for what is left.
+
+Inside a `journal` scope (a build sets ``OUT/usage.jsonl``) every count is also appended to that file the moment it
+is recorded, one JSON line each: a run that fails, is killed or crashes is still in the build's totals
+(`journal_totals`), and cached answers (``cached``) stay apart from paid ones (``requests``).
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import threading
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Iterator
 
 from mtgauntlet.errors import GauntletError
 
 COUNTERS = ("requests", "input_tokens", "output_tokens", "retries", "failures", "cached", "invalid_json",
-            "missing_usage")
+            "missing_usage", "invalid_usage")
+MAX_TOKENS_PER_ANSWER = 10**9  # more tokens than any request can use: a usage beyond it is invalid, not a bill
+MESSAGE_OVERHEAD = 16  # tokens a chat template may add per message (role markers), for the cost upper bound
 ENV = {"max_cost": "MTGAUNTLET_MAX_COST", "max_requests": "MTGAUNTLET_MAX_REQUESTS"}
 
 
@@ -55,10 +67,49 @@ def parse_price(value: str | None, spec: str) -> Price | None:
         price = Price(float(head), float(tail)) if sep else None
     except ValueError:
         price = None
-    if price is None or price.input < 0 or price.output < 0 or price.input != price.input:
+    if price is None or not all(0 <= x < math.inf for x in (price.input, price.output)):
         raise GauntletError(f"spec {spec!r}: #price={value!r} must be IN/OUT, USD per 1M input and output tokens "
                             "(e.g. #price=0.15/0.60)")
     return price
+
+
+def token_counts(usage: Any) -> tuple[int, int] | None:
+    """(prompt tokens, completion tokens) of an answer's ``usage`` object; None when it is not valid usage (not
+    an object, a count that is not a non-negative integer below `MAX_TOKENS_PER_ANSWER`: ``"many"``, ``-5``,
+    ``1e400``, ``NaN``, a list). A count the server leaves out is 0."""
+    if not isinstance(usage, dict):
+        return None
+    out = []
+    for key in ("prompt_tokens", "completion_tokens"):
+        n = usage.get(key, 0)
+        if n is None:
+            n = 0
+        if isinstance(n, float) and n.is_integer():
+            n = int(n)
+        if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n < MAX_TOKENS_PER_ANSWER:
+            return None
+        out.append(n)
+    return out[0], out[1]
+
+
+def answer_counts(data: Any) -> dict[str, int]:
+    """The ledger counts of one answered request: ``requests`` 1 and its tokens, or ``missing_usage`` /
+    ``invalid_usage``."""
+    usage = data.get("usage") if isinstance(data, dict) else None
+    if usage is None:
+        return {"requests": 1, "missing_usage": 1}
+    counts = token_counts(usage)
+    if counts is None:
+        return {"requests": 1, "invalid_usage": 1}
+    return {"requests": 1, "input_tokens": counts[0], "output_tokens": counts[1]}
+
+
+def cost_bound(price: Price | None, prompt_bytes: int, messages: int, max_tokens: int) -> float:
+    """What one request may cost at most: its prompt's UTF-8 bytes (no tokenizer makes more tokens than bytes)
+    plus `MESSAGE_OVERHEAD` per message, and ``max_tokens`` out (0 without a price)."""
+    if price is None:
+        return 0.0
+    return price.cost(prompt_bytes + MESSAGE_OVERHEAD * max(messages, 1), max_tokens)
 
 
 @dataclass
@@ -77,7 +128,9 @@ class Ledger:
         self._lock = threading.Lock()
         self._specs: dict[str, SpecUsage] = {}
         self.sent = 0  # requests sent by this process (each reserved before it is sent)
+        self.reserved = 0.0  # what the requests in flight may cost at most (released when they end)
         self.scope: tuple | None = None  # (max_cost, max_requests, sent before it, cost before it) of budget()
+        self.journals: list[int] = []  # file descriptors of the open `journal` scopes, innermost last
 
     def register(self, spec: str, price: Price | None) -> None:
         with self._lock:
@@ -86,28 +139,54 @@ class Ledger:
                 entry.price = price
 
     def add(self, spec: str, **counts: int) -> None:
+        counts = {k: int(n) for k, n in counts.items() if n}
+        if not counts:
+            return
         with self._lock:
             entry = self._specs.setdefault(spec, SpecUsage())
             for key, n in counts.items():
-                entry.counts[key] += int(n)
+                entry.counts[key] += n
+            if self.journals:  # one write of one line: whole in the file even when the process is killed next
+                price = None if entry.price is None else [entry.price.input, entry.price.output]
+                line = json.dumps({"spec": spec, "price": price, **counts}, ensure_ascii=False) + "\n"
+                os.write(self.journals[-1], line.encode("utf-8"))
 
     def total_cost(self) -> float:
         return sum(e.cost() or 0.0 for e in self._specs.values())
 
-    def reserve(self) -> None:
-        """Called before a request is sent: raises `BudgetSpent` when a budget is reached. The budget is the
-        innermost `budget` scope's, else the global one (``gauntlet --max-cost/--max-requests``: the
-        environment), counted from the start of the process."""
+    def reserve(self, spec: str | None = None, cost: float = 0.0) -> None:
+        """Called before a request of ``spec`` is sent, ``cost`` what it may cost at most (`cost_bound`; release
+        it with `release` when the request ends): raises `BudgetSpent` when it does not fit in the budget. The
+        budget is the innermost `budget` scope's, else the global one (``gauntlet --max-cost/--max-requests``:
+        the environment), counted from the start of the process. Under ``max_cost``, a spec without a price is
+        refused (`GauntletError`): its cost could not be counted."""
         with self._lock:
             max_cost, max_requests, sent_base, cost_base = self.scope or (*_env_budget(), 0, 0.0)
             if max_requests is not None and self.sent - sent_base >= max_requests:
                 raise BudgetSpent(f"budget reached: --max-requests {max_requests} requests sent; finished work is "
                                   "kept, run the same command again (with a larger budget or none) to resume")
-            spent = self.total_cost() - cost_base
-            if max_cost is not None and spent >= max_cost:
-                raise BudgetSpent(f"budget reached: --max-cost {max_cost:g} USD (spent {spent:.4f} USD); finished "
-                                  "work is kept, run the same command again (with a larger budget or none) to resume")
+            if max_cost is not None:
+                if spec is not None and self._specs.get(spec, SpecUsage()).price is None:
+                    raise GauntletError(no_price_message(spec, max_cost))
+                spent = self.total_cost() - cost_base
+                if spent + self.reserved + cost > max_cost:
+                    more = f"; the next request may cost up to {cost:.4f} USD" if cost else ""
+                    raise BudgetSpent(f"budget reached: --max-cost {max_cost:g} USD (spent {spent:.4f} USD){more}; "
+                                      "finished work is kept, run the same command again (with a larger budget or "
+                                      "none) to resume")
             self.sent += 1
+            self.reserved += cost
+
+    def release(self, cost: float) -> None:
+        """A reserved request ended (answered, failed or cancelled): its upper bound no longer holds budget."""
+        with self._lock:
+            self.reserved = max(0.0, self.reserved - cost)
+
+    def require_price(self, spec: str, price: Price | None) -> None:
+        """Refuse, before anything is sent, a spec without a price when a ``max_cost`` budget is in force."""
+        max_cost = (self.scope or _env_budget())[0]
+        if max_cost is not None and price is None:
+            raise GauntletError(no_price_message(spec, max_cost))
 
     def remaining(self) -> tuple[float | None, int | None]:
         """(USD, requests) the budget in force still allows (None: no limit)."""
@@ -123,6 +202,60 @@ class Ledger:
 
 LEDGER = Ledger()
 remaining = LEDGER.remaining
+
+
+def no_price_message(spec: str, max_cost: float) -> str:
+    return (f"--max-cost {max_cost:g} needs the price of every paid API: spec {spec!r} has no #price=IN/OUT (USD per "
+            "1M input/output tokens); add one, or use --max-requests")
+
+
+JOURNAL = "usage.jsonl"
+
+
+@contextlib.contextmanager
+def journal(path: str | Path, carried: dict[str, dict] | None = None) -> Iterator[None]:
+    """Append every count recorded inside to ``path`` (see the module). ``carried``: a ``build.json`` ``usage``
+    of runs made before the build kept a journal, written first when the journal is new."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    new = not path.exists() or path.stat().st_size == 0
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+    try:
+        if new and carried:
+            for spec, u in carried.items():
+                line = {"spec": spec, "price": u.get("price_per_1m"), **{k: int(u.get(k) or 0) for k in COUNTERS}}
+                os.write(fd, (json.dumps(line, ensure_ascii=False) + "\n").encode("utf-8"))
+        with LEDGER._lock:
+            LEDGER.journals.append(fd)
+        yield
+    finally:
+        with LEDGER._lock:
+            LEDGER.journals.remove(fd)
+        os.close(fd)
+
+
+def journal_totals(path: str | Path) -> dict[str, dict[str, Any]]:
+    """The counts of a journal summed per spec (the shape of `since`); a line cut short by a kill is skipped."""
+    out: dict[str, dict[str, Any]] = {}
+    try:
+        text = Path(path).read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        return out
+    for line in text.splitlines():
+        try:
+            entry = json.loads(line)
+            spec = entry["spec"]
+        except (ValueError, KeyError, TypeError):
+            continue
+        total = out.setdefault(spec, {**dict.fromkeys(COUNTERS, 0), "price": None})
+        for key in COUNTERS:
+            value = entry.get(key)
+            if isinstance(value, int) and not isinstance(value, bool):
+                total[key] += value
+        price = entry.get("price")
+        if isinstance(price, list) and len(price) == 2:
+            total["price"] = Price(float(price[0]), float(price[1]))
+    return out
 
 
 def since(before: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -171,8 +304,9 @@ def summary_line(usage: dict[str, dict]) -> str:
     for spec, u in usage.items():
         cost = f", ${u['cost_usd']:.4f}" if u.get("cost_usd") is not None else ""
         cached = f", {u['cached']} cached" if u.get("cached") else ""
+        invalid = f", {u['invalid_usage']} with invalid usage (not counted)" if u.get("invalid_usage") else ""
         parts.append(f"{spec}: {u['requests']} requests, {u['input_tokens']} in / {u['output_tokens']} out "
-                     f"tokens{cost}{cached}")
+                     f"tokens{cost}{cached}{invalid}")
     return ("usage: " + "; ".join(parts)) if parts else ""
 
 
@@ -189,9 +323,12 @@ def progress_note() -> str:
 def _env_budget() -> tuple[float | None, int | None]:
     cost, reqs = os.environ.get(ENV["max_cost"]), os.environ.get(ENV["max_requests"])
     try:
-        return (float(cost) if cost else None), (int(reqs) if reqs else None)
+        limits = (float(cost) if cost else None), (int(reqs) if reqs else None)
     except ValueError:
-        raise GauntletError(f"{ENV['max_cost']} must be a number and {ENV['max_requests']} an integer") from None
+        limits = None
+    if limits is None or (limits[0] is not None and not 0 <= limits[0] < math.inf):
+        raise GauntletError(f"{ENV['max_cost']} must be a finite number and {ENV['max_requests']} an integer")
+    return limits
 
 
 def set_global_budget(max_cost: float | None, max_requests: int | None) -> None:
@@ -203,8 +340,8 @@ def set_global_budget(max_cost: float | None, max_requests: int | None) -> None:
 
 
 def check_budget(max_cost: float | None, max_requests: int | None) -> None:
-    if (max_cost is not None and not max_cost >= 0) or (max_requests is not None and max_requests < 0):
-        raise GauntletError("--max-cost and --max-requests must be >= 0")
+    if (max_cost is not None and not 0 <= max_cost < math.inf) or (max_requests is not None and max_requests < 0):
+        raise GauntletError("--max-cost must be a finite number >= 0 and --max-requests an integer >= 0")
 
 
 @contextlib.contextmanager

@@ -15,20 +15,22 @@ A resume never mixes inputs: the signature carries a content hash of the input i
 changed or edited input file is refused (``--overwrite`` starts over). One process at a time builds into
 a directory: ``OUT/.lock`` is held (flock) for the whole run and a second run is refused while it is.
 
-API usage (``openai:`` backends) is written to ``build.json`` ``usage`` per spec (requests, input/output tokens,
-retries, failures, cached answers, ``cost_usd`` with a ``#price``), summed over the runs of a resumed build. A spent
-budget (``--max-cost`` / ``--max-requests``) stops the build between requests: the shard in progress is not
-written, ``build.json`` keeps the usage so far and ``stopped``, and the same command run again resumes it (the
-answers already received come from the output cache). Batch API ids are kept in ``OUT/batches/``.
+API usage (``openai:`` backends) is journalled in ``OUT/usage.jsonl`` the moment it is recorded (one JSON line per
+answer, retry, failure or cached lookup; append-only, so a run that fails, is killed or crashes is in it too) and
+written to ``build.json`` ``usage`` per spec (requests, input/output tokens, retries, failures, cached answers,
+invalid usage, ``cost_usd`` with a ``#price``) as the sum of the whole journal: every run of the build. Whatever
+ends a run (success, a spent budget, Ctrl-C, an error), ``build.json`` gets the usage so far; a kill leaves it to
+the next run, which sums the journal. A spent budget (``--max-cost`` / ``--max-requests``) stops the build between
+requests: the shard in progress is not written, ``build.json`` keeps the usage so far and ``stopped``, and the same
+command run again resumes it (the answers already received come from the output cache, each stored as it
+arrived). Batch API ids are kept in ``OUT/batches/``.
 """
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import logging
-import os
 import random
 import sys
 import time
@@ -46,13 +48,13 @@ from mtgauntlet.builders.base import Builder, Item, overrides
 from mtgauntlet.errors import BuildStateError, GauntletError
 from mtgauntlet.models import openai_batch, usage
 from mtgauntlet.models.runtime import signature_spec
+from mtgauntlet.runner.build_dir import MANIFEST, build_lock, discard_build, record_usage
 from mtgauntlet.runner.progress import OnDemandProgress, Progress
 from mtgauntlet.schema import get_kind, record_id, to_table, utcnow
 from mtgauntlet.signature import make_signature
 from mtgauntlet.versions import package_versions
 
 log = logging.getLogger(__name__)
-MANIFEST = "build.json"
 COUNTS_KEY = b"mtgauntlet.shard_counts"
 
 
@@ -83,37 +85,6 @@ def input_digest(items: Sequence[Item]) -> str:
     return h.hexdigest()
 
 
-@contextlib.contextmanager
-def build_lock(out_dir: Path):
-    """Hold ``OUT/.lock`` for the duration of a build; refuse when another process holds it."""
-    import fcntl
-
-    out_dir.mkdir(parents=True, exist_ok=True)
-    fh = open(out_dir / ".lock", "a+")
-    try:
-        try:
-            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            fh.seek(0)
-            holder = fh.read().strip() or "another process"
-            raise BuildStateError(f"{out_dir} is being built by {holder}; wait for it to finish or use another --out") from None
-        fh.seek(0)
-        fh.truncate()
-        fh.write(f"pid {os.getpid()}")
-        fh.flush()
-        yield
-    finally:
-        fh.close()
-
-
-def discard_build(out_dir: Path) -> None:
-    """Remove a build's shards and manifest (what ``--overwrite`` discards); call with its lock held."""
-    for sub in ("data", "work"):
-        for p in (out_dir / sub).glob("part-*.parquet"):
-            p.unlink()
-    (out_dir / MANIFEST).unlink(missing_ok=True)
-
-
 class EmptyBuild(GauntletError):
     """A build that produced no record: an error that says why (the reasons items were rejected or skipped)."""
 
@@ -123,17 +94,6 @@ class EmptyBuild(GauntletError):
         reasons = ", ".join(f"{k}={v}" for k, v in sorted(why.items(), key=lambda kv: -kv[1])) or "no reason recorded"
         super().__init__(f"{summary.out_dir}: the build produced no record from {summary.items} item(s) ({reasons})"
                          + (f"; {hint}" if hint else ""))
-
-
-def record_usage(manifest: dict[str, Any], before: dict, **fields: Any) -> dict[str, Any]:
-    """``manifest`` with the API usage since ``before`` (a ledger snapshot) added to the usage of earlier runs, its
-    ``stopped`` note removed, and ``fields`` set."""
-    spent = usage.report(usage.since(before), manifest.get("usage"))
-    manifest.pop("stopped", None)
-    if spent:
-        manifest["usage"] = spent
-    manifest.update(fields)
-    return manifest
 
 
 def item_rng(seed: int, index: int) -> random.Random:
@@ -258,7 +218,7 @@ class BuildRunner:
             return self._run(items, dict(input_skipped or {}))
 
     def _record_usage(self, manifest: dict[str, Any], before: dict, **fields: Any) -> dict[str, Any]:
-        return record_usage(manifest, before, **fields)
+        return record_usage(manifest, before, self.out_dir / usage.JOURNAL, **fields)
 
     def _run(self, items: Sequence[Item], input_skipped: dict[str, int]) -> BuildSummary:
         t0 = time.perf_counter()
@@ -268,6 +228,12 @@ class BuildRunner:
         signature = self.signature(n, digest)
         self.builder.load_backends()  # fail on a bad model spec before anything is written
         manifest = self._load_or_start_manifest(signature, n, digest)
+        with usage.journal(self.out_dir / usage.JOURNAL, carried=manifest.get("usage")):
+            return self._run_journalled(items, input_skipped, manifest, signature, before, t0)
+
+    def _run_journalled(self, items: Sequence[Item], input_skipped: dict[str, int], manifest: dict[str, Any],
+                        signature: str, before: dict, t0: float) -> BuildSummary:
+        n = len(items)
         created_at = manifest["created_at"]
         import datetime as dt
 
@@ -333,6 +299,11 @@ class BuildRunner:
             if progress is not None:
                 progress.close()
             write_json_atomic(self._manifest_path(), self._record_usage(manifest, before, stopped=str(exc)))
+            raise
+        except Exception:  # a failed run: what it paid is in build.json all the same
+            if progress is not None:
+                progress.close()
+            write_json_atomic(self._manifest_path(), self._record_usage(manifest, before))
             raise
         progress.close()
         produced = totals["produced"]

@@ -145,6 +145,10 @@ class BanditSearch:
         with build_lock(Path(out_dir)):
             return self._run(Path(out_dir), progress, overwrite)
 
+    def _journal(self, out: Path, m: dict[str, Any]):
+        """The API usage journal of the search (``OUT/usage.jsonl``: every run, however it ended)."""
+        return usage.journal(out / usage.JOURNAL, carried=m.get("usage"))
+
     def _run(self, out: Path, progress: bool | None, overwrite: bool) -> dict[str, Any]:
         sig = self.signature()
         mpath = out / "build.json"
@@ -155,8 +159,8 @@ class BanditSearch:
                     raise BuildStateError(f"{mpath} holds a different search:\n  found:     {m.get('signature')}\n"
                                           f"  requested: {sig}\nuse another --out or --overwrite")
                 for p in [*(out / "pulls").glob("*.parquet"), *(out / "pulls").glob("*.sampler.json"),
-                          *(out / "data").glob("*.parquet")]:
-                    p.unlink()
+                          *(out / "data").glob("*.parquet"), out / usage.JOURNAL]:
+                    p.unlink(missing_ok=True)
                 m = None
         else:
             m = None
@@ -172,6 +176,10 @@ class BanditSearch:
                  "versions": package_versions(),
                  "created_at": utcnow().isoformat(), "status": "in_progress"}
             write_json_atomic(mpath, m)
+        with self._journal(out, m):
+            return self._search(out, m, mpath, sig, progress)
+
+    def _search(self, out: Path, m: dict[str, Any], mpath: Path, sig: str, progress: bool | None) -> dict[str, Any]:
         before = usage.LEDGER.snapshot()
         log = self._load_log(out)
         state, used, spent = self._replay(log)
@@ -196,7 +204,7 @@ class BanditSearch:
                         spent += 1
                         bar.advance()
         except usage.BudgetSpent as exc:  # the pull log is the state: the same command resumes at this step
-            write_json_atomic(mpath, record_usage(m, before, stopped=str(exc)))
+            write_json_atomic(mpath, record_usage(m, before, out / usage.JOURNAL, stopped=str(exc)))
             raise
         finally:
             bar.close()
@@ -211,7 +219,7 @@ class BanditSearch:
                 failures[f"{r['failure']}_failures"] += 1
         failures.update(self._logged_sampler_counts(out))  # the LLM sampler's, over every run of this search
         m.update(**self._runtime())
-        record_usage(m, before, status="complete", finished_at=utcnow().isoformat(),
+        record_usage(m, before, out / usage.JOURNAL, status="complete", finished_at=utcnow().isoformat(),
                  counts={"pulls": spent, "scored_pulls": state.pulls, **failures,
                          "topics_explored": sum(1 for c in state.counts if c), "exhausted": len(state.exhausted),
                          "produced": len(records)},

@@ -1,0 +1,61 @@
+"""A build directory's lock, its discarding (``--overwrite``) and the API usage its manifest carries: the pieces of
+the runner that other long runs (the bandit search, recipes) share."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from pathlib import Path
+from typing import Any
+
+from mtgauntlet.errors import BuildStateError
+from mtgauntlet.models import usage
+
+MANIFEST = "build.json"
+
+
+@contextlib.contextmanager
+def build_lock(out_dir: Path):
+    """Hold ``OUT/.lock`` for the duration of a build; refuse when another process holds it."""
+    import fcntl
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    fh = open(out_dir / ".lock", "a+")
+    try:
+        try:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            fh.seek(0)
+            holder = fh.read().strip() or "another process"
+            raise BuildStateError(f"{out_dir} is being built by {holder}; wait for it to finish or use another --out") from None
+        fh.seek(0)
+        fh.truncate()
+        fh.write(f"pid {os.getpid()}")
+        fh.flush()
+        yield
+    finally:
+        fh.close()
+
+
+def discard_build(out_dir: Path) -> None:
+    """Remove a build's shards and manifest (what ``--overwrite`` discards); call with its lock held."""
+    for sub in ("data", "work"):
+        for p in (out_dir / sub).glob("part-*.parquet"):
+            p.unlink()
+    (out_dir / MANIFEST).unlink(missing_ok=True)
+    (out_dir / usage.JOURNAL).unlink(missing_ok=True)
+
+
+def record_usage(manifest: dict[str, Any], before: dict, journal: Path | None = None, **fields: Any) -> dict[str, Any]:
+    """``manifest`` with its API usage, its ``stopped`` note removed, and ``fields`` set. The usage: the sum of
+    ``journal`` (a build's `usage.journal`: all its runs) when given, else the usage since ``before`` (a ledger
+    snapshot) added to the usage of earlier runs."""
+    if journal is not None:
+        spent = usage.report(usage.journal_totals(journal))
+    else:
+        spent = usage.report(usage.since(before), manifest.get("usage"))
+    manifest.pop("stopped", None)
+    if spent:
+        manifest["usage"] = spent
+    manifest.update(fields)
+    return manifest
