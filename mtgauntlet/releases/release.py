@@ -31,7 +31,7 @@ from mtgauntlet import __version__
 from mtgauntlet.errors import GauntletError
 from mtgauntlet.records import SIGNATURES_METADATA_KEY
 from mtgauntlet.releases.inputs import load_builds, tables_by_kind
-from mtgauntlet.releases.layout import configs, data_path, kind_sort_key, split_records, write_records
+from mtgauntlet.release_layout import configs, data_path, kind_sort_key, split_records, write_records
 from mtgauntlet.releases.manifest import RELEASE_MANIFEST, describe_file, release_files, sha256_file, verify_release
 from mtgauntlet.releases.staging import staged_release_dir
 from mtgauntlet.releases.validation_match import match_reports
