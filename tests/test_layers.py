@@ -5,7 +5,7 @@ arrow all the same; only heavy third-party libraries are deferred, never to dodg
 to top (a package may import the packages of the layers below it and, sideways, only the arrows in
 ``SIDEWAYS``):
 
-- L0 ``core``: the modules every layer uses and that import nothing above them: the package root
+- L0, the bottom: the modules every layer uses and that import nothing above them: the package root
   (``__version__``), ``errors``, ``atomic``, ``fileio``, ``versions``, ``signature``, ``schema_docs``,
   ``schema``, ``records``, ``tables``, ``phenomena``, ``shards``, ``release_layout`` (where records go in a
   release: read by the cards and written by the releases, so it sits below both) and the bottom package
@@ -17,8 +17,11 @@ to top (a package may import the packages of the layers below it and, sideways, 
   L8 ``api`` (one function per verb), L9 ``recipes`` (run through the API: ``mg.run`` and ``mg.reproduce``
   live in ``recipes/running.py``), L10 ``cli`` and ``demo`` (the demo runs ``gauntlet`` commands as typed).
 
-``KNOWN`` lists the arrows and cycles that remain, each naming where it is and what it waits for; the check
-fails on any other one, and on a ``KNOWN`` entry that no longer occurs (so the list only shrinks).
+The package root sits at L0 for what it holds (``__version__``, the error classes); its ``_API`` map names the
+API and recipe functions as strings imported on first attribute access (``mg.build``, ``mg.run``): the front
+door, not an import of the root. ``KNOWN`` lists the arrows and cycles that remain, each naming where it is and
+what it waits for; the check fails on any other one, and on a ``KNOWN`` entry that no longer occurs (so the
+list only shrinks).
 """
 
 from __future__ import annotations
