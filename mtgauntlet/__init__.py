@@ -21,13 +21,13 @@ _API = {
     "release": "mtgauntlet.api.releasing", "verify": "mtgauntlet.api.releasing", "publish": "mtgauntlet.api.releasing",
     "import_set": "mtgauntlet.api.sets", "export_set": "mtgauntlet.api.sets",
     "list_releases": "mtgauntlet.api.releasing", "open_release": "mtgauntlet.api.releasing",
-    "query": "mtgauntlet.api.catalog", "audit": "mtgauntlet.api.auditing", "run": "mtgauntlet.api.recipes",
-    "reproduce": "mtgauntlet.api.recipes", "score": "mtgauntlet.api.scoring", "evaluate": "mtgauntlet.api.evaluating",
+    "query": "mtgauntlet.api.catalog", "audit": "mtgauntlet.api.auditing", "run": "mtgauntlet.recipes.running",
+    "reproduce": "mtgauntlet.recipes.running", "score": "mtgauntlet.api.scoring", "evaluate": "mtgauntlet.api.evaluating",
     "simulate": "mtgauntlet.api.evaluating", "list_models": "mtgauntlet.api.evaluating",
     "Build": "mtgauntlet.api.results", "Report": "mtgauntlet.api.results", "Release": "mtgauntlet.api.results",
     "Verification": "mtgauntlet.api.results", "Publication": "mtgauntlet.api.results",
     "Reproduction": "mtgauntlet.api.results", "BudgetSpent": "mtgauntlet.models.usage",
-    "RuleFailed": "mtgauntlet.api.recipes", "NotVerified": "mtgauntlet.api.recipes",
+    "RuleFailed": "mtgauntlet.recipes.running", "NotVerified": "mtgauntlet.recipes.running",
 }
 
 __all__ = ["__version__", "GauntletError", "GauntletWarning", "InputError", "UsageError", *_API]

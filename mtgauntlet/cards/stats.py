@@ -9,9 +9,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from mtgauntlet.cards import plots
-from mtgauntlet.corpora.langs import hub_language
 from mtgauntlet.cards.markdown import md_code, md_text
-from mtgauntlet.releases.layout import kind_sort_key, path_part
+from mtgauntlet.corpora.langs import hub_language
+from mtgauntlet.release_layout import kind_sort_key, path_part
 
 CATEGORY_COLUMNS = ("phenomenon", "method", "topic", "domain", "estimator", "phase")
 TOP = 25

@@ -1,6 +1,6 @@
 """`gauntlet run RECIPE` (builds, validation, release, audit, publish from one YAML file) and
 `gauntlet reproduce RELEASE_DIR` (rebuild from the recipe stored in a release and compare). Both call
-:mod:`mtgauntlet.api.recipes` and print what it returns."""
+:mod:`mtgauntlet.recipes.running` and print what it returns."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ def run_recipe(
 ):
     """Run a recipe end to end: every build (resuming; complete and unchanged builds are skipped), validation,
     the release (with the resolved recipe inside), the audit report and publishing when the recipe asks."""
-    from mtgauntlet.api import recipes
+    from mtgauntlet.recipes import running as recipes
 
     before = recipes.plan(recipe, work=work, releases=releases) if json_out else None
     with recipes.outcome_lines(lambda line: typer.echo(line, err=json_out)):

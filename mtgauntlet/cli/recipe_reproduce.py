@@ -1,5 +1,5 @@
 """`gauntlet reproduce RELEASE_DIR`: verify the release, rebuild it from the recipe stored in it, compare
-(:func:`mtgauntlet.api.recipes.reproduce`)."""
+(:func:`mtgauntlet.recipes.running.reproduce`)."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ def reproduce(
     """Verify a release, rebuild it from its stored recipe on this machine and compare, per record kind, the ids
     and every text and value; exit 0 when identical, 1 when anything differs (each difference listed) or the
     release does not verify."""
-    from mtgauntlet.api.recipes import reproduce as rebuild
+    from mtgauntlet.recipes.running import reproduce as rebuild
     from mtgauntlet.cli.common import print_json
 
     done = rebuild(release_dir, inputs=inputs, work=work, progress=None)

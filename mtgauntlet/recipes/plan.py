@@ -1,4 +1,4 @@
-"""What a recipe run builds (:func:`mtgauntlet.api.recipes.run`): the recipe parsed against the API's option
+"""What a recipe run builds (:func:`mtgauntlet.recipes.running.run`): the recipe parsed against the API's option
 tables, one :class:`BuildStep` per build entry (every option resolved, every input pinned by sha256) and the
 resolved recipe a release keeps.
 

@@ -1,4 +1,4 @@
-"""How a recipe run runs its steps (:func:`mtgauntlet.api.recipes.run`): each calls the Python API function of
+"""How a recipe run runs its steps (:func:`mtgauntlet.recipes.running.run`): each calls the Python API function of
 the command a user would type (``mg.build``, ``mg.validate``, ``mg.audit``, ...) with the recipe's options as
 keywords, so a recipe makes exactly what the equivalent commands make; a step done before on exactly what it
 reads now is skipped. Its equivalent command line is logged, never run."""

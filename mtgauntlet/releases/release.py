@@ -30,8 +30,8 @@ import pyarrow.compute as pc
 from mtgauntlet import __version__
 from mtgauntlet.errors import GauntletError
 from mtgauntlet.records import SIGNATURES_METADATA_KEY
+from mtgauntlet.release_layout import configs, data_path, kind_sort_key, split_records, write_records
 from mtgauntlet.releases.inputs import load_builds, tables_by_kind
-from mtgauntlet.releases.layout import configs, data_path, kind_sort_key, split_records, write_records
 from mtgauntlet.releases.manifest import RELEASE_MANIFEST, describe_file, release_files, sha256_file, verify_release
 from mtgauntlet.releases.staging import staged_release_dir
 from mtgauntlet.releases.validation_match import match_reports
@@ -95,8 +95,8 @@ def make_release(builds: Sequence[str | Path], name: str, version: str, *, out: 
     from mtgauntlet.cards.card import write_card
     from mtgauntlet.cards.croissant import write_croissant
     from mtgauntlet.cards.licenses import check_license, check_stated_datasets, decide_license, parse_statements
-    from mtgauntlet.releases.inputs import input_provenance
     from mtgauntlet.cards.methods import GENERIC, METHODS
+    from mtgauntlet.releases.inputs import input_provenance
 
     check_name(name)
     v = Version.parse(version)

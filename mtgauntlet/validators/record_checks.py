@@ -48,6 +48,13 @@ def schema_checks(table: pa.Table, kind: RecordKind) -> tuple[dict[str, float], 
     return metrics, problems
 
 
+def span_identity_holds(ref: str, bad: str, start: int | None, end: int | None, replacement: str | None) -> bool:
+    """Does the recorded span describe the whole edit: ``ref[:start] + replacement + ref[end:] == bad``?"""
+    if start is None or end is None or replacement is None or not 0 <= start <= end <= len(ref):
+        return False
+    return ref[:start] + replacement + ref[end:] == bad
+
+
 def smaug_record_metrics(rows: list[dict[str, Any]]) -> dict[str, float]:
     """What the stored SMAUG records say about themselves (no model needed):
 
@@ -57,7 +64,6 @@ def smaug_record_metrics(rows: list[dict[str, Any]]) -> dict[str, float]:
       the paper keeps only good != reference);
     - ``smaug.nli.not_checked_rate``: ``neg`` records whose NLI contradiction check did not run
       (``checks.nli_contradiction`` null) — only when the set has ``neg`` records."""
-    from mtgauntlet.builders.smaug.transformations import span_identity_holds
     from mtgauntlet.schema import checks_dict
 
     if not rows:

@@ -14,13 +14,14 @@ from mtgauntlet.builders.keyed import keyed_rng
 from mtgauntlet.builders.smaug.constraints import NLIContradiction
 from mtgauntlet.builders.smaug.phenomena import all_phenomena
 from mtgauntlet.builders.smaug.pools import KeyedPool, entity_pool
-from mtgauntlet.builders.smaug.transformations import UnusableAnswer, base_lang, clause_pool, span_identity_holds
+from mtgauntlet.builders.smaug.transformations import UnusableAnswer, base_lang, clause_pool
 from mtgauntlet.errors import BackendUnavailable, GauntletError
 from mtgauntlet.models import registry
 from mtgauntlet.models.embedded import packaged_translator
 from mtgauntlet.models.estimate import Plan
 from mtgauntlet.models.spec_public import public_spec
 from mtgauntlet.phenomena import DEFAULT, NAMES
+from mtgauntlet.validators.record_checks import span_identity_holds
 
 log = logging.getLogger(__name__)
 PHENOMENA = DEFAULT  # built when --phenomena is not given; every registered one: mtgauntlet.phenomena.NAMES

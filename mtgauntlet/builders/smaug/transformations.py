@@ -48,13 +48,6 @@ def covering_edit(text: str, new: str, start: int, end: int, meta: dict) -> Edit
                 meta=meta)
 
 
-def span_identity_holds(ref: str, bad: str, start: int | None, end: int | None, replacement: str | None) -> bool:
-    """Does the recorded span describe the whole edit: ``ref[:start] + replacement + ref[end:] == bad``?"""
-    if start is None or end is None or replacement is None or not 0 <= start <= end <= len(ref):
-        return False
-    return ref[:start] + replacement + ref[end:] == bad
-
-
 class NamedEntitySwap(Transformation):
     """Replace one entity chosen uniformly among the entities of ``types`` (:func:`entities_of`; the paper: all):
     infiller when given, else an entity of the same label from the corpus (drawn from the pool's hash ring,
