@@ -36,8 +36,9 @@ PACKAGE = Path(mtgauntlet.__file__).parent
 ROOT = "<root>"
 LAYERS = (
     (ROOT, "errors", "atomic", "fileio", "versions", "signature", "schema_docs", "schema", "records", "tables",
-     "phenomena", "shards", "release_layout", "core"),
+     "phenomena", "shards", "release_layout", "core", "options"),
     ("corpora",),
+    ("shared_options",),  # option fields several commands declare (reads the corpus readers' limits)
     ("models",),
     ("validators", "engines"),
     ("builders",),
