@@ -1,0 +1,105 @@
+"""The metrics of the workbench: a spec (or a Python callable) -> a batch scorer with an exact signature.
+
+A scorer takes the items of one language pair (source, hypothesis, reference lists and the two languages) and
+returns one float per item, or None where it failed. Its signature names everything that makes its scores what
+they are: sacrebleu's own signature for chrF and BLEU (version, tokenizer, smoothing), the backend spec, model and
+versions for a QE spec, the set for a ``col:NAME`` column, the code for a Python callable. Scores are reused only
+under an equal signature, so a new sacrebleu or another model revision scores again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import math
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+from mtgauntlet.errors import GauntletError, UsageError
+
+BatchFn = Callable[[list[str], list[str], list, str, str], Sequence[Any]]
+REFERENCE_BASED = ("chrf", "bleu")
+
+
+@dataclass
+class Scorer:
+    name: str  # what the metric column says: the spec as given, or python:NAME for a callable
+    signature: str
+    score: BatchFn | None = None  # None for col: (the values come from the records)
+    column: str | None = None  # col:NAME / col:GOOD,BAD: the record's kept score(s)
+    needs_ref: bool = False
+
+
+def _sacrebleu(name: str) -> Scorer:
+    from sacrebleu.metrics import BLEU, CHRF
+
+    metric = CHRF() if name == "chrf" else BLEU(effective_order=True)
+    metric.corpus_score(["a"], [["a"]])  # sacrebleu knows its signature once it has seen the references
+    signature = f"{name}|{metric.get_signature().format()}"
+
+    def score(src, hyp, ref, src_lang, tgt_lang):
+        return [metric.sentence_score(h, [r]).score if r else None for h, r in zip(hyp, ref)]
+
+    return Scorer(name, signature, score, needs_ref=True)
+
+
+def _qe(spec: str) -> Scorer:
+    from mtgauntlet.models.qe_ensemble import load_qe
+    from mtgauntlet.models.runtime import signature_spec
+    from mtgauntlet.versions import package_versions
+
+    qe = load_qe(spec)
+    versions = package_versions()
+    keep = ("mtgauntlet", "torch", "transformers", "sentencepiece", "comet", "unbabel-comet", "onnxruntime")
+    models = [str(getattr(m, "signature", None) or getattr(m, "model_id", None) or type(m).__name__)
+              for m in getattr(qe, "members", [])]
+    signature = "|".join([f"qe:{signature_spec(spec)}", *models,
+                          *(f"{k}={versions[k]}" for k in keep if versions.get(k))])
+
+    def score(src, hyp, ref, src_lang, tgt_lang):
+        return [None if s is None or s != s else float(s) for s in qe.score(src, hyp, src_lang, tgt_lang)]
+
+    return Scorer(spec, signature, score)
+
+
+def _callable(fn: Callable) -> Scorer:
+    name = getattr(fn, "__qualname__", None) or type(fn).__name__
+    try:
+        code = inspect.getsource(fn)
+    except (OSError, TypeError):
+        code = repr(fn)
+    digest = hashlib.sha256(code.encode()).hexdigest()[:16]
+    module = getattr(fn, "__module__", "") or ""
+    return Scorer(f"python:{name}", f"python:{module}.{name}|code={digest}", lambda *a: fn(*a))
+
+
+def make_scorer(spec: str | Callable) -> Scorer:
+    """The scorer of a metric spec: chrf, bleu, ``col:NAME`` / ``col:GOOD,BAD``, a QE spec, or a callable
+    ``(src, hyp, ref, src_lang, tgt_lang) -> list[float]``."""
+    if callable(spec):
+        return _callable(spec)
+    if not isinstance(spec, str) or not spec.strip():
+        raise UsageError(f"--metric: not a metric spec: {spec!r}")
+    if spec in REFERENCE_BASED:
+        return _sacrebleu(spec)
+    if spec.startswith("col:"):
+        column = spec[4:]
+        if not column or any(not c.strip() for c in column.split(",")) or column.count(",") > 1:
+            raise UsageError(f"--metric {spec!r}: col: takes NAME (human-judgment sets) or GOODCOL,BADCOL (pairs)")
+        return Scorer(spec, f"col:{column}", column=column)
+    return _qe(spec)
+
+
+def clean(value: Any) -> float | None:
+    """A backend's answer as a float, or None (failed: None, NaN, not a number)."""
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        return None
+    return x if math.isfinite(x) else None
+
+
+def check_answer(name: str, got: Sequence[Any], want: int) -> list[float | None]:
+    if got is None or len(got) != want:
+        raise GauntletError(f"metric {name}: returned {0 if got is None else len(got)} scores for {want} items")
+    return [clean(v) for v in got]
