@@ -36,16 +36,33 @@ def metric_specs(values: str | Sequence[str]) -> list[str]:
 
 
 @public
-def evaluate_metric(*, set: Any, metric: str | Sequence[str] = ("chrf",), lp: str | Sequence[str] | None = None,
+def evaluate_metric(*, set: Any = None, metric: Any = ("chrf",), lp: str | Sequence[str] | None = None,
                     phenomena: str | Sequence[str] | None = None, ties: str = "discordant",
+                    releases: str | Path = "releases", sets: str | Sequence[str] | None = None,
+                    out: str | Path | None = None, engine: str = "local", gold: str | Sequence[str] | None = None,
+                    ci_resamples: int = 1000, shard_size: int = 10_000,
                     max_cost: float | None = None, max_requests: int | None = None) -> dict[str, Any]:
-    """Kendall-like tau and d (SMAUG eq. 1-2) per metric, phenomenon and language pair; mean ± std of tau over
-    language pairs (SMAUG Figures 4-7) and the Pearson correlation of tau and d (Figure 8).
+    """Metrics on challenge sets. With ``set``: one set, Kendall-like tau and d (SMAUG eq. 1-2) per metric,
+    phenomenon and language pair; mean ± std of tau over language pairs (SMAUG Figures 4-7) and the Pearson
+    correlation of tau and d (Figure 8). With ``out`` (the workbench): every pair set and human-judgment set of the
+    catalog (or ``sets``) scored by every metric, scores stored and sealed in ``out`` with the leaderboard's
+    statistics; only what is new is scored (docs/workbench.md).
 
     Args:
-        set: Build/release directory or Parquet of ``smaug_pair`` records, DEMETR JSONL or ACES TSV.
-        metric: chrf, bleu, ``col:GOODCOL,BADCOL``, or a QE spec (qe, roundtrip, comet:..., llm-as-qe:...): one,
-            a list, or comma-separated.
+        set: One set: build/release directory or Parquet of ``smaug_pair`` records, DEMETR JSONL or ACES TSV.
+        metric: chrf, bleu, ``col:GOODCOL,BADCOL`` (pairs) or ``col:NAME`` (human-judgment sets), or a QE spec (qe,
+            roundtrip, comet:..., llm-as-qe:...): one, a list, or comma-separated; with ``out`` also a Python
+            callable ``(src, hyp, ref, src_lang, tgt_lang) -> list[float]`` (lists of one language pair).
+        releases: The catalog (with ``out``): a directory with releases.
+        sets: Only these sets (with ``out``): names (latest version), ``NAME@VERSION``, or a SQL query over the
+            catalog returning ``name`` and ``version``; default every ``smaug_pair``, ``challenge_pair`` and
+            ``human_score`` release (latest version of each name).
+        out: The results folder (created, or added to): stored scores and the leaderboard, sealed by a manifest.
+        engine: ``local`` or ``ray`` (chunks scored on Ray workers; the same scores).
+        gold: The human scores of human-judgment sets to compare with (default: every kept score named like a
+            human judgment: mqm, da_sqm, esa, ...).
+        ci_resamples: Bootstrap resamples of the 95% intervals (and of soft pairwise accuracy's permutations).
+        shard_size: Items scored and stored at a time (a killed run loses at most one such chunk).
         lp: Only these language pairs (a list or comma-separated).
         phenomena: Only these phenomena (a list or comma-separated).
         ties: ``discordant`` (a tie counts against the metric) or ``ignore`` (SMAUG eq. 1 as written).
@@ -56,14 +73,32 @@ def evaluate_metric(*, set: Any, metric: str | Sequence[str] = ("chrf",), lp: st
         What ``gauntlet evaluate metric --json`` prints: ``metrics``, ``results`` (one row per metric, phenomenon,
         lp), ``tau_over_lps``, ``tau_d_correlation``, ``skipped``, ``good_equals_ref``.
 
+        With ``out``: ``out``, ``sets``, ``metrics`` (per metric: ``signature``, ``computed``, ``reused``,
+        ``failed``), ``scores`` (stored), ``leaderboard_rows`` and ``statistics`` (this run's leaderboard rows).
+
     Raises:
-        UsageError: An unknown ``ties``, no metric, no pair left after filtering.
+        UsageError: An unknown ``ties``, no metric, no pair left after filtering; ``set`` with ``out``.
         BudgetSpent: A budget reached.
 
     Examples:
         >>> res = mg.evaluate("metric", set="demetr_dev.jsonl.gz", metric=["chrf", "bleu"], lp="de-en")
         >>> res["tau_over_lps"][0]["tau_mean"]
+        >>> mg.evaluate("metric", releases="releases", metric="chrf,bleu", out="results")["metrics"]
     """
+    if out is not None or set is None:
+        if set is not None:
+            raise UsageError("--set scores one set and stores nothing; --out scores the catalog (--releases, --sets)")
+        if out is None:
+            raise UsageError("evaluate metric: give --set FILE (one set) or --out RESULTS (the whole catalog)")
+        if lp or phenomena:
+            raise UsageError("--lp/--phenomena filter one --set; over the catalog choose sets with --sets")
+        from mtgauntlet.api.metric_workbench import evaluate_catalog
+
+        return evaluate_catalog(releases=releases, sets=sets, metric=metric, out=out, engine=engine, gold=gold,
+                                ci_resamples=ci_resamples, shard_size=shard_size, max_cost=max_cost,
+                                max_requests=max_requests)
+    if callable(metric) or (isinstance(metric, (list, tuple)) and any(callable(m) for m in metric)):
+        raise UsageError("a Python callable metric scores the catalog (out=...), not one --set")
     from mtgauntlet.evaluation.metric_robustness import (TIES, evaluate, filter_pairs, load_pairs, score_pairs,
                                                          tau_d_correlation, tau_over_lps)
     from mtgauntlet.models.usage import budget

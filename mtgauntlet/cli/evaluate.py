@@ -16,9 +16,25 @@ app = typer.Typer(help="Evaluate metrics on challenge sets, or difficulty estima
 
 @app.command("metric")
 def evaluate_metric(
-    set: str = typer.Option(..., "--set", "-s", help="Build/release dir or Parquet of smaug_pair, DEMETR JSONL or ACES TSV."),
-    metric: List[str] = typer.Option(["chrf"], "--metric", "-m", help="chrf, bleu, col:GOODCOL,BADCOL, or a QE spec "
-                                     "(qe, roundtrip, comet:..., llm-as-qe:...); several: repeat or comma-separate."),
+    set: str = typer.Option(None, "--set", "-s", help="One set: build/release dir or Parquet of smaug_pair, DEMETR "
+                            "JSONL or ACES TSV (prints tau and d, stores nothing)."),
+    metric: List[str] = typer.Option(["chrf"], "--metric", "-m", help="chrf, bleu, col:GOODCOL,BADCOL (pairs), "
+                                     "col:NAME (human-judgment sets), or a QE spec (qe, roundtrip, comet:..., "
+                                     "llm-as-qe:...); several: repeat or comma-separate."),
+    releases: str = typer.Option("releases", "--releases", "-r", help="With --out: the catalog (releases)."),
+    sets: str = typer.Option(None, "--sets", help="With --out: only these sets: NAME (latest version), "
+                             "NAME@VERSION, comma-separated, or a SELECT over the catalog returning name, version "
+                             "(default: every smaug_pair, challenge_pair and human_score release, latest versions)."),
+    out: str = typer.Option(None, "--out", "-o", help="Score the whole catalog into this results folder (stored "
+                            "scores + leaderboard, sealed; only what is new is scored; a killed run resumes)."),
+    engine: str = typer.Option("local", "--engine", help="With --out: local, or ray (chunks scored on Ray "
+                               "workers; the same scores)."),
+    gold: str = typer.Option(None, "--gold", help="With --out: the human scores to compare with (default: those "
+                             "named like mqm, da_sqm, esa), comma-separated."),
+    ci_resamples: int = typer.Option(1000, "--ci-resamples", min=1, help="With --out: bootstrap resamples of the "
+                                     "95% intervals (and permutations of soft pairwise accuracy)."),
+    shard_size: int = typer.Option(10_000, "--shard-size", min=1, help="With --out: items scored and stored at a "
+                                   "time (a killed run loses at most one such chunk)."),
     lp: str = typer.Option(None, "--lp", help="Only these language pairs (comma-separated, e.g. es-en,de-en)."),
     phenomena: str = typer.Option(None, "--phenomena", help="Only these phenomena (comma-separated)."),
     ties: str = typer.Option("discordant", "--ties", help="discordant: a tie counts against the metric (WMT "
@@ -27,14 +43,18 @@ def evaluate_metric(
     max_cost: Optional[float] = max_cost_option(),
     max_requests: Optional[int] = max_requests_option(),
 ):
-    """Kendall-like tau and d (SMAUG eq. 1-2) per metric, phenomenon and lp; mean ± std of tau over lps
-    (SMAUG Figures 4-7) and the Pearson correlation of tau and d over (metric, lp) points (Figure 8)."""
+    """Metrics on challenge sets. --set: one set, Kendall-like tau and d (SMAUG eq. 1-2) per metric, phenomenon and
+    lp; mean ± std of tau over lps (SMAUG Figures 4-7) and the Pearson correlation of tau and d (Figure 8). --out:
+    every pair and human-judgment set of the catalog, scores stored with the leaderboard's statistics."""
     import pandas as pd
 
     from mtgauntlet.api.evaluating import evaluate_metric as run
 
-    res = run(set=set, metric=metric, lp=lp, phenomena=phenomena, ties=ties, max_cost=max_cost,
+    res = run(set=set, metric=metric, lp=lp, phenomena=phenomena, ties=ties, releases=releases, sets=sets, out=out,
+              engine=engine, gold=gold, ci_resamples=ci_resamples, shard_size=shard_size, max_cost=max_cost,
               max_requests=max_requests, progress=None)
+    if out is not None:
+        return _print_catalog_run(res, json_out)
     if json_out:
         return print_json(res)
     print_frame(pd.DataFrame(res["results"]))
@@ -58,6 +78,17 @@ def evaluate_metric(
     if corr["left_out"]:
         typer.echo(f"left out of Figure 8: {corr['left_out']} (metric, phenomenon, lp) rows without a concordant "
                    "pair (d undefined)")
+
+
+def _print_catalog_run(res: dict, json_out: bool) -> None:
+    import pandas as pd
+
+    if json_out:
+        return print_json({k: v for k, v in res.items() if k != "statistics"})
+    print_frame(pd.DataFrame([{"metric": m, **{k: v for k, v in c.items() if k != "signature"}}
+                              for m, c in res["metrics"].items()]))
+    typer.echo(f"{len(res['sets'])} sets; {res['scores']} scores and {res['leaderboard_rows']} leaderboard rows "
+               f"stored in {res['out']} (gauntlet query --results {res['out']} \"SELECT * FROM leaderboard\")")
 
 
 def _pm(mean, std) -> str:

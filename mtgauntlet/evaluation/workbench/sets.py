@@ -115,7 +115,7 @@ def load_items(con, ref: SetRef) -> Items:
     from mtgauntlet.releases.catalog import quote_ident
 
     table = con.execute(f"SELECT * FROM {quote_ident(ref.kind)} WHERE name = ? AND version = ? ORDER BY id",
-                        [ref.name, ref.version]).to_arrow_table()
+                        [ref.name, ref.version]).fetch_arrow_table()
     items = Items(ref)
     for r in table.to_pylist():
         sl, tl = r.get("src_lang"), r.get("tgt_lang")

@@ -1,0 +1,121 @@
+"""`evaluate_metric` over the whole catalog (``gauntlet evaluate metric --out RESULTS``): every pair set and every
+human-judgment set scored by every metric, the scores stored and sealed in RESULTS with the leaderboard's
+statistics; and `leaderboard` (``gauntlet leaderboard``), the HTML page of a results folder."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any, Sequence
+
+from mtgauntlet.api.checks import at_least, budget_limits, listed, one_of
+from mtgauntlet.api.session import public
+from mtgauntlet.errors import UsageError
+
+__all__ = ["evaluate_catalog", "leaderboard"]
+
+ENGINES = ("local", "ray")
+
+
+def _metric_list(metric) -> list[Any]:
+    from mtgauntlet.api.evaluating import metric_specs
+
+    values = metric if isinstance(metric, (list, tuple)) else [metric]
+    out: list[Any] = []
+    for v in values:
+        out += [v] if callable(v) else metric_specs(v)
+    if not out:
+        raise UsageError("--metric: no metric given")
+    return out
+
+
+def evaluate_catalog(*, releases: str | Path, sets: str | Sequence[str] | None, metric: Any, out: str | Path,
+                     engine: str = "local", gold: str | Sequence[str] | None = None, ci_resamples: int = 1000,
+                     shard_size: int = 10_000, max_cost: float | None = None,
+                     max_requests: int | None = None) -> dict[str, Any]:
+    """The catalog-wide evaluation behind `evaluate_metric` (see there)."""
+
+    from mtgauntlet.evaluation.workbench.leaderboard import set_stats
+    from mtgauntlet.evaluation.workbench.metrics import make_scorer
+    from mtgauntlet.evaluation.workbench.scoring import Known, score_set
+    from mtgauntlet.evaluation.workbench.sets import load_items, select_sets
+    from mtgauntlet.evaluation.workbench.store import append_scores, open_results, read_scores, read_stats, seal
+    from mtgauntlet.models.usage import budget
+    from mtgauntlet.releases.catalog import open_catalog
+    from mtgauntlet.runner.progress import Progress, want_bar
+    from mtgauntlet.schema import to_table
+
+    one_of("--engine", engine, ENGINES)
+    at_least("--shard-size", shard_size, 1)
+    at_least("--ci-resamples", ci_resamples, 1)
+    budget_limits(max_cost, max_requests)
+    specs = _metric_list(metric)
+    root = Path(out)
+    sealed, unsealed = open_results(root)
+    stored = read_scores(sealed + unsealed)
+    con = open_catalog(releases)
+    try:
+        refs = select_sets(con, ",".join(listed(sets)) if isinstance(sets, (list, tuple)) else sets)
+        all_items = [load_items(con, r) for r in refs]
+    finally:
+        con.close()
+    scorers = [(spec, make_scorer(spec)) for spec in specs]
+    counts: dict[str, dict[str, int]] = {}
+    stats: list[dict[str, Any]] = []
+    done: set[tuple[str, str, str]] = set()
+    total = len(scorers) * sum(len(i) for i in all_items)
+    with budget(max_cost, max_requests), \
+            Progress(want_bar(None), total, 0, "evaluate metric (items)", every=10.0) as bar:
+        for spec, scorer in scorers:
+            c = counts.setdefault(scorer.name, {"computed": 0, "reused": 0, "failed": 0})
+            for items in all_items:
+                ref = items.set
+                mine = scorer if scorer.column is None else dataclasses.replace(
+                    scorer, signature=f"{scorer.signature}|set={ref.name}@{ref.version}")
+                scores, computed, reused = score_set(spec, mine, items, Known(stored, mine.signature), shard_size,
+                                                     engine, lambda rows: append_scores(root, rows), bar.advance)
+                c["computed"] += computed
+                c["reused"] += reused
+                c["failed"] += sum(s is None for s in scores)
+                base = {"metric": mine.name, "metric_signature": mine.signature, "set": ref.name,
+                        "version": ref.version, "record_kind": ref.kind}
+                stats += set_stats(items, scores, base, listed(gold) or None, ci_resamples)
+                done.add((mine.signature, ref.name, ref.version))
+    old = [r for r in read_stats(root).to_pylist() if (r["metric_signature"], r["set"], r["version"]) not in done]
+    table = to_table("metric_stat", old + stats)
+    run = {"metrics": [s.name for _, s in scorers], "sets": [f"{r.name}@{r.version}" for r in refs],
+           "counts": counts}
+    manifest = seal(root, table, [run])
+    return {"out": str(root), "sets": [{"name": r.name, "version": r.version, "kind": r.kind} for r in refs],
+            "metrics": {s.name: {"signature": s.signature, **counts[s.name]} for _, s in scorers},
+            "scores": sum(f["rows"] for f in manifest["files"] if f["kind"] == "metric_score"),
+            "leaderboard_rows": table.num_rows, "statistics": stats,
+            "unsealed_shards_resumed": len(unsealed)}
+
+
+@public
+def leaderboard(*, results: str | Path, out: str | Path, releases: str | Path | None = None,
+                title: str | None = None) -> dict[str, Any]:
+    """Write the self-contained HTML leaderboard page of a results folder (``gauntlet leaderboard``): one file,
+    offline (no external URL), tables and plots of every metric on every set, everything escaped.
+
+    Args:
+        results: A results folder of ``gauntlet evaluate metric --out`` (only the files its manifest seals are read).
+        out: The HTML file to write.
+        releases: The catalog the sets came from (names their releases' descriptions on the page).
+        title: The page's title.
+
+    Returns:
+        ``{"out": path, "rows": leaderboard rows shown, "metrics": [...], "sets": [...]}``.
+
+    Raises:
+        GauntletError: Not a results folder, a shard that differs from its manifest.
+
+    Examples:
+        >>> mg.leaderboard(results="results", out="leaderboard.html")["rows"]
+    """
+    from mtgauntlet.cards.leaderboard import write_leaderboard
+
+    return write_leaderboard(Path(results), Path(out), releases=releases, title=title)
+
+

@@ -1,0 +1,139 @@
+"""Score what is new: each (item, metric signature) once, chunk by chunk, each chunk a sealed-later shard.
+
+Stored rows are keyed by (metric signature, set, version, record, side); a row already there is reused, and so is
+the score of an equal item (same ``item_key``) under the same signature in another set. Only what is left is
+computed, in chunks of ``shard_size`` items of one language pair; each finished chunk is appended to the results
+folder at once, so a killed run loses at most the chunk it was computing. ``engine="ray"`` scores the chunks on Ray
+workers (one scorer per worker process) with the same chunks, so the stored scores are the same.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import pyarrow as pa
+
+from mtgauntlet.evaluation.workbench.metrics import Scorer, check_answer, make_scorer
+from mtgauntlet.evaluation.workbench.sets import PAIR_KINDS, Items
+
+Chunk = tuple[list[int], str, str]  # item indices, src_lang, tgt_lang
+
+
+class Known:
+    """The stored scores of one metric signature, by row and by item key."""
+
+    def __init__(self, table: pa.Table, signature: str):
+        t = table.filter(pa.compute.equal(table.column("metric_signature"), signature))
+        cols = {c: t.column(c).to_pylist() for c in ("set_name", "set_version", "record_id", "side", "item_key",
+                                                      "score", "failure")}
+        self.rows = {(s, v, r, d): (x, f) for s, v, r, d, x, f in zip(cols["set_name"], cols["set_version"],
+                                                                      cols["record_id"], cols["side"], cols["score"],
+                                                                      cols["failure"])}
+        self.by_key = {k: (x, f) for k, x, f in zip(cols["item_key"], cols["score"], cols["failure"])}
+
+
+def col_values(scorer: Scorer, items: Items, idx: Sequence[int]) -> list[tuple[float | None, str | None]]:
+    """A ``col:`` metric's values: the records' kept scores (``col:GOOD,BAD`` on pairs, ``col:NAME`` on a human set)."""
+    from mtgauntlet.evaluation.workbench.metrics import clean
+
+    names = scorer.column.split(",")
+    out = []
+    for i in idx:
+        name = (names[0] if items.side[i] == "good" else names[-1]) if items.set.kind in PAIR_KINDS else names[0]
+        if len(names) == 2 and items.set.kind not in PAIR_KINDS:
+            out.append((None, f"col:{scorer.column}: a human-judgment set takes col:NAME"))
+            continue
+        value = clean(items.scores[i].get(name))
+        out.append((value, None if value is not None else f"no numeric {name!r} in the record"))
+    return out
+
+
+def chunks(items: Items, todo: list[int], size: int) -> list[Chunk]:
+    by_lang: dict[tuple[str, str], list[int]] = {}
+    for i in todo:
+        by_lang.setdefault((items.src_lang[i], items.tgt_lang[i]), []).append(i)
+    return [(idx[k:k + size], sl, tl) for (sl, tl), idx in sorted(by_lang.items()) for k in range(0, len(idx), size)]
+
+
+def score_chunk(scorer: Scorer, items: Items, chunk: Chunk) -> list[tuple[float | None, str | None]]:
+    idx, sl, tl = chunk
+    if scorer.column is not None:
+        return col_values(scorer, items, idx)
+    ok = [i for i in idx if items.hyp[i] is not None and (items.ref[i] or not scorer.needs_ref)]
+    answers = dict(zip(ok, check_answer(scorer.name, scorer.score([items.src[i] for i in ok],
+                                                                  [items.hyp[i] for i in ok],
+                                                                  [items.ref[i] for i in ok], sl, tl),
+                                        len(ok)))) if ok else {}
+    out = []
+    for i in idx:
+        if items.hyp[i] is None:
+            out.append((None, "no translation"))
+        elif scorer.needs_ref and not items.ref[i]:
+            out.append((None, f"{scorer.name} needs a reference; the item has none"))
+        else:
+            out.append((answers[i], None if answers[i] is not None else f"{scorer.name} returned no score"))
+    return out
+
+
+def _ray_map(spec: Any, items: Items, work: list[Chunk]):
+    """Chunks scored on Ray workers (one scorer per worker), yielded in order as they finish in order."""
+    from mtgauntlet.engines.ray_engine import start_ray
+
+    ray = start_ray()
+
+    @ray.remote
+    class _Worker:
+        def __init__(self, spec):
+            self.scorer = make_scorer(spec)
+
+        def score(self, items, chunk):
+            return score_chunk(self.scorer, items, chunk)
+
+    n = max(1, min(len(work), int(ray.available_resources().get("CPU", 1))))
+    workers = [_Worker.remote(spec) for _ in range(n)]
+    ref = ray.put(items)
+    futures = [workers[k % n].score.remote(ref, c) for k, c in enumerate(work)]
+    for chunk, fut in zip(work, futures):
+        yield chunk, ray.get(fut)
+
+
+def score_set(spec: Any, scorer: Scorer, items: Items, known: Known, size: int, engine: str,
+              append: Callable[[list[dict[str, Any]]], Any], tick: Callable[[int], None] = lambda n: None
+              ) -> tuple[list[float | None], int, int]:
+    """(score per item, computed, reused): stored rows reused, equal items copied, the rest computed and appended."""
+    ref = items.set
+    scores: list[float | None] = [None] * len(items)
+    base = {"metric": scorer.name, "metric_signature": scorer.signature, "set_name": ref.name,
+            "set_version": ref.version, "record_kind": ref.kind}
+
+    def row(i: int, value, failure) -> dict[str, Any]:
+        return {**base, "item_key": items.key[i], "record_id": items.record_id[i], "side": items.side[i],
+                "score": value, "failure": failure}
+
+    todo, copied, reused = [], [], 0
+    for i in range(len(items)):
+        hit = known.rows.get((ref.name, ref.version, items.record_id[i], items.side[i]))
+        if hit is not None:
+            scores[i], reused = hit[0], reused + 1
+        elif items.key[i] in known.by_key:
+            value, failure = known.by_key[items.key[i]]
+            scores[i], reused = value, reused + 1
+            copied.append(row(i, value, failure))
+        else:
+            todo.append(i)
+    append(copied)
+    tick(len(items) - len(todo))
+    work = chunks(items, todo, size)
+    results = (_ray_map(spec, items, work) if engine == "ray" and work
+               else ((c, score_chunk(scorer, items, c)) for c in work))
+    computed = 0
+    for (idx, _, _), answers in results:
+        new = []
+        for i, (value, failure) in zip(idx, answers):
+            scores[i] = value
+            known.by_key[items.key[i]] = (value, failure)
+            new.append(row(i, value, failure))
+        append(new)
+        computed += len(idx)
+        tick(len(idx))
+    return scores, computed, reused
