@@ -79,8 +79,9 @@ def evaluate_catalog(*, releases: str | Path, sets: str | Sequence[str] | None, 
                 c["failed"] += sum(s is None for s in scores)
                 base = {"metric": mine.name, "metric_signature": mine.signature, "set": ref.name,
                         "version": ref.version, "record_kind": ref.kind}
-                stats += set_stats(items, scores, base, listed(gold) or None, ci_resamples)
                 done.add((mine.signature, ref.name, ref.version))
+                if any(s is not None for s in scores):  # a metric that scores none of a set has no row there
+                    stats += set_stats(items, scores, base, listed(gold) or None, ci_resamples)
     old = [r for r in read_stats(root).to_pylist() if (r["metric_signature"], r["set"], r["version"]) not in done]
     table = to_table("metric_stat", old + stats)
     run = {"metrics": [s.name for _, s in scorers], "sets": [f"{r.name}@{r.version}" for r in refs],

@@ -112,10 +112,10 @@ def _scores(value) -> dict[str, float | None]:
 
 def load_items(con, ref: SetRef) -> Items:
     """The items of one set, in record id order (good before bad)."""
-    from mtgauntlet.releases.catalog import quote_ident
+    from mtgauntlet.releases.catalog import quote_ident, quote_literal
 
-    table = con.execute(f"SELECT * FROM {quote_ident(ref.kind)} WHERE name = ? AND version = ? ORDER BY id",
-                        [ref.name, ref.version]).fetch_arrow_table()
+    table = con.sql(f"SELECT * FROM {quote_ident(ref.kind)} WHERE name = {quote_literal(ref.name)} "
+                    f"AND version = {quote_literal(ref.version)} ORDER BY id").to_arrow_table()
     items = Items(ref)
     for r in table.to_pylist():
         sl, tl = r.get("src_lang"), r.get("tgt_lang")

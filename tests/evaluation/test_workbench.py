@@ -1,0 +1,171 @@
+"""The metric workbench over a catalog of a SMAUG set, an ACES-like challenge set and a WMT23 MQM subset: scores
+stored and sealed, the leaderboard filled, only new work scored, a killed run resumed, tampering refused."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+
+import mtgauntlet as mg
+from tests.cli import REPO, invoke
+from tests.evaluation.workbench_sets import make_catalog, wmt23_subset
+
+PAIR_STATS = {"accuracy", "aces_tau", "smaug_tau", "smaug_d"}
+HUMAN_STATS = {"seg_pearson", "seg_kendall", "seg_acc_eq", "sys_pairwise_accuracy", "sys_soft_pairwise_accuracy",
+               "sys_pearson"}
+
+
+@pytest.fixture(scope="module")
+def catalog(tmp_path_factory, sample_path, shared_data):
+    return make_catalog(tmp_path_factory.mktemp("workbench"), sample_path, shared_data)
+
+
+def _evaluate(releases, out, *metrics, extra=()):
+    r = invoke(["evaluate", "metric", "--releases", releases, "-m", ",".join(metrics), "--out", out, "--json",
+                "--ci-resamples", "50", *extra])
+    assert r.exit_code == 0, r.output
+    return json.loads(r.stdout)
+
+
+def _leaderboard(releases, results, where="true"):
+    r = invoke(["query", "--releases", releases, "--results", results, "-f", "json",
+                f"SELECT * FROM leaderboard WHERE {where}"])
+    assert r.exit_code == 0, r.output
+    return json.loads(r.stdout)
+
+
+def _stored(results: Path) -> dict:
+    manifest = json.loads((results / "manifest.json").read_text())
+    rows = [r for f in manifest["files"] if f["kind"] == "metric_score"
+            for r in pq.read_table(results / f["path"]).to_pylist()]
+    return {(r["metric_signature"], r["set_name"], r["record_id"], r["side"]): r["score"] for r in rows}
+
+
+@pytest.fixture(scope="module")
+def first_run(catalog, tmp_path_factory):
+    out = tmp_path_factory.mktemp("res") / "results"
+    return out, _evaluate(catalog, out, "chrf", "bleu")
+
+
+def test_chrf_bleu_over_the_catalog_store_scores_and_fill_the_leaderboard(catalog, first_run, sample_path):
+    from sacrebleu.metrics import CHRF
+
+    from tests.evaluation.workbench_sets import sample_pairs
+
+    out, res = first_run
+    assert {(s["name"], s["kind"]) for s in res["sets"]} == {
+        ("smaug-sample", "smaug_pair"), ("aces-like", "challenge_pair"), ("wmt23-mqm-ende", "human_score")}
+    for m in ("chrf", "bleu"):
+        assert res["metrics"][m]["computed"] == res["scores"] // 2 and res["metrics"][m]["reused"] == 0
+    assert res["metrics"]["chrf"]["signature"].startswith("chrf|nrefs:1|") and "version:" in res["metrics"][
+        "chrf"]["signature"]
+    rows = _leaderboard(catalog, out)
+    by = {(r["metric"], r["set"], r["statistic"]) for r in rows}
+    for m in ("chrf", "bleu"):
+        assert {(m, "smaug-sample", s) for s in PAIR_STATS} <= by
+        assert {(m, "aces-like", s) for s in PAIR_STATS | {"aces_score"}} <= by
+        assert {(m, "wmt23-mqm-ende", s) for s in HUMAN_STATS} <= by
+    assert {"metric", "set", "version", "phenomenon", "lp", "statistic", "value", "ci_low", "ci_high", "n",
+            "grouping"} <= set(rows[0])
+    # chrF's accuracy on the SMAUG set, counted here from sacrebleu directly
+    chrf = CHRF()
+    pairs = sample_pairs(sample_path)
+    wins = [chrf.sentence_score(p["good"], [p["ref"]]).score > chrf.sentence_score(p["bad"], [p["ref"]]).score
+            for p in pairs]
+    acc = [r for r in rows if (r["metric"], r["set"], r["statistic"], r["phenomenon"], r["lp"])
+           == ("chrf", "smaug-sample", "accuracy", "all", "all")]
+    assert len(acc) == 1 and acc[0]["value"] == pytest.approx(np.mean(wins)) and acc[0]["n"] == len(pairs)
+    assert acc[0]["ci_low"] <= acc[0]["value"] <= acc[0]["ci_high"]
+
+
+def test_wmt23_mqm_subset_gets_chrf_segment_and_system_statistics(catalog, first_run, shared_data):
+    from sacrebleu.metrics import CHRF
+    from scipy.stats import pearsonr
+
+    out, _ = first_run
+    rows = _leaderboard(catalog, out, "metric = 'chrf' AND set = 'wmt23-mqm-ende' AND gold = 'mqm'")
+    got = {(r["statistic"], r["grouping"]): r for r in rows}
+    for key in [("seg_acc_eq", "item"), ("seg_acc_eq", "sys"), ("seg_pearson", "none"), ("seg_pearson", "item"),
+                ("seg_pearson", "sys"), ("seg_kendall", "item"), ("seg_kendall", "sys"),
+                ("sys_pairwise_accuracy", "none")]:
+        assert key in got and got[key]["value"] is not None, key
+    assert 0 <= got[("seg_acc_eq", "item")]["value"] <= 1
+    # the pooled segment-level Pearson, computed here with scipy from sacrebleu's chrF
+    chrf = CHRF()
+    subset = wmt23_subset(shared_data)
+    m = [chrf.sentence_score(r["tgt"], [r["ref"]]).score for r in subset]
+    h = [r["scores"]["mqm"] for r in subset]
+    assert got[("seg_pearson", "none")]["value"] == pytest.approx(pearsonr(m, h).statistic, abs=1e-9)
+    assert got[("seg_pearson", "none")]["n"] == len(subset)
+
+
+def test_a_third_metric_is_the_only_one_computed(catalog, first_run, tmp_path):
+    import shutil
+
+    out = tmp_path / "results"
+    shutil.copytree(first_run[0], out)
+    res = _evaluate(catalog, out, "chrf", "bleu", "col:length_ratio")
+    total = first_run[1]["scores"] // 2
+    assert res["metrics"]["chrf"] == {**res["metrics"]["chrf"], "computed": 0, "reused": total}
+    assert res["metrics"]["bleu"]["computed"] == 0 and res["metrics"]["bleu"]["reused"] == total
+    assert res["metrics"]["col:length_ratio"]["computed"] == total
+    assert res["scores"] == 3 * total
+    again = _evaluate(catalog, out, "chrf", "col:length_ratio")
+    assert all(c["computed"] == 0 for c in again["metrics"].values())
+    rows = _leaderboard(catalog, out, "metric = 'col:length_ratio'")
+    assert {r["set"] for r in rows} == {"wmt23-mqm-ende"}  # the column exists only there
+
+
+def test_a_python_callable_is_a_metric(catalog, tmp_path):
+    def shorter_is_better(src, hyp, ref, src_lang, tgt_lang):
+        return [-abs(len(h) - len(r or "")) for h, r in zip(hyp, ref)]
+
+    res = mg.evaluate("metric", releases=catalog, sets="smaug-sample", metric=shorter_is_better,
+                      out=tmp_path / "r", ci_resamples=20)
+    (name, counts), = res["metrics"].items()
+    assert name.endswith("shorter_is_better") and counts["computed"] == 48 and counts["signature"].startswith("python:")
+    df = mg.query("SELECT statistic, value FROM leaderboard WHERE phenomenon = 'all' AND lp = 'all'",
+                  releases=catalog, results=tmp_path / "r")
+    assert set(df["statistic"]) == PAIR_STATS
+
+
+def test_a_killed_run_resumes_to_the_same_scores(catalog, first_run, tmp_path):
+    out = tmp_path / "killed"
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    proc = subprocess.Popen([sys.executable, "-m", "mtgauntlet.cli.main", "evaluate", "metric", "--releases",
+                             str(catalog), "-m", "chrf,bleu", "--out", str(out), "--shard-size", "1",
+                             "--ci-resamples", "20"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 120
+    while time.time() < deadline and len(list((out / "data" / "metric_score").glob("part-*.parquet"))) < 20:
+        time.sleep(0.005)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    shards = list((out / "data" / "metric_score").glob("part-*.parquet"))
+    assert shards and not (out / "manifest.json").exists(), "the run was not killed mid-run"
+    res = _evaluate(catalog, out, "chrf", "bleu")
+    assert res["unsealed_shards_resumed"] >= 20
+    assert 0 < sum(c["reused"] for c in res["metrics"].values())
+    assert sum(c["computed"] for c in res["metrics"].values()) < first_run[1]["scores"]
+    assert _stored(out) == _stored(first_run[0])
+
+
+def test_a_tampered_results_shard_is_refused(catalog, first_run, tmp_path):
+    import shutil
+
+    out = tmp_path / "results"
+    shutil.copytree(first_run[0], out)
+    shard = next((out / "data" / "metric_score").glob("part-*.parquet"))
+    t = pq.read_table(shard)
+    pq.write_table(t.set_column(t.schema.get_field_index("score"), "score",
+                                pq.read_table(shard).column("score").fill_null(0.0)), shard)
+    r = invoke(["query", "--releases", catalog, "--results", out, "SELECT count(*) FROM metric_score"])
+    assert r.exit_code == 2 and "results refused" in r.stderr and shard.name in r.stderr and "Traceback" not in r.output
