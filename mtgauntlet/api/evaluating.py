@@ -85,6 +85,10 @@ def evaluate_metric(*, set: Any = None, metric: Any = ("chrf",), lp: str | Seque
         >>> res["tau_over_lps"][0]["tau_mean"]
         >>> mg.evaluate("metric", releases="releases", metric="chrf,bleu", out="results")["metrics"]
     """
+    at_least("--ci-resamples", ci_resamples, 1)
+    at_least("--shard-size", shard_size, 1)
+    one_of("--engine", engine, ("local", "ray"))
+    budget_limits(max_cost, max_requests)
     if out is not None or set is None:
         if set is not None:
             raise UsageError("--set scores one set and stores nothing; --out scores the catalog (--releases, --sets)")
@@ -161,8 +165,8 @@ def _judgment_summary(rows, include_human: bool) -> dict:
 @public
 def evaluate_dec(*, judgments: Any, estimator: str = "length", format: str | None = None, map: str | None = None,
                  protocol: str | None = None, include_human: bool = True, lp: str | Sequence[str] | None = None,
-                 fraction: float = 0.25, quoting: str = "auto", max_cost: float | None = None,
-                 max_requests: int | None = None) -> dict[str, Any]:
+                 fraction: float = 0.25, quoting: str = "auto", out: str | Path | None = None,
+                 max_cost: float | None = None, max_requests: int | None = None) -> dict[str, Any]:
     """Difficulty Estimation Correlation (group-by-system Kendall tau_b, averaged over systems then language
     pairs), and AvgScore / %Perfect of the hardest ``fraction`` of the items.
 
@@ -177,6 +181,8 @@ def evaluate_dec(*, judgments: Any, estimator: str = "length", format: str | Non
         lp: Only these language pairs (a list or comma-separated).
         fraction: Budget fraction (0.01 to 1) for AvgScore / %Perfect of the hardest subset.
         quoting: TSV/CSV quoting: auto, csv or none.
+        out: Also store the results in this workbench results folder (``evaluate metric --out``): leaderboard rows
+            ``dec`` (per lp and ``all``), ``dec_avg_score`` and ``dec_perfect_pct``, estimator x judgment file.
         max_cost: Stop once the ``openai:`` requests cost this many USD (raises BudgetSpent).
         max_requests: Stop after this many requests to ``openai:`` backends.
 
@@ -234,7 +240,12 @@ def evaluate_dec(*, judgments: Any, estimator: str = "length", format: str | Non
             sel = selection_quality(rows, scores, fraction)
             results.append({"estimator": spec, "dec": res["dec"], "per_lp": res["per_lp"], "systems": res["systems"],
                             "avg_score": sel["avg_score"], "perfect_pct": sel["perfect_pct"], "failures": failures})
-    return {"judgments": path, "n": len(rows), "fraction": fraction, **info, "results": results}
+    result = {"judgments": path, "n": len(rows), "fraction": fraction, **info, "results": results}
+    if out is not None:
+        from mtgauntlet.api.metric_workbench import store_dec
+
+        result["stored"] = {"out": str(out), "rows": store_dec(out, path, result)}
+    return result
 
 
 @public

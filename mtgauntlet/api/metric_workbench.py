@@ -94,6 +94,43 @@ def evaluate_catalog(*, releases: str | Path, sets: str | Sequence[str] | None, 
             "unsealed_shards_resumed": len(unsealed)}
 
 
+def store_rows(out: str | Path, rows: list[dict[str, Any]], run: dict[str, Any]) -> dict[str, Any]:
+    """Put leaderboard rows into a results folder (replacing those of the same signature and set) and seal it."""
+    from mtgauntlet.evaluation.workbench.store import open_results, read_stats, seal
+    from mtgauntlet.schema import to_table
+
+    root = Path(out)
+    open_results(root)
+    keys = {(r["metric_signature"], r["set"], r["version"]) for r in rows}
+    old = [r for r in read_stats(root).to_pylist() if (r["metric_signature"], r["set"], r["version"]) not in keys]
+    return seal(root, to_table("metric_stat", old + rows), [run])
+
+
+def store_dec(out: str | Path, judgments: str, result: dict[str, Any]) -> int:
+    """DEC results as leaderboard rows (estimator x judgment file): ``dec`` per lp and overall, and AvgScore /
+    %Perfect of the hardest fraction; the set is the judgment file, its version the file's sha256 (16 hex)."""
+    from mtgauntlet.fileio import sha256_file
+    from mtgauntlet.models.runtime import signature_spec
+
+    path = Path(judgments)
+    version = sha256_file(path)[:16] if path.is_file() else "unknown"
+    rows = []
+    for r in result["results"]:
+        base = {"metric": r["estimator"], "metric_signature": f"dec:{signature_spec(r['estimator'])}",
+                "set": path.name, "version": version, "record_kind": "judgment", "phenomenon": "all",
+                "gold": ",".join(sorted({p for v in result["protocols"].values() for p in v})) or None,
+                "ci_low": None, "ci_high": None}
+        n_sys = r.get("systems") or {}
+        for lp, value in [("all", r["dec"]), *sorted(r["per_lp"].items())]:
+            n = sum(n_sys.values()) if lp == "all" else n_sys.get(lp, 0)
+            rows.append({**base, "lp": lp, "grouping": "sys", "statistic": "dec", "value": value, "n": n})
+        for stat in ("avg_score", "perfect_pct"):
+            rows.append({**base, "lp": "all", "grouping": "none", "statistic": f"dec_{stat}", "value": r[stat],
+                         "n": result["n"]})
+    store_rows(out, rows, {"dec": [r["estimator"] for r in result["results"]], "judgments": path.name})
+    return len(rows)
+
+
 @public
 def leaderboard(*, results: str | Path, out: str | Path, releases: str | Path | None = None,
                 title: str | None = None) -> dict[str, Any]:

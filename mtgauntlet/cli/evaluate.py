@@ -111,6 +111,8 @@ def evaluate_dec(
     fraction: float = typer.Option(0.25, min=0.01, max=1.0,
                                    help="Budget fraction for AvgScore / %Perfect of the hardest subset."),
     quoting: str = quoting_option(),
+    out: str = typer.Option(None, "--out", "-o", help="Also store the results as leaderboard rows (estimator x "
+                            "judgment file) in this results folder of `evaluate metric --out`."),
     json_out: bool = typer.Option(False, "--json", help="Print JSON."),
     max_cost: Optional[float] = max_cost_option(),
     max_requests: Optional[int] = max_requests_option(),
@@ -121,7 +123,7 @@ def evaluate_dec(
     from mtgauntlet.api.evaluating import evaluate_dec as run
 
     res = run(judgments=judgments, estimator=estimator, format=format, map=map, protocol=protocol,
-              include_human=include_human, lp=lp, fraction=fraction, quoting=quoting, max_cost=max_cost,
+              include_human=include_human, lp=lp, fraction=fraction, quoting=quoting, out=out, max_cost=max_cost,
               max_requests=max_requests, progress=None)
     if json_out:
         return print_json(res)

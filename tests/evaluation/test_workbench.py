@@ -169,3 +169,21 @@ def test_a_tampered_results_shard_is_refused(catalog, first_run, tmp_path):
                                 pq.read_table(shard).column("score").fill_null(0.0)), shard)
     r = invoke(["query", "--releases", catalog, "--results", out, "SELECT count(*) FROM metric_score"])
     assert r.exit_code == 2 and "results refused" in r.stderr and shard.name in r.stderr and "Traceback" not in r.output
+
+
+def test_dec_results_go_into_the_same_leaderboard(catalog, first_run, shared_data, tmp_path):
+    import shutil
+
+    out = tmp_path / "results"
+    shutil.copytree(first_run[0], out)
+    judgments = shared_data / "wmt23-mqm-mtme" / "wmt23_mtme_seg_scores.tsv.gz"
+    r = invoke(["evaluate", "dec", "-j", judgments, "-e", "length", "--lp", "en-de", "--out", out, "--json"])
+    assert r.exit_code == 0, r.output
+    res = json.loads(r.stdout)
+    rows = _leaderboard(catalog, out, "metric = 'length'")
+    dec = {(x["lp"], x["statistic"]): x for x in rows}
+    assert dec[("all", "dec")]["value"] == pytest.approx(res["results"][0]["dec"])
+    assert dec[("en-de", "dec")]["value"] == pytest.approx(res["results"][0]["per_lp"]["en-de"])
+    assert dec[("all", "dec")]["set"] == judgments.name and dec[("all", "dec")]["record_kind"] == "judgment"
+    assert len(_leaderboard(catalog, out, "metric = 'chrf'")) == len(_leaderboard(catalog, first_run[0],
+                                                                                   "metric = 'chrf'"))
