@@ -34,13 +34,12 @@ def evaluate_catalog(*, releases: str | Path, sets: str | Sequence[str] | None, 
                      shard_size: int = 10_000, max_cost: float | None = None,
                      max_requests: int | None = None) -> dict[str, Any]:
     """The catalog-wide evaluation behind `evaluate_metric` (see there)."""
-
     from mtgauntlet.evaluation.workbench.leaderboard import set_stats
     from mtgauntlet.evaluation.workbench.metrics import make_scorer
     from mtgauntlet.evaluation.workbench.scoring import Known, score_set
     from mtgauntlet.evaluation.workbench.sets import load_items, select_sets
     from mtgauntlet.evaluation.workbench.store import append_scores, open_results, read_scores, read_stats, seal
-    from mtgauntlet.models.usage import budget
+    from mtgauntlet.models.usage import LEDGER, BudgetSpent, budget, report, since
     from mtgauntlet.releases.catalog import open_catalog
     from mtgauntlet.runner.progress import Progress, want_bar
     from mtgauntlet.schema import to_table
@@ -64,34 +63,44 @@ def evaluate_catalog(*, releases: str | Path, sets: str | Sequence[str] | None, 
     stats: list[dict[str, Any]] = []
     done: set[tuple[str, str, str]] = set()
     total = len(scorers) * sum(len(i) for i in all_items)
-    with budget(max_cost, max_requests), \
-            Progress(want_bar(None), total, 0, "evaluate metric (items)", every=10.0) as bar:
-        for spec, scorer in scorers:
-            c = counts.setdefault(scorer.name, {"computed": 0, "reused": 0, "failed": 0})
-            for items in all_items:
-                ref = items.set
-                mine = scorer if scorer.column is None else dataclasses.replace(
-                    scorer, signature=f"{scorer.signature}|set={ref.name}@{ref.version}")
-                scores, computed, reused = score_set(spec, mine, items, Known(stored, mine.signature), shard_size,
-                                                     engine, lambda rows: append_scores(root, rows), bar.advance)
-                c["computed"] += computed
-                c["reused"] += reused
-                c["failed"] += sum(s is None for s in scores)
-                base = {"metric": mine.name, "metric_signature": mine.signature, "set": ref.name,
-                        "version": ref.version, "record_kind": ref.kind}
-                done.add((mine.signature, ref.name, ref.version))
-                if any(s is not None for s in scores):  # a metric that scores none of a set has no row there
-                    stats += set_stats(items, scores, base, listed(gold) or None, ci_resamples)
-    old = [r for r in read_stats(root).to_pylist() if (r["metric_signature"], r["set"], r["version"]) not in done]
-    table = to_table("metric_stat", old + stats)
-    run = {"metrics": [s.name for _, s in scorers], "sets": [f"{r.name}@{r.version}" for r in refs],
-           "counts": counts}
-    manifest = seal(root, table, [run])
+    before = LEDGER.snapshot()
+
+    def finish(stopped: str | None = None) -> dict[str, Any]:
+        """Seal the results with every stored score and the statistics of the (metric, set) pairs done."""
+        old = [r for r in read_stats(root).to_pylist() if (r["metric_signature"], r["set"], r["version"]) not in done]
+        run = {"metrics": [s.name for _, s in scorers], "sets": [f"{r.name}@{r.version}" for r in refs],
+               "counts": counts, "usage": report(since(before)), "stopped": stopped}
+        return seal(root, to_table("metric_stat", old + stats), [run]), run
+
+    try:
+        with budget(max_cost, max_requests), \
+                Progress(want_bar(None), total, 0, "evaluate metric (items)", every=10.0) as bar:
+            for spec, scorer in scorers:
+                c = counts.setdefault(scorer.name, {"computed": 0, "reused": 0, "failed": 0})
+                for items in all_items:
+                    ref = items.set
+                    mine = scorer if scorer.column is None else dataclasses.replace(
+                        scorer, signature=f"{scorer.signature}|set={ref.name}@{ref.version}")
+                    scores, computed, reused = score_set(spec, mine, items, Known(stored, mine.signature),
+                                                         shard_size, engine, lambda rows: append_scores(root, rows),
+                                                         bar.advance)
+                    c["computed"] += computed
+                    c["reused"] += reused
+                    c["failed"] += sum(s is None for s in scores)
+                    base = {"metric": mine.name, "metric_signature": mine.signature, "set": ref.name,
+                            "version": ref.version, "record_kind": ref.kind}
+                    done.add((mine.signature, ref.name, ref.version))
+                    if any(s is not None for s in scores):  # a metric that scores none of a set has no row there
+                        stats.extend(set_stats(items, scores, base, listed(gold) or None, ci_resamples))
+    except BudgetSpent as exc:
+        finish(str(exc))  # what was scored stays stored and sealed; the same command resumes
+        raise
+    manifest, run = finish()
     return {"out": str(root), "sets": [{"name": r.name, "version": r.version, "kind": r.kind} for r in refs],
             "metrics": {s.name: {"signature": s.signature, **counts[s.name]} for _, s in scorers},
             "scores": sum(f["rows"] for f in manifest["files"] if f["kind"] == "metric_score"),
-            "leaderboard_rows": table.num_rows, "statistics": stats,
-            "unsealed_shards_resumed": len(unsealed)}
+            "leaderboard_rows": sum(f["rows"] for f in manifest["files"] if f["kind"] == "metric_stat"),
+            "statistics": stats, "usage": run["usage"], "unsealed_shards_resumed": len(unsealed)}
 
 
 def store_rows(out: str | Path, rows: list[dict[str, Any]], run: dict[str, Any]) -> dict[str, Any]:

@@ -187,3 +187,43 @@ def test_dec_results_go_into_the_same_leaderboard(catalog, first_run, shared_dat
     assert dec[("all", "dec")]["set"] == judgments.name and dec[("all", "dec")]["record_kind"] == "judgment"
     assert len(_leaderboard(catalog, out, "metric = 'chrf'")) == len(_leaderboard(catalog, first_run[0],
                                                                                    "metric = 'chrf'"))
+
+
+def test_max_requests_stops_an_llm_judge_keeps_what_it_scored_and_resumes_without_paying_twice(catalog, tmp_path):
+    from tests.openai_server import ScriptedServer
+
+    def judge(messages):
+        return f"SCORE |||{len(messages[-1]['content']) % 97}|||"
+
+    out = tmp_path / "results"
+    with ScriptedServer(default=judge) as srv:
+        spec = f"llm-as-qe:openai:judge@{srv.url}"
+        r = invoke(["evaluate", "metric", "--releases", catalog, "--sets", "smaug-sample", "-m", spec, "--out", out,
+                    "--shard-size", "4", "--max-requests", "10", "--ci-resamples", "20"])
+        assert r.exit_code == 3, r.output
+        assert "Traceback" not in r.output and len(srv.requests) == 10
+        manifest = json.loads((out / "manifest.json").read_text())
+        assert manifest["runs"][-1]["stopped"] and manifest["runs"][-1]["usage"][spec.split(":", 1)[1]][
+            "requests"] == 10
+        stored = sum(f["rows"] for f in manifest["files"] if f["kind"] == "metric_score")
+        assert stored == 8  # two whole chunks of 4; the third was cut by the budget
+        res = _evaluate(catalog, out, spec, extra=("--sets", "smaug-sample"))
+        assert res["metrics"][spec]["reused"] == 8 and res["metrics"][spec]["computed"] == 40
+        assert len(srv.requests) == 48  # the 2 answers of the cut chunk came from the cache: nothing paid twice
+
+
+def test_engine_ray_stores_the_same_scores_as_local(catalog, first_run, tmp_path):
+    pytest.importorskip("ray")
+    import ray
+
+    out = tmp_path / "ray"
+    try:
+        res = mg.evaluate("metric", releases=catalog, metric="chrf,bleu", out=out, engine="ray", shard_size=16,
+                          ci_resamples=50)
+    finally:
+        ray.shutdown()
+    assert all(c["computed"] == first_run[1]["scores"] // 2 for c in res["metrics"].values())
+    assert _stored(out) == _stored(first_run[0])
+    local = _leaderboard(catalog, first_run[0], "metric = 'chrf'")
+    assert sorted(map(json.dumps, _leaderboard(catalog, out, "metric = 'chrf'")), key=str) == sorted(
+        map(json.dumps, local), key=str)

@@ -87,14 +87,21 @@ def _ray_map(spec: Any, items: Items, work: list[Chunk]):
             self.scorer = make_scorer(spec)
 
         def score(self, items, chunk):
-            return score_chunk(self.scorer, items, chunk)
+            from mtgauntlet.models.usage import LEDGER, since, to_json
+
+            before = LEDGER.snapshot()
+            return score_chunk(self.scorer, items, chunk), to_json(since(before))
 
     n = max(1, min(len(work), int(ray.available_resources().get("CPU", 1))))
     workers = [_Worker.remote(spec) for _ in range(n)]
     ref = ray.put(items)
     futures = [workers[k % n].score.remote(ref, c) for k, c in enumerate(work)]
+    from mtgauntlet.models.usage import absorb
+
     for chunk, fut in zip(work, futures):
-        yield chunk, ray.get(fut)
+        answers, usage = ray.get(fut)
+        absorb(usage)  # the workers' API usage counts in this run's totals
+        yield chunk, answers
 
 
 def score_set(spec: Any, scorer: Scorer, items: Items, known: Known, size: int, engine: str,
