@@ -1,25 +1,151 @@
-"""`evaluate_metric` over the whole catalog (``gauntlet evaluate metric --out RESULTS``): every pair set and every
-human-judgment set scored by every metric, the scores stored and sealed in RESULTS with the leaderboard's
-statistics; and `leaderboard` (``gauntlet leaderboard``), the HTML page of a results folder."""
+"""`evaluate_metric` (``gauntlet evaluate metric``): one set (``--set``: tau and d, nothing stored), or the whole
+catalog (``--out RESULTS``): every pair set and every human-judgment set scored by every metric, the scores stored
+and sealed in RESULTS with the leaderboard's statistics; and `leaderboard` (``gauntlet leaderboard``), the HTML page
+of a results folder."""
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from mtgauntlet.api.checks import at_least, budget_limits, listed, one_of
-from mtgauntlet.api.session import public
+from mtgauntlet.api.session import public, warn
 from mtgauntlet.errors import UsageError
 
-__all__ = ["evaluate_catalog", "leaderboard"]
+__all__ = ["evaluate_catalog", "evaluate_metric", "leaderboard"]
 
 ENGINES = ("local", "ray")
+REFERENCE_BASED = ("chrf", "bleu")
+
+
+def metric_specs(values: str | Sequence[str]) -> list[str]:
+    """``["chrf,bleu", "col:g,b"]`` -> ``["chrf", "bleu", "col:g,b"]`` (a ``col:`` spec keeps its comma)."""
+    out: list[str] = []
+    for value in [values] if isinstance(values, str) else values:
+        parts = [x.strip() for x in value.split(",")]
+        i = 0
+        while i < len(parts):
+            if parts[i].startswith("col:") and i + 1 < len(parts):
+                out.append(f"{parts[i]},{parts[i + 1]}")
+                i += 2
+                continue
+            if parts[i]:
+                out.append(parts[i])
+            i += 1
+    return list(dict.fromkeys(out))
+
+
+@public
+def evaluate_metric(*, set: Any = None, metric: Any = ("chrf",), lp: str | Sequence[str] | None = None,
+                    phenomena: str | Sequence[str] | None = None, ties: str = "discordant",
+                    releases: str | Path = "releases", sets: str | Sequence[str] | None = None,
+                    out: str | Path | None = None, engine: str = "local", gold: str | Sequence[str] | None = None,
+                    ci_resamples: int = 1000, shard_size: int = 10_000,
+                    max_cost: float | None = None, max_requests: int | None = None) -> dict[str, Any]:
+    """Metrics on challenge sets. With ``set``: one set, Kendall-like tau and d (SMAUG eq. 1-2) per metric,
+    phenomenon and language pair; mean ± std of tau over language pairs (SMAUG Figures 4-7) and the Pearson
+    correlation of tau and d (Figure 8). With ``out`` (the workbench): every pair set and human-judgment set of the
+    catalog (or ``sets``) scored by every metric, scores stored and sealed in ``out`` with the leaderboard's
+    statistics; only what is new is scored (docs/workbench.md).
+
+    Args:
+        set: One set: build/release directory or Parquet of ``smaug_pair`` records, DEMETR JSONL or ACES TSV.
+        metric: chrf, bleu, ``col:GOODCOL,BADCOL`` (pairs) or ``col:NAME`` (human-judgment sets), or a QE spec (qe,
+            roundtrip, comet:..., llm-as-qe:...): one, a list, or comma-separated; with ``out`` also a Python
+            callable ``(src, hyp, ref, src_lang, tgt_lang) -> list[float]`` (lists of one language pair).
+        releases: The catalog (with ``out``): a directory with releases.
+        sets: Only these sets (with ``out``): names (latest version), ``NAME@VERSION``, or a SQL query over the
+            catalog returning ``name`` and ``version``; default every ``smaug_pair``, ``challenge_pair`` and
+            ``human_score`` release (latest version of each name).
+        out: The results folder (created, or added to): stored scores and the leaderboard, sealed by a manifest.
+        engine: ``local`` or ``ray`` (chunks scored on Ray workers; the same scores).
+        gold: The human scores of human-judgment sets to compare with (default: every kept score named like a
+            human judgment: mqm, da_sqm, esa, ...).
+        ci_resamples: Bootstrap resamples of the 95% intervals (and of soft pairwise accuracy's permutations).
+        shard_size: Items scored and stored at a time (a killed run loses at most one such chunk).
+        lp: Only these language pairs (a list or comma-separated).
+        phenomena: Only these phenomena (a list or comma-separated).
+        ties: ``discordant`` (a tie counts against the metric) or ``ignore`` (SMAUG eq. 1 as written).
+        max_cost: Stop once the ``openai:`` requests cost this many USD (raises BudgetSpent).
+        max_requests: Stop after this many requests to ``openai:`` backends.
+
+    Returns:
+        What ``gauntlet evaluate metric --json`` prints: ``metrics``, ``results`` (one row per metric, phenomenon,
+        lp), ``tau_over_lps``, ``tau_d_correlation``, ``skipped``, ``good_equals_ref``.
+
+        With ``out``: ``out``, ``sets``, ``metrics`` (per metric: ``signature``, ``computed``, ``reused``,
+        ``failed``), ``scores`` (stored), ``leaderboard_rows`` and ``statistics`` (this run's leaderboard rows).
+
+    Raises:
+        UsageError: An unknown ``ties``, no metric, no pair left after filtering; ``set`` with ``out``.
+        BudgetSpent: A budget reached.
+
+    Examples:
+        >>> res = mg.evaluate("metric", set="demetr_dev.jsonl.gz", metric=["chrf", "bleu"], lp="de-en")
+        >>> res["tau_over_lps"][0]["tau_mean"]
+        >>> mg.evaluate("metric", releases="releases", metric="chrf,bleu", out="results")["metrics"]
+    """
+    at_least("--ci-resamples", ci_resamples, 1)
+    at_least("--shard-size", shard_size, 1)
+    one_of("--engine", engine, ENGINES)
+    budget_limits(max_cost, max_requests)
+    if out is not None or set is None:
+        if set is not None:
+            raise UsageError("--set scores one set and stores nothing; --out scores the catalog (--releases, --sets)")
+        if out is None:
+            raise UsageError("evaluate metric: give --set FILE (one set) or --out RESULTS (the whole catalog)")
+        if lp or phenomena:
+            raise UsageError("--lp/--phenomena filter one --set; over the catalog choose sets with --sets")
+        from mtgauntlet.api.metric_workbench import evaluate_catalog
+
+        return evaluate_catalog(releases=releases, sets=sets, metric=metric, out=out, engine=engine, gold=gold,
+                                ci_resamples=ci_resamples, shard_size=shard_size, max_cost=max_cost,
+                                max_requests=max_requests)
+    if callable(metric) or (isinstance(metric, (list, tuple)) and any(callable(m) for m in metric)):
+        raise UsageError("a Python callable metric scores the catalog (out=...), not one --set")
+    from mtgauntlet.evaluation.metric_robustness import (
+        TIES,
+        evaluate,
+        filter_pairs,
+        load_pairs,
+        score_pairs,
+        tau_d_correlation,
+        tau_over_lps,
+    )
+    from mtgauntlet.models.usage import budget
+    from mtgauntlet.runner.progress import Progress, want_bar
+
+    budget_limits(max_cost, max_requests)
+    one_of("--ties", ties, TIES)
+    specs = metric_specs(metric)
+    if not specs:
+        raise UsageError("--metric: no metric given")
+    pairs = filter_pairs(load_pairs(str(getattr(set, "path", set))), listed(lp), listed(phenomena))
+    if not pairs.good:
+        raise UsageError("no pairs left after --lp/--phenomena filtering")
+    same = sum(g.split() == r.split() for g, r in zip(pairs.good, pairs.ref) if r)
+    if same and any(s in REFERENCE_BASED for s in specs):
+        warn(f"{same} of {len(pairs.good)} pairs have good == reference: a reference-based metric scores those "
+             "good hypotheses as perfect matches")
+    skipped: dict[str, dict[str, str]] = {}
+    results = []
+    with budget(max_cost, max_requests), \
+            Progress(want_bar(None), len(specs) * len(pairs.good), 0, "evaluate metric (pairs)", every=10.0) as bar:
+        for spec in specs:
+            skipped[spec] = {}
+            with bar.unit(len(pairs.good)):  # score_pairs reports each language pair's scoring inside
+                good, bad = score_pairs(pairs, spec, skipped[spec])
+            results += [{"metric": spec, **r} for r in evaluate(pairs, good, bad, ties)]
+    keys = ("metric", "phenomenon", "lp", "n", "tau", "d", "concordant", "discordant", "ties")
+    return {"metric": specs[0] if len(specs) == 1 else specs, "metrics": specs, "ties": ties,
+            "good_equals_ref": same, "skipped": {k: v for k, v in skipped.items() if v},
+            "results": [{k: r[k] for k in keys} for r in results],
+            "tau_over_lps": tau_over_lps(results), "tau_d_correlation": tau_d_correlation(results)}
 
 
 def _metric_list(metric) -> list[Any]:
-    from mtgauntlet.api.evaluating import metric_specs
-
     values = metric if isinstance(metric, (list, tuple)) else [metric]
     out: list[Any] = []
     for v in values:
@@ -38,7 +164,13 @@ def evaluate_catalog(*, releases: str | Path, sets: str | Sequence[str] | None, 
     from mtgauntlet.evaluation.workbench.metrics import make_scorer
     from mtgauntlet.evaluation.workbench.scoring import Known, score_set
     from mtgauntlet.evaluation.workbench.sets import load_items, select_sets
-    from mtgauntlet.evaluation.workbench.store import append_scores, open_results, read_scores, read_stats, seal
+    from mtgauntlet.evaluation.workbench.store import (
+        append_scores,
+        open_results,
+        read_scores,
+        read_stats,
+        seal,
+    )
     from mtgauntlet.models.usage import LEDGER, BudgetSpent, budget, report, since
     from mtgauntlet.releases.catalog import open_catalog
     from mtgauntlet.runner.progress import Progress, want_bar
@@ -141,7 +273,7 @@ def store_dec(out: str | Path, judgments: str, result: dict[str, Any]) -> int:
 
 
 @public
-def leaderboard(*, results: str | Path, out: str | Path, releases: str | Path | None = None,
+def leaderboard(*, results: str | Path, out: str | Path = "leaderboard.html", releases: str | Path | None = None,
                 title: str | None = None) -> dict[str, Any]:
     """Write the self-contained HTML leaderboard page of a results folder (``gauntlet leaderboard``): one file,
     offline (no external URL), tables and plots of every metric on every set, everything escaped.

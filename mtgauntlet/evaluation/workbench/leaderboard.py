@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -39,8 +40,14 @@ def _row(base: dict[str, Any], statistic: str, value, n, ci=(None, None), **wher
 
 def pair_stats(items: Items, scores: Sequence[float | None], base: dict[str, Any],
                n_resamples: int = 1000, seed: int = 0) -> list[dict[str, Any]]:
-    from mtgauntlet.evaluation.statistics.pairs import (ACES_WEIGHTS, aces_category_taus, aces_score, aces_tau,
-                                                        pair_accuracy, smaug_tau_d)
+    from mtgauntlet.evaluation.statistics.pairs import (
+        ACES_WEIGHTS,
+        aces_category_taus,
+        aces_score,
+        aces_tau,
+        pair_accuracy,
+        smaug_tau_d,
+    )
     from mtgauntlet.evaluation.statistics.resampling import bootstrap_ci
 
     good: dict[str, float] = {}

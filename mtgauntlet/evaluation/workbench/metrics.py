@@ -12,8 +12,9 @@ from __future__ import annotations
 import hashlib
 import inspect
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from mtgauntlet.errors import GauntletError, UsageError
 
@@ -57,7 +58,7 @@ def _qe(spec: str) -> Scorer:
                           *(f"{k}={versions[k]}" for k in keep if versions.get(k))])
 
     def score(src, hyp, ref, src_lang, tgt_lang):
-        return [None if s is None or s != s else float(s) for s in qe.score(src, hyp, src_lang, tgt_lang)]
+        return [clean(s) for s in qe.score(src, hyp, src_lang, tgt_lang)]
 
     return Scorer(spec, signature, score)
 

@@ -9,7 +9,8 @@ workers (one scorer per worker process) with the same chunks, so the stored scor
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import pyarrow as pa
 

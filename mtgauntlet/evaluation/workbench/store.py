@@ -25,7 +25,12 @@ import pyarrow.parquet as pq
 from mtgauntlet import __version__
 from mtgauntlet.atomic import atomic_path, write_text_atomic
 from mtgauntlet.errors import GauntletError
-from mtgauntlet.releases.manifest import RELEASE_MANIFEST, describe_file, listed_file, read_manifest
+from mtgauntlet.releases.manifest import (
+    RELEASE_MANIFEST,
+    describe_file,
+    listed_file,
+    read_manifest,
+)
 from mtgauntlet.schema import get_kind, kind_of_schema, to_table, utcnow
 from mtgauntlet.versions import package_versions
 
