@@ -47,7 +47,8 @@ def is_results(path: str | Path) -> bool:
         return False
 
 
-def _write(table: pa.Table, target: Path) -> None:
+def write_parquet(table: pa.Table, target: Path) -> None:
+    """Write a results file atomically (zstd)."""
     with atomic_path(target) as tmp:
         pq.write_table(table, tmp, compression="zstd")
 
@@ -57,7 +58,7 @@ def append_scores(root: Path, rows: list[dict[str, Any]]) -> Path | None:
     if not rows:
         return None
     target = root / SCORES_DIR / f"part-{utcnow().strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:12]}.parquet"
-    _write(to_table("metric_score", rows), target)
+    write_parquet(to_table("metric_score", rows), target)
     return target
 
 
@@ -129,7 +130,7 @@ def seal(root: Path, stats: pa.Table, runs: list[dict[str, Any]]) -> dict[str, A
     """Write the leaderboard and the manifest over every score shard; returns the manifest."""
     for stray in list((root / "data").rglob(".*.tmp")):  # a temporary file a killed run left
         stray.unlink()
-    _write(stats, root / STATS_FILE)
+    write_parquet(stats, root / STATS_FILE)
     files = []
     for p in sorted((root / SCORES_DIR).glob("part-*.parquet")) + [root / STATS_FILE]:
         rel = p.relative_to(root).as_posix()
