@@ -173,6 +173,7 @@ def evaluate_catalog(*, releases: str | Path, sets: str | Sequence[str] | None, 
     )
     from mtgauntlet.models.usage import LEDGER, BudgetSpent, budget, report, since
     from mtgauntlet.releases.catalog import open_catalog
+    from mtgauntlet.releases.manifest import RELEASE_MANIFEST, read_manifest
     from mtgauntlet.runner.progress import Progress, want_bar
     from mtgauntlet.schema import to_table
 
@@ -196,13 +197,17 @@ def evaluate_catalog(*, releases: str | Path, sets: str | Sequence[str] | None, 
     done: set[tuple[str, str, str]] = set()
     total = len(scorers) * sum(len(i) for i in all_items)
     before = LEDGER.snapshot()
+    params = {"ci_resamples": ci_resamples, "gold": sorted(listed(gold))}
+    previous = read_manifest(root) if (root / RELEASE_MANIFEST).is_file() else {}
+    same_params = previous.get("statistics") == params
+    kept = {(r["metric_signature"], r["set"], r["version"]) for r in read_stats(root).to_pylist()}
 
     def finish(stopped: str | None = None) -> dict[str, Any]:
         """Seal the results with every stored score and the statistics of the (metric, set) pairs done."""
         old = [r for r in read_stats(root).to_pylist() if (r["metric_signature"], r["set"], r["version"]) not in done]
         run = {"metrics": [s.name for _, s in scorers], "sets": [f"{r.name}@{r.version}" for r in refs],
                "counts": counts, "usage": report(since(before)), "stopped": stopped}
-        return seal(root, to_table("metric_stat", old + stats), [run]), run
+        return seal(root, to_table("metric_stat", old + stats), [run], statistics=params), run
 
     try:
         with budget(max_cost, max_requests), \
@@ -213,15 +218,18 @@ def evaluate_catalog(*, releases: str | Path, sets: str | Sequence[str] | None, 
                     ref = items.set
                     mine = scorer if scorer.column is None else dataclasses.replace(
                         scorer, signature=f"{scorer.signature}|set={ref.name}@{ref.version}")
-                    scores, computed, reused = score_set(spec, mine, items, Known(stored, mine.signature),
-                                                         shard_size, engine, lambda rows: append_scores(root, rows),
-                                                         bar.advance)
+                    scores, computed, reused, added = score_set(
+                        spec, mine, items, Known(stored, mine.signature), shard_size, engine,
+                        lambda rows: append_scores(root, rows), bar.advance)
                     c["computed"] += computed
                     c["reused"] += reused
                     c["failed"] += sum(s is None for s in scores)
                     base = {"metric": mine.name, "metric_signature": mine.signature, "set": ref.name,
                             "version": ref.version, "record_kind": ref.kind}
-                    done.add((mine.signature, ref.name, ref.version))
+                    key = (mine.signature, ref.name, ref.version)
+                    if not added and key in kept and same_params:
+                        continue  # nothing new: its statistics stay as the last run computed them
+                    done.add(key)
                     if any(s is not None for s in scores):  # a metric that scores none of a set has no row there
                         stats.extend(set_stats(items, scores, base, listed(gold) or None, ci_resamples))
     except BudgetSpent as exc:

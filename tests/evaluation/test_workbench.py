@@ -227,3 +227,20 @@ def test_engine_ray_stores_the_same_scores_as_local(catalog, first_run, tmp_path
     local = _leaderboard(catalog, first_run[0], "metric = 'chrf'")
     assert sorted(map(json.dumps, _leaderboard(catalog, out, "metric = 'chrf'")), key=str) == sorted(
         map(json.dumps, local), key=str)
+
+
+def test_chrf_and_bleu_scorers_equal_sacrebleu_sentence_score(shared_data, sample_path):
+    """Each distinct reference is prepared once (a segment's systems share it): the scores stay sacrebleu's."""
+    from sacrebleu.metrics import BLEU, CHRF
+
+    from mtgauntlet.evaluation.workbench.metrics import make_scorer
+    from tests.evaluation.workbench_sets import sample_pairs
+
+    rows = wmt23_subset(shared_data, segments=10)
+    pairs = sample_pairs(sample_path)
+    hyp = [r["tgt"] for r in rows] + [p[k] for p in pairs for k in ("good", "bad")]
+    ref = [r["ref"] for r in rows] + [p["ref"] for p in pairs for _ in "gb"]
+    ref[3] = None  # no reference: no score
+    for name, metric in (("chrf", CHRF()), ("bleu", BLEU(effective_order=True))):
+        want = [metric.sentence_score(h, [r]).score if r else None for h, r in zip(hyp, ref)]
+        assert make_scorer(name).score([], hyp, ref, "en", "de") == want

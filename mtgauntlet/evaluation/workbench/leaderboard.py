@@ -69,17 +69,24 @@ def pair_stats(items: Items, scores: Sequence[float | None], base: dict[str, Any
             groups.setdefault(key, []).append(k)
     lps = {lp for _, lp in groups}
     out = []
+    computed: dict[tuple[int, ...], list[dict[str, Any]]] = {}  # one set of pairs, e.g. a set's only lp and "all"
     for (ph, lp), idx in sorted(groups.items()):
+        where = {"phenomenon": ph, "lp": lp}
+        same = computed.get(tuple(idx))
+        if same is not None:
+            out += [{**r, **where} for r in same]
+            continue
         gi, bi = g[idx], b[idx]
         n = int((~(np.isnan(gi) | np.isnan(bi))).sum())
-        where = {"phenomenon": ph, "lp": lp}
-        out.append(_row(base, "accuracy", pair_accuracy(gi, bi), n,
-                        bootstrap_ci(pair_accuracy, gi, bi, n_resamples=n_resamples, seed=seed), **where))
-        out.append(_row(base, "aces_tau", aces_tau(gi, bi), n,
-                        bootstrap_ci(aces_tau, gi, bi, n_resamples=n_resamples, seed=seed), **where))
+        rows = [_row(base, "accuracy", pair_accuracy(gi, bi), n,
+                     bootstrap_ci(pair_accuracy, gi, bi, n_resamples=n_resamples, seed=seed), **where),
+                _row(base, "aces_tau", aces_tau(gi, bi), n,
+                     bootstrap_ci(aces_tau, gi, bi, n_resamples=n_resamples, seed=seed), **where)]
         tau, d = smaug_tau_d(gi, bi, lo, hi)
-        out.append(_row(base, "smaug_tau", tau, n, **where))
-        out.append(_row(base, "smaug_d", d, int(((gi > bi) & ~np.isnan(gi) & ~np.isnan(bi)).sum()), **where))
+        rows.append(_row(base, "smaug_tau", tau, n, **where))
+        rows.append(_row(base, "smaug_d", d, int(((gi > bi) & ~np.isnan(gi) & ~np.isnan(bi)).sum()), **where))
+        computed[tuple(idx)] = rows
+        out += rows
     categories = {info[i][0]: info[i][2].lower() for i in ids if info[i][2] and info[i][2].lower() in ACES_WEIGHTS}
     if categories:
         for lp in sorted(lps | {"all"}):

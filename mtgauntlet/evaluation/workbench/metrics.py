@@ -39,9 +39,29 @@ def _sacrebleu(name: str) -> Scorer:
     signature = f"{name}|{metric.get_signature().format()}"
 
     def score(src, hyp, ref, src_lang, tgt_lang):
-        return [metric.sentence_score(h, [r]).score if r else None for h, r in zip(hyp, ref)]
+        return _sentence_scores(metric, hyp, ref)
 
     return Scorer(name, signature, score, needs_ref=True)
+
+
+def _sentence_scores(metric, hyp: list[str], ref: list[str | None]) -> list[float | None]:
+    """``metric.sentence_score(h, [r]).score`` for each pair, each distinct reference prepared once (a pair's good
+    and bad translations, a segment's systems share one): sacrebleu's own steps of ``sentence_score``, in order, so
+    the scores are the same; without those steps (another sacrebleu), ``sentence_score`` itself."""
+    steps = ("_cache_references", "_preprocess_segment", "_compute_segment_statistics", "_aggregate_and_compute")
+    if not all(hasattr(metric, s) for s in steps):
+        return [metric.sentence_score(h, [r]).score if r else None for h, r in zip(hyp, ref)]
+    refs = list(dict.fromkeys(r for r in ref if r))
+    where = {r: i for i, r in enumerate(refs)}
+    cache = metric._cache_references([refs]) if refs else []
+    out: list[float | None] = []
+    for h, r in zip(hyp, ref):
+        if not r:
+            out.append(None)
+            continue
+        stats = metric._compute_segment_statistics(metric._preprocess_segment(h), cache[where[r]])
+        out.append(metric._aggregate_and_compute([stats]).score)
+    return out
 
 
 def _qe(spec: str) -> Scorer:

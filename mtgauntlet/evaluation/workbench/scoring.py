@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from mtgauntlet.evaluation.workbench.metrics import Scorer, check_answer, make_scorer
 from mtgauntlet.evaluation.workbench.sets import PAIR_KINDS, Items
@@ -24,7 +25,7 @@ class Known:
     """The stored scores of one metric signature, by row and by item key."""
 
     def __init__(self, table: pa.Table, signature: str):
-        t = table.filter(pa.compute.equal(table.column("metric_signature"), signature))
+        t = table.filter(pc.equal(table.column("metric_signature"), signature))
         cols = {c: t.column(c).to_pylist() for c in ("set_name", "set_version", "record_id", "side", "item_key",
                                                       "score", "failure")}
         self.rows = {(s, v, r, d): (x, f) for s, v, r, d, x, f in zip(cols["set_name"], cols["set_version"],
@@ -107,8 +108,9 @@ def _ray_map(spec: Any, items: Items, work: list[Chunk]):
 
 def score_set(spec: Any, scorer: Scorer, items: Items, known: Known, size: int, engine: str,
               append: Callable[[list[dict[str, Any]]], Any], tick: Callable[[int], None] = lambda n: None
-              ) -> tuple[list[float | None], int, int]:
-    """(score per item, computed, reused): stored rows reused, equal items copied, the rest computed and appended."""
+              ) -> tuple[list[float | None], int, int, int]:
+    """(score per item, computed, reused, rows added): stored rows reused, equal items copied (reused, added), the
+    rest computed and appended (added)."""
     ref = items.set
     scores: list[float | None] = [None] * len(items)
     base = {"metric": scorer.name, "metric_signature": scorer.signature, "set_name": ref.name,
@@ -144,4 +146,4 @@ def score_set(spec: Any, scorer: Scorer, items: Items, known: Known, size: int, 
         append(new)
         computed += len(idx)
         tick(len(idx))
-    return scores, computed, reused
+    return scores, computed, reused, computed + len(copied)

@@ -126,8 +126,10 @@ def read_stats(root: Path) -> pa.Table:
     return pa.concat_tables([pq.read_table(f) for f in files])
 
 
-def seal(root: Path, stats: pa.Table, runs: list[dict[str, Any]]) -> dict[str, Any]:
-    """Write the leaderboard and the manifest over every score shard; returns the manifest."""
+def seal(root: Path, stats: pa.Table, runs: list[dict[str, Any]], statistics: dict[str, Any] | None = None
+         ) -> dict[str, Any]:
+    """Write the leaderboard and the manifest over every score shard; returns the manifest. ``statistics``: the
+    options the leaderboard's statistics were computed with (kept from the last seal when not given)."""
     for stray in list((root / "data").rglob(".*.tmp")):  # a temporary file a killed run left
         stray.unlink()
     write_parquet(stats, root / STATS_FILE)
@@ -142,6 +144,7 @@ def seal(root: Path, stats: pa.Table, runs: list[dict[str, Any]]) -> dict[str, A
     manifest = {"name": RESULTS_NAME, "version": RESULTS_VERSION, "kind": RESULTS_KIND,
                 "created_at": previous.get("created_at") or utcnow().isoformat(), "sealed_at": utcnow().isoformat(),
                 "mtgauntlet_version": __version__, "versions": package_versions(),
+                "statistics": statistics if statistics is not None else previous.get("statistics"),
                 "runs": [*previous.get("runs", []), *runs][-100:], "files": files}
     write_text_atomic(root / RELEASE_MANIFEST, json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
     return manifest
