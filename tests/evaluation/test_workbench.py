@@ -244,3 +244,23 @@ def test_chrf_and_bleu_scorers_equal_sacrebleu_sentence_score(shared_data, sampl
     for name, metric in (("chrf", CHRF()), ("bleu", BLEU(effective_order=True))):
         want = [metric.sentence_score(h, [r]).score if r else None for h, r in zip(hyp, ref)]
         assert make_scorer(name).score([], hyp, ref, "en", "de") == want
+
+
+def test_engine_ray_keeps_the_budget(catalog, tmp_path):
+    pytest.importorskip("ray")
+    import ray
+
+    from tests.openai_server import ScriptedServer
+
+    out = tmp_path / "results"
+    with ScriptedServer(default=lambda m: "SCORE |||50|||") as srv:
+        spec = f"llm-as-qe:openai:judge@{srv.url}"
+        try:
+            with pytest.raises(mg.BudgetSpent):
+                mg.evaluate("metric", releases=catalog, sets="smaug-sample", metric=spec, out=out, engine="ray",
+                            shard_size=4, max_requests=10, ci_resamples=20)
+        finally:
+            ray.shutdown()
+        assert len(srv.requests) == 10  # never past the budget, though the workers run elsewhere
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["runs"][-1]["usage"][spec.split(":", 1)[1]]["requests"] == 10  # the workers' usage counted

@@ -78,8 +78,11 @@ def score_chunk(scorer: Scorer, items: Items, chunk: Chunk) -> list[tuple[float 
 
 
 def _ray_map(spec: Any, items: Items, work: list[Chunk]):
-    """Chunks scored on Ray workers (one scorer per worker), yielded in order as they finish in order."""
+    """Chunks scored on Ray workers (one scorer per worker), yielded in order. The workers' API usage counts in
+    this run's totals; under a budget (``--max-cost`` / ``--max-requests``) one worker scores one chunk at a time
+    with what is left of it, so the budget is never passed."""
     from mtgauntlet.engines.ray_engine import start_ray
+    from mtgauntlet.models.usage import BudgetSpent, absorb, remaining
 
     ray = start_ray()
 
@@ -88,22 +91,47 @@ def _ray_map(spec: Any, items: Items, work: list[Chunk]):
         def __init__(self, spec):
             self.scorer = make_scorer(spec)
 
-        def score(self, items, chunk):
-            from mtgauntlet.models.usage import LEDGER, since, to_json
+        def score(self, items, chunk, limits):
+            from mtgauntlet.models.usage import LEDGER, BudgetSpent, budget, since, to_json
 
             before = LEDGER.snapshot()
-            return score_chunk(self.scorer, items, chunk), to_json(since(before))
+            try:
+                with budget(*limits):
+                    answers = score_chunk(self.scorer, items, chunk)
+            except BudgetSpent as exc:
+                return None, to_json(since(before)), str(exc)
+            return answers, to_json(since(before)), None
 
-    n = max(1, min(len(work), int(ray.available_resources().get("CPU", 1))))
+    limited = any(x is not None for x in remaining())
+    n = 1 if limited else max(1, min(len(work), int(ray.available_resources().get("CPU", 1))))
     workers = [_Worker.remote(spec) for _ in range(n)]
     ref = ray.put(items)
-    futures = [workers[k % n].score.remote(ref, c) for k, c in enumerate(work)]
-    from mtgauntlet.models.usage import absorb
-
-    for chunk, fut in zip(work, futures):
-        answers, usage = ray.get(fut)
-        absorb(usage)  # the workers' API usage counts in this run's totals
+    ahead = [] if limited else [workers[k % n].score.remote(ref, c, (None, None)) for k, c in enumerate(work)]
+    cost_left, requests_left = remaining()
+    for k, chunk in enumerate(work):
+        answers, usage, stopped = ray.get(workers[0].score.remote(ref, chunk, (cost_left, requests_left))
+                                          if limited else ahead[k])
+        absorb(usage)
+        spent_cost, spent_requests = _spent(usage)
+        cost_left = None if cost_left is None else max(0.0, cost_left - spent_cost)
+        requests_left = None if requests_left is None else max(0, requests_left - spent_requests)
+        if stopped is not None:
+            raise BudgetSpent(stopped)
         yield chunk, answers
+
+
+def _spent(usage: str) -> tuple[float, int]:
+    """(USD, requests) of a worker's usage (`mtgauntlet.models.usage.to_json`)."""
+    import json
+
+    from mtgauntlet.models.usage import Price
+
+    cost, requests = 0.0, 0
+    for u in (json.loads(usage) if usage else {}).values():
+        requests += int(u.get("requests", 0))
+        if u.get("price"):
+            cost += Price(*u["price"]).cost(int(u.get("input_tokens", 0)), int(u.get("output_tokens", 0)))
+    return cost, requests
 
 
 def score_set(spec: Any, scorer: Scorer, items: Items, known: Known, size: int, engine: str,
