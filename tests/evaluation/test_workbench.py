@@ -264,3 +264,18 @@ def test_engine_ray_keeps_the_budget(catalog, tmp_path):
         assert len(srv.requests) == 10  # never past the budget, though the workers run elsewhere
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["runs"][-1]["usage"][spec.split(":", 1)[1]]["requests"] == 10  # the workers' usage counted
+
+
+def test_sets_by_name_version_or_query_and_one_line_errors(catalog, tmp_path):
+    res = _evaluate(catalog, tmp_path / "a", "chrf", extra=("--sets", "aces-like@1.0.0"))
+    assert [s["name"] for s in res["sets"]] == ["aces-like"] and res["scores"] == 40
+    res = _evaluate(catalog, tmp_path / "b", "chrf",
+                    extra=("--sets", "SELECT name, version FROM releases WHERE name LIKE 'wmt23%'"))
+    assert [s["kind"] for s in res["sets"]] == ["human_score"]
+    for sets, says in (("nope", "no release named 'nope'"), ("aces-like@9.9.9", "has no version '9.9.9'"),
+                       ("SELECT name, version FROM releases; DROP TABLE releases", "refused")):
+        r = invoke(["evaluate", "metric", "--releases", catalog, "-m", "chrf", "--out", tmp_path / "c", "--sets",
+                    sets])
+        assert r.exit_code == 2 and says in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.output
+    r = invoke(["evaluate", "metric", "--releases", catalog, "-m", "chrf", "--out", tmp_path / "d", "--set", "x.tsv"])
+    assert r.exit_code == 2 and "--set scores one set" in r.stderr
