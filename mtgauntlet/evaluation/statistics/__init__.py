@@ -27,7 +27,20 @@ from mtgauntlet.evaluation.statistics.pairs import (
 from mtgauntlet.evaluation.statistics.resampling import bootstrap_ci, paired_permutation_test
 
 __all__ = [
-    "ACES_WEIGHTS", "aces_category_taus", "aces_score", "aces_tau", "bootstrap_ci", "pair_accuracy",
-    "paired_permutation_test", "seg_acc_eq", "seg_kendall", "seg_pearson", "significance_clusters", "smaug_tau_d",
-    "sys_pairwise_accuracy", "sys_pearson", "sys_soft_pairwise_accuracy", "system_scores",
+    "ACES_WEIGHTS",
+    "aces_category_taus",
+    "aces_score",
+    "aces_tau",
+    "bootstrap_ci",
+    "pair_accuracy",
+    "paired_permutation_test",
+    "seg_acc_eq",
+    "seg_kendall",
+    "seg_pearson",
+    "significance_clusters",
+    "smaug_tau_d",
+    "sys_pairwise_accuracy",
+    "sys_pearson",
+    "sys_soft_pairwise_accuracy",
+    "system_scores",
 ]

@@ -14,7 +14,8 @@ e.g. constant scores), is left out of the average. The returned count is the num
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -46,7 +47,7 @@ def _average(values: np.ndarray, grouping: str, n_points: int) -> tuple[float, i
     if grouping == "none":
         return (float(values[0]) if len(values) else float("nan")), n_points
     kept = values[~np.isnan(values)]
-    return (float(kept.mean()), int(len(kept))) if len(kept) else (float("nan"), 0)
+    return (float(kept.mean()), len(kept)) if len(kept) else (float("nan"), 0)
 
 
 def row_pearson(m: np.ndarray, h: np.ndarray) -> np.ndarray:
@@ -119,8 +120,9 @@ def seg_kendall(metric: Matrix, human: Matrix, grouping: str = "none", variant: 
     return _average(values, grouping, int((~np.isnan(m)).sum()))
 
 
-def seg_acc_eq(metric: Matrix, human: Matrix, grouping: str = "item", sample_rate: float = 1.0, seed: int = 0
-               ) -> tuple[float, int, float]:
+def seg_acc_eq(
+    metric: Matrix, human: Matrix, grouping: str = "item", sample_rate: float = 1.0, seed: int = 0
+) -> tuple[float, int, float]:
     """WMT23's tie-calibrated pairwise accuracy acc_eq ("acc23"), with the optimal metric-tie threshold epsilon.
 
     For a threshold eps, two metric scores tie when they differ by at most eps; per group
@@ -162,14 +164,14 @@ def sys_pairwise_accuracy(metric_sys: Mapping[str, Any], human_sys: Mapping[str,
     if not len(i):
         return float("nan"), 0
     agree = np.sign(m[i] - m[j]) == np.sign(h[i] - h[j])
-    return float(agree.mean()), int(len(i))
+    return float(agree.mean()), len(i)
 
 
 def sys_pearson(metric_sys: Mapping[str, Any], human_sys: Mapping[str, Any]) -> tuple[float, int]:
     """System-level Pearson r over the systems scored by both. Returns (r, number of systems); r is NaN below two
     systems or for constant scores. mt-metrics-eval: ``Correlation.Pearson()`` on system scores."""
     m, h = _common_systems(metric_sys, human_sys)
-    return float(row_pearson(m[None, :], h[None, :])[0]), int(len(m))
+    return float(row_pearson(m[None, :], h[None, :])[0]), len(m)
 
 
 def pairwise_p_values(scores: np.ndarray, signs: np.ndarray) -> np.ndarray:
@@ -186,8 +188,9 @@ def pairwise_p_values(scores: np.ndarray, signs: np.ndarray) -> np.ndarray:
     return p
 
 
-def sys_soft_pairwise_accuracy(metric: Matrix, human: Matrix, n_resamples: int = 1000, seed: int = 0
-                               ) -> tuple[float, int]:
+def sys_soft_pairwise_accuracy(
+    metric: Matrix, human: Matrix, n_resamples: int = 1000, seed: int = 0
+) -> tuple[float, int]:
     """WMT24's soft pairwise accuracy (Thompson et al. 2024): ``SPA = 1 - mean over system pairs i < j of
     |p_h(i, j) - p_m(i, j)|``, where p(i, j) is the one-sided paired-permutation p-value of "system i is better than
     system j" from segment scores: the share of ``n_resamples`` sign-flip permutations of the per-item differences
@@ -208,4 +211,4 @@ def sys_soft_pairwise_accuracy(metric: Matrix, human: Matrix, n_resamples: int =
     signs = np.where(np.random.default_rng(seed).random((n_resamples, n_items)) < 0.5, -1.0, 1.0)
     p_m, p_h = pairwise_p_values(m, signs), pairwise_p_values(h, signs)
     i, j = np.triu_indices(n_sys, 1)
-    return float(1.0 - np.abs(p_h[i, j] - p_m[i, j]).mean()), int(len(i))
+    return float(1.0 - np.abs(p_h[i, j] - p_m[i, j]).mean()), len(i)

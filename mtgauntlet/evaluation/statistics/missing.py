@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -16,8 +17,9 @@ def as_float(values: Sequence[Any] | np.ndarray) -> np.ndarray:
     return np.array([np.nan if v is None else float(v) for v in values], dtype=float)
 
 
-def matrices(metric: Mapping[str, Sequence[Any]], human: Mapping[str, Sequence[Any]]
-             ) -> tuple[list[str], np.ndarray, np.ndarray]:
+def matrices(
+    metric: Mapping[str, Sequence[Any]], human: Mapping[str, Sequence[Any]]
+) -> tuple[list[str], np.ndarray, np.ndarray]:
     """(systems, metric S×N, human S×N) over the systems both score matrices have, sorted by name; a missing score
     is NaN. Every system must score the same number of items (the same item order is the caller's promise)."""
     systems = sorted(set(metric) & set(human))

@@ -28,12 +28,12 @@ def group_counts(h: np.ndarray, m: np.ndarray) -> np.ndarray:
         i, j = np.triu_indices(width, 1)
         step = max(1, DENSE_CELLS // len(i))
         for start in range(0, rows, step):
-            hs, ms = h[start:start + step], m[start:start + step]
+            hs, ms = h[start : start + step], m[start : start + step]
             valid = ~(np.isnan(hs) | np.isnan(ms))
             pv = valid[:, i] & valid[:, j]
             sh, sm = np.sign(hs[:, i] - hs[:, j]), np.sign(ms[:, i] - ms[:, j])
             prod = sh * sm
-            block = out[start:start + step]
+            block = out[start : start + step]
             block[:, CON] = (pv & (prod > 0)).sum(1)
             block[:, DIS] = (pv & (prod < 0)).sum(1)
             block[:, TIE_H] = (pv & (sh == 0) & (sm != 0)).sum(1)

@@ -6,7 +6,8 @@ neither a success nor a failure); with no item left the statistic is NaN.
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -15,8 +16,15 @@ from mtgauntlet.evaluation.statistics.missing import as_float
 
 # ACES's summary weights (Amrhein et al. 2022, aces/cli/evaluate.py `comp_aces_score`), under ACES's own keys.
 ACES_WEIGHTS: dict[str, float] = {
-    "addition": 5.0, "omission": 5.0, "mistranslation": 5.0, "overtranslation": 5.0, "undertranslation": 5.0,
-    "untranslated": 1.0, "do not translate": 1.0, "real-world knowledge": 1.0, "wrong language": 1.0,
+    "addition": 5.0,
+    "omission": 5.0,
+    "mistranslation": 5.0,
+    "overtranslation": 5.0,
+    "undertranslation": 5.0,
+    "untranslated": 1.0,
+    "do not translate": 1.0,
+    "real-world knowledge": 1.0,
+    "wrong language": 1.0,
     "punctuation": 0.1,
 }
 
@@ -81,7 +89,7 @@ def aces_category_taus(tau_by_phenomenon: Mapping[str, float], category_of: Mapp
 def aces_score(tau_by_category: Mapping[str, float]) -> float:
     """ACES score: ``sum over the categories present of ACES_WEIGHTS[c] * tau_c``.
 
-    With all ten categories present this is ACES's ``comp_aces_score`` (range -29.2 to 29.2). A category absent from
+    With all ten categories present this is ACES's ``comp_aces_score`` (range -29.1 to 29.1). A category absent from
     ``tau_by_category`` or with a NaN tau adds nothing (ACES itself returns NaN then); NaN when none is present. An
     unknown category name is an error."""
     unknown = sorted(set(tau_by_category) - set(ACES_WEIGHTS))

@@ -7,7 +7,8 @@ so the columns of one item stay together. Missing scores are the statistic's bus
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -22,8 +23,13 @@ def _columns(columns: Sequence[Sequence[Any]]) -> tuple[list[np.ndarray], int]:
     return cols, sizes.pop()
 
 
-def bootstrap_ci(statistic: Callable[..., float], *columns: Sequence[Any], n_resamples: int = 1000,
-                 confidence: float = 0.95, seed: int = 0) -> tuple[float, float]:
+def bootstrap_ci(
+    statistic: Callable[..., float],
+    *columns: Sequence[Any],
+    n_resamples: int = 1000,
+    confidence: float = 0.95,
+    seed: int = 0,
+) -> tuple[float, float]:
     """Percentile bootstrap interval of ``statistic(*columns)``.
 
     Draws ``n_resamples`` samples of n item indices with replacement (``numpy.random.default_rng(seed)``), computes
@@ -49,8 +55,13 @@ def bootstrap_ci(statistic: Callable[..., float], *columns: Sequence[Any], n_res
     return float(lo), float(hi)
 
 
-def paired_permutation_test(statistic: Callable[..., float], a_columns: Sequence[Sequence[Any]],
-                            b_columns: Sequence[Sequence[Any]], n_resamples: int = 1000, seed: int = 0) -> float:
+def paired_permutation_test(
+    statistic: Callable[..., float],
+    a_columns: Sequence[Sequence[Any]],
+    b_columns: Sequence[Sequence[Any]],
+    n_resamples: int = 1000,
+    seed: int = 0,
+) -> float:
     """Two-sided p-value for "metric A and metric B have the same statistic" on the same items.
 
     ``a_columns`` and ``b_columns`` are the statistic's columns under metric A and under metric B (e.g. A's good and
@@ -65,7 +76,7 @@ def paired_permutation_test(statistic: Callable[..., float], a_columns: Sequence
     if n_resamples < 1:
         raise GauntletError(f"n_resamples must be at least 1, not {n_resamples}")
     cols, n = _columns([*a_columns, *b_columns])
-    a, b = cols[:len(a_columns)], cols[len(a_columns):]
+    a, b = cols[: len(a_columns)], cols[len(a_columns) :]
     observed = float(statistic(*a)) - float(statistic(*b))
     if np.isnan(observed):
         return float("nan")
@@ -79,4 +90,3 @@ def paired_permutation_test(statistic: Callable[..., float], a_columns: Sequence
         delta = float(statistic(*a2)) - float(statistic(*b2))
         extreme += bool(abs(delta) >= threshold)
     return (1 + extreme) / (1 + n_resamples)
-

@@ -40,24 +40,24 @@ def group_pairs(h: np.ndarray, m: np.ndarray, sample_rate: float, rng: np.random
     """Every pair (or a Bernoulli(``sample_rate``) sample of them) of scored entries within each row of h and m.
 
     Returns (row, |metric difference|, human tie?, metric strictly concordant-or-tied-in-both at eps=0?)."""
+    valid = ~(np.isnan(h) | np.isnan(m))
+    sizes = valid.sum(1)
+    expected = float((sizes * (sizes - 1) // 2).sum()) * sample_rate
+    if expected > MAX_PAIRS:
+        raise GauntletError(
+            f"acc_eq: about {expected:,.0f} pairs, more than {MAX_PAIRS:,} at once; pass a sample_rate of at most "
+            f"{MAX_PAIRS / expected * sample_rate:.2g} (or group by item)"
+        )
     rows_out, diffs, human_tie, counts_now = [], [], [], []
-    total = 0
-    for r in range(h.shape[0]):
-        valid = ~(np.isnan(h[r]) | np.isnan(m[r]))
-        hv, mv = h[r][valid], m[r][valid]
+    for r in np.flatnonzero(sizes >= 2):
+        hv, mv = h[r][valid[r]], m[r][valid[r]]
         n = len(hv)
-        n_pairs = n * (n - 1) // 2
-        if n_pairs == 0:
-            continue
         if sample_rate >= 1.0:
             i, j = np.triu_indices(n, 1)
         else:
+            n_pairs = n * (n - 1) // 2
             k = rng.choice(n_pairs, rng.binomial(n_pairs, sample_rate), replace=False)
             i, j = _triangle_pairs(n, np.sort(k))
-        total += len(i)
-        if total > MAX_PAIRS:
-            raise GauntletError(f"acc_eq: more than {MAX_PAIRS:,} pairs; pass a sample_rate below 1 "
-                                f"(about {MAX_PAIRS / max(total, 1) * sample_rate:.3g})")
         dh, dm = hv[i] - hv[j], mv[i] - mv[j]
         rows_out.append(np.full(len(i), r))
         diffs.append(np.abs(dm))
@@ -69,8 +69,7 @@ def group_pairs(h: np.ndarray, m: np.ndarray, sample_rate: float, rng: np.random
     return np.concatenate(rows_out), np.concatenate(diffs), np.concatenate(human_tie), np.concatenate(counts_now)
 
 
-def optimal_acc_eq(h: np.ndarray, m: np.ndarray, sample_rate: float = 1.0, seed: int = 0
-                   ) -> tuple[float, int, float]:
+def optimal_acc_eq(h: np.ndarray, m: np.ndarray, sample_rate: float = 1.0, seed: int = 0) -> tuple[float, int, float]:
     """(acc_eq averaged over the rows that have a pair, number of pairs, optimal epsilon); NaN without a pair."""
     if not 0 < sample_rate <= 1:
         raise GauntletError(f"sample_rate must be in (0, 1], not {sample_rate}")
@@ -90,4 +89,4 @@ def optimal_acc_eq(h: np.ndarray, m: np.ndarray, sample_rate: float = 1.0, seed:
     if thresholds[1] == 0.0:  # pairs already tied in the metric: eps = 0 is their run
         thresholds, values = thresholds[1:], values[1:]
     best = int(np.flatnonzero(values >= values.max() - 1e-12)[0])
-    return float(values[best]), int(len(rows)), float(thresholds[best])
+    return float(values[best]), len(rows), float(thresholds[best])
