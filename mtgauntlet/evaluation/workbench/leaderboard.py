@@ -4,7 +4,8 @@ Pair sets (``smaug_pair``, ``challenge_pair``): per phenomenon and language pair
 (``all``): ``accuracy`` and ``aces_tau`` with a bootstrap 95% interval, ``smaug_tau`` and ``smaug_d`` (scores
 min-max normalised over the whole set), and ``aces_score`` per language pair where the set's importer mapped its
 phenomena to ACES categories. Human-judgment sets (``human_score``): per language pair and human score (``gold``),
-``seg_pearson`` and ``seg_kendall`` (tau-b) grouped none / item / sys, ``seg_acc_eq`` grouped item / sys,
+``seg_pearson`` and ``seg_kendall`` (tau-b) grouped none / item / sys, ``seg_acc_eq`` grouped item / sys (over a
+seeded sample of the pairs when there are more than the statistics enumerate at once, 30M),
 ``sys_pairwise_accuracy``, ``sys_pearson`` and ``sys_soft_pairwise_accuracy``. The definitions are those of
 :mod:`mtgauntlet.evaluation.statistics`.
 """
@@ -112,6 +113,17 @@ def _matrices(items: Items, scores: Sequence[float | None], gold: str, lp: str):
     return metric, human
 
 
+def _acc_eq_rate(metric, human, grouping: str) -> float:
+    """1, or the share of pairs acc_eq can enumerate at once (a seeded sample, as mt-metrics-eval's sample_rate)."""
+    from mtgauntlet.evaluation.statistics import human as H
+    from mtgauntlet.evaluation.statistics.tie_calibration import MAX_PAIRS
+
+    m, h = H.grouped(metric, human, grouping)
+    sizes = (~(np.isnan(np.asarray(m, float)) | np.isnan(np.asarray(h, float)))).sum(axis=1)
+    expected = float((sizes * (sizes - 1) // 2).sum())
+    return 1.0 if expected <= MAX_PAIRS else 0.9 * MAX_PAIRS / expected
+
+
 def human_stats(items: Items, scores: Sequence[float | None], base: dict[str, Any], gold: Sequence[str] | None = None,
                 n_resamples: int = 1000, seed: int = 0) -> list[dict[str, Any]]:
     from mtgauntlet.evaluation.statistics import human as H
@@ -131,7 +143,8 @@ def human_stats(items: Items, scores: Sequence[float | None], base: dict[str, An
                 out.append(_row(base, "seg_kendall", *H.seg_kendall(metric, human, grouping, "b"), grouping=grouping,
                                 **where))
             for grouping in ("item", "sys"):
-                acc, n_pairs, _eps = H.seg_acc_eq(metric, human, grouping)
+                acc, n_pairs, _eps = H.seg_acc_eq(metric, human, grouping, _acc_eq_rate(metric, human, grouping),
+                                                  seed)
                 out.append(_row(base, "seg_acc_eq", acc, n_pairs, grouping=grouping, **where))
             msys, hsys = H.system_scores(metric), H.system_scores(human)
             out.append(_row(base, "sys_pairwise_accuracy", *H.sys_pairwise_accuracy(msys, hsys), **where))
