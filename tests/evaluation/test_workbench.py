@@ -279,3 +279,23 @@ def test_sets_by_name_version_or_query_and_one_line_errors(catalog, tmp_path):
         assert r.exit_code == 2 and says in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.output
     r = invoke(["evaluate", "metric", "--releases", catalog, "-m", "chrf", "--out", tmp_path / "d", "--set", "x.tsv"])
     assert r.exit_code == 2 and "--set scores one set" in r.stderr
+
+
+def test_signatures_name_what_makes_the_scores():
+    import sacrebleu
+
+    from mtgauntlet.evaluation.workbench.metrics import make_scorer
+
+    assert f"version:{sacrebleu.__version__}" in make_scorer("chrf").signature
+    assert "tok:13a" in make_scorer("bleu").signature and "nc:6" in make_scorer("chrf").signature
+    judge = make_scorer("llm-as-qe:openai:judge@http://127.0.0.1:9#price=1/2").signature
+    assert "LLMQualityEstimator" in judge and "model=judge" in judge and "price" not in judge
+
+    def f(src, hyp, ref, s, t):
+        return [1.0] * len(hyp)
+
+    def g(src, hyp, ref, s, t):
+        return [2.0] * len(hyp)
+
+    assert make_scorer(f).signature != make_scorer(g).signature
+    assert make_scorer("col:a,b").signature == "col:a,b"

@@ -14,6 +14,7 @@ import inspect
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from mtgauntlet.errors import GauntletError, UsageError
@@ -71,16 +72,47 @@ def _qe(spec: str) -> Scorer:
 
     qe = load_qe(spec)
     versions = package_versions()
-    keep = ("mtgauntlet", "torch", "transformers", "sentencepiece", "comet", "unbabel-comet", "onnxruntime")
-    models = [str(getattr(m, "signature", None) or getattr(m, "model_id", None) or type(m).__name__)
-              for m in getattr(qe, "members", [])]
-    signature = "|".join([f"qe:{signature_spec(spec)}", *models,
+    keep = ("mtgauntlet", "torch", "transformers", "sentencepiece", "comet", "unbabel-comet", "onnxruntime",
+            "ctranslate2", "llama-cpp-python")
+    signature = "|".join([f"qe:{signature_spec(spec)}", *backend_facts(qe),
                           *(f"{k}={versions[k]}" for k in keep if versions.get(k))])
 
     def score(src, hyp, ref, src_lang, tgt_lang):
         return [clean(s) for s in qe.score(src, hyp, src_lang, tgt_lang)]
 
     return Scorer(spec, signature, score)
+
+
+MODEL_ATTRS = ("model_id", "model_name", "model_path", "path", "repo", "revision", "model", "version", "tokenizer_name",
+               "device", "dtype")
+
+
+def backend_facts(root: Any) -> list[str]:
+    """What names each backend inside ``root`` (a QE ensemble's components, an LLM role's LLM): its class, spec,
+    model id / path / revision and placement (device, dtype), read from the backend's own attributes (nothing is
+    loaded to find them)."""
+    from mtgauntlet.builders.runtime_info import _children
+    from mtgauntlet.models.runtime import signature_spec
+
+    out, seen, stack = [], set(), list(_children(root))
+    while stack:
+        backend = stack.pop(0)
+        if id(backend) in seen:
+            continue
+        seen.add(id(backend))
+        attrs = vars(backend)
+        facts = [type(backend).__name__, str(signature_spec(attrs.get("spec") or ""))]  # price, rates: not scores
+        facts += [f"{a}={attrs[a]}" for a in MODEL_ATTRS if isinstance(attrs.get(a), (str, Path))]
+        config = getattr(attrs.get("model") or attrs.get("encoder"), "config", None)  # a loaded HF model
+        for key in ("name_or_path", "_commit_hash"):
+            if isinstance(getattr(config, key, None), str):
+                facts.append(f"{key.strip('_')}={getattr(config, key)}")
+        runtime = attrs.get("runtime")
+        if runtime is not None and hasattr(runtime, "device"):
+            facts += [f"device={runtime.device}", f"dtype={runtime.dtype}"]
+        out.append(",".join(f for f in facts if f))
+        stack.extend(_children(backend))
+    return out
 
 
 def _callable(fn: Callable) -> Scorer:
