@@ -299,3 +299,15 @@ def test_signatures_name_what_makes_the_scores():
 
     assert make_scorer(f).signature != make_scorer(g).signature
     assert make_scorer("col:a,b").signature == "col:a,b"
+
+
+def test_results_views_keep_the_catalog_read_only(catalog, first_run, tmp_path):
+    outside = tmp_path / "outside.parquet"
+    pq.write_table(pq.read_table(next((first_run[0] / "data" / "metric_score").glob("*.parquet"))), outside)
+    for sql in (f"SELECT count(*) FROM read_parquet('{outside}')", "COPY (SELECT 1) TO 'x.csv'",
+                "SELECT 1; DROP VIEW leaderboard"):
+        r = invoke(["query", "--releases", catalog, "--results", first_run[0], sql])
+        assert r.exit_code == 2 and len(r.stderr.strip().splitlines()) == 1, (sql, r.output)
+    ok = invoke(["query", "--releases", catalog, "--results", first_run[0], "-f", "json",
+                 "SELECT count(*) AS n FROM metric_score"])
+    assert json.loads(ok.stdout) == [{"n": first_run[1]["scores"]}]
