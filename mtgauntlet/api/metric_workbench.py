@@ -164,13 +164,7 @@ def evaluate_catalog(*, releases: str | Path, sets: str | Sequence[str] | None, 
     from mtgauntlet.evaluation.workbench.metrics import make_scorer
     from mtgauntlet.evaluation.workbench.scoring import Known, score_set
     from mtgauntlet.evaluation.workbench.sets import load_items, select_sets
-    from mtgauntlet.evaluation.workbench.store import (
-        append_scores,
-        open_results,
-        read_scores,
-        read_stats,
-        seal,
-    )
+    from mtgauntlet.evaluation.workbench.store import append_scores, open_results, read_scores, read_stats, seal
     from mtgauntlet.models.usage import LEDGER, BudgetSpent, budget, report, since
     from mtgauntlet.releases.catalog import open_catalog
     from mtgauntlet.releases.manifest import RELEASE_MANIFEST, read_manifest
@@ -195,6 +189,7 @@ def evaluate_catalog(*, releases: str | Path, sets: str | Sequence[str] | None, 
     counts: dict[str, dict[str, int]] = {}
     stats: list[dict[str, Any]] = []
     done: set[tuple[str, str, str]] = set()
+    known: dict[str, Known] = {}
     total = len(scorers) * sum(len(i) for i in all_items)
     before = LEDGER.snapshot()
     params = {"ci_resamples": ci_resamples, "gold": sorted(listed(gold))}
@@ -218,8 +213,10 @@ def evaluate_catalog(*, releases: str | Path, sets: str | Sequence[str] | None, 
                     ref = items.set
                     mine = scorer if scorer.column is None else dataclasses.replace(
                         scorer, signature=f"{scorer.signature}|set={ref.name}@{ref.version}")
+                    if mine.signature not in known:  # one per signature: an item scored in one set serves all
+                        known[mine.signature] = Known(stored, mine.signature)
                     scores, computed, reused, added = score_set(
-                        spec, mine, items, Known(stored, mine.signature), shard_size, engine,
+                        spec, mine, items, known[mine.signature], shard_size, engine,
                         lambda rows: append_scores(root, rows), bar.advance)
                     c["computed"] += computed
                     c["reused"] += reused

@@ -64,8 +64,13 @@ def test_chrf_bleu_over_the_catalog_store_scores_and_fill_the_leaderboard(catalo
     out, res = first_run
     assert {(s["name"], s["kind"]) for s in res["sets"]} == {
         ("smaug-sample", "smaug_pair"), ("aces-like", "challenge_pair"), ("wmt23-mqm-ende", "human_score")}
-    for m in ("chrf", "bleu"):
-        assert res["metrics"][m]["computed"] == res["scores"] // 2 and res["metrics"][m]["reused"] == 0
+    r = invoke(["query", "--releases", catalog, "--results", out, "-f", "json",
+                "SELECT metric, count(*) AS n, count(DISTINCT item_key) AS items FROM metric_score GROUP BY metric"])
+    stored = {x["metric"]: x for x in json.loads(r.stdout)}
+    for m in ("chrf", "bleu"):  # an item in two sets (same text, reference, languages) is scored once
+        assert stored[m]["n"] == res["scores"] // 2
+        assert res["metrics"][m]["computed"] == stored[m]["items"] < stored[m]["n"]
+        assert res["metrics"][m]["reused"] == stored[m]["n"] - stored[m]["items"]
     assert res["metrics"]["chrf"]["signature"].startswith("chrf|nrefs:1|") and "version:" in res["metrics"][
         "chrf"]["signature"]
     rows = _leaderboard(catalog, out)
@@ -114,7 +119,7 @@ def test_a_third_metric_is_the_only_one_computed(catalog, first_run, tmp_path):
     out = tmp_path / "results"
     shutil.copytree(first_run[0], out)
     res = _evaluate(catalog, out, "chrf", "bleu", "col:length_ratio")
-    total = first_run[1]["scores"] // 2
+    total = first_run[1]["scores"] // 2  # rows per metric
     assert res["metrics"]["chrf"] == {**res["metrics"]["chrf"], "computed": 0, "reused": total}
     assert res["metrics"]["bleu"]["computed"] == 0 and res["metrics"]["bleu"]["reused"] == total
     assert res["metrics"]["col:length_ratio"]["computed"] == total
@@ -222,7 +227,7 @@ def test_engine_ray_stores_the_same_scores_as_local(catalog, first_run, tmp_path
                           ci_resamples=50)
     finally:
         ray.shutdown()
-    assert all(c["computed"] == first_run[1]["scores"] // 2 for c in res["metrics"].values())
+    assert [c["computed"] for c in res["metrics"].values()] == [c["computed"] for c in first_run[1]["metrics"].values()]
     assert _stored(out) == _stored(first_run[0])
     local = _leaderboard(catalog, first_run[0], "metric = 'chrf'")
     assert sorted(map(json.dumps, _leaderboard(catalog, out, "metric = 'chrf'")), key=str) == sorted(
@@ -269,6 +274,13 @@ def test_engine_ray_keeps_the_budget(catalog, tmp_path):
 def test_sets_by_name_version_or_query_and_one_line_errors(catalog, tmp_path):
     res = _evaluate(catalog, tmp_path / "a", "chrf", extra=("--sets", "aces-like@1.0.0"))
     assert [s["name"] for s in res["sets"]] == ["aces-like"] and res["scores"] == 40
+    everything = _evaluate(catalog, tmp_path / "a", "chrf")  # adding sets scores only what is new in them
+    r = invoke(["query", "--releases", catalog, "--results", tmp_path / "a", "-f", "json",
+                "SELECT count(DISTINCT item_key) AS n, count(DISTINCT item_key) FILTER (set_name = 'aces-like') AS "
+                "old FROM metric_score"])
+    keys = json.loads(r.stdout)[0]
+    assert everything["metrics"]["chrf"]["computed"] == keys["n"] - keys["old"]
+    assert everything["metrics"]["chrf"]["computed"] + everything["metrics"]["chrf"]["reused"] == everything["scores"]
     res = _evaluate(catalog, tmp_path / "b", "chrf",
                     extra=("--sets", "SELECT name, version FROM releases WHERE name LIKE 'wmt23%'"))
     assert [s["kind"] for s in res["sets"]] == ["human_score"]

@@ -148,12 +148,13 @@ def score_set(spec: Any, scorer: Scorer, items: Items, known: Known, size: int, 
         return {**base, "item_key": items.key[i], "record_id": items.record_id[i], "side": items.side[i],
                 "score": value, "failure": failure}
 
+    share = scorer.column is None  # a col: value belongs to its record, not to the text: never shared
     todo, copied, reused = [], [], 0
     for i in range(len(items)):
         hit = known.rows.get((ref.name, ref.version, items.record_id[i], items.side[i]))
         if hit is not None:
             scores[i], reused = hit[0], reused + 1
-        elif items.key[i] in known.by_key:
+        elif share and items.key[i] in known.by_key:
             value, failure = known.by_key[items.key[i]]
             scores[i], reused = value, reused + 1
             copied.append(row(i, value, failure))
@@ -161,7 +162,11 @@ def score_set(spec: Any, scorer: Scorer, items: Items, known: Known, size: int, 
             todo.append(i)
     append(copied)
     tick(len(items) - len(todo))
-    work = chunks(items, todo, size)
+    firsts: dict[str, int] = {}
+    for i in todo:  # equal items in the set (two systems' same output): scored once
+        firsts.setdefault(items.key[i] if share else f"{items.record_id[i]}:{items.side[i]}", i)
+    dups = [i for i in todo if share and firsts[items.key[i]] != i]
+    work = chunks(items, list(firsts.values()), size)
     results = (_ray_map(spec, items, work) if engine == "ray" and work
                else ((c, score_chunk(scorer, items, c)) for c in work))
     computed = 0
@@ -174,4 +179,11 @@ def score_set(spec: Any, scorer: Scorer, items: Items, known: Known, size: int, 
         append(new)
         computed += len(idx)
         tick(len(idx))
-    return scores, computed, reused, computed + len(copied)
+    again = []
+    for i in dups:
+        value, failure = known.by_key[items.key[i]]
+        scores[i] = value
+        again.append(row(i, value, failure))
+    append(again)
+    tick(len(dups))
+    return scores, computed, reused + len(dups), computed + len(copied) + len(dups)
