@@ -164,7 +164,13 @@ def evaluate_catalog(*, releases: str | Path, sets: str | Sequence[str] | None, 
     from mtgauntlet.evaluation.workbench.metrics import make_scorer
     from mtgauntlet.evaluation.workbench.scoring import Known, score_set
     from mtgauntlet.evaluation.workbench.sets import load_items, select_sets
-    from mtgauntlet.evaluation.workbench.store import append_scores, open_results, read_scores, read_stats, seal
+    from mtgauntlet.evaluation.workbench.store import (
+        append_scores,
+        open_results,
+        read_scores,
+        read_stats,
+        seal,
+    )
     from mtgauntlet.models.usage import LEDGER, BudgetSpent, budget, report, since
     from mtgauntlet.releases.catalog import open_catalog
     from mtgauntlet.releases.manifest import RELEASE_MANIFEST, read_manifest

@@ -275,9 +275,9 @@ def test_sets_by_name_version_or_query_and_one_line_errors(catalog, tmp_path):
     res = _evaluate(catalog, tmp_path / "a", "chrf", extra=("--sets", "aces-like@1.0.0"))
     assert [s["name"] for s in res["sets"]] == ["aces-like"] and res["scores"] == 40
     everything = _evaluate(catalog, tmp_path / "a", "chrf")  # adding sets scores only what is new in them
-    r = invoke(["query", "--releases", catalog, "--results", tmp_path / "a", "-f", "json",
-                "SELECT count(DISTINCT item_key) AS n, count(DISTINCT item_key) FILTER (set_name = 'aces-like') AS "
-                "old FROM metric_score"])
+    sql = ("SELECT count(DISTINCT item_key) AS n, count(DISTINCT item_key) FILTER (set_name = 'aces-like') AS old "
+           "FROM metric_score")
+    r = invoke(["query", "--releases", catalog, "--results", tmp_path / "a", "-f", "json", sql])
     keys = json.loads(r.stdout)[0]
     assert everything["metrics"]["chrf"]["computed"] == keys["n"] - keys["old"]
     assert everything["metrics"]["chrf"]["computed"] + everything["metrics"]["chrf"]["reused"] == everything["scores"]

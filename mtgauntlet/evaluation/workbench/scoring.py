@@ -92,7 +92,13 @@ def _ray_map(spec: Any, items: Items, work: list[Chunk]):
             self.scorer = make_scorer(spec)
 
         def score(self, items, chunk, limits):
-            from mtgauntlet.models.usage import LEDGER, BudgetSpent, budget, since, to_json
+            from mtgauntlet.models.usage import (
+                LEDGER,
+                BudgetSpent,
+                budget,
+                since,
+                to_json,
+            )
 
             before = LEDGER.snapshot()
             try:

@@ -78,9 +78,11 @@ def select_sets(con, sets: str | None) -> list[SetRef]:
         chosen = [(n, v) for n, v, _, latest, _ in rows if latest and kinds[(n, v)]]
     elif sets.lstrip().lower().startswith(("select", "with", "from")):
         check_read_only(con, sets)
+        import duckdb
+
         try:
             picked = con.execute(f"SELECT DISTINCT name, version FROM ({sets})").fetchall()
-        except Exception as exc:  # duckdb.Error: the user's query
+        except duckdb.Error as exc:  # the user's query
             raise UsageError(f"--sets: the query failed: {str(exc).splitlines()[0]}") from None
         chosen = [(str(n), str(v)) for n, v in picked]
         for n, v in chosen:
