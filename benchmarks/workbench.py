@@ -102,7 +102,8 @@ def scoring(n: int, work: Path) -> dict:
     second_s = time.perf_counter() - t
     out["incremental"] = {"first_chrf_s": first_s, "first": first["metrics"]["chrf"]["computed"],
                           "then_chrf_bleu_s": second_s,
-                          "counts": {m: {k: c[k] for k in ("computed", "reused")} for m, c in second["metrics"].items()}}
+                          "counts": {m: {k: c[k] for k in ("computed", "reused")}
+                                     for m, c in second["metrics"].items()}}
     print(f"incremental: chrF alone {first_s:.1f} s; then chrF + BLEU {second_s:.1f} s, computed "
           + ", ".join(f"{m} {c['computed']:,} (reused {c['reused']:,})" for m, c in second["metrics"].items()))
     return out

@@ -35,10 +35,11 @@ def evaluate_metric(
                                      "95% intervals (and permutations of soft pairwise accuracy)."),
     shard_size: int = typer.Option(10_000, "--shard-size", min=1, help="With --out: items scored and stored at a "
                                    "time (a killed run loses at most one such chunk)."),
-    lp: str = typer.Option(None, "--lp", help="With --set: only these language pairs (comma-separated, e.g. es-en,de-en)."),
+    lp: str = typer.Option(None, "--lp", help="With --set: only these language pairs (comma-separated, e.g. "
+                           "es-en,de-en)."),
     phenomena: str = typer.Option(None, "--phenomena", help="With --set: only these phenomena (comma-separated)."),
-    ties: str = typer.Option("discordant", "--ties", help="With --set: discordant: a tie counts against the metric (WMT "
-                             "challenge-set evaluation); ignore: ties in neither count (SMAUG eq. 1 as written)."),
+    ties: str = typer.Option("discordant", "--ties", help="With --set: discordant: a tie counts against the metric "
+                             "(WMT challenge-set evaluation); ignore: ties in neither count (SMAUG eq. 1 as written)."),
     json_out: bool = typer.Option(False, "--json", help="Print JSON."),
     max_cost: Optional[float] = max_cost_option(),
     max_requests: Optional[int] = max_requests_option(),

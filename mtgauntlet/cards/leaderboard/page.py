@@ -59,7 +59,8 @@ def _pair_section(name: str, version: str, rows: list[dict[str, Any]], sid: str)
     extra = ""
     if scores:
         extra = "<p>ACES score (all phenomena with an ACES category): " + ", ".join(
-            f"{e(r['metric'])} <b>{e(format(r['value'], '.3f'))}</b>" for r in scores if r["value"] is not None) + "</p>"
+            f"{e(r['metric'])} <b>{e(format(r['value'], '.3f'))}</b>" for r in scores if r["value"] is not None)
+        extra += "</p>"
     chart = hbars(sorted(bars, key=lambda b: -b[1]), title=f"{name}: accuracy (good scored above bad)",
                   xlabel="accuracy, %") if bars else ""
     return (f'<section id="{e(sid)}"><h2>{e(name)} <span class="ver">v{e(version)}</span> · pairs</h2>'
