@@ -24,6 +24,7 @@ _API = {
     "query": "mtgauntlet.api.catalog", "audit": "mtgauntlet.api.auditing", "run": "mtgauntlet.recipes.running",
     "reproduce": "mtgauntlet.recipes.running", "score": "mtgauntlet.api.scoring", "evaluate": "mtgauntlet.api.evaluating",
     "simulate": "mtgauntlet.api.evaluating", "list_models": "mtgauntlet.api.evaluating",
+    "leaderboard": "mtgauntlet.api.metric_workbench",
     "Build": "mtgauntlet.api.results", "Report": "mtgauntlet.api.results", "Release": "mtgauntlet.api.results",
     "Verification": "mtgauntlet.api.results", "Publication": "mtgauntlet.api.results",
     "Reproduction": "mtgauntlet.api.results", "BudgetSpent": "mtgauntlet.models.usage",

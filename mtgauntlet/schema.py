@@ -252,6 +252,30 @@ METRIC_SCORE = _register(RecordKind(
     allowed={"side": ("good", "bad", "tgt")},
 ))
 
+METRIC_STAT = _register(RecordKind(
+    name="metric_stat",
+    description="One statistic of one metric (or difficulty estimator) on one set, phenomenon and language pair: "
+                "the rows of the workbench's leaderboard.",
+    with_common=False,
+    fields=[
+        pa.field("metric", pa.string(), nullable=False),
+        pa.field("metric_signature", pa.string(), nullable=False),
+        pa.field("set", pa.string(), nullable=False),
+        pa.field("version", pa.string(), nullable=False),
+        pa.field("record_kind", pa.string(), nullable=False),
+        pa.field("phenomenon", pa.string(), nullable=False),  # "all" = every phenomenon of the set
+        pa.field("lp", pa.string(), nullable=False),  # "all" = every language pair of the set
+        pa.field("gold", pa.string()),  # human-judgment sets: the human score compared with (mqm, da_sqm, ...)
+        pa.field("grouping", pa.string(), nullable=False),  # none | item | sys
+        pa.field("statistic", pa.string(), nullable=False),
+        pa.field("value", pa.float64()),  # null when undefined (no item, no spread)
+        pa.field("ci_low", pa.float64()),
+        pa.field("ci_high", pa.float64()),
+        pa.field("n", pa.int64()),
+    ],
+    id_fields=("metric_signature", "set", "version", "phenomenon", "lp", "gold", "grouping", "statistic"),
+))
+
 
 def get_kind(name: str) -> RecordKind:
     try:

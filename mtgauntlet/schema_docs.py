@@ -131,6 +131,25 @@ COLUMN_DOCS: dict[str, dict[str, str]] = {
         "score": "The metric's score (higher = better); null when it failed on the item.",
         "failure": "Why there is no score (null when there is one).",
     },
+    "metric_stat": {
+        "metric": "The metric spec as given (chrf, comet:..., col:NAME, python:NAME), or a difficulty estimator.",
+        "metric_signature": "The metric's signature (see metric_score); the leaderboard keeps each signature apart.",
+        "set": "Release name of the set.",
+        "version": "Release version of the set.",
+        "record_kind": "Record kind of the set (smaug_pair, challenge_pair, human_score, judgment for DEC).",
+        "phenomenon": "The set's phenomenon label, or `all` (every phenomenon of the set).",
+        "lp": "Language pair, or `all` (every language pair of the set).",
+        "gold": "Human-judgment sets: the human score the metric is compared with (mqm, da_sqm, esa, ...); null "
+                "for pair sets.",
+        "grouping": "none (all items pooled), item (per segment over systems, then averaged) or sys (per system "
+                    "over segments, then averaged); system-level statistics say none.",
+        "statistic": "accuracy, aces_tau, smaug_tau, smaug_d, aces_score, seg_pearson, seg_kendall, seg_acc_eq, "
+                     "sys_pairwise_accuracy, sys_soft_pairwise_accuracy, sys_pearson, dec.",
+        "value": "The statistic's value; null when undefined (no item, no spread).",
+        "ci_low": "Lower end of the bootstrap 95% interval (null when not computed).",
+        "ci_high": "Upper end of the bootstrap 95% interval (null when not computed).",
+        "n": "Items (pairs, segments, systems or compared pairs) the value is computed from.",
+    },
 }
 
 

@@ -27,6 +27,7 @@ API_OF = {  # CLI command path -> (public function of mtgauntlet, options only t
     "publish": ("publish", ()),
     "query": ("query", ("format",)),  # how the CLI prints the table; mg.query returns a DataFrame
     "audit": ("audit", ()),
+    "leaderboard": ("leaderboard", ()),
     "validate records": ("validate", ()),
     "validate diversity": ("mtgauntlet.api.checking:diversity", ()),
     "validate grammar": ("mtgauntlet.api.checking:grammar", ()),

@@ -34,6 +34,9 @@ EXAMPLES = {
     "metric_score": dict(item_key="0123456789abcdef", metric="chrf", metric_signature="chrf|nc:6|nw:0|v:2",
                          set_name="demo", set_version="0.1.0", record_kind="challenge_pair",
                          record_id="fedcba9876543210", side="good", score=71.5, failure=None),
+    "metric_stat": dict(metric="chrf", metric_signature="chrf|nc:6|nw:0|v:2", set="demo", version="0.1.0",
+                        record_kind="human_score", phenomenon="all", lp="en-de", gold="mqm", grouping="item",
+                        statistic="seg_acc_eq", value=0.55, ci_low=0.52, ci_high=0.58, n=1872),
 }
 
 

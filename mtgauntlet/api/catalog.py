@@ -23,25 +23,30 @@ def _warn_skipped(items: list[tuple[str, str]]) -> None:
 
 
 @public
-def query_table(sql: str, *, releases: str | Path = "releases", progress: bool = False):
+def query_table(sql: str, *, releases: str | Path = "releases", results: str | Path | None = None,
+                progress: bool = False):
     """`query`'s result as a ``pyarrow.Table`` (what ``gauntlet query`` prints from)."""
     from mtgauntlet.releases.catalog import query_arrow
 
-    return query_arrow(releases, sql, report=_warn_skipped)
+    return query_arrow(releases, sql, report=_warn_skipped, results=results)
 
 
 @public
-def query(sql: str, *, releases: str | Path = "releases", progress: bool = False):
+def query(sql: str, *, releases: str | Path = "releases", results: str | Path | None = None,
+          progress: bool = False):
     """Run a read-only SQL query over the records of every release under ``releases`` (exactly the files their
     manifests list; a folder without releases: every build output's records).
 
     Views: one per record kind (e.g. ``smaug_pair``), ``latest_<kind>`` (the newest version of each release),
-    ``releases``, ``catalog_files``, ``catalog_info``, ``catalog_skipped``. What the catalog skips (a corrupt
+    ``releases``, ``catalog_files``, ``catalog_info``, ``catalog_skipped``; with ``results`` (a folder of
+    ``gauntlet evaluate metric --out``) also ``metric_score`` and ``leaderboard``. What the catalog skips (a corrupt
     manifest, a loose file, a symbolic link) is warned about as `mtgauntlet.GauntletWarning`.
 
     Args:
         sql: A ``SELECT`` (or ``EXPLAIN SELECT``) statement; anything else is refused.
         releases: Directory with releases or build outputs.
+        results: A results folder of the metric workbench (only the files its manifest seals are read; a changed
+            one refuses the folder).
 
     Returns:
         pandas.DataFrame: The result, with ``pandas.ArrowDtype`` columns (NULL is ``pd.NA``, NaN stays NaN,
@@ -55,4 +60,4 @@ def query(sql: str, *, releases: str | Path = "releases", progress: bool = False
     """
     import pandas as pd
 
-    return query_table(sql, releases=releases, progress=None).to_pandas(types_mapper=pd.ArrowDtype)
+    return query_table(sql, releases=releases, results=results, progress=None).to_pandas(types_mapper=pd.ArrowDtype)

@@ -15,20 +15,42 @@ Names = Optional[Union[str, Sequence[str]]]  # comma-separated on the command li
 
 @dataclass(kw_only=True, frozen=True)
 class EvaluateMetricOptions:
-    """Kendall-like tau and d (SMAUG eq. 1-2) per metric, phenomenon and lp; mean ± std of tau over lps
-    (SMAUG Figures 4-7) and the Pearson correlation of tau and d over (metric, lp) points (Figure 8)."""
+    """Metrics on challenge sets. --set: one set, Kendall-like tau and d (SMAUG eq. 1-2) per metric, phenomenon and
+    lp; mean ± std of tau over lps (SMAUG Figures 4-7) and the Pearson correlation of tau and d (Figure 8). --out:
+    every pair and human-judgment set of the catalog, scores stored with the leaderboard's statistics."""
 
-    set: Any = option(REQUIRED, flags=("--set", "-s"),
-                      help="Build/release dir or Parquet of smaug_pair, DEMETR JSONL or ACES TSV.")
-    metric: Union[str, Sequence[str]] = option(("chrf",), flags=("--metric", "-m"), help="chrf, bleu, "
-                                               "col:GOODCOL,BADCOL, or a QE spec (qe, roundtrip, comet:..., "
-                                               "llm-as-qe:...); several: repeat or comma-separate.")
-    lp: Names = option(None, flags=("--lp",), help="Only these language pairs (comma-separated, e.g. es-en,de-en).",
-                       doc="Only these language pairs (a list or comma-separated).")
-    phenomena: Names = option(None, flags=("--phenomena",), help="Only these phenomena (comma-separated).",
-                              doc="Only these phenomena (a list or comma-separated).")
-    ties: str = option("discordant", flags=("--ties",), help="discordant: a tie counts against the metric (WMT "
-                       "challenge-set evaluation); ignore: ties in neither count (SMAUG eq. 1 as written).")
+    set: Any = option(None, flags=("--set", "-s"), help="One set: build/release dir or Parquet of smaug_pair, DEMETR "
+                      "JSONL or ACES TSV (prints tau and d, stores nothing).",
+                      doc="One set: a build/release directory or Parquet of ``smaug_pair`` records, DEMETR JSONL or "
+                          "ACES TSV, or the pairs as a DataFrame, ``datasets.Dataset`` or list of dicts.")
+    metric: Any = option(("chrf",), flags=("--metric", "-m"), help="chrf, bleu, col:GOODCOL,BADCOL (pairs), "
+                         "col:NAME (human-judgment sets), or a QE spec (qe, roundtrip, comet:..., llm-as-qe:...); "
+                         "several: repeat or comma-separate.",
+                         doc="chrf, bleu, ``col:GOODCOL,BADCOL`` (pairs) or ``col:NAME`` (human-judgment sets), or a "
+                             "QE spec: one, a list, or comma-separated; with ``out`` also a Python callable "
+                             "``(src, hyp, ref, src_lang, tgt_lang) -> list[float]``.")
+    releases: Union[str, Path] = option("releases", flags=("--releases", "-r"),
+                                        help="With --out: the catalog (releases).")
+    sets: Names = option(None, flags=("--sets",), help="With --out: only these sets: NAME (latest version), "
+                         "NAME@VERSION, comma-separated, or a SELECT over the catalog returning name, version "
+                         "(default: every smaug_pair, challenge_pair and human_score release, latest versions).")
+    out: Optional[Union[str, Path]] = option(None, flags=("--out", "-o"), help="Score the whole catalog into this "
+                                             "results folder (stored scores + leaderboard, sealed; only what is new "
+                                             "is scored; a killed run resumes).")
+    engine: str = option("local", flags=("--engine",), choices=lambda: ("local", "ray"),
+                         help="With --out: local, or ray (chunks scored on Ray workers; the same scores).")
+    gold: Names = option(None, flags=("--gold",), help="With --out: the human scores to compare with (default: "
+                         "those named like mqm, da_sqm, esa), comma-separated.")
+    ci_resamples: int = option(1000, flags=("--ci-resamples",), min=1, help="With --out: bootstrap resamples of "
+                               "the 95% intervals (and permutations of soft pairwise accuracy).")
+    shard_size: int = option(10_000, flags=("--shard-size",), min=1, help="With --out: items scored and stored at "
+                             "a time (a killed run loses at most one such chunk).")
+    lp: Names = option(None, flags=("--lp",), help="With --set: only these language pairs (comma-separated, e.g. "
+                       "es-en,de-en).", doc="Only these language pairs (a list or comma-separated).")
+    phenomena: Names = option(None, flags=("--phenomena",), help="With --set: only these phenomena "
+                              "(comma-separated).", doc="Only these phenomena (a list or comma-separated).")
+    ties: str = option("discordant", flags=("--ties",), help="With --set: discordant: a tie counts against the "
+                       "metric (WMT challenge-set evaluation); ignore: ties in neither count (SMAUG eq. 1 as written).")
     max_cost: Optional[float] = shared.max_cost()
     max_requests: Optional[int] = shared.max_requests()
 
@@ -55,6 +77,9 @@ class EvaluateDecOptions:
     fraction: float = option(0.25, min=0.01, max=1.0,
                              help="Budget fraction for AvgScore / %Perfect of the hardest subset.")
     quoting: str = shared.quoting()
+    out: Optional[Union[str, Path]] = option(None, flags=("--out", "-o"), help="Also store the results as "
+                                             "leaderboard rows (estimator x judgment file) in this results folder of "
+                                             "`evaluate metric --out`.")
     max_cost: Optional[float] = shared.max_cost()
     max_requests: Optional[int] = shared.max_requests()
 

@@ -15,50 +15,43 @@ from mtgauntlet.api.evaluate_options import (EvaluateBanditOptions, EvaluateBrea
 from mtgauntlet.api.inputs import in_memory
 from mtgauntlet.api.session import public, warn
 from mtgauntlet.api.simulating import SIMULATIONS, simulate, simulate_bandit  # noqa: F401 (mg.simulate is here too)
+from mtgauntlet.api.metric_workbench import REFERENCE_BASED, metric_specs  # noqa: F401 (re-exported)
 from mtgauntlet.errors import GauntletError, InputError, UsageError
 from mtgauntlet.options import takes
 
 __all__ = ["evaluate", "simulate", "list_models", "evaluate_metric", "evaluate_dec", "evaluate_breaker",
            "evaluate_bandit", "simulate_bandit"]
 
-REFERENCE_BASED = ("chrf", "bleu")
-
-
-def metric_specs(values: str | Sequence[str]) -> list[str]:
-    """``["chrf,bleu", "col:g,b"]`` -> ``["chrf", "bleu", "col:g,b"]`` (a ``col:`` spec keeps its comma)."""
-    out: list[str] = []
-    for value in [values] if isinstance(values, str) else values:
-        parts = [x.strip() for x in value.split(",")]
-        i = 0
-        while i < len(parts):
-            if parts[i].startswith("col:") and i + 1 < len(parts):
-                out.append(f"{parts[i]},{parts[i + 1]}")
-                i += 2
-                continue
-            if parts[i]:
-                out.append(parts[i])
-            i += 1
-    return list(dict.fromkeys(out))
-
-
 @public
 @takes(EvaluateMetricOptions, dict[str, Any])
 def evaluate_metric(o: EvaluateMetricOptions) -> dict[str, Any]:
-    """Kendall-like tau and d (SMAUG eq. 1-2) per metric, phenomenon and language pair; mean ± std of tau over
-    language pairs (SMAUG Figures 4-7) and the Pearson correlation of tau and d (Figure 8).
+    """Metrics on challenge sets. With ``set``: one set, Kendall-like tau and d (SMAUG eq. 1-2) per metric,
+    phenomenon and language pair; mean ± std of tau over language pairs (SMAUG Figures 4-7) and the Pearson
+    correlation of tau and d (Figure 8). With ``out`` (the workbench): every pair set and human-judgment set of the
+    catalog (or ``sets``) scored by every metric, scores stored and sealed in ``out`` with the leaderboard's
+    statistics; only what is new is scored (docs/workbench.md).
 
     Returns:
-        dict[str, Any]: What ``gauntlet evaluate metric --json`` prints: ``metrics``, ``results`` (one row per
-            metric, phenomenon, lp), ``tau_over_lps``, ``tau_d_correlation``, ``skipped``, ``good_equals_ref``.
+        dict[str, Any]: With ``set``, what ``gauntlet evaluate metric --json`` prints: ``metrics``, ``results`` (one
+            row per metric, phenomenon, lp), ``tau_over_lps``, ``tau_d_correlation``, ``skipped``,
+            ``good_equals_ref``; with ``out``: ``out``, ``sets``, ``metrics`` (per metric: ``signature``,
+            ``computed``, ``reused``, ``failed``), ``scores``, ``leaderboard_rows`` and ``statistics``.
 
     Raises:
-        UsageError: An unknown ``ties``, no metric, no pair left after filtering.
+        UsageError: An unknown ``ties``, no metric, no pair left after filtering; ``set`` with ``out``.
         BudgetSpent: A budget reached.
 
     Examples:
         >>> res = mg.evaluate("metric", set="demetr_dev.jsonl.gz", metric=["chrf", "bleu"], lp="de-en")
         >>> res["tau_over_lps"][0]["tau_mean"]
+        >>> mg.evaluate("metric", releases="releases", metric="chrf,bleu", out="results")["metrics"]
     """
+    if o.out is not None or o.set is None:  # the workbench: every set of the catalog, scores stored
+        from mtgauntlet.api.metric_workbench import run_catalog
+
+        return run_catalog(o)
+    if callable(o.metric) or (isinstance(o.metric, (list, tuple)) and any(callable(m) for m in o.metric)):
+        raise UsageError("a Python callable metric scores the catalog (out=...), not one --set")
     from mtgauntlet.evaluation.metric_robustness import (TIES, evaluate, filter_pairs, load_pairs, score_pairs,
                                                          tau_d_correlation, tau_over_lps)
     from mtgauntlet.models.usage import budget
@@ -181,7 +174,12 @@ def evaluate_dec(o: EvaluateDecOptions) -> dict[str, Any]:
             sel = selection_quality(rows, scores, o.fraction)
             results.append({"estimator": spec, "dec": res["dec"], "per_lp": res["per_lp"], "systems": res["systems"],
                             "avg_score": sel["avg_score"], "perfect_pct": sel["perfect_pct"], "failures": failures})
-    return {"judgments": path, "n": len(rows), "fraction": o.fraction, **info, "results": results}
+    result = {"judgments": path, "n": len(rows), "fraction": o.fraction, **info, "results": results}
+    if o.out is not None:
+        from mtgauntlet.api.metric_workbench import store_dec
+
+        result["stored"] = {"out": str(o.out), "rows": store_dec(o.out, path, result)}
+    return result
 
 
 @public

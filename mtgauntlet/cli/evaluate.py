@@ -25,6 +25,8 @@ def _metric(p: dict[str, Any]) -> None:
 
     json_out = p.pop("json_out")
     res = run(**p, progress=None)
+    if p.get("out") is not None:
+        return _print_catalog_run(res, json_out)
     if json_out:
         return print_json(res)
     print_frame(pd.DataFrame(res["results"]))
@@ -48,6 +50,17 @@ def _metric(p: dict[str, Any]) -> None:
     if corr["left_out"]:
         typer.echo(f"left out of Figure 8: {corr['left_out']} (metric, phenomenon, lp) rows without a concordant "
                    "pair (d undefined)")
+
+
+def _print_catalog_run(res: dict, json_out: bool) -> None:
+    import pandas as pd
+
+    if json_out:
+        return print_json({k: v for k, v in res.items() if k != "statistics"})
+    print_frame(pd.DataFrame([{"metric": m, **{k: v for k, v in c.items() if k != "signature"}}
+                              for m, c in res["metrics"].items()]))
+    typer.echo(f"{len(res['sets'])} sets; {res['scores']} scores and {res['leaderboard_rows']} leaderboard rows "
+               f"stored in {res['out']} (gauntlet query --results {res['out']} \"SELECT * FROM leaderboard\")")
 
 
 def _pm(mean, std) -> str:
@@ -152,6 +165,6 @@ def _json(after: str) -> dict[str, tuple[str, Any, Any]]:
 
 
 command(app, "metric", EvaluateMetricOptions, _metric, extra=_json("ties"))
-command(app, "dec", EvaluateDecOptions, _dec, extra=_json("quoting"))
+command(app, "dec", EvaluateDecOptions, _dec, extra=_json("out"))
 command(app, "breaker", EvaluateBreakerOptions, _breaker, extra=_json("difficulty"))
 command(app, "bandit", EvaluateBanditOptions, _bandit, extra=_json("plot"))

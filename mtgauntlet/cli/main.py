@@ -16,8 +16,8 @@ import typer
 
 from mtgauntlet import __version__
 from mtgauntlet.runner.progress import QUIET_ENV
-from mtgauntlet.cli import (audit_cmd, build, completion, evaluate, models_cmd, query as query_mod, recipe_cmd,
-                            release_cmd, score, sets_cmd, simulate, validate_cmd)
+from mtgauntlet.cli import (audit_cmd, build, completion, evaluate, leaderboard_cmd, models_cmd, query as query_mod,
+                            recipe_cmd, release_cmd, score, sets_cmd, simulate, validate_cmd)
 
 app = typer.Typer(
     name="gauntlet",
@@ -43,6 +43,7 @@ app.command("export")(sets_cmd.export_set)
 app.command("run")(recipe_cmd.run_recipe)
 app.command("reproduce")(recipe_cmd.reproduce)
 app.command("audit")(audit_cmd.audit)
+app.command("leaderboard")(leaderboard_cmd.leaderboard)
 app.command("completion")(completion.completion)
 
 

@@ -89,6 +89,8 @@ def query(
     sql: str = typer.Argument(..., help="A SELECT statement; views: one per record kind (e.g. smaug_pair), "
                               "latest_<kind>, releases, catalog_files, catalog_info, catalog_skipped."),
     releases: str = typer.Option("releases", "--releases", "-r", help="Directory with releases or build outputs."),
+    results: str = typer.Option(None, "--results", help="A results folder of `gauntlet evaluate metric --out`: "
+                                "adds the views metric_score and leaderboard (only the files its manifest seals)."),
     format: str = output_format_option(),
 ):
     """Run a read-only SQL query over the records of every release under --releases (exactly the files their
@@ -97,4 +99,4 @@ def query(
 
     if format not in FORMATS:
         fail(f"unknown --format {format!r} ({', '.join(FORMATS)})")
-    write_result(query_table(sql, releases=releases, progress=None), format)
+    write_result(query_table(sql, releases=releases, results=results, progress=None), format)

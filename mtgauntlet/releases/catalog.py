@@ -11,7 +11,10 @@ Tables and views (``CATALOG_VERSION`` numbers this schema; the README documents 
 * ``<kind>``: every record of the kind; release records add ``name`` and ``version``;
 * ``latest_<kind>``: the records of the latest version of each release name (semver precedence);
 * ``releases``: one row per release read; ``catalog_files``: one row per data file read;
-* ``catalog_info``: ``catalog_version`` and where the catalog was opened; ``catalog_skipped``: what was not read.
+* ``catalog_info``: ``catalog_version`` and where the catalog was opened; ``catalog_skipped``: what was not read;
+* with a results folder of the metric workbench (``results``): ``metric_score`` (its stored scores) and
+  ``leaderboard`` (its statistics: ``metric_stat`` records), exactly the files its manifest seals (a shard that
+  differs from the manifest refuses the whole folder).
 
 Read-only has two independent layers:
 
@@ -125,25 +128,53 @@ def _create_views(con, sources: Sources) -> None:
         con.execute(f"CREATE VIEW {quote_ident('latest_' + kind)} AS {newest}")
 
 
-def _lock(con, root: Path) -> None:
-    con.execute("SET allowed_directories = ?", [[str(root) + "/"]])
+def _lock(con, root: Path, results: Path | None = None) -> None:
+    con.execute("SET allowed_directories = ?", [[str(root) + "/"] + ([str(results) + "/"] if results else [])])
     con.execute("SET enable_external_access = false")
     con.execute("SET lock_configuration = true")
 
 
-def open_catalog(root: str | Path = "releases"):
-    """A new locked in-memory DuckDB connection with the catalog's tables and views over ``root``."""
+def _create_results_views(con, results: Path) -> None:
+    """``metric_score`` and ``leaderboard`` over the sealed files of a workbench results folder."""
+    from mtgauntlet.evaluation.workbench.store import sealed_files
+    from mtgauntlet.schema import get_kind
+
+    for view, kind in (("metric_score", "metric_score"), ("leaderboard", "metric_stat")):
+        files = sealed_files(results, kind)
+        columns = ", ".join(quote_ident(c) for c in get_kind(kind).schema.names)
+        source = f"SELECT {columns} FROM {_read(files)}" if files else \
+            f"SELECT * FROM {_empty(kind)} WHERE false"
+        con.execute(f"CREATE OR REPLACE VIEW {quote_ident(view)} AS {source}")
+
+
+def _empty(kind: str) -> str:
+    from mtgauntlet.schema import get_kind
+
+    types = {"string": "VARCHAR", "double": "DOUBLE", "int64": "BIGINT"}
+    cols = ", ".join(f"NULL::{types.get(str(f.type), 'VARCHAR')} AS {quote_ident(f.name)}"
+                     for f in get_kind(kind).schema)
+    return f"(SELECT {cols})"
+
+
+def open_catalog(root: str | Path = "releases", results: str | Path | None = None):
+    """A new locked in-memory DuckDB connection with the catalog's tables and views over ``root`` (and the
+    ``metric_score`` and ``leaderboard`` views of a workbench ``results`` folder)."""
     import duckdb
 
     root = Path(root).resolve()
     if not root.is_dir():
         raise GauntletError(f"{root}: no such directory (pass --releases DIR)")
+    res = Path(results).resolve() if results is not None else None
+    if res is not None and not res.is_dir():
+        raise GauntletError(f"{res}: no such directory (pass --results DIR)")
     sources = find_sources(root)
     con = duckdb.connect(":memory:", config={"autoinstall_known_extensions": False,
                                              "autoload_known_extensions": False, "temp_directory": ""})
     _create_tables(con, sources)
     _create_views(con, sources)
-    _lock(con, root)
+    if res is not None:
+        _create_results_views(con, res)
+    _lock(con, root, res)
     return con
 
 
@@ -183,10 +214,10 @@ def _log_skipped(items: list[tuple[str, str]]) -> None:
         log.warning("catalog: skipped %s: %s", path, why)
 
 
-def _execute(root: str | Path, sql: str, fetch, report=_log_skipped):
+def _execute(root: str | Path, sql: str, fetch, report=_log_skipped, results: str | Path | None = None):
     import duckdb
 
-    con = open_catalog(root)
+    con = open_catalog(root, results)
     try:
         report(skipped(con))
         check_read_only(con, sql)
@@ -198,15 +229,15 @@ def _execute(root: str | Path, sql: str, fetch, report=_log_skipped):
         con.close()
 
 
-def run_query(root: str | Path, sql: str):
+def run_query(root: str | Path, sql: str, results: str | Path | None = None):
     """Run a read-only query over the catalog at ``root``; returns a pandas DataFrame."""
-    return _execute(root, sql, lambda con, q: con.execute(q).df())
+    return _execute(root, sql, lambda con, q: con.execute(q).df(), results=results)
 
 
-def query_arrow(root: str | Path, sql: str, report=_log_skipped):
-    """Run a read-only query over the catalog at ``root``; returns a pyarrow Table (NULL and NaN distinct).
-    ``report`` gets the (path, reason) of everything the catalog skipped."""
-    return _execute(root, sql, lambda con, q: con.sql(q).to_arrow_table(), report)
+def query_arrow(root: str | Path, sql: str, report=_log_skipped, results: str | Path | None = None):
+    """Run a read-only query over the catalog at ``root`` (and a workbench ``results`` folder); returns a pyarrow
+    Table (NULL and NaN distinct). ``report`` gets the (path, reason) of everything the catalog skipped."""
+    return _execute(root, sql, lambda con, q: con.sql(q).to_arrow_table(), report, results)
 
 
 def list_views(con) -> list[str]:

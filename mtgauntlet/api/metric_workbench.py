@@ -1,0 +1,215 @@
+"""`evaluate_metric` (``gauntlet evaluate metric``): one set (``--set``: tau and d, nothing stored), or the whole
+catalog (``--out RESULTS``): every pair set and every human-judgment set scored by every metric, the scores stored
+and sealed in RESULTS with the leaderboard's statistics; and `leaderboard` (``gauntlet leaderboard``), the HTML page
+of a results folder."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from mtgauntlet.api.checks import at_least, listed, one_of
+from mtgauntlet.api.session import public, warn
+from mtgauntlet.errors import UsageError
+
+__all__ = ["evaluate_catalog", "run_catalog", "leaderboard"]
+
+ENGINES = ("local", "ray")
+REFERENCE_BASED = ("chrf", "bleu")
+
+
+def metric_specs(values: str | Sequence[str]) -> list[str]:
+    """``["chrf,bleu", "col:g,b"]`` -> ``["chrf", "bleu", "col:g,b"]`` (a ``col:`` spec keeps its comma)."""
+    out: list[str] = []
+    for value in [values] if isinstance(values, str) else values:
+        parts = [x.strip() for x in value.split(",")]
+        i = 0
+        while i < len(parts):
+            if parts[i].startswith("col:") and i + 1 < len(parts):
+                out.append(f"{parts[i]},{parts[i + 1]}")
+                i += 2
+                continue
+            if parts[i]:
+                out.append(parts[i])
+            i += 1
+    return list(dict.fromkeys(out))
+
+
+def run_catalog(o: Any) -> dict[str, Any]:
+    """`evaluate_metric` with ``out`` (or without ``set``): the whole catalog into the results folder ``o.out``."""
+    if o.set is not None:
+        raise UsageError("--set scores one set and stores nothing; --out scores the catalog (--releases, --sets)")
+    if o.out is None:
+        raise UsageError("evaluate metric: give --set FILE (one set) or --out RESULTS (the whole catalog)")
+    if o.lp or o.phenomena:
+        raise UsageError("--lp/--phenomena filter one --set; over the catalog choose sets with --sets")
+    return evaluate_catalog(releases=o.releases, sets=o.sets, metric=o.metric, out=o.out, engine=o.engine,
+                            gold=o.gold, ci_resamples=o.ci_resamples, shard_size=o.shard_size, max_cost=o.max_cost,
+                            max_requests=o.max_requests)
+
+
+def _metric_list(metric) -> list[Any]:
+    values = metric if isinstance(metric, (list, tuple)) else [metric]
+    out: list[Any] = []
+    for v in values:
+        out += [v] if callable(v) else metric_specs(v)
+    if not out:
+        raise UsageError("--metric: no metric given")
+    return out
+
+
+def evaluate_catalog(*, releases: str | Path, sets: str | Sequence[str] | None, metric: Any, out: str | Path,
+                     engine: str = "local", gold: str | Sequence[str] | None = None, ci_resamples: int = 1000,
+                     shard_size: int = 10_000, max_cost: float | None = None,
+                     max_requests: int | None = None) -> dict[str, Any]:
+    """The catalog-wide evaluation behind `evaluate_metric` (see there)."""
+    from mtgauntlet.evaluation.workbench.leaderboard import set_stats
+    from mtgauntlet.evaluation.workbench.metrics import make_scorer
+    from mtgauntlet.evaluation.workbench.scoring import Known, score_set
+    from mtgauntlet.evaluation.workbench.sets import load_items, select_sets
+    from mtgauntlet.evaluation.workbench.store import (
+        append_scores,
+        open_results,
+        read_scores,
+        read_stats,
+        seal,
+    )
+    from mtgauntlet.models.usage import LEDGER, BudgetSpent, budget, report, since
+    from mtgauntlet.releases.catalog import open_catalog
+    from mtgauntlet.releases.manifest import RELEASE_MANIFEST, read_manifest
+    from mtgauntlet.runner.progress import Progress, want_bar
+    from mtgauntlet.schema import to_table
+
+    one_of("--engine", engine, ENGINES)
+    at_least("--shard-size", shard_size, 1)
+    at_least("--ci-resamples", ci_resamples, 1)
+    specs = _metric_list(metric)
+    root = Path(out)
+    sealed, unsealed = open_results(root)
+    stored = read_scores(sealed + unsealed)
+    con = open_catalog(releases)
+    try:
+        refs = select_sets(con, ",".join(listed(sets)) if isinstance(sets, (list, tuple)) else sets)
+        all_items = [load_items(con, r) for r in refs]
+    finally:
+        con.close()
+    scorers = [(spec, make_scorer(spec)) for spec in specs]
+    counts: dict[str, dict[str, int]] = {}
+    stats: list[dict[str, Any]] = []
+    done: set[tuple[str, str, str]] = set()
+    known: dict[str, Known] = {}
+    total = len(scorers) * sum(len(i) for i in all_items)
+    before = LEDGER.snapshot()
+    params = {"ci_resamples": ci_resamples, "gold": sorted(listed(gold))}
+    previous = read_manifest(root) if (root / RELEASE_MANIFEST).is_file() else {}
+    same_params = previous.get("statistics") == params
+    kept = {(r["metric_signature"], r["set"], r["version"]) for r in read_stats(root).to_pylist()}
+
+    def finish(stopped: str | None = None) -> dict[str, Any]:
+        """Seal the results with every stored score and the statistics of the (metric, set) pairs done."""
+        old = [r for r in read_stats(root).to_pylist() if (r["metric_signature"], r["set"], r["version"]) not in done]
+        run = {"metrics": [s.name for _, s in scorers], "sets": [f"{r.name}@{r.version}" for r in refs],
+               "counts": counts, "usage": report(since(before)), "stopped": stopped}
+        return seal(root, to_table("metric_stat", old + stats), [run], statistics=params), run
+
+    try:
+        with budget(max_cost, max_requests), \
+                Progress(want_bar(None), total, 0, "evaluate metric (items)", every=10.0) as bar:
+            for spec, scorer in scorers:
+                c = counts.setdefault(scorer.name, {"computed": 0, "reused": 0, "failed": 0})
+                for items in all_items:
+                    ref = items.set
+                    mine = scorer if scorer.column is None else dataclasses.replace(
+                        scorer, signature=f"{scorer.signature}|set={ref.name}@{ref.version}")
+                    if mine.signature not in known:  # one per signature: an item scored in one set serves all
+                        known[mine.signature] = Known(stored, mine.signature)
+                    scores, computed, reused, added = score_set(
+                        spec, mine, items, known[mine.signature], shard_size, engine,
+                        lambda rows: append_scores(root, rows), bar.advance)
+                    c["computed"] += computed
+                    c["reused"] += reused
+                    c["failed"] += sum(s is None for s in scores)
+                    base = {"metric": mine.name, "metric_signature": mine.signature, "set": ref.name,
+                            "version": ref.version, "record_kind": ref.kind}
+                    key = (mine.signature, ref.name, ref.version)
+                    if not added and key in kept and same_params:
+                        continue  # nothing new: its statistics stay as the last run computed them
+                    done.add(key)
+                    if any(s is not None for s in scores):  # a metric that scores none of a set has no row there
+                        stats.extend(set_stats(items, scores, base, listed(gold) or None, ci_resamples))
+    except BudgetSpent as exc:
+        finish(str(exc))  # what was scored stays stored and sealed; the same command resumes
+        raise
+    manifest, run = finish()
+    return {"out": str(root), "sets": [{"name": r.name, "version": r.version, "kind": r.kind} for r in refs],
+            "metrics": {s.name: {"signature": s.signature, **counts[s.name]} for _, s in scorers},
+            "scores": sum(f["rows"] for f in manifest["files"] if f["kind"] == "metric_score"),
+            "leaderboard_rows": sum(f["rows"] for f in manifest["files"] if f["kind"] == "metric_stat"),
+            "statistics": stats, "usage": run["usage"], "unsealed_shards_resumed": len(unsealed)}
+
+
+def store_rows(out: str | Path, rows: list[dict[str, Any]], run: dict[str, Any]) -> dict[str, Any]:
+    """Put leaderboard rows into a results folder (replacing those of the same signature and set) and seal it."""
+    from mtgauntlet.evaluation.workbench.store import open_results, read_stats, seal
+    from mtgauntlet.schema import to_table
+
+    root = Path(out)
+    open_results(root)
+    keys = {(r["metric_signature"], r["set"], r["version"]) for r in rows}
+    old = [r for r in read_stats(root).to_pylist() if (r["metric_signature"], r["set"], r["version"]) not in keys]
+    return seal(root, to_table("metric_stat", old + rows), [run])
+
+
+def store_dec(out: str | Path, judgments: str, result: dict[str, Any]) -> int:
+    """DEC results as leaderboard rows (estimator x judgment file): ``dec`` per lp and overall, and AvgScore /
+    %Perfect of the hardest fraction; the set is the judgment file, its version the file's sha256 (16 hex)."""
+    from mtgauntlet.fileio import sha256_file
+    from mtgauntlet.models.runtime import signature_spec
+
+    path = Path(judgments)
+    version = sha256_file(path)[:16] if path.is_file() else "unknown"
+    rows = []
+    for r in result["results"]:
+        base = {"metric": r["estimator"], "metric_signature": f"dec:{signature_spec(r['estimator'])}",
+                "set": path.name, "version": version, "record_kind": "judgment", "phenomenon": "all",
+                "gold": ",".join(sorted({p for v in result["protocols"].values() for p in v})) or None,
+                "ci_low": None, "ci_high": None}
+        n_sys = r.get("systems") or {}
+        for lp, value in [("all", r["dec"]), *sorted(r["per_lp"].items())]:
+            n = sum(n_sys.values()) if lp == "all" else n_sys.get(lp, 0)
+            rows.append({**base, "lp": lp, "grouping": "sys", "statistic": "dec", "value": value, "n": n})
+        for stat in ("avg_score", "perfect_pct"):
+            rows.append({**base, "lp": "all", "grouping": "none", "statistic": f"dec_{stat}", "value": r[stat],
+                         "n": result["n"]})
+    store_rows(out, rows, {"dec": [r["estimator"] for r in result["results"]], "judgments": path.name})
+    return len(rows)
+
+
+@public
+def leaderboard(*, results: str | Path, out: str | Path = "leaderboard.html", releases: str | Path | None = None,
+                title: str | None = None, progress: bool = False) -> dict[str, Any]:
+    """Write the self-contained HTML leaderboard page of a results folder (``gauntlet leaderboard``): one file,
+    offline (no external URL), tables and plots of every metric on every set, everything escaped.
+
+    Args:
+        results: A results folder of ``gauntlet evaluate metric --out`` (only the files its manifest seals are read).
+        out: The HTML file to write.
+        releases: The catalog the sets came from (names their releases' descriptions on the page).
+        title: The page's title.
+
+    Returns:
+        ``{"out": path, "rows": leaderboard rows shown, "metrics": [...], "sets": [...]}``.
+
+    Raises:
+        GauntletError: Not a results folder, a shard that differs from its manifest.
+
+    Examples:
+        >>> mg.leaderboard(results="results", out="leaderboard.html")["rows"]
+    """
+    from mtgauntlet.cards.leaderboard import write_leaderboard
+
+    return write_leaderboard(Path(results), Path(out), releases=releases, title=title)
+
+

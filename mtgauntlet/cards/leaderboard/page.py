@@ -1,0 +1,176 @@
+"""The leaderboard page: one HTML file, offline (styles and plots inline, no script needed, no external URL),
+every value from the results escaped.
+
+Sections: per pair set, a table of metric × phenomenon (accuracy with its 95% interval, ACES tau, SMAUG tau and
+d) and a bar chart of the metrics' overall accuracy; per human-judgment set and human score, a table of metric ×
+statistic (segment-level by item / by system, system-level) and a bar chart of segment-level acc_eq; DEC rows of
+difficulty estimators; and the metrics' signatures. Numbers carry their exact value in ``data-value``.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from mtgauntlet import __version__
+from mtgauntlet.atomic import write_text_atomic
+from mtgauntlet.cards.audit.assets import CSS
+from mtgauntlet.cards.audit.markup import e, table, value_cell
+from mtgauntlet.cards.audit.svg import hbars
+from mtgauntlet.schema import utcnow
+
+PAIR_COLUMNS = ("accuracy", "aces_tau", "smaug_tau", "smaug_d")
+HUMAN_COLUMNS = (("seg_acc_eq", "item"), ("seg_acc_eq", "sys"), ("seg_pearson", "none"), ("seg_pearson", "item"),
+                 ("seg_pearson", "sys"), ("seg_kendall", "none"), ("seg_kendall", "item"), ("seg_kendall", "sys"),
+                 ("sys_pairwise_accuracy", "none"), ("sys_soft_pairwise_accuracy", "none"), ("sys_pearson", "none"))
+
+
+def _interval(r: dict[str, Any] | None) -> str:
+    if not r or r["ci_low"] is None:
+        return "<td></td>"
+    low, high = format(r["ci_low"], ".3f"), format(r["ci_high"], ".3f")
+    return f'<td class="num ci">[{e(low)}, {e(high)}]</td>'
+
+
+def _pair_section(name: str, version: str, rows: list[dict[str, Any]], sid: str) -> str:
+    cells: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for r in rows:
+        cells[(r["metric"], r["phenomenon"], r["statistic"])] = r
+    metrics = sorted({r["metric"] for r in rows})
+    phenomena = sorted({r["phenomenon"] for r in rows if r["lp"] == "all"}, key=lambda p: (p != "all", p))
+    body = []
+    for m in metrics:
+        for ph in phenomena:
+            acc = cells.get((m, ph, "accuracy"))
+            if acc is None or acc["lp"] != "all":
+                acc = next((r for r in rows if (r["metric"], r["phenomenon"], r["statistic"], r["lp"])
+                            == (m, ph, "accuracy", "all")), None)
+            vals = {s: next((r for r in rows if (r["metric"], r["phenomenon"], r["statistic"], r["lp"])
+                             == (m, ph, s, "all")), None) for s in PAIR_COLUMNS}
+            body.append(f"<tr><td>{e(m)}</td><td>{e(ph)}</td>"
+                        + value_cell(vals["accuracy"] and vals["accuracy"]["value"], f"{m}|{ph}|accuracy")
+                        + _interval(vals["accuracy"])
+                        + "".join(value_cell(vals[s] and vals[s]["value"], f"{m}|{ph}|{s}") for s in PAIR_COLUMNS[1:])
+                        + value_cell(vals["accuracy"] and vals["accuracy"]["n"]) + "</tr>")
+    scores = [r for r in rows if r["statistic"] == "aces_score" and r["lp"] == "all"]
+    bars = [(r["metric"], 100 * r["value"], True) for r in rows
+            if (r["statistic"], r["phenomenon"], r["lp"]) == ("accuracy", "all", "all") and r["value"] is not None]
+    extra = ""
+    if scores:
+        extra = "<p>ACES score (all phenomena with an ACES category): " + ", ".join(
+            f"{e(r['metric'])} <b>{e(format(r['value'], '.3f'))}</b>" for r in scores if r["value"] is not None)
+        extra += "</p>"
+    chart = hbars(sorted(bars, key=lambda b: -b[1]), title=f"{name}: accuracy (good scored above bad)",
+                  xlabel="accuracy, %") if bars else ""
+    return (f'<section id="{e(sid)}"><h2>{e(name)} <span class="ver">v{e(version)}</span> · pairs</h2>'
+            f'<figure class="plot">{chart}</figure>{extra}'
+            + table(["metric", "phenomenon", "accuracy", "95% interval", "ACES tau", "SMAUG tau", "SMAUG d", "n"],
+                    body, "stats", num_cols=(2, 3, 4, 5, 6, 7)) + "</section>")
+
+
+def _human_section(name: str, version: str, rows: list[dict[str, Any]], sid: str) -> str:
+    parts = [f'<section id="{e(sid)}"><h2>{e(name)} <span class="ver">v{e(version)}</span> · human judgments</h2>']
+    for lp, gold in sorted({(r["lp"], r["gold"] or "") for r in rows}):
+        mine = [r for r in rows if r["lp"] == lp and (r["gold"] or "") == gold]
+        cell = {(r["metric"], r["statistic"], r["grouping"]): r for r in mine}
+        metrics = sorted({r["metric"] for r in mine})
+        body = ["<tr><td>" + e(m) + "</td>" + "".join(
+            value_cell(cell.get((m, s, g), {}).get("value"), f"{lp}|{gold}|{m}|{s}|{g}") for s, g in HUMAN_COLUMNS)
+            + "</tr>" for m in metrics]
+        bars = [(m, 100 * cell[(m, "seg_acc_eq", "item")]["value"], True) for m in metrics
+                if (m, "seg_acc_eq", "item") in cell and cell[(m, "seg_acc_eq", "item")]["value"] is not None]
+        chart = hbars(sorted(bars, key=lambda b: -b[1]), title=f"{lp} vs {gold}: segment-level acc_eq (by item)",
+                      xlabel="acc_eq, %") if bars else ""
+        head = ["metric"] + [f"{s} ({g})" if g != "none" else s for s, g in HUMAN_COLUMNS]
+        parts.append(f"<h3>{e(lp)} · compared with {e(gold)}</h3><figure class=\"plot\">{chart}</figure>"
+                     + '<div class="wide">' + table(head, body, "stats", num_cols=tuple(range(1, len(head))))
+                     + "</div>")
+    return "".join(parts) + "</section>"
+
+
+def _other_section(rows: list[dict[str, Any]]) -> str:
+    if not rows:
+        return ""
+    body = [f"<tr><td>{e(r['metric'])}</td><td>{e(r['set'])}</td><td>{e(r['lp'])}</td><td>{e(r['statistic'])}</td>"
+            + value_cell(r["value"], f"{r['metric']}|{r['set']}|{r['lp']}|{r['statistic']}") + value_cell(r["n"])
+            + "</tr>" for r in rows]
+    return ('<section id="estimators"><h2>Difficulty estimators (DEC)</h2>'
+            + table(["estimator", "judgments", "lp", "statistic", "value", "n"], body, "stats", (4, 5))
+            + "</section>")
+
+
+def render(stats: list[dict[str, Any]], title: str, where: str, sizes: dict[tuple[str, str], int] | None = None
+           ) -> str:
+    by_set: dict[tuple[str, str, str], list[dict[str, Any]]] = defaultdict(list)
+    for r in stats:
+        by_set[(r["set"], r["version"], r["record_kind"])].append(r)
+    sections, toc = [], []
+    for k, ((name, version, kind), rows) in enumerate(sorted(by_set.items())):
+        sid = f"set-{k}"
+        if kind in ("smaug_pair", "challenge_pair"):
+            sections.append(_pair_section(name, version, rows, sid))
+        elif kind == "human_score":
+            sections.append(_human_section(name, version, rows, sid))
+        else:
+            continue
+        if sizes is not None:
+            note = (f"{sizes[(name, version)]:,} records in the catalog" if (name, version) in sizes
+                    else "not in the catalog given")
+            sections[-1] = sections[-1].replace("</h2>", f' <span class="sub">{e(note)}</span></h2>', 1)
+        toc.append((sid, f"{name} {version}"))
+    sections.append(_other_section([r for r in stats if r["record_kind"] not in
+                                    ("smaug_pair", "challenge_pair", "human_score")]))
+    signatures = sorted({(r["metric"], r["metric_signature"]) for r in stats})
+    sig_table = table(["metric", "signature"], [f"<tr><td>{e(m)}</td><td><code>{e(s)}</code></td></tr>"
+                                                for m, s in signatures], "sigs")
+    nav = "".join(f'<a href="#{e(sid)}">{e(label)}</a>' for sid, label in toc)
+    return f"""<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="mtgauntlet {e(__version__)}">
+<title>{e(title)}</title>
+<style>{CSS} td.ci {{ color: #666; white-space: nowrap; }} figure.plot {{ margin: 8px 0; }}
+div.wide {{ overflow-x: auto; }}</style>
+</head>
+<body>
+<header class="top">
+<div class="eyebrow">mtgauntlet leaderboard</div>
+<h1>{e(title)}</h1>
+<p class="sub">{e(where)} · written {e(utcnow().isoformat())} · {len(stats)} statistics,
+{len({r['metric'] for r in stats})} metrics, {len(by_set)} sets</p>
+</header>
+<nav class="toc">{nav}<a href="#signatures">Signatures</a></nav>
+<main>
+{"".join(s for s in sections if s)}
+<section id="signatures"><h2>Metric signatures</h2>{sig_table}</section>
+</main>
+<footer>Written by <code>gauntlet leaderboard</code> (mtgauntlet {e(__version__)}). Self-contained: styles and
+plots are inline; nothing is loaded from the network. Statistics: docs/workbench.md.</footer>
+</body>
+</html>
+"""
+
+
+def write_leaderboard(results: Path, out: Path, releases: str | Path | None = None,
+                      title: str | None = None) -> dict[str, Any]:
+    from mtgauntlet.evaluation.workbench.store import read_stats, sealed_files
+
+    sealed_files(results)  # a results folder whose files all match its manifest, or a one-line error
+    stats = read_stats(results).to_pylist()
+    sizes = None
+    if releases is not None:
+        from mtgauntlet.releases.catalog import open_catalog
+
+        con = open_catalog(releases)
+        try:
+            sizes = {(n, v): int(r) for n, v, r in con.execute("SELECT name, version, rows FROM releases").fetchall()}
+        finally:
+            con.close()
+    html = render(stats, title or "Metric leaderboard", str(results), sizes)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    write_text_atomic(out, html)
+    return {"out": str(out), "rows": len(stats), "metrics": sorted({r["metric"] for r in stats}),
+            "sets": sorted({f"{r['set']}@{r['version']}" for r in stats})}

@@ -1,0 +1,195 @@
+"""Score what is new: each (item, metric signature) once, chunk by chunk, each chunk a sealed-later shard.
+
+Stored rows are keyed by (metric signature, set, version, record, side); a row already there is reused, and so is
+the score of an equal item (same ``item_key``) under the same signature in another set. Only what is left is
+computed, in chunks of ``shard_size`` items of one language pair; each finished chunk is appended to the results
+folder at once, so a killed run loses at most the chunk it was computing. ``engine="ray"`` scores the chunks on Ray
+workers (one scorer per worker process) with the same chunks, so the stored scores are the same.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from mtgauntlet.evaluation.workbench.metrics import Scorer, check_answer, make_scorer
+from mtgauntlet.evaluation.workbench.sets import PAIR_KINDS, Items
+
+Chunk = tuple[list[int], str, str]  # item indices, src_lang, tgt_lang
+
+
+class Known:
+    """The stored scores of one metric signature, by row and by item key."""
+
+    def __init__(self, table: pa.Table, signature: str):
+        t = table.filter(pc.equal(table.column("metric_signature"), signature))
+        cols = {c: t.column(c).to_pylist() for c in ("set_name", "set_version", "record_id", "side", "item_key",
+                                                      "score", "failure")}
+        self.rows = {(s, v, r, d): (x, f) for s, v, r, d, x, f in zip(cols["set_name"], cols["set_version"],
+                                                                      cols["record_id"], cols["side"], cols["score"],
+                                                                      cols["failure"])}
+        self.by_key = {k: (x, f) for k, x, f in zip(cols["item_key"], cols["score"], cols["failure"])}
+
+
+def col_values(scorer: Scorer, items: Items, idx: Sequence[int]) -> list[tuple[float | None, str | None]]:
+    """A ``col:`` metric's values: the records' kept scores (``col:GOOD,BAD`` on pairs, ``col:NAME`` on a human set)."""
+    from mtgauntlet.evaluation.workbench.metrics import clean
+
+    names = scorer.column.split(",")
+    out = []
+    for i in idx:
+        name = (names[0] if items.side[i] == "good" else names[-1]) if items.set.kind in PAIR_KINDS else names[0]
+        if len(names) == 2 and items.set.kind not in PAIR_KINDS:
+            out.append((None, f"col:{scorer.column}: a human-judgment set takes col:NAME"))
+            continue
+        value = clean(items.scores[i].get(name))
+        out.append((value, None if value is not None else f"no numeric {name!r} in the record"))
+    return out
+
+
+def chunks(items: Items, todo: list[int], size: int) -> list[Chunk]:
+    by_lang: dict[tuple[str, str], list[int]] = {}
+    for i in todo:
+        by_lang.setdefault((items.src_lang[i], items.tgt_lang[i]), []).append(i)
+    return [(idx[k:k + size], sl, tl) for (sl, tl), idx in sorted(by_lang.items()) for k in range(0, len(idx), size)]
+
+
+def score_chunk(scorer: Scorer, items: Items, chunk: Chunk) -> list[tuple[float | None, str | None]]:
+    idx, sl, tl = chunk
+    if scorer.column is not None:
+        return col_values(scorer, items, idx)
+    ok = [i for i in idx if items.hyp[i] is not None and (items.ref[i] or not scorer.needs_ref)]
+    answers = dict(zip(ok, check_answer(scorer.name, scorer.score([items.src[i] for i in ok],
+                                                                  [items.hyp[i] for i in ok],
+                                                                  [items.ref[i] for i in ok], sl, tl),
+                                        len(ok)))) if ok else {}
+    out = []
+    for i in idx:
+        if items.hyp[i] is None:
+            out.append((None, "no translation"))
+        elif scorer.needs_ref and not items.ref[i]:
+            out.append((None, f"{scorer.name} needs a reference; the item has none"))
+        else:
+            out.append((answers[i], None if answers[i] is not None else f"{scorer.name} returned no score"))
+    return out
+
+
+def _ray_map(spec: Any, items: Items, work: list[Chunk]):
+    """Chunks scored on Ray workers (one scorer per worker), yielded in order. The workers' API usage counts in
+    this run's totals; under a budget (``--max-cost`` / ``--max-requests``) one worker scores one chunk at a time
+    with what is left of it, so the budget is never passed."""
+    from mtgauntlet.engines.ray_engine import start_ray
+    from mtgauntlet.models.usage import BudgetSpent, absorb, remaining
+
+    ray = start_ray()
+
+    @ray.remote
+    class _Worker:
+        def __init__(self, spec):
+            self.scorer = make_scorer(spec)
+
+        def score(self, items, chunk, limits):
+            from mtgauntlet.models.usage import (
+                LEDGER,
+                BudgetSpent,
+                budget,
+                since,
+                to_json,
+            )
+
+            before = LEDGER.snapshot()
+            try:
+                with budget(*limits):
+                    answers = score_chunk(self.scorer, items, chunk)
+            except BudgetSpent as exc:
+                return None, to_json(since(before)), str(exc)
+            return answers, to_json(since(before)), None
+
+    limited = any(x is not None for x in remaining())
+    n = 1 if limited else max(1, min(len(work), int(ray.available_resources().get("CPU", 1))))
+    workers = [_Worker.remote(spec) for _ in range(n)]
+    ref = ray.put(items)
+    ahead = [] if limited else [workers[k % n].score.remote(ref, c, (None, None)) for k, c in enumerate(work)]
+    cost_left, requests_left = remaining()
+    for k, chunk in enumerate(work):
+        answers, usage, stopped = ray.get(workers[0].score.remote(ref, chunk, (cost_left, requests_left))
+                                          if limited else ahead[k])
+        absorb(usage)
+        spent_cost, spent_requests = _spent(usage)
+        cost_left = None if cost_left is None else max(0.0, cost_left - spent_cost)
+        requests_left = None if requests_left is None else max(0, requests_left - spent_requests)
+        if stopped is not None:
+            raise BudgetSpent(stopped)
+        yield chunk, answers
+
+
+def _spent(usage: str) -> tuple[float, int]:
+    """(USD, requests) of a worker's usage (`mtgauntlet.models.usage.to_json`)."""
+    import json
+
+    from mtgauntlet.models.usage import Price
+
+    cost, requests = 0.0, 0
+    for u in (json.loads(usage) if usage else {}).values():
+        requests += int(u.get("requests", 0))
+        if u.get("price"):
+            cost += Price(*u["price"]).cost(int(u.get("input_tokens", 0)), int(u.get("output_tokens", 0)))
+    return cost, requests
+
+
+def score_set(spec: Any, scorer: Scorer, items: Items, known: Known, size: int, engine: str,
+              append: Callable[[list[dict[str, Any]]], Any], tick: Callable[[int], None] = lambda n: None
+              ) -> tuple[list[float | None], int, int, int]:
+    """(score per item, computed, reused, rows added): stored rows reused, equal items copied (reused, added), the
+    rest computed and appended (added)."""
+    ref = items.set
+    scores: list[float | None] = [None] * len(items)
+    base = {"metric": scorer.name, "metric_signature": scorer.signature, "set_name": ref.name,
+            "set_version": ref.version, "record_kind": ref.kind}
+
+    def row(i: int, value, failure) -> dict[str, Any]:
+        return {**base, "item_key": items.key[i], "record_id": items.record_id[i], "side": items.side[i],
+                "score": value, "failure": failure}
+
+    share = scorer.column is None  # a col: value belongs to its record, not to the text: never shared
+    todo, copied, reused = [], [], 0
+    for i in range(len(items)):
+        hit = known.rows.get((ref.name, ref.version, items.record_id[i], items.side[i]))
+        if hit is not None:
+            scores[i], reused = hit[0], reused + 1
+        elif share and items.key[i] in known.by_key:
+            value, failure = known.by_key[items.key[i]]
+            scores[i], reused = value, reused + 1
+            copied.append(row(i, value, failure))
+        else:
+            todo.append(i)
+    append(copied)
+    tick(len(items) - len(todo))
+    firsts: dict[str, int] = {}
+    for i in todo:  # equal items in the set (two systems' same output): scored once
+        firsts.setdefault(items.key[i] if share else f"{items.record_id[i]}:{items.side[i]}", i)
+    dups = [i for i in todo if share and firsts[items.key[i]] != i]
+    work = chunks(items, list(firsts.values()), size)
+    results = (_ray_map(spec, items, work) if engine == "ray" and work
+               else ((c, score_chunk(scorer, items, c)) for c in work))
+    computed = 0
+    for (idx, _, _), answers in results:
+        new = []
+        for i, (value, failure) in zip(idx, answers):
+            scores[i] = value
+            known.by_key[items.key[i]] = (value, failure)
+            new.append(row(i, value, failure))
+        append(new)
+        computed += len(idx)
+        tick(len(idx))
+    again = []
+    for i in dups:
+        value, failure = known.by_key[items.key[i]]
+        scores[i] = value
+        again.append(row(i, value, failure))
+    append(again)
+    tick(len(dups))
+    return scores, computed, reused + len(dups), computed + len(copied) + len(dups)

@@ -1,0 +1,151 @@
+"""The results folder of the workbench, sealed like a release.
+
+Layout::
+
+    RESULTS/manifest.json                       sha256, size, kind and rows of every data file
+    RESULTS/data/metric_score/part-*.parquet    stored scores, one shard per finished (metric, set) chunk
+    RESULTS/data/metric_stat/leaderboard.parquet the leaderboard's statistics (rewritten at every seal)
+
+A run appends score shards as they complete (each written atomically) and seals at the end: the manifest is
+rewritten with every shard. A killed run leaves complete shards beside the last manifest; the next run reads them
+too (they are its own output) and seals them. Readers (the catalog, the leaderboard page) read only what the
+manifest seals: a shard that differs from its manifest entry is refused.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from mtgauntlet import __version__
+from mtgauntlet.atomic import atomic_path, write_text_atomic
+from mtgauntlet.errors import GauntletError
+from mtgauntlet.releases.manifest import (
+    RELEASE_MANIFEST,
+    describe_file,
+    listed_file,
+    read_manifest,
+)
+from mtgauntlet.schema import get_kind, kind_of_schema, to_table, utcnow
+from mtgauntlet.versions import package_versions
+
+SCORES_DIR = "data/metric_score"
+STATS_FILE = "data/metric_stat/leaderboard.parquet"
+RESULTS_NAME, RESULTS_VERSION = "metric-results", "0.0.0"
+RESULTS_KIND = "metric_results"
+
+
+def is_results(path: str | Path) -> bool:
+    try:
+        return read_manifest(path).get("kind") == RESULTS_KIND
+    except GauntletError:
+        return False
+
+
+def write_parquet(table: pa.Table, target: Path) -> None:
+    """Write a results file atomically (zstd)."""
+    with atomic_path(target) as tmp:
+        pq.write_table(table, tmp, compression="zstd")
+
+
+def append_scores(root: Path, rows: list[dict[str, Any]]) -> Path | None:
+    """Write one score shard (atomically); returns its path."""
+    if not rows:
+        return None
+    target = root / SCORES_DIR / f"part-{utcnow().strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:12]}.parquet"
+    write_parquet(to_table("metric_score", rows), target)
+    return target
+
+
+def sealed_files(root: Path, kind: str | None = None) -> list[Path]:
+    """The data files the manifest seals, each checked (size, sha256, kind, rows); any difference is an error."""
+    from mtgauntlet.releases.catalog_sources import check_listed_file
+
+    manifest = read_manifest(root)
+    if manifest.get("kind") != RESULTS_KIND:
+        raise GauntletError(f"{root}: not a results folder of `gauntlet evaluate metric --out` (its manifest's kind "
+                            f"is {manifest.get('kind')!r})")
+    out = []
+    for entry in (dict(f) for f in manifest["files"] if f.get("kind")):
+        problem = check_listed_file(root, entry)
+        if problem:
+            raise GauntletError(f"{root}: results refused: {problem}")
+        if kind is None or entry["kind"] == kind:
+            out.append(entry["file"])
+    return out
+
+
+def _unsealed_shards(root: Path, sealed: set[Path]) -> list[Path]:
+    """Complete score shards a killed run wrote after the last seal (this folder's own output)."""
+    folder = root / SCORES_DIR
+    if not folder.is_dir():
+        return []
+    out = []
+    for p in sorted(folder.glob("part-*.parquet")):
+        if p.resolve() in sealed or p.is_symlink():
+            continue
+        try:
+            ok = kind_of_schema(pq.read_schema(p)) == "metric_score"
+        except Exception:  # pyarrow raises several types for unreadable files
+            ok = False
+        if ok:
+            out.append(p)
+    return out
+
+
+def open_results(root: Path) -> tuple[list[Path], list[Path]]:
+    """(sealed score shards, unsealed ones a killed run left) of a results folder (created when missing)."""
+    if root.exists() and not root.is_dir():
+        raise GauntletError(f"--out {root}: not a folder")
+    if (root / RELEASE_MANIFEST).is_file():
+        sealed = sealed_files(root, "metric_score")
+    elif root.is_dir() and any(p.name != "data" for p in root.iterdir()):
+        raise GauntletError(f"--out {root}: a folder that is not a results folder (no {RELEASE_MANIFEST}); "
+                            "give a new or an existing results folder")
+    else:
+        sealed = []
+    root.mkdir(parents=True, exist_ok=True)
+    return sealed, _unsealed_shards(root, {p.resolve() for p in sealed})
+
+
+def read_scores(files: list[Path]) -> pa.Table:
+    if not files:
+        return to_table("metric_score", [])
+    return pa.concat_tables([pq.read_table(f).select(get_kind("metric_score").schema.names) for f in files])
+
+
+def read_stats(root: Path) -> pa.Table:
+    files = sealed_files(root, "metric_stat") if (root / RELEASE_MANIFEST).is_file() else []
+    if not files:
+        return to_table("metric_stat", [])
+    return pa.concat_tables([pq.read_table(f) for f in files])
+
+
+def seal(root: Path, stats: pa.Table, runs: list[dict[str, Any]], statistics: dict[str, Any] | None = None
+         ) -> dict[str, Any]:
+    """Write the leaderboard and the manifest over every score shard; returns the manifest. ``statistics``: the
+    options the leaderboard's statistics were computed with (kept from the last seal when not given)."""
+    for stray in list((root / "data").rglob(".*.tmp")):  # a temporary file a killed run left
+        stray.unlink()
+    write_parquet(stats, root / STATS_FILE)
+    files = []
+    for p in sorted((root / SCORES_DIR).glob("part-*.parquet")) + [root / STATS_FILE]:
+        rel = p.relative_to(root).as_posix()
+        if listed_file(root, rel)[0] is None:
+            continue
+        kind = kind_of_schema(pq.read_schema(p))
+        files.append(describe_file(root, rel, kind=kind, rows=pq.ParquetFile(p).metadata.num_rows))
+    previous = read_manifest(root) if (root / RELEASE_MANIFEST).is_file() else {}
+    manifest = {"name": RESULTS_NAME, "version": RESULTS_VERSION, "kind": RESULTS_KIND,
+                "created_at": previous.get("created_at") or utcnow().isoformat(), "sealed_at": utcnow().isoformat(),
+                "mtgauntlet_version": __version__, "versions": package_versions(),
+                "statistics": statistics if statistics is not None else previous.get("statistics"),
+                "runs": [*previous.get("runs", []), *runs][-100:], "files": files}
+    write_text_atomic(root / RELEASE_MANIFEST, json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
+    return manifest
+
