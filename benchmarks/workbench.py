@@ -114,7 +114,7 @@ def query(n_scores: int, work: Path) -> dict:
     import pyarrow as pa
 
     import mtgauntlet as mg
-    from mtgauntlet.evaluation.workbench.store import seal, write_parquet
+    from mtgauntlet.workbench.store import seal, write_parquet
     from mtgauntlet.schema import get_kind, to_table
 
     results = work / "big"

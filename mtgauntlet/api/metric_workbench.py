@@ -65,11 +65,11 @@ def evaluate_catalog(*, releases: str | Path, sets: str | Sequence[str] | None, 
                      shard_size: int = 10_000, max_cost: float | None = None,
                      max_requests: int | None = None) -> dict[str, Any]:
     """The catalog-wide evaluation behind `evaluate_metric` (see there)."""
-    from mtgauntlet.evaluation.workbench.leaderboard import set_stats
-    from mtgauntlet.evaluation.workbench.metrics import make_scorer
-    from mtgauntlet.evaluation.workbench.scoring import Known, score_set
-    from mtgauntlet.evaluation.workbench.sets import load_items, select_sets
-    from mtgauntlet.evaluation.workbench.store import (
+    from mtgauntlet.workbench.leaderboard import set_stats
+    from mtgauntlet.workbench.metrics import make_scorer
+    from mtgauntlet.workbench.scoring import Known, score_set
+    from mtgauntlet.workbench.sets import load_items, select_sets
+    from mtgauntlet.workbench.store import (
         append_scores,
         open_results,
         read_scores,
@@ -152,7 +152,7 @@ def evaluate_catalog(*, releases: str | Path, sets: str | Sequence[str] | None, 
 
 def store_rows(out: str | Path, rows: list[dict[str, Any]], run: dict[str, Any]) -> dict[str, Any]:
     """Put leaderboard rows into a results folder (replacing those of the same signature and set) and seal it."""
-    from mtgauntlet.evaluation.workbench.store import open_results, read_stats, seal
+    from mtgauntlet.workbench.store import open_results, read_stats, seal
     from mtgauntlet.schema import to_table
 
     root = Path(out)
@@ -208,7 +208,7 @@ def leaderboard(*, results: str | Path, out: str | Path = "leaderboard.html", re
     Examples:
         >>> mg.leaderboard(results="results", out="leaderboard.html")["rows"]
     """
-    from mtgauntlet.cards.leaderboard import write_leaderboard
+    from mtgauntlet.workbench.page import write_leaderboard
 
     return write_leaderboard(Path(results), Path(out), releases=releases, title=title)
 

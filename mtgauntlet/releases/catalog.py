@@ -136,7 +136,7 @@ def _lock(con, root: Path, results: Path | None = None) -> None:
 
 def _create_results_views(con, results: Path) -> None:
     """``metric_score`` and ``leaderboard`` over the sealed files of a workbench results folder."""
-    from mtgauntlet.evaluation.workbench.store import sealed_files
+    from mtgauntlet.releases.results_files import sealed_files
     from mtgauntlet.schema import get_kind
 
     for view, kind in (("metric_score", "metric_score"), ("leaderboard", "metric_stat")):

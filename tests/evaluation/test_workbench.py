@@ -238,7 +238,7 @@ def test_chrf_and_bleu_scorers_equal_sacrebleu_sentence_score(shared_data, sampl
     """Each distinct reference is prepared once (a segment's systems share it): the scores stay sacrebleu's."""
     from sacrebleu.metrics import BLEU, CHRF
 
-    from mtgauntlet.evaluation.workbench.metrics import make_scorer
+    from mtgauntlet.workbench.metrics import make_scorer
     from tests.evaluation.workbench_sets import sample_pairs
 
     rows = wmt23_subset(shared_data, segments=10)
@@ -296,7 +296,7 @@ def test_sets_by_name_version_or_query_and_one_line_errors(catalog, tmp_path):
 def test_signatures_name_what_makes_the_scores():
     import sacrebleu
 
-    from mtgauntlet.evaluation.workbench.metrics import make_scorer
+    from mtgauntlet.workbench.metrics import make_scorer
 
     assert f"version:{sacrebleu.__version__}" in make_scorer("chrf").signature
     assert "tok:13a" in make_scorer("bleu").signature and "nc:6" in make_scorer("chrf").signature

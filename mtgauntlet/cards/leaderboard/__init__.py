@@ -1,5 +1,5 @@
 """The leaderboard page of a workbench results folder (``gauntlet leaderboard``): one self-contained HTML file."""
 
-from mtgauntlet.cards.leaderboard.page import write_leaderboard
+from mtgauntlet.cards.leaderboard.page import render
 
-__all__ = ["write_leaderboard"]
+__all__ = ["render"]

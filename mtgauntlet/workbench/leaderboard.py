@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from mtgauntlet.evaluation.workbench.sets import PAIR_KINDS, Items
+from mtgauntlet.workbench.sets import PAIR_KINDS, Items
 
 HUMAN_SCORE = re.compile(r"(mqm|esa|da|sqm|da[-_]sqm|psqm|wmt[-_](raw|z))([-_ .].*|\d*)", re.IGNORECASE)
 

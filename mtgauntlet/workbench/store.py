@@ -25,6 +25,7 @@ import pyarrow.parquet as pq
 from mtgauntlet import __version__
 from mtgauntlet.atomic import atomic_path, write_text_atomic
 from mtgauntlet.errors import GauntletError
+from mtgauntlet.releases.results_files import RESULTS_KIND, sealed_files  # noqa: F401 (re-exported)
 from mtgauntlet.releases.manifest import (
     RELEASE_MANIFEST,
     describe_file,
@@ -37,7 +38,6 @@ from mtgauntlet.versions import package_versions
 SCORES_DIR = "data/metric_score"
 STATS_FILE = "data/metric_stat/leaderboard.parquet"
 RESULTS_NAME, RESULTS_VERSION = "metric-results", "0.0.0"
-RESULTS_KIND = "metric_results"
 
 
 def is_results(path: str | Path) -> bool:
@@ -60,24 +60,6 @@ def append_scores(root: Path, rows: list[dict[str, Any]]) -> Path | None:
     target = root / SCORES_DIR / f"part-{utcnow().strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:12]}.parquet"
     write_parquet(to_table("metric_score", rows), target)
     return target
-
-
-def sealed_files(root: Path, kind: str | None = None) -> list[Path]:
-    """The data files the manifest seals, each checked (size, sha256, kind, rows); any difference is an error."""
-    from mtgauntlet.releases.catalog_sources import check_listed_file
-
-    manifest = read_manifest(root)
-    if manifest.get("kind") != RESULTS_KIND:
-        raise GauntletError(f"{root}: not a results folder of `gauntlet evaluate metric --out` (its manifest's kind "
-                            f"is {manifest.get('kind')!r})")
-    out = []
-    for entry in (dict(f) for f in manifest["files"] if f.get("kind")):
-        problem = check_listed_file(root, entry)
-        if problem:
-            raise GauntletError(f"{root}: results refused: {problem}")
-        if kind is None or entry["kind"] == kind:
-            out.append(entry["file"])
-    return out
 
 
 def _unsealed_shards(root: Path, sealed: set[Path]) -> list[Path]:

@@ -15,8 +15,8 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from mtgauntlet.evaluation.workbench.metrics import Scorer, check_answer, make_scorer
-from mtgauntlet.evaluation.workbench.sets import PAIR_KINDS, Items
+from mtgauntlet.workbench.metrics import Scorer, check_answer, make_scorer
+from mtgauntlet.workbench.sets import PAIR_KINDS, Items
 
 Chunk = tuple[list[int], str, str]  # item indices, src_lang, tgt_lang
 
@@ -36,7 +36,7 @@ class Known:
 
 def col_values(scorer: Scorer, items: Items, idx: Sequence[int]) -> list[tuple[float | None, str | None]]:
     """A ``col:`` metric's values: the records' kept scores (``col:GOOD,BAD`` on pairs, ``col:NAME`` on a human set)."""
-    from mtgauntlet.evaluation.workbench.metrics import clean
+    from mtgauntlet.workbench.metrics import clean
 
     names = scorer.column.split(",")
     out = []
