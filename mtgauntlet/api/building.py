@@ -24,6 +24,7 @@ from mtgauntlet.api.session import public
 from mtgauntlet.builders.mtbreaker import DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE
 from mtgauntlet.corpora.options import comma_list, lang_pair, load_corpus, one_pair
 from mtgauntlet.corpora.readers import DEFAULT_MAX_CHARS
+from mtgauntlet.engines import ENGINES
 from mtgauntlet.errors import GauntletError, UsageError
 from mtgauntlet.runner.progress import info
 
@@ -32,7 +33,7 @@ __all__ = ["build", "build_subset", "build_smaug", "build_mtbreaker", "build_zer
 BREAKER_SHARD_SIZE = 16  # items advanced together by mtbreaker/zeroshot (requests in flight <= items per shard)
 INPUT_OPTION = {"subset": "input", "smaug": "input", "mtbreaker": "seeds", "zeroshot": "seeds", "bandit": "corpus"}
 # how fast, where to, whether at all: never what is built, so not part of the content-addressed out folder
-PLACEMENT = ("out", "overwrite", "concurrency", "actors", "max_cost", "max_requests", "dry_run")
+PLACEMENT = ("out", "overwrite", "concurrency", "engine", "actors", "max_cost", "max_requests", "dry_run")
 # the ranges typer enforces on the command line (``min=``/``max=``), by keyword: the same refusal from Python; the
 # option tables of recipes read them too (mtgauntlet.recipes.options)
 MINIMUM = {"budget": 1, "limit": 1, "sample": 1, "max_chars": 1, "shard_size": 1, "concurrency": 1, "max_cost": 0.0,
@@ -46,6 +47,7 @@ def _check(options: dict[str, Any]) -> None:
     """The checks typer makes on the command line, made before any work."""
     in_ranges(options, MINIMUM, MAXIMUM)
     one_of("--format", options.get("format"), input_formats())
+    one_of("--engine", options.get("engine"), ENGINES)
 
 
 @contextlib.contextmanager
@@ -126,11 +128,14 @@ def describe_search(build: Build) -> str:
     return "\n".join(lines)
 
 
-def _run(builder, out: str, rows, *, seed: int, shard_size: int, overwrite: bool, **fields: Any) -> Build:
+def _run(builder, out: str, rows, *, seed: int, shard_size: int, overwrite: bool, engine: str = "local",
+         actors: Optional[int] = None, **fields: Any) -> Build:
     from mtgauntlet.builders.base import iter_items
+    from mtgauntlet.engines import get_engine
     from mtgauntlet.runner.build_runner import BuildRunner
 
-    summary = BuildRunner(builder, out, seed=seed, shard_size=shard_size, overwrite=overwrite).run(
+    shards = get_engine(engine, **({"actors": actors} if engine == "ray" else {}))
+    summary = BuildRunner(builder, out, seed=seed, shard_size=shard_size, overwrite=overwrite, engine=shards).run(
         iter_items(rows.rows), rows.skipped_counts())
     return Build.open(out, run=summary, skipped=rows.skipped_counts(), **fields)
 
@@ -213,7 +218,7 @@ def build_smaug(*, input: Any, out: str | Path, src_lang: str, tgt_lang: str, fo
                 del_min_words: int = 5, del_max_words: int = 9, max_parse_chars: int = 5000, ne_types: str = "all",
                 seed: int = 13, shard_size: int = 200, skip_bad: bool = False, concurrency: Optional[int] = None,
                 max_cost: Optional[float] = None, max_requests: Optional[int] = None, dry_run: bool = False,
-                overwrite: bool = False) -> Build:
+                overwrite: bool = False, engine: str = "local", actors: Optional[int] = None) -> Build:
     """SMAUG: ``(source, good, bad, reference, phenomenon)`` records, bad = the reference with one critical error
     (``gauntlet build smaug``; every option as there, see its ``--help``).
 
@@ -252,6 +257,8 @@ def build_smaug(*, input: Any, out: str | Path, src_lang: str, tgt_lang: str, fo
         max_requests: Stop after N requests to openai: backends.
         dry_run: Only estimate the API calls, tokens and cost (`Build.plan`); write nothing.
         overwrite: Discard a different or unfinished build found in ``out``.
+        engine: Build the shards with ``local`` or ``ray`` (the same records; see docs/scaling.md).
+        actors: Ray actors.
 
     Returns:
         The `Build`; `Build.notes` says how each phenomenon is made here.
@@ -284,7 +291,8 @@ def build_smaug(*, input: Any, out: str | Path, src_lang: str, tgt_lang: str, fo
             info(f"  {note}")
         if dry_run:
             return Build(Path(out), plan=builder.plan(iter_items(rows.rows)), notes=notes)
-        return _run(builder, str(out), rows, seed=seed, shard_size=shard_size, overwrite=overwrite, notes=notes)
+        return _run(builder, str(out), rows, seed=seed, shard_size=shard_size, overwrite=overwrite, notes=notes,
+                    engine=engine, actors=actors)
 
 
 def _seed_rows(seeds: Any, column: str, format: Optional[str], src_lang: str, tgt_lang: str, limit: Optional[int],
@@ -615,6 +623,9 @@ def build(method: str, *, input: Any = None, out: str | Path | None = None, inpu
     one_of("method", method, BUILDERS)
     fn = BUILDERS[method]
     params = _keywords(fn)
+    if "engine" in options and "engine" not in params:
+        raise UsageError(f"build {method}: no engine option: its steps are sequential per item and run in this "
+                         "process; its model calls scale on the server side (concurrency); see docs/scaling.md")
     unknown_keywords(f"build {method}", options, [*params, "input"])
     key = INPUT_OPTION[method]
     if input is not None:

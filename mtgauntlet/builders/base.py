@@ -61,6 +61,12 @@ class Builder:
     #: what to say when a build produced no record
     empty_hint: ClassVar[str] = ""
 
+    def __new__(cls, *args: Any, **kwargs: Any):
+        self = super().__new__(cls)
+        # the constructor's arguments: an engine's worker builds its own copy from them (never pickled with models)
+        self.init_args = (args, kwargs)
+        return self
+
     def signature_fields(self) -> dict[str, Any]:
         """Ordered fields of the build signature (builder, langs, n, seed, models, ...)."""
         raise NotImplementedError

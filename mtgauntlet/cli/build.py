@@ -128,6 +128,10 @@ def build_smaug(
     dry_run: bool = dry_run_option(),
     json_out: bool = json_option("the build summary"),
     overwrite: bool = overwrite_option(),
+    engine: str = typer.Option("local", help="Build the shards with: local, or ray (RAY_ADDRESS or a local cluster; "
+                               "each actor builds its own SMAUG builder from these options); the records are the same. "
+                               "mtbreaker, zeroshot and bandit run locally only (docs/scaling.md)."),
+    actors: Optional[int] = typer.Option(None, help="Ray actors (default: one per CPU)."),
 ):
     """SMAUG: (source, good, bad, reference, phenomenon) records; bad = reference with one critical error."""
     _build("smaug", locals())

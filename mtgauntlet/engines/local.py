@@ -1,18 +1,25 @@
-"""The local engine: scores the shards one after another in this process (the model is loaded once)."""
+"""The local engine: scores (or builds) the shards one after another in this process (the model is loaded once)."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterable, Sequence
 
 import numpy as np
 
+from mtgauntlet.builders.base import Builder, Item
 from mtgauntlet.engines.scoring import ScoreTask, ShardCallback, ShardScorer, WorkDir, placement_options
 from mtgauntlet.runner.progress import unit
+from mtgauntlet.runner.shards import Shard, map_here
 
 
 class LocalEngine:
     name = "local"
+    runs_here = True  # a build's shards run in this process, with the runner's builder as it is
+
+    def map_shards(self, builder: Builder, items: Sequence[Item], shards: Iterable[Shard], progress: Any):
+        """A build's shards, one after another in this process (see :mod:`mtgauntlet.runner.shards`)."""
+        return map_here(builder, shards, progress)
 
     def placement(self, task: ScoreTask) -> dict[str, Any]:
         """Device, dtype and batch the backend resolves to here (``{}`` for backends without a model)."""
