@@ -20,6 +20,7 @@ from mtgauntlet.builders.base import Builder, ItemResult, iter_items
 from mtgauntlet.errors import GauntletError, UsageError
 from mtgauntlet.runner.build_runner import BuildRunner
 from tests.cli import REPO, invoke
+from tests.test_ray_cleanup import _in_session, _running
 
 SMAUG = ["--src-col", "es", "--ref-col", "en", "--src-lang", "es", "--tgt-lang", "en", "--good-from", "reference"]
 TIMES = ("created_at", "finished_at")  # the only build.json fields two builds of the same records may differ in
@@ -41,6 +42,7 @@ def _ray_env():
     return {**os.environ, "PYTHONPATH": str(REPO), "MTGAUNTLET_RAY_CPUS": "2"}
 
 
+@pytest.mark.slow  # ~65 s here: two Ray clusters and three builds
 def test_build_smaug_on_ray_resumes_after_a_sigkill_and_equals_local(tmp_path, sample_path):
     args = ["build", "smaug", "--input", str(sample_path), *SMAUG, "--shard-size", "1"]
     local = tmp_path / "local"
@@ -56,6 +58,11 @@ def test_build_smaug_on_ray_resumes_after_a_sigkill_and_equals_local(tmp_path, s
     os.kill(proc.pid, signal.SIGKILL)  # the driver, mid-build: its actors end with it (engines/ray_watchdog.py)
     proc.communicate(timeout=60)
     kept = len(list((out / "data").glob("part-*.parquet")))
+    left = _in_session(proc.pid)  # what the driver started (its Ray cluster) ends soon after it
+    while left and time.monotonic() < deadline:
+        time.sleep(0.5)
+        left = _running(_in_session(proc.pid))
+    assert not left, left
     assert 1 <= kept < 42, kept  # killed after its first shard and before its last (42 rows, one per shard)
     again = subprocess.run(cmd, env=_ray_env(), capture_output=True, text=True, timeout=300)
     assert again.returncode == 0, again.stderr

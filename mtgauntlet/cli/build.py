@@ -126,12 +126,12 @@ def build_smaug(
     max_cost: Optional[float] = max_cost_option(),
     max_requests: Optional[int] = max_requests_option(),
     dry_run: bool = dry_run_option(),
-    json_out: bool = json_option("the build summary"),
-    overwrite: bool = overwrite_option(),
     engine: str = typer.Option("local", help="Build the shards with: local, or ray (RAY_ADDRESS or a local cluster; "
                                "each actor builds its own SMAUG builder from these options); the records are the same. "
                                "mtbreaker, zeroshot and bandit run locally only (docs/scaling.md)."),
     actors: Optional[int] = typer.Option(None, help="Ray actors (default: one per CPU)."),
+    json_out: bool = json_option("the build summary"),
+    overwrite: bool = overwrite_option(),
 ):
     """SMAUG: (source, good, bad, reference, phenomenon) records; bad = reference with one critical error."""
     _build("smaug", locals())
