@@ -7,19 +7,19 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from mtgauntlet.builders.base import Builder, Item
 from mtgauntlet.engines.scoring import ScoreTask, ShardCallback, ShardScorer, WorkDir, placement_options
 from mtgauntlet.runner.progress import unit
-from mtgauntlet.runner.shards import Shard, map_here
+from mtgauntlet.shards import Shard, Worker, map_here
 
 
 class LocalEngine:
     name = "local"
-    runs_here = True  # a build's shards run in this process, with the runner's builder as it is
+    runs_here = True  # shards run in this process, with the caller's worker (builder) as it is
 
-    def map_shards(self, builder: Builder, items: Sequence[Item], shards: Iterable[Shard], progress: Any):
-        """A build's shards, one after another in this process (see :mod:`mtgauntlet.runner.shards`)."""
-        return map_here(builder, shards, progress)
+    def map_shards(self, worker: Worker, items: Sequence[Any] | None, shards: Iterable[Shard], progress: Any):
+        """Shards one after another in this process (see :mod:`mtgauntlet.shards`); ``items`` are not needed: the
+        caller's worker is already prepared."""
+        return map_here(worker, shards, progress)
 
     def placement(self, task: ScoreTask) -> dict[str, Any]:
         """Device, dtype and batch the backend resolves to here (``{}`` for backends without a model)."""

@@ -1,12 +1,14 @@
-"""A build's shards on Ray: the runner's ``map_shards`` hook (:mod:`mtgauntlet.runner.shards`) for the Ray engine.
+"""Shards on Ray: the ``map_shards`` hook (:mod:`mtgauntlet.shards`) of the Ray engine, for a build's items and the
+validators' per-record checks alike.
 
-Every actor of a pool builds its own copy of the builder from the constructor's arguments
-(:class:`~mtgauntlet.runner.shards.BuilderFactory`: the builder is never pickled with loaded models), loads its
-models and runs the builder's ``prepare`` over every item once (corpus-level pools are deterministic, so every
-actor holds the same ones), then makes whole shards: the items and the per-item rngs the runner made. The results
-come back in shard order, so the runner writes, numbers and deduplicates exactly as with the local engine, and a
-killed driver leaves the shards it wrote (the actors end with it, :mod:`mtgauntlet.engines.ray_watchdog`). A user
-error in an actor (a model that cannot load, a spent budget) comes back as one line, never as a traceback.
+Every actor of a pool makes its own worker (a builder) from the constructor's arguments
+(:class:`~mtgauntlet.shards.WorkerFactory`: never pickled with loaded models), loads its models and, when the
+caller passes the items (a builder with corpus-level state), runs ``prepare`` over every item once (SMAUG's pools
+are deterministic, so every actor holds the same ones); then it works through whole shards: the items and the
+per-item rngs the caller made. The results come back in shard order, so the runner writes, numbers and deduplicates
+exactly as with the local engine, and a killed driver leaves the shards it wrote (the actors end with it,
+:mod:`mtgauntlet.engines.ray_watchdog`). A user error in an actor (a model that cannot load, a spent budget) comes
+back as one line, never as a traceback.
 """
 
 from __future__ import annotations
@@ -14,45 +16,46 @@ from __future__ import annotations
 import os
 from typing import Any, Iterable, Iterator, Sequence
 
-from mtgauntlet.builders.base import Builder, Item, ItemResult, overrides
 from mtgauntlet.errors import GauntletError
 from mtgauntlet.models import usage
-from mtgauntlet.runner.shards import BuilderFactory, Shard
+from mtgauntlet.shards import Shard, Worker, WorkerFactory
 
 
-class BuildActor:
-    """One worker of the pool: a builder made from its factory, prepared over every item, then shard after shard."""
+class ShardActor:
+    """One actor of the pool: a worker made from its factory (prepared over every item when they are given), then
+    shard after shard."""
 
-    def __init__(self, factory: BuilderFactory, items: Sequence[Item], env: dict[str, str]):
+    def __init__(self, factory: WorkerFactory, items: Sequence[Any] | None, env: dict[str, str]):
         os.environ.update(env)
-        self.builder: Builder | None = None
-        self.error = ""
+        self.worker: Worker | None = None
+        self.error, self.budget_spent = "", False
         try:
-            builder = factory()
-            builder.load_backends()
-            if overrides(builder, "prepare"):
-                builder.prepare(items)
-            self.builder = builder
+            worker = factory()
+            worker.load_backends()
+            if items is not None:
+                worker.prepare(items)  # type: ignore[attr-defined]
+            self.worker = worker
         except GauntletError as exc:
             self.error, self.budget_spent = str(exc), isinstance(exc, usage.BudgetSpent)
 
-    def run(self, start: int, end: int, items: Sequence[Item], rngs) -> dict[str, Any]:
+    def run(self, start: int, end: int, items: Sequence[Any], rngs) -> dict[str, Any]:
         before = usage.LEDGER.snapshot()
         out: dict[str, Any] = {"start": start, "end": end, "pid": os.getpid(), "error": self.error,
-                               "budget_spent": getattr(self, "budget_spent", False), "results": None}
-        if self.builder is not None:
+                               "budget_spent": self.budget_spent, "results": None}
+        if self.worker is not None:
             try:
-                out["results"] = list(self.builder.process_batch(items, rngs))
+                out["results"] = list(self.worker.process_batch(items, rngs))
             except GauntletError as exc:
                 out["error"], out["budget_spent"] = str(exc), isinstance(exc, usage.BudgetSpent)
         out["usage"] = usage.to_json(usage.since(before))  # this shard's API usage, for the driver's ledger
         return out
 
 
-def map_shards(engine, builder: Builder, items: Sequence[Item], shards: Iterable[Shard],
-               progress: Any) -> Iterator[tuple[Shard, list[ItemResult]]]:
+def map_shards(engine, worker: Worker, items: Sequence[Any] | None, shards: Iterable[Shard],
+               progress: Any) -> Iterator[tuple[Shard, list[Any]]]:
     """``(shard, results)`` in shard order, made by a pool of ``engine.actors`` actors (default: one per
-    ``cpus_per_actor`` CPUs of the cluster, at most one per shard)."""
+    ``cpus_per_actor`` CPUs of the cluster, at most one per shard); ``items``: what every actor's worker
+    ``prepare``s over once (``None``: no ``prepare``)."""
     from mtgauntlet.engines.ray_engine import _actor_env, start_ray
 
     todo = list(shards)
@@ -63,10 +66,10 @@ def map_shards(engine, builder: Builder, items: Sequence[Item], shards: Iterable
 
     capacity = ray.cluster_resources().get("CPU", 1.0)
     size = max(1, min(len(todo), engine.actors or int(capacity // engine.cpus_per_actor) or 1))
-    remote = ray.remote(num_cpus=engine.cpus_per_actor, max_restarts=0)(BuildActor)
-    items_ref = ray.put(list(items))
+    remote = ray.remote(num_cpus=engine.cpus_per_actor, max_restarts=0)(ShardActor)
+    items_ref = None if items is None else ray.put(list(items))  # once in the object store, read by every actor
     env = _actor_env({})
-    actors = [remote.remote(BuilderFactory.of(builder), items_ref, env) for _ in range(size)]
+    actors = [remote.remote(WorkerFactory.of(worker), items_ref, env) for _ in range(size)]
     engine.last_pids = set()
     by_start = {shard.start: shard for shard in todo}
     try:

@@ -116,7 +116,7 @@ class _ShardActor:
 
 class RayEngine:
     name = "ray"
-    runs_here = False  # a build's shards run in actors that build their own builder (engines/ray_builds.py)
+    runs_here = False  # shards run in actors that make their own worker (builder) (engines/ray_builds.py)
 
     def __init__(self, actors: int | None = None, cpus_per_actor: float = 1.0, gpus_per_actor: float = 1.0):
         if actors is not None and actors < 1:
@@ -149,11 +149,11 @@ class RayEngine:
             self._placements[task] = ray.get(probe.remote(task.role, task.spec, _actor_env({})))
         return self._placements[task]
 
-    def map_shards(self, builder, items, shards, progress):
-        """A build's shards in a pool of actors, results in shard order (see :mod:`mtgauntlet.engines.ray_builds`)."""
+    def map_shards(self, worker, items, shards, progress):
+        """Shards in a pool of actors, results in shard order (see :mod:`mtgauntlet.engines.ray_builds`)."""
         from mtgauntlet.engines.ray_builds import map_shards
 
-        return map_shards(self, builder, items, shards, progress)
+        return map_shards(self, worker, items, shards, progress)
 
     def score(self, task: ScoreTask, columns: dict[str, Sequence], work_dir: str | Path,
               on_shard: ShardCallback | None = None) -> np.ndarray:

@@ -47,7 +47,7 @@ from mtgauntlet.errors import BuildStateError, GauntletError
 from mtgauntlet.models import openai_batch, usage
 from mtgauntlet.models.runtime import signature_spec
 from mtgauntlet.runner.progress import Progress
-from mtgauntlet.runner.shards import Shard, map_here
+from mtgauntlet.shards import Shard, map_here
 from mtgauntlet.schema import get_kind, record_id, to_table, utcnow
 from mtgauntlet.signature import make_signature
 from mtgauntlet.versions import package_versions
@@ -146,7 +146,7 @@ def item_rng(seed: int, index: int) -> random.Random:
 class BuildRunner:
     def __init__(self, builder: Builder, out_dir: str | Path, *, seed: int = 13, shard_size: int = 100,
                  progress: bool | None = None, overwrite: bool = False, engine: Any = None):
-        """``engine``: what runs the shards (``map_shards``, see :mod:`mtgauntlet.runner.shards`); ``None``: this
+        """``engine``: what runs the shards (``map_shards``, see :mod:`mtgauntlet.shards`); ``None``: this
         process. A ``stateful`` builder's items depend on the items before them: it runs here only."""
         if shard_size < 1:
             raise ValueError("shard_size must be >= 1")
@@ -305,8 +305,8 @@ class BuildRunner:
             progress = Progress(self.progress, total=n, done=n - sum(e - s for s, e in todo),
                                 label=f"build {self.builder.name}")
             shards = (Shard(s, e, items[s:e], [self._item_rng(it) for it in items[s:e]]) for s, e in todo)
-            mapped = self.engine.map_shards(self.builder, items, shards, progress) if self.engine else \
-                map_here(self.builder, shards, progress)
+            mapped = map_here(self.builder, shards, progress) if self.engine is None else self.engine.map_shards(
+                self.builder, items if overrides(self.builder, "prepare") else None, shards, progress)
             for shard, results in mapped:  # in shard order, whichever engine made them
                 s, e = shard.start, shard.end
                 shard_records: list[dict] = []
