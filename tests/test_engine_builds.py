@@ -153,3 +153,29 @@ def test_what_runs_locally_only_is_refused_in_one_line(tmp_path):
         mg.build("mtbreaker", input=["a"], engine="ray")
     r = invoke(["build", "smaug", "--input", "x.tsv", *SMAUG, "--engine", "spark", "--out", tmp_path / "x"])
     assert r.exit_code == 2 and "--engine: 'spark' is not one of local, ray" in r.output
+
+
+@pytest.mark.slow  # ~32 s here: a build, two validations with embeddings, Ray actors loading the NLI model
+def test_validate_per_record_checks_on_ray_give_the_same_report(tmp_path, sample_path, ray_session, monkeypatch):
+    """NLI (a tiny local model), grammar (Harper) and the record checks of a real SMAUG build, on both engines, in
+    shards of 40 records (4 shards over 2 actors)."""
+    from mtgauntlet.validators import record_engine
+    from tests import tiny_models
+
+    monkeypatch.setattr(record_engine, "SHARD_SIZE", 40)
+
+    nli = tiny_models.classifier(tmp_path / "nli", 3, {0: "entailment", 1: "neutral", 2: "contradiction"})
+    r = invoke(["build", "smaug", "--input", str(sample_path), *SMAUG, "--out", tmp_path / "b"])
+    assert r.exit_code == 0, r.output
+    rules = tmp_path / "rules.yaml"
+    rules.write_text("version: 1\noptions:\n  grammar: true\nthresholds:\n  grammar.error_rate: {max: 50}\n")
+    reports = {}
+    for engine in ("local", "ray"):
+        r = invoke(["validate", tmp_path / "b", "--rules", rules, "--nli", f"hf:{nli}", "--engine", engine,
+                    "--actors", "2", "--json"])
+        assert r.exit_code in (0, 1), r.output
+        reports[engine] = json.loads(r.stdout)
+    metrics = reports["ray"]["kinds"]["smaug_pair"]["metrics"]
+    assert "smaug.nli.bad_contradicts_ref_rate" in metrics and "grammar.error_rate" in metrics
+    assert metrics["grammar.unchecked"] == 0 and metrics["n"] > 100
+    assert reports["ray"] == reports["local"]
