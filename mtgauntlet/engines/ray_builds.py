@@ -56,7 +56,7 @@ def map_shards(engine, worker: Worker, items: Sequence[Any] | None, shards: Iter
     """``(shard, results)`` in shard order, made by a pool of ``engine.actors`` actors (default: one per
     ``cpus_per_actor`` CPUs of the cluster, at most one per shard); ``items``: what every actor's worker
     ``prepare``s over once (``None``: no ``prepare``)."""
-    from mtgauntlet.engines.ray_engine import _actor_env, start_ray
+    from mtgauntlet.engines.ray_engine import _actor_env, budget_shares, pool_size, start_ray
 
     todo = list(shards)
     if not todo:
@@ -65,10 +65,10 @@ def map_shards(engine, worker: Worker, items: Sequence[Any] | None, shards: Iter
     from ray.util import ActorPool
 
     capacity = ray.cluster_resources().get("CPU", 1.0)
-    size = max(1, min(len(todo), engine.actors or int(capacity // engine.cpus_per_actor) or 1))
+    size = pool_size(max(1, min(len(todo), engine.actors or int(capacity // engine.cpus_per_actor) or 1)))
     remote = ray.remote(num_cpus=engine.cpus_per_actor, max_restarts=0)(ShardActor)
     items_ref = None if items is None else ray.put(list(items))  # once in the object store, read by every actor
-    env = _actor_env({})
+    env = {**_actor_env({}), **budget_shares(size)}  # together the actors never pass the budget
     actors = [remote.remote(WorkerFactory.of(worker), items_ref, env) for _ in range(size)]
     engine.last_pids = set()
     by_start = {shard.start: shard for shard in todo}
