@@ -16,8 +16,9 @@ This module sits at the bottom: it imports nothing of the package.
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Iterable, Iterator, Protocol, Sequence
+from typing import Any, ClassVar, Protocol
 
 
 class Worker(Protocol):
@@ -55,8 +56,10 @@ class Shard:
 
 def cut(items: Sequence[Any], size: int) -> list[Shard]:
     """``items`` in fixed shards of ``size`` (the last one shorter), without rngs."""
-    return [Shard(s, min(s + size, len(items)), items[s:s + size], [None] * len(items[s:s + size]))
-            for s in range(0, len(items), size)]
+    return [
+        Shard(s, min(s + size, len(items)), items[s : s + size], [None] * len(items[s : s + size]))
+        for s in range(0, len(items), size)
+    ]
 
 
 @dataclass(frozen=True)
@@ -68,7 +71,7 @@ class WorkerFactory:
     kwargs: dict[str, Any]
 
     @classmethod
-    def of(cls, worker: Worker) -> "WorkerFactory":
+    def of(cls, worker: Worker) -> WorkerFactory:
         args, kwargs = worker.init_args
         return cls(type(worker), tuple(args), dict(kwargs))
 

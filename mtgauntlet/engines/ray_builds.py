@@ -14,7 +14,8 @@ back as one line, never as a traceback.
 from __future__ import annotations
 
 import os
-from typing import Any, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
 
 from mtgauntlet.errors import GauntletError
 from mtgauntlet.models import usage
@@ -40,8 +41,14 @@ class ShardActor:
 
     def run(self, start: int, end: int, items: Sequence[Any], rngs) -> dict[str, Any]:
         before = usage.LEDGER.snapshot()
-        out: dict[str, Any] = {"start": start, "end": end, "pid": os.getpid(), "error": self.error,
-                               "budget_spent": self.budget_spent, "results": None}
+        out: dict[str, Any] = {
+            "start": start,
+            "end": end,
+            "pid": os.getpid(),
+            "error": self.error,
+            "budget_spent": self.budget_spent,
+            "results": None,
+        }
         if self.worker is not None:
             try:
                 out["results"] = list(self.worker.process_batch(items, rngs))
@@ -51,8 +58,9 @@ class ShardActor:
         return out
 
 
-def map_shards(engine, worker: Worker, items: Sequence[Any] | None, shards: Iterable[Shard],
-               progress: Any) -> Iterator[tuple[Shard, list[Any]]]:
+def map_shards(
+    engine, worker: Worker, items: Sequence[Any] | None, shards: Iterable[Shard], progress: Any
+) -> Iterator[tuple[Shard, list[Any]]]:
     """``(shard, results)`` in shard order, made by a pool of ``engine.actors`` actors (default: one per
     ``cpus_per_actor`` CPUs of the cluster, at most one per shard); ``items``: what every actor's worker
     ``prepare``s over once (``None``: no ``prepare``)."""
@@ -74,8 +82,9 @@ def map_shards(engine, worker: Worker, items: Sequence[Any] | None, shards: Iter
     by_start = {shard.start: shard for shard in todo}
     try:
         pool = ActorPool(actors)
-        done = pool.map(lambda actor, shard: actor.run.remote(shard.start, shard.end, list(shard.items),
-                                                               list(shard.rngs)), todo)
+        done = pool.map(
+            lambda actor, shard: actor.run.remote(shard.start, shard.end, list(shard.items), list(shard.rngs)), todo
+        )
         for row in done:  # ActorPool.map keeps the order of the shards
             usage.absorb(row["usage"])  # the actors' API usage, counted as this process's
             if row["error"]:

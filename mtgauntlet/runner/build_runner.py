@@ -47,8 +47,8 @@ from mtgauntlet.errors import BuildStateError, GauntletError
 from mtgauntlet.models import openai_batch, usage
 from mtgauntlet.models.runtime import signature_spec
 from mtgauntlet.runner.progress import Progress
-from mtgauntlet.shards import Shard, map_here
 from mtgauntlet.schema import get_kind, record_id, to_table, utcnow
+from mtgauntlet.shards import Shard, map_here
 from mtgauntlet.signature import make_signature
 from mtgauntlet.versions import package_versions
 

@@ -10,7 +10,8 @@ whose model calls scale on the server side."""
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from mtgauntlet.shards import ArgsRecorded, cut, map_here
 
@@ -24,8 +25,15 @@ class RecordChecks(ArgsRecorded):
 
     batched = True
 
-    def __init__(self, *, kind_name: str, text_col: str | None = None, nli: str | None = None,
-                 grammar: bool = False, lm: bool = False):
+    def __init__(
+        self,
+        *,
+        kind_name: str,
+        text_col: str | None = None,
+        nli: str | None = None,
+        grammar: bool = False,
+        lm: bool = False,
+    ):
         self.kind_name, self.text_col, self.nli_spec, self.grammar, self.lm = kind_name, text_col, nli, grammar, lm
         self.nli = None
 
