@@ -169,6 +169,11 @@ def test_what_runs_locally_only_is_refused_in_one_line(tmp_path):
         BuildRunner(Remembers(bad=1), tmp_path, engine=get_engine("ray"))
     with pytest.raises(UsageError, match="build mtbreaker: no engine option: its steps are sequential per item"):
         mg.build("mtbreaker", input=["a"], engine="ray")
+    r = invoke(["build", "zeroshot", "--seeds", "x.tsv", "--engine", "ray", "--out", tmp_path / "z"])
+    assert (
+        r.exit_code == 2
+        and "No such option: --engine; this command runs in this process: its steps are sequential per item" in r.output
+    ), r.output
     r = invoke(["build", "smaug", "--input", "x.tsv", *SMAUG, "--engine", "spark", "--out", tmp_path / "x"])
     assert r.exit_code == 2 and "--engine: 'spark' is not one of local, ray" in r.output
 
