@@ -20,10 +20,13 @@ from mtgauntlet.builders.base import Builder, ItemResult, iter_items
 from mtgauntlet.errors import GauntletError, UsageError
 from mtgauntlet.runner.build_runner import BuildRunner
 from tests.cli import REPO, invoke
+from tests.test_engines import ray_session  # noqa: F401 (the fixture: one local Ray session for this module)
 from tests.test_ray_cleanup import _in_session, _running
 
 SMAUG = ["--src-col", "es", "--ref-col", "en", "--src-lang", "es", "--tgt-lang", "en", "--good-from", "reference"]
-TIMES = ("created_at", "finished_at")  # the only build.json fields two builds of the same records may differ in
+# the build.json fields two builds of the same records may differ in: their times, and the versions of the libraries
+# the building process had imported (torch, spacy, ...: a pytest process that ran other tests has more)
+RUNTIME = ("created_at", "finished_at", "versions")
 
 
 def _records(out):
@@ -35,7 +38,7 @@ def _records(out):
 
 def _manifest(out):
     manifest = json.loads((out / "build.json").read_text(encoding="utf-8"))
-    return {k: v for k, v in manifest.items() if k not in TIMES}
+    return {k: v for k, v in manifest.items() if k not in RUNTIME}
 
 
 def _ray_env():
@@ -72,20 +75,8 @@ def test_build_smaug_on_ray_resumes_after_a_sigkill_and_equals_local(tmp_path, s
     assert _manifest(out) == _manifest(local)
 
 
-@pytest.fixture(scope="module")
-def ray_session():
-    pytest.importorskip("ray")
-    import ray
-
-    from mtgauntlet.engines.ray_engine import start_ray
-
-    os.environ.setdefault("MTGAUNTLET_RAY_CPUS", "2")
-    start_ray()
-    yield ray
-    ray.shutdown()
-
-
-def test_api_build_smaug_on_ray_equals_local(tmp_path, sample_path, ray_session):
+@pytest.mark.usefixtures("ray_session")
+def test_api_build_smaug_on_ray_equals_local(tmp_path, sample_path):
     options = {
         "src_col": "es",
         "ref_col": "en",
@@ -147,7 +138,8 @@ class Remembers(FailsAtItem):
     stateful = True
 
 
-def test_an_actor_error_is_one_line_and_the_shards_before_it_are_kept(tmp_path, ray_session):
+@pytest.mark.usefixtures("ray_session")
+def test_an_actor_error_is_one_line_and_the_shards_before_it_are_kept(tmp_path):
     from mtgauntlet.engines import get_engine
 
     items = iter_items({"src": f"text {i}"} for i in range(6))
@@ -179,7 +171,8 @@ def test_what_runs_locally_only_is_refused_in_one_line(tmp_path):
 
 
 @pytest.mark.slow  # ~32 s here: a build, two validations with embeddings, Ray actors loading the NLI model
-def test_validate_per_record_checks_on_ray_give_the_same_report(tmp_path, sample_path, ray_session, monkeypatch):
+@pytest.mark.usefixtures("ray_session")
+def test_validate_per_record_checks_on_ray_give_the_same_report(tmp_path, sample_path, monkeypatch):
     """NLI (a tiny local model), grammar (Harper) and the record checks of a real SMAUG build, on both engines, in
     shards of 40 records (4 shards over 2 actors)."""
     from mtgauntlet.validators import record_engine
