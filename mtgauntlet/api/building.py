@@ -17,7 +17,7 @@ import hashlib
 import json
 import os
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Optional
 
 from mtgauntlet.api.build_run import api_concurrency, breaker_shard_size, describe_run, describe_search  # noqa: F401
 from mtgauntlet.api.build_run import paced as _paced
@@ -44,11 +44,14 @@ OPTIONS = {"subset": SubsetOptions, "smaug": SmaugOptions, "mtbreaker": MTBreake
 PLACEMENT = tuple(dict.fromkeys(name for cls in OPTIONS.values() for name in placement(cls)))
 
 
-def _run(builder, out: str, rows, *, seed: int, shard_size: int, overwrite: bool, **fields: Any) -> Build:
+def _run(builder, out: str, rows, *, seed: int, shard_size: int, overwrite: bool, engine: str = "local",
+         actors: Optional[int] = None, **fields: Any) -> Build:
     from mtgauntlet.builders.base import iter_items
+    from mtgauntlet.engines import get_engine
     from mtgauntlet.runner.build_runner import BuildRunner
 
-    summary = BuildRunner(builder, out, seed=seed, shard_size=shard_size, overwrite=overwrite).run(
+    shards = get_engine(engine, **({"actors": actors} if engine == "ray" else {}))
+    summary = BuildRunner(builder, out, seed=seed, shard_size=shard_size, overwrite=overwrite, engine=shards).run(
         iter_items(rows.rows), rows.skipped_counts())
     return Build.open(out, run=summary, skipped=rows.skipped_counts(), **fields)
 
@@ -128,7 +131,7 @@ def build_smaug(o: SmaugOptions) -> Build:
         if o.dry_run:
             return Build(Path(o.out), plan=builder.plan(iter_items(rows.rows)), notes=notes)
         return _run(builder, str(o.out), rows, seed=o.seed, shard_size=o.shard_size, overwrite=o.overwrite,
-                    notes=notes)
+                    notes=notes, engine=o.engine, actors=o.actors)
 
 
 def _seed_rows(o: MTBreakerOptions | ZeroShotOptions, src_lang: str, tgt_lang: str):
@@ -334,6 +337,9 @@ def build(method: str, *, input: Any = None, out: str | Path | None = None, inpu
     one_of("method", method, BUILDERS)
     fn = BUILDERS[method]
     params = _keywords(method)
+    if "engine" in options and "engine" not in params:
+        raise UsageError(f"build {method}: no engine option: its steps are sequential per item and run in this "
+                         "process; its model calls scale on the server side (concurrency); see docs/scaling.md")
     unknown_keywords(f"build {method}", options, [*params, "input"])
     key = INPUT_OPTION[method]
     if input is not None:

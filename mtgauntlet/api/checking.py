@@ -18,7 +18,8 @@ __all__ = ["validate", "diversity", "grammar"]
 
 @public
 def validate(path: Any, *, rules: str | Path | None = None, report: str | Path | None = None, nli: str | None = None,
-             lm: bool = False, gx: bool = False, progress: bool = False) -> Report:
+             lm: bool = False, gx: bool = False, engine: str = "local", actors: int | None = None,
+             progress: bool = False) -> Report:
     """Check a record set against thresholds. A failed rule is no exception: the report says it
     (``passed`` is False; ``gauntlet validate`` exits 1).
 
@@ -30,22 +31,26 @@ def validate(path: Any, *, rules: str | Path | None = None, report: str | Path |
         nli: NLI spec for the SMAUG contradiction rules.
         lm: Also compute LM naturalness with the embedded LLM (slow).
         gx: Also run the Great Expectations suite (needs ``report``: Data Docs are written there).
+        engine: Run the per-record checks (NLI, grammar, LM naturalness) with ``local`` or ``ray``: the same report.
+        actors: Ray actors.
 
     Returns:
         Report: The `Report`: ``passed``, ``failed_rules``, ``to_dict()`` (what ``report.json`` holds) and ``path``
             (the report folder, or ``None`` without ``report``).
 
     Raises:
-        UsageError: ``gx`` without ``report``.
+        UsageError: ``gx`` without ``report``; an unknown ``engine``.
         GauntletError: A path that is not a build, release or record file; bad rules.
 
     Examples:
         >>> report = mg.validate("builds/smaug", report="reports/smaug")
         >>> report.passed or print(report.failed_rules)
     """
+    from mtgauntlet.engines import ENGINES, get_engine
     from mtgauntlet.validators.rules import Rules
     from mtgauntlet.validators.validate import validate as run
 
+    one_of("--engine", engine, ENGINES)
     r = Rules.from_yaml(rules) if rules else Rules.default()
     if nli:
         r.options.nli = nli
@@ -53,7 +58,7 @@ def validate(path: Any, *, rules: str | Path | None = None, report: str | Path |
     r.options.gx = r.options.gx or gx
     if r.options.gx and not report:
         raise UsageError("--gx needs --report DIR (Data Docs are written there)")
-    data = run(path_of(path), r, report)
+    data = run(path_of(path), r, report, engine=None if engine == "local" else get_engine(engine, actors=actors))
     return Report(data=data, path=Path(report) if report else None)
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Iterable, Mapping, Sequence
 
 from mtgauntlet.models.estimate import Plan
+from mtgauntlet.shards import ArgsRecorded
 
 
 @dataclass
@@ -30,7 +31,7 @@ class ItemResult:
     skipped: list[str] = field(default_factory=list)
 
 
-class Builder:
+class Builder(ArgsRecorded):
     """The contract between a method and the runner: every hook the runner calls is declared here, with its
     default, so a new builder overrides what it needs and nothing is probed for (datatrove's ``PipelineStep``
     in spirit). The runner calls, in order:
@@ -43,6 +44,9 @@ class Builder:
     5. per shard: ``process_batch(items, rngs)`` (default: ``process`` per item), each item's rng keyed by
        ``item_key(item)`` (default: the item's position);
     6. for a ``finalizing`` builder, ``finalize(records)`` over every record before the final shard is written.
+
+    The constructor's arguments are recorded (``init_args``): an engine's actor makes its own builder from them
+    (:mod:`mtgauntlet.shards`), never a copy pickled with loaded models.
 
     ``plan(items)`` is the dry run: the API calls the build would send, estimated from its own prompts, without
     sending any (``--dry-run``)."""

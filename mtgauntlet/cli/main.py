@@ -165,7 +165,10 @@ def _run(args: list[str]) -> int:
         return 0
     except usage as exc:
         where = f"{exc.ctx.command_path}: " if exc.ctx is not None else ""
-        typer.echo(f"error: {where}{_one_line(exc.format_message())} (see --help)", err=True)
+        why = _one_line(exc.format_message())
+        if why.startswith("No such option: --engine"):  # build mtbreaker|zeroshot|bandit
+            why += "; this command runs in this process: its steps are sequential per item (docs/scaling.md)"
+        typer.echo(f"error: {where}{why} (see --help)", err=True)
         return 2
     except click_errors as exc:
         typer.echo(f"error: {_one_line(exc.format_message())}", err=True)

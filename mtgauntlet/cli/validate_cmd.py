@@ -89,13 +89,18 @@ def validate(
     nli: Optional[str] = typer.Option(None, "--nli", help="NLI spec for the SMAUG contradiction rules."),
     lm: bool = typer.Option(False, "--lm", help="Also compute LM naturalness with the embedded LLM (slow)."),
     gx: bool = typer.Option(False, "--gx", help="Also run the Great Expectations suite (needs --report)."),
+    engine: str = typer.Option("local", help="Run the per-record checks (NLI, grammar, LM naturalness) with: local, "
+                               "or ray (RAY_ADDRESS or a local cluster); the report is the same. Corpus-level "
+                               "measures and the LLM judge run locally (docs/scaling.md)."),
+    actors: Optional[int] = typer.Option(None, help="Ray actors (default: one per CPU)."),
     json_out: bool = typer.Option(False, "--json", help="Print the JSON report."),
 ):
     """Check a record set (build dir, release dir or Parquet files) against thresholds; exit 1 when a rule fails."""
     from mtgauntlet.api import checking
     from mtgauntlet.validators.validate import summary_text
 
-    result = checking.validate(path, rules=rules, report=report, nli=nli, lm=lm, gx=gx, progress=None)
+    result = checking.validate(path, rules=rules, report=report, nli=nli, lm=lm, gx=gx, engine=engine, actors=actors,
+                               progress=None)
     if json_out:
         print_json(result.data)
     else:

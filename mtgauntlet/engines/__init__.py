@@ -1,7 +1,9 @@
-"""Execution engines for corpus-scale scoring: ``local`` (this process) and ``ray`` (a Ray cluster).
+"""Execution engines: ``local`` (this process) and ``ray`` (a Ray cluster).
 
-Both take a :class:`~mtgauntlet.engines.scoring.ScoreTask` and the columns to score, work through the
-same fixed shards in a work directory (resumable) and return the same scores in input order.
+Both score (``score``: a :class:`~mtgauntlet.engines.scoring.ScoreTask` and the columns to score, through the same
+fixed shards in a work directory, resumable, the same scores in input order) and run any shard worker
+(``map_shards``: a build's shards, the validators' per-record checks; see :mod:`mtgauntlet.shards`), with the same
+results in shard order.
 """
 
 from __future__ import annotations

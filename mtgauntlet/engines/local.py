@@ -1,18 +1,25 @@
-"""The local engine: scores the shards one after another in this process (the model is loaded once)."""
+"""The local engine: scores (or builds) the shards one after another in this process (the model is loaded once)."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterable, Sequence
 
 import numpy as np
 
 from mtgauntlet.engines.scoring import ScoreTask, ShardCallback, ShardScorer, WorkDir, placement_options
 from mtgauntlet.runner.progress import unit
+from mtgauntlet.shards import Shard, Worker, map_here
 
 
 class LocalEngine:
     name = "local"
+    runs_here = True  # shards run in this process, with the caller's worker (builder) as it is
+
+    def map_shards(self, worker: Worker, items: Sequence[Any] | None, shards: Iterable[Shard], progress: Any):
+        """Shards one after another in this process (see :mod:`mtgauntlet.shards`); ``items`` are not needed: the
+        caller's worker is already prepared."""
+        return map_here(worker, shards, progress)
 
     def placement(self, task: ScoreTask) -> dict[str, Any]:
         """Device, dtype and batch the backend resolves to here (``{}`` for backends without a model)."""

@@ -61,13 +61,32 @@ def _actor_env(pinned: dict[str, Any]) -> dict[str, str]:
     from mtgauntlet.models.runtime import ENV
 
     env = {k: v for k, v in os.environ.items() if k.startswith(PASSED_ENV_PREFIXES)}
-    for key, left in zip(("max_cost", "max_requests"), usage.remaining()):  # each actor may spend what is left
+    for key, left in zip(("max_cost", "max_requests"), usage.remaining()):  # split by budget_shares() per pool
         env[usage.ENV[key]] = "" if left is None else str(left)
     if pinned:  # every actor runs with the placement resolved once, so no actor differs from another
         env[ENV["dtype"]] = pinned["dtype"]
         env[ENV["batch"]] = str(pinned["batch"])
         env[ENV["device"]] = "cuda" if pinned["device"].startswith("cuda") else pinned["device"]
     return env
+
+
+def budget_shares(size: int) -> dict[str, str]:
+    """The environment that gives each of ``size`` actors an equal share of the budget left (``--max-cost`` /
+    ``--max-requests``), so that together they never pass it; an actor whose share is spent stops the run
+    (``BudgetSpent``) and the same command resumes it."""
+    cost, requests = usage.remaining()
+    env = {}
+    if cost is not None:
+        env[usage.ENV["max_cost"]] = repr(cost / size)
+    if requests is not None:
+        env[usage.ENV["max_requests"]] = str(requests // size)
+    return env
+
+
+def pool_size(wanted: int) -> int:
+    """At most one actor per request the budget still allows (each gets a share of at least one)."""
+    requests = usage.remaining()[1]
+    return max(1, wanted if requests is None else min(wanted, requests))
 
 
 def _resolve_placement(role: str, spec: str, env: dict[str, str]) -> dict[str, Any]:
@@ -116,6 +135,7 @@ class _ShardActor:
 
 class RayEngine:
     name = "ray"
+    runs_here = False  # shards run in actors that make their own worker (builder) (engines/ray_builds.py)
 
     def __init__(self, actors: int | None = None, cpus_per_actor: float = 1.0, gpus_per_actor: float = 1.0):
         if actors is not None and actors < 1:
@@ -148,6 +168,12 @@ class RayEngine:
             self._placements[task] = ray.get(probe.remote(task.role, task.spec, _actor_env({})))
         return self._placements[task]
 
+    def map_shards(self, worker, items, shards, progress):
+        """Shards in a pool of actors, results in shard order (see :mod:`mtgauntlet.engines.ray_builds`)."""
+        from mtgauntlet.engines.ray_builds import map_shards
+
+        return map_shards(self, worker, items, shards, progress)
+
     def score(self, task: ScoreTask, columns: dict[str, Sequence], work_dir: str | Path,
               on_shard: ShardCallback | None = None) -> np.ndarray:
         import pyarrow as pa
@@ -170,7 +196,8 @@ class RayEngine:
                         pq.write_table(pa.table({c: list(columns[c][start:end]) for c in task.columns}), tmp)
             per_actor = gpus if gpus else self.cpus_per_actor
             capacity = ray.cluster_resources().get("GPU" if gpus else "CPU", 1.0)
-            size = max(1, min(len(todo), self.actors or int(capacity // per_actor) or 1))
+            size = pool_size(max(1, min(len(todo), self.actors or int(capacity // per_actor) or 1)))
+            env.update(budget_shares(size))  # together the actors never pass the budget
             shards = [{"start": s, "end": e, "input": str(work.input_path(s, e)), "output": str(work.score_path(s, e))}
                       for s, e in todo]
             ds = ray.data.from_items(shards).map_batches(

@@ -28,7 +28,7 @@ from mtgauntlet.recipes.commands import command_line
 from mtgauntlet.recipes.options import builder_options, step_options
 from mtgauntlet.recipes.spec import RUNNER_OWNED, BuildSpec, Recipe, parse_recipe
 
-PLACEMENT_ONLY = ("concurrency", "actors")  # how fast, not what: they never change the records
+PLACEMENT_ONLY = ("concurrency", "engine", "actors")  # how fast or where, not what: never the records
 
 
 def load_recipe(path: str | Path) -> Recipe:

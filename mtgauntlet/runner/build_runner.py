@@ -51,6 +51,7 @@ from mtgauntlet.models.runtime import signature_spec
 from mtgauntlet.runner.build_dir import MANIFEST, build_lock, discard_build, record_usage
 from mtgauntlet.runner.progress import OnDemandProgress, Progress
 from mtgauntlet.schema import get_kind, record_id, to_table, utcnow
+from mtgauntlet.shards import Shard, map_here
 from mtgauntlet.signature import make_signature
 from mtgauntlet.versions import package_versions
 
@@ -104,9 +105,15 @@ def item_rng(seed: int, index: int) -> random.Random:
 
 class BuildRunner:
     def __init__(self, builder: Builder, out_dir: str | Path, *, seed: int = 13, shard_size: int = 100,
-                 progress: bool | None = None, overwrite: bool = False):
+                 progress: bool | None = None, overwrite: bool = False, engine: Any = None):
+        """``engine``: what runs the shards (``map_shards``, see :mod:`mtgauntlet.shards`); ``None``: this
+        process. A ``stateful`` builder's items depend on the items before them: it runs here only."""
         if shard_size < 1:
             raise ValueError("shard_size must be >= 1")
+        if engine is not None and not engine.runs_here and builder.stateful:
+            raise GauntletError(f"--engine {engine.name}: the {builder.name} builder carries state from item to item "
+                                "and runs in this process only (see docs/scaling.md)")
+        self.engine = engine
         self.builder = builder
         self.out_dir = Path(out_dir)
         self.seed = seed
@@ -259,21 +266,18 @@ class BuildRunner:
             self.builder.restore(pa.concat_tables([pq.read_table(p) for p in existing.values()]).to_pylist())
         progress = None
         try:
-            if todo and overrides(self.builder, "prepare"):
+            if todo and overrides(self.builder, "prepare") and (self.engine is None or self.engine.runs_here):
                 self._prepare(items)
             progress = Progress(self.progress, total=n, done=n - sum(e - s for s, e in todo),
                                 label=f"build {self.builder.name}")
-            for s, e in todo:
+            shards = (Shard(s, e, items[s:e], [self._item_rng(it) for it in items[s:e]]) for s, e in todo)
+            mapped = map_here(self.builder, shards, progress) if self.engine is None else self.engine.map_shards(
+                self.builder, items if overrides(self.builder, "prepare") else None, shards, progress)
+            for shard, results in mapped:  # in shard order, whichever engine made them
+                s, e = shard.start, shard.end
                 shard_records: list[dict] = []
                 counts = {"rejected": Counter(), "skipped": Counter()}
-                chunk = items[s:e]
-                rngs = [self._item_rng(it) for it in chunk]
-                if self.builder.batched:
-                    with progress.unit(len(chunk)):  # the builder's step() calls move the display inside a shard
-                        results = self.builder.process_batch(chunk, rngs)
-                else:  # lazily, item by item: the display moves as each item is done
-                    results = self.builder.process_batch(chunk, rngs)
-                for item, result in zip(chunk, results):
+                for item, result in zip(shard.items, results):
                     counts["rejected"].update(result.rejected)
                     counts["skipped"].update(result.skipped)
                     for rec in result.records:

@@ -132,32 +132,57 @@ FLUENT_SIDE = {"smaug_pair": ("good", "tgt_lang"), "breaker_text": ("text", "src
                "topic_text": ("text", "src_lang")}
 
 
-def flagged_records(kind_name: str, rows: Sequence[dict[str, Any]]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+def grammar_results(kind_name: str, rows: Sequence[dict[str, Any]]) -> list[dict[str, Any] | None]:
+    """The grammar check of each record's fluent side (:func:`check_texts`), ``None`` where its language has no
+    checker here (or the kind has no fluent side)."""
+    out: list[dict[str, Any] | None] = [None] * len(rows)
+    side = FLUENT_SIDE.get(kind_name)
+    if side is None:
+        return out
+    column, lang_col = side
+    for lang, idx in _by_lang(rows, lang_col):
+        try:
+            checker(lang)
+        except BackendUnavailable:
+            continue
+        for i, res in zip(idx, check_texts([str(rows[i].get(column) or "") for i in idx], lang)):
+            out[i] = res
+    return out
+
+
+def _by_lang(rows: Sequence[dict[str, Any]], lang_col: str) -> list[tuple[str, list[int]]]:
+    by_lang: dict[str, list[int]] = {}
+    for i, r in enumerate(rows):
+        by_lang.setdefault(str(r.get(lang_col) or ""), []).append(i)
+    return sorted(by_lang.items())
+
+
+def flagged_records(kind_name: str, rows: Sequence[dict[str, Any]],
+                    results: Sequence[dict[str, Any] | None] | None = None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """The records of a set whose fluent side has grammar errors (``id``, ``column``, ``text``, ``issues``) and
     the set's metrics (``grammar.error_rate`` per 100 words, ``grammar.flagged_rate``) over the rows whose
-    language has a checker; texts in other languages are counted in ``grammar.unchecked``."""
+    language has a checker; texts in other languages are counted in ``grammar.unchecked``. ``results``: each
+    row's :func:`grammar_results`, where they were computed already (by an engine's shards)."""
     side = FLUENT_SIDE.get(kind_name)
     if side is None or not rows:
         return [], {}
     column, lang_col = side
-    checked_texts, results, flagged, unchecked = [], [], [], 0
-    by_lang: dict[str, list[dict[str, Any]]] = {}
-    for r in rows:
-        by_lang.setdefault(str(r.get(lang_col) or ""), []).append(r)
-    for lang, group in sorted(by_lang.items()):
-        try:
-            checker(lang)
-        except BackendUnavailable:
-            unchecked += len(group)
-            continue
-        texts = [str(r.get(column) or "") for r in group]
-        res = check_texts(texts, lang)
-        checked_texts += texts
-        results += res
-        flagged += [{"id": r.get("id"), "column": column, "text": t, "issues": x["grammar_issues"]}
-                    for r, t, x in zip(group, texts, res) if x["grammar_errors"]]
+    results = grammar_results(kind_name, rows) if results is None else results
+    checked_texts, checked, flagged, unchecked = [], [], [], 0
+    for _, idx in _by_lang(rows, lang_col):
+        for i in idx:
+            res = results[i]
+            if res is None:
+                unchecked += 1
+                continue
+            text = str(rows[i].get(column) or "")
+            checked_texts.append(text)
+            checked.append(res)
+            if res["grammar_errors"]:
+                flagged.append({"id": rows[i].get("id"), "column": column, "text": text,
+                                "issues": res["grammar_issues"]})
     metrics: dict[str, Any] = {"grammar.unchecked": unchecked}
     if checked_texts:
-        metrics["grammar.error_rate"] = error_rate(results, checked_texts)
+        metrics["grammar.error_rate"] = error_rate(checked, checked_texts)
         metrics["grammar.flagged_rate"] = len(flagged) / len(checked_texts)
     return flagged, metrics

@@ -85,12 +85,20 @@ def smaug_nli_rules(rows: list[dict[str, Any]], nli) -> dict[str, float]:
     negation's validation, and deleted or inserted content does not contradict the reference, so pooling
     every phenomenon would fail faithful sets. ``smaug.nli.good_contradicts_ref_rate`` is over all
     records; per-phenomenon rates of both are reported too."""
-    out: dict[str, float] = {}
     if not rows:
-        return out
+        return {}
+    return smaug_nli_rates(rows, *smaug_nli_predictions(rows, nli))
+
+
+def smaug_nli_predictions(rows: list[dict[str, Any]], nli) -> tuple[list[dict], list[dict]]:
+    """NLI probabilities of (ref, bad) and of (ref, good), one per record."""
     refs = [r["ref"] for r in rows]
-    bad = nli.predict(refs, [r["bad"] for r in rows])
-    good = nli.predict(refs, [r["good"] for r in rows])
+    return nli.predict(refs, [r["bad"] for r in rows]), nli.predict(refs, [r["good"] for r in rows])
+
+
+def smaug_nli_rates(rows: list[dict[str, Any]], bad: list[dict], good: list[dict]) -> dict[str, float]:
+    """The rates of :func:`smaug_nli_rules` from each record's NLI probabilities (``bad``, ``good``)."""
+    out: dict[str, float] = {}
     per: dict[str, list[tuple[bool, bool]]] = defaultdict(list)
     for r, b, g in zip(rows, bad, good):
         per[r["phenomenon"]].append((max(b, key=b.get) == "contradiction", max(g, key=g.get) == "contradiction"))

@@ -21,8 +21,12 @@ def load_tables(path: str | Path) -> dict[str, pa.Table]:
     return load_records_by_kind(path)
 
 
-def kind_metrics(kind_name: str, table: pa.Table, rules: Rules) -> tuple[dict[str, Any], list[str], dict[str, Any]]:
-    from mtgauntlet.validators.record_checks import schema_checks, smaug_nli_rules, smaug_record_metrics
+def kind_metrics(kind_name: str, table: pa.Table, rules: Rules,
+                 engine: Any = None) -> tuple[dict[str, Any], list[str], dict[str, Any]]:
+    """The metrics, problems and notes of one kind's records; the per-record checks (NLI, grammar, LM naturalness)
+    run on ``engine`` (``None``: this process; see :mod:`mtgauntlet.validators.record_engine`)."""
+    from mtgauntlet.validators.record_checks import schema_checks, smaug_nli_rates, smaug_record_metrics
+    from mtgauntlet.validators.record_engine import RecordChecks, record_results
 
     kind = get_kind(kind_name)
     opts = rules.options
@@ -36,6 +40,10 @@ def kind_metrics(kind_name: str, table: pa.Table, rules: Rules) -> tuple[dict[st
         metrics["embedding_diversity"] = checks.embedding_diversity(texts, _embedder(opts), opts.max_texts)
         metrics["unique_words"] = checks.unique_words(texts)
         metrics.update(checks.length_stats(texts, "text", opts.iqr_k))
+    rows = table.to_pylist()
+    per_record = record_results(RecordChecks(kind_name=kind_name, text_col=text_col, grammar=rules.grammar_on(),
+                                             nli=opts.nli if kind_name == "smaug_pair" else None,
+                                             lm=bool(opts.lm and texts)), rows, engine)
     for col in ("topic", "domain", "phenomenon"):
         if col in table.column_names:
             metrics[f"unique_{col}s"] = checks.unique_values(table.column(col).to_pylist())
@@ -44,18 +52,15 @@ def kind_metrics(kind_name: str, table: pa.Table, rules: Rules) -> tuple[dict[st
         metrics.update(checks.length_ratio_stats(src, ref, "src_ref"))
         metrics.update(checks.length_ratio_stats(ref, table.column("good").to_pylist(), "ref_good"))
         metrics.update(checks.length_ratio_stats(ref, table.column("bad").to_pylist(), "ref_bad"))
-        metrics.update(smaug_record_metrics(table.to_pylist()))
+        metrics.update(smaug_record_metrics(rows))
         if opts.nli:
-            from mtgauntlet.models import registry
-
-            metrics.update(smaug_nli_rules(table.select(["ref", "good", "bad", "phenomenon"]).to_pylist(),
-                                           registry.load("nli", opts.nli)))
+            if rows:
+                metrics.update(smaug_nli_rates(rows, [r["nli"][0] for r in per_record],
+                                               [r["nli"][1] for r in per_record]))
         else:
             info["nli"] = "not checked: no NLI backend configured (options.nli, e.g. hf:roberta-large-mnli)"
     if opts.lm and texts:
-        from mtgauntlet.validators.fluency import lm_naturalness
-
-        nat = lm_naturalness(texts)
+        nat = [r["lm"] for r in per_record]
         metrics["lm_naturalness_mean"] = sum(nat) / len(nat)
         metrics["lm_naturalness_below_30_rate"] = sum(v < 30 for v in nat) / len(nat)
     elif not opts.lm:
@@ -63,7 +68,7 @@ def kind_metrics(kind_name: str, table: pa.Table, rules: Rules) -> tuple[dict[st
     if rules.grammar_on():
         from mtgauntlet.validators.grammar import flagged_records
 
-        flagged, grammar_metrics = flagged_records(kind_name, table.to_pylist())
+        flagged, grammar_metrics = flagged_records(kind_name, rows, [r.get("grammar") for r in per_record])
         metrics.update(grammar_metrics)
         info["grammar_flagged"] = f"{len(flagged)} text(s) with grammar errors" if grammar_metrics else "no checker"
     if opts.judge and texts:
@@ -85,7 +90,10 @@ def _embedder(opts):
     return registry.load("embedder", opts.embedder) if opts.embedder else None
 
 
-def validate(path: str | Path, rules: Rules | None = None, report_dir: str | Path | None = None) -> dict[str, Any]:
+def validate(path: str | Path, rules: Rules | None = None, report_dir: str | Path | None = None,
+             engine: Any = None) -> dict[str, Any]:
+    """The report of the record set at ``path``; the per-record checks run on ``engine`` (``None``: this process),
+    with the same report on every engine."""
     rules = rules or Rules.default()
     tables = load_tables(path)
     report: dict[str, Any] = {"path": str(path), "kinds": {}, "rules": [], "passed": True, "failed_rules": [],
@@ -97,7 +105,7 @@ def validate(path: str | Path, rules: Rules | None = None, report_dir: str | Pat
 
         gx_docs = DataDocs(Path(report_dir) / "gx-docs")  # one site: every kind's suite and results
     for kind_name, table in sorted(tables.items()):
-        metrics, problems, info = kind_metrics(kind_name, table, rules)
+        metrics, problems, info = kind_metrics(kind_name, table, rules, engine)
         entry: dict[str, Any] = {"metrics": metrics, "problems": problems, "info": info,
                                  "signatures": signatures.get(kind_name, [])}
         if gx_docs is not None:

@@ -57,4 +57,9 @@ class SmaugOptions:
     max_cost: Optional[float] = shared.max_cost()
     max_requests: Optional[int] = shared.max_requests()
     dry_run: bool = shared.dry_run()
+    engine: str = option("local", builds=False, choices=lambda: ("local", "ray"),
+                         help="Build the shards with: local, or ray (RAY_ADDRESS or a local cluster; each actor builds "
+                              "its own SMAUG builder from these options); the records are the same. mtbreaker, "
+                              "zeroshot and bandit run locally only (docs/scaling.md).")
+    actors: Optional[int] = option(None, builds=False, min=1, help="Ray actors (default: one per CPU).")
     overwrite: bool = shared.overwrite()

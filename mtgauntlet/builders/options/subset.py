@@ -33,7 +33,7 @@ class SubsetOptions:
     shard_size: int = shared.shard_size(500)
     skip_bad: bool = shared.skip_bad()
     overwrite: bool = shared.overwrite()
-    engine: str = option("local", help="Score with: local, or ray (RAY_ADDRESS or a local cluster; scores kept in "
+    engine: str = option("local", builds=False, choices=lambda: ("local", "ray"), help="Score with: local, or ray (RAY_ADDRESS or a local cluster; scores kept in "
                                        "OUT/scores/); the selection is the same.")
     actors: Optional[int] = option(None, builds=False, help="Ray actors (default: one per CPU, or per GPU on cuda).")
     concurrency: Optional[int] = shared.concurrency()
