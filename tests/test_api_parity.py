@@ -239,7 +239,7 @@ def test_the_build_tables_are_read_from_the_declarations():
     from mtgauntlet.api import building
     from mtgauntlet.options import declared, ranges
 
-    assert sorted(building.PLACEMENT) == sorted(["out", "overwrite", "concurrency", "actors", "max_cost",
+    assert sorted(building.PLACEMENT) == sorted(["out", "overwrite", "concurrency", "engine", "actors", "max_cost",
                                                  "max_requests", "dry_run"])
     assert ranges(building.OPTIONS["bandit"])[1] == {"epsilon": 1.0} and ranges(building.OPTIONS["subset"])[0] == {
         "budget": 1, "limit": 1, "max_chars": 1, "shard_size": 1, "concurrency": 1, "max_cost": 0.0, "max_requests": 0}

@@ -167,7 +167,7 @@ def test_what_runs_locally_only_is_refused_in_one_line(tmp_path):
         and "No such option: --engine; this command runs in this process: its steps are sequential per item" in r.output
     ), r.output
     r = invoke(["build", "smaug", "--input", "x.tsv", *SMAUG, "--engine", "spark", "--out", tmp_path / "x"])
-    assert r.exit_code == 2 and "--engine: 'spark' is not one of local, ray" in r.output
+    assert r.exit_code == 2 and "Invalid value for '--engine': unknown engine 'spark' (one of local, ray)" in r.output
 
 
 @pytest.mark.slow  # ~32 s here: a build, two validations with embeddings, Ray actors loading the NLI model

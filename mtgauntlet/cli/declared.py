@@ -22,7 +22,7 @@ def typer_option(o: Declared) -> Any:
     if o.info.max is not None:
         extra["max"] = o.info.max
     if o.info.choices is not None:
-        extra["callback"] = checked(tuple(o.info.choices()))
+        extra["callback"] = checked(tuple(o.info.choices()), what=o.name.replace("_", " "))
     default = list(o.default) if isinstance(o.default, tuple) else o.default  # typer's several values: a list
     if o.required or o.info.cli_required:
         default = ...

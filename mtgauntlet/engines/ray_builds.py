@@ -64,7 +64,7 @@ def map_shards(
     """``(shard, results)`` in shard order, made by a pool of ``engine.actors`` actors (default: one per
     ``cpus_per_actor`` CPUs of the cluster, at most one per shard); ``items``: what every actor's worker
     ``prepare``s over once (``None``: no ``prepare``)."""
-    from mtgauntlet.engines.ray_engine import _actor_env, budget_shares, pool_size, start_ray
+    from mtgauntlet.engines.ray_cluster import _actor_env, budget_shares, pool_size, start_ray
 
     todo = list(shards)
     if not todo:

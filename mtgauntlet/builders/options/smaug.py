@@ -53,13 +53,13 @@ class SmaugOptions:
     seed: int = shared.seed()
     shard_size: int = shared.shard_size(200)
     skip_bad: bool = shared.skip_bad()
-    concurrency: Optional[int] = shared.concurrency()
-    max_cost: Optional[float] = shared.max_cost()
-    max_requests: Optional[int] = shared.max_requests()
-    dry_run: bool = shared.dry_run()
     engine: str = option("local", builds=False, choices=lambda: ("local", "ray"),
                          help="Build the shards with: local, or ray (RAY_ADDRESS or a local cluster; each actor builds "
                               "its own SMAUG builder from these options); the records are the same. mtbreaker, "
                               "zeroshot and bandit run locally only (docs/scaling.md).")
     actors: Optional[int] = option(None, builds=False, min=1, help="Ray actors (default: one per CPU).")
+    concurrency: Optional[int] = shared.concurrency()
+    max_cost: Optional[float] = shared.max_cost()
+    max_requests: Optional[int] = shared.max_requests()
+    dry_run: bool = shared.dry_run()
     overwrite: bool = shared.overwrite()
