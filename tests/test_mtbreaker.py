@@ -385,3 +385,45 @@ def test_zeroshot_history_lists_all_earlier_texts_unless_capped(stack, tmp_path)
 
     notes = build_notes({"builds": [json.loads((tmp_path / "zs" / "build.json").read_text())]})
     assert any("history capped (not in the paper)" in n and "last 1 " in n for n in notes)
+
+
+def test_wmt24_sample_draws_the_same_english_sources_for_every_target_language(shared_data):
+    """The paper's 100 sampled English sources are compared across target languages (Table 5, "Seeds"): the draw is
+    by the source text, not by WMT24's pair-specific id (``en-cs:1``), which overlapped on 10-12 of 100."""
+    from mtgauntlet.builders.mtbreaker import keyed_sample
+    from mtgauntlet.corpora.formats import read_wmt24
+
+    path = shared_data / "wmt24-general-testset/wmt24_general_testset.tsv.gz"
+    drawn = {}
+    for lp in ("en-cs", "en-de", "en-zh"):
+        rows = read_wmt24(path, lp=lp).rows
+        sample = keyed_sample(rows, 100, 13)
+        assert len(sample) == 100 and sample[0]["source_id"].startswith(f"{lp}:")
+        drawn[lp] = {r["src"] for r in sample}
+    # 992 texts are shared by the three pairs, 5 of each pair's 997 are not: only those could enter one draw alone
+    assert len(drawn["en-cs"] & drawn["en-de"] & drawn["en-zh"]) == 100
+
+
+def test_build_json_names_the_drawn_seeds_before_any_record(tmp_path):
+    """build.json lists the drawn seeds (source id, sha256 of the text) when the build is planned, so a build that
+    stopped (budget) or failed (no record) still says which sources it was about."""
+    import hashlib
+
+    seeds = tmp_path / "seeds.tsv"
+    texts = ["The dog barks.", "Tax law is complicated.", "She sold the house."]
+    seeds.write_text("text\n" + "\n".join(texts) + "\n", encoding="utf-8")
+    sha = {hashlib.sha256(t.encode()).hexdigest(): t for t in texts}
+    with scripted_stack() as s:
+        code, out, err = cli("build", "mtbreaker", "--seeds", str(seeds), "--llm", s["llm"], "--mt", s["mt"],
+                             "--qe", s["qe_a"], "--sample", "2", "--steps", "2", "--max-requests", "1",
+                             "--out", str(tmp_path / "cut"))
+    assert code == 3, err
+    manifest = json.loads((tmp_path / "cut" / "build.json").read_text())
+    assert manifest["status"] == "in_progress" and not list((tmp_path / "cut").glob("data/part-*"))
+    assert len(manifest["seeds"]) == 2 and all(x["sha256"] in sha and x["source_id"] for x in manifest["seeds"])
+    with scripted_stack(editor_fn=lambda m: "I will not write that.") as s:
+        code, out, err = cli("build", "zeroshot", "--seeds", str(seeds), "--llm", s["llm"], "--mt", s["mt"],
+                             "--qe", s["qe_a"], "--out", str(tmp_path / "zs"))
+    assert code == 2 and "produced no record" in err
+    zs = json.loads((tmp_path / "zs" / "build.json").read_text())
+    assert [sha[x["sha256"]] for x in zs["seeds"]] == texts

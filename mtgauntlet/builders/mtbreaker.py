@@ -57,13 +57,15 @@ def item_key(item: Item) -> tuple[str, str]:
 
 
 def keyed_sample(rows: Sequence[dict[str, Any]], n: int | None, seed: int) -> list[dict[str, Any]]:
-    """``n`` rows drawn at random, in input order: those with the smallest keyed hash of (seed, source id, text).
-    A row's draw depends only on its own content, so adding, removing or editing other rows changes the sample only
-    where such a row enters it or leaves it."""
+    """``n`` rows drawn at random, in input order: those with the smallest keyed hash of (seed, source text).
+    The draw is by the text's identity, never its id (WMT24's ids name the language pair, ``en-cs:1``): the same
+    English sources are drawn for every target language, as the paper compares them (Table 5, "Seeds"); the
+    source id only breaks a tie between identical texts. A row's draw depends only on its own content, so adding,
+    removing or editing other rows changes the sample only where such a row enters it or leaves it."""
     if n is None or n >= len(rows):
         return list(rows)
-    order = sorted(range(len(rows)), key=lambda i: keyed_rank(seed, "sample", rows[i].get("source_id"),
-                                                              rows[i].get("src")))
+    order = sorted(range(len(rows)), key=lambda i: (keyed_rank(seed, "sample", rows[i].get("src")),
+                                                    keyed_rank(seed, "tie", rows[i].get("source_id"))))
     chosen = set(order[:n])
     return [r for i, r in enumerate(rows) if i in chosen]
 
@@ -201,6 +203,7 @@ class MTBreakerBuilder:
     # 5: the chat history keeps the editor's answers as written (not only SOURCE |||x|||); language guard opt-in
     kind = "breaker_text"
     failure_columns = FAILURE_KEYS  # summed into build.json counts.failures by the runner
+    records_seeds = True  # build.json "seeds": the source id and sha256 of each seed, written when planned
     empty_hint = EMPTY_HINT
 
     def __init__(self, *, variant: str = "seeded", llm: str | None = None, mt: Sequence[str] = ("apertium",),

@@ -41,6 +41,7 @@ class ZeroShotBuilder:
     # 4: history lists all earlier texts (history_size caps it); the language guard is opt-in
     kind = "breaker_text"
     failure_columns = FAILURE_KEYS  # summed into build.json counts.failures by the runner
+    records_seeds = True  # build.json "seeds": the source id and sha256 of each seed, written when planned
     empty_hint = EMPTY_HINT
 
     def __init__(self, *, variant: str = "plain", llm: str | None = None, mt=("apertium",), qe=None,
