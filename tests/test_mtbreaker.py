@@ -427,3 +427,46 @@ def test_build_json_names_the_drawn_seeds_before_any_record(tmp_path):
     assert code == 2 and "produced no record" in err
     zs = json.loads((tmp_path / "zs" / "build.json").read_text())
     assert [sha[x["sha256"]] for x in zs["seeds"]] == texts
+
+
+def _flores(shared_data, n=40):
+    import csv
+    import gzip
+
+    with gzip.open(shared_data / "flores200-devtest/flores200_devtest.tsv.gz", "rt", encoding="utf-8", newline="") as fh:
+        return [r for _, r in zip(range(n), csv.DictReader(fh, delimiter="\t"))]
+
+
+@pytest.mark.parametrize("column,lang", [("cmn_Hans", "zh"), ("jpn", "ja")])
+def test_words_of_scripts_without_spaces_are_comparable_to_english(shared_data, column, lang):
+    """A Chinese or Japanese sentence is not "2 words": over 40 FLORES sentences its count is within 25% of the
+    parallel English's word count (the ``\\w+`` count was a handful per sentence), with and without the language."""
+    from mtgauntlet.builders.mtbreaker import usable_source, words
+
+    rows = _flores(shared_data)
+    english = sum(words(r["eng"], "en") for r in rows)
+    for given in (lang, None):
+        counted = sum(words(r[column], given) for r in rows)
+        assert 0.75 * english <= counted <= 1.25 * english, (given, counted, english)
+    assert sum(len(re.findall(r"\w+", r[column])) for r in rows) < 0.3 * english  # what `\w+` runs gave
+    unpunctuated = {"zh": "我们每天早上在公园里散步", "ja": "私は毎朝公園を散歩します"}[lang]
+    assert usable_source(unpunctuated, lang) and words(unpunctuated, lang) >= 4
+
+
+@pytest.mark.parametrize("column,lang", [("eng", "en"), ("rus", "ru"), ("kor", "ko"), ("hin", "hi")])
+def test_words_of_spaced_scripts_are_unchanged(shared_data, column, lang):
+    from mtgauntlet.builders.mtbreaker import words
+
+    for r in _flores(shared_data, 10):
+        assert words(r[column], lang) == len(re.findall(r"\w+", r[column]))
+
+
+@pytest.mark.parametrize("column,lang", [("cmn_Hans", "zh"), ("jpn", "ja")])
+def test_prompt_length_target_counts_chinese_and_japanese_words(stack, shared_data, column, lang):
+    from mtgauntlet.builders.mtbreaker import words
+
+    seed = _flores(shared_data, 1)[0][column]
+    _scripted(stack, steps=1, src_lang=lang, tgt_lang="en").process(Item(0, {"src": seed}), item_rng(1, 0))
+    first = stack["servers"]["llm"].requests[-1]["body"]["messages"][0]["content"]
+    n = int(re.search(r"approximately (\d+) words", first).group(1))
+    assert n == words(seed, lang) and n >= 0.75 * words(_flores(shared_data, 1)[0]["eng"])

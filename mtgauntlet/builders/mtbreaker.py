@@ -29,6 +29,7 @@ from typing import Any, Sequence
 from mtgauntlet.builders.base import Item, ItemResult
 from mtgauntlet.builders.keyed import keyed_rank
 from mtgauntlet.builders.runtime_info import roles_runtime
+from mtgauntlet.corpora.word_count import words as count_words
 from mtgauntlet.errors import GauntletError
 from mtgauntlet.models import prompts, registry, structured
 from mtgauntlet.models.llm_roles import lang_name
@@ -47,8 +48,10 @@ EMPTY_HINT = ("check --llm / --mt / --qe (an LLM that never answers SOURCE |||..
 _UNTERMINATED = re.compile(r"SOURCE\s*:?\s*\|\|\|(?:(?!\|\|\|).)*$", re.S)
 
 
-def words(text: str) -> int:
-    return len(re.findall(r"\w+", text))
+def words(text: str, lang: str | None = None) -> int:
+    """Words of a seed or proposal: ``\\w+`` runs, Chinese by jieba, Japanese by characters / 2.3
+    (:mod:`mtgauntlet.corpora.word_count`): the prompt's length target and the two-word usability check."""
+    return count_words(text, lang)
 
 
 def item_key(item: Item) -> tuple[str, str]:
@@ -74,7 +77,7 @@ def usable_source(text: str, src_lang: str, language_guard: bool = False) -> boo
     """A proposal is usable when it has at least two words, is not the prompt's placeholder, does not repeat
     the prompt's instructions, and (with the guard) is detected as the source language — not a translation
     into the target language."""
-    if words(text) < 2 or "<SOURCE_TEXT>" in text or prompts.echoes_instructions(text):
+    if words(text, src_lang) < 2 or "<SOURCE_TEXT>" in text or prompts.echoes_instructions(text):
         return False
     if language_guard:
         from mtgauntlet.models.langid import is_language
@@ -198,9 +201,10 @@ def failure_counts(trajectory: Sequence[dict[str, Any]]) -> dict[str, int]:
 
 class MTBreakerBuilder:
     name = "mtbreaker"
-    version = "5"  # 3: failed scores are missing, QE ensembles, same follow-up in all variants, truncation counted
+    version = "6"  # 3: failed scores are missing, QE ensembles, same follow-up in all variants, truncation counted
     # 4: an item's sampling seeds come from its source id and text (not its position); seeds without a word skipped
     # 5: the chat history keeps the editor's answers as written (not only SOURCE |||x|||); language guard opt-in
+    # 6: Chinese/Japanese words counted by jieba / characters (the length target and the two-word check)
     kind = "breaker_text"
     failure_columns = FAILURE_KEYS  # summed into build.json counts.failures by the runner
     records_seeds = True  # build.json "seeds": the source id and sha256 of each seed, written when planned
@@ -328,10 +332,10 @@ class MTBreakerBuilder:
             if self.seeded and not (seed and seed.strip()):
                 results[pos] = ItemResult(skipped=["empty_seed"])
                 continue
-            if self.seeded and not words(seed):  # only emoji/symbols: text.empty_rate counts it as empty
+            if self.seeded and not words(seed, self.src_lang):  # only emoji/symbols: text.empty_rate counts it as empty
                 results[pos] = ItemResult(skipped=["no words"])
                 continue
-            seed_length = words(seed) if seed else int(item.data.get("length", 30))
+            seed_length = words(seed, self.src_lang) if seed else int(item.data.get("length", 30))
             walks[pos] = Walk(seed, rng, [{"role": "user", "content": self._first_prompt(seed_length)}])
         self.walk_all(list(walks.values()))
         for pos, walk in walks.items():

@@ -37,8 +37,9 @@ HISTORY = "Do not repeat or paraphrase any of these previously generated texts:\
 
 class ZeroShotBuilder:
     name = "zeroshot"
-    version = "4"  # 3: failed scores are missing, QE ensembles, MT-breaker's temperature and budget
+    version = "5"  # 3: failed scores are missing, QE ensembles, MT-breaker's temperature and budget
     # 4: history lists all earlier texts (history_size caps it); the language guard is opt-in
+    # 5: Chinese/Japanese words counted by jieba / characters (the length target and the two-word check)
     kind = "breaker_text"
     failure_columns = FAILURE_KEYS  # summed into build.json counts.failures by the runner
     records_seeds = True  # build.json "seeds": the source id and sha256 of each seed, written when planned
@@ -146,9 +147,8 @@ class ZeroShotBuilder:
         return [self._pick(item, item_texts, [next(scored) for _ in item_texts], c)
                 for item, item_texts, c in zip(items, texts, counts)]
 
-    @staticmethod
-    def _length(item: Item) -> int:
-        return words(item.data.get("src") or "") or int(item.data.get("length", 30))
+    def _length(self, item: Item) -> int:
+        return words(item.data.get("src") or "", self.src_lang) or int(item.data.get("length", 30))
 
     def _pick(self, item: Item, texts: list[str], scored: list[dict[str, Any]], counts: Counter) -> ItemResult:
         if not texts:
