@@ -16,7 +16,7 @@ import json
 import math
 import os
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, Sequence
 
 from mtgauntlet.api.checks import in_ranges, input_formats, one_of, unknown_keywords
 from mtgauntlet.api.inputs import as_input_path, cache_dir
@@ -139,7 +139,8 @@ def _run(builder, out: str, rows, *, seed: int, shard_size: int, overwrite: bool
 @public
 def build_subset(*, input: Any, out: str | Path, estimator: str = "length", budget: int = 100,
                  stratify: Optional[str] = None, format: Optional[str] = None, src_col: str = "src",
-                 domain_col: Optional[str] = None, src_lang: Optional[str] = None, tgt_lang: Optional[str] = None,
+                 domain_col: Optional[str] = None, src_lang: Optional[str] = None,
+                 tgt_lang: str | Sequence[str] | None = None,
                  lp: Optional[str] = None, limit: Optional[int] = None, quoting: str = "auto",
                  max_chars: int = DEFAULT_MAX_CHARS, seed: int = 13, shard_size: int = 500, skip_bad: bool = False,
                  overwrite: bool = False, engine: str = "local", actors: Optional[int] = None,
@@ -158,7 +159,9 @@ def build_subset(*, input: Any, out: str | Path, estimator: str = "length", budg
         src_col: Source text column.
         domain_col: Domain column (for ``stratify="domain"``).
         src_lang: Source language (BCP-47); named layouts give it.
-        tgt_lang: Target language, if the subset is meant for one pair.
+        tgt_lang: Target language, if the subset is meant for one pair; several (a list or ``"cs,de"``): a
+            target-aware estimator's score is the mean over them (the Sentinel paper's section 6.1), and the records
+            are for no single pair.
         lp: Language pair filter for multi-pair layouts.
         limit: Read at most N rows.
         quoting: TSV/CSV quoting: auto, csv or none.
@@ -186,21 +189,33 @@ def build_subset(*, input: Any, out: str | Path, estimator: str = "length", budg
     _check(locals())
     from mtgauntlet.builders.subset import SubsetBuilder
 
-    src_lang, tgt_lang = lang_pair(src_lang, tgt_lang)
+    given = [tgt_lang] if tgt_lang is None or isinstance(tgt_lang, str) else list(tgt_lang)
+    targets = [t for g in given for t in comma_list(g)] or [None]
+    if len(set(targets)) != len(targets):
+        raise UsageError(f"--tgt-lang: {', '.join(targets)} names a language twice")
+    src_lang, tgt_lang = lang_pair(src_lang, targets[0])
+    targets = [tgt_lang, *(lang_pair(None, t)[1] for t in targets[1:])]
     rows = load_corpus(as_input_path(input), format=format, src_col=src_col, ref_col=None, src_lang=src_lang,
                        tgt_lang=tgt_lang, limit=limit, skip_bad=skip_bad,
                        columns={"domain": domain_col} if domain_col else None, lp=lp, quoting=quoting,
                        max_chars=max_chars)
     src_lang, tgt_lang = one_pair(rows, src_lang, tgt_lang)
+    targets[0] = tgt_lang
+    if len(targets) > 1:  # the subset is for no single pair: no row's target language goes into its record
+        for row in rows.rows:
+            row.pop("tgt_lang", None)
     with _paced(concurrency, max_cost, max_requests):
         builder = SubsetBuilder(estimator=estimator, budget=budget, stratify=stratify, src_lang=src_lang,
-                                tgt_lang=tgt_lang, engine=engine, work_dir=Path(out) / "scores", actors=actors)
+                                tgt_lang=targets if len(targets) > 1 else tgt_lang, engine=engine,
+                                work_dir=Path(out) / "scores", actors=actors)
         builder.estimator  # load the estimator now: a bad spec fails before anything is written
         if dry_run:
-            from mtgauntlet.models.estimate import role_plan
+            from mtgauntlet.models.estimate import Plan
 
-            return Build(Path(out), plan=role_plan(builder.estimator, [r["src"] for r in rows.rows], None,
-                                                   src_lang, tgt_lang))
+            plan = Plan()
+            for target in targets:  # one scoring pass per target language
+                plan.add_role(builder.estimator, [r["src"] for r in rows.rows], None, src_lang, target)
+            return Build(Path(out), plan=plan)
         return _run(builder, str(out), rows, seed=seed, shard_size=shard_size, overwrite=overwrite)
 
 

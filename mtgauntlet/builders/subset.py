@@ -4,6 +4,11 @@ Optionally stratified by domain or by embedding clusters (section 6.2) to keep d
 is split across strata in proportion to their size (largest remainder), and each stratum keeps its
 hardest texts. With ``engine="ray"`` the corpus is scored on a Ray cluster before the shards run
 (scores kept in ``work_dir``); the selection over the scored corpus is the same exact top-B.
+
+Several target languages (``tgt_lang=["cs", "de"]``): a text's score is the mean of its scores for each target
+language, as section 6.1 scores a text for the artificial crowd ("averaged over MT models and target languages"; the
+crowd itself averages its MT models); a text that any language could not score has no score (rejected and counted).
+The records are then for no single pair (``tgt_lang`` null); build.json's config lists the languages.
 """
 
 from __future__ import annotations
@@ -25,10 +30,11 @@ NO_WORDS = "no words"  # a text without a word (only emoji, symbols or punctuati
 class SubsetBuilder:
     name = "subset"
     version = "2"  # 2: texts without a word (emoji only, punctuation) are skipped ("no words"), never selected
+    # (several target languages: the mean over them; one language keeps version 2's records and signature)
     kind = "selected_text"
 
     def __init__(self, estimator: str = "length", budget: int = 100, stratify: str | None = None,
-                 src_lang: str = "en", tgt_lang: str | None = None, n_clusters: int = 8, embedder: str | None = None,
+                 src_lang: str = "en", tgt_lang: str | Sequence[str] | None = None, n_clusters: int = 8, embedder: str | None = None,
                  engine: str = "local", work_dir: str | Path | None = None, actors: int | None = None,
                  shard_size: int = 10_000):
         if budget < 1:
@@ -38,7 +44,11 @@ class SubsetBuilder:
         if engine != "local" and work_dir is None:
             raise ValueError(f"engine {engine!r} needs a work_dir for its score shards")
         self.estimator_spec, self.budget, self.stratify = estimator, budget, stratify
-        self.src_lang, self.tgt_lang = src_lang, tgt_lang
+        self.tgt_langs = [tgt_lang] if tgt_lang is None or isinstance(tgt_lang, str) else list(tgt_lang)
+        if not self.tgt_langs or len(set(self.tgt_langs)) != len(self.tgt_langs):
+            raise ValueError("tgt_lang: give each target language once")
+        self.src_lang = src_lang
+        self.tgt_lang = self.tgt_langs[0] if len(self.tgt_langs) == 1 else None  # the records' pair, if one
         self.n_clusters, self.embedder_spec = n_clusters, embedder
         self.engine_name, self.work_dir, self.shard_size = engine, work_dir, shard_size
         self.engine = get_engine(engine, **({"actors": actors} if engine == "ray" else {}))
@@ -52,8 +62,9 @@ class SubsetBuilder:
             self._estimator = registry.load("difficulty", self.estimator_spec)
         return self._estimator
 
-    def _task(self) -> ScoreTask:
-        return ScoreTask("difficulty", self.estimator_spec, self.src_lang, self.tgt_lang, self.shard_size)
+    def _task(self, tgt_lang: str | None = None) -> ScoreTask:
+        return ScoreTask("difficulty", self.estimator_spec, self.src_lang, tgt_lang or self.tgt_langs[0],
+                         self.shard_size)
 
     def placement(self) -> dict[str, Any]:
         """Device, dtype and batch of a torch estimator as the engine resolves them (``{}`` otherwise)."""
@@ -62,7 +73,8 @@ class SubsetBuilder:
         return self._placement
 
     def signature_fields(self) -> dict[str, Any]:
-        fields = {"src": self.src_lang, "tgt": self.tgt_lang, "estimator": strip_runtime_options(self.estimator_spec),
+        tgt = self.tgt_langs if len(self.tgt_langs) > 1 else self.tgt_lang
+        fields = {"src": self.src_lang, "tgt": tgt, "estimator": strip_runtime_options(self.estimator_spec),
                   "budget": self.budget, "stratify": self.stratify or "none"}
         if self.placement():  # bf16/fp16 change the scores; device and batch size do not (beyond float noise)
             fields["dtype"] = self.placement()["dtype"]
@@ -71,14 +83,18 @@ class SubsetBuilder:
     def config(self) -> dict[str, Any]:
         return {"estimator": self.estimator_spec, "budget": self.budget, "stratify": self.stratify,
                 "n_clusters": self.n_clusters, "embedder": self.embedder_spec, "engine": self.engine_name,
+                **({"tgt_langs": self.tgt_langs} if len(self.tgt_langs) > 1 else {}),
                 **({"placement": self.placement()} if self.placement() else {})}
 
     def prepare(self, items: Sequence[Item]) -> None:
         """With a distributed engine, score the whole corpus first (resumable); shards then only look up."""
         if self.engine_name == "local":
             return
-        scores = self.engine.score(self._task(), {"src": [it.data["src"] for it in items]}, self.work_dir)
-        self._scores = {it.index: (None if s[0] != s[0] else float(s[0])) for it, s in zip(items, scores)}
+        columns = {"src": [it.data["src"] for it in items]}
+        per_lang = [[(None if s[0] != s[0] else float(s[0])) for s in self.engine.score(
+            self._task(t), columns, Path(self.work_dir) / f"tgt={t}" if len(self.tgt_langs) > 1 else self.work_dir)]
+            for t in self.tgt_langs]
+        self._scores = {it.index: mean_or_none(scores) for it, scores in zip(items, zip(*per_lang))}
 
     def model_specs(self) -> dict[str, str]:
         specs = {"difficulty": self.estimator_spec}
@@ -95,7 +111,9 @@ class SubsetBuilder:
             scores = [self._scores[it.index] for _, it in worded]
         else:
             texts = [it.data["src"] for _, it in worded]
-            scores = self.estimator.difficulty(texts, src_lang=self.src_lang, tgt_lang=self.tgt_lang) if texts else []
+            per_lang = [self.estimator.difficulty(texts, src_lang=self.src_lang, tgt_lang=t) if texts else []
+                        for t in self.tgt_langs]
+            scores = [mean_or_none(s) for s in zip(*per_lang)] if texts else []
         for (pos, it), score in zip(worded, scores):
             if score is None or score != score:  # the estimator could not score it (e.g. an LLM judge failed)
                 out[pos] = ItemResult(rejected=["no difficulty score"])
@@ -103,7 +121,7 @@ class SubsetBuilder:
             out[pos] = ItemResult(records=[{
                 "text": it.data["src"], "domain": it.data.get("domain"), "estimator": self.estimator_spec,
                 "difficulty": float(score), "rank": None, "src_lang": it.data.get("src_lang", self.src_lang),
-                "tgt_lang": it.data.get("tgt_lang", self.tgt_lang)}])
+                "tgt_lang": it.data.get("tgt_lang", self.tgt_lang) if len(self.tgt_langs) == 1 else None}])
         return out
 
     def process(self, item: Item, rng) -> ItemResult:
@@ -122,6 +140,14 @@ class SubsetBuilder:
             return [f"c{c}" for c in embedding_clusters([r["text"] for r in records], self.n_clusters,
                                                         self.embedder_spec)]
         return None
+
+
+def mean_or_none(scores: Sequence[float | None]) -> float | None:
+    """The mean of one text's scores over the target languages; ``None`` when any is missing (a failure is never a
+    number, and a mean over fewer languages would not compare with the others)."""
+    if any(x is None or x != x for x in scores):
+        return None
+    return sum(scores) / len(scores)
 
 
 def select_hardest(records: list[dict[str, Any]], budget: int, strata: list[str] | None = None) -> list[dict[str, Any]]:
