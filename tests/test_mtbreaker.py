@@ -359,6 +359,29 @@ def test_language_guard_is_opt_in_and_stated_in_the_card(stack, tmp_path):
     assert any("language guard on (not in the paper)" in n for n in notes["on"])
 
 
+def test_card_states_the_permanent_departures(stack, tmp_path):
+    """MT-breaker's departures that stay (issue #37.9) are in the card of every set built that way, as SMAUG's:
+    the temperature the paper does not give, the plain variants' follow-up wording (not for +qe), how Chinese and
+    Japanese words were counted; zero-shot's history wording."""
+    from mtgauntlet.cards.card import build_notes
+
+    seeds = tmp_path / "seeds.tsv"
+    seeds.write_text("text\nThe dog barks.\n", encoding="utf-8")
+    common = ["--seeds", str(seeds), "--llm", stack["llm"], "--mt", stack["mt"], "--qe", stack["qe_a"]]
+    notes = {}
+    for name, extra in [("plain", []), ("qe", ["--variant", "seeded+qe"]), ("zh", ["--src-lang", "zh"])]:
+        code, out, err = cli("build", "mtbreaker", *common, "--steps", "1", *extra, "--out", str(tmp_path / name))
+        assert code == 0, err
+        notes[name] = "\n".join(build_notes({"builds": [json.loads((tmp_path / name / "build.json").read_text())]}))
+    assert all("sampling temperature 0.8 (the paper gives none)" in n for n in notes.values())
+    assert "follow-up wording" in notes["plain"] and "follow-up wording" not in notes["qe"]
+    assert "jieba" in notes["zh"] and "jieba" not in notes["plain"]
+    code, out, err = cli("build", "zeroshot", *common, "--variant", "history", "--out", str(tmp_path / "zs"))
+    assert code == 0, err
+    zs = "\n".join(build_notes({"builds": [json.loads((tmp_path / "zs" / "build.json").read_text())]}))
+    assert "history prompt wording is this project's" in zs and "temperature 0.8" in zs
+
+
 def test_zeroshot_history_lists_all_earlier_texts_unless_capped(stack, tmp_path):
     def prompts_of(**kw):
         stack["reset"]()
@@ -371,7 +394,7 @@ def test_zeroshot_history_lists_all_earlier_texts_unless_capped(stack, tmp_path)
     earlier, z, prompt = prompts_of()
     listed = [line for line in prompt.splitlines() if line.startswith("- ")]
     assert len(earlier) > 20 and listed == [f"- {t}" for t in earlier]  # the paper: every earlier text
-    assert "flags" not in z.config()
+    assert "history_size" not in z.config()["flags"] and "this project's" in z.config()["flags"]["history_wording"]
     earlier, z, prompt = prompts_of(history_size=5)
     assert [line for line in prompt.splitlines() if line.startswith("- ")] == [f"- {t}" for t in earlier[-5:]]
     assert "last 5 earlier texts" in z.config()["flags"]["history_size"]

@@ -121,3 +121,14 @@ def test_several_target_languages_average_a_target_aware_estimator(tmp_path, flo
 
     manifest = json.loads((out / "build.json").read_text())
     assert manifest["config"]["tgt_langs"] == ["cs", "de"] and "|tgt:" in manifest["signature"]
+
+
+def test_length_subset_card_states_words_not_tokens(tmp_path, flores):
+    """The Sentinel paper's text length counts spaCy tokens; the `length` estimator counts words: the card says so."""
+    import json
+
+    from mtgauntlet.cards.card import build_notes
+
+    _subset(tmp_path, flores, "--limit", "20", budget=5)
+    notes = build_notes({"builds": [json.loads((tmp_path / "subset" / "build.json").read_text())]})
+    assert any("counts words" in n and "spaCy tokens" in n for n in notes)

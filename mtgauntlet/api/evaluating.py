@@ -197,7 +197,8 @@ def evaluate_dec(*, judgments: Any, estimator: str = "length", format: str | Non
                 raise GauntletError(f"{spec}: no source could be scored ({sum(failures.values())} failures)")
             res = dec(rows, scores)
             sel = selection_quality(rows, scores, fraction)
-            results.append({"estimator": spec, "dec": res["dec"], "per_lp": res["per_lp"], "systems": res["systems"],
+            results.append({"estimator": spec, "dec": res["dec"], "dec_flat": res["dec_flat"], "per_lp": res["per_lp"],
+                            "systems": res["systems"],
                             "avg_score": sel["avg_score"], "perfect_pct": sel["perfect_pct"], "failures": failures})
     return {"judgments": path, "n": len(rows), "fraction": fraction, **info, "results": results}
 

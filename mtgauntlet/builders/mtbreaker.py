@@ -43,6 +43,23 @@ DEFAULT_MAX_TOKENS = 1024  # room for a capable LLM's reasoning before SOURCE ||
 LANGUAGE_GUARD_FLAG = ("language guard on (not in the paper): proposals not detected as the source language were "
                        "rejected and counted in llm_failures")
 FAILURE_KEYS = ("llm_failures", "truncated", "mt_failures", "qe_failures")
+PLAIN_FOLLOWUP_FLAG = ("follow-up wording: the paper gives the +qe variants' follow-up only; this plain variant used it "
+                       "without the score line and without '(one with lowest score)'")
+
+
+def temperature_flag(temperature: float) -> str:
+    return f"sampling temperature {temperature:g} (the paper gives none)"
+
+
+def word_count_flag(src_lang: str) -> dict[str, str]:
+    """The card's note on how a Chinese or Japanese source's words were counted (``{}`` for other languages)."""
+    base = (src_lang or "").split("-")[0].lower()
+    if base == "zh":
+        return {"word_count": "Chinese words counted by the jieba segmenter (length target, two-word minimum)"}
+    if base == "ja":
+        return {"word_count": "Japanese words counted as Han/kana characters / 2.3 (no segmenter installed; length "
+                              "target, two-word minimum)"}
+    return {}
 EMPTY_HINT = ("check --llm / --mt / --qe (an LLM that never answers SOURCE |||...|||, a translator or QE that never "
               "returns a result)")
 _UNTERMINATED = re.compile(r"SOURCE\s*:?\s*\|\|\|(?:(?!\|\|\|).)*$", re.S)
@@ -241,7 +258,16 @@ class MTBreakerBuilder:
                 "temperature": self.temperature, "max_tokens": self.max_tokens,
                 "language_guard": self.language_guard, "grammatical_edits": self.grammatical_edits,
                 "qe": self.scorer.qe_specs, **({"sample": self.sample} if self.sample is not None else {}),
-                **({"flags": {"language_guard": LANGUAGE_GUARD_FLAG}} if self.language_guard else {})}
+                "flags": self.flags()}
+
+    def flags(self) -> dict[str, str]:
+        """Departures from the paper, stated in the card (docs/methods/mtbreaker.md, "Reproducing the paper")."""
+        out = {"temperature": temperature_flag(self.temperature)}
+        if not self.show_qe:
+            out["followup_wording"] = PLAIN_FOLLOWUP_FLAG
+        if self.language_guard:
+            out["language_guard"] = LANGUAGE_GUARD_FLAG
+        return {**out, **word_count_flag(self.src_lang)}
 
     @staticmethod
     def item_key(item: Item) -> tuple[str, str]:

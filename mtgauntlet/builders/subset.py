@@ -24,6 +24,8 @@ from mtgauntlet.models import registry
 from mtgauntlet.models.runtime import strip_runtime_options
 from mtgauntlet.validators.checks import _words as word_count  # the count text.empty_rate uses
 
+LENGTH_FLAG = ("the length estimator counts words (\\w+ runs; CJK: characters); the Sentinel paper counts spaCy "
+               "tokens (punctuation included)")
 NO_WORDS = "no words"  # a text without a word (only emoji, symbols or punctuation) cannot be a hard text to translate
 
 
@@ -84,6 +86,7 @@ class SubsetBuilder:
         return {"estimator": self.estimator_spec, "budget": self.budget, "stratify": self.stratify,
                 "n_clusters": self.n_clusters, "embedder": self.embedder_spec, "engine": self.engine_name,
                 **({"tgt_langs": self.tgt_langs} if len(self.tgt_langs) > 1 else {}),
+                **({"flags": {"length_words": LENGTH_FLAG}} if self.estimator_spec.split(":")[0] == "length" else {}),
                 **({"placement": self.placement()} if self.placement() else {})}
 
     def prepare(self, items: Sequence[Item]) -> None:

@@ -24,7 +24,7 @@ from mtgauntlet.builders.base import Item, ItemResult
 from mtgauntlet.builders.runtime_info import roles_runtime
 from mtgauntlet.builders.mtbreaker import (DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE, EMPTY_HINT, FAILURE_KEYS,
                                            LANGUAGE_GUARD_FLAG, Scorer, SourceRequest, ask_for_sources, best_step,
-                                           failure_counts, words)
+                                           failure_counts, temperature_flag, word_count_flag, words)
 from mtgauntlet.errors import GauntletError
 from mtgauntlet.models import prompts, registry
 from mtgauntlet.models.embedded import refuse_embedded_llm_writer
@@ -82,20 +82,24 @@ class ZeroShotBuilder:
 
     def flags(self) -> dict[str, str]:
         """Departures from the paper, stated in the card."""
-        out = {}
+        out = {"temperature": temperature_flag(self.temperature)}
+        if self.variant == "history":
+            out["history_wording"] = ("history prompt wording is this project's ('Do not repeat or paraphrase any of "
+                                      "these previously generated texts:'): the paper says only that earlier texts "
+                                      "are included so that they are not repeated")
         if self.capped:
             out["history_size"] = (f"history capped (not in the paper): each prompt listed only the last "
                                    f"{self.history_size} earlier texts")
         if self.language_guard:
             out["language_guard"] = LANGUAGE_GUARD_FLAG
-        return out
+        return {**out, **word_count_flag(self.src_lang)}
 
     def config(self) -> dict[str, Any]:
         return {"variant": self.variant, "generations": self.per_item, "retries": self.retries,
                 "temperature": self.temperature, "max_tokens": self.max_tokens, "qe": self.scorer.qe_specs,
                 "language_guard": self.language_guard, **({"history_size": self.history_size} if self.capped else {}),
                 **({"sample": self.sample} if self.sample is not None else {}),
-                **({"flags": self.flags()} if self.flags() else {})}
+                "flags": self.flags()}
 
     def model_specs(self) -> dict[str, str]:
         return {"llm": self.llm_spec, "mt": ",".join(self.scorer.mt_specs), "qe": self.scorer.qe_spec}

@@ -142,13 +142,15 @@ class SmaugBuilder:
     def method_departures(self) -> dict[str, str]:
         """Where this build's method departs from the paper on purpose (docs/methods/smaug.md), for the card."""
         out = {"not_hand_checked": "records are not filtered by hand (the paper hand-checked its ~50 records per "
-                                   "phenomenon)"}
+                                   "phenomenon)",
+               "no_bicleaner": "the input corpus is not filtered with Bicleaner (the paper kept pairs scoring >= 0.85)"}
         annotator = str(self.specs.get("annotator") or "")
         if not annotator.startswith("stanza"):
             out["annotator"] = (f"entities and parts of speech come from {annotator or 'spaCy'} (the paper: Stanza; "
                                 "--annotator stanza:LANG)")
         if "neg" in self.phenomena and self.polyjuice is not None:
-            out["polyjuice_greedy"] = "Polyjuice is decoded greedily (the reference code: beam search, 5 beams)"
+            out["polyjuice_greedy"] = ("Polyjuice is decoded greedily (the reference code: beam search, 5 beams, "
+                                       "no_repeat_ngram_size=2)")
         if "ins" in self.phenomena and self.infiller is not None:
             out["ins_masks"] = ("ins places min(3, gaps) masks uniformly (the reference: each gap with probability "
                                 "0.9, then at most 3) and strips leading punctuation from each fill")
