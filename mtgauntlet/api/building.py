@@ -140,7 +140,7 @@ def _run(builder, out: str, rows, *, seed: int, shard_size: int, overwrite: bool
 def build_subset(*, input: Any, out: str | Path, estimator: str = "length", budget: int = 100,
                  stratify: Optional[str] = None, format: Optional[str] = None, src_col: str = "src",
                  domain_col: Optional[str] = None, src_lang: Optional[str] = None,
-                 tgt_lang: str | Sequence[str] | None = None,
+                 tgt_lang: str | Sequence[str] = (),
                  lp: Optional[str] = None, limit: Optional[int] = None, quoting: str = "auto",
                  max_chars: int = DEFAULT_MAX_CHARS, seed: int = 13, shard_size: int = 500, skip_bad: bool = False,
                  overwrite: bool = False, engine: str = "local", actors: Optional[int] = None,
@@ -159,7 +159,8 @@ def build_subset(*, input: Any, out: str | Path, estimator: str = "length", budg
         src_col: Source text column.
         domain_col: Domain column (for ``stratify="domain"``).
         src_lang: Source language (BCP-47); named layouts give it.
-        tgt_lang: Target language, if the subset is meant for one pair; several (a list or ``"cs,de"``): a
+        tgt_lang: Target language, if the subset is meant for one pair (default: none, or the layout's); several (a
+            list or ``"cs,de"``): a
             target-aware estimator's score is the mean over them (the Sentinel paper's section 6.1), and the records
             are for no single pair.
         lp: Language pair filter for multi-pair layouts.

@@ -64,9 +64,9 @@ def build_subset(
     src_col: str = typer.Option("src", help="Source text column (tables; named layouts decide their own)."),
     domain_col: Optional[str] = typer.Option(None, help="Domain column (for --stratify domain)."),
     src_lang: Optional[str] = typer.Option(None, help="Source language (BCP-47); named layouts give it."),
-    tgt_lang: Optional[List[str]] = typer.Option(None, help="Target language (BCP-47), if the subset is meant for one "
-                                                 "pair; repeat it (or cs,de): a target-aware estimator's score is "
-                                                 "the mean over the languages (Sentinel section 6.1)."),
+    tgt_lang: List[str] = typer.Option([], help="Target language (BCP-47), if the subset is meant for one pair; "
+                                       "repeat it (or cs,de): a target-aware estimator's score is the mean over the "
+                                       "languages (Sentinel section 6.1)."),
     lp: Optional[str] = typer.Option(None, help="Language pair filter for multi-pair layouts (e.g. en-de)."),
     limit: Optional[int] = limit_option(),
     quoting: str = quoting_option(),
