@@ -39,7 +39,7 @@ PLACEMENT = ("out", "overwrite", "concurrency", "actors", "max_cost", "max_reque
 MINIMUM = {"budget": 1, "limit": 1, "sample": 1, "max_chars": 1, "shard_size": 1, "concurrency": 1, "max_cost": 0.0,
            "max_requests": 0, "min_char_edit": 0, "min_word_edit": 0, "del_min_words": 1, "del_max_words": 1,
            "max_parse_chars": 1, "steps": 1, "max_tokens": 1, "k": 1, "cap": 0, "epsilon": 0.0, "batch": 1,
-           "min_words": 1, "max_words": 1, "history_size": 1}
+           "min_words": 1, "max_words": 1, "history_size": 1, "topic_levels": 1, "topic_branching": 1}
 MAXIMUM = {"epsilon": 1.0}
 
 
@@ -482,7 +482,8 @@ class _TopicAdapter:
 
 @public
 def build_bandit(*, out: str | Path, corpus: Any = None, topics: Optional[str] = None,
-                 llm_topics: Optional[str] = None, llm: Optional[str] = None, sampler: str = "corpus",
+                 llm_topics: Optional[str] = None, topic_levels: int = 2, topic_branching: int = 5,
+                 llm: Optional[str] = None, sampler: str = "corpus",
                  topic_column: Optional[str] = None, text_column: str = "src", format: Optional[str] = None,
                  quoting: str = "auto", max_chars: int = DEFAULT_MAX_CHARS, skip_bad: bool = False,
                  algorithm: str = "eps-greedy", budget: int = 300, k: int = 10, cap: int = 10, epsilon: float = 0.7,
@@ -499,7 +500,11 @@ def build_bandit(*, out: str | Path, corpus: Any = None, topics: Optional[str] =
         corpus: Local corpus to sample texts from (a file, flores / wmt24, an in-memory table; ``mg.build``:
             ``input=``).
         topics: Taxonomy YAML/JSON (texts retrieved by e5 similarity).
-        llm_topics: Generate a topic tree for this domain with ``llm``.
+        llm_topics: Generate a topic tree for each of these root domains (comma-separated; ``paper``: science,
+            business, law, education, culture) with ``llm``.
+        topic_levels: Levels of subtopics beneath each root of ``llm_topics`` (the paper: 4, five levels with the
+            roots).
+        topic_branching: Subtopics of each topic of ``llm_topics`` (the paper: 5).
         llm: LLM spec for ``llm_topics`` or ``sampler="llm"``.
         sampler: ``corpus`` (offline) or ``llm``.
         topic_column: Corpus column with topic labels (flores: topic, wmt24: domain).
@@ -520,8 +525,8 @@ def build_bandit(*, out: str | Path, corpus: Any = None, topics: Optional[str] =
         src_lang: Source language.
         tgt_lang: Target language.
         lp: Language pair filter for multi-pair corpora.
-        min_words: Shortest corpus text sampled, in words.
-        max_words: Longest corpus text sampled, in words.
+        min_words: Shortest text sampled (corpus row or LLM snippet), in words (the paper: 20-40).
+        max_words: Longest text sampled (corpus row or LLM snippet), in words.
         seed: Random seed (part of the signature).
         concurrency: Requests sent at once to openai: backends.
         max_cost: Stop (`BudgetSpent`) once the requests cost this many USD; the same call resumes.
@@ -563,10 +568,14 @@ def build_bandit(*, out: str | Path, corpus: Any = None, topics: Optional[str] =
         tree = None
         if topics:
             topic_list = T.from_taxonomy(topics)
-        elif llm_topics and dry_run:  # the tree is asked for, not known: the sampler's prompts name the domain
-            tree, topic_list = (registry.load("llm", llm), T.tree_prompt(llm_topics)), [T.Topic(llm_topics, [])]
+        elif llm_topics and dry_run:  # the trees are asked for, not known: the sampler's prompts name the domains
+            domains = T.domains_of(llm_topics)
+            tree = (registry.load("llm", llm), [T.tree_prompt(d, topic_levels, topic_branching) for d in domains],
+                    T.tree_max_tokens(topic_levels, topic_branching))
+            topic_list = [T.Topic(d, []) for d in domains]
         elif llm_topics:
-            topic_list = T.from_llm(registry.load("llm", llm), llm_topics)
+            topic_list = T.from_llm_domains(registry.load("llm", llm), T.domains_of(llm_topics), topic_levels,
+                                            topic_branching)
             if not topic_list:
                 raise GauntletError(f"the LLM ({llm or 'embedded default'}) gave no topic for --llm-topics "
                                     f"{llm_topics!r}: its answer held an empty tree")
@@ -577,7 +586,7 @@ def build_bandit(*, out: str | Path, corpus: Any = None, topics: Optional[str] =
         else:
             raise UsageError("give --topics FILE, --llm-topics DOMAIN, or a --corpus with --topic-column")
         if sampler == "llm":
-            llm_sampler = LLMSampler(registry.load("llm", llm))
+            llm_sampler = LLMSampler(registry.load("llm", llm), min_words=min_words, max_words=max_words)
             samp = _TopicAdapter(llm_sampler, topic_list)
         else:
             if not rows:

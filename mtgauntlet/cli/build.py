@@ -227,7 +227,13 @@ def build_bandit(
     out: str = typer.Option(..., "--out", "-o", help="Output directory: pull log (pulls/), topic_text records (data/)."),
     corpus: Optional[str] = typer.Option(None, "--corpus", help="Local corpus to sample texts from (flores, wmt24, any table)."),
     topics: Optional[str] = typer.Option(None, "--topics", help="Taxonomy YAML/JSON; texts retrieved by e5 similarity."),
-    llm_topics: Optional[str] = typer.Option(None, "--llm-topics", help="Generate a topic tree for this domain with --llm."),
+    llm_topics: Optional[str] = typer.Option(None, "--llm-topics", help="Generate a topic tree for each of these root "
+                                             "domains (comma-separated; 'paper': science,business,law,education,"
+                                             "culture) with --llm."),
+    topic_levels: int = typer.Option(2, "--topic-levels", min=1, help="Levels of subtopics beneath each root of "
+                                     "--llm-topics (the paper: 4, five levels with the roots)."),
+    topic_branching: int = typer.Option(5, "--topic-branching", min=1, help="Subtopics of each topic of "
+                                        "--llm-topics (the paper: 5)."),
     llm: Optional[str] = typer.Option(None, "--llm", help="LLM spec for --llm-topics or --sampler llm."),
     sampler: str = typer.Option("corpus", help="corpus (offline) | llm (search-grounded LLM, paper prompt)."),
     topic_column: Optional[str] = typer.Option(None, help="Corpus column with topic labels (flores: topic, wmt24: domain)."),
@@ -252,8 +258,8 @@ def build_bandit(
     src_lang: str = typer.Option("en", help="Source language (BCP-47)."),
     tgt_lang: str = typer.Option("es", help="Target language (BCP-47)."),
     lp: Optional[str] = typer.Option(None, help="Language pair filter for multi-pair corpora (wmt24)."),
-    min_words: int = typer.Option(20, min=1, help="Shortest corpus text sampled, in words (paper: 20-40)."),
-    max_words: int = typer.Option(40, min=1, help="Longest corpus text sampled, in words."),
+    min_words: int = typer.Option(20, min=1, help="Shortest text sampled (corpus row or LLM snippet), in words (paper: 20-40)."),
+    max_words: int = typer.Option(40, min=1, help="Longest text sampled (corpus row or LLM snippet), in words."),
     seed: int = seed_option(),
     concurrency: Optional[int] = concurrency_option(),
     max_cost: Optional[float] = max_cost_option(),

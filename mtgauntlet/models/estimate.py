@@ -118,15 +118,14 @@ def smaug_plan(builder, items: Sequence[Any]) -> Plan:
 
 
 def bandit_plan(scorer, pulls: int, topic_names: Sequence[str], words: int, src_lang: str, tgt_lang: str,
-                sampler=None, tree: tuple[Any, str] | None = None) -> Plan:
+                sampler=None, tree: tuple[Any, Sequence[str], int] | None = None) -> Plan:
     """The bandit: ``pulls`` = the budget; each pull is one ``sampler`` call (``--sampler llm``; the topics asked in
     turn), one translation per ``--mt`` and one QE call per QE spec and translation, on a stand-in text of ``words``
-    words (the texts are not known before they are drawn). ``tree``: (llm, prompt) of ``--llm-topics``."""
-    from mtgauntlet.builders.bandit.topics import TREE_MAX_TOKENS
-
+    words (the texts are not known before they are drawn). ``tree``: (llm, prompts, max_tokens) of ``--llm-topics``
+    (one ontologist prompt per root domain)."""
     plan = Plan()
     if tree is not None:
-        plan.add(tree[0], [tree[1]], TREE_MAX_TOKENS)
+        plan.add(tree[0], list(tree[1]), tree[2])
     if sampler is not None:
         plan.add(sampler.llm, [sampler.prompt(topic_names[i % len(topic_names)]) for i in range(pulls)],
                  sampler.max_tokens)
