@@ -424,3 +424,19 @@ def test_llm_sampler_keeps_the_papers_20_to_40_word_snippets(tmp_path):
     manifest = json.loads((tmp_path / "b" / "build.json").read_text())
     assert manifest["counts"]["sampler_length_failures"] >= 1 and "|words:20-40|" in manifest["signature"]
     assert any("without web-search grounding" in n for n in build_notes({"builds": [manifest]}))
+
+
+def test_within_topic_sd_is_estimated_from_real_per_item_scores(shared_data):
+    """Figure 3's sigma from data (issue #37.6): pooled within-document sd of 100 - mean DA+SQM of a 3-system crowd on
+    WMT23 en-de and zh-en; averaging more systems shrinks it, and grouping by the coarser domain widens it."""
+    from mtgauntlet.evaluation.topic_noise import pooled_within_sd, read_mtme, within_topic_sd
+
+    sd, dof = pooled_within_sd([[1.0, 3.0], [10.0, 10.0, 13.0], [7.0]])
+    assert dof == 3 and sd == pytest.approx(math.sqrt((2.0 + 6.0) / 3))  # (n-1) s^2: 1 x 2, 2 x 3; a singleton adds 0
+    rows = read_mtme(shared_data / "wmt23-mqm-mtme/wmt23_mtme_seg_scores.tsv.gz", lps=("en-de", "zh-en"))
+    assert {r["lp"] for r in rows} == {"en-de", "zh-en"} and all(r["is_human_ref"] == "0" for r in rows)
+    three = within_topic_sd(rows, crowd=3, repeats=5)
+    every = within_topic_sd(rows, crowd=None)
+    domain = within_topic_sd(rows, crowd=3, repeats=5, group="domain")
+    assert 4.0 < three["sigma"] < 9.0 and every["sigma"] < three["sigma"] < domain["sigma"]
+    assert every["per_lp"]["en-de"]["systems"] == 12 and every["per_lp"]["zh-en"]["systems"] == 15
