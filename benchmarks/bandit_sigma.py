@@ -42,7 +42,8 @@ def main() -> None:
         curves[label] = {"sigma": s, "rows": [{k: v for k, v in r.items() if k != "pulls_per_s"} for r in c["rows"]]}
         print(f"\nFigure 3, sigma {s} ({label}), {args.topics} topics: top-10 true difficulty")
         for r in curves[label]["rows"]:
-            print(f"  {r['pulls_per_topic']:>3} pulls/topic: oracle {r['oracle']:.1f}, eps-greedy {r['eps-greedy']:.1f}, "
+            print(f"  {r['pulls_per_topic']:>3} pulls/topic: oracle {r['oracle']:.1f}, "
+                  f"eps-greedy {r['eps-greedy']:.1f}, "
                   f"greedy {r['greedy']:.1f}, brute {r['brute']:.1f}")
     Path(args.out).write_text(json.dumps({"data": "wmt23-mqm-mtme da_sqm en-de, zh-en", "estimates": estimates,
                                           "topics": args.topics, "curves": curves}, indent=1) + "\n")

@@ -5,8 +5,8 @@
    score of those translations (MQM: 0 = perfect, -25 = worst).
 2. Segment-level Kendall tau_b of `qe#fast` (the shipped weights) with MQM on WMT23 and on Google's newstest2021
    (per language pair, then averaged, as benchmarks/qe.py), with the gate v1 and v2: every MT and human
-   translation of a seeded sample of segments per pair plus every segment where either gate fires. The model's score is computed once; the gates
-   only multiply it (by 0.01 where they fire).
+   translation of a seeded sample of segments per pair plus every segment where either gate fires. The model's
+   score is computed once; the gates only multiply it (by 0.01 where they fire).
 Writes benchmarks/results/qe_gate.json.
 Usage: python benchmarks/qe_gate.py [--segments 20] [--skip-tau]
 """
@@ -133,8 +133,8 @@ def main() -> None:
     wmt23 = read(shared / "wmt23-mqm-mtme/wmt23_mtme_seg_scores.tsv.gz", "mqm", "seg_id")
     google = read(shared / "google-wmt-mqm/google_mqm_seg_scores.tsv.gz", "mqm_avg_score", "seg_id")
     out = {"gate": {"wmt23-mqm": gate_counts("WMT23 MQM", wmt23), "google-wmt-mqm": gate_counts("Google MQM", google)}}
-    sets = {"wmt23": ("tau_wmt23_mqm", wmt23), "google": ("tau_google_newstest2021_mqm",
-                                                           [r for r in google if r["testset"] == "newstest2021" and r["tgt"]])}
+    news21 = [r for r in google if r["testset"] == "newstest2021" and r["tgt"]]  # rows with the system's text
+    sets = {"wmt23": ("tau_wmt23_mqm", wmt23), "google": ("tau_google_newstest2021_mqm", news21)}
     for name in ([] if args.skip_tau else args.tau_on.split(",")):
         key, rows = sets[name]
         print(f"\nqe#fast segment-level tau_b with MQM, {name} ({args.segments} sampled segments per pair + gated "

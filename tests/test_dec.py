@@ -104,7 +104,7 @@ def test_dec_averages_systems_within_a_pair_then_pairs_and_reports_the_flat_mean
         taus.setdefault((r["lp"], r["system"]), []).append((-scores[(r["lp"], str(r["item_id"]))], r["score"]))
     per = {k: kendall_tau_b(*zip(*v)) for k, v in taus.items()}
     per = {k: t for k, t in per.items() if t == t}
-    by_lp = {lp: [t for (l, _), t in per.items() if l == lp] for lp in ("en-de", "zh-en")}
+    by_lp = {lp: [t for (pair, _), t in per.items() if pair == lp] for lp in ("en-de", "zh-en")}
     assert res["systems"] == {lp: len(v) for lp, v in by_lp.items()} and res["systems"]["en-de"] == 3
     assert res["dec"] == pytest.approx(np.mean([np.mean(v) for v in by_lp.values()]))
     assert res["dec_flat"] == pytest.approx(np.mean(list(per.values())))

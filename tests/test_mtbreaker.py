@@ -376,7 +376,9 @@ def test_card_states_the_permanent_departures(stack, tmp_path):
     assert all("sampling temperature 0.8 (the paper gives none)" in n for n in notes.values())
     assert "follow-up wording" in notes["plain"] and "follow-up wording" not in notes["qe"]
     assert "jieba" in notes["zh"] and "jieba" not in notes["plain"]
-    code, out, err = cli("build", "zeroshot", *common, "--variant", "history", "--out", str(tmp_path / "zs"))
+    with scripted_stack(editor_fn=lambda m: "Here. SOURCE |||The ledger was kept in the county office.|||") as s:
+        code, out, err = cli("build", "zeroshot", "--seeds", str(seeds), "--llm", s["llm"], "--mt", s["mt"],
+                             "--qe", s["qe_a"], "--variant", "history", "--out", str(tmp_path / "zs"))
     assert code == 0, err
     zs = "\n".join(build_notes({"builds": [json.loads((tmp_path / "zs" / "build.json").read_text())]}))
     assert "history prompt wording is this project's" in zs and "temperature 0.8" in zs

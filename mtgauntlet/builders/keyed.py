@@ -60,6 +60,7 @@ def seed_list(builder: Any, items: Iterable[Any]) -> dict[str, Any]:
     stopped or failed build still says which sources it was about. ``{}`` for other builders."""
     if not getattr(builder, "records_seeds", False):
         return {}
-    return {"seeds": [{"source_id": it.data.get("source_id"),
-                       "sha256": hashlib.sha256(str(it.data.get("src") or "").encode("utf-8", "surrogatepass")).hexdigest()}
-                      for it in items]}
+    def sha(text: Any) -> str:
+        return hashlib.sha256(str(text or "").encode("utf-8", "surrogatepass")).hexdigest()
+
+    return {"seeds": [{"source_id": it.data.get("source_id"), "sha256": sha(it.data.get("src"))} for it in items]}

@@ -43,8 +43,8 @@ DEFAULT_MAX_TOKENS = 1024  # room for a capable LLM's reasoning before SOURCE ||
 LANGUAGE_GUARD_FLAG = ("language guard on (not in the paper): proposals not detected as the source language were "
                        "rejected and counted in llm_failures")
 FAILURE_KEYS = ("llm_failures", "truncated", "mt_failures", "qe_failures")
-PLAIN_FOLLOWUP_FLAG = ("follow-up wording: the paper gives the +qe variants' follow-up only; this plain variant used it "
-                       "without the score line and without '(one with lowest score)'")
+PLAIN_FOLLOWUP_FLAG = ("follow-up wording: the paper gives the +qe variants' follow-up only; this plain variant used "
+                       "it without the score line and without '(one with lowest score)'")
 
 
 def temperature_flag(temperature: float) -> str:

@@ -36,7 +36,8 @@ class SubsetBuilder:
     kind = "selected_text"
 
     def __init__(self, estimator: str = "length", budget: int = 100, stratify: str | None = None,
-                 src_lang: str = "en", tgt_lang: str | Sequence[str] | None = None, n_clusters: int = 8, embedder: str | None = None,
+                 src_lang: str = "en", tgt_lang: str | Sequence[str] | None = None, n_clusters: int = 8,
+                 embedder: str | None = None,
                  engine: str = "local", work_dir: str | Path | None = None, actors: int | None = None,
                  shard_size: int = 10_000):
         if budget < 1:

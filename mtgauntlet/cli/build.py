@@ -258,7 +258,8 @@ def build_bandit(
     src_lang: str = typer.Option("en", help="Source language (BCP-47)."),
     tgt_lang: str = typer.Option("es", help="Target language (BCP-47)."),
     lp: Optional[str] = typer.Option(None, help="Language pair filter for multi-pair corpora (wmt24)."),
-    min_words: int = typer.Option(20, min=1, help="Shortest text sampled (corpus row or LLM snippet), in words (paper: 20-40)."),
+    min_words: int = typer.Option(20, min=1, help="Shortest text sampled (corpus row or LLM snippet), in words "
+                                  "(paper: 20-40)."),
     max_words: int = typer.Option(40, min=1, help="Longest text sampled (corpus row or LLM snippet), in words."),
     seed: int = seed_option(),
     concurrency: Optional[int] = concurrency_option(),

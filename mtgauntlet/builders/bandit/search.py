@@ -89,8 +89,8 @@ class BanditSearch:
                                "algorithm": self.algorithm, "budget": self.budget, "k": self.k,
                                "cap": "inf" if self.cap == math.inf else int(self.cap), "epsilon": self.epsilon,
                                "batch": self.batch, "topics": len(self.topics), "source": self.source,
-                               "mt": signature_spec(self.mt_specs), "qe": signature_spec(self.qe_specs), "seed": self.seed,
-                               **({"input": self.input_sha256[:12]} if self.input_sha256 else {}),
+                               "mt": signature_spec(self.mt_specs), "qe": signature_spec(self.qe_specs),
+                               "seed": self.seed, **({"input": self.input_sha256[:12]} if self.input_sha256 else {}),
                                **({"words": band} if (band := getattr(self._text_sampler, "word_band", None)) else {})},
                               version=f"{__version__}+bandit.{VERSION}")
 
