@@ -93,8 +93,8 @@ def limit_option(what: str = "rows"):
 
 def sample_option():
     return typer.Option(None, "--sample", min=1, help="Seeds drawn at random from the rows read (the paper: 100): the "
-                        "N with the smallest hash of (--seed, source id, text), so editing other rows keeps a seed in "
-                        "or out.")
+                        "N with the smallest hash of (--seed, source text), so every target language draws the same "
+                        "sources and editing other rows keeps a seed in or out.")
 
 
 def overwrite_option():
