@@ -23,7 +23,8 @@ SKIP_BAD_HELP = ("Skip bad rows (empty or too long text, wrong type, invalid UTF
                  "and count them by reason, instead of stopping.")
 MAX_CHARS_HELP = "Longest text a row may hold, in characters (longer rows are errors, or skipped)."
 SAMPLE_HELP = ("Seeds drawn at random from the rows read (the paper: 100): the N with the smallest hash of (--seed, "
-               "source id, text), so editing other rows keeps a seed in or out.")
+               "source text), so every target language draws the same sources and editing other rows keeps a seed "
+               "in or out.")
 OVERWRITE_HELP = "Discard a different or unfinished build found in --out and start over."
 FORMAT_HELP = ("Input format: tsv, csv, jsonl, parquet, hf, or a named layout (flores, wmt24, parallel-samples, "
                "demetr, aces); default: from the file name.")

@@ -320,7 +320,7 @@ def test_llm_sampler_retries_an_unparseable_answer_before_exhausting_a_topic():
     good = json.dumps({"extracted_snippets": [{"text": "The harbour tenancy case was heard on Monday morning.",
                                                "source_url": "http://example.com/a"}]})
     with ScriptedServer(default=lambda m: good) as srv:
-        sampler = LLMSampler(registry.load("llm", f"openai:s@{srv.url}"))
+        sampler = LLMSampler(registry.load("llm", f"openai:s@{srv.url}"), min_words=5)
         srv.script = [("ok", "I could not find anything, sorry.")]
         got = sampler.sample(T.Topic("tax law", ["tax law"]), set(), random.Random(1))
         assert got["text"].startswith("The harbour") and len(srv.requests) == 2
@@ -353,3 +353,90 @@ def test_bandit_llm_qe_asks_with_the_bandit_papers_prompt(tmp_path):
             Item(0, {"src": "The clerk wrote a new ledger entry."}), item_rng(1, 0))
         mtb = [r["body"]["messages"][-1]["content"] for r in s["servers"]["qe_a"].requests]
         assert mtb and all("scale from 0 100" in a and "max 10 sentences" not in a for a in mtb)
+
+
+def _ontologist(messages):
+    """A scripted ontologist: the full tree its prompt asks for (root, depth, branching), names unique by path."""
+    import re
+
+    prompt = messages[-1]["content"]
+    root = re.search(r"The root of the tree must be '([^']+)'", prompt).group(1)
+    levels = int(re.search(r"must have a depth of (\d+)", prompt).group(1))
+    branching = int(re.search(r"must generate exactly (\d+) unique", prompt).group(1))
+
+    def grow(name, depth):
+        return {} if depth == 0 else {f"{name}.{i}": grow(f"{name}.{i}", depth - 1) for i in range(1, branching + 1)}
+
+    return "```python\n" + repr({root: grow(root, levels)}) + "\n```"
+
+
+def test_llm_topics_grow_the_papers_tree(tmp_path):
+    """The bandit paper grows five root domains, five subtopics per topic, five levels with the roots: 3,905 topics
+    (3.2k after dropping those under 25 texts). --llm-topics paper --topic-levels 4 --topic-branching 5 asks for that
+    tree (one ontologist prompt per root, with room for its answer); the default stays 2 levels (31 per root)."""
+    from mtgauntlet.builders.bandit import topics as T
+    from mtgauntlet.models import registry
+    from tests.openai_server import ScriptedServer
+
+    with ScriptedServer(default=_ontologist) as srv:
+        llm = registry.load("llm", f"openai:o@{srv.url}")
+        topics = T.from_llm_domains(llm, T.domains_of("paper"), levels=4, branching=5)
+        assert len(topics) == 5 * (1 + 5 + 25 + 125 + 625) == 3905
+        assert [t.name for t in topics if len(t.path) == 1] == ["science", "business", "law", "education", "culture"]
+        assert max(len(t.path) for t in topics) == 5  # five levels, the roots included
+        assert len(srv.requests) == 5 and all(r["body"]["max_tokens"] >= 24 * 781 for r in srv.requests)
+        assert len(T.from_llm_domains(llm, ["law"])) == 31  # the default: 2 levels beneath the root
+        r = invoke(["build", "bandit", "--llm-topics", "paper", "--topic-levels", "4", "--llm", f"openai:o@{srv.url}",
+                    "--sampler", "llm", "--mt", f"llm-as-translator:openai:mt@{srv.url}",
+                    "--qe", f"llm-as-qe:openai:qe@{srv.url}", "--budget", "10", "--dry-run", "--out", tmp_path / "b"])
+        assert r.exit_code == 0, r.output
+        # the LLM: 5 trees + 10 sampler pulls; the dry run sends nothing
+        assert f"openai:o@{srv.url}: 15 calls" in r.stdout and len(srv.requests) == 6
+
+
+def test_llm_sampler_keeps_the_papers_20_to_40_word_snippets(tmp_path):
+    """The paper's samples are 20-40 words: a snippet outside the band is not used; an answer with none in the band
+    is asked again, then counted (sampler_length_failures); the card says the sampler had no search grounding."""
+    from mtgauntlet.builders.bandit.sampler import LLMSampler
+    from mtgauntlet.cards.card import build_notes
+    from mtgauntlet.models import registry
+    from tests.scripted_roles import cli, scripted_stack
+
+    def snippet(n, tag):
+        return {"text": " ".join([tag] + ["word"] * (n - 1)), "source_url": f"http://example.com/{tag}"}
+
+    short, long_, fit = snippet(12, "short"), snippet(55, "long"), snippet(30, "fit")
+    answer = lambda snippets: json.dumps({"extracted_snippets": snippets})  # noqa: E731
+    with ScriptedServer(default=lambda m: answer([short, fit, long_])) as srv:
+        sampler = LLMSampler(registry.load("llm", f"openai:s@{srv.url}"))
+        assert sampler.sample(T.Topic("tax law", ["tax law"]), set(), random.Random(1))["text"].startswith("fit")
+        srv.script = [("ok", answer([short, long_]))]  # none in the band: asked again
+        got = sampler.sample(T.Topic("music", ["music"]), {fit["text"]}, random.Random(2))
+        assert got is None and len(srv.requests) == 4  # 1 + 1 retry, then only drawn/off-length snippets: 2 retries
+        assert sampler.failures["sampler_length_failures"] == 3 and sampler.failures["sampler_retries"] == 2
+        taxonomy = tmp_path / "topics.yaml"
+        taxonomy.write_text("- tax law\n- music\n", encoding="utf-8")
+        with scripted_stack() as s:
+            code, out, err = cli("build", "bandit", "--topics", str(taxonomy), "--llm", f"openai:o@{srv.url}",
+                                 "--sampler", "llm", "--mt", s["mt"], "--qe", s["qe_a"], "--budget", "2", "--k", "1",
+                                 "--out", str(tmp_path / "b"))
+    assert code == 0, err
+    manifest = json.loads((tmp_path / "b" / "build.json").read_text())
+    assert manifest["counts"]["sampler_length_failures"] >= 1 and "|words:20-40|" in manifest["signature"]
+    assert any("without web-search grounding" in n for n in build_notes({"builds": [manifest]}))
+
+
+def test_within_topic_sd_is_estimated_from_real_per_item_scores(shared_data):
+    """Figure 3's sigma from data (issue #37.6): pooled within-document sd of 100 - mean DA+SQM of a 3-system crowd on
+    WMT23 en-de and zh-en; averaging more systems shrinks it, and grouping by the coarser domain widens it."""
+    from mtgauntlet.evaluation.topic_noise import pooled_within_sd, read_mtme, within_topic_sd
+
+    sd, dof = pooled_within_sd([[1.0, 3.0], [10.0, 10.0, 13.0], [7.0]])
+    assert dof == 3 and sd == pytest.approx(math.sqrt((2.0 + 6.0) / 3))  # (n-1) s^2: 1 x 2, 2 x 3; a singleton adds 0
+    rows = read_mtme(shared_data / "wmt23-mqm-mtme/wmt23_mtme_seg_scores.tsv.gz", lps=("en-de", "zh-en"))
+    assert {r["lp"] for r in rows} == {"en-de", "zh-en"} and all(r["is_human_ref"] == "0" for r in rows)
+    three = within_topic_sd(rows, crowd=3, repeats=5)
+    every = within_topic_sd(rows, crowd=None)
+    domain = within_topic_sd(rows, crowd=3, repeats=5, group="domain")
+    assert 4.0 < three["sigma"] < 9.0 and every["sigma"] < three["sigma"] < domain["sigma"]
+    assert every["per_lp"]["en-de"]["systems"] == 12 and every["per_lp"]["zh-en"]["systems"] == 15

@@ -108,3 +108,20 @@ def test_smaug_en_pt_good_hypotheses_from_bergamot(tmp_path, shared_data):
     assert len(df) >= 10
     assert CHRF().corpus_score(df["good"].tolist(), [df["ref"].tolist()]).score >= 55
     assert "translator:bergamot:en-pt" in r.stdout
+
+
+@pytest.mark.skipif(shutil.which("apertium") is None, reason="apertium not installed")
+def test_pivot_leg_failure_is_missing_and_counted_not_handed_on():
+    """A text the first leg cannot translate (an LLM translator's unusable answer: None) is skipped by the second leg
+    and counted; the chain's translation of it is None, as a direct translator's failure is."""
+    from tests.openai_server import ScriptedServer
+    from tests.scripted_roles import MT_FAILS_ON, translate
+
+    texts = ["The cat sleeps.", f"The {MT_FAILS_ON} cat sleeps.", "The dog barks."]
+    with ScriptedServer(default=translate) as srv:
+        piv = registry.load("translator", f"llm-as-translator:openai:mt@{srv.url}>apertium:es-pt")
+        out = piv.translate(texts, "en", "pt")
+        first = registry.load("translator", f"llm-as-translator:openai:mt@{srv.url}").translate(texts, "en", "es")
+    assert first[1] is None and out[1] is None and piv.failures["pivot_leg_failed"] == 1
+    second = registry.load("translator", "apertium:es-pt").translate([first[0], first[2]], "es", "pt")
+    assert [out[0], out[2]] == second and all(second)

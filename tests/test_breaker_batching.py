@@ -194,8 +194,8 @@ def _snippets(messages, body):
     """A search-grounded sampler: three snippets per topic, chosen by (topic, seed)."""
     topic = messages[-1]["content"].split("topics about ", 1)[1].split(" in English", 1)[0]
     h = hashlib.sha256(f"{topic}:{body.get('seed')}".encode()).hexdigest()
-    texts = [f"Notes on {topic} number {int(h[i:i + 4], 16) % 50} discuss the matter at some length today"
-             for i in (0, 4, 8)]
+    texts = [f"Notes on {topic} number {int(h[i:i + 4], 16) % 50} discuss the matter at some length today, and the "
+             "committee expects to publish its written findings on the question next spring" for i in (0, 4, 8)]
     return json.dumps({"extracted_snippets": [{"text": x, "source_url": f"http://example.com/{i}"}
                                               for i, x in enumerate(texts)]})
 

@@ -81,3 +81,31 @@ def test_a_0_100_table_without_protocol_must_say_it(tmp_path, mtme_ende):
     assert got["protocols"] == {"en-de": ["da (option)"]} and got["results"][0]["perfect_pct"] >= 0
     r = invoke(["evaluate", "dec", "-j", str(table), "-e", "length", "--protocol", "mqm"])
     assert r.exit_code == 2 and r.stderr.startswith("error: ") and "negate" in r.stderr and "line 2" in r.stderr
+
+
+def test_dec_averages_systems_within_a_pair_then_pairs_and_reports_the_flat_mean(shared_data):
+    """The order of DEC's averaging is a choice (the paper: "over translators and languages"): ``dec`` is the mean of
+    per-pair means, ``dec_flat`` the mean over every (pair, system) tau; they differ when pairs have different
+    numbers of systems."""
+    from mtgauntlet.evaluation.dec import dec, kendall_tau_b, score_sources
+
+    path = shared_data / "wmt23-mqm-mtme/wmt23_mtme_seg_scores.tsv.gz"
+    with gzip.open(path, "rt", encoding="utf-8", newline="") as f:
+        rows = [{**r, "item_id": r["seg_id"], "score": float(r["mqm"])}
+                for r in csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE)
+                if r["lp"] in ("en-de", "zh-en") and r["mqm"] not in ("", "None")]
+    systems = {lp: sorted({r["system"] for r in rows if r["lp"] == lp}) for lp in ("en-de", "zh-en")}
+    rows = [r for r in rows if r["lp"] == "zh-en" or r["system"] in systems["en-de"][:3]]  # 3 systems vs many
+    length = registry.load("difficulty", "length")
+    scores = score_sources(rows, lambda texts, lp: length.difficulty(texts))
+    res = dec(rows, scores)
+    taus = {}
+    for r in rows:
+        taus.setdefault((r["lp"], r["system"]), []).append((-scores[(r["lp"], str(r["item_id"]))], r["score"]))
+    per = {k: kendall_tau_b(*zip(*v)) for k, v in taus.items()}
+    per = {k: t for k, t in per.items() if t == t}
+    by_lp = {lp: [t for (pair, _), t in per.items() if pair == lp] for lp in ("en-de", "zh-en")}
+    assert res["systems"] == {lp: len(v) for lp, v in by_lp.items()} and res["systems"]["en-de"] == 3
+    assert res["dec"] == pytest.approx(np.mean([np.mean(v) for v in by_lp.values()]))
+    assert res["dec_flat"] == pytest.approx(np.mean(list(per.values())))
+    assert abs(res["dec"] - res["dec_flat"]) > 1e-4

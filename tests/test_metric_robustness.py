@@ -48,14 +48,17 @@ def test_tau_over_lps_and_figure_8_correlation_by_hand():
     assert agg[("m2", "num")]["tau_std"] == pytest.approx(np.std([1.0, -0.5], ddof=1))
     corr = tau_d_correlation(results)
     # points: (metric, lp) -> mean over ne, num of tau and of d; d = 0.5 on every concordant pair (span 0.6).
-    # m1 pt-en num has no concordant pair: d is undefined (0/0), so that row is left out of its point (paper
-    # eq. 2), not entered as d = 0
-    taus = {("m1", "es-en"): (1 + 0) / 2, ("m1", "pt-en"): 0.5, ("m2", "es-en"): 1.0,
+    # m1 pt-en num has no concordant pair: d is undefined (0/0), so that row leaves the point's d mean (paper
+    # eq. 2), not entered as d = 0; its tau of -1 stays in the point's tau mean (the point is over all phenomena)
+    taus = {("m1", "es-en"): (1 + 0) / 2, ("m1", "pt-en"): (0.5 - 1) / 2, ("m2", "es-en"): 1.0,
             ("m2", "pt-en"): (1 - 0.5) / 2}
     d1, d2 = 0.5 / 0.6, 0.6 / 0.7  # m2's good scores are 0.9: span 0.7
     ds = {("m1", "es-en"): d1, ("m1", "pt-en"): d1, ("m2", "es-en"): d2, ("m2", "pt-en"): d2}
     keys = sorted(taus)
     assert corr["n_points"] == 4 and corr["left_out"] == 1
+    assert (corr["tau_terms"], corr["d_terms"], corr["tau_left_out"]) == (8, 7, 0)
+    pt = next(p for p in corr["points"] if (p["metric"], p["lp"]) == ("m1", "pt-en"))
+    assert (pt["n_tau"], pt["n_d"]) == (2, 1) and pt["tau"] == pytest.approx(-0.25)
     assert [(p["metric"], p["lp"]) for p in corr["points"]] == keys
     assert corr["pearson_r"] == pytest.approx(np.corrcoef([taus[k] for k in keys], [ds[k] for k in keys])[0, 1])
 
@@ -68,8 +71,23 @@ def test_d_without_a_concordant_pair_is_undefined_not_zero():
     assert rows and all(r["d"] is None and r["tau"] == -1.0 for r in rows)
     corr = tau_d_correlation([{"metric": "m", **r} for r in rows])
     assert corr["n_points"] == 0 and corr["left_out"] == 4 and corr["pearson_r"] is None
+    assert corr["tau_terms"] == 4 and all(p["tau"] == -1.0 and p["d"] is None for p in corr["points"])
     agg = tau_over_lps([{"metric": "m", **r} for r in rows])
     assert all(a["d_mean"] is None for a in agg)
+
+
+def test_figure_8_point_averages_tau_over_every_phenomenon():
+    """A phenomenon a metric always gets wrong (tau -1, d undefined) pulls its point's tau down: tau -1 and +1
+    average to 0, not to 1.0 (the point used to leave the failing phenomenon's tau out with its d)."""
+    pairs = _pairs()
+    # per lp: ne 4/4 concordant (tau 1), num 0/4 (tau -1, d undefined)
+    conc = [1, 1, 1, 1, 0, 0, 0, 0] * 2
+    results = [{"metric": "m", **r} for r in evaluate(pairs, [0.9 if c else 0.1 for c in conc],
+                                                       [0.2 if c else 0.5 for c in conc])]
+    corr = tau_d_correlation(results)
+    assert [p["tau"] for p in corr["points"]] == [0.0, 0.0]
+    assert [(p["n_tau"], p["n_d"]) for p in corr["points"]] == [(2, 1), (2, 1)]
+    assert (corr["tau_terms"], corr["d_terms"], corr["left_out"]) == (4, 2, 2)
 
 
 def test_evaluate_metric_cli_aggregates_on_demetr(shared_data):

@@ -81,7 +81,7 @@ def test_llm_topic_tree_and_llm_sampler():
         assert "expert ontologist specializing in Law" in srv.requests[0]["body"]["messages"][0]["content"]
     snippets = '{"extracted_snippets": [{"text": "Jail holds people awaiting trial.", "source_url": "http://x/1"}]}'
     with ScriptedServer(default=lambda m: snippets) as srv:
-        s = LLMSampler(registry.load("llm", f"openai:s@{srv.url}"))
+        s = LLMSampler(registry.load("llm", f"openai:s@{srv.url}"), min_words=1)
         got = s.sample(topics[3], set(), random.Random(0))
         assert got["url"] == "http://x/1" and got["text"].startswith("Jail")
         assert s.sample(topics[3], {got["text"]}, random.Random(0)) is None

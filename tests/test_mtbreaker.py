@@ -359,6 +359,31 @@ def test_language_guard_is_opt_in_and_stated_in_the_card(stack, tmp_path):
     assert any("language guard on (not in the paper)" in n for n in notes["on"])
 
 
+def test_card_states_the_permanent_departures(stack, tmp_path):
+    """MT-breaker's departures that stay (issue #37.9) are in the card of every set built that way, as SMAUG's:
+    the temperature the paper does not give, the plain variants' follow-up wording (not for +qe), how Chinese and
+    Japanese words were counted; zero-shot's history wording."""
+    from mtgauntlet.cards.card import build_notes
+
+    seeds = tmp_path / "seeds.tsv"
+    seeds.write_text("text\nThe dog barks.\n", encoding="utf-8")
+    common = ["--seeds", str(seeds), "--llm", stack["llm"], "--mt", stack["mt"], "--qe", stack["qe_a"]]
+    notes = {}
+    for name, extra in [("plain", []), ("qe", ["--variant", "seeded+qe"]), ("zh", ["--src-lang", "zh"])]:
+        code, out, err = cli("build", "mtbreaker", *common, "--steps", "1", *extra, "--out", str(tmp_path / name))
+        assert code == 0, err
+        notes[name] = "\n".join(build_notes({"builds": [json.loads((tmp_path / name / "build.json").read_text())]}))
+    assert all("sampling temperature 0.8 (the paper gives none)" in n for n in notes.values())
+    assert "follow-up wording" in notes["plain"] and "follow-up wording" not in notes["qe"]
+    assert "jieba" in notes["zh"] and "jieba" not in notes["plain"]
+    with scripted_stack(editor_fn=lambda m: "Here. SOURCE |||The ledger was kept in the county office.|||") as s:
+        code, out, err = cli("build", "zeroshot", "--seeds", str(seeds), "--llm", s["llm"], "--mt", s["mt"],
+                             "--qe", s["qe_a"], "--variant", "history", "--out", str(tmp_path / "zs"))
+    assert code == 0, err
+    zs = "\n".join(build_notes({"builds": [json.loads((tmp_path / "zs" / "build.json").read_text())]}))
+    assert "history prompt wording is this project's" in zs and "temperature 0.8" in zs
+
+
 def test_zeroshot_history_lists_all_earlier_texts_unless_capped(stack, tmp_path):
     def prompts_of(**kw):
         stack["reset"]()
@@ -371,7 +396,7 @@ def test_zeroshot_history_lists_all_earlier_texts_unless_capped(stack, tmp_path)
     earlier, z, prompt = prompts_of()
     listed = [line for line in prompt.splitlines() if line.startswith("- ")]
     assert len(earlier) > 20 and listed == [f"- {t}" for t in earlier]  # the paper: every earlier text
-    assert "flags" not in z.config()
+    assert "history_size" not in z.config()["flags"] and "this project's" in z.config()["flags"]["history_wording"]
     earlier, z, prompt = prompts_of(history_size=5)
     assert [line for line in prompt.splitlines() if line.startswith("- ")] == [f"- {t}" for t in earlier[-5:]]
     assert "last 5 earlier texts" in z.config()["flags"]["history_size"]
@@ -385,3 +410,88 @@ def test_zeroshot_history_lists_all_earlier_texts_unless_capped(stack, tmp_path)
 
     notes = build_notes({"builds": [json.loads((tmp_path / "zs" / "build.json").read_text())]})
     assert any("history capped (not in the paper)" in n and "last 1 " in n for n in notes)
+
+
+def test_wmt24_sample_draws_the_same_english_sources_for_every_target_language(shared_data):
+    """The paper's 100 sampled English sources are compared across target languages (Table 5, "Seeds"): the draw is
+    by the source text, not by WMT24's pair-specific id (``en-cs:1``), which overlapped on 10-12 of 100."""
+    from mtgauntlet.builders.mtbreaker import keyed_sample
+    from mtgauntlet.corpora.formats import read_wmt24
+
+    path = shared_data / "wmt24-general-testset/wmt24_general_testset.tsv.gz"
+    drawn = {}
+    for lp in ("en-cs", "en-de", "en-zh"):
+        rows = read_wmt24(path, lp=lp).rows
+        sample = keyed_sample(rows, 100, 13)
+        assert len(sample) == 100 and sample[0]["source_id"].startswith(f"{lp}:")
+        drawn[lp] = {r["src"] for r in sample}
+    # 992 texts are shared by the three pairs, 5 of each pair's 997 are not: only those could enter one draw alone
+    assert len(drawn["en-cs"] & drawn["en-de"] & drawn["en-zh"]) == 100
+
+
+def test_build_json_names_the_drawn_seeds_before_any_record(tmp_path):
+    """build.json lists the drawn seeds (source id, sha256 of the text) when the build is planned, so a build that
+    stopped (budget) or failed (no record) still says which sources it was about."""
+    import hashlib
+
+    seeds = tmp_path / "seeds.tsv"
+    texts = ["The dog barks.", "Tax law is complicated.", "She sold the house."]
+    seeds.write_text("text\n" + "\n".join(texts) + "\n", encoding="utf-8")
+    sha = {hashlib.sha256(t.encode()).hexdigest(): t for t in texts}
+    with scripted_stack() as s:
+        code, out, err = cli("build", "mtbreaker", "--seeds", str(seeds), "--llm", s["llm"], "--mt", s["mt"],
+                             "--qe", s["qe_a"], "--sample", "2", "--steps", "2", "--max-requests", "1",
+                             "--out", str(tmp_path / "cut"))
+    assert code == 3, err
+    manifest = json.loads((tmp_path / "cut" / "build.json").read_text())
+    assert manifest["status"] == "in_progress" and not list((tmp_path / "cut").glob("data/part-*"))
+    assert len(manifest["seeds"]) == 2 and all(x["sha256"] in sha and x["source_id"] for x in manifest["seeds"])
+    with scripted_stack(editor_fn=lambda m: "I will not write that.") as s:
+        code, out, err = cli("build", "zeroshot", "--seeds", str(seeds), "--llm", s["llm"], "--mt", s["mt"],
+                             "--qe", s["qe_a"], "--out", str(tmp_path / "zs"))
+    assert code == 2 and "produced no record" in err
+    zs = json.loads((tmp_path / "zs" / "build.json").read_text())
+    assert [sha[x["sha256"]] for x in zs["seeds"]] == texts
+
+
+def _flores(shared_data, n=40):
+    import csv
+    import gzip
+
+    with gzip.open(shared_data / "flores200-devtest/flores200_devtest.tsv.gz", "rt", encoding="utf-8", newline="") as fh:
+        return [r for _, r in zip(range(n), csv.DictReader(fh, delimiter="\t"))]
+
+
+@pytest.mark.parametrize("column,lang", [("cmn_Hans", "zh"), ("jpn", "ja")])
+def test_words_of_scripts_without_spaces_are_comparable_to_english(shared_data, column, lang):
+    """A Chinese or Japanese sentence is not "2 words": over 40 FLORES sentences its count is within 25% of the
+    parallel English's word count (the ``\\w+`` count was a handful per sentence), with and without the language."""
+    from mtgauntlet.builders.mtbreaker import usable_source, words
+
+    rows = _flores(shared_data)
+    english = sum(words(r["eng"], "en") for r in rows)
+    for given in (lang, None):
+        counted = sum(words(r[column], given) for r in rows)
+        assert 0.75 * english <= counted <= 1.25 * english, (given, counted, english)
+    assert sum(len(re.findall(r"\w+", r[column])) for r in rows) < 0.3 * english  # what `\w+` runs gave
+    unpunctuated = {"zh": "我们每天早上在公园里散步", "ja": "私は毎朝公園を散歩します"}[lang]
+    assert usable_source(unpunctuated, lang) and words(unpunctuated, lang) >= 4
+
+
+@pytest.mark.parametrize("column,lang", [("eng", "en"), ("rus", "ru"), ("kor", "ko"), ("hin", "hi")])
+def test_words_of_spaced_scripts_are_unchanged(shared_data, column, lang):
+    from mtgauntlet.builders.mtbreaker import words
+
+    for r in _flores(shared_data, 10):
+        assert words(r[column], lang) == len(re.findall(r"\w+", r[column]))
+
+
+@pytest.mark.parametrize("column,lang", [("cmn_Hans", "zh"), ("jpn", "ja")])
+def test_prompt_length_target_counts_chinese_and_japanese_words(stack, shared_data, column, lang):
+    from mtgauntlet.builders.mtbreaker import words
+
+    seed = _flores(shared_data, 1)[0][column]
+    _scripted(stack, steps=1, src_lang=lang, tgt_lang="en").process(Item(0, {"src": seed}), item_rng(1, 0))
+    first = stack["servers"]["llm"].requests[-1]["body"]["messages"][0]["content"]
+    n = int(re.search(r"approximately (\d+) words", first).group(1))
+    assert n == words(seed, lang) and n >= 0.75 * words(_flores(shared_data, 1)[0]["eng"])

@@ -169,6 +169,7 @@ def test_card_states_the_always_on_departures(tmp_path, sample_path):
     assert not {"polyjuice_greedy", "ins_masks"} & set(flags)  # no neg, no ins built
     card = _card_text(_release(tmp_path, tmp_path / "b", "departures"))
     assert "the paper: Stanza" in card and "not filtered by hand" in card and "separators inside numbers" in card
+    assert "not filtered with Bicleaner" in card  # the paper's >= 0.85 filter on the input corpus (#37.9)
 
 
 # -- 6. Polyjuice: the paper's AUX* VERB spans, its answers parsed, never cut at 12 tokens ------------------------

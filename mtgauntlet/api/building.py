@@ -73,16 +73,25 @@ def build_subset(o: SubsetOptions) -> Build:
     """
     from mtgauntlet.builders.subset import SubsetBuilder
 
-    src_lang, tgt_lang = lang_pair(o.src_lang, o.tgt_lang)
+    given = [o.tgt_lang] if o.tgt_lang is None or isinstance(o.tgt_lang, str) else list(o.tgt_lang)
+    targets = [t for g in given for t in comma_list(g)] or [None]
+    if len(set(targets)) != len(targets):
+        raise UsageError(f"--tgt-lang: {', '.join(targets)} names a language twice")
+    src_lang, tgt_lang = lang_pair(o.src_lang, targets[0])
+    targets = [tgt_lang, *(lang_pair(None, t)[1] for t in targets[1:])]
     rows = load_corpus(as_input_path(o.input), format=input_format(o.input, o.format), src_col=o.src_col, ref_col=None,
-                       src_lang=src_lang,
-                       tgt_lang=tgt_lang, limit=o.limit, skip_bad=o.skip_bad,
+                       src_lang=src_lang, tgt_lang=tgt_lang, limit=o.limit, skip_bad=o.skip_bad,
                        columns={"domain": o.domain_col} if o.domain_col else None, lp=o.lp, quoting=o.quoting,
                        max_chars=o.max_chars)
     src_lang, tgt_lang = one_pair(rows, src_lang, tgt_lang)
+    targets[0] = tgt_lang
+    if len(targets) > 1:  # the subset is for no single pair: no row's target language goes into its record
+        for row in rows.rows:
+            row.pop("tgt_lang", None)
     with _paced(o.concurrency, o.max_cost, o.max_requests):
         builder = SubsetBuilder(estimator=o.estimator, budget=o.budget, stratify=o.stratify, src_lang=src_lang,
-                                tgt_lang=tgt_lang, engine=o.engine, work_dir=Path(o.out) / "scores", actors=o.actors)
+                                tgt_lang=targets if len(targets) > 1 else tgt_lang, engine=o.engine,
+                                work_dir=Path(o.out) / "scores", actors=o.actors)
         builder.estimator  # load the estimator now: a bad spec fails before anything is written
         if o.dry_run:
             from mtgauntlet.builders.base import iter_items

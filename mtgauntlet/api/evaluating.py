@@ -172,7 +172,8 @@ def evaluate_dec(o: EvaluateDecOptions) -> dict[str, Any]:
                 raise GauntletError(f"{spec}: no source could be scored ({sum(failures.values())} failures)")
             res = dec(rows, scores)
             sel = selection_quality(rows, scores, o.fraction)
-            results.append({"estimator": spec, "dec": res["dec"], "per_lp": res["per_lp"], "systems": res["systems"],
+            results.append({"estimator": spec, "dec": res["dec"], "dec_flat": res["dec_flat"], "per_lp": res["per_lp"],
+                            "systems": res["systems"],
                             "avg_score": sel["avg_score"], "perfect_pct": sel["perfect_pct"], "failures": failures})
     result = {"judgments": path, "n": len(rows), "fraction": o.fraction, **info, "results": results}
     if o.out is not None:

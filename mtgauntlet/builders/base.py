@@ -60,6 +60,8 @@ class Builder(ArgsRecorded):
     stateful: ClassVar[bool] = False
     #: the output needs every item first (e.g. the B hardest texts): ``finalize`` sees all records
     finalizing: ClassVar[bool] = False
+    #: build.json lists the seeds drawn (source id, sha256 of the text) as soon as the build is planned
+    records_seeds: ClassVar[bool] = False
     #: per-record failure counters summed into build.json ``counts.failures``
     failure_columns: ClassVar[tuple[str, ...]] = ()
     #: what to say when a build produced no record

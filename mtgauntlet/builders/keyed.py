@@ -52,3 +52,15 @@ def keyed_order(candidates: Iterable[T], seed: Any, *parts: Any, key: Callable[[
     disappearing moves the choice only if it ranks before the current choice (or is the choice).
     """
     return sorted(candidates, key=lambda c: keyed_rank(seed, *parts, key(c)))
+
+
+def seed_list(builder: Any, items: Iterable[Any]) -> dict[str, Any]:
+    """``{"seeds": [{source_id, sha256 of the text}]}`` for a builder that draws from seed texts
+    (``records_seeds``: MT-breaker, zero-shot), for build.json: the runner writes it with the first manifest, so a
+    stopped or failed build still says which sources it was about. ``{}`` for other builders."""
+    if not builder.records_seeds:
+        return {}
+    def sha(text: Any) -> str:
+        return hashlib.sha256(str(text or "").encode("utf-8", "surrogatepass")).hexdigest()
+
+    return {"seeds": [{"source_id": it.data.get("source_id"), "sha256": sha(it.data.get("src"))} for it in items]}

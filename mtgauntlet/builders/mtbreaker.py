@@ -29,6 +29,7 @@ from typing import Any, Sequence
 from mtgauntlet.builders.base import Builder, Item, ItemResult
 from mtgauntlet.builders.keyed import keyed_rank
 from mtgauntlet.builders.runtime_info import roles_runtime
+from mtgauntlet.corpora.word_count import words as count_words
 from mtgauntlet.errors import GauntletError
 from mtgauntlet.models import prompts, registry, structured
 from mtgauntlet.models.estimate import Plan
@@ -44,13 +45,32 @@ DEFAULT_MAX_TOKENS = 1024  # room for a capable LLM's reasoning before SOURCE ||
 LANGUAGE_GUARD_FLAG = ("language guard on (not in the paper): proposals not detected as the source language were "
                        "rejected and counted in llm_failures")
 FAILURE_KEYS = ("llm_failures", "truncated", "mt_failures", "qe_failures")
+PLAIN_FOLLOWUP_FLAG = ("follow-up wording: the paper gives the +qe variants' follow-up only; this plain variant used "
+                       "it without the score line and without '(one with lowest score)'")
+
+
+def temperature_flag(temperature: float) -> str:
+    return f"sampling temperature {temperature:g} (the paper gives none)"
+
+
+def word_count_flag(src_lang: str) -> dict[str, str]:
+    """The card's note on how a Chinese or Japanese source's words were counted (``{}`` for other languages)."""
+    base = (src_lang or "").split("-")[0].lower()
+    if base == "zh":
+        return {"word_count": "Chinese words counted by the jieba segmenter (length target, two-word minimum)"}
+    if base == "ja":
+        return {"word_count": "Japanese words counted as Han/kana characters / 2.3 (no segmenter installed; length "
+                              "target, two-word minimum)"}
+    return {}
 EMPTY_HINT = ("check --llm / --mt / --qe (an LLM that never answers SOURCE |||...|||, a translator or QE that never "
               "returns a result)")
 _UNTERMINATED = re.compile(r"SOURCE\s*:?\s*\|\|\|(?:(?!\|\|\|).)*$", re.S)
 
 
-def words(text: str) -> int:
-    return len(re.findall(r"\w+", text))
+def words(text: str, lang: str | None = None) -> int:
+    """Words of a seed or proposal: ``\\w+`` runs, Chinese by jieba, Japanese by characters / 2.3
+    (:mod:`mtgauntlet.corpora.word_count`): the prompt's length target and the two-word usability check."""
+    return count_words(text, lang)
 
 
 def item_key(item: Item) -> tuple[str, str]:
@@ -59,13 +79,15 @@ def item_key(item: Item) -> tuple[str, str]:
 
 
 def keyed_sample(rows: Sequence[dict[str, Any]], n: int | None, seed: int) -> list[dict[str, Any]]:
-    """``n`` rows drawn at random, in input order: those with the smallest keyed hash of (seed, source id, text).
-    A row's draw depends only on its own content, so adding, removing or editing other rows changes the sample only
-    where such a row enters it or leaves it."""
+    """``n`` rows drawn at random, in input order: those with the smallest keyed hash of (seed, source text).
+    The draw is by the text's identity, never its id (WMT24's ids name the language pair, ``en-cs:1``): the same
+    English sources are drawn for every target language, as the paper compares them (Table 5, "Seeds"); the
+    source id only breaks a tie between identical texts. A row's draw depends only on its own content, so adding,
+    removing or editing other rows changes the sample only where such a row enters it or leaves it."""
     if n is None or n >= len(rows):
         return list(rows)
-    order = sorted(range(len(rows)), key=lambda i: keyed_rank(seed, "sample", rows[i].get("source_id"),
-                                                              rows[i].get("src")))
+    order = sorted(range(len(rows)), key=lambda i: (keyed_rank(seed, "sample", rows[i].get("src")),
+                                                    keyed_rank(seed, "tie", rows[i].get("source_id"))))
     chosen = set(order[:n])
     return [r for i, r in enumerate(rows) if i in chosen]
 
@@ -74,7 +96,7 @@ def usable_source(text: str, src_lang: str, language_guard: bool = False) -> boo
     """A proposal is usable when it has at least two words, is not the prompt's placeholder, does not repeat
     the prompt's instructions, and (with the guard) is detected as the source language — not a translation
     into the target language."""
-    if words(text) < 2 or "<SOURCE_TEXT>" in text or prompts.echoes_instructions(text):
+    if words(text, src_lang) < 2 or "<SOURCE_TEXT>" in text or prompts.echoes_instructions(text):
         return False
     if language_guard:
         from mtgauntlet.models.langid import is_language
@@ -222,11 +244,13 @@ def plan_walks(builder, items: Sequence[Item], asks) -> Plan:
 
 class MTBreakerBuilder(Builder):
     name = "mtbreaker"
-    version = "5"  # 3: failed scores are missing, QE ensembles, same follow-up in all variants, truncation counted
+    version = "6"  # 3: failed scores are missing, QE ensembles, same follow-up in all variants, truncation counted
     # 4: an item's sampling seeds come from its source id and text (not its position); seeds without a word skipped
     # 5: the chat history keeps the editor's answers as written (not only SOURCE |||x|||); language guard opt-in
+    # 6: Chinese/Japanese words counted by jieba / characters (the length target and the two-word check)
     kind = "breaker_text"
     failure_columns = FAILURE_KEYS  # summed into build.json counts.failures by the runner
+    records_seeds = True  # build.json "seeds": the source id and sha256 of each seed, written when planned
     empty_hint = EMPTY_HINT
     batched = True  # a shard's trajectories advance step by step together
 
@@ -261,7 +285,16 @@ class MTBreakerBuilder(Builder):
                 "temperature": self.temperature, "max_tokens": self.max_tokens,
                 "language_guard": self.language_guard, "grammatical_edits": self.grammatical_edits,
                 "qe": self.scorer.public_qe, **({"sample": self.sample} if self.sample is not None else {}),
-                **({"flags": {"language_guard": LANGUAGE_GUARD_FLAG}} if self.language_guard else {})}
+                "flags": self.flags()}
+
+    def flags(self) -> dict[str, str]:
+        """Departures from the paper, stated in the card (docs/methods/mtbreaker.md, "Reproducing the paper")."""
+        out = {"temperature": temperature_flag(self.temperature)}
+        if not self.show_qe:
+            out["followup_wording"] = PLAIN_FOLLOWUP_FLAG
+        if self.language_guard:
+            out["language_guard"] = LANGUAGE_GUARD_FLAG
+        return {**out, **word_count_flag(self.src_lang)}
 
     @staticmethod
     def item_key(item: Item) -> tuple[str, str]:
@@ -366,10 +399,10 @@ class MTBreakerBuilder(Builder):
             if self.seeded and not (seed and seed.strip()):
                 results[pos] = ItemResult(skipped=["empty_seed"])
                 continue
-            if self.seeded and not words(seed):  # only emoji/symbols: text.empty_rate counts it as empty
+            if self.seeded and not words(seed, self.src_lang):  # only emoji/symbols: text.empty_rate counts it as empty
                 results[pos] = ItemResult(skipped=["no words"])
                 continue
-            seed_length = words(seed) if seed else int(item.data.get("length", 30))
+            seed_length = words(seed, self.src_lang) if seed else int(item.data.get("length", 30))
             walks[pos] = Walk(seed, rng, [{"role": "user", "content": self._first_prompt(seed_length)}])
         self.walk_all(list(walks.values()))
         for pos, walk in walks.items():

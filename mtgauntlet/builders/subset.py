@@ -4,6 +4,11 @@ Optionally stratified by domain or by embedding clusters (section 6.2) to keep d
 is split across strata in proportion to their size (largest remainder), and each stratum keeps its
 hardest texts. With ``engine="ray"`` the corpus is scored on a Ray cluster before the shards run
 (scores kept in ``work_dir``); the selection over the scored corpus is the same exact top-B.
+
+Several target languages (``tgt_lang=["cs", "de"]``): a text's score is the mean of its scores for each target
+language, as section 6.1 scores a text for the artificial crowd ("averaged over MT models and target languages"; the
+crowd itself averages its MT models); a text that any language could not score has no score (rejected and counted).
+The records are then for no single pair (``tgt_lang`` null); build.json's config lists the languages.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from mtgauntlet.builders.base import Builder, Item, ItemResult
-from mtgauntlet.models.estimate import Plan, role_plan
+from mtgauntlet.models.estimate import Plan
 from mtgauntlet.engines import get_engine
 from mtgauntlet.engines.scoring import ScoreTask
 from mtgauntlet.models import registry
@@ -21,18 +26,22 @@ from mtgauntlet.models.runtime import strip_runtime_options
 from mtgauntlet.models.spec_public import public_spec
 from mtgauntlet.validators.checks import _words as word_count  # the count text.empty_rate uses
 
+LENGTH_FLAG = ("the length estimator counts words (\\w+ runs; CJK: characters); the Sentinel paper counts spaCy "
+               "tokens (punctuation included)")
 NO_WORDS = "no words"  # a text without a word (only emoji, symbols or punctuation) cannot be a hard text to translate
 
 
 class SubsetBuilder(Builder):
     name = "subset"
     version = "2"  # 2: texts without a word (emoji only, punctuation) are skipped ("no words"), never selected
+    # (several target languages: the mean over them; one language keeps version 2's records and signature)
     kind = "selected_text"
     batched = True  # a shard is scored as one batch
     finalizing = True  # the B hardest texts need every score first
 
     def __init__(self, estimator: str = "length", budget: int = 100, stratify: str | None = None,
-                 src_lang: str = "en", tgt_lang: str | None = None, n_clusters: int = 8, embedder: str | None = None,
+                 src_lang: str = "en", tgt_lang: str | Sequence[str] | None = None, n_clusters: int = 8,
+                 embedder: str | None = None,
                  engine: str = "local", work_dir: str | Path | None = None, actors: int | None = None,
                  shard_size: int = 10_000):
         if budget < 1:
@@ -42,7 +51,11 @@ class SubsetBuilder(Builder):
         if engine != "local" and work_dir is None:
             raise ValueError(f"engine {engine!r} needs a work_dir for its score shards")
         self.estimator_spec, self.budget, self.stratify = estimator, budget, stratify
-        self.src_lang, self.tgt_lang = src_lang, tgt_lang
+        self.tgt_langs = [tgt_lang] if tgt_lang is None or isinstance(tgt_lang, str) else list(tgt_lang)
+        if not self.tgt_langs or len(set(self.tgt_langs)) != len(self.tgt_langs):
+            raise ValueError("tgt_lang: give each target language once")
+        self.src_lang = src_lang
+        self.tgt_lang = self.tgt_langs[0] if len(self.tgt_langs) == 1 else None  # the records' pair, if one
         self.n_clusters, self.embedder_spec = n_clusters, embedder
         self.engine_name, self.work_dir, self.shard_size = engine, work_dir, shard_size
         self.engine = get_engine(engine, **({"actors": actors} if engine == "ray" else {}))
@@ -56,8 +69,9 @@ class SubsetBuilder(Builder):
             self._estimator = registry.load("difficulty", self.estimator_spec)
         return self._estimator
 
-    def _task(self) -> ScoreTask:
-        return ScoreTask("difficulty", self.estimator_spec, self.src_lang, self.tgt_lang, self.shard_size)
+    def _task(self, tgt_lang: str | None = None) -> ScoreTask:
+        return ScoreTask("difficulty", self.estimator_spec, self.src_lang, tgt_lang or self.tgt_langs[0],
+                         self.shard_size)
 
     def placement(self) -> dict[str, Any]:
         """Device, dtype and batch of a torch estimator as the engine resolves them (``{}`` otherwise)."""
@@ -66,7 +80,8 @@ class SubsetBuilder(Builder):
         return self._placement
 
     def signature_fields(self) -> dict[str, Any]:
-        fields = {"src": self.src_lang, "tgt": self.tgt_lang, "estimator": self.public_estimator,
+        tgt = self.tgt_langs if len(self.tgt_langs) > 1 else self.tgt_lang
+        fields = {"src": self.src_lang, "tgt": tgt, "estimator": self.public_estimator,
                   "budget": self.budget, "stratify": self.stratify or "none"}
         if self.placement():  # bf16/fp16 change the scores; device and batch size do not (beyond float noise)
             fields["dtype"] = self.placement()["dtype"]
@@ -81,20 +96,28 @@ class SubsetBuilder(Builder):
     def config(self) -> dict[str, Any]:
         return {"estimator": self.public_estimator, "budget": self.budget, "stratify": self.stratify,
                 "n_clusters": self.n_clusters, "embedder": public_spec(self.embedder_spec), "engine": self.engine_name,
+                **({"tgt_langs": self.tgt_langs} if len(self.tgt_langs) > 1 else {}),
+                **({"flags": {"length_words": LENGTH_FLAG}} if self.estimator_spec.split(":")[0] == "length" else {}),
                 **({"placement": self.placement()} if self.placement() else {})}
 
     def prepare(self, items: Sequence[Item], progress: Any = None) -> None:
         """With a distributed engine, score the whole corpus first (resumable); shards then only look up."""
         if self.engine_name == "local":
             return
-        scores = self.engine.score(self._task(), {"src": [it.data["src"] for it in items]}, self.work_dir)
-        self._scores = {it.index: (None if s[0] != s[0] else float(s[0])) for it, s in zip(items, scores)}
+        columns = {"src": [it.data["src"] for it in items]}
+        per_lang = [[(None if s[0] != s[0] else float(s[0])) for s in self.engine.score(
+            self._task(t), columns, Path(self.work_dir) / f"tgt={t}" if len(self.tgt_langs) > 1 else self.work_dir)]
+            for t in self.tgt_langs]
+        self._scores = {it.index: mean_or_none(scores) for it, scores in zip(items, zip(*per_lang))}
         if progress is not None:
             progress.advance(len(items))
 
     def plan(self, items: Sequence[Item]) -> Plan:
-        """One estimator call per text (an API-backed estimator, e.g. ``llm-judge:openai:...``)."""
-        return role_plan(self.estimator, [it.data["src"] for it in items], None, self.src_lang, self.tgt_lang)
+        """One estimator call per text and target language (an API-backed estimator, e.g. ``llm-judge:openai:...``)."""
+        plan = Plan()
+        for target in self.tgt_langs:  # one scoring pass per target language
+            plan.add_role(self.estimator, [it.data["src"] for it in items], None, self.src_lang, target)
+        return plan
 
     def model_specs(self) -> dict[str, str]:
         specs = {"difficulty": public_spec(self.estimator_spec)}
@@ -111,7 +134,9 @@ class SubsetBuilder(Builder):
             scores = [self._scores[it.index] for _, it in worded]
         else:
             texts = [it.data["src"] for _, it in worded]
-            scores = self.estimator.difficulty(texts, src_lang=self.src_lang, tgt_lang=self.tgt_lang) if texts else []
+            per_lang = [self.estimator.difficulty(texts, src_lang=self.src_lang, tgt_lang=t) if texts else []
+                        for t in self.tgt_langs]
+            scores = [mean_or_none(s) for s in zip(*per_lang)] if texts else []
         for (pos, it), score in zip(worded, scores):
             if score is None or score != score:  # the estimator could not score it (e.g. an LLM judge failed)
                 out[pos] = ItemResult(rejected=["no difficulty score"])
@@ -119,7 +144,7 @@ class SubsetBuilder(Builder):
             out[pos] = ItemResult(records=[{
                 "text": it.data["src"], "domain": it.data.get("domain"), "estimator": self.public_estimator,
                 "difficulty": float(score), "rank": None, "src_lang": it.data.get("src_lang", self.src_lang),
-                "tgt_lang": it.data.get("tgt_lang", self.tgt_lang)}])
+                "tgt_lang": it.data.get("tgt_lang", self.tgt_lang) if len(self.tgt_langs) == 1 else None}])
         return out
 
     def process(self, item: Item, rng) -> ItemResult:
@@ -138,6 +163,14 @@ class SubsetBuilder(Builder):
             return [f"c{c}" for c in embedding_clusters([r["text"] for r in records], self.n_clusters,
                                                         self.embedder_spec)]
         return None
+
+
+def mean_or_none(scores: Sequence[float | None]) -> float | None:
+    """The mean of one text's scores over the target languages; ``None`` when any is missing (a failure is never a
+    number, and a mean over fewer languages would not compare with the others)."""
+    if any(x is None or x != x for x in scores):
+        return None
+    return sum(scores) / len(scores)
 
 
 def select_hardest(records: list[dict[str, Any]], budget: int, strata: list[str] | None = None) -> list[dict[str, Any]]:

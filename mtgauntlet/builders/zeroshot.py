@@ -24,7 +24,7 @@ from mtgauntlet.builders.base import Builder, Item, ItemResult
 from mtgauntlet.builders.runtime_info import roles_runtime
 from mtgauntlet.builders.mtbreaker import (DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE, EMPTY_HINT, FAILURE_KEYS,
                                            LANGUAGE_GUARD_FLAG, Scorer, SourceRequest, ask_for_sources, best_step,
-                                           failure_counts, plan_walks, words)
+                                           failure_counts, plan_walks, temperature_flag, word_count_flag, words)
 from mtgauntlet.errors import GauntletError
 from mtgauntlet.models import prompts, registry
 from mtgauntlet.models.embedded import refuse_embedded_llm_writer
@@ -39,10 +39,12 @@ HISTORY = "Do not repeat or paraphrase any of these previously generated texts:\
 
 class ZeroShotBuilder(Builder):
     name = "zeroshot"
-    version = "4"  # 3: failed scores are missing, QE ensembles, MT-breaker's temperature and budget
+    version = "5"  # 3: failed scores are missing, QE ensembles, MT-breaker's temperature and budget
     # 4: history lists all earlier texts (history_size caps it); the language guard is opt-in
+    # 5: Chinese/Japanese words counted by jieba / characters (the length target and the two-word check)
     kind = "breaker_text"
     failure_columns = FAILURE_KEYS  # summed into build.json counts.failures by the runner
+    records_seeds = True  # build.json "seeds": the source id and sha256 of each seed, written when planned
     empty_hint = EMPTY_HINT
     batched = True  # a shard's generations are asked together
     stateful = True  # the history variant's prompts list the texts of earlier items: restored on a resume
@@ -84,20 +86,24 @@ class ZeroShotBuilder(Builder):
 
     def flags(self) -> dict[str, str]:
         """Departures from the paper, stated in the card."""
-        out = {}
+        out = {"temperature": temperature_flag(self.temperature)}
+        if self.variant == "history":
+            out["history_wording"] = ("history prompt wording is this project's ('Do not repeat or paraphrase any of "
+                                      "these previously generated texts:'): the paper says only that earlier texts "
+                                      "are included so that they are not repeated")
         if self.capped:
             out["history_size"] = (f"history capped (not in the paper): each prompt listed only the last "
                                    f"{self.history_size} earlier texts")
         if self.language_guard:
             out["language_guard"] = LANGUAGE_GUARD_FLAG
-        return out
+        return {**out, **word_count_flag(self.src_lang)}
 
     def config(self) -> dict[str, Any]:
         return {"variant": self.variant, "generations": self.per_item, "retries": self.retries,
                 "temperature": self.temperature, "max_tokens": self.max_tokens, "qe": self.scorer.public_qe,
                 "language_guard": self.language_guard, **({"history_size": self.history_size} if self.capped else {}),
                 **({"sample": self.sample} if self.sample is not None else {}),
-                **({"flags": self.flags()} if self.flags() else {})}
+                "flags": self.flags()}
 
     def model_specs(self) -> dict[str, str]:
         return {"llm": public_spec(self.llm_spec), "mt": ",".join(self.scorer.public_mt),
@@ -155,9 +161,8 @@ class ZeroShotBuilder(Builder):
         return [self._pick(item, item_texts, [next(scored) for _ in item_texts], c)
                 for item, item_texts, c in zip(items, texts, counts)]
 
-    @staticmethod
-    def _length(item: Item) -> int:
-        return words(item.data.get("src") or "") or int(item.data.get("length", 30))
+    def _length(self, item: Item) -> int:
+        return words(item.data.get("src") or "", self.src_lang) or int(item.data.get("length", 30))
 
     def _pick(self, item: Item, texts: list[str], scored: list[dict[str, Any]], counts: Counter) -> ItemResult:
         if not texts:

@@ -47,9 +47,8 @@ def _metric(p: dict[str, Any]) -> None:
     else:
         typer.echo(f"Pearson r(tau, d) over {corr['n_points']} (metric, lp) points (SMAUG Figure 8): "
                    f"{corr['pearson_r']:.4f}")
-    if corr["left_out"]:
-        typer.echo(f"left out of Figure 8: {corr['left_out']} (metric, phenomenon, lp) rows without a concordant "
-                   "pair (d undefined)")
+    typer.echo(f"Figure 8 terms: tau over {corr['tau_terms']}, d over {corr['d_terms']} (metric, phenomenon, lp) "
+               f"rows; {corr['left_out']} without a concordant pair left only the d mean (d undefined)")
 
 
 def _print_catalog_run(res: dict, json_out: bool) -> None:

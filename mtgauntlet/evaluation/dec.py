@@ -2,7 +2,9 @@
 
 Group-by-system: for each language pair and MT system, Kendall tau_b between the estimator's predicted
 quality and the human score over the items that system translated; average over systems, then over
-language pairs. Estimators predict *difficulty* (higher = harder), so their scores are negated: a higher
+language pairs. The paper says "averaged over translators and languages" without an order: averaging within a
+pair first (every pair weighs the same, however many systems it has) is this project's choice; ``dec_flat``, the
+plain mean over every (pair, system) tau, is reported beside it. Estimators predict *difficulty* (higher = harder), so their scores are negated: a higher
 DEC is better. Also the subset-selection quality of Appendix C (AvgScore, %Perfect of the hardest B).
 """
 
@@ -67,7 +69,9 @@ def dec(judgments: Sequence[Mapping[str, Any]], difficulty: Mapping[tuple[str, s
         if not np.isnan(tau):
             per_lp[lp].append(tau)
     lp_dec = {lp: float(np.mean(v)) for lp, v in sorted(per_lp.items())}
+    flat = [t for v in per_lp.values() for t in v]
     return {"dec": float(np.mean(list(lp_dec.values()))) if lp_dec else float("nan"), "per_lp": lp_dec,
+            "dec_flat": float(np.mean(flat)) if flat else float("nan"),
             "systems": {lp: len(v) for lp, v in per_lp.items()}}
 
 

@@ -9,8 +9,8 @@ concordant pair d is undefined (0/0 in eq. 2): it is missing (None), never 0.
 
 Aggregates of the SMAUG paper's figures: per metric and phenomenon, mean and standard deviation of tau
 over language pairs (Figures 4-7), and the Pearson correlation of tau and d over (metric, language pair)
-points, each the mean over phenomena (Figure 8); a phenomenon whose d is undefined is left out of its point
-and counted.
+points, each the mean over phenomena (Figure 8): tau over all phenomena, d over those where it is defined (an
+undefined d leaves only the d mean, never the tau mean); both term counts are reported.
 """
 
 from __future__ import annotations
@@ -202,23 +202,30 @@ def tau_over_lps(results: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def tau_d_correlation(results: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """Pearson r between tau and d over (metric, lp) points, each the mean over that lp's phenomena (the
-    SMAUG paper's Figure 8: r = 0.8924 over the WMT22 metrics). A phenomenon whose tau or d is undefined (no
-    concordant pair: d is 0/0) is left out of its point and counted in ``left_out``. r is None with fewer than
-    3 points."""
+    """Pearson r between tau and d over (metric, lp) points (the SMAUG paper's Figure 8: r = 0.8924 over the WMT22
+    metrics). A point's tau is the mean over all of that lp's phenomena, its d the mean over the phenomena whose d
+    is defined: a phenomenon without a concordant pair (d is 0/0) stays in the tau mean (a tau of -1 pulls the
+    point down) and leaves only the d mean. Each point has ``n_tau`` and ``n_d`` (its terms); ``tau_terms`` and
+    ``d_terms`` are their sums, ``left_out`` counts the undefined d terms (and ``tau_left_out`` the undefined
+    taus: no counted pair). A point with no defined d has ``d`` None and is not in r; r is None with fewer than 3
+    points that have both."""
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
-    left_out = 0
     for r in results:
-        if r["phenomenon"] == "all":
-            continue
-        if r["tau"] is None or r["d"] is None:
-            left_out += 1
-            continue
-        groups.setdefault((r.get("metric", ""), r["lp"]), []).append(r)
-    points = [{"metric": m, "lp": lp, "tau": float(np.mean([r["tau"] for r in rows])),
-               "d": float(np.mean([r["d"] for r in rows]))} for (m, lp), rows in sorted(groups.items())]
+        if r["phenomenon"] != "all":
+            groups.setdefault((r.get("metric", ""), r["lp"]), []).append(r)
+    points = []
+    for (m, lp), rows in sorted(groups.items()):
+        taus = [r["tau"] for r in rows if r["tau"] is not None]
+        ds = [r["d"] for r in rows if r["d"] is not None]
+        points.append({"metric": m, "lp": lp, "tau": float(np.mean(taus)) if taus else None,
+                       "d": float(np.mean(ds)) if ds else None, "n_tau": len(taus), "n_d": len(ds),
+                       "n_phenomena": len(rows)})
+    both = [p for p in points if p["tau"] is not None and p["d"] is not None]
     r = None
-    if len(points) >= 3:
-        t, d = np.array([p["tau"] for p in points]), np.array([p["d"] for p in points])
+    if len(both) >= 3:
+        t, d = np.array([p["tau"] for p in both]), np.array([p["d"] for p in both])
         r = float(np.corrcoef(t, d)[0, 1]) if t.std() > 0 and d.std() > 0 else None
-    return {"pearson_r": r, "n_points": len(points), "points": points, "left_out": left_out}
+    phenomena = sum(p["n_phenomena"] for p in points)
+    tau_terms, d_terms = sum(p["n_tau"] for p in points), sum(p["n_d"] for p in points)
+    return {"pearson_r": r, "n_points": len(both), "points": points, "tau_terms": tau_terms, "d_terms": d_terms,
+            "left_out": phenomena - d_terms, "tau_left_out": phenomena - tau_terms}

@@ -1,11 +1,15 @@
 """Language identification with the packaged lingua detector (offline), lazily built.
 
 Used as a guard: an MT-breaker proposal must stay in the source language (a tiny LLM tends to answer in
-the target language, which makes "translation" trivially bad by QE without being a valid source).
+the target language, which makes "translation" trivially bad by QE without being a valid source), and by the
+shipped QE's wrong-language gate. :func:`script_share` and :func:`target_script_part` say how much of a text is
+written in a language's script (Han, kana and Hangul characters weigh 2 letters: one carries about as much as two
+alphabetic letters), so that a mixed-script translation is judged by its part in the target's script.
 """
 
 from __future__ import annotations
 
+import unicodedata
 from functools import lru_cache
 
 COMMON = ("ENGLISH", "SPANISH", "GERMAN", "FRENCH", "CZECH", "PORTUGUESE", "ITALIAN", "POLISH", "RUSSIAN",
@@ -55,3 +59,50 @@ def covers(lang: str) -> bool:
 
     return available() and any(getattr(Language, n).iso_code_639_1.name.lower() == lang.split("-")[0].lower()
                                for n in COMMON)
+
+
+WIDE = {"CJK", "HIRAGANA", "KATAKANA", "HANGUL"}  # scripts whose characters weigh 2 letters
+SCRIPTS = {"zh": {"CJK"}, "ja": {"CJK", "HIRAGANA", "KATAKANA"}, "ko": {"HANGUL", "CJK"}, "ru": {"CYRILLIC"},
+           "uk": {"CYRILLIC"}, "ar": {"ARABIC"}, "he": {"HEBREW"}, "hi": {"DEVANAGARI"}, "el": {"GREEK"},
+           "th": {"THAI"}, "bg": {"CYRILLIC"}, "sr": {"CYRILLIC", "LATIN"}}
+LATIN_LANGS = {"en", "es", "de", "fr", "cs", "pt", "it", "pl", "is", "nl", "ca", "vi", "tr", "ro", "sv", "da",
+               "no", "nb", "fi", "et", "lv", "lt", "hu", "sk", "sl", "hr", "bs", "eu", "gl", "ga", "cy", "mt", "id",
+               "ms", "sw", "af", "sq", "tl"}
+
+
+def _script(ch: str) -> str:
+    try:
+        return unicodedata.name(ch).split()[0]
+    except ValueError:
+        return ""
+
+
+def scripts_of(lang: str) -> set[str] | None:
+    """The scripts ``lang`` is written in (unicodedata name prefixes), None when not known here."""
+    base = lang.split("-")[0].lower()
+    return SCRIPTS.get(base) or ({"LATIN"} if base in LATIN_LANGS else None)
+
+
+def script_share(text: str, lang: str) -> float | None:
+    """Share of the text's letters (Han, kana, Hangul weigh 2) written in ``lang``'s script; None when the script
+    of ``lang`` is not known or the text has no letter."""
+    scripts = scripts_of(lang)
+    if scripts is None:
+        return None
+    total = ours = 0
+    for ch in text:
+        if ch.isalpha():
+            sc = _script(ch)
+            w = 2 if sc in WIDE else 1
+            total += w
+            ours += w if sc in scripts else 0
+    return ours / total if total else None
+
+
+def target_script_part(text: str, lang: str) -> str:
+    """``text`` with the letters of other scripts than ``lang``'s blanked (what a language identifier should judge
+    in a mixed-script translation); the text itself when the script of ``lang`` is not known."""
+    scripts = scripts_of(lang)
+    if scripts is None:
+        return text
+    return "".join(ch if not ch.isalpha() or _script(ch) in scripts else " " for ch in text)

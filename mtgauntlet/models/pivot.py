@@ -4,13 +4,15 @@ leg's input, for language pairs only a chain covers.
 Example: ``bergamot:en-pt>apertium:pt-es`` translates English into Spanish through Portuguese (neural
 en->pt, then Debian's rule-based ``apertium-es-pt``). Each leg names its pair (``bergamot:en-pt``,
 ``apertium:pt-es`` or ``apertium:por-spa``, ``hf:...`` legs need a neighbour that names one) so the
-language between two legs is known. Every leg translates each text alone, so the chain does too.
+language between two legs is known. Every leg translates each text alone, so the chain does too. A text one
+leg fails to translate is not handed to the next: its translation is missing (``None``) and counted.
 Compared with the direct Apertium pair in benchmarks/translators.py.
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from typing import Sequence
 
 from mtgauntlet.errors import BackendUnavailable, GauntletError
@@ -74,10 +76,21 @@ class PivotTranslator(Translator):
         if len(self.leg_specs) < 2 or not all(self.leg_specs):
             raise GauntletError(f"pivot spec {arg!r}: give two or more translator specs joined by '{SEPARATOR}'")
         self.legs = [registry.load("translator", s) for s in self.leg_specs]
+        self.failures: Counter = Counter()
 
-    def translate(self, texts: Sequence[str], src_lang: str, tgt_lang: str) -> list[str]:
+    def translate(self, texts: Sequence[str], src_lang: str, tgt_lang: str) -> list[str | None]:
+        """Each text through every leg. A text a leg could not translate (``None``, e.g. an LLM leg's unusable
+        answer) is not handed to the next leg: its translation is ``None`` (missing, as a direct translator's
+        failure) and it is counted in ``failures`` (``pivot_leg_failed``)."""
         langs = chain_languages(self.leg_specs, src_lang, tgt_lang)
-        out = list(texts)
+        out: list[str | None] = list(texts)
         for leg, a, b in zip(self.legs, langs, langs[1:]):
-            out = leg.translate(out, a, b)
+            alive = [i for i, t in enumerate(out) if t is not None]
+            if not alive:
+                break
+            done = leg.translate([out[i] for i in alive], a, b)
+            out = [None] * len(out)
+            for i, t in zip(alive, done):
+                out[i] = t
+        self.failures["pivot_leg_failed"] += sum(t is None for t in out)
         return out

@@ -30,10 +30,16 @@ still scores. ``qe#reverse=<translator spec>`` picks the reverse translator (def
 the pair, :func:`mtgauntlet.models.embedded.default_translator`: ``bergamot`` for pt<->en, else Apertium).
 Scores are 0..100, higher = better: 100 * sigmoid(rescaled logit) — a ranking scale, not a human score.
 
-Target-language gate (outside the trained model, every variant alike): a translation of 3+ words that is a
-verbatim copy of the source, or that the embedded language identifier (:mod:`mtgauntlet.models.langid`)
-places in another language (target confidence < 0.1, another language >= 0.5), is not a translation: its
-score is multiplied by ``WRONG_LANGUAGE_FACTOR`` (0.01). Without the gate the trained signals rated an
+Target-language gate (outside the trained model, every variant alike): a translation of 3+ words (hashtags,
+@handles and URLs are not words) written mostly in another script than the target's, or that the embedded
+language identifier (:mod:`mtgauntlet.models.langid`) places in another language (target confidence < 0.1,
+another language >= 0.5; judged on the words of the target-script part that are not in the source, and not on a
+list of names: 3+ such words, under 75% of them capitalised) is not a translation: its
+score is multiplied by ``WRONG_LANGUAGE_FACTOR`` (0.01). A verbatim copy of the source is such a translation
+unless the identifier's best guess for it is the target language (always where it does not cover the target
+language). Words: Chinese and Japanese counted as words (:mod:`mtgauntlet.corpora.word_count`), not letter runs.
+Version 2 of the gate (v1 penalised every copy of 3+ letter runs, hashtag lists included, and judged a
+mixed-script translation as a whole: docs/research/qe.md has what that cost on WMT23). Without the gate the trained signals rated an
 untranslated copy far above a correct translation ("El gato duerme." es->en: copy 99.8, "The cat sleeps."
 35.1): copying keeps the round trip, the length and the cross-lingual similarity perfect.
 """
@@ -47,6 +53,7 @@ from typing import Sequence
 
 import numpy as np
 
+from mtgauntlet.corpora.word_count import words as count_words
 from mtgauntlet.errors import BackendUnavailable
 from mtgauntlet.models.base import QualityEstimator
 from mtgauntlet.models.cache import parse_options
@@ -74,20 +81,39 @@ def copy_rate(source: str, translation: str) -> float:
     return len(src & set(_WORD.findall(translation))) / len(src)
 
 
+_NOT_WORDS = re.compile(r"(?:https?://|www\.)\S+|\S+@\S+\.\S+|[#@]\w+", re.UNICODE)  # URLs, e-mail, #tags, @handles
+
+
 def wrong_language(source: str, translation: str, src_lang: str, tgt_lang: str) -> bool:
-    """True when ``translation`` (3+ words) is a verbatim copy of ``source`` in another language pair, or the
-    language identifier is sure it is not in ``tgt_lang``; False when it cannot tell (short text, a target
-    language the identifier does not know, lingua missing). Depends on this row alone."""
+    """True when ``translation`` is not a translation into ``tgt_lang``: written mostly in another script than
+    the target's, or, in the target's script, identified as another language (target confidence < 0.1, another
+    >= 0.5, judged on the target-script part of a mixed-script text). A verbatim copy of the source is judged the
+    same way, so a copy that is already target-language text is not penalised; where the identifier cannot tell
+    (a language it does not cover), a copy still is. Hashtags, @handles, URLs and e-mail addresses are not words:
+    a translation with fewer than 3 words of 2+ letters besides them is never judged (a list of hashtags or a name
+    is rightly left as it is). Depends on this row alone."""
     from mtgauntlet.models import langid
 
     tgt, src = tgt_lang.split("-")[0].lower(), src_lang.split("-")[0].lower()
-    if len(_LETTERS.findall(translation)) < 3 or tgt == src:
+    text = _NOT_WORDS.sub(" ", translation)
+    if tgt == src or count_words(re.sub(r"[\d_]+", " ", text)) < 3:  # Chinese/Japanese words counted as such
         return False
-    if " ".join(translation.casefold().split()) == " ".join(source.casefold().split()):
-        return True
+    copy = " ".join(translation.casefold().split()) == " ".join(source.casefold().split())
+    share = langid.script_share(text, tgt)
+    if share is not None and share < 0.5:
+        return True  # mostly another script: wrong-language (or untranslated) output
     if not langid.covers(tgt):
+        return copy
+    if copy:  # a copy is a translation only where it already reads as target-language text
+        conf = langid.confidences(langid.target_script_part(text, tgt))
+        return not conf or max(conf, key=conf.get) != tgt
+    # judge only the words the translation did not take from the source (names and titles kept as they were say
+    # nothing about its language), and not a list of names (most words capitalised)
+    kept = {w.casefold() for w in _WORD.findall(source)}
+    novel = [w for w in _LETTERS.findall(langid.target_script_part(text, tgt)) if w.casefold() not in kept]
+    if len(novel) < 3 or sum(w[0].isupper() for w in novel) >= 0.75 * len(novel):
         return False
-    conf = langid.confidences(translation)
+    conf = langid.confidences(" ".join(novel))
     if not conf:
         return False
     top = max(conf, key=conf.get)
@@ -200,7 +226,7 @@ class ShippedQE(QualityEstimator):
                   "rev": self._reverse_spec(tgt_lang, src_lang),
                   "nosrc": "nosrc" in self.opts,
                   "model": (self.model.meta.get("signature") if self.model else "untrained")}
-        return cached_map("qe", "score.v4", params, pairs, lambda ps: self._score([p[0] for p in ps], [p[1] for p in ps],
+        return cached_map("qe", "score.v5", params, pairs, lambda ps: self._score([p[0] for p in ps], [p[1] for p in ps],
                                                                                   src_lang, tgt_lang))
 
     def _score(self, sources, translations, src_lang, tgt_lang) -> list[float]:

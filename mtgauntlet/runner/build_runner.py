@@ -45,6 +45,7 @@ import pyarrow.parquet as pq
 from mtgauntlet import __version__
 from mtgauntlet.atomic import atomic_path, write_json_atomic
 from mtgauntlet.builders.base import Builder, Item, overrides
+from mtgauntlet.builders.keyed import seed_list
 from mtgauntlet.errors import BuildStateError, GauntletError
 from mtgauntlet.models import openai_batch, usage
 from mtgauntlet.models.runtime import signature_spec
@@ -147,7 +148,7 @@ class BuildRunner:
     def _shard_dir(self) -> Path:
         return self.out_dir / ("work" if self.finalizing else "data")
 
-    def _load_or_start_manifest(self, signature: str, n_items: int, digest: str) -> dict[str, Any]:
+    def _load_or_start_manifest(self, signature: str, n_items: int, digest: str, items=()) -> dict[str, Any]:
         path = self._manifest_path()
         if path.exists():
             try:
@@ -166,7 +167,7 @@ class BuildRunner:
         manifest = {
             "builder": self.builder.name, "builder_version": self.builder.version, "kind": self.kind.name,
             "signature": signature, "seed": self.seed, "n_items": n_items, "shard_size": self.shard_size,
-            "input_sha256": digest,
+            "input_sha256": digest, **seed_list(self.builder, items),
             "config": self.builder.config(), "models": self.builder.model_specs(), **self._runtime(),
             "versions": package_versions(), "created_at": utcnow().isoformat(), "status": "in_progress",
         }
@@ -234,7 +235,7 @@ class BuildRunner:
         digest = input_digest(items)
         signature = self.signature(n, digest)
         self.builder.load_backends()  # fail on a bad model spec before anything is written
-        manifest = self._load_or_start_manifest(signature, n, digest)
+        manifest = self._load_or_start_manifest(signature, n, digest, items)
         with usage.journal(self.out_dir / usage.JOURNAL, carried=manifest.get("usage")):
             return self._run_journalled(items, input_skipped, manifest, signature, before, t0)
 

@@ -5,9 +5,13 @@
   otherwise texts are retrieved by multilingual-e5 similarity between the topic name and the text. The draw is
   keyed: a topic's candidates are ordered by a hash of (seed, topic, source id, text) and the first unused one is
   taken, so adding, removing or editing other rows changes a draw only where such a row ranks first.
-- ``LLMSampler``: the paper's extraction prompt for a search-grounded LLM (JSON snippets with URLs). An answer
-  without a usable snippet (unparseable, or every snippet drawn before) is asked again with a new seed, up to
-  ``retries`` times, before the topic counts as exhausted; ``failures`` counts unparseable answers and retries.
+- ``LLMSampler``: the paper's extraction prompt for a search-grounded LLM (JSON snippets with URLs). Only snippets
+  of 20-40 words (the paper's samples; ``min_words``/``max_words``) are usable. An answer without a usable snippet
+  (unparseable, every snippet outside the length band, or every snippet drawn before) is asked again with a new
+  seed, up to ``retries`` times, before the topic counts as exhausted; ``failures`` counts unparseable answers
+  (``sampler_failures``), answers whose snippets were all outside the band (``sampler_length_failures``) and
+  retries. The LLM is not grounded in a web search here (an ``openai:`` or local model answers from what it knows):
+  ``flags`` says so on the card.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import numpy as np
 
 from mtgauntlet.builders.bandit.topics import Topic
 from mtgauntlet.builders.keyed import keyed_rank
+from mtgauntlet.corpora.word_count import words as count_words
 
 
 def n_words(text: str) -> int:
@@ -28,6 +33,9 @@ def n_words(text: str) -> int:
 
 
 class CorpusSampler:
+    flags = {"corpus_sampler": "texts were drawn from a local corpus (by topic label or e5 retrieval), not from a "
+                               "search-grounded LLM (the paper)"}
+
     def __init__(self, rows: Sequence[dict[str, Any]], topics: Sequence[Topic], *, text_key: str = "src",
                  label_key: str | None = None, min_words: int = 20, max_words: int = 40, candidates: int = 5,
                  embedder: str | None = None, seed: int = 13):
@@ -95,10 +103,14 @@ class LLMSampler:
     is drawn first, in order, then a snippet is chosen from each answer in order."""
 
     max_tokens = 800
+    flags = {"no_search_grounding": "texts were sampled from an LLM without web-search grounding (the paper: a "
+                                    "search-grounded LLM with the source URL of each snippet)"}
 
-    def __init__(self, llm, language: str = "English", retries: int = 2):
+    def __init__(self, llm, language: str = "English", retries: int = 2, min_words: int = 20, max_words: int = 40):
         self.llm, self.language, self.retries = llm, language, retries
-        self.failures: Counter = Counter()  # sampler_failures (unparseable answers), sampler_retries
+        self.min_words, self.max_words = min_words, max_words
+        self.word_band = f"{min_words}-{max_words}"  # in the search's signature (the LLM's snippets are kept by it)
+        self.failures: Counter = Counter()  # sampler_failures, sampler_length_failures, sampler_retries
 
     def prompt(self, topic_name: str) -> str:
         from mtgauntlet.models.prompts import SAMPLE_TEXT
@@ -127,7 +139,11 @@ class LLMSampler:
                 if obj is None:
                     self.failures["sampler_failures"] += 1
                 snippets = [s for s in (obj or {}).get("extracted_snippets", []) if isinstance(s, dict)
-                            and s.get("text") and s["text"] not in taken]
+                            and isinstance(s.get("text"), str) and s["text"] and s["text"] not in taken]
+                in_band = [s for s in snippets if self.min_words <= count_words(s["text"]) <= self.max_words]
+                if snippets and not in_band:
+                    self.failures["sampler_length_failures"] += 1
+                snippets = in_band
                 if snippets:
                     s = rng.choice(snippets)
                     taken.add(s["text"])

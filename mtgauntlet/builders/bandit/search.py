@@ -37,12 +37,13 @@ from mtgauntlet.models.runtime import signature_spec
 from mtgauntlet.schema import record_id, to_table, utcnow
 from mtgauntlet.signature import make_signature
 
-VERSION = "6"  # 2: failed pulls carry no difficulty; QE ensembles; UCB bonus on the 0-100 scale
+VERSION = "7"  # 2: failed pulls carry no difficulty; QE ensembles; UCB bonus on the 0-100 scale
 # 3: the LLM sampler asks for a step's b texts at once (all seeds drawn first); corpus-sampled searches are unchanged
 # 4: the pull log's run_id hashes the whole signature (it was the 12 characters before the seed: searches that
 #    differed elsewhere collided, and a release of two of them dropped one log as duplicates)
 # 5: the corpus sampler draws a topic's text by a keyed hash of (seed, topic, source id, text), not by position
 # 6: llm-as-qe asks with the bandit paper's Appendix E QE prompt; the LLM sampler retries unparseable answers
+# 7: the LLM sampler keeps only snippets of --min-words..--max-words (20-40, the paper's), retrying, then counting
 
 
 def search_run_id(signature: str) -> str:
@@ -88,8 +89,9 @@ class BanditSearch:
                                "algorithm": self.algorithm, "budget": self.budget, "k": self.k,
                                "cap": "inf" if self.cap == math.inf else int(self.cap), "epsilon": self.epsilon,
                                "batch": self.batch, "topics": len(self.topics), "source": self.source,
-                               "mt": signature_spec(self.mt_specs), "qe": signature_spec(self.qe_specs), "seed": self.seed,
-                               **({"input": self.input_sha256[:12]} if self.input_sha256 else {})},
+                               "mt": signature_spec(self.mt_specs), "qe": signature_spec(self.qe_specs),
+                               "seed": self.seed, **({"input": self.input_sha256[:12]} if self.input_sha256 else {}),
+                               **({"words": band} if (band := getattr(self._text_sampler, "word_band", None)) else {})},
                               version=f"{__version__}+bandit.{VERSION}")
 
     @property
@@ -99,6 +101,11 @@ class BanditSearch:
 
             self._scorer = with_bandit_qe_prompt(Scorer(self.mt_specs, self.qe_specs, self.src_lang, self.tgt_lang))
         return self._scorer
+
+    def _flags(self) -> dict[str, Any]:
+        """The sampler's departures from the paper (``config.flags``: the card states them)."""
+        flags = getattr(self._text_sampler, "flags", None)
+        return {"flags": dict(flags)} if flags else {}
 
     @property
     def _text_sampler(self):
@@ -169,7 +176,8 @@ class BanditSearch:
                  "seed": self.seed, "input_sha256": self.input_sha256, "config": {"algorithm": self.algorithm, "budget": self.budget, "k": self.k,
                                                "cap": None if self.cap == math.inf else self.cap,
                                                "epsilon": self.epsilon, "batch": self.batch,
-                                               "n_topics": len(self.topics), "source_datasets": [self.source]},
+                                               "n_topics": len(self.topics), "source_datasets": [self.source],
+                                               **self._flags()},
                  "models": {"mt": ",".join(signature_spec(self.mt_specs)),
                             "qe": ",".join(signature_spec(self.qe_specs))},
                  **self._runtime(),

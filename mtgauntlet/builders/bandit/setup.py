@@ -37,11 +37,11 @@ def bandit_plan(scorer, pulls: int, topic_names: Sequence[str], words: int, src_
                 sampler=None, tree: tuple[Any, str] | None = None) -> Plan:
     """The bandit's dry run: ``pulls`` = the budget; each pull is one ``sampler`` call (``--sampler llm``; the
     topics asked in turn), one translation per ``--mt`` and one QE call per QE spec and translation, on a stand-in
-    text of ``words`` words (the texts are not known before they are drawn). ``tree``: (llm, prompt) of
-    ``--llm-topics``."""
+    text of ``words`` words (the texts are not known before they are drawn). ``tree``: (llm, prompts,
+    max_tokens) of ``--llm-topics`` (one ontologist prompt per root domain)."""
     plan = Plan()
     if tree is not None:
-        plan.add(tree[0], [tree[1]], T.TREE_MAX_TOKENS)
+        plan.add(tree[0], list(tree[1]), tree[2])
     if sampler is not None:
         plan.add(sampler.llm, [sampler.prompt(topic_names[i % len(topic_names)]) for i in range(pulls)],
                  sampler.max_tokens)
@@ -53,15 +53,19 @@ def bandit_plan(scorer, pulls: int, topic_names: Sequence[str], words: int, src_
 
 
 def _topics(o: BanditBuildOptions, rows: list[dict[str, Any]], corpus: str | None, label: str | None, dry_run: bool):
-    """(topic list, the (llm, prompt) of a tree asked for on a dry run or None)."""
+    """(topic list, the (llm, prompts, max_tokens) of the trees asked for on a dry run, or None)."""
     from mtgauntlet.models import registry
 
     if o.topics:
         return T.from_taxonomy(o.topics), None
-    if o.llm_topics and dry_run:  # the tree is asked for, not known: the sampler's prompts name the domain
-        return [T.Topic(o.llm_topics, [])], (registry.load("llm", o.llm), T.tree_prompt(o.llm_topics))
+    if o.llm_topics and dry_run:  # the trees are asked for, not known: the sampler's prompts name the domains
+        domains = T.domains_of(o.llm_topics)
+        tree = (registry.load("llm", o.llm), [T.tree_prompt(d, o.topic_levels, o.topic_branching) for d in domains],
+                T.tree_max_tokens(o.topic_levels, o.topic_branching))
+        return [T.Topic(d, []) for d in domains], tree
     if o.llm_topics:
-        found = T.from_llm(registry.load("llm", o.llm), o.llm_topics)
+        found = T.from_llm_domains(registry.load("llm", o.llm), T.domains_of(o.llm_topics), o.topic_levels,
+                                   o.topic_branching)
         if not found:
             raise GauntletError(f"the LLM ({o.llm or 'embedded default'}) gave no topic for --llm-topics "
                                 f"{o.llm_topics!r}: its answer held an empty tree")
@@ -86,7 +90,7 @@ def prepare(o: BanditBuildOptions, rows: list[dict[str, Any]], corpus: str | Non
     topic_list, tree = _topics(o, rows, corpus, label, dry_run)
     llm_sampler = None
     if o.sampler == "llm":
-        llm_sampler = LLMSampler(registry.load("llm", o.llm))
+        llm_sampler = LLMSampler(registry.load("llm", o.llm), min_words=o.min_words, max_words=o.max_words)
         samp: Any = TopicAdapter(llm_sampler, topic_list)
     else:
         if not rows:

@@ -65,6 +65,18 @@ def from_taxonomy(path: str | Path, leaves_only: bool = False) -> list[Topic]:
 
 
 TREE_MAX_TOKENS = 1500
+TOKENS_PER_NODE = 24  # a node of the answer's dict literal: its quoted name, braces and indentation
+PAPER_DOMAINS = ("science", "business", "law", "education", "culture")  # the bandit paper's five roots
+
+
+def tree_size(levels: int, branching: int) -> int:
+    """Topics of one full tree: the root and ``branching``**i subtopics on each of ``levels`` levels beneath it."""
+    return sum(branching ** i for i in range(levels + 1))
+
+
+def tree_max_tokens(levels: int = 2, branching: int = 5) -> int:
+    """Generation budget of one ontologist answer: room for the whole tree the prompt asks for."""
+    return max(TREE_MAX_TOKENS, TOKENS_PER_NODE * tree_size(levels, branching))
 
 
 def tree_prompt(domain: str, levels: int = 2, branching: int = 5, language: str = "English") -> str:
@@ -74,10 +86,27 @@ def tree_prompt(domain: str, levels: int = 2, branching: int = 5, language: str 
     return ONTOLOGIST.format(domain=domain, levels=levels, branching=branching, language=language)
 
 
+def domains_of(llm_topics: str) -> list[str]:
+    """The root domains of ``--llm-topics`` (comma-separated; ``paper``: the bandit paper's five)."""
+    if llm_topics.strip().lower() == "paper":
+        return list(PAPER_DOMAINS)
+    return [d.strip() for d in llm_topics.split(",") if d.strip()]
+
+
+def from_llm_domains(llm, domains: Sequence[str], levels: int = 2, branching: int = 5,
+                     language: str = "English") -> list[Topic]:
+    """One ontologist tree per root domain (the paper: five roots, five subtopics per topic, five levels with the
+    roots, 3.9k topics), the roots included, duplicates across trees dropped."""
+    out: list[Topic] = []
+    for domain in domains:
+        out += from_llm(llm, domain, levels, branching, language)
+    return dedupe(out)
+
+
 def from_llm(llm, domain: str, levels: int = 2, branching: int = 5, language: str = "English") -> list[Topic]:
     """The paper's ontologist prompt; the answer's dict literal is parsed safely (no code is run)."""
     answer = llm.chat([{"role": "user", "content": tree_prompt(domain, levels, branching, language)}],
-                      max_tokens=TREE_MAX_TOKENS)
+                      max_tokens=tree_max_tokens(levels, branching))
     m = re.search(r"\{.*\}", answer, re.S)
     if not m:
         raise GauntletError("the LLM answer holds no nested dictionary")

@@ -20,7 +20,12 @@ class BanditBuildOptions:
     topics: Optional[str] = option(None, flags=("--topics",),
                                    help="Taxonomy YAML/JSON; texts retrieved by e5 similarity.")
     llm_topics: Optional[str] = option(None, flags=("--llm-topics",),
-                                       help="Generate a topic tree for this domain with --llm.")
+                                       help="Generate a topic tree for each of these root domains (comma-separated; "
+                                            "'paper': science,business,law,education,culture) with --llm.")
+    topic_levels: int = option(2, flags=("--topic-levels",), min=1, help="Levels of subtopics beneath each root of "
+                               "--llm-topics (the paper: 4, five levels with the roots).")
+    topic_branching: int = option(5, flags=("--topic-branching",), min=1, help="Subtopics of each topic of "
+                                  "--llm-topics (the paper: 5).")
     llm: Optional[str] = option(None, flags=("--llm",), help="LLM spec for --llm-topics or --sampler llm.")
     sampler: str = option("corpus", help="corpus (offline) | llm (search-grounded LLM, paper prompt).")
     topic_column: Optional[str] = option(None, help="Corpus column with topic labels (flores: topic, wmt24: domain).")
@@ -45,8 +50,9 @@ class BanditBuildOptions:
     src_lang: str = shared.src_lang()
     tgt_lang: str = shared.tgt_lang()
     lp: Optional[str] = shared.lp("multi-pair corpora (wmt24)")
-    min_words: int = option(20, min=1, help="Shortest corpus text sampled, in words (paper: 20-40).")
-    max_words: int = option(40, min=1, help="Longest corpus text sampled, in words.")
+    min_words: int = option(20, min=1, help="Shortest text sampled (corpus row or LLM snippet), in words "
+                            "(paper: 20-40).")
+    max_words: int = option(40, min=1, help="Longest text sampled (corpus row or LLM snippet), in words.")
     seed: int = shared.seed()
     concurrency: Optional[int] = shared.concurrency()
     max_cost: Optional[float] = shared.max_cost()

@@ -2,7 +2,7 @@
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Optional, Union
+from typing import Any, Optional, Sequence, Union
 
 from mtgauntlet import shared_options as shared
 from mtgauntlet.options import REQUIRED, option
@@ -24,7 +24,12 @@ class SubsetOptions:
     src_col: str = option("src", help="Source text column (tables; named layouts decide their own).")
     domain_col: Optional[str] = option(None, help="Domain column (for --stratify domain).")
     src_lang: Optional[str] = option(None, help="Source language (BCP-47); named layouts give it.")
-    tgt_lang: Optional[str] = option(None, help="Target language (BCP-47), if the subset is meant for one pair.")
+    tgt_lang: Union[str, Sequence[str]] = option(
+        (), help="Target language (BCP-47), if the subset is meant for one pair; repeat it (or cs,de): a "
+                 "target-aware estimator's score is the mean over the languages (Sentinel section 6.1).",
+        doc="Target language, if the subset is meant for one pair (default: none, or the layout's); several (a list "
+            "or ``\"cs,de\"``): a target-aware estimator's score is the mean over them (the Sentinel paper's section "
+            "6.1), and the records are for no single pair.")
     lp: Optional[str] = shared.lp("multi-pair layouts (e.g. en-de)")
     limit: Optional[int] = shared.limit()
     quoting: str = shared.quoting()

@@ -134,7 +134,8 @@ class SmaugBuilder(Builder):
         """Departures from the paper that a dataset card must state (config.flags): the build's own, then each built
         phenomenon's (its ``flags`` hook: e.g. the model-free method used in place of the paper's model)."""
         out = {"not_hand_checked": "records are not filtered by hand (the paper hand-checked its ~50 records per "
-                                   "phenomenon)"}
+                                   "phenomenon)",
+               "no_bicleaner": "the input corpus is not filtered with Bicleaner (the paper kept pairs scoring >= 0.85)"}
         if self.good_mode == "reference":
             out["good_equals_ref"] = ("good = reference for every record (--good-from reference): the paper keeps "
                                       "only pairs whose good differs from the reference; use these pairs for "
