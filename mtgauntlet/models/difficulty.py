@@ -57,6 +57,7 @@ class SyntaxDifficulty(DifficultyEstimator):
     """Height of the dependency tree (spaCy), the paper's syntactic-complexity heuristic."""
 
     description = "dependency-tree height (spaCy)"
+    requires = (("spacy", "nlp"),)
 
     def __init__(self, arg: str = "", lang: str | None = None):
         self.arg = arg
@@ -92,6 +93,7 @@ class RarityDifficulty(DifficultyEstimator):
     """Mean word rarity: 8 - zipf frequency (wordfreq), averaged over the words of the text."""
 
     description = "mean word rarity (8 - wordfreq zipf)"
+    requires = (("wordfreq", "nlp"),)
 
     def __init__(self, arg: str = ""):
         import wordfreq  # lazy
@@ -177,6 +179,7 @@ class ArtificialCrowdDifficulty(DifficultyEstimator):
     difficulty = 100 - mean QE (artificial crowd; the bandit paper's difficulty)."""
 
     description = "artificial crowd: 100 - mean QE over translators"
+    options = None  # its argument names other specs: their backends declare the options
 
     def __init__(self, arg: str = ""):
         from mtgauntlet.models import registry

@@ -16,6 +16,7 @@ from mtgauntlet.models.base import QualityEstimator
 
 class RoundTripQE(QualityEstimator):
     description = "round-trip chrF: back-translate the hypothesis, compare with the source"
+    options = None  # its argument is a translator spec
 
     def __init__(self, arg: str = ""):
         from mtgauntlet.models import registry
