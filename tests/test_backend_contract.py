@@ -20,7 +20,9 @@ URL = "{url}"  # the local server's URL, filled in by the test
 
 def _spec(name: str, role: str, models) -> str:
     """A spec of backend ``name`` in ``role`` that can load here (``{url}``: the local server)."""
-    hf = {"llm": "causal", "translator": "t5", "infiller": "t5", "nli": "nli", "qe": "reg", "difficulty": "reg"}.get(role)
+    hf = {"llm": "causal", "translator": "t5", "infiller": "t5", "nli": "nli", "qe": "reg", "difficulty": "reg"}.get(
+        role
+    )
     specs = {
         "hf": f"hf:{models / str(hf)}",
         "smollm2": "smollm2",
@@ -46,8 +48,11 @@ def _spec(name: str, role: str, models) -> str:
     return specs.get(name, name)  # length, syntax, rarity, random, learned: the bare name
 
 
-ENTRIES = [pytest.param(name, role, marks=[pytest.mark.slow] if name == "smollm2" else [], id=f"{name}-{role}")
-           for name, roles in registry.REGISTRY.items() for role in roles]
+ENTRIES = [
+    pytest.param(name, role, marks=[pytest.mark.slow] if name == "smollm2" else [], id=f"{name}-{role}")
+    for name, roles in registry.REGISTRY.items()
+    for role in roles
+]
 
 
 @pytest.fixture(scope="module")
@@ -86,8 +91,9 @@ def test_secret_options_stay_out_of_signatures(name, role, models):
     spec = _spec(name, role, models).replace(URL, "http://127.0.0.1:9/v1")
     declared = registry.options_of(name) or {}
     secrets = [k for k, kind in declared.items() if kind == SECRET] or ["api_key"]  # undeclared: by its name
-    with_secrets = spec + ("," if "#" in spec.split(">")[-1] else "#") + ",".join(f"{k}={SECRET_VALUE}"
-                                                                             for k in secrets)
+    with_secrets = (
+        spec + ("," if "#" in spec.split(">")[-1] else "#") + ",".join(f"{k}={SECRET_VALUE}" for k in secrets)
+    )
     public = signature_spec(with_secrets)
     assert SECRET_VALUE not in public and public == signature_spec(spec)
     assert SECRET_VALUE not in signature_spec([with_secrets])[0]
@@ -130,9 +136,34 @@ def test_requirements_are_checked_before_init_and_the_spec_is_known_in_init(monk
     monkeypatch.setitem(registry.REGISTRY, "known", {"difficulty": "contract_test_backends:SpecInInit"})
     with pytest.raises(BackendUnavailable) as info:
         registry.load("difficulty", "needy:x")
-    assert str(info.value) == ("backend 'needy' (difficulty) needs the Python package "
-                               "'no_such_module_for_the_contract_test': pip install 'mtgauntlet[models]' (or choose "
-                               "another spec)")
+    assert str(info.value) == (
+        "backend 'needy' (difficulty) needs the Python package "
+        "'no_such_module_for_the_contract_test': pip install 'mtgauntlet[models]' (or choose "
+        "another spec)"
+    )
     assert seen == []
     registry.load("difficulty", "known:x")
     assert seen == ["known:x"]
+
+
+def test_dry_run_asks_each_backend_for_its_calls_wrappers_included(tmp_path, monkeypatch):
+    """A paid translator inside a crowd or a round trip is planned through the wrappers (``plan_calls``); local
+    backends plan nothing."""
+    from mtgauntlet.models.estimate import role_plan
+
+    monkeypatch.setenv("MTGAUNTLET_CACHE_DIR", str(tmp_path / "cache"))
+    texts = ["Un perro ladra.", "Dos gatos duermen en la alfombra."]
+    with ScriptedServer() as srv:
+        llm = f"openai:m@{srv.url}#price=1/2"
+        crowd = registry.load("difficulty", f"crowd:apertium:spa-eng+llm-as-translator:{llm};qe=llm-as-qe:{llm}")
+        lines = role_plan(crowd, texts, None, "es", "en").lines()
+        assert any(line.strip().startswith(f"openai:m@{srv.url}#price=1/2: 6 calls") for line in lines), (
+            lines
+        )  # 2 translations, 2 x 2 scores
+        roundtrip = registry.load("qe", f"roundtrip:llm-as-translator:{llm}")
+        lines = role_plan(roundtrip, texts, ["A dog barks.", "Two cats sleep."], "es", "en").lines()
+        assert any(": 2 calls" in line for line in lines), lines
+        assert srv.requests == []  # nothing was sent
+    assert role_plan(registry.load("difficulty", "length"), texts).lines() == [
+        "dry run: no API call (only local models); nothing was sent"
+    ]

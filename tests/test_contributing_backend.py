@@ -97,21 +97,60 @@ def test_the_paid_translator_walkthrough_is_counted_capped_estimated_and_carded(
     full_cost = sum(map(len, sources)) * PRICE_IN / 1e6
     with CharAPI(sources) as api:
         spec = f"chartr:{api.url}#key={KEY},price={PRICE_IN:g}/0"
-        build = ["build", "smaug", "--input", str(corpus), "--src-col", "es", "--ref-col", "en", "--src-lang", "es",
-                 "--tgt-lang", "en", "--good-from", "translator", "--translator", spec, "--phenomena", "num",
-                 "--out", str(tmp_path / "b")]
+        build = [
+            "build",
+            "smaug",
+            "--input",
+            str(corpus),
+            "--src-col",
+            "es",
+            "--ref-col",
+            "en",
+            "--src-lang",
+            "es",
+            "--tgt-lang",
+            "en",
+            "--good-from",
+            "translator",
+            "--translator",
+            spec,
+            "--phenomena",
+            "num",
+            "--out",
+            str(tmp_path / "b"),
+        ]
         commands = [
             [*build, "--dry-run"],
             ["--max-cost", f"{full_cost / 3:.6f}", *build],  # a third of what the build costs: stopped
             ["--max-cost", "1", *build],  # resumed with a larger budget: only the texts not answered yet are paid
-            ["release", str(tmp_path / "b"), "--name", "chartr", "--version", "0.1.0", "--out",
-             str(tmp_path / "releases")],
+            [
+                "release",
+                str(tmp_path / "b"),
+                "--name",
+                "chartr",
+                "--version",
+                "0.1.0",
+                "--out",
+                str(tmp_path / "releases"),
+            ],
         ]
-        env = {"PYTHONPATH": str(package.parent), "PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1",
-               "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "HOME": str(tmp_path),
-               "MTGAUNTLET_CACHE_DIR": str(tmp_path / "cache")}
-        proc = subprocess.run([sys.executable, "-c", RUN_COMMANDS, json.dumps(commands)], capture_output=True,
-                              text=True, env=env, cwd=tmp_path, timeout=600)
+        env = {
+            "PYTHONPATH": str(package.parent),
+            "PATH": "/usr/bin:/bin",
+            "HF_HUB_OFFLINE": "1",
+            "TRANSFORMERS_OFFLINE": "1",
+            "HF_DATASETS_OFFLINE": "1",
+            "HOME": str(tmp_path),
+            "MTGAUNTLET_CACHE_DIR": str(tmp_path / "cache"),
+        }
+        proc = subprocess.run(
+            [sys.executable, "-c", RUN_COMMANDS, json.dumps(commands)],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=tmp_path,
+            timeout=600,
+        )
     assert proc.returncode == 0, proc.stderr[-3000:]
     ran = json.loads(proc.stdout.strip().splitlines()[-1])
     assert Path(ran["package"]).parent == package  # the copy ran, not the checkout
@@ -137,7 +176,15 @@ def test_the_paid_translator_walkthrough_is_counted_capped_estimated_and_carded(
 
     card = (tmp_path / "releases" / "name=chartr" / "version=0.1.0" / "README.md").read_text(encoding="utf-8")
     assert f"{len(sources)} requests, {api.billed} in / 0 out tokens, ${full_cost:.4f}" in card
-    published = [manifest_text, card, proc.stdout, proc.stderr,
-                 *(p.read_text(encoding="utf-8", errors="replace") for p in (tmp_path / "b").rglob("*")
-                   if p.is_file() and p.suffix in (".json", ".jsonl", ".md", ".txt"))]
+    published = [
+        manifest_text,
+        card,
+        proc.stdout,
+        proc.stderr,
+        *(
+            p.read_text(encoding="utf-8", errors="replace")
+            for p in (tmp_path / "b").rglob("*")
+            if p.is_file() and p.suffix in (".json", ".jsonl", ".md", ".txt")
+        ),
+    ]
     assert not [text for text in published if KEY in text]

@@ -208,6 +208,12 @@ class ArtificialCrowdDifficulty(DifficultyEstimator):
                 totals[i] = None if q is None or q != q else totals[i] + float(q)
         return [None if t is None else 100.0 - t / len(self.translators) for t in totals]
 
+    def plan_calls(self, plan, sources, translations, src_lang, tgt_lang, times=1) -> None:
+        """Each translator's calls, then the QE's on its translations (the sources standing in for them)."""
+        for tr in self.translators:
+            plan.add_role(tr, sources, None, src_lang, tgt_lang, times)
+            plan.add_role(self.qe, sources, sources, src_lang, tgt_lang, times)
+
 
 def mean_by_language(estimator_spec: str, texts: Sequence[str], langs: Sequence[str]) -> tuple[float, list[str]]:
     """Mean of a difficulty estimator (``rarity``, ``syntax``, ...) over texts, each scored in its own language;

@@ -18,7 +18,7 @@ through one.
 from __future__ import annotations
 
 from abc import abstractmethod
-from typing import Sequence
+from collections.abc import Sequence
 
 from mtgauntlet.models import cache
 from mtgauntlet.models.base import Translator
