@@ -9,8 +9,8 @@ from __future__ import annotations
 import importlib.util
 import os
 from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Mapping, Sequence
 
 from mtgauntlet.models.spec_public import PACE, PLACE
 
@@ -81,6 +81,7 @@ class Backend(ABC):
                    tgt_lang: str | None, times: int = 1) -> None:
         """Add to ``plan`` (an :class:`.estimate.Plan`) the paid calls this backend would send for these texts,
         ``times`` over; local backends send none (the default)."""
+        return None
 
 
 class ChatLLM(Backend):

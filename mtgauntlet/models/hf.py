@@ -77,7 +77,7 @@ class TorchBackend:
 
     neural = True
     options: Mapping[str, str] | None = PLACEMENT_OPTIONS
-    requires = (("torch", "models"), ("transformers", "models"))
+    requires: tuple[tuple[str, str], ...] = (("torch", "models"), ("transformers", "models"))
     runtime: Runtime
     batcher: LengthBatcher
     tokenizer: Any

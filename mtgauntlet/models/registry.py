@@ -11,8 +11,9 @@ from __future__ import annotations
 import functools
 import importlib
 import importlib.util
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from mtgauntlet.errors import BackendUnavailable, GauntletError
 from mtgauntlet.models.base import settings
