@@ -48,11 +48,7 @@ def _spec(name: str, role: str, models) -> str:
     return specs.get(name, name)  # length, syntax, rarity, random, learned: the bare name
 
 
-ENTRIES = [
-    pytest.param(name, role, marks=[pytest.mark.slow] if name == "smollm2" else [], id=f"{name}-{role}")
-    for name, roles in registry.REGISTRY.items()
-    for role in roles
-]
+ENTRIES = [pytest.param(name, role, id=f"{name}-{role}") for name, roles in registry.REGISTRY.items() for role in roles]
 
 
 @pytest.fixture(scope="module")
