@@ -66,12 +66,8 @@ KNOWN = {
     ("mtgauntlet.engines.local", "mtgauntlet.runner.progress"): "engines/local.py:11 (C3)",
     ("mtgauntlet.engines.scoring", "mtgauntlet.runner.progress"): "engines/scoring.py:97 (C3)",
     ("mtgauntlet.errors", "mtgauntlet.models.spec_public"): "errors.py:15 (spec_public moves with A's models)",
-    # models/registry.py:192 asks the grammar validator which languages it has (A: the backend contract)
-    ("mtgauntlet.models.registry", "mtgauntlet.validators.grammar"): "models/registry.py:192 (A)",
 }
 KNOWN_CYCLES = {
-    # openai_batch.py:88,124 imports OpenAIError, openai_compat.py:281 imports run_batch (A: the backend contract)
-    ("mtgauntlet.models.openai_batch", "mtgauntlet.models.openai_compat"),
     # results.py:60 (Build.describe) imports describe_run/describe_search from api/building.py, which imports Build
     # (building.py:22): they move into api/results.py once C2's api/building.py is merged
     ("mtgauntlet.api.building", "mtgauntlet.api.results"),

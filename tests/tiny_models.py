@@ -44,10 +44,10 @@ def causal_lm(path: Path, chat_template: bool = True) -> Path:
     return path
 
 
-def seq2seq(path: Path) -> Path:
+def seq2seq(path: Path, extra_ids: int = 3) -> Path:
     from transformers import T5Config, T5ForConditionalGeneration
 
-    extra = [f"<extra_id_{i}>" for i in range(3)]
+    extra = [f"<extra_id_{i}>" for i in range(extra_ids)]
     tok = train_tokenizer(extra_special=extra)
     cfg = T5Config(vocab_size=len(tok), d_model=32, d_ff=64, d_kv=8, num_layers=2, num_heads=2,
                    decoder_start_token_id=tok.pad_token_id, pad_token_id=tok.pad_token_id,

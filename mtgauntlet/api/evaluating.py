@@ -324,7 +324,9 @@ def list_models(*, progress: bool = False):
     from mtgauntlet.models.registry import DEFAULTS, REGISTRY, SUGGESTIONS, embedded_status
 
     by_pair = {f"{a}-{b}": packaged_translator(a, b) for a, b in (("en", "pt"), ("pt", "en"))}
-    df = pd.DataFrame(embedded_status())
+    from mtgauntlet.validators.grammar import available_languages
+
+    df = pd.DataFrame(embedded_status(tuple(available_languages())))
     df.attrs.update({"defaults": dict(DEFAULTS),
                      "default_translator_by_pair": {k: v for k, v in by_pair.items() if v},  # used when none given
                      "backends": {k: sorted(v) for k, v in REGISTRY.items()}, "suggestions": SUGGESTIONS})

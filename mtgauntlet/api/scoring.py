@@ -16,7 +16,7 @@ from mtgauntlet.api.score_options import ScoreDifficultyOptions, ScoreQEOptions
 from mtgauntlet.api.session import public
 from mtgauntlet.corpora.options import skipped_counts_note
 from mtgauntlet.errors import UsageError
-from mtgauntlet.models.spec_public import public_spec
+from mtgauntlet.models.registry import public_spec
 from mtgauntlet.options import takes
 
 __all__ = ["score", "score_difficulty", "score_qe"]

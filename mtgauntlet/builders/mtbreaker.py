@@ -35,7 +35,7 @@ from mtgauntlet.models import prompts, registry, structured
 from mtgauntlet.models.estimate import Plan
 from mtgauntlet.models.llm_roles import lang_name
 from mtgauntlet.models.qe_ensemble import load_qe
-from mtgauntlet.models.spec_public import public_spec
+from mtgauntlet.models.registry import public_spec
 from mtgauntlet.runner import progress
 
 log = logging.getLogger(__name__)

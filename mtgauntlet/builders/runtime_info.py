@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from mtgauntlet.models.base import Backend
-from mtgauntlet.models.spec_public import public_spec
+from mtgauntlet.models.registry import public_spec
 
 _MAX_CHILDREN = 64  # attributes holding more values than this are data, not backends
 

@@ -23,7 +23,7 @@ from mtgauntlet.engines import get_engine
 from mtgauntlet.engines.scoring import ScoreTask
 from mtgauntlet.models import registry
 from mtgauntlet.models.runtime import strip_runtime_options
-from mtgauntlet.models.spec_public import public_spec
+from mtgauntlet.models.registry import public_spec
 from mtgauntlet.validators.checks import _words as word_count  # the count text.empty_rate uses
 
 LENGTH_FLAG = ("the length estimator counts words (\\w+ runs; CJK: characters); the Sentinel paper counts spaCy "

@@ -30,7 +30,7 @@ from mtgauntlet.models import prompts, registry
 from mtgauntlet.models.embedded import refuse_embedded_llm_writer
 from mtgauntlet.models.estimate import Plan
 from mtgauntlet.models.llm_roles import lang_name
-from mtgauntlet.models.spec_public import public_spec
+from mtgauntlet.models.registry import public_spec
 from mtgauntlet.runner import progress
 
 VARIANTS = ("plain", "history", "min")

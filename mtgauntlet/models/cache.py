@@ -104,7 +104,8 @@ def cached_map(spec: str, method: str, params: Any, items: Sequence[Any],
 
 def parse_options(arg: str) -> tuple[str, dict[str, str]]:
     """'path#file=x.gguf,labels=a+b' -> ('path', {'file': 'x.gguf', 'labels': 'a+b'}); an option given twice is
-    an error (which one would win is a guess). Which options a backend knows: ``registry.OPTIONS``."""
+    an error (which one would win is a guess). Which options a backend knows: its class's ``options``
+    (``registry.options_of``)."""
     main, sep, opts = arg.partition("#")
     out: dict[str, str] = {}
     if sep:

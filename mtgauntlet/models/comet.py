@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from mtgauntlet.errors import BackendUnavailable
-from mtgauntlet.models.base import QualityEstimator
+from mtgauntlet.models.base import PLACEMENT_OPTIONS, QualityEstimator
 from mtgauntlet.models.cache import cached_map, parse_options
 from mtgauntlet.models.runtime import cache_namespace, resolve_runtime
 
 
 class CometQE(QualityEstimator):
     description = "COMET / CometKiwi reference-free QE (unbabel-comet)"
+    options = PLACEMENT_OPTIONS
+    requires = (("comet", "comet"),)
     neural = True
 
     def __init__(self, arg: str, device: str | None = None, dtype: str | None = None, batch_size: int | None = None):

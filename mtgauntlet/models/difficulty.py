@@ -57,6 +57,7 @@ class SyntaxDifficulty(DifficultyEstimator):
     """Height of the dependency tree (spaCy), the paper's syntactic-complexity heuristic."""
 
     description = "dependency-tree height (spaCy)"
+    requires = (("spacy", "nlp"),)
 
     def __init__(self, arg: str = "", lang: str | None = None):
         self.arg = arg
@@ -92,6 +93,7 @@ class RarityDifficulty(DifficultyEstimator):
     """Mean word rarity: 8 - zipf frequency (wordfreq), averaged over the words of the text."""
 
     description = "mean word rarity (8 - wordfreq zipf)"
+    requires = (("wordfreq", "nlp"),)
 
     def __init__(self, arg: str = ""):
         import wordfreq  # lazy
@@ -177,6 +179,7 @@ class ArtificialCrowdDifficulty(DifficultyEstimator):
     difficulty = 100 - mean QE (artificial crowd; the bandit paper's difficulty)."""
 
     description = "artificial crowd: 100 - mean QE over translators"
+    options = None  # its argument names other specs: their backends declare the options
 
     def __init__(self, arg: str = ""):
         from mtgauntlet.models import registry
@@ -204,6 +207,12 @@ class ArtificialCrowdDifficulty(DifficultyEstimator):
             for i, q in zip(ok, scores):
                 totals[i] = None if q is None or q != q else totals[i] + float(q)
         return [None if t is None else 100.0 - t / len(self.translators) for t in totals]
+
+    def plan_calls(self, plan, sources, translations, src_lang, tgt_lang, times=1) -> None:
+        """Each translator's calls, then the QE's on its translations (the sources standing in for them)."""
+        for tr in self.translators:
+            plan.add_role(tr, sources, None, src_lang, tgt_lang, times)
+            plan.add_role(self.qe, sources, sources, src_lang, tgt_lang, times)
 
 
 def mean_by_language(estimator_spec: str, texts: Sequence[str], langs: Sequence[str]) -> tuple[float, list[str]]:

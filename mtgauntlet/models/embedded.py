@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 
 from mtgauntlet.errors import BackendUnavailable
+from mtgauntlet.models.base import PLACEMENT_OPTIONS
 from mtgauntlet.models.hf import HFChatLLM
 
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -35,6 +36,7 @@ def _converted_dir() -> Path:
 
 class SmolLM2(HFChatLLM):
     description = "SmolLM2-135M-Instruct (embedded, packaged GGUF)"
+    options = PLACEMENT_OPTIONS
 
     def __init__(self, arg: str = "", device: str | None = None, dtype: str | None = None,
                  batch_size: int | None = None):

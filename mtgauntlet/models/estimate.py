@@ -1,7 +1,8 @@
 """``--dry-run``: how many API calls a build or score command would send, with an estimate of tokens and cost, from
 the rendered prompts and the generation budgets — computed before, and instead of, any request.
 
-Counted per ``openai:`` spec (local models cost nothing and are left out): one call per prompt a run sends when
+Counted per paid spec (each backend plans its own calls: ``Backend.plan_calls``; local models cost nothing
+and are left out): one call per prompt a run sends when
 every answer is usable at once; unusable answers are retried (up to the roles' ``retries``), so a real run may send
 more. Input tokens are the rendered prompts' characters / 4 (the servers' tokenizers differ; the rule of thumb is
 within ~20% for English); MT-breaker's follow-ups, which contain translations not known yet, are estimated with
@@ -12,9 +13,8 @@ calls' ``max_tokens``: the cost shown is an upper bound for the output side.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+from typing import Iterable, Sequence
 
-from mtgauntlet.models import prompts
 from mtgauntlet.models.ratelimit import estimate_tokens
 
 
@@ -31,29 +31,22 @@ class Plan:
         key = getattr(llm, "usage_key", None)
         if key is None:
             return
-        entry = self.calls.setdefault(key, [0, 0, 0, getattr(llm, "price", None)])
-        for text in prompt_texts:
+        self.add_calls(key, getattr(llm, "price", None), [(tokens(t), max_tokens) for t in prompt_texts], times)
+
+    def add_calls(self, key: str, price, calls: Iterable[tuple[int, int]], times: int = 1) -> None:
+        """``times`` calls of the paid spec ``key`` per (input units, most output units) pair."""
+        entry = self.calls.setdefault(key, [0, 0, 0, price])
+        for units_in, units_out in calls:
             entry[0] += times
-            entry[1] += times * tokens(text)
-            entry[2] += times * max_tokens
+            entry[1] += times * units_in
+            entry[2] += times * units_out
 
     def add_role(self, backend, sources: Sequence[str], translations: Sequence[str] | None, src_lang: str | None,
                  tgt_lang: str | None, times: int = 1) -> None:
-        """The calls of a translator / QE / difficulty role (an ensemble's members too) on these texts."""
-        from mtgauntlet.models import llm_roles as roles
-
+        """The calls of a translator / QE / difficulty role (an ensemble's members too) on these texts, as each
+        backend plans them (``Backend.plan_calls``)."""
         for member in getattr(backend, "backends", None) or [backend]:
-            if isinstance(member, roles.LLMQualityEstimator):
-                texts = [prompts.LLM_QE.format(source=s, translation=t)
-                         for s, t in zip(sources, translations or sources)]
-            elif isinstance(member, roles.LLMTranslator):
-                texts = [prompts.TRANSLATE.format(src_lang=roles.lang_name(src_lang), tgt_lang=roles.lang_name(
-                    tgt_lang), source=s) for s in sources]
-            elif isinstance(member, roles.LLMDifficultyJudge):
-                texts = [member.prompt(s, tgt_lang) for s in sources]
-            else:
-                continue
-            self.add(member.llm, texts, member.max_tokens, times)
+            getattr(member, "plan_calls", lambda *a: None)(self, sources, translations, src_lang, tgt_lang, times)
 
     def lines(self) -> list[str]:
         out = []

@@ -13,13 +13,14 @@ out-of-memory error and counts truncated inputs (:mod:`mtgauntlet.models.batchin
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from mtgauntlet.errors import BackendUnavailable
-from mtgauntlet.models.base import ChatLLM, Infiller, Translator, per_item_seeds
+from mtgauntlet.models.base import PLACEMENT_OPTIONS, ChatLLM, Infiller, Translator, per_item_seeds
 from mtgauntlet.models.batching import LengthBatcher
 from mtgauntlet.models.cache import cached_map, parse_options
 from mtgauntlet.models.runtime import Runtime, cache_namespace, resolve_runtime
+from mtgauntlet.models.spec_public import ANSWER
 
 
 def _torch():
@@ -65,10 +66,18 @@ def load_model(cls, path: str, runtime: Runtime, **kw):
     return _from_pretrained(cls, path, **kw, **dtype_kwargs(runtime)).to(runtime.device).eval()
 
 
+# the options of every hf: class (one backend name, six roles): placement, a GGUF file, decoding, language codes,
+# labels and score mapping
+HF_OPTIONS: dict[str, str] = {**PLACEMENT_OPTIONS, **dict.fromkeys(
+    ("file", "beams", "max_tokens", "src", "tgt", "labels", "scale", "negate"), ANSWER)}
+
+
 class TorchBackend:
     """Mixin of the torch backends: resolved runtime, length batcher, output-cache namespace, runtime info."""
 
     neural = True
+    options: Mapping[str, str] | None = PLACEMENT_OPTIONS
+    requires: tuple[tuple[str, str], ...] = (("torch", "models"), ("transformers", "models"))
     runtime: Runtime
     batcher: LengthBatcher
     tokenizer: Any
@@ -135,6 +144,7 @@ def _load_pair(model_cls_name: str, path: str, runtime: Runtime):
 
 class HFChatLLM(TorchBackend, ChatLLM):
     description = "transformers causal LM"
+    options = HF_OPTIONS
     max_logprob_tokens = 1024
 
     def __init__(self, arg: str, device: str | None = None, dtype: str | None = None, batch_size: int | None = None):
@@ -252,6 +262,7 @@ class HFChatLLM(TorchBackend, ChatLLM):
 
 class HFTranslator(TorchBackend, Translator):
     description = "transformers seq2seq translation model"
+    options = HF_OPTIONS
 
     def __init__(self, arg: str, device: str | None = None, dtype: str | None = None, batch_size: int | None = None,
                  num_beams: int = 1, max_tokens: int = 256):
@@ -301,6 +312,7 @@ def extract_first_span(decoded: str) -> str:
 
 class HFInfiller(TorchBackend, Infiller):
     description = "mT5/T5 span infilling (<extra_id_0>)"
+    options = HF_OPTIONS
 
     def __init__(self, arg: str, device: str | None = None, dtype: str | None = None, batch_size: int | None = None,
                  max_tokens: int = 16):

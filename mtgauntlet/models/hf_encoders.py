@@ -9,9 +9,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from mtgauntlet.errors import BackendUnavailable
-from mtgauntlet.models.base import NLI, NLI_LABELS, DifficultyEstimator, QualityEstimator
+from mtgauntlet.models.base import NLI, NLI_LABELS, PLACEMENT_OPTIONS, DifficultyEstimator, QualityEstimator
 from mtgauntlet.models.cache import cached_map, parse_options
-from mtgauntlet.models.hf import TorchBackend, _from_pretrained, _load_pair
+from mtgauntlet.models.hf import HF_OPTIONS, TorchBackend, _from_pretrained, _load_pair
+from mtgauntlet.models.spec_public import ANSWER
 
 
 def _normalise_label(label: str) -> str | None:
@@ -26,6 +27,7 @@ def _normalise_label(label: str) -> str | None:
 
 class HFNLI(TorchBackend, NLI):
     description = "transformers sequence-classification NLI"
+    options = HF_OPTIONS
 
     def __init__(self, arg: str, device: str | None = None, dtype: str | None = None, batch_size: int | None = None):
         path, opts = parse_options(arg)
@@ -77,6 +79,7 @@ class _Regressor(TorchBackend):
 
 class HFRegressionQE(_Regressor, QualityEstimator):
     description = "transformers regression head on (source, translation); #scale=<factor> maps to 0..100"
+    options = HF_OPTIONS
 
     def __init__(self, arg: str, device: str | None = None, dtype: str | None = None, batch_size: int | None = None):
         self._init_regressor(arg, device, dtype, batch_size)
@@ -90,6 +93,7 @@ class HFRegressionQE(_Regressor, QualityEstimator):
 
 class HFRegressionDifficulty(_Regressor, DifficultyEstimator):
     description = "transformers regression head on the source; #negate when it predicts quality"
+    options = HF_OPTIONS
 
     def __init__(self, arg: str, device: str | None = None, dtype: str | None = None, batch_size: int | None = None):
         self._init_regressor(arg, device, dtype, batch_size)
@@ -111,6 +115,7 @@ class SentinelDifficulty(TorchBackend, DifficultyEstimator):
     """
 
     description = "Sentinel-src: XLM-R + feed-forward on [CLS] (guardians-mt-eval checkpoints)"
+    options = {**PLACEMENT_OPTIONS, "encoder": ANSWER, "lang_token": ANSWER}
 
     def __init__(self, arg: str, device: str | None = None, dtype: str | None = None, batch_size: int | None = None):
         import yaml

@@ -46,6 +46,14 @@ def _llm(arg: str):
 class _LLMRole:
     # the papers' QE and judge prompts ask for reasoning before the answer line: leave room for it
     max_tokens_default = 1024
+    options = None  # the argument is an LLM spec: its backend declares the options
+
+    def planned_prompts(self, sources, translations, src_lang, tgt_lang) -> list[str]:
+        """The prompts of one attempt on these texts (``--dry-run``)."""
+        raise NotImplementedError
+
+    def plan_calls(self, plan, sources, translations, src_lang, tgt_lang, times=1) -> None:
+        plan.add(self.llm, self.planned_prompts(sources, translations, src_lang, tgt_lang), self.max_tokens, times)
 
     def __init__(self, arg: str = "", retries: int = 2, max_tokens: int | None = None):
         self.llm = _llm(arg)
@@ -78,6 +86,10 @@ class LLMTranslator(_LLMRole, Translator):
     description = "any ChatLLM prompted to translate (bandit paper App. E prompt); failures are None"
     max_tokens_default = 512
 
+    def planned_prompts(self, sources, translations, src_lang, tgt_lang) -> list[str]:
+        return [prompts.TRANSLATE.format(src_lang=lang_name(src_lang), tgt_lang=lang_name(tgt_lang), source=s)
+                for s in sources]
+
     def translate(self, texts, src_lang, tgt_lang) -> list[str | None]:
         """Translations; ``None`` where no usable answer came (counted in ``failures``), never an empty string."""
         out = self._ask_many([prompts.TRANSLATE.format(src_lang=lang_name(src_lang), tgt_lang=lang_name(tgt_lang),
@@ -93,6 +105,10 @@ class LLMQualityEstimator(_LLMRole, QualityEstimator):
     def __init__(self, arg: str = "", retries: int = 2, max_tokens: int | None = None, prompt: str = "mtbreaker"):
         super().__init__(arg, retries, max_tokens)
         self.prompt = self.PROMPTS[prompt]
+
+    def planned_prompts(self, sources, translations, src_lang, tgt_lang) -> list[str]:
+        # the MT-breaker prompt, as --dry-run has always estimated it (the bandit prompt is of similar length)
+        return [prompts.LLM_QE.format(source=s, translation=t) for s, t in zip(sources, translations or sources)]
 
     def score(self, sources, translations, src_lang, tgt_lang) -> list[float | None]:
         """0..100 scores; ``None`` where the answer held no ``SCORE |||x|||`` in range (counted in ``failures``)."""
@@ -115,6 +131,9 @@ class LLMDifficultyJudge(_LLMRole, DifficultyEstimator):
     def __init__(self, arg: str = "", retries: int = 2, max_tokens: int | None = None):
         super().__init__(arg, retries, max_tokens)
         self.levels: dict[str, str] = {}  # text -> CEFR level of the last judgement
+
+    def planned_prompts(self, sources, translations, src_lang, tgt_lang) -> list[str]:
+        return [self.prompt(s, tgt_lang) for s in sources]
 
     def prompt(self, text: str, tgt_lang: str | None) -> str:
         if self.source_only or not tgt_lang:

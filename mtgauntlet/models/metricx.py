@@ -19,8 +19,9 @@ from pathlib import Path
 from typing import Sequence
 
 from mtgauntlet.errors import BackendUnavailable, GauntletError
-from mtgauntlet.models.base import QualityEstimator
+from mtgauntlet.models.base import PLACEMENT_OPTIONS, QualityEstimator
 from mtgauntlet.models.cache import cached_map, parse_options
+from mtgauntlet.models.spec_public import ANSWER
 
 SCORE_TOKEN = "<extra_id_10>"
 MAX_ERROR = 25.0
@@ -35,6 +36,8 @@ def metricx_input(source: str, candidate: str, version: str = "24") -> str:
 
 class MetricXQE(QualityEstimator):
     description = "MetricX-24/23 QE checkpoint (mT5, <extra_id_10> logit at decoder step 1, 0-25 -> 0-100 quality)"
+    options = {**PLACEMENT_OPTIONS, "version": ANSWER, "max_length": ANSWER, "tokenizer": ANSWER}
+    requires = (("torch", "models"), ("transformers", "models"))
 
     def __init__(self, arg: str, device: str = "cpu"):
         from mtgauntlet.models.hf import _from_pretrained, _torch

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from mtgauntlet.atomic import write_json_atomic
+from mtgauntlet.models.openai_errors import OpenAIError
 from mtgauntlet.models.usage import LEDGER, BudgetSpent
 
 ENDPOINT = "/v1/chat/completions"
@@ -83,7 +84,6 @@ async def _create(backend, data: bytes, n: int, state: Path, key: str) -> str:
 
 async def _find(backend, key: str) -> str | None:
     """The id of a batch created with ``key`` in its metadata that did not fail (None: there is none)."""
-    from mtgauntlet.models.openai_compat import OpenAIError
 
     after = None
     for _ in range(LIST_PAGES):
@@ -133,7 +133,6 @@ def _body(line: dict) -> dict | None:
 
 async def _get(backend, path: str, batch_id: str, state: Path, raw: bool = False) -> Any:
     """A GET about a batch; HTTP 404 (the server purged the batch or its files) clears the kept state."""
-    from mtgauntlet.models.openai_compat import OpenAIError
 
     try:
         return await backend._request("GET", path, raw=raw)
@@ -179,7 +178,6 @@ async def run_batch(backend, bodies: list[dict], schema=None, keep=lambda i, ans
 
 
 async def _run(backend, bodies: list[dict], schema, keep) -> list[Any]:
-    from mtgauntlet.models.openai_compat import OpenAIError
 
     data = input_file(bodies)
     key = batch_key(backend, bodies)
@@ -222,7 +220,6 @@ async def _run(backend, bodies: list[dict], schema, keep) -> list[Any]:
 
 def _result(backend, batch_id: str, i: int, lines: list[dict], schema) -> Any:
     """The reply of request ``i`` (or its error) from its result lines; every answered line's usage is counted."""
-    from mtgauntlet.models.openai_compat import OpenAIError
 
     answers = []
     for line in lines:

@@ -20,7 +20,8 @@ requests through the OpenAI Batch API: :mod:`.openai_batch`; ``poll=S`` seconds 
 answer's ``usage`` is recorded per spec in :data:`.usage.LEDGER`, and each request first passes the run's budget
 (with what it may cost at most: :func:`.usage.cost_bound`). Every answer is stored in the output cache the moment it
 arrives, so a run killed mid-list pays again only for the requests that had no answer yet. The options a spec may
-carry are declared in ``registry.OPTIONS``; an unknown, repeated or non-finite one is a one-line error.
+carry are declared in :attr:`OpenAIChatLLM.options` (with their kinds: ``#key`` a secret, ``#price`` a cost, ...);
+an unknown, repeated or non-finite one is a one-line error.
 """
 
 from __future__ import annotations
@@ -39,19 +40,15 @@ from mtgauntlet.errors import GauntletError
 from mtgauntlet.models import cache
 from mtgauntlet.models.base import ChatLLM, per_item_seeds
 from mtgauntlet.models.cache import parse_options
+from mtgauntlet.models.openai_batch import run_batch
+from mtgauntlet.models.openai_errors import OpenAIError
 from mtgauntlet.models.ratelimit import estimate_tokens, limiter_for
 from mtgauntlet.models.runtime import default_concurrency, parse_positive
-from mtgauntlet.models.spec_public import redact_secrets, split_userinfo
+from mtgauntlet.models.spec_public import ACCESS, ANSWER, COST, PACE, SECRET, redact_secrets, split_userinfo
 from mtgauntlet.models.usage import LEDGER, answer_counts, cost_bound, parse_price
 
 DEFAULT_URL = "https://api.openai.com/v1"
 RETRY_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
-
-
-class OpenAIError(GauntletError):
-    """A request that got no usable answer; ``status``: the HTTP status of the last attempt (None: none came)."""
-
-    status: int | None = None
 
 
 class _LoopThread:
@@ -109,6 +106,9 @@ def retry_after_seconds(value: str | None, cap: float) -> float | None:
 
 class OpenAIChatLLM(ChatLLM):
     description = "OpenAI-compatible chat-completions server"
+    options = {"key": SECRET, "key_env": ACCESS, "timeout": PACE, "retries": ANSWER, "concurrency": PACE,
+               "price": COST, "rpm": PACE, "tpm": PACE, "json": ANSWER, "batch": COST, "poll": PACE}
+    requires = (("httpx", ""),)  # a dependency of mtgauntlet itself
 
     def __init__(self, arg: str, timeout: float = 60.0, max_retries: int = 4, backoff: float = 1.0,
                  concurrency: int | None = None, max_retry_after: float = 120.0):
@@ -326,8 +326,6 @@ class OpenAIChatLLM(ChatLLM):
             cache.store(spec, [(keys[todo[j]], answer)])
 
         if self.batch and jobs:
-            from mtgauntlet.models.openai_batch import run_batch
-
             results = _LoopThread.run(run_batch(self, payloads, schema, keep))
         else:
             limit = parse_positive(concurrency or self.concurrency, "concurrency")

@@ -68,6 +68,7 @@ def chain_languages(legs: Sequence[str], src_lang: str, tgt_lang: str) -> list[s
 
 class PivotTranslator(Translator):
     description = "pivot: a chain of translators (e.g. bergamot:en-pt>apertium:pt-es)"
+    options = None  # its legs are specs: their backends declare the options
 
     def __init__(self, arg: str = ""):
         from mtgauntlet.models import registry

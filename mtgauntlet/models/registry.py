@@ -8,12 +8,16 @@ Examples: ``hf:./tiny-mt5``, ``hf:/models/smollm2#file=model.gguf``, ``openai:gp
 
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.util
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from mtgauntlet.errors import BackendUnavailable, GauntletError
+from mtgauntlet.models.base import settings
+from mtgauntlet.models.spec_public import ACCESS, ANSWER, COST, PACE, PLACE, SECRET, public_form, redact_secrets
 
 ROLES = ("llm", "translator", "qe", "nli", "infiller", "annotator", "embedder", "difficulty")
 
@@ -53,31 +57,74 @@ REGISTRY: dict[str, dict[str, str]] = {
     "crowd": {"difficulty": "mtgauntlet.models.difficulty:ArtificialCrowdDifficulty"},
 }
 
-# The ``#`` options each backend knows: the one place a spec's options are checked against (`check_options`, at
-# `load`). None: the backend's argument is another spec (``llm-as-qe:openai:m@u#json=1``), checked when that spec
-# is loaded. A backend added to REGISTRY declares its options here (tests/test_spec_options.py checks both agree).
-_PLACEMENT = ("device", "dtype", "batch")
-OPTIONS: dict[str, tuple[str, ...] | None] = {
-    "hf": (*_PLACEMENT, "file", "beams", "max_tokens", "src", "tgt", "labels", "scale", "negate"),
-    "smollm2": _PLACEMENT,
-    "openai": ("key", "key_env", "timeout", "retries", "concurrency", "price", "rpm", "tpm", "json", "batch", "poll"),
-    "spacy": (), "stanza": (),
-    "st": _PLACEMENT, "e5": (),
-    "apertium": (), "bergamot": (),
-    "pivot": None, "llm-as-translator": None, "llm-as-qe": None, "llm-judge": None, "llm-judge-src": None,
-    "roundtrip": None, "crowd": None,
-    "metricx": (*_PLACEMENT, "version", "max_length", "tokenizer"),
-    "comet": _PLACEMENT,
-    "qe": ("model", "fast", "nosrc", "llm", "reverse"),
-    "length": (), "syntax": (), "rarity": (), "random": (), "learned": (),
-    "sentinel": (*_PLACEMENT, "encoder", "lang_token"),
-}
+def classes_of(name: str) -> list[type]:
+    """The backend classes of backend ``name``, one per role it serves (their modules imported: they import
+    heavy libraries only when a backend is made)."""
+    out = []
+    for target in REGISTRY[name].values():
+        module, _, cls = target.partition(":")
+        out.append(getattr(importlib.import_module(module), cls))
+    return out
 
 
-def check_options(s: Spec) -> None:
+def options_of(name: str) -> dict[str, str] | None:
+    """The ``#`` options backend ``name`` knows, with their kinds: what its classes declare (``Backend.options``),
+    merged over its roles. None: its argument is another spec (``llm-as-qe:openai:m@u#json=1``), whose backend
+    declares them."""
+    declared = [cls.options for cls in classes_of(name)]
+    if any(d is None for d in declared):
+        return None
+    return {k: v for d in declared for k, v in d.items()}
+
+
+@functools.cache
+def _all_kinds() -> dict[str, str]:
+    """Every option name any backend declares, with the kind that writes least out (a secret over a cost over a
+    kept answer): for specs whose backend is another spec's wrapper or not a registered name."""
+    rank = {kind: i for i, kind in enumerate((ANSWER, PLACE, PACE, COST, ACCESS, SECRET))}
+    out: dict[str, str] = {}
+    for name in REGISTRY:
+        try:
+            declared = options_of(name) or {}
+        except ImportError:  # a backend module that cannot be imported here declares nothing here
+            continue
+        for option, kind in declared.items():
+            if rank[kind] > rank.get(out.get(option, ANSWER), 0):
+                out[option] = kind
+            out.setdefault(option, kind)
+    return out
+
+
+@functools.cache
+def _kinds_of_name(name: str) -> Mapping[str, str]:
+    try:
+        declared = options_of(name) if name in REGISTRY else None
+    except ImportError:
+        declared = None
+    # an option the backend does not declare (refused when it is loaded) has the kind other backends give it
+    return _all_kinds() if declared is None else {**_all_kinds(), **declared}
+
+
+def _kinds_of(spec: str) -> Mapping[str, str]:
+    try:
+        name = parse_spec(spec).name
+    except GauntletError:
+        return _all_kinds()
+    return _kinds_of_name(name)
+
+
+def public_spec(value: Any) -> Any:
+    """A model spec (or a list of them) as records, signatures and published files name it
+    (:func:`.spec_public.public_form` with the option kinds the backends declare): ``openai:m@http://u:p@h/v1
+    #price=1/2,key=s,json=1`` -> ``openai:m@http://h/v1#json=1``."""
+    return public_form(value, _kinds_of)
+
+
+def check_options(s: Spec, cls: type | None = None) -> None:
     """An option the backend does not know (``#prise=1/2``), or one given twice, is a one-line error: it would
-    be ignored in silence (a price, a timeout, a budget that never applies)."""
-    known = OPTIONS.get(s.name, ())
+    be ignored in silence (a price, a timeout, a budget that never applies). ``cls``: the class being loaded
+    (else every class of the backend)."""
+    known = options_of(s.name) if cls is None else cls.options
     if known is None or "#" not in s.arg:
         return
     from mtgauntlet.models.cache import parse_options
@@ -85,8 +132,8 @@ def check_options(s: Spec) -> None:
     unknown = sorted(set(parse_options(s.arg)[1]) - set(known))
     if unknown:
         allowed = ", ".join(f"#{k}" for k in known) or "none"
-        raise GauntletError(f"spec {s.raw!r}: unknown option {', '.join('#' + k for k in unknown)} for backend "
-                            f"{s.name!r} (it knows: {allowed})")
+        raise GauntletError(f"spec {redact_secrets(s.raw)!r}: unknown option {', '.join('#' + k for k in unknown)} "
+                            f"for backend {s.name!r} (it knows: {allowed})")
 
 
 # What a user gets when naming no spec for a role (None: no offline model exists here).
@@ -147,7 +194,7 @@ def resolve_class(role: str, spec: str):
         raise GauntletError(f"backend {s.name!r} cannot act as {role} (it serves: {roles})")
     module, _, cls = target.partition(":")
     try:
-        return getattr(importlib.import_module(module), cls), s
+        found = getattr(importlib.import_module(module), cls)
     except ModuleNotFoundError as exc:
         if exc.name and exc.name.startswith("mtgauntlet"):
             raise BackendUnavailable(f"backend {s.name!r} ({role}) is not available in this version") from None
@@ -155,29 +202,54 @@ def resolve_class(role: str, spec: str):
                                  f"install it (pip install {exc.name}) or choose another spec") from None
     except AttributeError:
         raise BackendUnavailable(f"backend {s.name!r} ({role}) is not available in this version") from None
+    return found, s
+
+
+def check_requirements(cls: type, s: Spec, role: str) -> None:
+    """The class's declared requirements (``Backend.requires``), before any model is loaded: one line naming the
+    extra to install."""
+    missing = cls.missing_requirement() if hasattr(cls, "missing_requirement") else None
+    if missing:
+        raise BackendUnavailable(f"backend {s.name!r} ({role}) {missing}")
 
 
 _INSTANCES: dict[tuple[str, str, tuple], Any] = {}
 
 
 def load(role: str, spec: str | None = None, **kwargs):
-    """Instantiate (once per process) the backend for ``role`` given by ``spec`` or the role's default."""
+    """Instantiate (once per process) the backend for ``role`` given by ``spec`` or the role's default: its
+    requirements and options checked first, its ``spec`` set before ``__init__`` runs; a paid backend (one
+    declaring a ``#price`` option) gets its ``price``, ``usage_key`` and ``cache_spec`` too, and is registered in
+    the usage ledger (refused under ``--max-cost`` without a price) before it can send anything."""
     if spec is None:
         spec = DEFAULTS.get(role)
         if spec is None:
             raise BackendUnavailable(
                 f"no offline {role} model is packaged for this machine; pass a spec such as {SUGGESTIONS.get(role, '')}")
-    from mtgauntlet.models.runtime import defaults
-
-    # global defaults (--device/--dtype/--batch-size/--concurrency) are part of the key: changing them loads anew
-    key = (role, spec, tuple(sorted((k, repr(v)) for k, v in kwargs.items())), tuple(sorted(defaults().items())))
+    # global settings (--device/--dtype/--batch-size/--concurrency) are part of the key: changing them loads anew
+    key = (role, spec, tuple(sorted((k, repr(v)) for k, v in kwargs.items())), tuple(sorted(settings().items())))
     if key not in _INSTANCES:
         cls, s = resolve_class(role, spec)
-        check_options(s)
-        obj = cls(s.arg, **kwargs)
+        check_requirements(cls, s, role)
+        check_options(s, cls)
+        obj = cls.__new__(cls)
         obj.spec = spec
+        if (cls.options or {}).get("price") == COST:
+            _prepare_paid(obj, s)
+        obj.__init__(s.arg, **kwargs)
         _INSTANCES[key] = obj
     return _INSTANCES[key]
+
+
+def _prepare_paid(obj: Any, s: Spec) -> None:
+    from mtgauntlet.models.cache import parse_options
+    from mtgauntlet.models.usage import LEDGER, parse_price
+
+    obj.usage_key = redact_secrets(s.raw)  # as build.json and the card name it: never a credential
+    obj.cache_spec = public_spec(s.raw)  # a change of price or pace keeps the cached answers
+    obj.price = parse_price(parse_options(s.arg)[1].get("price"), obj.usage_key)
+    LEDGER.register(obj.usage_key, obj.price)
+    LEDGER.require_price(obj.usage_key, obj.price)
 
 
 def module_available(name: str) -> bool:
@@ -212,7 +284,9 @@ EMBEDDED: list[tuple[str, str, str, str]] = [
 ]
 
 
-def embedded_status() -> list[dict[str, Any]]:
+def embedded_status(grammar_languages: tuple[str, ...] = ()) -> list[dict[str, Any]]:
+    """The packaged models and whether each is installed here; ``grammar_languages``: the languages the grammar
+    validator has (the caller asks it: models sit below the validators)."""
     import shutil
 
     rows = []
@@ -226,9 +300,7 @@ def embedded_status() -> list[dict[str, Any]]:
 
             installed = need[9:] in installed_pairs()
         elif need.startswith("grammar:"):
-            from mtgauntlet.validators.grammar import available_languages
-
-            installed = need[8:] in available_languages()
+            installed = need[8:] in grammar_languages
         else:
             installed = module_available(need)
         rows.append({"role": role, "spec": spec, "installed": installed, "what": what})

@@ -16,6 +16,7 @@ from mtgauntlet.models.base import QualityEstimator
 
 class RoundTripQE(QualityEstimator):
     description = "round-trip chrF: back-translate the hypothesis, compare with the source"
+    options = None  # its argument is a translator spec
 
     def __init__(self, arg: str = ""):
         from mtgauntlet.models import registry
@@ -23,6 +24,11 @@ class RoundTripQE(QualityEstimator):
         self.reverse_spec = arg or None
         self.reverse = registry.load("translator", arg) if arg else None  # else chosen per language pair
         self.reverse_by_pair: dict[tuple[str, str], object] = {}
+
+    def plan_calls(self, plan, sources, translations, src_lang, tgt_lang, times=1) -> None:
+        """The back-translations' calls (of a paid reverse translator)."""
+        if self.reverse is not None:
+            plan.add_role(self.reverse, list(translations or sources), None, tgt_lang, src_lang, times)
 
     def reverse_for(self, tgt_lang: str, src_lang: str):
         """The reverse translator (target -> source) for one pair."""

@@ -16,14 +16,12 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
 from mtgauntlet.errors import BackendUnavailable, GauntletError
+from mtgauntlet.models.base import SETTINGS, settings
 
 log = logging.getLogger(__name__)
 
-ENV = {"device": "MTGAUNTLET_DEVICE", "dtype": "MTGAUNTLET_DTYPE", "batch": "MTGAUNTLET_BATCH_SIZE",
-       "concurrency": "MTGAUNTLET_CONCURRENCY", "threads": "MTGAUNTLET_THREADS"}
+ENV = SETTINGS
 RUNTIME_OPTIONS = ("device", "dtype", "batch")  # spec options that say where a model runs, not what it computes
-# spec options of API backends that change what a run costs and how fast it goes, never the answers (#json does)
-PACE_OPTIONS = ("price", "rpm", "tpm", "batch", "poll", "concurrency")
 DTYPE_NAMES = {"fp32": "fp32", "float32": "fp32", "float": "fp32", "fp16": "fp16", "float16": "fp16",
                "half": "fp16", "bf16": "bf16", "bfloat16": "bf16"}
 TORCH_DTYPES = {"fp32": "float32", "fp16": "float16", "bf16": "bfloat16"}
@@ -140,9 +138,7 @@ class Runtime:
         return {"device": self.device, "dtype": self.dtype, "batch": self.batch}
 
 
-def defaults() -> dict[str, str]:
-    """The global defaults currently set (environment), e.g. ``{'device': 'cuda:1'}``."""
-    return {k: os.environ[v] for k, v in ENV.items() if os.environ.get(v)}
+defaults = settings  # the global defaults currently set (environment), e.g. ``{'device': 'cuda:1'}``
 
 
 def set_defaults(*, device: str | None = None, dtype: str | None = None, batch: int | None = None,
@@ -225,10 +221,10 @@ def strip_runtime_options(spec: str) -> str:
 
 
 def signature_spec(value: Any) -> Any:
-    """A model spec as a build signature (and a record) names it: :func:`~mtgauntlet.models.spec_public.public_spec`
+    """A model spec as a build signature (and a record) names it: :func:`~mtgauntlet.models.registry.public_spec`
     (``openai:m@u#price=1/2,json=1`` -> ``openai:m@u#json=1``; no pace, cost or secret options, no URL user info),
     so a build resumes when only the price, rate limits, batch mode or concurrency changed."""
-    from mtgauntlet.models.spec_public import public_spec
+    from mtgauntlet.models.registry import public_spec
 
     return public_spec(value)
 

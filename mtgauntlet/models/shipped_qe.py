@@ -122,6 +122,7 @@ def wrong_language(source: str, translation: str, src_lang: str, tgt_lang: str) 
 
 class ShippedQE(QualityEstimator):
     description = "shipped QE: cross-lingual e5, source difficulty, length, target rarity, copying (+round trip, +LM)"
+    options = dict.fromkeys(("model", "fast", "nosrc", "llm", "reverse"), "answer")  # spec_public.ANSWER
 
     def __init__(self, arg: str = "", model_path: str | None = None):
         from mtgauntlet.models.features import LinearModel

@@ -8,8 +8,10 @@ a change of price or pace does not change a record, and a credential is never pu
 loaded from the full spec, so it still connects with the credential. :func:`redact_secrets` masks credentials in
 free text (error messages, log lines, warnings), including the values of secrets seen in this process.
 
-Option names are declared once in :data:`OPTION_KINDS`; a name not declared there that looks like a credential
-(:data:`SECRET_NAME`: ``api_key``, ``token``, ``password``, ...) is a secret too.
+Which option is which is declared once, by the backend classes (``Backend.options`` in :mod:`.base`: option name
+-> one of the kinds below); :func:`mtgauntlet.models.registry.public_spec` reads those declarations and applies
+:func:`public_form`. An option a backend does not declare that looks like a credential (:data:`SECRET_NAME`:
+``api_key``, ``token``, ``password``, ...) is a secret all the same. This module imports nothing of the package.
 """
 
 from __future__ import annotations
@@ -17,19 +19,17 @@ from __future__ import annotations
 import re
 import threading
 import urllib.parse
-from typing import Any
+from typing import Any, Callable, Mapping
 
-# option name -> kind; kinds in DROPPED never reach a record, a signature or a published file
-OPTION_KINDS: dict[str, str] = {
-    "price": "cost",  # USD per 1M tokens: what a run costs, never what it answers
-    "batch": "cost",  # the Batch API (openai) or a batch size (torch): the same answers either way
-    "rpm": "pace", "tpm": "pace", "poll": "pace", "concurrency": "pace", "timeout": "pace",
-    # not declared, so kept: ``retries`` (how many failed requests a run survives decides which records exist)
-    "key_env": "access",  # the name of the variable holding the key: how to get in, not what is computed
-    "key": "secret", "api_key": "secret", "apikey": "secret", "token": "secret", "secret": "secret",
-    "password": "secret", "passwd": "secret", "auth": "secret", "credentials": "secret",
-}
-DROPPED = frozenset({"cost", "pace", "access", "secret"})
+# the kinds of spec options; kinds in DROPPED never reach a record, a signature or a published file
+ANSWER = "answer"  # changes what is computed (``#json=1``, ``#retries=2``, a model file): kept
+PLACE = "place"  # where a model runs (``#device``, ``#dtype``): kept here, stripped for caches by models.runtime
+COST = "cost"  # what a run costs, never what it answers (``#price``, the Batch API)
+PACE = "pace"  # how fast it goes (``#rpm``, ``#concurrency``, a batch size, a timeout)
+ACCESS = "access"  # how to get in (``#key_env``: the name of the variable holding the key)
+SECRET = "secret"  # a credential (``#key``): never written anywhere, masked in messages
+KINDS = (ANSWER, PLACE, COST, PACE, ACCESS, SECRET)
+DROPPED = frozenset({COST, PACE, ACCESS, SECRET})
 # a word of the name (``_``/``-`` separated) says credential: ``api_key``, ``access_token``; not ``max_tokens``
 SECRET_NAME = re.compile(r"(?i)(^|[_-])(api_?key|key|token|secret|password|passwd|pwd|auth|credentials?|bearer|cookie)"
                          r"($|[_-])")
@@ -42,16 +42,17 @@ _SEEN: set[str] = set()
 _LOCK = threading.Lock()
 
 
-def option_kind(name: str) -> str:
-    """``cost``, ``pace``, ``access``, ``secret`` or ``answer`` (changes what is computed: kept)."""
+def option_kind(name: str, declared: Mapping[str, str] | None = None) -> str:
+    """The kind of option ``name`` as ``declared`` (a backend's option table) says, else ``secret`` when the name
+    looks like a credential, else ``answer`` (kept)."""
     name = name.strip().lower()
-    if name in OPTION_KINDS:
-        return OPTION_KINDS[name]
-    return "secret" if SECRET_NAME.search(name) else "answer"
+    if declared and name in declared:
+        return declared[name]
+    return SECRET if SECRET_NAME.search(name) else ANSWER
 
 
-def is_secret_option(name: str) -> bool:
-    return option_kind(name) == "secret"
+def is_secret_option(name: str, declared: Mapping[str, str] | None = None) -> bool:
+    return option_kind(name, declared) == SECRET
 
 
 def split_userinfo(url: str) -> tuple[str, tuple[str, str] | None]:
@@ -65,30 +66,36 @@ def split_userinfo(url: str) -> tuple[str, tuple[str, str] | None]:
     return url[:match.start(2)] + url[match.end():], (urllib.parse.unquote(user), urllib.parse.unquote(password))
 
 
-def public_spec(value: Any) -> Any:
+KindsOf = Callable[[str], Mapping[str, str]]  # one spec (a pivot leg) -> its backend's declared option kinds
+
+
+def public_form(value: Any, kinds_of: KindsOf) -> Any:
     """A model spec as records, signatures and published files name it: no user info in its URLs and none of
-    the options whose kind is in :data:`DROPPED` (``openai:m@http://u:p@h/v1#price=1/2,key=s,json=1`` ->
-    ``openai:m@http://h/v1#json=1``). Lists and tuples are mapped; a string not written as a spec (no backend
-    name before a ``:`` or ``#``) only loses URL user info; anything else comes back as it was. A spec without
-    such parts comes back unchanged."""
+    the options whose kind (``kinds_of(spec)``) is in :data:`DROPPED` (``openai:m@http://u:p@h/v1#price=1/2,key=s,
+    json=1`` -> ``openai:m@http://h/v1#json=1``). Lists and tuples are mapped; a string not written as a spec (no
+    backend name before a ``:`` or ``#``) only loses URL user info; anything else comes back as it was. A spec
+    without such parts comes back unchanged. The values of secret options are remembered for
+    :func:`redact_secrets`."""
     if isinstance(value, (list, tuple)):
-        return type(value)(public_spec(v) for v in value)
+        return type(value)(public_form(v, kinds_of) for v in value)
     if not isinstance(value, str):
         return value
-    return ">".join(_public_part(part) for part in value.split(">"))  # pivots: bergamot:en-pt>apertium:pt-es
+    return ">".join(_public_part(part, kinds_of) for part in value.split(">"))  # pivots: bergamot:en-pt>apertium:pt-es
 
 
-def _public_part(spec: str) -> str:
+def _public_part(spec: str, kinds_of: KindsOf) -> str:
     spec, _ = _strip_all_userinfo(spec)
     head, sep, opts = spec.partition("#")
     if not sep or not _is_spec(spec):
         return spec
+    declared = kinds_of(spec)
     kept = []
     for part in opts.split(","):
         name, eq, val = part.partition("=")
-        if option_kind(name) == "secret" and eq:
+        kind = option_kind(name, declared)
+        if kind == SECRET and eq:
             _remember(val.strip())
-        if part and option_kind(name) not in DROPPED:
+        if part and kind not in DROPPED:
             kept.append(part)
     return head + ("#" + ",".join(kept) if kept else "")
 

@@ -23,7 +23,7 @@ from typing import Any
 
 from mtgauntlet.errors import GauntletError
 from mtgauntlet.fileio import sha256_file
-from mtgauntlet.models.spec_public import public_spec
+from mtgauntlet.models.registry import public_spec
 from mtgauntlet.recipes.commands import command_line
 from mtgauntlet.recipes.options import builder_options, step_options
 from mtgauntlet.recipes.spec import RUNNER_OWNED, BuildSpec, Recipe, parse_recipe

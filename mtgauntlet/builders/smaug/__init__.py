@@ -19,7 +19,7 @@ from mtgauntlet.errors import BackendUnavailable, GauntletError
 from mtgauntlet.models import registry
 from mtgauntlet.models.embedded import packaged_translator
 from mtgauntlet.models.estimate import Plan
-from mtgauntlet.models.spec_public import public_spec
+from mtgauntlet.models.registry import public_spec
 from mtgauntlet.phenomena import DEFAULT, NAMES
 from mtgauntlet.validators.record_checks import span_identity_holds
 
