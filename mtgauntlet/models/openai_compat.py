@@ -41,7 +41,7 @@ from mtgauntlet.models.base import ChatLLM, per_item_seeds
 from mtgauntlet.models.cache import parse_options
 from mtgauntlet.models.ratelimit import estimate_tokens, limiter_for
 from mtgauntlet.models.runtime import default_concurrency, parse_positive
-from mtgauntlet.models.spec_public import redact_secrets, split_userinfo
+from mtgauntlet.models.spec_public import redact_secrets, remember_secret, split_userinfo
 from mtgauntlet.models.usage import LEDGER, answer_counts, cost_bound, parse_price
 
 DEFAULT_URL = "https://api.openai.com/v1"
@@ -89,6 +89,9 @@ def check_base_url(url: str, spec: str) -> str:
         parts.port
     except ValueError:
         raise GauntletError(f"spec {spec!r}: {url!r} has an invalid port") from None
+    if parts.query or "?" in url:  # request paths are appended to the base URL; a query would also be published
+        raise GauntletError(f"spec {spec!r}: the base URL has a query (?...); write openai:<model>@http://host:port/v1 "
+                            "and options after #")
     return url.rstrip("/")
 
 
@@ -160,6 +163,7 @@ class OpenAIChatLLM(ChatLLM):
         h = {"Content-Type": "application/json"}
         key = self.api_key or os.environ.get(self.key_env)
         if key:
+            remember_secret(key)  # an error body quoting it back is masked like a #key= (issue #34 item 8)
             h["Authorization"] = f"Bearer {key}"
         return h
 

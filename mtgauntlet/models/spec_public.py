@@ -147,6 +147,13 @@ def redact_json(value: Any) -> Any:
     return value
 
 
+def remember_secret(value: str | None) -> None:
+    """Mask ``value`` (a key read from the environment, say) in every text :func:`redact_secrets` sees from now on:
+    a server that quotes the key back in an error body does not get it printed."""
+    if value:
+        _remember(value)
+
+
 def _remember(*values: str) -> None:
     with _LOCK:
         for value in values:

@@ -1,0 +1,118 @@
+"""Issue #34 tried again as its author would: variations the round-4 fixes may have missed, through the real entry
+points (`gauntlet` and `import mtgauntlet as mg`) against local OpenAI-compatible servers that count what they are
+paid (tests/openai_server.py). Spec options in other spellings, secrets in other places (a server's error body,
+other option names, a URL query), provenance strings with Markdown/HTML, typed errors for other argument types."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+import mtgauntlet as mg
+from tests.cli import invoke
+from tests.openai_server import ScriptedServer
+from tests.scripted_roles import qe_a, qe_server_answer
+
+KEY = "sk-adversary-5c1e0b77d2"
+PASSWORD = "Pw-adv-3e8d1f0a"
+
+
+@pytest.fixture(autouse=True)
+def _env(tmp_path, monkeypatch):
+    monkeypatch.setenv("MTGAUNTLET_CACHE_DIR", str(tmp_path / "cache"))
+    for var in ("MTGAUNTLET_CONCURRENCY", "MTGAUNTLET_MAX_COST", "MTGAUNTLET_MAX_REQUESTS", "OPENAI_API_KEY"):
+        monkeypatch.setenv(var, "")
+
+
+def _table(tmp_path, n=6):
+    path = tmp_path / "pairs.tsv"
+    path.write_text("src\ttgt\tlp\n" + "".join(f"Sentence number {i}.\tFrase {i}.\ten-es\n" for i in range(n)),
+                    encoding="utf-8")
+    return path
+
+
+def _score(tmp_path, spec, *extra, out="s.parquet"):
+    return invoke(["score", "qe", "-i", _table(tmp_path), "-o", tmp_path / out, "--qe", spec, *extra])
+
+
+# -- 5. spec options in other spellings ---------------------------------------------------------------------------
+@pytest.mark.parametrize("opts", ["#price=-1/2", "#price=1e400/1", "#price=1/2/3", "#price=1", "#price=",
+                                  "#concurrency=0", "#concurrency=-3", "#concurrency=nan", "#concurrency=1.5",
+                                  "#timeout=-1", "#timeout=inf", "#timeout=0", "#tpm=nan", "#tpm=0", "#rpm=0",
+                                  "#rpm=-5", "#poll=nan", "#poll=-1", "#retries=-1", "#retries=nan", "#retries=1.5",
+                                  "#PRICE=1/2", "#price=1/2,PRICE=3/4", "#json=2",
+                                  "#batch=maybe", "#price", "#price=1/2,price=1/2", "#max_tokens=-1"])
+def test_a_bad_spec_option_is_one_line_and_nothing_is_sent(tmp_path, opts):
+    with ScriptedServer(default=qe_server_answer(qe_a)) as srv:
+        r = _score(tmp_path, f"llm-as-qe:openai:qa@{srv.url}{opts}")
+        assert r.exit_code == 2 and r.stderr.startswith("error: ") and r.stderr.count("\n") == 1, r
+        assert not srv.requests, r
+
+
+# -- 8. secrets in other places ----------------------------------------------------------------------------------
+class _EchoingServer:
+    """A real server on 127.0.0.1 that refuses every request with 401 and quotes the credential it was sent in its
+    error body (as some proxies do): what the client shows of that body must not show the key."""
+
+    def __enter__(self):
+        import threading
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        seen = self.seen = []
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *a):
+                pass
+
+            def do_POST(self):
+                self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                auth = self.headers.get("Authorization", "")
+                seen.append(auth)
+                body = json.dumps({"error": {"message": f"Incorrect API key provided: {auth}"}}).encode()
+                self.send_response(401)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        return self
+
+    def __exit__(self, *exc):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.mark.parametrize("how", ["env", "key_env", "option"])
+def test_a_key_quoted_back_by_the_server_is_masked_in_the_error_line(tmp_path, monkeypatch, how):
+    with _EchoingServer() as srv:
+        spec = f"llm-as-qe:openai:qa@{srv.url}#retries=0"
+        if how == "env":
+            monkeypatch.setenv("OPENAI_API_KEY", KEY)
+        elif how == "key_env":
+            monkeypatch.setenv("MY_PROVIDER_KEY", KEY)
+            spec += ",key_env=MY_PROVIDER_KEY"
+        else:
+            spec += f",key={KEY}"
+        r = _score(tmp_path, spec)
+    assert srv.seen and srv.seen[0] == f"Bearer {KEY}"
+    assert r.exit_code == 2 and "HTTP 401" in r.stderr and "Incorrect API key provided" in r.stderr, r
+    assert KEY not in r.output, r
+
+
+@pytest.mark.parametrize("spec", [f"llm-as-qe:openai:qa@URL#api_key={KEY}", f"llm-as-qe:openai:qa@URL#token={KEY}",
+                                  f"llm-as-qe:openai:qa@URL#Key={KEY}", f"llm-as-qe:openai:qa@URL#key={KEY},key=x",
+                                  f"llm-as-qe:openai:qa@URL#keyy={KEY}", f"llm-as-qe:openai:qa@URL?api_key={KEY}",
+                                  f"llm-as-qe:openai:qa@URL#key={KEY},prise=1/2"])
+def test_a_secret_in_a_refused_spec_is_masked_in_the_error_line(tmp_path, spec):
+    with ScriptedServer(default=qe_server_answer(qe_a)) as srv:
+        r = _score(tmp_path, spec.replace("URL", srv.url), "--dry-run")
+        r2 = _score(tmp_path, spec.replace("URL", srv.url))
+    for res in (r, r2):
+        assert KEY not in res.output, res
+        assert not list(tmp_path.rglob("*.parquet")) or KEY not in "".join(
+            p.read_bytes().decode("utf-8", "replace") for p in tmp_path.rglob("*") if p.is_file()), res
