@@ -116,3 +116,77 @@ def test_a_secret_in_a_refused_spec_is_masked_in_the_error_line(tmp_path, spec):
         assert KEY not in res.output, res
         assert not list(tmp_path.rglob("*.parquet")) or KEY not in "".join(
             p.read_bytes().decode("utf-8", "replace") for p in tmp_path.rglob("*") if p.is_file()), res
+
+
+# -- 14. provenance strings with Markdown/HTML -------------------------------------------------------------------
+INJECTIONS = {"name": "<img src=x onerror=alert(1)>|[n](javascript:alert(2))",
+              "citation": "<script>alert(3)</script> ](javascript:alert(4)) | ``` x",
+              "license_name": "<b onmouseover=alert(5)>L</b>",
+              "url": "https://example.org/)](javascript:alert(6))"}
+
+
+def test_provenance_strings_reach_the_card_and_audit_page_as_inert_text(tmp_path, sample_path):
+
+    build = tmp_path / "subset"
+    r = invoke(["build", "subset", "--input", sample_path, "--src-col", "es", "--src-lang", "es", "--tgt-lang", "en",
+                "--estimator", "length", "--budget", "4", "--out", build])
+    assert r.exit_code == 0, r
+    statements = [a for field, value in INJECTIONS.items()
+                  for a in ("--provenance", f"sample_es_en:{field}={value}")]
+    r = invoke(["release", build, "--name", "inj", "--version", "0.1.0", "--out", tmp_path / "r", "--audit",
+                "--provenance", "sample_es_en:license=cc-by-4.0", *statements])
+    assert r.exit_code == 0, r
+    release = tmp_path / "r" / "name=inj" / "version=0.1.0"
+    card = (release / "README.md").read_text(encoding="utf-8")
+    body = card.split("\n---\n", 1)[1]
+    for raw in ("<img", "<script", "<b ", "](javascript:"):
+        assert raw not in body, raw
+    pages = [p for p in release.rglob("*.html")]
+    assert pages
+    for page in pages:
+        html = page.read_text(encoding="utf-8")
+        for raw in ("<img src=x", "<script>alert", "<b onmouseover", 'href="javascript:'):
+            assert raw not in html, (page, raw)
+
+
+# -- 10. typed errors for other argument types ---------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def frame(sample_path):
+    return pd.read_csv(sample_path, sep="\t", dtype=str, keep_default_na=False)
+
+
+SUBSET = {"src_col": "es", "src_lang": "es", "estimator": "length", "budget": 5}
+
+
+def _bad_calls(frame, tmp_path):
+    build = lambda **kw: mg.build("subset", **{"input": frame, "out": tmp_path / "b", **SUBSET, **kw})  # noqa: E731
+    return {
+        "builds": lambda: mg.release(5, name="x", version="0.1.0", out=tmp_path / "r"),
+        "report": lambda: mg.release(tmp_path, report=3.5, name="x", version="0.1.0", out=tmp_path / "r"),
+        "out": lambda: build(out=""),
+        "budget": lambda: build(budget=1.5),
+        "src_col": lambda: build(src_col=["es"]),
+        "phenomena": lambda: mg.build("smaug", input=frame, out=tmp_path / "s", src_col="es", ref_col="en",
+                                      src_lang="es", tgt_lang="en", good_from="reference", phenomena={"num"}),
+        "input": lambda: build(input=frame.to_numpy()),
+        "version": lambda: mg.open_release("x", 1.0),
+    }
+
+
+@pytest.mark.parametrize("what", ["builds", "report", "out", "budget", "src_col", "phenomena", "input", "version"])
+def test_other_bad_arguments_are_one_typed_line_naming_them(frame, tmp_path, monkeypatch, what):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(mg.GauntletError) as err:
+        _bad_calls(frame, tmp_path)[what]()
+    message = str(err.value)
+    assert "\n" not in message and what in message, message
+    assert not (tmp_path / "build.json").exists() and not (tmp_path / "r").exists()
+
+
+def test_an_empty_out_is_refused_not_the_current_directory(tmp_path, sample_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    r = invoke(["build", "subset", "--input", sample_path, "--src-col", "es", "--src-lang", "es", "--estimator",
+                "length", "--budget", "3", "--out", ""])
+    assert r.exit_code == 2 and r.stderr.startswith("error: ") and "empty path" in r.stderr, r
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cache"] or not any(
+        p.name in ("build.json", "data", "usage.jsonl") for p in tmp_path.iterdir())
