@@ -190,3 +190,74 @@ def test_an_empty_out_is_refused_not_the_current_directory(tmp_path, sample_path
     assert r.exit_code == 2 and r.stderr.startswith("error: ") and "empty path" in r.stderr, r
     assert sorted(p.name for p in tmp_path.iterdir()) == ["cache"] or not any(
         p.name in ("build.json", "data", "usage.jsonl") for p in tmp_path.iterdir())
+
+
+# -- 1-5. the money path through other commands -------------------------------------------------------------------
+def _judge(messages) -> str:
+    text = messages[-1]["content"].rsplit("\n\n", 1)[-1]
+    return f"Reasoning: long words.\n[[[{min(120, 7 * len(text.split()))}, B2 (Upper Intermediate)]]]"
+
+
+def _chat(srv):
+    return [r for r in srv.requests if r["path"].endswith("/chat/completions")]
+
+
+def test_a_failed_score_run_keeps_its_answers_and_the_rerun_pays_only_the_rest(tmp_path):
+    with ScriptedServer(default=qe_server_answer(qe_a)) as srv:
+        srv.script = [("ok", None)] * 4 + [("status", 400)]
+        failed = _score(tmp_path, f"llm-as-qe:openai:qa@{srv.url}#price=10/10,concurrency=1,retries=0")
+        assert failed.exit_code == 2 and "HTTP 400" in failed.stderr, failed
+        done = _score(tmp_path, f"llm-as-qe:openai:qa@{srv.url}#price=10/10,concurrency=1,retries=0")
+        assert done.exit_code == 0, done
+        assert srv.paid_twice() == 0, srv.paid
+
+
+@pytest.mark.parametrize("concurrency", [1, 8])
+def test_max_cost_is_never_passed_at_any_concurrency(tmp_path, concurrency):
+    with ScriptedServer(default=qe_server_answer(qe_a), latency=0.02) as srv:
+        path = tmp_path / "pairs.tsv"
+        path.write_text("src\ttgt\tlp\n" + "".join(f"Sentence number {i} is here.\tFrase {i}.\ten-es\n"
+                                                   for i in range(40)), encoding="utf-8")
+        r = invoke(["--max-cost", "5", "score", "qe", "-i", path, "-o", tmp_path / "s.parquet", "--qe",
+                    f"llm-as-qe:openai:qa@{srv.url}#price=1000/1000,concurrency={concurrency}"])
+        assert r.exit_code == 3 and "budget reached" in r.stderr, r
+        assert 0 < srv.cost((1000, 1000)) <= 5, srv.usage
+
+
+def test_a_subset_judge_that_fails_is_in_build_json_after_the_rerun(tmp_path, sample_path):
+    price = (10.0, 10.0)
+    with ScriptedServer(default=_judge) as srv:
+        args = ["build", "subset", "--input", sample_path, "--src-col", "es", "--src-lang", "es", "--tgt-lang", "en",
+                "--estimator", f"llm-judge-src:openai:j@{srv.url}#price=10/10,retries=0,concurrency=1", "--budget",
+                "4", "--limit", "12", "--out", tmp_path / "b"]
+        srv.script = [("ok", None)] * 5 + [("status", 400)]
+        failed = invoke(args)
+        assert failed.exit_code == 2, failed
+        done = invoke(args)
+        assert done.exit_code == 0, done
+        assert srv.paid_twice() == 0, srv.paid
+        paid = srv.cost(price)
+    usage = json.loads((tmp_path / "b" / "build.json").read_text())["usage"]
+    (u,) = usage.values()
+    assert u["requests"] == srv.usage["requests"] and round(u["cost_usd"], 2) == round(paid, 2), (u, srv.usage)
+
+
+@pytest.mark.parametrize("bad", ["many", -5, 10**400, [1]])
+def test_bad_usage_in_batch_results_keeps_the_answer_and_is_counted_invalid(tmp_path, bad):
+    with ScriptedServer(default=qe_server_answer(qe_a)) as srv:
+        def mangle(lines):
+            first = json.loads(lines[0])
+            first["response"]["body"]["usage"] = {"prompt_tokens": bad, "completion_tokens": bad}
+            return [json.dumps(first), *lines[1:]]
+        srv.mangle_batch = mangle
+        spec = f"llm-as-qe:openai:qa@{srv.url}#price=10/10,batch=1,poll=0.05"
+        r = _score(tmp_path, spec)
+        assert r.exit_code == 0, r
+        asked = len(srv.batches)
+        again = _score(tmp_path, spec, out="again.parquet")
+        assert again.exit_code == 0 and len(srv.batches) == asked, again
+    import pyarrow.parquet as pq
+
+    meta = json.loads(pq.read_schema(tmp_path / "s.parquet").metadata[b"PANDAS_ATTRS"])
+    (u,) = meta["mtgauntlet.usage"].values()
+    assert u["invalid_usage"] >= 1 and u["cost_usd"] >= 0, u
