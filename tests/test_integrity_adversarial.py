@@ -261,3 +261,67 @@ def test_bad_usage_in_batch_results_keeps_the_answer_and_is_counted_invalid(tmp_
     meta = json.loads(pq.read_schema(tmp_path / "s.parquet").metadata[b"PANDAS_ATTRS"])
     (u,) = meta["mtgauntlet.usage"].values()
     assert u["invalid_usage"] >= 1 and u["cost_usd"] >= 0, u
+
+
+# -- 1. kills of other commands: subset with an LLM judge, score qe -----------------------------------------------
+def _kill_at(args, srv, kill_at, sig):
+    import os
+    import subprocess
+    import sys
+    import time
+
+    from tests.cli import REPO
+
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    proc = subprocess.Popen([sys.executable, "-m", "mtgauntlet.cli.main", *map(str, args)], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 120
+        while srv.usage["requests"] < kill_at:
+            assert proc.poll() is None, f"ended before the kill: {proc.stderr.read()[-2000:]!r}"
+            assert time.monotonic() < deadline, "never reached the kill point"
+            time.sleep(0.005)
+        in_flight = srv.in_flight
+        proc.send_signal(sig)
+        proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode != 0, "finished before the signal arrived"
+    return in_flight
+
+
+@pytest.mark.parametrize("sig", ["SIGKILL", "SIGINT"])
+@pytest.mark.parametrize("concurrency", [1, 4])
+def test_a_killed_subset_judge_build_pays_again_only_what_was_in_flight(tmp_path, sample_path, sig, concurrency):
+    import signal
+
+    with ScriptedServer(default=_judge, latency=0.03) as srv:
+        args = ["build", "subset", "--input", sample_path, "--src-col", "es", "--src-lang", "es", "--tgt-lang", "en",
+                "--estimator", f"llm-judge-src:openai:j@{srv.url}#price=10/10,concurrency={concurrency}",
+                "--budget", "4", "--limit", "24", "--shard-size", "24", "--out", tmp_path / "b"]
+        in_flight = _kill_at(args, srv, 10, getattr(signal, sig))
+        done = invoke(args)
+        assert done.exit_code == 0, done
+        assert srv.paid_twice() <= in_flight + concurrency, (srv.paid_twice(), in_flight)
+        paid, cost = srv.usage["requests"], srv.cost((10.0, 10.0))
+    (u,) = json.loads((tmp_path / "b" / "build.json").read_text())["usage"].values()
+    assert 0 <= paid - u["requests"] <= in_flight + concurrency, (u, paid)
+    assert abs(u["cost_usd"] - cost) < 0.005 + (in_flight + concurrency) * 0.01, (u, cost)
+
+
+@pytest.mark.parametrize("sig", ["SIGKILL", "SIGTERM"])
+def test_a_killed_score_run_keeps_every_answer_it_read(tmp_path, sig):
+    import signal
+
+    with ScriptedServer(default=qe_server_answer(qe_a), latency=0.03) as srv:
+        path = tmp_path / "pairs.tsv"
+        path.write_text("src\ttgt\tlp\n" + "".join(f"Sentence number {i} is here.\tFrase {i}.\ten-es\n"
+                                                   for i in range(20)), encoding="utf-8")
+        args = ["score", "qe", "-i", path, "-o", tmp_path / "s.parquet", "--qe",
+                f"llm-as-qe:openai:qa@{srv.url}#price=10/10,concurrency=2"]
+        in_flight = _kill_at(args, srv, 12, getattr(signal, sig))
+        done = invoke(args)
+        assert done.exit_code == 0, done
+        assert srv.paid_twice() <= in_flight + 2, (srv.paid_twice(), in_flight)
