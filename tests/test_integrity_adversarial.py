@@ -325,3 +325,58 @@ def test_a_killed_score_run_keeps_every_answer_it_read(tmp_path, sig):
         done = invoke(args)
         assert done.exit_code == 0, done
         assert srv.paid_twice() <= in_flight + 2, (srv.paid_twice(), in_flight)
+
+
+# -- 8. secrets through zeroshot, evaluate breaker --judge, score --dry-run and -v ----------------------------------
+def _files_holding(root, secrets) -> list[str]:
+    import pyarrow.parquet as pq
+
+    found = []
+    for path in (p for p in root.rglob("*") if p.is_file()):
+        data = path.read_bytes()
+        texts = [data]
+        if data[:4] == b"PAR1":
+            table = pq.read_table(path)
+            texts.append(json.dumps([{k.decode(): v.decode("utf-8", "replace") for k, v in
+                                      (table.schema.metadata or {}).items()}, table.to_pylist()], default=str).encode())
+        found += [f"{path.relative_to(root)}: {s}" for s in secrets if any(s.encode() in t for t in texts)]
+    return found
+
+
+def _userinfo(url):
+    return url.replace("http://", f"http://alice:{PASSWORD}@", 1)
+
+
+def test_zeroshot_and_evaluate_breaker_judge_publish_no_credential(tmp_path):
+    from tests.scripted_roles import scripted_stack, seeded_editor
+
+    seeds = tmp_path / "seeds.tsv"
+    seeds.write_text("text\nThe dog barks.\nTax law is complicated.\n", encoding="utf-8")
+    outputs = []
+    with scripted_stack(editor_fn=seeded_editor()) as s:
+        srv = s["servers"]
+        llm = f"openai:editor@{_userinfo(srv['llm'].url)}#key={KEY}"
+        qe = f"llm-as-qe:openai:qa@{_userinfo(srv['qe_a'].url)},{s['qe_b']}#key={KEY}"
+        common = ["--seeds", seeds, "--llm", llm, "--mt", f"{s['mt']}#key={KEY}", "--qe", qe]
+        for extra in (["--dry-run"], ["-v"]):
+            args = ["build", "zeroshot", *common, "--variant", "min", "--generations", "2", "--out", tmp_path / "zs"]
+            r = invoke([*args, *extra] if extra != ["-v"] else ["-v", *args])
+            outputs.append(r.output)
+            assert r.exit_code == 0, r
+        with ScriptedServer(default=lambda m: '"error_modes": ["idioms", "terminology"],') as judge:
+            r = invoke(["-v", "evaluate", "breaker", "--set", tmp_path / "zs", "--judge",
+                        f"openai:j@{_userinfo(judge.url)}#key={KEY}", "--json"])
+            outputs.append(r.output)
+            assert r.exit_code == 0, r
+            r = invoke(["evaluate", "breaker", "--set", tmp_path / "zs", "--judge",
+                        f"openai:j@{_userinfo(judge.url)}#key={KEY}", "--plot", tmp_path / "eval.png"])
+            outputs.append(r.output)
+            assert r.exit_code == 0, r
+            auth = {r["headers"].get("Authorization") for r in judge.requests}
+        r = invoke(["-v", "score", "qe", "-i", _table(tmp_path), "-o", tmp_path / "q.parquet", "--qe", qe,
+                    "--dry-run"])
+        outputs.append(r.output)
+        assert r.exit_code == 0, r
+    assert len(auth) == 1 and auth.pop().startswith("Basic ")
+    assert [s for s in (KEY, PASSWORD) if any(s in out for out in outputs)] == []
+    assert _files_holding(tmp_path, (KEY, PASSWORD)) == []
