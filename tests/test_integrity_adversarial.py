@@ -380,3 +380,44 @@ def test_zeroshot_and_evaluate_breaker_judge_publish_no_credential(tmp_path):
     assert len(auth) == 1 and auth.pop().startswith("Basic ")
     assert [s for s in (KEY, PASSWORD) if any(s in out for out in outputs)] == []
     assert _files_holding(tmp_path, (KEY, PASSWORD)) == []
+
+
+# -- 5. --max-cost without a price, through other commands and spellings ---------------------------------------------
+def test_max_cost_without_a_price_is_refused_before_any_request_everywhere(tmp_path, sample_path, monkeypatch):
+    from tests.scripted_roles import translate
+
+    with ScriptedServer(default=translate) as mt, ScriptedServer(default=_judge) as judge:
+        runs = {
+            "smaug": ["--max-cost", "5", "build", "smaug", "--input", sample_path, "--src-col", "es", "--ref-col",
+                      "en", "--src-lang", "es", "--tgt-lang", "en", "--limit", "4", "--phenomena", "num",
+                      "--translator", f"llm-as-translator:openai:mt@{mt.url}", "--out", tmp_path / "smaug"],
+            "subset": ["build", "subset", "--input", sample_path, "--src-col", "es", "--src-lang", "es",
+                       "--estimator", f"llm-judge-src:openai:j@{judge.url}", "--budget", "3", "--max-cost", "5",
+                       "--out", tmp_path / "subset"],
+            "difficulty": ["score", "difficulty", "-i", sample_path, "--src-col", "es", "--src-lang", "es",
+                           "--estimator", f"llm-judge-src:openai:j@{judge.url}#batch=1", "-o", tmp_path / "d.parquet",
+                           "--max-cost", "5"],
+        }
+        for name, args in runs.items():
+            r = invoke(args)
+            assert r.exit_code == 2 and r.stderr.startswith("error: ") and "price" in r.stderr, (name, r)
+        monkeypatch.setenv("MTGAUNTLET_MAX_COST", "5")
+        r = invoke(runs["subset"][:-4] + runs["subset"][-2:])  # the budget from the environment
+        assert r.exit_code == 2 and "price" in r.stderr, r
+        assert not mt.requests and not judge.requests
+
+
+# -- 3/4. usage a server leaves out or writes oddly -------------------------------------------------------------------
+@pytest.mark.parametrize("bad", [None, "many", {"prompt_tokens": True, "completion_tokens": True},
+                                 {"prompt_tokens": 1.5e308, "completion_tokens": 1.5e308}, {}],
+                         ids=["null", "text", "bools", "huge", "empty"])
+def test_usage_a_server_leaves_out_never_lets_max_cost_be_passed(tmp_path, bad):
+    with ScriptedServer(default=qe_server_answer(qe_a)) as srv:
+        srv.script = [("usage", bad)] * 200
+        path = tmp_path / "pairs.tsv"
+        path.write_text("src\ttgt\tlp\n" + "".join(f"Sentence number {i} is here.\tFrase {i}.\ten-es\n"
+                                                   for i in range(60)), encoding="utf-8")
+        r = invoke(["--max-cost", "2", "score", "qe", "-i", path, "-o", tmp_path / "s.parquet", "--qe",
+                    f"llm-as-qe:openai:qa@{srv.url}#price=1000/1000,concurrency=1"])
+        assert srv.cost((1000, 1000)) <= 2, (srv.usage, r)
+        assert r.exit_code == 3 and "budget reached" in r.stderr, r

@@ -237,10 +237,11 @@ class OpenAIChatLLM(ChatLLM):
             payload["response_format"] = schema.response_format()
         return payload
 
-    def answer_of(self, data: Any, schema=None) -> str:
+    def answer_of(self, data: Any, schema=None, bound: float = 0.0) -> str:
         """The reply text of a chat-completions answer; its ``usage`` (and an answer that does not validate against
-        ``schema``) recorded in the ledger."""
+        ``schema``) recorded in the ledger; without valid usage, ``bound`` (what it may cost) counts as spent."""
         counts = answer_counts(data)  # usage that is not token counts is counted invalid, the answer kept
+        LEDGER.charge_unmetered(counts, bound)
         try:
             content = data["choices"][0]["message"]["content"] or ""
         except (KeyError, IndexError, TypeError):
@@ -277,12 +278,14 @@ class OpenAIChatLLM(ChatLLM):
 
     async def _paid(self, path: str, payload: dict, record) -> Any:
         """``record(answer)`` of one request sent through the budget (its cost upper bound reserved until its
-        usage is recorded) and the rate limiter."""
+        usage is recorded; spent for good when the answer has no valid usage) and the rate limiter."""
         bound = self.cost_bound(payload)
         LEDGER.reserve(self.usage_key, bound)
         try:
             await self.limiter.acquire(self.request_tokens(payload))
-            return record(await self._post(path, payload))
+            data = await self._post(path, payload)
+            LEDGER.charge_unmetered(answer_counts(data), bound)
+            return record(data)
         finally:
             LEDGER.release(bound)
 

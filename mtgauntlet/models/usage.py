@@ -96,8 +96,9 @@ def answer_counts(data: Any) -> dict[str, int]:
     """The ledger counts of one answered request: ``requests`` 1 and its tokens, or ``missing_usage`` /
     ``invalid_usage``."""
     usage = data.get("usage") if isinstance(data, dict) else None
-    if usage is None:
-        return {"requests": 1, "missing_usage": 1}
+    if usage is None or (isinstance(usage, dict) and all(usage.get(k) is None for k in
+                                                         ("prompt_tokens", "completion_tokens"))):
+        return {"requests": 1, "missing_usage": 1}  # ``{}`` counts no token: as good as no usage
     counts = token_counts(usage)
     if counts is None:
         return {"requests": 1, "invalid_usage": 1}
@@ -131,6 +132,7 @@ class Ledger:
         self.reserved = 0.0  # what the requests in flight may cost at most (released when they end)
         self.scope: tuple | None = None  # (max_cost, max_requests, sent before it, cost before it) of budget()
         self.journals: list[int] = []  # file descriptors of the open `journal` scopes, innermost last
+        self.unmetered = 0.0  # the upper bounds of answers without valid usage: spent for budgets, never a cost_usd
 
     def register(self, spec: str, price: Price | None) -> None:
         with self._lock:
@@ -154,6 +156,17 @@ class Ledger:
     def total_cost(self) -> float:
         return sum(e.cost() or 0.0 for e in self._specs.values())
 
+    def spent(self) -> float:
+        """What budgets count as spent: the recorded cost plus, for each answer whose usage was missing or invalid,
+        what it may have cost at most (its `cost_bound`): an unmetered answer is never free under ``max_cost``."""
+        return self.total_cost() + self.unmetered
+
+    def charge_unmetered(self, counts: dict[str, int], bound: float) -> None:
+        """An answer was recorded with ``counts`` (`answer_counts`); without valid usage its ``bound`` is spent."""
+        if bound and (counts.get("missing_usage") or counts.get("invalid_usage")):
+            with self._lock:
+                self.unmetered += bound
+
     def reserve(self, spec: str | None = None, cost: float = 0.0) -> None:
         """Called before a request of ``spec`` is sent, ``cost`` what it may cost at most (`cost_bound`; release
         it with `release` when the request ends): raises `BudgetSpent` when it does not fit in the budget. The
@@ -168,7 +181,7 @@ class Ledger:
             if max_cost is not None:
                 if spec is not None and self._specs.get(spec, SpecUsage()).price is None:
                     raise GauntletError(no_price_message(spec, max_cost))
-                spent = self.total_cost() - cost_base
+                spent = self.spent() - cost_base
                 if spent + self.reserved + cost > max_cost:
                     more = f"; the next request may cost up to {cost:.4f} USD" if cost else ""
                     raise BudgetSpent(f"budget reached: --max-cost {max_cost:g} USD (spent {spent:.4f} USD){more}; "
@@ -192,7 +205,7 @@ class Ledger:
         """(USD, requests) the budget in force still allows (None: no limit)."""
         with self._lock:
             max_cost, max_requests, sent_base, cost_base = self.scope or (*_env_budget(), 0, 0.0)
-            return (None if max_cost is None else max(0.0, max_cost - (self.total_cost() - cost_base)),
+            return (None if max_cost is None else max(0.0, max_cost - (self.spent() - cost_base)),
                     None if max_requests is None else max(0, max_requests - (self.sent - sent_base)))
 
     def snapshot(self) -> dict[str, dict[str, Any]]:
@@ -355,7 +368,7 @@ def budget(max_cost: float | None = None, max_requests: int | None = None) -> It
     max_requests = env_reqs if max_requests is None else max_requests
     saved = LEDGER.scope
     if max_cost is not None or max_requests is not None:
-        LEDGER.scope = (max_cost, max_requests, LEDGER.sent, LEDGER.total_cost())
+        LEDGER.scope = (max_cost, max_requests, LEDGER.sent, LEDGER.spent())
     try:
         yield
     finally:
