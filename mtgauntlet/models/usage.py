@@ -6,8 +6,9 @@ Every ``openai:`` backend records each answered request in one process-wide ledg
 cost nothing and are counted apart), ``invalid_json`` (structured answers that did not validate against their
 schema), ``missing_usage`` (answers without a ``usage`` field) and ``invalid_usage`` (answers whose ``usage``
 is not a pair of token counts: not an integer, negative, non-finite or absurdly large; the answer is kept, its
-tokens are not counted, and it is never a credit: under ``max_cost`` it counts as spent at its upper bound). With ``#price=IN/OUT`` (USD per 1M input/output tokens) in the
-spec, ``cost_usd`` is ``input_tokens * IN / 1e6 + output_tokens * OUT / 1e6``.
+tokens are not counted, and it is never a credit: under ``max_cost`` such an answer counts as spent at its upper
+bound). With ``#price=IN/OUT`` (USD per 1M input/output tokens) in the spec, ``cost_usd`` is
+``input_tokens * IN / 1e6 + output_tokens * OUT / 1e6``.
 
 A budget is checked before each request is sent: once ``max_requests`` requests have been sent, or once the cost
 recorded so far, plus what the requests in flight may cost, plus what this request may cost (its prompt's UTF-8
