@@ -421,3 +421,60 @@ def test_usage_a_server_leaves_out_never_lets_max_cost_be_passed(tmp_path, bad):
                     f"llm-as-qe:openai:qa@{srv.url}#price=1000/1000,concurrency=1"])
         assert srv.cost((1000, 1000)) <= 2, (srv.usage, r)
         assert r.exit_code == 3 and "budget reached" in r.stderr, r
+
+
+# -- 9/11. other in-memory inputs: a name only labels them, and a silent call is silent -------------------------------
+@pytest.mark.parametrize("kind", ["dataset", "records"])
+def test_input_name_only_labels_a_dataset_or_a_list_of_dicts(frame, sample_path, tmp_path, kind, capfd):
+    import datasets
+
+    data = datasets.Dataset.from_pandas(frame) if kind == "dataset" else frame.to_dict("records")
+    capfd.readouterr()
+    named = mg.build("subset", input=data, input_name="flores200_devtest", out=tmp_path / "named", **SUBSET)
+    out, err = capfd.readouterr()
+    assert (out, err) == ("", "")
+    plain = mg.build("subset", input=sample_path, out=tmp_path / "file", **SUBSET).to_pandas()
+    assert set(named.to_pandas()["source_dataset"]) == {"flores200_devtest"}
+    assert named.to_pandas()["text"].tolist() == plain["text"].tolist()
+
+
+def test_score_of_a_shuffled_dataset_prints_no_bars(frame, tmp_path, capfd):
+    import datasets
+
+    pairs = pd.DataFrame({"src": frame["es"], "tgt": frame["en"]})
+    shuffled = datasets.Dataset.from_pandas(pairs).shuffle(seed=1).select(range(10))
+    capfd.readouterr()
+    scored = mg.score("difficulty", input=shuffled, src_col="src", src_lang="es", estimator="length",
+                      out=tmp_path / "d.parquet")
+    out, err = capfd.readouterr()
+    assert (out, err) == ("", "") and scored is not None
+
+
+# -- 14. provenance in a recipe ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize("dataset, field, value, why", [("sample_es_en", "url", "javascript:alert(1)", "http(s)"),
+                                                        ("sample_es_en", "hub_id", "../../x", "hub_id"),
+                                                        ("nosuch_dataset", "license", "mit", "nosuch_dataset")])
+def test_a_recipe_provenance_is_checked_as_the_option_is(tmp_path, sample_path, monkeypatch, dataset, field, value,
+                                                         why):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "texts.tsv").write_text(sample_path.read_text(encoding="utf-8"), encoding="utf-8")
+    (tmp_path / "r.yaml").write_text(f"""\
+recipe: 1
+release:
+  name: prov
+  version: 0.1.0
+  provenance:
+    {dataset}:
+      {field}: "{value}"
+builds:
+  hardest:
+    builder: subset
+    input: texts.tsv
+    src-col: es
+    src-lang: es
+    budget: 3
+    estimator: length
+""", encoding="utf-8")
+    r = invoke(["run", "r.yaml", "--work", "w", "--releases", "rel"])
+    assert r.exit_code == 2 and r.exception.startswith("error: ") and why in r.exception, r
+    assert not (tmp_path / "rel" / "name=prov").exists()
