@@ -478,3 +478,55 @@ builds:
     r = invoke(["run", "r.yaml", "--work", "w", "--releases", "rel"])
     assert r.exit_code == 2 and r.exception.startswith("error: ") and why in r.exception, r
     assert not (tmp_path / "rel" / "name=prov").exists()
+
+
+def test_a_bandit_search_publishes_no_credential(tmp_path):
+    from tests.scripted_roles import scripted_stack, seeded_editor
+    from tests.test_usage import _topic_corpus
+
+    with scripted_stack(editor_fn=seeded_editor()) as s:
+        srv = s["servers"]
+        mt = f"llm-as-translator:openai:mt@{_userinfo(srv['mt'].url)}#key={KEY},price=1/2"
+        qe = f"llm-as-qe:openai:qa@{_userinfo(srv['qe_a'].url)},{s['qe_b']}#key={KEY}"
+        args = ["build", "bandit", "--corpus", _topic_corpus(tmp_path), "--topic-column", "topic", "--min-words", "3",
+                "--mt", mt, "--qe", qe, "--src-lang", "en", "--tgt-lang", "de", "--budget", "6", "--batch", "2",
+                "--k", "2", "--cap", "3", "--out", tmp_path / "b"]
+        outputs = [invoke([*args, "--dry-run"]), invoke(["-v", *args])]
+        assert all(r.exit_code == 0 for r in outputs), outputs
+        assert srv["mt"].requests and srv["qe_b"].requests
+    assert [s for s in (KEY, PASSWORD) if any(s in r.output for r in outputs)] == []
+    assert _files_holding(tmp_path, (KEY, PASSWORD)) == []
+
+
+@pytest.mark.parametrize("builder", ["mtbreaker", "bandit"])
+def test_an_mt_list_keeps_each_specs_options_and_never_shows_a_key(tmp_path, builder):
+    """``--mt A#price=1/2,key=K`` used to be split at every comma: ``key=K`` became a spec of its own, refused with
+    an error line that showed the key."""
+    from tests.scripted_roles import scripted_stack, seeded_editor
+    from tests.test_usage import _seeds, _topic_corpus
+
+    with scripted_stack(editor_fn=seeded_editor()) as s:
+        mt = f"{s['mt']}#price=1/2,key={KEY},timeout=30"
+        if builder == "mtbreaker":
+            args = ["build", "mtbreaker", "--seeds", _seeds(tmp_path), "--variant", "seeded+qe", "--steps", "2",
+                    "--llm", s["llm"], "--mt", mt, "--qe", f"{s['qe_a']},{s['qe_b']}", "--no-language-guard"]
+        else:
+            args = ["build", "bandit", "--corpus", _topic_corpus(tmp_path), "--topic-column", "topic", "--min-words",
+                    "3", "--mt", mt, "--qe", s["qe_a"], "--src-lang", "en", "--tgt-lang", "de", "--budget", "4",
+                    "--batch", "2", "--k", "2", "--cap", "3"]
+        r = invoke([*args, "--out", tmp_path / "b"])
+        assert r.exit_code == 0, r
+        sent = [q for q in s["servers"]["mt"].requests if q["path"].endswith("/chat/completions")]
+        assert sent and {q["headers"].get("Authorization") for q in sent} == {f"Bearer {KEY}"}
+    assert KEY not in r.output and _files_holding(tmp_path, (KEY,)) == []
+    usage = json.loads((tmp_path / "b" / "build.json").read_text())["usage"]
+    assert any(u.get("cost_usd") for spec, u in usage.items() if "openai:mt@" in spec), usage  # the price applied
+
+
+def test_a_secret_option_is_masked_wherever_it_starts():
+    from mtgauntlet.models.spec_public import redact_secrets
+
+    for text in (f"unknown backend 'key={KEY}' in spec 'key={KEY}'", f"key={KEY}", f"spec (token={KEY})",
+                 f'"api_key={KEY}"', f"got auth={KEY} here"):
+        assert KEY not in redact_secrets(text), text
+    assert redact_secrets("max_tokens=5 monkey=x") == "max_tokens=5 monkey=x"

@@ -36,7 +36,8 @@ SECRET_NAME = re.compile(r"(?i)(^|[_-])(api_?key|key|token|secret|password|passw
 MASK = "***"
 _MIN_REMEMBERED = 4  # shorter secret values are masked where they stand, not wherever they occur
 _USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)([^/?#\s'\"<>]*)@")
-_OPTION = re.compile(r"(?<=[#,?&;])([A-Za-z_][\w-]*)=([^,#&;\s'\"|<>()\[\]{}]*)")
+# an option where a spec, a URL query or a quoted/listed value has one (``#key=``, ``,token=``, ``'key=``, `` key=``)
+_OPTION = re.compile(r"(?:(?<=[#,?&;'\"\s(])|^)([A-Za-z_][\w-]*)=([^,#&;\s'\"|<>()\[\]{}]*)")
 _SPEC_HEAD = re.compile(r"^[a-z][a-z0-9_-]*[:#]")
 _SEEN: set[str] = set()
 _LOCK = threading.Lock()
