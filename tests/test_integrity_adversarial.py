@@ -530,3 +530,33 @@ def test_a_secret_option_is_masked_wherever_it_starts():
                  f'"api_key={KEY}"', f"got auth={KEY} here"):
         assert KEY not in redact_secrets(text), text
     assert redact_secrets("max_tokens=5 monkey=x") == "max_tokens=5 monkey=x"
+
+
+# -- 2. cached answers apart from paid ones ---------------------------------------------------------------------------
+def test_a_build_answered_from_the_cache_pays_and_counts_nothing_as_paid(tmp_path, sample_path):
+    with ScriptedServer(default=_judge) as srv:
+        def args(out):
+            return ["build", "subset", "--input", sample_path, "--src-col", "es", "--src-lang", "es", "--tgt-lang",
+                    "en", "--estimator", f"llm-judge-src:openai:j@{srv.url}#price=10/10", "--budget", "4", "--limit",
+                    "8", "--out", tmp_path / out]
+        assert invoke(args("first")).exit_code == 0
+        paid = srv.usage["requests"]
+        r = invoke(args("second"))
+        assert r.exit_code == 0 and srv.usage["requests"] == paid, r
+    (first,) = json.loads((tmp_path / "first" / "build.json").read_text())["usage"].values()
+    (second,) = json.loads((tmp_path / "second" / "build.json").read_text())["usage"].values()
+    assert first["requests"] == paid and first["cost_usd"] > 0
+    assert second["requests"] == 0 and second["cached"] == paid and not second.get("cost_usd"), second
+
+
+# -- 8. a credential in a publish URL ---------------------------------------------------------------------------------
+def test_a_credential_in_a_publish_url_is_masked_and_written_nowhere(tmp_path, sample_path):
+    build = tmp_path / "b"
+    assert invoke(["build", "subset", "--input", sample_path, "--src-col", "es", "--src-lang", "es", "--estimator",
+                   "length", "--budget", "3", "--out", build]).exit_code == 0
+    assert invoke(["release", build, "--name", "pub", "--version", "0.1.0", "--out", tmp_path / "r"]).exit_code == 0
+    release = tmp_path / "r" / "name=pub" / "version=0.1.0"
+    r = invoke(["publish", release, "--repo", f"http://alice:{PASSWORD}@127.0.0.1:9/x.git"])
+    assert r.exit_code != 0 and r.exception.startswith("error: "), r
+    assert PASSWORD not in r.output, r
+    assert _files_holding(tmp_path, (PASSWORD,)) == []
