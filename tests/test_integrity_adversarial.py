@@ -560,3 +560,24 @@ def test_a_credential_in_a_publish_url_is_masked_and_written_nowhere(tmp_path, s
     assert r.exit_code != 0 and r.exception.startswith("error: "), r
     assert PASSWORD not in r.output, r
     assert _files_holding(tmp_path, (PASSWORD,)) == []
+
+
+@pytest.mark.parametrize("sig", ["SIGKILL", "SIGINT"])
+def test_a_killed_smaug_build_with_an_llm_translator_pays_again_only_what_was_in_flight(tmp_path, sample_path, sig):
+    import signal
+
+    from tests.scripted_roles import translate
+
+    with ScriptedServer(default=translate, latency=0.03) as srv:
+        args = ["build", "smaug", "--input", sample_path, "--src-col", "es", "--ref-col", "en", "--src-lang", "es",
+                "--tgt-lang", "en", "--limit", "24", "--phenomena", "num,del", "--translator",
+                f"llm-as-translator:openai:mt@{srv.url}#price=10/10,concurrency=2", "--out", tmp_path / "b"]
+        in_flight = _kill_at(args, srv, 8, getattr(signal, sig))
+        done = invoke(args)
+        assert done.exit_code == 0, done
+        assert srv.paid_twice() <= in_flight + 2, (srv.paid_twice(), in_flight)
+        paid, cost = srv.usage["requests"], srv.cost((10.0, 10.0))
+    usage = json.loads((tmp_path / "b" / "build.json").read_text())["usage"]
+    (u,) = [u for spec, u in usage.items() if "openai:mt@" in spec]
+    assert 0 <= paid - u["requests"] <= in_flight + 2, (u, paid)
+    assert u["cost_usd"] <= cost + 1e-9 and cost - u["cost_usd"] <= (in_flight + 2) * 0.01, (u, cost)
