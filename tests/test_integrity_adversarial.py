@@ -581,3 +581,25 @@ def test_a_killed_smaug_build_with_an_llm_translator_pays_again_only_what_was_in
     (u,) = [u for spec, u in usage.items() if "openai:mt@" in spec]
     assert 0 <= paid - u["requests"] <= in_flight + 2, (u, paid)
     assert u["cost_usd"] <= cost + 1e-9 and cost - u["cost_usd"] <= (in_flight + 2) * 0.01, (u, cost)
+
+
+# -- 7. cost-only options change no bandit record and no pull -----------------------------------------------------------
+def test_a_price_or_pace_on_bandit_specs_changes_no_record_and_no_pull(tmp_path, monkeypatch):
+    import pyarrow.parquet as pq
+
+    from tests.scripted_roles import scripted_stack, seeded_editor
+    from tests.test_usage import _topic_corpus
+
+    out = {}
+    with scripted_stack(editor_fn=seeded_editor()) as s:
+        for name, opts in (("plain", ""), ("paid", "#price=1/2,concurrency=3,timeout=40")):
+            monkeypatch.setenv("MTGAUNTLET_CACHE_DIR", str(tmp_path / f"cache-{name}"))
+            r = invoke(["build", "bandit", "--corpus", _topic_corpus(tmp_path), "--topic-column", "topic",
+                        "--min-words", "3", "--mt", s["mt"] + opts, "--qe", f"{s['qe_a']}{opts},{s['qe_b']}",
+                        "--src-lang", "en", "--tgt-lang", "de", "--budget", "4", "--batch", "2", "--k", "2", "--cap",
+                        "3", "--out", tmp_path / name])
+            assert r.exit_code == 0, r
+            out[name] = [pq.read_table(tmp_path / name / d).drop(["created_at"]).to_pylist()
+                         if "created_at" in pq.read_schema(next((tmp_path / name / d).rglob("*.parquet"))).names
+                         else pq.read_table(tmp_path / name / d).to_pylist() for d in ("data", "pulls")]
+    assert out["paid"] == out["plain"] and out["plain"][0]
