@@ -603,3 +603,23 @@ def test_a_price_or_pace_on_bandit_specs_changes_no_record_and_no_pull(tmp_path,
                          if "created_at" in pq.read_schema(next((tmp_path / name / d).rglob("*.parquet"))).names
                          else pq.read_table(tmp_path / name / d).to_pylist() for d in ("data", "pulls")]
     assert out["paid"] == out["plain"] and out["plain"][0]
+
+
+@pytest.mark.parametrize("userinfo, user, password", [
+    (f"alice:{PASSWORD}", "alice", PASSWORD),
+    (f"alice:{PASSWORD}@x", "alice", f"{PASSWORD}@x"),  # an unencoded '@' in the password
+    (f"alice:{PASSWORD}%40x", "alice", f"{PASSWORD}@x"),  # a percent-encoded one
+    (f"{PASSWORD}", PASSWORD, ""),  # the key as the user name
+])
+def test_user_info_in_other_spellings_reaches_only_the_authorization_header(tmp_path, userinfo, user, password):
+    import base64
+
+    with ScriptedServer(default=qe_server_answer(qe_a)) as srv:
+        url = srv.url.replace("http://", f"HTTP://{userinfo}@", 1)
+        r = invoke(["-v", "score", "qe", "-i", _table(tmp_path), "-o", tmp_path / "s.parquet", "--qe",
+                    f"llm-as-qe:openai:qa@{url}#price=1/2"])
+        assert r.exit_code == 0, r
+        sent = {q["headers"].get("Authorization") for q in _chat(srv)}
+    assert sent == {"Basic " + base64.b64encode(f"{user}:{password}".encode()).decode()}
+    assert PASSWORD not in r.output, r
+    assert _files_holding(tmp_path, (PASSWORD,)) == []
