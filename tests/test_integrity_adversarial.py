@@ -623,3 +623,30 @@ def test_user_info_in_other_spellings_reaches_only_the_authorization_header(tmp_
     assert sent == {"Basic " + base64.b64encode(f"{user}:{password}".encode()).decode()}
     assert PASSWORD not in r.output, r
     assert _files_holding(tmp_path, (PASSWORD,)) == []
+
+
+# -- 14. a source named by its file: no Hub link made of it ------------------------------------------------------------
+def test_a_source_dataset_name_from_a_file_is_no_hub_link_and_inert_everywhere(tmp_path, sample_path):
+    import yaml
+
+    name = "x'\"); DROP TABLE t;--<img src=x onerror=alert(1)>|[a](javascript:b)"
+    odd = tmp_path / f"{name}.tsv"
+    odd.write_text(sample_path.read_text(encoding="utf-8"), encoding="utf-8")
+    plain = tmp_path / "my_corpus.tsv"
+    frame = pd.read_csv(sample_path, sep="\t", dtype=str, keep_default_na=False)
+    frame.assign(es=frame["es"] + " Otra vez.").to_csv(plain, sep="\t", index=False)  # other texts, other ids
+    for src, out in ((odd, "odd"), (plain, "plain")):
+        r = invoke(["build", "subset", "--input", src, "--src-col", "es", "--src-lang", "es", "--estimator", "length",
+                    "--budget", "3", "--out", tmp_path / out])
+        assert r.exit_code == 0, r
+    r = invoke(["release", tmp_path / "odd", tmp_path / "plain", "--name", "odd", "--version", "0.1.0", "--audit",
+                "--out", tmp_path / "r", "--provenance", "my_corpus:license=mit"])
+    assert r.exit_code == 0, r
+    release = tmp_path / "r" / "name=odd" / "version=0.1.0"
+    card = (release / "README.md").read_text(encoding="utf-8")
+    header = yaml.safe_load(card.split("---\n")[1])
+    assert sorted(header["source_datasets"]) == ["extended|my_corpus", "extended|other"], header["source_datasets"]
+    assert "<img" not in card and "<img" not in (release / "report.html").read_text(encoding="utf-8")
+    r = invoke(["query", "--releases", tmp_path / "r", "SELECT count(*) AS n FROM selected_text WHERE source_dataset "
+                f"= '{name.replace(chr(39), chr(39) * 2)}'"])
+    assert r.exit_code == 0 and "3" in r.stdout, r
