@@ -30,8 +30,9 @@ from mtgauntlet.builders.options.bandit import BanditBuildOptions
 from mtgauntlet.builders.options.breaker import MTBreakerOptions, ZeroShotOptions
 from mtgauntlet.builders.options.smaug import SmaugOptions
 from mtgauntlet.builders.options.subset import SubsetOptions
-from mtgauntlet.corpora.options import comma_list, lang_pair, load_corpus, one_pair
+from mtgauntlet.corpora.options import lang_pair, load_corpus, one_pair
 from mtgauntlet.errors import GauntletError, UsageError
+from mtgauntlet.models.qe_ensemble import split_specs
 from mtgauntlet.options import Declared, check, declared, placement, takes
 from mtgauntlet.runner.progress import info
 
@@ -188,7 +189,7 @@ def build_mtbreaker(o: MTBreakerOptions) -> Build:
 
     src_lang, tgt_lang = lang_pair(o.src_lang, o.tgt_lang)
     rows = _seed_rows(o, src_lang, tgt_lang)
-    return _breaker_build(lambda: MTBreakerBuilder(variant=o.variant, llm=o.llm, mt=comma_list(o.mt), qe=o.qe,
+    return _breaker_build(lambda: MTBreakerBuilder(variant=o.variant, llm=o.llm, mt=split_specs(o.mt), qe=o.qe,
                                                    steps=o.steps, src_lang=src_lang, tgt_lang=tgt_lang,
                                                    temperature=o.temperature, max_tokens=o.max_tokens,
                                                    language_guard=o.language_guard,
@@ -215,7 +216,7 @@ def build_zeroshot(o: ZeroShotOptions) -> Build:
 
     src_lang, tgt_lang = lang_pair(o.src_lang, o.tgt_lang)
     rows = _seed_rows(o, src_lang, tgt_lang)
-    return _breaker_build(lambda: ZeroShotBuilder(variant=o.variant, llm=o.llm, mt=comma_list(o.mt), qe=o.qe,
+    return _breaker_build(lambda: ZeroShotBuilder(variant=o.variant, llm=o.llm, mt=split_specs(o.mt), qe=o.qe,
                                                   src_lang=src_lang, tgt_lang=tgt_lang, generations=o.generations,
                                                   temperature=o.temperature, max_tokens=o.max_tokens,
                                                   history_size=o.history_size, language_guard=o.language_guard,

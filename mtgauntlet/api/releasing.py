@@ -18,13 +18,17 @@ __all__ = ["release", "verify", "publish", "list_releases", "open_release"]
 Paths = Any  # a path, a result object with ``.path`` (Build, Report, Release), or a list of them
 
 
-def _many(value: Paths) -> list[Any]:
-    """A list of what ``value`` holds: one path or result object, or several."""
+def _many(value: Paths, name: str) -> list[Any]:
+    """A list of what ``value`` (the argument ``name``) holds: one path or result object, or several."""
     if value is None:
         return []
     if isinstance(value, (str, os.PathLike)) or hasattr(value, "path"):
         return [value]
-    return list(value)
+    try:
+        return list(value)
+    except TypeError:
+        raise UsageError(f"release: {name}= takes a path, a result with a path or a list of them, not "
+                         f"{type(value).__name__}") from None
 
 
 def _read_report(report: Any) -> tuple[str, dict]:
@@ -100,11 +104,11 @@ def release(builds: Paths, *, name: str, version: str, out: str | Path = "releas
     from mtgauntlet.releases.inputs import find_build_dir
     from mtgauntlet.releases.release import make_release
 
-    builds = [path_of(b) for b in _many(builds)]
+    builds = [path_of(b) for b in _many(builds, "builds")]
     if not builds:
         raise UsageError("builds: give at least one build directory")
-    reports = [_read_report(r) for r in _many(report)]
-    extra = [Path(path_of(f)) for f in _many(figure)]
+    reports = [_read_report(r) for r in _many(report, "report")]
+    extra = [Path(path_of(f)) for f in _many(figure, "figure")]
     for f in extra:
         if not f.is_file():
             raise GauntletError(f"{f}: no such figure file")
@@ -115,8 +119,9 @@ def release(builds: Paths, *, name: str, version: str, out: str | Path = "releas
     path = make_release(builds, name, version, out=out, reports=reports, license=license,
                         pretty_name=pretty_name, extra_figures=extra, description=description, recipe=recipe,
                         audit=audit, license_name=license_name, license_link=license_link,
-                        provenance=list(_many(provenance)), input_files=[path_of(f) for f in _many(input_file)],
-                        url=url, creators=list(_many(creator)))
+                        provenance=list(_many(provenance, "provenance")),
+                        input_files=[path_of(f) for f in _many(input_file, "input_file")],
+                        url=url, creators=list(_many(creator, "creator")))
     result = Release.open(path)
     result.warnings = release_warnings(result.manifest)
     for w in result.warnings:

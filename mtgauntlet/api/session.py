@@ -33,6 +33,14 @@ def warn(message: str) -> None:
     warnings.warn(message, GauntletWarning, stacklevel=level)
 
 
+def _names_a_path(hint: Any) -> bool:
+    """The annotation allows a ``Path`` (``str | Path``, ``Path | None``): an empty string there is no path."""
+    import typing
+    from pathlib import PurePath
+
+    return any(isinstance(h, type) and issubclass(h, PurePath) for h in (typing.get_args(hint) or (hint,)))
+
+
 def _accepts(hint: Any) -> tuple[Callable[[Any], bool], str] | None:
     """(test, name) of the values an annotation allows, or None where it is not checked (``Any``, a class of
     the package): ``str | Path`` takes text or a path, ``int`` an integer (not a bool), ``float`` any real number,
@@ -87,8 +95,11 @@ def argument_checks(fn: Callable[..., Any], sig: inspect.Signature) -> dict[str,
         if got is None:
             continue
         test, expected = got
+        pathlike = _names_a_path(hint)
 
-        def check(value, name=p.name, default=p.default, test=test, expected=expected):
+        def check(value, name=p.name, default=p.default, test=test, expected=expected, pathlike=pathlike):
+            if pathlike and isinstance(value, str) and value is not default and not value.strip():
+                raise UsageError(f"{fn.__name__}: {name}= is an empty path (it would mean the current directory)")
             if value is default or test(value):
                 return
             shown = repr(value).replace("\n", " ")

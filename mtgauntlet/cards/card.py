@@ -10,6 +10,7 @@ from typing import Any, Sequence
 import pyarrow as pa
 
 from mtgauntlet.cards.columns import columns_section
+from mtgauntlet.cards.licenses import hub_source
 from mtgauntlet.cards.markdown import md_code, md_fence, md_text
 from mtgauntlet.cards.methods import GENERIC, METHODS, embedded_llm_limitation
 from mtgauntlet.cards.stats import languages, md_table, statistics
@@ -31,7 +32,7 @@ def size_category(n: int) -> str:
 
 def source_datasets(manifest: dict[str, Any]) -> list[str]:
     """The Hub's form: ``original`` for text written for the set, ``extended|<dataset>`` for each source."""
-    out = [s.get("source_dataset") or f"extended|{s['dataset']}" for s in manifest["license"]["sources"]
+    out = [s.get("source_dataset") or hub_source(s["dataset"]) for s in manifest["license"]["sources"]
            if s.get("source_dataset") or s["dataset"] != "(not recorded)"]
     return list(dict.fromkeys(out)) or ["original"]
 

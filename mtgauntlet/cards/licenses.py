@@ -167,10 +167,22 @@ def parse_statements(specs: Sequence[str]) -> dict[str, Provenance]:
     return out
 
 
+def is_hub_id(value: str) -> bool:
+    """``value`` is written as a Hugging Face Hub dataset id (what ``source_datasets: extended|ID`` links to)."""
+    return bool(HUB_ID.fullmatch(value)) and "--" not in value and ".." not in value
+
+
+def hub_source(dataset: str, hub_id: str = "") -> str:
+    """A source's ``source_datasets`` entry: ``extended|ID`` for a Hub id (stated, or the dataset's own name when
+    it is written as one), else ``extended|other`` (a name from a file, ``x'); <img ...>``, is no Hub link)."""
+    name = hub_id or dataset
+    return f"extended|{name}" if is_hub_id(name) else "extended|other"
+
+
 def _check_field(spec: str, name: str, value: str) -> None:
     if name in LINK_FIELDS and not HTTP_URL.fullmatch(value):
         raise GauntletError(f"--provenance {spec!r}: {name} must be an http(s) address (https://...)")
-    if name == "hub_id" and (not HUB_ID.fullmatch(value) or "--" in value or ".." in value):
+    if name == "hub_id" and not is_hub_id(value):
         raise GauntletError(f"--provenance {spec!r}: hub_id must be a Hugging Face Hub dataset id (NAME or "
                             "ORG/NAME: letters, digits, '-', '_', '.')")
 
@@ -226,7 +238,7 @@ def _source_row(dataset: str, n: int, p: Provenance | None) -> dict:
     return {"dataset": dataset, "records": n, "license": p.licence_label, "license_id": p.license,
             "license_link": p.license_link, "name": p.name, "url": p.url, "citation": p.citation,
             "attribution": p.citation or p.name, "origin": p.origin,
-            "source_dataset": "original" if p.original else f"extended|{p.hub_id or dataset}"}
+            "source_dataset": "original" if p.original else hub_source(dataset, p.hub_id)}
 
 
 def decide_license(counts: Mapping[str | None, int], provenance: Mapping[str, Provenance] | None = None,

@@ -209,7 +209,8 @@ async def _run(backend, bodies: list[dict], schema, keep) -> list[Any]:
     if bad:
         log.warning("%s: batch %s: %d result line(s) are not JSON objects with a custom_id; their requests get "
                     "no answer and are sent again by the next run", backend.base_url, batch_id, bad)
-    out = [_result(backend, batch_id, i, lines.get(str(i), []), schema) for i in range(len(bodies))]
+    out = [_result(backend, batch_id, i, lines.get(str(i), []), schema, backend.cost_bound(body))
+           for i, body in enumerate(bodies)]
     for i, answer in enumerate(out):
         if not isinstance(answer, BaseException):
             keep(i, answer)
@@ -218,15 +219,16 @@ async def _run(backend, bodies: list[dict], schema, keep) -> list[Any]:
     return out
 
 
-def _result(backend, batch_id: str, i: int, lines: list[dict], schema) -> Any:
-    """The reply of request ``i`` (or its error) from its result lines; every answered line's usage is counted."""
+def _result(backend, batch_id: str, i: int, lines: list[dict], schema, bound: float) -> Any:
+    """The reply of request ``i`` (or its error) from its result lines; every answered line's usage is counted
+    (a line without valid usage: its ``bound`` is spent)."""
 
     answers = []
     for line in lines:
         body = _body(line)
         if body is not None:
             try:
-                answers.append(backend.answer_of(body, schema))
+                answers.append(backend.answer_of(body, schema, bound))
             except OpenAIError as exc:
                 answers.append(exc)
     if len(lines) > 1:

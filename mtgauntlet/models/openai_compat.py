@@ -44,7 +44,8 @@ from mtgauntlet.models.openai_batch import run_batch
 from mtgauntlet.models.openai_errors import OpenAIError
 from mtgauntlet.models.ratelimit import estimate_tokens, limiter_for
 from mtgauntlet.models.runtime import default_concurrency, parse_positive
-from mtgauntlet.models.spec_public import ACCESS, ANSWER, COST, PACE, SECRET, redact_secrets, split_userinfo
+from mtgauntlet.models.spec_public import (ACCESS, ANSWER, COST, PACE, SECRET, redact_secrets, remember_secret,
+                                           split_userinfo)
 from mtgauntlet.models.usage import LEDGER, answer_counts, cost_bound, parse_price
 
 DEFAULT_URL = "https://api.openai.com/v1"
@@ -86,6 +87,9 @@ def check_base_url(url: str, spec: str) -> str:
         parts.port
     except ValueError:
         raise GauntletError(f"spec {spec!r}: {url!r} has an invalid port") from None
+    if parts.query or "?" in url:  # request paths are appended to the base URL; a query would also be published
+        raise GauntletError(f"spec {spec!r}: the base URL has a query (?...); write openai:<model>@http://host:port/v1 "
+                            "and options after #")
     return url.rstrip("/")
 
 
@@ -160,6 +164,7 @@ class OpenAIChatLLM(ChatLLM):
         h = {"Content-Type": "application/json"}
         key = self.api_key or os.environ.get(self.key_env)
         if key:
+            remember_secret(key)  # an error body quoting it back is masked like a #key= (issue #34 item 8)
             h["Authorization"] = f"Bearer {key}"
         return h
 
@@ -233,10 +238,11 @@ class OpenAIChatLLM(ChatLLM):
             payload["response_format"] = schema.response_format()
         return payload
 
-    def answer_of(self, data: Any, schema=None) -> str:
+    def answer_of(self, data: Any, schema=None, bound: float = 0.0) -> str:
         """The reply text of a chat-completions answer; its ``usage`` (and an answer that does not validate against
-        ``schema``) recorded in the ledger."""
+        ``schema``) recorded in the ledger; without valid usage, ``bound`` (what it may cost) counts as spent."""
         counts = answer_counts(data)  # usage that is not token counts is counted invalid, the answer kept
+        LEDGER.charge_unmetered(counts, bound)
         try:
             content = data["choices"][0]["message"]["content"] or ""
         except (KeyError, IndexError, TypeError):
@@ -273,12 +279,14 @@ class OpenAIChatLLM(ChatLLM):
 
     async def _paid(self, path: str, payload: dict, record) -> Any:
         """``record(answer)`` of one request sent through the budget (its cost upper bound reserved until its
-        usage is recorded) and the rate limiter."""
+        usage is recorded; spent for good when the answer has no valid usage) and the rate limiter."""
         bound = self.cost_bound(payload)
         LEDGER.reserve(self.usage_key, bound)
         try:
             await self.limiter.acquire(self.request_tokens(payload))
-            return record(await self._post(path, payload))
+            data = await self._post(path, payload)
+            LEDGER.charge_unmetered(answer_counts(data), bound)
+            return record(data)
         finally:
             LEDGER.release(bound)
 

@@ -36,7 +36,8 @@ SECRET_NAME = re.compile(r"(?i)(^|[_-])(api_?key|key|token|secret|password|passw
 MASK = "***"
 _MIN_REMEMBERED = 4  # shorter secret values are masked where they stand, not wherever they occur
 _USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)([^/?#\s'\"<>]*)@")
-_OPTION = re.compile(r"(?<=[#,?&;])([A-Za-z_][\w-]*)=([^,#&;\s'\"|<>()\[\]{}]*)")
+# an option where a spec, a URL query or a quoted/listed value has one (``#key=``, ``,token=``, ``'key=``, `` key=``)
+_OPTION = re.compile(r"(?:(?<=[#,?&;'\"\s(])|^)([A-Za-z_][\w-]*)=([^,#&;\s'\"|<>()\[\]{}]*)")
 _SPEC_HEAD = re.compile(r"^[a-z][a-z0-9_-]*[:#]")
 _SEEN: set[str] = set()
 _LOCK = threading.Lock()
@@ -152,6 +153,13 @@ def redact_json(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [redact_json(v) for v in value]
     return value
+
+
+def remember_secret(value: str | None) -> None:
+    """Mask ``value`` (a key read from the environment, say) in every text :func:`redact_secrets` sees from now on:
+    a server that quotes the key back in an error body does not get it printed."""
+    if value:
+        _remember(value)
 
 
 def _remember(*values: str) -> None:

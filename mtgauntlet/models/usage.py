@@ -6,8 +6,9 @@ Every ``openai:`` backend records each answered request in one process-wide ledg
 cost nothing and are counted apart), ``invalid_json`` (structured answers that did not validate against their
 schema), ``missing_usage`` (answers without a ``usage`` field) and ``invalid_usage`` (answers whose ``usage``
 is not a pair of token counts: not an integer, negative, non-finite or absurdly large; the answer is kept, its
-tokens are not counted, and it is never a credit). With ``#price=IN/OUT`` (USD per 1M input/output tokens) in the
-spec, ``cost_usd`` is ``input_tokens * IN / 1e6 + output_tokens * OUT / 1e6``.
+tokens are not counted, and it is never a credit: under ``max_cost`` such an answer counts as spent at its upper
+bound). With ``#price=IN/OUT`` (USD per 1M input/output tokens) in the spec, ``cost_usd`` is
+``input_tokens * IN / 1e6 + output_tokens * OUT / 1e6``.
 
 A budget is checked before each request is sent: once ``max_requests`` requests have been sent, or once the cost
 recorded so far, plus what the requests in flight may cost, plus what this request may cost (its prompt's UTF-8
@@ -96,8 +97,9 @@ def answer_counts(data: Any) -> dict[str, int]:
     """The ledger counts of one answered request: ``requests`` 1 and its tokens, or ``missing_usage`` /
     ``invalid_usage``."""
     usage = data.get("usage") if isinstance(data, dict) else None
-    if usage is None:
-        return {"requests": 1, "missing_usage": 1}
+    if usage is None or (isinstance(usage, dict) and all(usage.get(k) is None for k in
+                                                         ("prompt_tokens", "completion_tokens"))):
+        return {"requests": 1, "missing_usage": 1}  # ``{}`` counts no token: as good as no usage
     counts = token_counts(usage)
     if counts is None:
         return {"requests": 1, "invalid_usage": 1}
@@ -131,6 +133,7 @@ class Ledger:
         self.reserved = 0.0  # what the requests in flight may cost at most (released when they end)
         self.scope: tuple | None = None  # (max_cost, max_requests, sent before it, cost before it) of budget()
         self.journals: list[int] = []  # file descriptors of the open `journal` scopes, innermost last
+        self.unmetered = 0.0  # the upper bounds of answers without valid usage: spent for budgets, never a cost_usd
 
     def register(self, spec: str, price: Price | None) -> None:
         with self._lock:
@@ -154,6 +157,17 @@ class Ledger:
     def total_cost(self) -> float:
         return sum(e.cost() or 0.0 for e in self._specs.values())
 
+    def spent(self) -> float:
+        """What budgets count as spent: the recorded cost plus, for each answer whose usage was missing or invalid,
+        what it may have cost at most (its `cost_bound`): an unmetered answer is never free under ``max_cost``."""
+        return self.total_cost() + self.unmetered
+
+    def charge_unmetered(self, counts: dict[str, int], bound: float) -> None:
+        """An answer was recorded with ``counts`` (`answer_counts`); without valid usage its ``bound`` is spent."""
+        if bound and (counts.get("missing_usage") or counts.get("invalid_usage")):
+            with self._lock:
+                self.unmetered += bound
+
     def reserve(self, spec: str | None = None, cost: float = 0.0) -> None:
         """Called before a request of ``spec`` is sent, ``cost`` what it may cost at most (`cost_bound`; release
         it with `release` when the request ends): raises `BudgetSpent` when it does not fit in the budget. The
@@ -168,7 +182,7 @@ class Ledger:
             if max_cost is not None:
                 if spec is not None and self._specs.get(spec, SpecUsage()).price is None:
                     raise GauntletError(no_price_message(spec, max_cost))
-                spent = self.total_cost() - cost_base
+                spent = self.spent() - cost_base
                 if spent + self.reserved + cost > max_cost:
                     more = f"; the next request may cost up to {cost:.4f} USD" if cost else ""
                     raise BudgetSpent(f"budget reached: --max-cost {max_cost:g} USD (spent {spent:.4f} USD){more}; "
@@ -192,7 +206,7 @@ class Ledger:
         """(USD, requests) the budget in force still allows (None: no limit)."""
         with self._lock:
             max_cost, max_requests, sent_base, cost_base = self.scope or (*_env_budget(), 0, 0.0)
-            return (None if max_cost is None else max(0.0, max_cost - (self.total_cost() - cost_base)),
+            return (None if max_cost is None else max(0.0, max_cost - (self.spent() - cost_base)),
                     None if max_requests is None else max(0, max_requests - (self.sent - sent_base)))
 
     def snapshot(self) -> dict[str, dict[str, Any]]:
@@ -355,7 +369,7 @@ def budget(max_cost: float | None = None, max_requests: int | None = None) -> It
     max_requests = env_reqs if max_requests is None else max_requests
     saved = LEDGER.scope
     if max_cost is not None or max_requests is not None:
-        LEDGER.scope = (max_cost, max_requests, LEDGER.sent, LEDGER.total_cost())
+        LEDGER.scope = (max_cost, max_requests, LEDGER.sent, LEDGER.spent())
     try:
         yield
     finally:

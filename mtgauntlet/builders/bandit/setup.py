@@ -12,9 +12,9 @@ from mtgauntlet.builders.bandit import topics as T
 from mtgauntlet.builders.bandit.sampler import CorpusSampler, LLMSampler
 from mtgauntlet.builders.bandit.search import BanditSearch
 from mtgauntlet.builders.options.bandit import BanditBuildOptions
-from mtgauntlet.corpora.options import comma_list
 from mtgauntlet.errors import GauntletError, UsageError
 from mtgauntlet.models.estimate import Plan
+from mtgauntlet.models.qe_ensemble import split_specs
 
 # the topic column of the named layouts that carry one
 NAMED_TOPIC_COLUMNS = {"flores": "topic", "wmt24": "domain"}
@@ -106,9 +106,9 @@ def prepare(o: BanditBuildOptions, rows: list[dict[str, Any]], corpus: str | Non
         if tree is not None and o.prescore is not None:
             raise UsageError("--dry-run with --llm-topics and --prescore: the number of pulls depends on the "
                              "topics the LLM answers; dry-run with --budget instead")
-        return bandit_plan(Scorer(comma_list(o.mt), o.qe, o.src_lang, o.tgt_lang), budget, [t.name for t in topic_list],
+        return bandit_plan(Scorer(split_specs(o.mt), o.qe, o.src_lang, o.tgt_lang), budget, [t.name for t in topic_list],
                            o.max_words, o.src_lang, o.tgt_lang, llm_sampler, tree)
     source = corpus.rsplit("/", 1)[-1].split(".")[0] if corpus else "llm"
-    return BanditSearch(topic_list, samp, mt=comma_list(o.mt), qe=o.qe, algorithm=algorithm, budget=budget, k=o.k,
+    return BanditSearch(topic_list, samp, mt=split_specs(o.mt), qe=o.qe, algorithm=algorithm, budget=budget, k=o.k,
                         cap=math.inf if not cap else cap, epsilon=o.epsilon, batch=o.batch, seed=o.seed,
                         src_lang=o.src_lang, tgt_lang=o.tgt_lang, source=source, input_sha256=input_sha256)
