@@ -30,7 +30,7 @@ from mtgauntlet.builders.options.bandit import BanditBuildOptions
 from mtgauntlet.builders.options.breaker import MTBreakerOptions, ZeroShotOptions
 from mtgauntlet.builders.options.smaug import SmaugOptions
 from mtgauntlet.builders.options.subset import SubsetOptions
-from mtgauntlet.corpora.options import lang_pair, load_corpus, one_pair
+from mtgauntlet.corpora.options import comma_list, lang_pair, load_corpus, one_pair
 from mtgauntlet.errors import GauntletError, UsageError
 from mtgauntlet.models.qe_ensemble import split_specs
 from mtgauntlet.options import Declared, check, declared, placement, takes

@@ -7,7 +7,7 @@ dataclass (`mtgauntlet.api.evaluate_options`, declared once)."""
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence
+from typing import Any
 
 from mtgauntlet.api.checks import dispatch, listed, one_of
 from mtgauntlet.api.evaluate_options import (EvaluateBanditOptions, EvaluateBreakerOptions, EvaluateDecOptions,

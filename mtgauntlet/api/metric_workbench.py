@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from mtgauntlet.api.checks import at_least, listed, one_of
-from mtgauntlet.api.session import public, warn
+from mtgauntlet.api.session import public
 from mtgauntlet.errors import UsageError
 
 __all__ = ["evaluate_catalog", "run_catalog", "leaderboard"]
