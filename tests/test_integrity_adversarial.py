@@ -650,3 +650,15 @@ def test_a_source_dataset_name_from_a_file_is_no_hub_link_and_inert_everywhere(t
     r = invoke(["query", "--releases", tmp_path / "r", "SELECT count(*) AS n FROM selected_text WHERE source_dataset "
                 f"= '{name.replace(chr(39), chr(39) * 2)}'"])
     assert r.exit_code == 0 and "3" in r.stdout, r
+
+
+def test_evaluate_spec_lists_keep_each_specs_options():
+    """``evaluate dec --estimator`` / ``evaluate breaker --mt``: a spec's options after ``#`` stay with it (they
+    were split at every comma: ``key=K`` became a spec of its own)."""
+    from mtgauntlet.api.evaluating import spec_list
+
+    assert spec_list("llm-judge:openai:m@http://127.0.0.1:9/v1#price=1/2,key=K,length") == [
+        "llm-judge:openai:m@http://127.0.0.1:9/v1#price=1/2,key=K", "length"]
+    assert spec_list(["apertium", "openai:m@http://127.0.0.1:9/v1#json=1,timeout=5"]) == [
+        "apertium", "openai:m@http://127.0.0.1:9/v1#json=1,timeout=5"]
+    assert spec_list(None) == []

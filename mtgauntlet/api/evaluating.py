@@ -91,6 +91,14 @@ def evaluate_metric(o: EvaluateMetricOptions) -> dict[str, Any]:
             "tau_over_lps": tau_over_lps(results), "tau_d_correlation": tau_d_correlation(results)}
 
 
+def spec_list(value: str | Sequence[str] | None) -> list[str]:
+    """Model specs given comma-separated or as a list; a piece that is only a spec option (``price=1/2`` after a
+    spec with ``#``) stays with its spec (``models.qe_ensemble.split_specs``), so no option is split off."""
+    from mtgauntlet.models.qe_ensemble import split_specs
+
+    return [s for v in ([value] if isinstance(value, str) else value or []) for s in split_specs(v)]
+
+
 def _load_judgments(path: str, format: str | None, mapping: str | None, protocol: str | None,
                     quoting: str | None = None):
     """Judgment rows of a named layout or a plain table; human translations are kept and marked ``human``."""
@@ -153,7 +161,7 @@ def evaluate_dec(o: EvaluateDecOptions) -> dict[str, Any]:
     if not rows:
         raise InputError("no judgments (after --lp / --exclude-human filtering)", file=path)
     results = []
-    specs = listed(o.estimator)
+    specs = spec_list(o.estimator)
     n_sources = sum(len(v) for v in unique_sources(rows).values())
     with budget(o.max_cost, o.max_requests), \
             Progress(want_bar(None), n_sources * len(specs), 0, "evaluate dec (sources)", every=10.0) as bar:
@@ -225,10 +233,10 @@ def evaluate_breaker(o: EvaluateBreakerOptions) -> dict[str, Any]:
             result["per_lp"] = {lp: {**summary(recs), "step_curve": step_curve(recs)}
                                 for lp in pairs for recs in [[r for r in records if language_pair(r) == lp]]}
         if o.mt:
-            result["transfer"] = transfer_matrix(records, listed(o.mt), qe_specs)
+            result["transfer"] = transfer_matrix(records, spec_list(o.mt), qe_specs)
         targets = listed(o.langs) or sorted({r["tgt_lang"] for r in records})
         if len(targets) > 1:
-            translators = listed(o.mt) or list(records[0].get("target_models") or ["apertium"])
+            translators = spec_list(o.mt) or list(records[0].get("target_models") or ["apertium"])
             result["language_transfer"] = language_transfer(records, targets, translators, qe_specs)
     if o.plot:
         result["plot"] = str(plot_step_curve(curve, o.plot))
