@@ -27,7 +27,7 @@ _API = {
     "leaderboard": "mtgauntlet.api.metric_workbench",
     "Build": "mtgauntlet.api.results", "Report": "mtgauntlet.api.results", "Release": "mtgauntlet.api.results",
     "Verification": "mtgauntlet.api.results", "Publication": "mtgauntlet.api.results",
-    "Reproduction": "mtgauntlet.api.results", "BudgetSpent": "mtgauntlet.models.usage",
+    "Reproduction": "mtgauntlet.api.results", "BudgetSpent": "mtgauntlet.core.usage",
     "RuleFailed": "mtgauntlet.recipes.running", "NotVerified": "mtgauntlet.recipes.running",
 }
 

@@ -12,7 +12,7 @@ class GauntletError(Exception):
     exit_code = 2
 
     def __init__(self, *args):
-        from mtgauntlet.models.spec_public import redact_secrets  # imports nothing of the package: no cycle
+        from mtgauntlet.core.spec_public import redact_secrets  # imports nothing of the package: no cycle
 
         super().__init__(*(redact_secrets(a) if isinstance(a, str) else a for a in args))
 

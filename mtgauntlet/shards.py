@@ -81,7 +81,7 @@ class WorkerFactory:
 
 def map_here(worker: Worker, shards: Iterable[Shard], progress: Any) -> Iterator[tuple[Shard, Iterable[Any]]]:
     """The local engine: each shard in this process, with ``worker`` as it is (``prepare`` already ran). A batched
-    worker's steps move ``progress`` (a :class:`mtgauntlet.runner.progress.Progress`, or ``None``) inside its shard;
+    worker's steps move ``progress`` (a :class:`mtgauntlet.core.progress.Progress`, or ``None``) inside its shard;
     other workers' results come lazily, item by item."""
     for shard in shards:
         if worker.batched and progress is not None:

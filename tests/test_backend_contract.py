@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import pytest
 
+from mtgauntlet.core.spec_public import SECRET
 from mtgauntlet.errors import BackendUnavailable, GauntletError
 from mtgauntlet.models import registry
 from mtgauntlet.models.runtime import signature_spec
-from mtgauntlet.models.spec_public import SECRET
 from tests import tiny_models
 from tests.openai_server import ScriptedServer
 

@@ -7,16 +7,15 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
-from mtgauntlet.records import load_records
 from mtgauntlet.builders.bandit import BanditSearch, BanditState, choose
 from mtgauntlet.builders.bandit import topics as T
 from mtgauntlet.builders.bandit.algorithms import contextual_score
 from mtgauntlet.builders.bandit.sampler import CorpusSampler
 from mtgauntlet.builders.bandit.simulate import run_algorithm
 from mtgauntlet.corpora.formats import read_flores
+from mtgauntlet.records import load_records
 from tests.cli import invoke
 from tests.openai_server import ScriptedServer
-
 
 
 def _search(algorithm, means, budget, seed, cap=10, sd=0.15, b=1):
@@ -331,9 +330,9 @@ def test_llm_sampler_retries_an_unparseable_answer_before_exhausting_a_topic():
 
 
 def test_bandit_llm_qe_asks_with_the_bandit_papers_prompt(tmp_path):
-    from mtgauntlet.builders.mtbreaker import MTBreakerBuilder
     from mtgauntlet.builders.base import Item
-    from mtgauntlet.runner.build_runner import item_rng
+    from mtgauntlet.builders.mtbreaker import MTBreakerBuilder
+    from mtgauntlet.core.builds import item_rng
     from tests.scripted_roles import cli, scripted_stack
 
     corpus = tmp_path / "corpus.tsv"

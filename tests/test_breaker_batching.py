@@ -14,9 +14,9 @@ import pytest
 from mtgauntlet.builders.base import Item
 from mtgauntlet.builders.mtbreaker import MTBreakerBuilder
 from mtgauntlet.builders.zeroshot import ZeroShotBuilder
+from mtgauntlet.core.builds import item_rng
 from mtgauntlet.models import registry
 from mtgauntlet.records import load_records
-from mtgauntlet.runner.build_runner import item_rng
 from tests.cli import invoke
 from tests.openai_server import ScriptedServer
 from tests.scripted_roles import QE_FAILS_ON, qe_a, qe_server_answer, scripted_stack, seeded_editor, translate

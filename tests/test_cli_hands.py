@@ -207,7 +207,7 @@ def test_score_progress_moves_inside_a_shard(tmp_path):
 
 def test_eta_waits_for_evidence_and_ignores_the_warm_up():
     """The first item took 100 s (a model load), the next ones 1 s each: no ETA from one item, then ~1 s/item."""
-    from mtgauntlet.runner.progress import Eta
+    from mtgauntlet.core.progress import Eta
 
     eta = Eta(window=60.0, min_items=2, min_seconds=3.0)
     eta.add(0.0, 0)

@@ -524,7 +524,7 @@ def test_an_mt_list_keeps_each_specs_options_and_never_shows_a_key(tmp_path, bui
 
 
 def test_a_secret_option_is_masked_wherever_it_starts():
-    from mtgauntlet.models.spec_public import redact_secrets
+    from mtgauntlet.core.spec_public import redact_secrets
 
     for text in (f"unknown backend 'key={KEY}' in spec 'key={KEY}'", f"key={KEY}", f"spec (token={KEY})",
                  f'"api_key={KEY}"', f"got auth={KEY} here"):

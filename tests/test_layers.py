@@ -56,22 +56,8 @@ SIDEWAYS = {("training", "evaluation"), ("training", "runner"), ("evaluation", "
 
 # Arrows (importing module, imported module) and cycles (sorted modules) that remain, one a line, with where they
 # are and what they wait for. An entry that no longer occurs fails the check: delete it.
-KNOWN = {
-    # -> mtgauntlet/core/ (progress display, public specs, the build helpers of runner/build_runner.py): the module
-    # moves wait until the helpers editing these files are merged (then run the coordinator's move script)
-    ("mtgauntlet.builders.bandit.search", "mtgauntlet.runner.progress"): "builders/bandit/search.py:30 (E)",
-    ("mtgauntlet.builders.bandit.search", "mtgauntlet.runner.build_runner"): "bandit/search.py:29,143 (E, A, C3)",
-    ("mtgauntlet.builders.mtbreaker", "mtgauntlet.runner.progress"): "builders/mtbreaker.py:38 (E)",
-    ("mtgauntlet.builders.zeroshot", "mtgauntlet.runner.progress"): "builders/zeroshot.py:34 (E)",
-    ("mtgauntlet.engines.local", "mtgauntlet.runner.progress"): "engines/local.py:11 (C3)",
-    ("mtgauntlet.engines.scoring", "mtgauntlet.runner.progress"): "engines/scoring.py:97 (C3)",
-    ("mtgauntlet.errors", "mtgauntlet.models.spec_public"): "errors.py:15 (spec_public moves with A's models)",
-}
-KNOWN_CYCLES = {
-    # results.py:60 (Build.describe) imports describe_run/describe_search from api/building.py, which imports Build
-    # (building.py:22): they move into api/results.py once C2's api/building.py is merged
-    ("mtgauntlet.api.building", "mtgauntlet.api.results"),
-}
+KNOWN: dict[tuple[str, str], str] = {}
+KNOWN_CYCLES: set[tuple[str, ...]] = set()
 
 
 def module_name(path: Path, package: Path = PACKAGE) -> tuple[str, str]:

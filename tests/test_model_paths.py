@@ -7,16 +7,16 @@ import shutil
 
 import pytest
 
-from tests import tiny_models
-from tests.openai_server import ScriptedServer
 from mtgauntlet.builders.bandit import topics as T
 from mtgauntlet.builders.bandit.sampler import LLMSampler
 from mtgauntlet.builders.base import iter_items
 from mtgauntlet.builders.smaug import SmaugBuilder
-from mtgauntlet.runner.build_runner import item_rng
+from mtgauntlet.core.builds import item_rng
 from mtgauntlet.models import registry
 from mtgauntlet.schema import checks_dict
+from tests import tiny_models
 from tests.cli import invoke
+from tests.openai_server import ScriptedServer
 
 pytest.importorskip("transformers")
 

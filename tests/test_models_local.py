@@ -9,12 +9,13 @@ import time
 import numpy as np
 import pytest
 
-from tests.openai_server import ScriptedServer
+from mtgauntlet.core import cache
 from mtgauntlet.errors import BackendUnavailable, GauntletError
-from mtgauntlet.models import cache, registry
+from mtgauntlet.models import registry
 from mtgauntlet.models.openai_compat import OpenAIChatLLM, OpenAIError, retry_after_seconds
 from mtgauntlet.models.prompts import parse_score, parse_tagged, parse_translation
 from tests.cli import invoke
+from tests.openai_server import ScriptedServer
 
 needs_apertium = pytest.mark.skipif(shutil.which("apertium") is None, reason="apertium not installed")
 

@@ -8,15 +8,15 @@ import shutil
 
 import pytest
 
-from tests.cli import invoke
-from tests.openai_server import ScriptedServer
-from tests.scripted_roles import MT_FAILS_ON, QE_FAILS_ON, qe_a, qe_b, cli, scripted_stack
-from mtgauntlet.records import load_records
+from mtgauntlet.builders.base import Item
 from mtgauntlet.builders.mtbreaker import MTBreakerBuilder
 from mtgauntlet.builders.zeroshot import ZeroShotBuilder
-from mtgauntlet.runner.build_runner import item_rng
-from mtgauntlet.builders.base import Item
+from mtgauntlet.core.builds import item_rng
 from mtgauntlet.models import registry
+from mtgauntlet.records import load_records
+from tests.cli import invoke
+from tests.openai_server import ScriptedServer
+from tests.scripted_roles import MT_FAILS_ON, QE_FAILS_ON, cli, qe_a, qe_b, scripted_stack
 
 needs_apertium = pytest.mark.skipif(shutil.which("apertium") is None, reason="apertium not installed")
 EXTRA = ["quickly", "yesterday", "notwithstanding", "bamboozled", "the", "irrevocably", "zeitgeist", "flummoxed"]

@@ -160,8 +160,8 @@ def test_a_tpm_below_one_request_is_refused_before_it_waits(tmp_path):
 
 
 def test_every_backend_declares_its_spec_options():
+    from mtgauntlet.core.spec_public import KINDS
     from mtgauntlet.models.registry import REGISTRY, classes_of
-    from mtgauntlet.models.spec_public import KINDS
 
     for name in REGISTRY:
         for cls in classes_of(name):

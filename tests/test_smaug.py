@@ -3,14 +3,12 @@ import re
 
 import pytest
 
-from mtgauntlet.builders.base import Edit
-from mtgauntlet.builders.smaug import SmaugBuilder
+from mtgauntlet.builders.base import Edit, iter_items
+from mtgauntlet.builders.smaug import SmaugBuilder, negation
 from mtgauntlet.builders.smaug import constraints as C
-from mtgauntlet.builders.smaug import negation
 from mtgauntlet.builders.smaug.transformations import Deletion, Insertion, NamedEntitySwap, change_number
-from mtgauntlet.builders.base import iter_items
+from mtgauntlet.core.builds import item_rng
 from mtgauntlet.errors import GauntletError
-from mtgauntlet.runner.build_runner import item_rng
 from mtgauntlet.evaluation.metric_robustness import PairSet, evaluate, tau_and_d
 from mtgauntlet.models import registry
 from mtgauntlet.schema import checks_dict

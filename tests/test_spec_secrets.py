@@ -13,8 +13,8 @@ import subprocess
 import pyarrow.parquet as pq
 import pytest
 
+from mtgauntlet.core.spec_public import redact_secrets
 from mtgauntlet.models.registry import public_spec
-from mtgauntlet.models.spec_public import redact_secrets
 from mtgauntlet.records import load_records
 from tests.cli import invoke
 from tests.openai_server import ScriptedServer

@@ -34,7 +34,7 @@ def api_concurrency(n: Optional[int]):
 @contextlib.contextmanager
 def paced(concurrency: Optional[int], max_cost: Optional[float], max_requests: Optional[int]):
     """A build's ``concurrency`` and budget (``max_cost``/``max_requests``: `BudgetSpent` when spent)."""
-    from mtgauntlet.models.usage import budget
+    from mtgauntlet.core.usage import budget
 
     with api_concurrency(concurrency), budget(max_cost, max_requests):
         yield
@@ -62,7 +62,7 @@ def breaker_shard_size(requested: Optional[int], out: str, builder: str, overwri
 def describe_run(summary) -> str:
     """A runner's summary as ``gauntlet build`` prints it: records, rejected and skipped items, resumed shards,
     signature, API usage, failure counts."""
-    from mtgauntlet.models.usage import summary_line as usage_line
+    from mtgauntlet.core.usage import summary_line as usage_line
 
     parts = [f"{summary.produced} records from {summary.items} items -> {Path(summary.out_dir) / 'data'}"]
     if summary.rejected:

@@ -30,11 +30,11 @@ from mtgauntlet.builders.options.bandit import BanditBuildOptions
 from mtgauntlet.builders.options.breaker import MTBreakerOptions, ZeroShotOptions
 from mtgauntlet.builders.options.smaug import SmaugOptions
 from mtgauntlet.builders.options.subset import SubsetOptions
+from mtgauntlet.core.progress import info
 from mtgauntlet.corpora.options import comma_list, lang_pair, load_corpus, one_pair
 from mtgauntlet.errors import GauntletError, UsageError
 from mtgauntlet.models.qe_ensemble import split_specs
 from mtgauntlet.options import Declared, check, declared, placement, takes
-from mtgauntlet.runner.progress import info
 
 __all__ = ["build", "build_subset", "build_smaug", "build_mtbreaker", "build_zeroshot", "build_bandit"]
 
@@ -243,8 +243,8 @@ def build_bandit(o: BanditBuildOptions) -> Build:
     """
     from mtgauntlet.builders.bandit.setup import prepare
     from mtgauntlet.builders.base import iter_items
+    from mtgauntlet.core.builds import input_digest
     from mtgauntlet.corpora.formats import sniff_named_format
-    from mtgauntlet.runner.build_runner import input_digest
 
     out = o.out
     fmt = input_format(o.corpus, o.format)  # in memory: always its Parquet file

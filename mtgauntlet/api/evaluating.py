@@ -7,15 +7,20 @@ dataclass (`mtgauntlet.api.evaluate_options`, declared once)."""
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 from mtgauntlet.api.checks import dispatch, listed, one_of
-from mtgauntlet.api.evaluate_options import (EvaluateBanditOptions, EvaluateBreakerOptions, EvaluateDecOptions,
-                                             EvaluateMetricOptions)
+from mtgauntlet.api.evaluate_options import (
+    EvaluateBanditOptions,
+    EvaluateBreakerOptions,
+    EvaluateDecOptions,
+    EvaluateMetricOptions,
+)
 from mtgauntlet.api.inputs import in_memory
+from mtgauntlet.api.metric_workbench import REFERENCE_BASED, metric_specs  # noqa: F401 (re-exported)
 from mtgauntlet.api.session import public, warn
 from mtgauntlet.api.simulating import SIMULATIONS, simulate, simulate_bandit  # noqa: F401 (mg.simulate is here too)
-from mtgauntlet.api.metric_workbench import REFERENCE_BASED, metric_specs  # noqa: F401 (re-exported)
 from mtgauntlet.errors import GauntletError, InputError, UsageError
 from mtgauntlet.options import takes
 
@@ -52,10 +57,17 @@ def evaluate_metric(o: EvaluateMetricOptions) -> dict[str, Any]:
         return run_catalog(o)
     if callable(o.metric) or (isinstance(o.metric, (list, tuple)) and any(callable(m) for m in o.metric)):
         raise UsageError("a Python callable metric scores the catalog (out=...), not one --set")
-    from mtgauntlet.evaluation.metric_robustness import (TIES, evaluate, filter_pairs, load_pairs, score_pairs,
-                                                         tau_d_correlation, tau_over_lps)
-    from mtgauntlet.models.usage import budget
-    from mtgauntlet.runner.progress import Progress, want_bar
+    from mtgauntlet.core.progress import Progress, want_bar
+    from mtgauntlet.core.usage import budget
+    from mtgauntlet.evaluation.metric_robustness import (
+        TIES,
+        evaluate,
+        filter_pairs,
+        load_pairs,
+        score_pairs,
+        tau_d_correlation,
+        tau_over_lps,
+    )
 
     one_of("--ties", o.ties, TIES)
     specs = metric_specs(o.metric)
@@ -144,11 +156,11 @@ def evaluate_dec(o: EvaluateDecOptions) -> dict[str, Any]:
         >>> res = mg.evaluate("dec", judgments="wmt23_mtme_seg_scores.tsv.gz", lp="en-de")
         >>> res["results"][0]["dec"]
     """
+    from mtgauntlet.core.progress import Progress, want_bar
+    from mtgauntlet.core.usage import budget
     from mtgauntlet.corpora.langs import split_lp
     from mtgauntlet.evaluation.dec import dec, score_sources, selection_quality, unique_sources
     from mtgauntlet.models import registry
-    from mtgauntlet.models.usage import budget
-    from mtgauntlet.runner.progress import Progress, want_bar
 
     path = str(o.judgments)
     rows = _load_judgments(path, o.format, o.map, o.protocol, o.quoting)
@@ -208,10 +220,17 @@ def evaluate_breaker(o: EvaluateBreakerOptions) -> dict[str, Any]:
         >>> res = mg.evaluate("breaker", set="builds/mtbreaker", plot="steps.png")
         >>> res["final_mean_qe"], res["table2"]
     """
-    from mtgauntlet.evaluation.breaker_analysis import (language_pair, language_transfer, plot_step_curve,
-                                                        quality_table, step_curve, summary, transfer_matrix)
+    from mtgauntlet.core.usage import budget
+    from mtgauntlet.evaluation.breaker_analysis import (
+        language_pair,
+        language_transfer,
+        plot_step_curve,
+        quality_table,
+        step_curve,
+        summary,
+        transfer_matrix,
+    )
     from mtgauntlet.models import registry
-    from mtgauntlet.models.usage import budget
     from mtgauntlet.records import load_records
 
     sets = [str(o.set.path)] if hasattr(o.set, "path") else listed(o.set)
@@ -262,7 +281,8 @@ def evaluate_bandit(o: EvaluateBanditOptions) -> dict[str, Any]:
         >>> res = mg.evaluate("bandit", pool="builds/bandit-pool", budgets=[100, 200])
         >>> res["oracle"]["topk"], res["rows"][0]
     """
-    from mtgauntlet.evaluation.bandit_replay import DEFAULT_PULLS_PER_TOPIC, load_pool, plot as plot_replay, replay
+    from mtgauntlet.evaluation.bandit_replay import DEFAULT_PULLS_PER_TOPIC, load_pool, replay
+    from mtgauntlet.evaluation.bandit_replay import plot as plot_replay
 
     if o.budgets:
         try:

@@ -107,7 +107,7 @@ def _table(obj: Any):
         raise UsageError(f"input: a datasets.{type(obj).__name__} holds several splits ({', '.join(obj)}); pass "
                          f"one of them, e.g. input=ds[{next(iter(obj), 'train')!r}]")
     if module.startswith("datasets") and hasattr(obj, "data") and hasattr(obj, "flatten_indices"):
-        from mtgauntlet.runner.progress import datasets_quiet
+        from mtgauntlet.core.progress import datasets_quiet
 
         if len(obj) == 0:
             raise UsageError("input: the Dataset has no rows")

@@ -65,6 +65,11 @@ def evaluate_catalog(*, releases: str | Path, sets: str | Sequence[str] | None, 
                      shard_size: int = 10_000, max_cost: float | None = None,
                      max_requests: int | None = None) -> dict[str, Any]:
     """The catalog-wide evaluation behind `evaluate_metric` (see there)."""
+    from mtgauntlet.core.progress import Progress, want_bar
+    from mtgauntlet.core.usage import LEDGER, BudgetSpent, budget, report, since
+    from mtgauntlet.releases.catalog import open_catalog
+    from mtgauntlet.releases.manifest import RELEASE_MANIFEST, read_manifest
+    from mtgauntlet.schema import to_table
     from mtgauntlet.workbench.leaderboard import set_stats
     from mtgauntlet.workbench.metrics import make_scorer
     from mtgauntlet.workbench.scoring import Known, score_set
@@ -76,11 +81,6 @@ def evaluate_catalog(*, releases: str | Path, sets: str | Sequence[str] | None, 
         read_stats,
         seal,
     )
-    from mtgauntlet.models.usage import LEDGER, BudgetSpent, budget, report, since
-    from mtgauntlet.releases.catalog import open_catalog
-    from mtgauntlet.releases.manifest import RELEASE_MANIFEST, read_manifest
-    from mtgauntlet.runner.progress import Progress, want_bar
-    from mtgauntlet.schema import to_table
 
     one_of("--engine", engine, ENGINES)
     at_least("--shard-size", shard_size, 1)
@@ -152,8 +152,8 @@ def evaluate_catalog(*, releases: str | Path, sets: str | Sequence[str] | None, 
 
 def store_rows(out: str | Path, rows: list[dict[str, Any]], run: dict[str, Any]) -> dict[str, Any]:
     """Put leaderboard rows into a results folder (replacing those of the same signature and set) and seal it."""
-    from mtgauntlet.workbench.store import open_results, read_stats, seal
     from mtgauntlet.schema import to_table
+    from mtgauntlet.workbench.store import open_results, read_stats, seal
 
     root = Path(out)
     open_results(root)

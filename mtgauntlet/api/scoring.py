@@ -50,11 +50,11 @@ def _run_engine(role: str, spec: str, columns: dict, work: Path, o: ScoreDifficu
                 src_lang=None, tgt_lang=None):
     """(scores in input order, placement, API usage of the run) with the engine, device and budget options of
     ``o``. A budget spent stops it (BudgetSpent); the finished shards stay in ``work`` so the same call resumes."""
+    from mtgauntlet.core import usage
+    from mtgauntlet.core.progress import Progress, want_bar
     from mtgauntlet.engines import get_engine
     from mtgauntlet.engines.scoring import ScoreTask
-    from mtgauntlet.models import usage
     from mtgauntlet.models.runtime import set_defaults
-    from mtgauntlet.runner.progress import Progress, want_bar
 
     before = usage.LEDGER.snapshot()
     set_defaults(device=o.device, dtype=o.dtype, batch=o.batch_size)

@@ -117,7 +117,7 @@ def public(fn: F) -> F:
 
     ``progress=None`` is for the CLI, which calls the same functions: its own display then decides (``-q``, and a
     bar only when stderr is a terminal)."""
-    from mtgauntlet.runner.progress import output_mode
+    from mtgauntlet.core.progress import output_mode
 
     sig = inspect.signature(fn)
     checks = argument_checks(fn, sig)

@@ -29,6 +29,7 @@ from typing import Any, Sequence
 from mtgauntlet.builders.base import Builder, Item, ItemResult
 from mtgauntlet.builders.keyed import keyed_rank
 from mtgauntlet.builders.runtime_info import roles_runtime
+from mtgauntlet.core import progress
 from mtgauntlet.corpora.word_count import words as count_words
 from mtgauntlet.errors import GauntletError
 from mtgauntlet.models import prompts, registry, structured
@@ -36,7 +37,6 @@ from mtgauntlet.models.estimate import Plan
 from mtgauntlet.models.llm_roles import lang_name
 from mtgauntlet.models.qe_ensemble import load_qe
 from mtgauntlet.models.registry import public_spec
-from mtgauntlet.runner import progress
 
 log = logging.getLogger(__name__)
 VARIANTS = ("seeded", "seedless", "seeded+qe", "seedless+qe")

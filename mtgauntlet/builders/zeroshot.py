@@ -21,17 +21,30 @@ from collections import Counter
 from typing import Any, Sequence
 
 from mtgauntlet.builders.base import Builder, Item, ItemResult
+from mtgauntlet.builders.mtbreaker import (
+    DEFAULT_MAX_TOKENS,
+    DEFAULT_TEMPERATURE,
+    EMPTY_HINT,
+    FAILURE_KEYS,
+    LANGUAGE_GUARD_FLAG,
+    Scorer,
+    SourceRequest,
+    ask_for_sources,
+    best_step,
+    failure_counts,
+    plan_walks,
+    temperature_flag,
+    word_count_flag,
+    words,
+)
 from mtgauntlet.builders.runtime_info import roles_runtime
-from mtgauntlet.builders.mtbreaker import (DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE, EMPTY_HINT, FAILURE_KEYS,
-                                           LANGUAGE_GUARD_FLAG, Scorer, SourceRequest, ask_for_sources, best_step,
-                                           failure_counts, plan_walks, temperature_flag, word_count_flag, words)
+from mtgauntlet.core import progress
 from mtgauntlet.errors import GauntletError
 from mtgauntlet.models import prompts, registry
 from mtgauntlet.models.embedded import refuse_embedded_llm_writer
 from mtgauntlet.models.estimate import Plan
 from mtgauntlet.models.llm_roles import lang_name
 from mtgauntlet.models.registry import public_spec
-from mtgauntlet.runner import progress
 
 VARIANTS = ("plain", "history", "min")
 HISTORY = "Do not repeat or paraphrase any of these previously generated texts:\n{texts}"

@@ -8,11 +8,15 @@ from typing import Any
 
 import typer
 
-from mtgauntlet.api.evaluate_options import (EvaluateBanditOptions, EvaluateBreakerOptions, EvaluateDecOptions,
-                                             EvaluateMetricOptions)
+from mtgauntlet.api.evaluate_options import (
+    EvaluateBanditOptions,
+    EvaluateBreakerOptions,
+    EvaluateDecOptions,
+    EvaluateMetricOptions,
+)
 from mtgauntlet.cli.common import print_frame, print_json
 from mtgauntlet.cli.declared import command
-from mtgauntlet.runner.progress import info
+from mtgauntlet.core.progress import info
 
 app = typer.Typer(help="Evaluate metrics on challenge sets, or difficulty estimators on judgments.",
                   no_args_is_help=True)

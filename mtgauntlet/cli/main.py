@@ -15,9 +15,22 @@ from typing import Optional
 import typer
 
 from mtgauntlet import __version__
-from mtgauntlet.runner.progress import QUIET_ENV
-from mtgauntlet.cli import (audit_cmd, build, completion, evaluate, leaderboard_cmd, models_cmd, query as query_mod,
-                            recipe_cmd, release_cmd, score, sets_cmd, simulate, validate_cmd)
+from mtgauntlet.cli import (
+    audit_cmd,
+    build,
+    completion,
+    evaluate,
+    leaderboard_cmd,
+    models_cmd,
+    recipe_cmd,
+    release_cmd,
+    score,
+    sets_cmd,
+    simulate,
+    validate_cmd,
+)
+from mtgauntlet.cli import query as query_mod
+from mtgauntlet.core.progress import QUIET_ENV
 
 app = typer.Typer(
     name="gauntlet",
@@ -74,8 +87,8 @@ def _root(
     max_requests: Optional[int] = typer.Option(None, "--max-requests", envvar="MTGAUNTLET_MAX_REQUESTS",
                                                help="Stop (exit 3, resumable) after N requests to openai: backends."),
 ):
+    from mtgauntlet.core.usage import set_global_budget
     from mtgauntlet.models.runtime import set_defaults
-    from mtgauntlet.models.usage import set_global_budget
 
     set_defaults(device=device, dtype=dtype, batch=batch_size, concurrency=concurrency)
     set_global_budget(max_cost, max_requests)
@@ -92,7 +105,7 @@ def _root(
 
 def _one_line(text: str) -> str:
     """One line, with credentials masked (a URL's user info, ``#key=``-like options: never printed)."""
-    from mtgauntlet.models.spec_public import redact_secrets
+    from mtgauntlet.core.spec_public import redact_secrets
 
     return redact_secrets(" ".join(str(text).split()))
 
@@ -101,7 +114,7 @@ class _RedactSecrets(logging.Filter):
     """Masks credentials in every log line (an error quoting a spec, a URL with user info)."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        from mtgauntlet.models.spec_public import redact_secrets
+        from mtgauntlet.core.spec_public import redact_secrets
 
         try:
             record.msg, record.args = redact_secrets(record.getMessage()), None
@@ -149,8 +162,7 @@ def _run(args: list[str]) -> int:
         completion.init()
     try:
         from mtgauntlet.api.session import cli_warnings
-
-        from mtgauntlet.models.spec_public import redact_secrets
+        from mtgauntlet.core.spec_public import redact_secrets
 
         with cli_warnings(lambda line: typer.echo(redact_secrets(line), err=True)):
             rv = app(args=args, prog_name="gauntlet", standalone_mode=False)

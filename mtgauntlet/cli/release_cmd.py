@@ -7,7 +7,7 @@ from typing import List, Optional
 import typer
 
 from mtgauntlet.cli.common import json_option, print_json, print_result
-from mtgauntlet.runner.progress import info
+from mtgauntlet.core.progress import info
 
 
 def release(

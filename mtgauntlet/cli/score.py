@@ -18,8 +18,8 @@ app = typer.Typer(help="Score texts with a model and write them with a new colum
 def _report(result, json_out: bool, dry_run: bool) -> None:
     """The plan of a dry run, or the summary of the scores written."""
     from mtgauntlet.api.scoring import SUMMARY
+    from mtgauntlet.core.usage import summary_line
     from mtgauntlet.corpora.options import skipped_counts_note
-    from mtgauntlet.models.usage import summary_line
 
     if dry_run:
         return print_plan(result)

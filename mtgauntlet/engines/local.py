@@ -7,8 +7,8 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
+from mtgauntlet.core.progress import unit
 from mtgauntlet.engines.scoring import ScoreTask, ShardCallback, ShardScorer, WorkDir, placement_options
-from mtgauntlet.runner.progress import unit
 from mtgauntlet.shards import Shard, Worker, map_here
 
 

@@ -17,8 +17,8 @@ import os
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
+from mtgauntlet.core import usage
 from mtgauntlet.errors import GauntletError
-from mtgauntlet.models import usage
 from mtgauntlet.shards import Shard, Worker, WorkerFactory
 
 

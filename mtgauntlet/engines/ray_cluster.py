@@ -7,8 +7,8 @@ import logging
 import os
 from typing import Any
 
+from mtgauntlet.core import usage
 from mtgauntlet.errors import BackendUnavailable
-from mtgauntlet.models import usage
 
 # environment the actors need to behave like this process (offline flags, caches, global model defaults)
 PASSED_ENV_PREFIXES = ("MTGAUNTLET_", "HF_", "TRANSFORMERS_", "TOKENIZERS_")

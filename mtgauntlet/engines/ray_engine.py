@@ -19,12 +19,18 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from mtgauntlet.engines.scoring import (ScoreTask, ShardCallback, ShardScorer, WorkDir, is_neural, placement_options,
-                                        write_score_shard)
-from mtgauntlet.engines.ray_cluster import (PASSED_ENV_PREFIXES, _actor_env, budget_shares,  # noqa: F401
-                                            pool_size, start_ray)
+from mtgauntlet.core import usage
+from mtgauntlet.engines.ray_cluster import PASSED_ENV_PREFIXES, _actor_env, budget_shares, pool_size, start_ray  # noqa: F401
+from mtgauntlet.engines.scoring import (
+    ScoreTask,
+    ShardCallback,
+    ShardScorer,
+    WorkDir,
+    is_neural,
+    placement_options,
+    write_score_shard,
+)
 from mtgauntlet.errors import BackendUnavailable, GauntletError
-from mtgauntlet.models import usage
 
 log = logging.getLogger(__name__)
 def _resolve_placement(role: str, spec: str, env: dict[str, str]) -> dict[str, Any]:

@@ -55,7 +55,7 @@ class ScoreTask:
 
 def placement_options(role: str, spec: str) -> dict[str, str]:
     """The ``#device/dtype/batch`` options written in a spec (without loading the backend)."""
-    from mtgauntlet.models.cache import parse_options
+    from mtgauntlet.core.cache import parse_options
     from mtgauntlet.models.registry import parse_spec
     from mtgauntlet.models.runtime import RUNTIME_OPTIONS
 
@@ -94,7 +94,7 @@ class ShardScorer:
     def score(self, columns: dict[str, Sequence]) -> np.ndarray:
         """Scores of a shard's rows, asked in chunks of ``CHUNK`` rows so that the progress display moves inside a
         shard (every backend scores a row as it would alone, so chunking changes no score)."""
-        from mtgauntlet.runner.progress import step
+        from mtgauntlet.core.progress import step
 
         n = len(columns["src"])
         out = np.full((n, self.width), np.nan)

@@ -95,8 +95,9 @@ def replay(pool: dict[str, list[float]], algorithms: Sequence[str], budgets: Seq
            cap: float = 10, epsilon: float = 0.7, repeats: int = 5, seed: int = 13) -> dict[str, Any]:
     """True mean difficulty of the top-1 and top-k selected by each algorithm at each budget, averaged over
     ``repeats`` replays (each with its own sample order and algorithm randomness)."""
-    from mtgauntlet.builders.bandit.topics import Topic, neighbours as topic_neighbours
-    from mtgauntlet.runner.build_runner import item_rng
+    from mtgauntlet.builders.bandit.topics import Topic
+    from mtgauntlet.builders.bandit.topics import neighbours as topic_neighbours
+    from mtgauntlet.core.builds import item_rng
 
     unknown = [a for a in algorithms if a not in REPLAY_ALGORITHMS]
     if unknown:

@@ -20,8 +20,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from mtgauntlet.core import progress
 from mtgauntlet.errors import GauntletError
-from mtgauntlet.runner import progress
 
 
 @dataclass

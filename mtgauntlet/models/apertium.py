@@ -22,9 +22,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Sequence
 
+from mtgauntlet.core.cache import cached_map
 from mtgauntlet.errors import BackendUnavailable, GauntletError
 from mtgauntlet.models.base import Translator
-from mtgauntlet.models.cache import cached_map
 
 ISO3 = {"en": "eng", "es": "spa", "ca": "cat", "gl": "glg", "is": "isl", "mk": "mkd", "sh": "hbs", "sr": "hbs",
         "hr": "hbs", "bs": "hbs", "fr": "fra", "pt": "por", "it": "ita", "de": "deu"}

@@ -12,7 +12,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from mtgauntlet.models.spec_public import PACE, PLACE
+from mtgauntlet.core.spec_public import PACE, PLACE
 
 Message = dict  # {"role": "system"|"user"|"assistant", "content": str}
 

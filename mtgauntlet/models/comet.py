@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from mtgauntlet.core.cache import cached_map, parse_options
 from mtgauntlet.errors import BackendUnavailable
 from mtgauntlet.models.base import PLACEMENT_OPTIONS, QualityEstimator
-from mtgauntlet.models.cache import cached_map, parse_options
 from mtgauntlet.models.runtime import cache_namespace, resolve_runtime
 
 

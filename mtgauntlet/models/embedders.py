@@ -70,7 +70,7 @@ class SentenceTransformerEmbedder(Embedder):
             from sentence_transformers import SentenceTransformer
         except ModuleNotFoundError:
             raise BackendUnavailable("st: needs sentence-transformers (pip install 'mtgauntlet[st]')") from None
-        from mtgauntlet.models.cache import parse_options
+        from mtgauntlet.core.cache import parse_options
         from mtgauntlet.models.runtime import resolve_runtime
 
         arg, opts = parse_options(arg)  # st:MODEL#device=cuda,dtype=bf16,batch=256

@@ -15,12 +15,12 @@ from __future__ import annotations
 import re
 from typing import Any, Callable, Mapping, Sequence
 
+from mtgauntlet.core.cache import cached_map, parse_options
+from mtgauntlet.core.spec_public import ANSWER
 from mtgauntlet.errors import BackendUnavailable
 from mtgauntlet.models.base import PLACEMENT_OPTIONS, ChatLLM, Infiller, Translator, per_item_seeds
 from mtgauntlet.models.batching import LengthBatcher
-from mtgauntlet.models.cache import cached_map, parse_options
 from mtgauntlet.models.runtime import Runtime, cache_namespace, resolve_runtime
-from mtgauntlet.models.spec_public import ANSWER
 
 
 def _torch():

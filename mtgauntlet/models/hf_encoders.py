@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from mtgauntlet.core.cache import cached_map, parse_options
+from mtgauntlet.core.spec_public import ANSWER
 from mtgauntlet.errors import BackendUnavailable
 from mtgauntlet.models.base import NLI, NLI_LABELS, PLACEMENT_OPTIONS, DifficultyEstimator, QualityEstimator
-from mtgauntlet.models.cache import cached_map, parse_options
 from mtgauntlet.models.hf import HF_OPTIONS, TorchBackend, _from_pretrained, _load_pair
-from mtgauntlet.models.spec_public import ANSWER
 
 
 def _normalise_label(label: str) -> str | None:

@@ -18,10 +18,10 @@ import json
 from pathlib import Path
 from typing import Sequence
 
+from mtgauntlet.core.cache import cached_map, parse_options
+from mtgauntlet.core.spec_public import ANSWER
 from mtgauntlet.errors import BackendUnavailable, GauntletError
 from mtgauntlet.models.base import PLACEMENT_OPTIONS, QualityEstimator
-from mtgauntlet.models.cache import cached_map, parse_options
-from mtgauntlet.models.spec_public import ANSWER
 
 SCORE_TOKEN = "<extra_id_10>"
 MAX_ERROR = 25.0

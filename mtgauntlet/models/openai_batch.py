@@ -29,8 +29,8 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from mtgauntlet.atomic import write_json_atomic
+from mtgauntlet.core.usage import LEDGER, BudgetSpent
 from mtgauntlet.models.openai_errors import OpenAIError
-from mtgauntlet.models.usage import LEDGER, BudgetSpent
 
 ENDPOINT = "/v1/chat/completions"
 DONE = {"completed", "failed", "expired", "cancelled"}
@@ -55,7 +55,7 @@ def _state_path(key: str) -> Path:
     if _STATE_DIR:
         base = _STATE_DIR[-1]
     else:
-        from mtgauntlet.models.cache import cache_path
+        from mtgauntlet.core.cache import cache_path
 
         cached = cache_path()
         base = (cached.parent if cached else Path(os.environ.get("TMPDIR", "/tmp"))) / "openai-batches"

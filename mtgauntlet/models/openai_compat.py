@@ -36,17 +36,25 @@ import time
 import urllib.parse
 from typing import Any
 
+from mtgauntlet.core import cache
+from mtgauntlet.core.cache import parse_options
+from mtgauntlet.core.spec_public import (
+    ACCESS,
+    ANSWER,
+    COST,
+    PACE,
+    SECRET,
+    redact_secrets,
+    remember_secret,
+    split_userinfo,
+)
+from mtgauntlet.core.usage import LEDGER, answer_counts, cost_bound, parse_price
 from mtgauntlet.errors import GauntletError
-from mtgauntlet.models import cache
 from mtgauntlet.models.base import ChatLLM, per_item_seeds
-from mtgauntlet.models.cache import parse_options
 from mtgauntlet.models.openai_batch import run_batch
 from mtgauntlet.models.openai_errors import OpenAIError
 from mtgauntlet.models.ratelimit import estimate_tokens, limiter_for
 from mtgauntlet.models.runtime import default_concurrency, parse_positive
-from mtgauntlet.models.spec_public import (ACCESS, ANSWER, COST, PACE, SECRET, redact_secrets, remember_secret,
-                                           split_userinfo)
-from mtgauntlet.models.usage import LEDGER, answer_counts, cost_bound, parse_price
 
 DEFAULT_URL = "https://api.openai.com/v1"
 RETRY_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}

@@ -20,9 +20,9 @@ from __future__ import annotations
 from abc import abstractmethod
 from collections.abc import Sequence
 
-from mtgauntlet.models import cache
+from mtgauntlet.core import cache
+from mtgauntlet.core.usage import LEDGER, Price
 from mtgauntlet.models.base import Translator
-from mtgauntlet.models.usage import LEDGER, Price
 
 
 class PaidTranslator(Translator):

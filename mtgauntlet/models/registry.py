@@ -15,9 +15,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from mtgauntlet.core.spec_public import ACCESS, ANSWER, COST, PACE, PLACE, SECRET, public_form, redact_secrets
 from mtgauntlet.errors import BackendUnavailable, GauntletError
 from mtgauntlet.models.base import settings
-from mtgauntlet.models.spec_public import ACCESS, ANSWER, COST, PACE, PLACE, SECRET, public_form, redact_secrets
 
 ROLES = ("llm", "translator", "qe", "nli", "infiller", "annotator", "embedder", "difficulty")
 
@@ -127,7 +127,7 @@ def check_options(s: Spec, cls: type | None = None) -> None:
     known = options_of(s.name) if cls is None else cls.options
     if known is None or "#" not in s.arg:
         return
-    from mtgauntlet.models.cache import parse_options
+    from mtgauntlet.core.cache import parse_options
 
     unknown = sorted(set(parse_options(s.arg)[1]) - set(known))
     if unknown:
@@ -242,8 +242,8 @@ def load(role: str, spec: str | None = None, **kwargs):
 
 
 def _prepare_paid(obj: Any, s: Spec) -> None:
-    from mtgauntlet.models.cache import parse_options
-    from mtgauntlet.models.usage import LEDGER, parse_price
+    from mtgauntlet.core.cache import parse_options
+    from mtgauntlet.core.usage import LEDGER, parse_price
 
     obj.usage_key = redact_secrets(s.raw)  # as build.json and the card name it: never a credential
     obj.cache_spec = public_spec(s.raw)  # a change of price or pace keeps the cached answers

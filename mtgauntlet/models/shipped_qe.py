@@ -53,10 +53,10 @@ from typing import Sequence
 
 import numpy as np
 
+from mtgauntlet.core.cache import parse_options
 from mtgauntlet.corpora.word_count import words as count_words
 from mtgauntlet.errors import BackendUnavailable
 from mtgauntlet.models.base import QualityEstimator
-from mtgauntlet.models.cache import parse_options
 
 SIGNALS = ("rt_chrf", "rt_cos", "xsim", "unk", "len", "lm", "src_quality", "sub_len", "tgt_rare", "tgt_unknown",
            "copy")
@@ -220,7 +220,7 @@ class ShippedQE(QualityEstimator):
         return self.last_signals
 
     def score(self, sources, translations, src_lang, tgt_lang) -> list[float]:
-        from mtgauntlet.models.cache import cached_map
+        from mtgauntlet.core.cache import cached_map
 
         pairs = [[s, t] for s, t in zip(sources, translations)]
         params = {"src": src_lang, "tgt": tgt_lang, "lm": self.use_lm, "llm": self.opts.get("llm"),

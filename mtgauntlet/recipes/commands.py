@@ -31,6 +31,6 @@ def command_line(options: dict[str, Any], defs: Mapping[str, OptionDef]) -> list
 
 def quote(args: list[str]) -> str:
     """``gauntlet ARGS`` as a shell would read it, credentials in specs masked (it is shown, never run)."""
-    from mtgauntlet.models.spec_public import redact_secrets
+    from mtgauntlet.core.spec_public import redact_secrets
 
     return redact_secrets("gauntlet " + " ".join(shlex.quote(a) for a in args))

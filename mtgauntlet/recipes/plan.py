@@ -87,7 +87,7 @@ class BuildStep:
         """Before running the build: discard another build found in its folder, record what it will make (so an
         interrupted run resumes it next time); returns the state it was in."""
         from mtgauntlet.atomic import write_json_atomic
-        from mtgauntlet.runner.build_runner import build_lock, discard_build
+        from mtgauntlet.core.builds import build_lock, discard_build
 
         state = self.state()
         if state in ("new", "changed"):

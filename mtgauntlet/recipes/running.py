@@ -15,8 +15,8 @@ from typing import Any, Callable, Iterator
 
 from mtgauntlet.api.results import Release, Reproduction
 from mtgauntlet.api.session import public
+from mtgauntlet.core.progress import info
 from mtgauntlet.errors import GauntletError
-from mtgauntlet.runner.progress import info
 
 __all__ = ["run", "reproduce", "RecipePlan"]
 
@@ -233,8 +233,8 @@ def _publish(rec, target: Path, repo: str) -> None:
     from mtgauntlet.api.releasing import publish
     from mtgauntlet.recipes.commands import command_line
     from mtgauntlet.recipes.options import keywords, step_options
-    from mtgauntlet.recipes.steps import log_command, say
     from mtgauntlet.recipes.published import tag_holds_release
+    from mtgauntlet.recipes.steps import log_command, say
 
     if tag_holds_release(target, repo):
         say(f"publish: {repo} already holds this release under its tag: nothing to publish")
@@ -317,11 +317,11 @@ def reproduce(release_dir: str | Path, *, inputs: str | Path | None = None,
     import yaml
 
     from mtgauntlet.api.inputs import path_of
-    from mtgauntlet.recipes.plan import load_recipe, plan_builds
-    from mtgauntlet.recipes.steps import run_build
     from mtgauntlet.fileio import read_json_object
     from mtgauntlet.recipes.compare import compare, environment_changes
+    from mtgauntlet.recipes.plan import load_recipe, plan_builds
     from mtgauntlet.recipes.relocate import relocate_inputs
+    from mtgauntlet.recipes.steps import run_build
     from mtgauntlet.recipes.yaml_load import load_yaml
     from mtgauntlet.records import load_records_by_kind
     from mtgauntlet.releases.manifest import read_manifest

@@ -11,19 +11,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mtgauntlet.core.progress import info
 from mtgauntlet.fileio import sha256_file
 from mtgauntlet.recipes.commands import command_line, quote
 from mtgauntlet.recipes.options import keywords, step_options
 from mtgauntlet.recipes.spec import STEP_PATH_OPTIONS
-from mtgauntlet.runner.progress import info
 
-# where a run's outcome lines go (None: to :func:`mtgauntlet.runner.progress.info`); ``gauntlet run`` sets it
+# where a run's outcome lines go (None: to :func:`mtgauntlet.core.progress.info`); ``gauntlet run`` sets it
 OUTCOME: contextvars.ContextVar = contextvars.ContextVar("mtgauntlet_recipe_outcome", default=None)
 
 
 def say(line: str) -> None:
     """One line of a run's outcome (the plan, a step skipped, the release done): the ``gauntlet run`` command
-    prints these on stdout; from Python they go where :func:`mtgauntlet.runner.progress.info` sends them."""
+    prints these on stdout; from Python they go where :func:`mtgauntlet.core.progress.info` sends them."""
     hook = OUTCOME.get()
     if hook is not None:
         hook(line)

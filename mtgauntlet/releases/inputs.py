@@ -17,9 +17,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from mtgauntlet.core.builds import MANIFEST as BUILD_MANIFEST
 from mtgauntlet.errors import GauntletError
 from mtgauntlet.fileio import read_json_object
-from mtgauntlet.runner.build_runner import MANIFEST as BUILD_MANIFEST
 from mtgauntlet.schema import SIGNATURE_METADATA_KEY, get_kind, kind_of_schema
 
 SKIP_DIRS = ("work",)  # per-item shards of finalizing builders; the final records are in data/

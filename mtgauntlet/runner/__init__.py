@@ -1,4 +1,6 @@
 """The build runner: shards, resume, atomic writes, manifest, signature."""
 
-from mtgauntlet.runner.build_runner import BuildRunner, BuildSummary, item_rng
+from mtgauntlet.core.builds import item_rng
+from mtgauntlet.runner.build_runner import BuildRunner, BuildSummary
+
 __all__ = ["BuildRunner", "BuildSummary", "item_rng"]

@@ -28,7 +28,6 @@ arrived). Batch API ids are kept in ``OUT/batches/``.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import random
@@ -46,11 +45,12 @@ from mtgauntlet import __version__
 from mtgauntlet.atomic import atomic_path, write_json_atomic
 from mtgauntlet.builders.base import Builder, Item, overrides
 from mtgauntlet.builders.keyed import seed_list
+from mtgauntlet.core import usage
+from mtgauntlet.core.builds import MANIFEST, build_lock, discard_build, input_digest, item_rng, record_usage
+from mtgauntlet.core.progress import OnDemandProgress, Progress
 from mtgauntlet.errors import BuildStateError, GauntletError
-from mtgauntlet.models import openai_batch, usage
+from mtgauntlet.models import openai_batch
 from mtgauntlet.models.runtime import signature_spec
-from mtgauntlet.runner.build_dir import MANIFEST, build_lock, discard_build, record_usage
-from mtgauntlet.runner.progress import OnDemandProgress, Progress
 from mtgauntlet.schema import get_kind, record_id, to_table, utcnow
 from mtgauntlet.shards import Shard, map_here
 from mtgauntlet.signature import make_signature
@@ -77,16 +77,6 @@ class BuildSummary:
     usage: dict[str, dict] = field(default_factory=dict)  # API usage per spec (build.json usage)
 
 
-def input_digest(items: Sequence[Item]) -> str:
-    """sha256 of the input items' content (order included, file line numbers excluded)."""
-    h = hashlib.sha256()
-    for it in items:
-        data = {k: v for k, v in it.data.items() if k != "_line"}
-        h.update(json.dumps(data, sort_keys=True, ensure_ascii=False, default=str).encode("utf-8", "surrogatepass"))
-        h.update(b"\n")
-    return h.hexdigest()
-
-
 class EmptyBuild(GauntletError):
     """A build that produced no record: an error that says why (the reasons items were rejected or skipped)."""
 
@@ -96,12 +86,6 @@ class EmptyBuild(GauntletError):
         reasons = ", ".join(f"{k}={v}" for k, v in sorted(why.items(), key=lambda kv: -kv[1])) or "no reason recorded"
         super().__init__(f"{summary.out_dir}: the build produced no record from {summary.items} item(s) ({reasons})"
                          + (f"; {hint}" if hint else ""))
-
-
-def item_rng(seed: int, index: int) -> random.Random:
-    """Deterministic per-item RNG, independent of how the build was split across runs."""
-    digest = hashlib.sha256(f"{seed}:{index}".encode()).digest()
-    return random.Random(int.from_bytes(digest[:8], "big"))
 
 
 class BuildRunner:

@@ -89,8 +89,8 @@ def _write_build(folder: Path, fmt: str, path: Path, imported: ImportedSet, reco
                  score_cols: Sequence[str]) -> None:
     import pyarrow.parquet as pq
 
+    from mtgauntlet.core.builds import MANIFEST
     from mtgauntlet.fileio import sha256_file
-    from mtgauntlet.runner.build_runner import MANIFEST
     from mtgauntlet.schema import to_table, utcnow
     from mtgauntlet.signature import make_signature
     from mtgauntlet.versions import package_versions

@@ -74,8 +74,8 @@ def critical_pairs(shared: Path, src: str, tgt: str, n: int, offset: int) -> lis
     """(source, reference, perturbed reference) from FLORES devtest rows [offset, offset + n)."""
     from mtgauntlet.builders.base import iter_items
     from mtgauntlet.builders.smaug import SmaugBuilder
+    from mtgauntlet.core.builds import item_rng
     from mtgauntlet.corpora.formats import read_flores
-    from mtgauntlet.runner.build_runner import item_rng
 
     rows = read_flores(shared / "flores200-devtest/flores200_devtest.tsv.gz", src=src, tgt=tgt).rows[offset:offset + n]
     # the good hypothesis (Apertium) is not used: the pair is (reference, perturbed reference)

@@ -81,8 +81,8 @@ def _ray_map(spec: Any, items: Items, work: list[Chunk]):
     """Chunks scored on Ray workers (one scorer per worker), yielded in order. The workers' API usage counts in
     this run's totals; under a budget (``--max-cost`` / ``--max-requests``) one worker scores one chunk at a time
     with what is left of it, so the budget is never passed."""
+    from mtgauntlet.core.usage import BudgetSpent, absorb, remaining
     from mtgauntlet.engines.ray_engine import start_ray
-    from mtgauntlet.models.usage import BudgetSpent, absorb, remaining
 
     ray = start_ray()
 
@@ -92,7 +92,7 @@ def _ray_map(spec: Any, items: Items, work: list[Chunk]):
             self.scorer = make_scorer(spec)
 
         def score(self, items, chunk, limits):
-            from mtgauntlet.models.usage import (
+            from mtgauntlet.core.usage import (
                 LEDGER,
                 BudgetSpent,
                 budget,
@@ -127,10 +127,10 @@ def _ray_map(spec: Any, items: Items, work: list[Chunk]):
 
 
 def _spent(usage: str) -> tuple[float, int]:
-    """(USD, requests) of a worker's usage (`mtgauntlet.models.usage.to_json`)."""
+    """(USD, requests) of a worker's usage (`mtgauntlet.core.usage.to_json`)."""
     import json
 
-    from mtgauntlet.models.usage import Price
+    from mtgauntlet.core.usage import Price
 
     cost, requests = 0.0, 0
     for u in (json.loads(usage) if usage else {}).values():

@@ -25,17 +25,17 @@ import pyarrow.parquet as pq
 
 from mtgauntlet import __version__
 from mtgauntlet.atomic import atomic_path, write_json_atomic
-from mtgauntlet.models import usage
-from mtgauntlet.runner.build_runner import item_rng, record_usage
-from mtgauntlet.runner.progress import Progress
-from mtgauntlet.versions import package_versions
 from mtgauntlet.builders.bandit.algorithms import ALGORITHMS, BanditState, choose
 from mtgauntlet.builders.bandit.sampler import row_source_id
 from mtgauntlet.builders.bandit.topics import Topic, neighbours
+from mtgauntlet.core import usage
+from mtgauntlet.core.builds import item_rng, record_usage
+from mtgauntlet.core.progress import Progress
 from mtgauntlet.errors import BuildStateError, GauntletError
 from mtgauntlet.models.runtime import signature_spec
 from mtgauntlet.schema import record_id, to_table, utcnow
 from mtgauntlet.signature import make_signature
+from mtgauntlet.versions import package_versions
 
 VERSION = "7"  # 2: failed pulls carry no difficulty; QE ensembles; UCB bonus on the 0-100 scale
 # 3: the LLM sampler asks for a step's b texts at once (all seeds drawn first); corpus-sampled searches are unchanged
@@ -147,7 +147,7 @@ class BanditSearch:
     def run(self, out_dir: str | Path, progress: bool | None = None, overwrite: bool = False) -> dict[str, Any]:
         """Search until the budget is spent; ``progress``: a bar (True), plain lines on stderr (False), or a bar
         only on a terminal (None), as every build. One process at a time searches into a directory."""
-        from mtgauntlet.runner.build_runner import build_lock
+        from mtgauntlet.core.builds import build_lock
 
         with build_lock(Path(out_dir)):
             return self._run(Path(out_dir), progress, overwrite)

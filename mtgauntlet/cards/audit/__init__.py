@@ -28,7 +28,7 @@ def audit_data(path: str | Path, against: str | Path | None = None, *, rules: Ru
     from mtgauntlet.cards.audit.diff import metric_diff, record_diff
     from mtgauntlet.cards.audit.sensitivity import load_metric_results
     from mtgauntlet.cards.audit.source import open_source
-    from mtgauntlet.runner.progress import Progress
+    from mtgauntlet.core.progress import Progress
 
     src = open_source(path)
     sensitivity = load_metric_results(metric_results)

@@ -1,15 +1,19 @@
-"""A build directory's lock, its discarding (``--overwrite``) and the API usage its manifest carries: the pieces of
-the runner that other long runs (the bandit search, recipes) share."""
+"""What other layers use of a build without running one (the runner, :mod:`mtgauntlet.runner.build_runner`, runs
+builds): the manifest's name, the directory lock, the digest of the input items in the signature, per-item
+randomness and the API usage written to the manifest."""
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import json
 import os
+import random
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 from mtgauntlet.errors import BuildStateError
-from mtgauntlet.models import usage
+from mtgauntlet.core import usage
 
 MANIFEST = "build.json"
 
@@ -59,3 +63,19 @@ def record_usage(manifest: dict[str, Any], before: dict, journal: Path | None = 
         manifest["usage"] = spent
     manifest.update(fields)
     return manifest
+
+
+def input_digest(items: Sequence[Any]) -> str:
+    """sha256 of the input items' content (order included, file line numbers excluded)."""
+    h = hashlib.sha256()
+    for it in items:
+        data = {k: v for k, v in it.data.items() if k != "_line"}
+        h.update(json.dumps(data, sort_keys=True, ensure_ascii=False, default=str).encode("utf-8", "surrogatepass"))
+        h.update(b"\n")
+    return h.hexdigest()
+
+
+def item_rng(seed: int, index: int) -> random.Random:
+    """Deterministic per-item RNG, independent of how the build was split across runs."""
+    digest = hashlib.sha256(f"{seed}:{index}".encode()).digest()
+    return random.Random(int.from_bytes(digest[:8], "big"))

@@ -14,8 +14,8 @@ import logging
 import os
 import sys
 import time
-from typing import Any, Callable
 from collections import deque
+from typing import Any, Callable
 
 QUIET_ENV = "MTGAUNTLET_QUIET"
 EVERY_ENV = "MTGAUNTLET_PROGRESS_EVERY"  # seconds between two plain progress lines (a log, a pipe)
@@ -243,7 +243,7 @@ class Progress:
             return
         if self._bar is not None:
             left = self._eta.left(done, self.total)
-            from mtgauntlet.models.usage import progress_note
+            from mtgauntlet.core.usage import progress_note
 
             self._bar.update(self._task, completed=done, description=self.label + progress_note(),
                              eta=f"~{_duration(left)} left" if left is not None else "")
@@ -258,7 +258,7 @@ class Progress:
         left = self._eta.left(done, self.total)
         speed = f"{rate:.2f} items/s" if rate is not None else "rate not known yet"
         tail = f", ~{_duration(left)} left" if left is not None else ""
-        from mtgauntlet.models.usage import progress_note
+        from mtgauntlet.core.usage import progress_note
 
         print(f"{self.label}: {_count(done)}/{self.total} items ({speed}{tail}; {_duration(now - self._t0)} so far"
               f"{progress_note()})", file=sys.stderr, flush=True)
