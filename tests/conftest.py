@@ -10,6 +10,7 @@ os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = Path(os.environ.get("MTGAUNTLET_SHARED_DATA", REPO.parent / "shared" / "data"))
 SAMPLE = REPO / "mtgauntlet" / "data" / "sample_es_en.tsv"
+TESTS = REPO / "tests"
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -58,51 +59,62 @@ def pytest_runtest_makereport(item, call):
 
 # Test tiers: `make test-fast` runs `-m "not slow and not e2e"`. A module whose tests run whole builds, releases,
 # recipes or the docs site through the CLI or the API (seconds each) is end to end; its tests get the `e2e` marker
-# here, in one place. Unit tests of a module stay fast: put them in a module not listed here.
+# here, in one place, by path under tests/. Unit tests of a module stay fast: put them in a module not listed here.
 E2E_MODULES = {
-    "test_api_building", "test_api_recipes", "test_api_releasing", "test_api_tour", "test_audit",
-    "test_breaker_batching", "test_card_integrity", "test_catalog_cli", "test_cli_conventions", "test_cli_hands",
-    "test_contributing", "test_docs", "test_embedded_defaults", "test_engines", "test_examples",
-    "test_input_integrity", "test_integrity_inputs", "test_integrity_releases", "test_recipe_integrity",
-    "test_recipes", "test_release_all_kinds", "test_release_provenance", "test_releases", "test_smaug_stability",
-    "test_smaug_long_lines", "test_ray_cleanup", "test_wheel", "test_usage", "test_model_paths", "test_training",
-    "test_batch_api", "test_stability", "test_independence",
+    "api/test_building.py", "api/test_releasing.py", "api/test_tour_example.py", "builders/smaug/test_long_lines.py",
+    "builders/smaug/test_stability.py", "builders/test_batching_and_concurrency.py",
+    "builders/test_model_backed_paths.py", "builders/test_row_stability.py", "cards/test_audit_page.py",
+    "cards/test_dataset_card.py", "cli/test_error_style.py", "cli/test_flags_and_progress.py", "cli/test_query.py",
+    "corpora/test_ids_as_written.py", "corpora/test_texts_byte_for_byte.py", "engines/test_local_and_ray.py",
+    "engines/test_ray_watchdog.py", "models/test_embedded.py", "models/test_openai_batch.py",
+    "models/test_row_independence.py", "models/test_usage.py", "recipes/test_integrity.py",
+    "recipes/test_python_api.py", "recipes/test_run_and_reproduce.py", "releases/test_every_kind_loads.py",
+    "releases/test_provenance.py", "releases/test_release.py", "releases/test_release_and_catalog_integrity.py",
+    "test_contributing.py", "test_docs.py", "test_examples.py", "test_wheel.py", "training/test_training.py",
 }
 
 
-# single end-to-end tests (over ~4 s each on this 2-core machine) in modules that are otherwise fast: module::test
+# single end-to-end tests (over ~4 s each on this 2-core machine) in modules that are otherwise fast: path::test
 E2E_TESTS = {
-    "test_validators::test_embedding_diversity_flores_vs_near_duplicates",
-    "test_validators::test_lm_naturalness_ranks_demetr_mt_above_word_shuffled",
-    "test_validators::test_pairwise_chrf_equals_sacrebleu_on_200_flores",
-    "test_validators::test_validate_report_rules_and_gx",
-    "test_breaker_table2::test_evaluate_breaker_lm_naturalness_is_the_embedded_lm_score",
-    "test_breaker_table2::test_one_table2_row_per_qe_metric",
-    "test_bandit::test_real_search_on_flores_resumes_identically",
-    "test_bandit::test_cli_bandit_end_to_end_without_apertium",
-    "test_bandit::test_simulation_kernel_budget_cap_and_quality",
-    "test_bandit::test_eps_greedy_finds_best_of_50_arms_with_300_pulls",
-    "test_mtbreaker::test_cli_build_resumes_without_repeating_calls",
-    "test_mtbreaker::test_cli_mtbreaker_zeroshot_and_evaluate_end_to_end",
-    "test_smaug_insertion_lang::test_build_insertions_are_in_the_target_language",
-    "test_smaug::test_smaug_x_to_en_parallel_samples",
-    "test_smaug::test_model_backed_build_with_required_nli",
-    "test_smaug::test_smaug_on_newstest_es_en_with_apertium",
-    "test_smaug_fidelity::test_ne_types_default_all_and_names_option_stated",
-    "test_smaug_fidelity::test_card_and_audit_page_show_every_failure_counter",
-    "test_readers::test_judgment_readers_against_pandas",
-    "test_readers::test_parallel_samples_direction_and_filter",
-    "test_api_misc::test_diversity_and_grammar_return_what_the_cli_prints",
-    "test_api_misc::test_simulate_and_models_equal_the_cli_json",
-    "test_independence::test_apertium_translation_of_a_row_does_not_depend_on_the_batch",
-    "test_difficulty::test_shipped_qe_loads_and_prefers_the_faithful_translation",
-    "test_runner::test_resume_after_sigkill_equals_uninterrupted",
+    "api/test_checking_scoring_evaluating.py::test_diversity_and_grammar_return_what_the_cli_prints",
+    "api/test_checking_scoring_evaluating.py::test_simulate_and_models_equal_the_cli_json",
+    "builders/bandit/test_bandit.py::test_cli_bandit_end_to_end_without_apertium",
+    "builders/bandit/test_bandit.py::test_eps_greedy_finds_best_of_50_arms_with_300_pulls",
+    "builders/bandit/test_bandit.py::test_real_search_on_flores_resumes_identically",
+    "builders/bandit/test_bandit.py::test_simulation_kernel_budget_cap_and_quality",
+    "builders/smaug/test_insertion_language.py::test_build_insertions_are_in_the_target_language",
+    "builders/smaug/test_paper_fidelity.py::test_card_and_audit_page_show_every_failure_counter",
+    "builders/smaug/test_paper_fidelity.py::test_ne_types_default_all_and_names_option_stated",
+    "builders/smaug/test_smaug.py::test_model_backed_build_with_required_nli",
+    "builders/smaug/test_smaug.py::test_smaug_on_newstest_es_en_with_apertium",
+    "builders/smaug/test_smaug.py::test_smaug_x_to_en_parallel_samples",
+    "builders/test_mtbreaker.py::test_cli_build_resumes_without_repeating_calls",
+    "builders/test_mtbreaker.py::test_cli_mtbreaker_zeroshot_and_evaluate_end_to_end",
+    "corpora/test_readers.py::test_judgment_readers_against_pandas",
+    "corpora/test_readers.py::test_parallel_samples_direction_and_filter",
+    "evaluation/test_breaker_analysis.py::test_evaluate_breaker_lm_naturalness_is_the_embedded_lm_score",
+    "evaluation/test_breaker_analysis.py::test_one_table2_row_per_qe_metric",
+    "models/test_difficulty.py::test_shipped_qe_loads_and_prefers_the_faithful_translation",
+    "models/test_row_independence.py::test_apertium_translation_of_a_row_does_not_depend_on_the_batch",
+    "runner/test_build_runner.py::test_resume_after_sigkill_equals_uninterrupted",
+    "validators/test_validators.py::test_embedding_diversity_flores_vs_near_duplicates",
+    "validators/test_validators.py::test_lm_naturalness_ranks_demetr_mt_above_word_shuffled",
+    "validators/test_validators.py::test_pairwise_chrf_equals_sacrebleu_on_200_flores",
+    "validators/test_validators.py::test_validate_report_rules_and_gx",
 }
+
+
+def _test_file(item) -> str:
+    """The test's module as a path under tests/ (`builders/smaug/test_stability.py`): the key of E2E_MODULES."""
+    try:
+        return Path(item.path).resolve().relative_to(TESTS).as_posix()
+    except ValueError:
+        return ""
 
 
 def pytest_collection_modifyitems(config, items):
     for item in items:
-        module = item.module.__name__.rsplit(".", 1)[-1] if item.module is not None else ""
+        module = _test_file(item)
         if module in E2E_MODULES or f"{module}::{getattr(item, 'originalname', item.name)}" in E2E_TESTS:
             item.add_marker(pytest.mark.e2e)
 

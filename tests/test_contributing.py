@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from tests.cli import REPO
+from tests.support.cli import REPO
 
 GUIDE = REPO / "docs" / "contributing.md"
 BLOCK = re.compile(r'```python title="([^"]+)"\n(.*?)```', re.S)

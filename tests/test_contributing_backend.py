@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from tests.cli import REPO
+from tests.support.cli import REPO
 from tests.test_contributing import BLOCK, GUIDE, RUN_COMMANDS, _changed_files, _rows_with_units, _section
 
 KEY = "ck-walkthrough-s3cr3t-key"

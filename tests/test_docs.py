@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from mtgauntlet.cli import introspect
-from tests.cli import REPO, invoke
+from tests.support.cli import REPO, invoke
 
 README = (REPO / "README.md").read_text(encoding="utf-8")
 DOCS = "\n".join(p.read_text(encoding="utf-8") for p in sorted((REPO / "docs").rglob("*.md")))

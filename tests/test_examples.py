@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from mtgauntlet.records import load_records
-from tests.cli import REPO, invoke
+from tests.support.cli import REPO, invoke
 
 EXAMPLES = sorted(p.name for p in (REPO / "examples").glob("*.yaml") if p.name != "rules.yaml")
 MTBREAKER_SMALL = {"seeded": {"limit": 2, "steps": 1}}

@@ -12,7 +12,7 @@ import zipfile
 
 import pytest
 
-from tests.cli import REPO
+from tests.support.cli import REPO
 
 
 @pytest.fixture(scope="module")

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 import mtgauntlet as mg
-from tests.cli import invoke
 from tests.evaluation.workbench_sets import make_catalog
-from tests.headless_chromium import chromium, load_page
+from tests.support.cli import invoke
+from tests.support.headless_chromium import chromium, load_page
 
 HOSTILE = '<img src=x onerror="document.title=\'pwned\'">'
 

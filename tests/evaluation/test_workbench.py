@@ -16,8 +16,8 @@ import pyarrow.parquet as pq
 import pytest
 
 import mtgauntlet as mg
-from tests.cli import REPO, invoke
 from tests.evaluation.workbench_sets import make_catalog, wmt23_subset
+from tests.support.cli import REPO, invoke
 
 PAIR_STATS = {"accuracy", "aces_tau", "smaug_tau", "smaug_d"}
 HUMAN_STATS = {"seg_pearson", "seg_kendall", "seg_acc_eq", "sys_pairwise_accuracy", "sys_soft_pairwise_accuracy",
@@ -195,7 +195,7 @@ def test_dec_results_go_into_the_same_leaderboard(catalog, first_run, shared_dat
 
 
 def test_max_requests_stops_an_llm_judge_keeps_what_it_scored_and_resumes_without_paying_twice(catalog, tmp_path):
-    from tests.openai_server import ScriptedServer
+    from tests.support.openai_server import ScriptedServer
 
     def judge(messages):
         return f"SCORE |||{len(messages[-1]['content']) % 97}|||"
@@ -255,7 +255,7 @@ def test_engine_ray_keeps_the_budget(catalog, tmp_path):
     pytest.importorskip("ray")
     import ray
 
-    from tests.openai_server import ScriptedServer
+    from tests.support.openai_server import ScriptedServer
 
     out = tmp_path / "results"
     with ScriptedServer(default=lambda m: "SCORE |||50|||") as srv:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 from mtgauntlet.schema import record_id, to_table, utcnow
-from tests.release_helpers import cli
+from tests.support.release_helpers import cli
 
 WMT23 = "wmt23-mqm-mtme/wmt23_mtme_seg_scores.tsv.gz"
 

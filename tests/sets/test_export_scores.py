@@ -11,8 +11,8 @@ import mtgauntlet as mg
 from mtgauntlet.records import load_records
 from mtgauntlet.schema import to_table
 from mtgauntlet.sets.formats.seg_score import seg_score_lines
-from tests.cli import invoke
 from tests.sets.helpers import records, write_tsv
+from tests.support.cli import invoke
 
 
 def _score(rec, release, side, value, metric="chrf"):
@@ -86,7 +86,7 @@ def test_an_mt_metrics_eval_folder_skips_unjudged_outputs_and_keeps_missing_scor
 
 
 def test_a_smaug_release_exports_as_a_wmt_challenge_tsv(tmp_path, sample_path):
-    from tests.release_helpers import cli
+    from tests.support.release_helpers import cli
 
     cli("build", "smaug", "--input", sample_path, "--src-col", "es", "--ref-col", "en", "--src-lang", "es",
         "--tgt-lang", "en", "--good-from", "reference", "--limit", "6", "--phenomena", "num,neg",

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 import mtgauntlet as mg
-from tests.cli import invoke
 from tests.sets.helpers import differing, records
+from tests.support.cli import invoke
 
 KEY = ("lp", "seg_id", "system")
 TABLE = "wmt23-mqm-mtme/wmt23_mtme_seg_scores.tsv.gz"

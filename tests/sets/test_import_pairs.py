@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 import mtgauntlet as mg
-from tests.cli import invoke
 from tests.sets.helpers import demetr_items, differing, records, write_tsv
+from tests.support.cli import invoke
 
 ACES_HEADER = ["source", "good-translation", "incorrect-translation", "reference", "phenomena", "langpair",
                "BLEU-good", "BLEU-bad", "note"]
