@@ -1,6 +1,6 @@
 """`hf:` seq2seq translator and NLI on tiny models: length-sorted batches vs one item at a time (issue #16).
 
-The models are the tiny random ones the tests build (tests/tiny_models.py): the figures measure the
+The models are the tiny random ones the tests build (tests/support/tiny_models.py): the figures measure the
 batching machinery (padding, length sorting, per-call overhead), not a real model's speed; on a GPU the
 gain of batching is much larger. Inputs are real FLORES-200 devtest English sentences. Each run uses
 the same code path with ``#batch=1`` and ``#batch=N``; outputs are compared (texts must be identical,
@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))  # tests.tiny_models builds the models
+sys.path.insert(0, str(HERE.parent))  # tests.support.tiny_models builds the models
 
 os.environ["MTGAUNTLET_CACHE"] = "off"
 
@@ -44,7 +44,7 @@ def main() -> None:
 
     from mtgauntlet.corpora.formats import read_flores
     from mtgauntlet.models import registry
-    from tests import tiny_models
+    from tests.support import tiny_models
 
     rows = read_flores(Path(args.shared) / "flores200-devtest/flores200_devtest.tsv.gz", src="en", tgt="es").rows
     en = [r["src"] for r in rows[:args.n]]

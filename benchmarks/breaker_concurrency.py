@@ -1,7 +1,7 @@
 """MT-breaker and zero-shot against OpenAI-compatible servers on 127.0.0.1 that answer every call after a fixed
 300 ms: `--concurrency 16` vs 1 (issue #16 item 5).
 
-Three local servers (tests/openai_server.py) play the editing/generating LLM (a seeded sampler: its answer depends
+Three local servers (tests/support/openai_server.py) play the editing/generating LLM (a seeded sampler: its answer depends
 only on the conversation and the seed, as a real LLM called with a seed), the target model
 (`llm-as-translator:openai:...`) and the QE (`llm-as-qe:openai:...`), so every edit, translation and score is one
 HTTP call of 300 ms. Both builds run through the real CLI entry point in this process (a one-seed build and the
@@ -52,9 +52,9 @@ def main() -> None:
     args = ap.parse_args()
 
     from mtgauntlet.models.langid import is_language
-    from tests.cli import invoke
-    from tests.openai_server import ScriptedServer
-    from tests.scripted_roles import qe_a, qe_server_answer, seeded_editor, translate
+    from tests.support.cli import invoke
+    from tests.support.openai_server import ScriptedServer
+    from tests.support.scripted_roles import qe_a, qe_server_answer, seeded_editor, translate
 
     is_language("A sentence to load the language detector before timing.", "en")
     flores = Path(args.shared) / "flores200-devtest" / "flores200_devtest.tsv.gz"

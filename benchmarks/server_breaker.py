@@ -34,7 +34,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))  # tests/cli.py: the in-process CLI entry point
+sys.path.insert(0, str(HERE.parent))  # tests/support/cli.py: the in-process CLI entry point
 
 os.environ["MTGAUNTLET_CACHE"] = "off"
 LLAMA_CPP = "llama-cpp-python[server]==0.3.36"
@@ -158,7 +158,7 @@ def main() -> None:
     ensure_llama_cpp()
     import llama_cpp
 
-    from tests.cli import invoke
+    from tests.support.cli import invoke
 
     tmp = Path(tempfile.mkdtemp(prefix="bench-server-breaker-"))
     model, port = smollm2_gguf(), free_port()

@@ -3,8 +3,8 @@
 The shipped 42-row sample (mtgauntlet/data/sample_es_en.tsv) is built as is and after 4 rows are edited, 4 deleted
 or 4 appended; the records of the untouched rows are compared byte for byte (created_at aside; a subset's rank,
 its position in the selection, aside). Subset uses --estimator random; MT-breaker (2 steps, and --sample 20) and
-the bandit (16 pulls over the 4 domains) use the scripted local OpenAI-compatible roles of tests/scripted_roles.py.
-See tests/stability_runs.py for the method; tests/test_stability.py asserts >= 95%.
+the bandit (16 pulls over the 4 domains) use the scripted local OpenAI-compatible roles of tests/support/scripted_roles.py.
+See tests/support/stability_runs.py for the method; tests/builders/test_row_stability.py asserts >= 95%.
 
 Usage: python benchmarks/stability_builders.py    Writes benchmarks/results/stability_builders.json.
 """
@@ -19,7 +19,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from tests.stability_runs import CHANGES, measure, roles  # noqa: E402
+from tests.support.stability_runs import CHANGES, measure, roles  # noqa: E402
 
 RUNS = [("subset", {}), ("mtbreaker", {"steps": 2}), ("mtbreaker", {"steps": 2, "sample": 20}),
         ("bandit", {"budget": 16})]

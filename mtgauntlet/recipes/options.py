@@ -3,7 +3,7 @@ of ``builder: NAME``, read from the builder's options dataclass (``mtgauntlet.bu
 the command, the API function and its range checks are made from too: :func:`declared_options`); ``validate:``,
 ``audit:`` and ``publish:`` take the keywords of ``mg.validate``, ``mg.audit`` and ``mg.publish``, read from their
 signatures (:func:`api_options`), by their CLI names (``src-lang``). The API functions take exactly the options of
-their ``gauntlet`` commands (tests/test_api_parity.py), so these tables are the commands' options too."""
+their ``gauntlet`` commands (tests/api/test_parity_with_cli.py), so these tables are the commands' options too."""
 
 from __future__ import annotations
 

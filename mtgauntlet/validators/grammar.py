@@ -5,7 +5,7 @@ Per text: ``grammar_errors`` (count), ``grammar_issues`` (rule, kind, message, s
 the flagged text) and ``spelling_flags`` (count). Spelling hits are kept apart: on real text most of them
 are names, foreign words or regional spellings (British "analysed" under Harper's American dictionary), not
 grammar errors; style, readability (sentence length), formatting and regional-usage lints are left out too.
-On the 15 ungrammatical / 15 corrected English sentences of tests/test_grammar.py Harper flags 12 and 0.
+On the 15 ungrammatical / 15 corrected English sentences of tests/validators/test_grammar.py Harper flags 12 and 0.
 
 ``grammar.error_rate``: grammar errors per 100 words over a text set (``gauntlet validate`` computes it on
 the side of a record set that should be fluent: SMAUG's good hypotheses, MT-breaker's kept texts).

@@ -1,5 +1,5 @@
 """Record stability under input edits (issue #26): how many records of the rows nobody touched stay byte-identical
-when other rows of the input are edited, deleted or appended. Used by tests/test_smaug_stability.py and
+when other rows of the input are edited, deleted or appended. Used by tests/builders/smaug/test_stability.py and
 benchmarks/stability_smaug.py; works on any build's records keyed by ``source_id``."""
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 registers (``PHENOMENON`` in ``mtgauntlet.builders.smaug.phenomena.<module>``).
 
 ``python -m mtgauntlet.builders.smaug.phenomena --write docs/methods/smaug.md`` regenerates the phenomenon table
-of the method's page from the objects (``tests/test_smaug_phenomena.py`` checks it is current)."""
+of the method's page from the objects (``tests/builders/smaug/test_phenomena.py`` checks it is current)."""
 
 from __future__ import annotations
 
