@@ -31,13 +31,17 @@ def fifty_arms() -> None:
                 for t in choose(algo, state, rng, cap=10, epsilon=0.7):
                     state.update(t, rng.gauss(means[t], 0.15))
             hits[algo] += state.top_k(1) == [best]
-    print("50 arms (others U(0.2, 0.7), best 0.9, noise sd 0.15), budget 300, cap 10: best arm found in % of 100 seeds:",
-          ", ".join(f"{a} {h}%" for a, h in hits.items()))
+    print(
+        "50 arms (others U(0.2, 0.7), best 0.9, noise sd 0.15), budget 300, cap 10: best arm found in % of 100 seeds:",
+        ", ".join(f"{a} {h}%" for a, h in hits.items()),
+    )
 
 
 def scaling() -> None:
-    print("\noracle true difficulty vs topic-set size (default mixture, seed 13; paper Figure 5: real data at 3.2k "
-          "topics top-1 36 / top-10 25, synthetic more conservative, about +5 per 10x topics):")
+    print(
+        "\noracle true difficulty vs topic-set size (default mixture, seed 13; paper Figure 5: real data at 3.2k "
+        "topics top-1 36 / top-10 25, synthetic more conservative, about +5 per 10x topics):"
+    )
     for r in oracle_scaling([3_200, 32_000, 320_000, 3_200_000, 10_000_000]):
         print(f"  {r['topics']:>12,} topics: top-1 {r['oracle_top1']:6.2f}  top-10 {r['oracle_topk']:6.2f}")
 
@@ -55,15 +59,19 @@ def replay_timing(n_topics: int = 3_200, samples: int = 25) -> None:
     mu = mx.sample_means(n_topics, rng)
     pool = {f"topic {i}": list(np.clip(rng.normal(m, mx.sigma, samples), 0, 100)) for i, m in enumerate(mu)}
     budgets = [round(f * n_topics) for f in (0.5, 1.0, 1.5, 3.0)]
-    print(f"\nreplay on a synthetic pool of {n_topics:,} topics x {samples} samples (true top-10 "
-          f"{np.sort(true_means(mu, mx.sigma))[-10:].mean():.2f}), one replay per algorithm, budgets {budgets}:")
+    print(
+        f"\nreplay on a synthetic pool of {n_topics:,} topics x {samples} samples (true top-10 "
+        f"{np.sort(true_means(mu, mx.sigma))[-10:].mean():.2f}), one replay per algorithm, budgets {budgets}:"
+    )
     for algo in ("brute", "greedy", "eps-greedy", "greedy-10%"):
         t0 = time.perf_counter()
         res = replay(pool, [algo], budgets, k=10, cap=10, repeats=1)
         secs = time.perf_counter() - t0
         cells = "  ".join(f"{r['budget']}: {r[algo]['topk']:.2f}" for r in res["rows"])
-        print(f"  {algo:<11} {secs:6.1f} s ({budgets[-1] / secs:,.0f} pulls/s)  top-10 true: {cells}  "
-              f"(oracle {res['oracle']['topk']:.2f})")
+        print(
+            f"  {algo:<11} {secs:6.1f} s ({budgets[-1] / secs:,.0f} pulls/s)  top-10 true: {cells}  "
+            f"(oracle {res['oracle']['topk']:.2f})"
+        )
 
 
 def main() -> None:
@@ -90,8 +98,10 @@ def main() -> None:
     res = simulate(1_000_000, 1_500_000, ["eps-greedy", "greedy", "brute"], k=10, cap=10)
     print("\n1M topics x 1.5M pulls:")
     for a, r in res.algorithms.items():
-        print(f"  {a:<11} {r['pulls_per_s']:>14,.0f} pulls/s  ({r['seconds']:.2f} s)  top-10 true mean "
-              f"{r['topk_true_mean']:.2f} vs oracle {res.oracle_topk_mean:.2f}")
+        print(
+            f"  {a:<11} {r['pulls_per_s']:>14,.0f} pulls/s  ({r['seconds']:.2f} s)  top-10 true mean "
+            f"{r['topk_true_mean']:.2f} vs oracle {res.oracle_topk_mean:.2f}"
+        )
 
 
 if __name__ == "__main__":

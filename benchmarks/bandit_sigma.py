@@ -27,26 +27,52 @@ def main() -> None:
     ap.add_argument("--out", default="benchmarks/results/bandit_sigma.json")
     args = ap.parse_args()
     rows = read_mtme(args.data, lps=("en-de", "zh-en"))
-    estimates = {f"{group}, crowd {crowd or 'all'}": within_topic_sd(rows, group=group, crowd=crowd)
-                 for group in ("doc_id", "domain") for crowd in (3, None)}
+    estimates = {
+        f"{group}, crowd {crowd or 'all'}": within_topic_sd(rows, group=group, crowd=crowd)
+        for group in ("doc_id", "domain")
+        for crowd in (3, None)
+    }
     for name, e in estimates.items():
-        print(f"sigma ({name}): {e['sigma']:.2f} (dof {e['dof']}; per lp "
-              + ", ".join(f"{lp} {v['sigma']:.2f}" for lp, v in e["per_lp"].items()) + ")")
+        print(
+            f"sigma ({name}): {e['sigma']:.2f} (dof {e['dof']}; per lp "
+            + ", ".join(f"{lp} {v['sigma']:.2f}" for lp, v in e["per_lp"].items())
+            + ")"
+        )
     sigma = estimates["doc_id, crowd 3"]["sigma"]
     curves = {}
     for label, s in (("calibrated", Mixture().sigma), ("estimated", round(sigma, 2))):
         mix = Mixture()
         mix.sigma = s
-        c = budget_curve(args.topics, [0.5, 1.0, 1.5, 3.0], ["eps-greedy", "greedy", "brute"], k=10, cap=10,
-                         epsilon=0.7, seed=13, mixture=mix)
+        c = budget_curve(
+            args.topics,
+            [0.5, 1.0, 1.5, 3.0],
+            ["eps-greedy", "greedy", "brute"],
+            k=10,
+            cap=10,
+            epsilon=0.7,
+            seed=13,
+            mixture=mix,
+        )
         curves[label] = {"sigma": s, "rows": [{k: v for k, v in r.items() if k != "pulls_per_s"} for r in c["rows"]]}
         print(f"\nFigure 3, sigma {s} ({label}), {args.topics} topics: top-10 true difficulty")
         for r in curves[label]["rows"]:
-            print(f"  {r['pulls_per_topic']:>3} pulls/topic: oracle {r['oracle']:.1f}, "
-                  f"eps-greedy {r['eps-greedy']:.1f}, "
-                  f"greedy {r['greedy']:.1f}, brute {r['brute']:.1f}")
-    Path(args.out).write_text(json.dumps({"data": "wmt23-mqm-mtme da_sqm en-de, zh-en", "estimates": estimates,
-                                          "topics": args.topics, "curves": curves}, indent=1) + "\n")
+            print(
+                f"  {r['pulls_per_topic']:>3} pulls/topic: oracle {r['oracle']:.1f}, "
+                f"eps-greedy {r['eps-greedy']:.1f}, "
+                f"greedy {r['greedy']:.1f}, brute {r['brute']:.1f}"
+            )
+    Path(args.out).write_text(
+        json.dumps(
+            {
+                "data": "wmt23-mqm-mtme da_sqm en-de, zh-en",
+                "estimates": estimates,
+                "topics": args.topics,
+                "curves": curves,
+            },
+            indent=1,
+        )
+        + "\n"
+    )
 
 
 if __name__ == "__main__":

@@ -47,40 +47,61 @@ def main() -> None:
     from tests.support import tiny_models
 
     rows = read_flores(Path(args.shared) / "flores200-devtest/flores200_devtest.tsv.gz", src="en", tgt="es").rows
-    en = [r["src"] for r in rows[:args.n]]
-    es = [r["ref"] for r in rows[:args.n]]
+    en = [r["src"] for r in rows[: args.n]]
+    es = [r["ref"] for r in rows[: args.n]]
     tmp = Path(tempfile.mkdtemp(prefix="bench-batching-"))
     t5 = tiny_models.seq2seq(tmp / "t5")
-    nli = tiny_models.classifier(tmp / "nli", 3, {0: "contradiction", 1: "neutral", 2: "entailment"},
-                                 max_positions=1024)  # FLORES pairs fit: no truncation in the figures
-    print(f"{len(en)} FLORES devtest sentences, torch {torch.__version__}, {torch.get_num_threads()} threads, "
-          f"load average {os.getloadavg()[0]:.1f}")
+    nli = tiny_models.classifier(
+        tmp / "nli", 3, {0: "contradiction", 1: "neutral", 2: "entailment"}, max_positions=1024
+    )  # FLORES pairs fit: no truncation in the figures
+    print(
+        f"{len(en)} FLORES devtest sentences, torch {torch.__version__}, {torch.get_num_threads()} threads, "
+        f"load average {os.getloadavg()[0]:.1f}"
+    )
     results = {}
-    mt = {b: registry.load("translator", f"hf:{t5}#batch={b},max_tokens={args.max_tokens}")
-          for b in (1, args.batch)}
+    mt = {b: registry.load("translator", f"hf:{t5}#batch={b},max_tokens={args.max_tokens}") for b in (1, args.batch)}
     mt[1]._run(en[:4], "en", "es")  # warm-up
     one, t_one = timed(lambda: mt[1]._run(en, "en", "es"))
     many, t_many = timed(lambda: mt[args.batch]._run(en, "en", "es"))
-    results["seq2seq_translate"] = {"n": len(en), "one_at_a_time_items_s": len(en) / t_one,
-                                    "batched_items_s": len(en) / t_many, "ratio": t_one / t_many,
-                                    "identical_outputs": one == many}
+    results["seq2seq_translate"] = {
+        "n": len(en),
+        "one_at_a_time_items_s": len(en) / t_one,
+        "batched_items_s": len(en) / t_many,
+        "ratio": t_one / t_many,
+        "identical_outputs": one == many,
+    }
     cls = {b: registry.load("nli", f"hf:{nli}#batch={b}") for b in (1, args.batch)}
     pairs = [[p, h] for p, h in zip(en, es)]
     cls[1]._run(pairs[:4])
     one, t_one = timed(lambda: cls[1]._run(pairs))
     many, t_many = timed(lambda: cls[args.batch]._run(pairs))
     diff = max(abs(a[k] - b[k]) for a, b in zip(one, many) for k in a)
-    results["nli"] = {"n": len(pairs), "one_at_a_time_items_s": len(pairs) / t_one,
-                      "batched_items_s": len(pairs) / t_many, "ratio": t_one / t_many, "max_abs_prob_diff": diff,
-                      "same_argmax": all(max(a, key=a.get) == max(b, key=b.get) for a, b in zip(one, many))}
+    results["nli"] = {
+        "n": len(pairs),
+        "one_at_a_time_items_s": len(pairs) / t_one,
+        "batched_items_s": len(pairs) / t_many,
+        "ratio": t_one / t_many,
+        "max_abs_prob_diff": diff,
+        "same_argmax": all(max(a, key=a.get) == max(b, key=b.get) for a, b in zip(one, many)),
+    }
     print(f"\n{'backend':<20} {'batch 1 (items/s)':>18} {f'batch {args.batch} (items/s)':>20} {'ratio':>7}  outputs")
     for name, r in results.items():
-        same = ("identical" if r.get("identical_outputs") else
-                f"max |dp| {r['max_abs_prob_diff']:.1e}, same argmax {r['same_argmax']}" if "max_abs_prob_diff" in r
-                else "DIFFERENT")
-        print(f"{name:<20} {r['one_at_a_time_items_s']:>18.1f} {r['batched_items_s']:>20.1f} {r['ratio']:>6.1f}x  {same}")
-    results["setup"] = {"batch": args.batch, "max_tokens": args.max_tokens, "threads": torch.get_num_threads(),
-                        "load_average": os.getloadavg()[0]}
+        same = (
+            "identical"
+            if r.get("identical_outputs")
+            else f"max |dp| {r['max_abs_prob_diff']:.1e}, same argmax {r['same_argmax']}"
+            if "max_abs_prob_diff" in r
+            else "DIFFERENT"
+        )
+        print(
+            f"{name:<20} {r['one_at_a_time_items_s']:>18.1f} {r['batched_items_s']:>20.1f} {r['ratio']:>6.1f}x  {same}"
+        )
+    results["setup"] = {
+        "batch": args.batch,
+        "max_tokens": args.max_tokens,
+        "threads": torch.get_num_threads(),
+        "load_average": os.getloadavg()[0],
+    }
     (HERE / "results").mkdir(exist_ok=True)
     (HERE / "results" / "batching.json").write_text(json.dumps(results, indent=2) + "\n")
 

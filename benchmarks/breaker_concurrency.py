@@ -31,8 +31,18 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))  # the scripted servers live in tests/
 
 os.environ["MTGAUNTLET_CACHE"] = "off"
-COMPARED = ("id", "text", "seed", "method", "trajectory", "qe_score", "llm_failures", "truncated", "mt_failures",
-            "qe_failures")
+COMPARED = (
+    "id",
+    "text",
+    "seed",
+    "method",
+    "trajectory",
+    "qe_score",
+    "llm_failures",
+    "truncated",
+    "mt_failures",
+    "qe_failures",
+)
 EDITS = ["carefully", "nevertheless", "in hindsight", "reportedly", "as it were", "by and large", "albeit slowly"]
 
 
@@ -59,23 +69,61 @@ def main() -> None:
     is_language("A sentence to load the language detector before timing.", "en")
     flores = Path(args.shared) / "flores200-devtest" / "flores200_devtest.tsv.gz"
     tmp = Path(tempfile.mkdtemp(prefix="bench-breaker-concurrency-"))
-    results: dict = {"seeds": args.seeds, "steps": args.steps, "latency_s": args.latency,
-                     "concurrency": args.concurrency, "runs": {}}
+    results: dict = {
+        "seeds": args.seeds,
+        "steps": args.steps,
+        "latency_s": args.latency,
+        "concurrency": args.concurrency,
+        "runs": {},
+    }
     with ExitStack() as stack:
-        servers = {name: stack.enter_context(ScriptedServer(default=fn, latency=args.latency)) for name, fn in (
-            ("llm", seeded_editor(fail_every=0, words=EDITS)), ("mt", translate), ("qe", qe_server_answer(qe_a)))}
-        models = ["--llm", f"openai:llm@{servers['llm'].url}", "--mt", f"llm-as-translator:openai:mt@{servers['mt'].url}",
-                  "--qe", f"llm-as-qe:openai:qe@{servers['qe'].url}"]
-        seeds = ["--seeds", str(flores), "--format", "flores", "--limit", str(args.seeds), "--src-lang", "en",
-                 "--tgt-lang", "es"]
-        builds = {"mtbreaker": ["build", "mtbreaker", "--variant", "seeded", "--steps", str(args.steps),
-                                "--no-language-guard"],
-                  "zeroshot-min": ["build", "zeroshot", "--variant", "min", "--generations", str(args.steps)]}
+        servers = {
+            name: stack.enter_context(ScriptedServer(default=fn, latency=args.latency))
+            for name, fn in (
+                ("llm", seeded_editor(fail_every=0, words=EDITS)),
+                ("mt", translate),
+                ("qe", qe_server_answer(qe_a)),
+            )
+        }
+        models = [
+            "--llm",
+            f"openai:llm@{servers['llm'].url}",
+            "--mt",
+            f"llm-as-translator:openai:mt@{servers['mt'].url}",
+            "--qe",
+            f"llm-as-qe:openai:qe@{servers['qe'].url}",
+        ]
+        seeds = [
+            "--seeds",
+            str(flores),
+            "--format",
+            "flores",
+            "--limit",
+            str(args.seeds),
+            "--src-lang",
+            "en",
+            "--tgt-lang",
+            "es",
+        ]
+        builds = {
+            "mtbreaker": [
+                "build",
+                "mtbreaker",
+                "--variant",
+                "seeded",
+                "--steps",
+                str(args.steps),
+                "--no-language-guard",
+            ],
+            "zeroshot-min": ["build", "zeroshot", "--variant", "min", "--generations", str(args.steps)],
+        }
         warm = invoke([*builds["mtbreaker"], *seeds, *models, "--limit", "1", "--out", str(tmp / "warm-up")])
         if warm.exit_code != 0:  # imports, the HTTP client: paid once, outside the figures
             raise SystemExit(f"warm-up build failed: {warm.stderr[-2000:]}")
-        print(f"{args.seeds} FLORES devtest seeds x {args.steps} steps; every call answered after {args.latency:g} s; "
-              f"load average {os.getloadavg()[0]:.1f}")
+        print(
+            f"{args.seeds} FLORES devtest seeds x {args.steps} steps; every call answered after {args.latency:g} s; "
+            f"load average {os.getloadavg()[0]:.1f}"
+        )
         for name, command in builds.items():
             walls, calls, peak = {}, {}, {}
             for n in (1, args.concurrency):
@@ -92,14 +140,20 @@ def main() -> None:
                 peak[n] = max(s.max_in_flight for s in servers.values())
             identical = records(tmp / f"{name}-c1") == records(tmp / f"{name}-c{args.concurrency}")
             ratio = walls[1] / walls[args.concurrency]
-            results["runs"][name] = {"wall_s_concurrency_1": round(walls[1], 2),
-                                     f"wall_s_concurrency_{args.concurrency}": round(walls[args.concurrency], 2),
-                                     "ratio": round(ratio, 2), "identical_records": identical,
-                                     "http_calls": calls[1], "peak_in_flight": peak[args.concurrency],
-                                     "ideal_s_sequential": round(calls[1] * args.latency, 1)}
-            print(f"{name:13s} concurrency 1: {walls[1]:6.1f} s ({calls[1]} calls; {calls[1] * args.latency:.1f} s of "
-                  f"latency) | concurrency {args.concurrency}: {walls[args.concurrency]:5.1f} s (peak "
-                  f"{peak[args.concurrency]} in flight) | {ratio:4.1f}x faster | identical records: {identical}")
+            results["runs"][name] = {
+                "wall_s_concurrency_1": round(walls[1], 2),
+                f"wall_s_concurrency_{args.concurrency}": round(walls[args.concurrency], 2),
+                "ratio": round(ratio, 2),
+                "identical_records": identical,
+                "http_calls": calls[1],
+                "peak_in_flight": peak[args.concurrency],
+                "ideal_s_sequential": round(calls[1] * args.latency, 1),
+            }
+            print(
+                f"{name:13s} concurrency 1: {walls[1]:6.1f} s ({calls[1]} calls; {calls[1] * args.latency:.1f} s of "
+                f"latency) | concurrency {args.concurrency}: {walls[args.concurrency]:5.1f} s (peak "
+                f"{peak[args.concurrency]} in flight) | {ratio:4.1f}x faster | identical records: {identical}"
+            )
     (HERE / "results").mkdir(exist_ok=True)
     (HERE / "results" / "breaker_concurrency.json").write_text(json.dumps(results, indent=2) + "\n")
 

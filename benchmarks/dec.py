@@ -60,15 +60,24 @@ def main() -> None:
     print(f"\n{'held-out campaign':<18}{'lps':<20}" + "".join(f"{c:>9}" for c in cols) + "   learned - length")
     for c in camps:
         vals = [held[c]["dec"]] + [base[b][c]["dec"] for b in D.BASELINES]
-        print(f"{c:<18}{','.join(sorted(held[c]['per_lp'])):<20}" + "".join(f"{v:>9.3f}" for v in vals)
-              + f"   {held[c]['dec'] - base['length'][c]['dec']:+.3f}")
-    means = [float(np.mean([held[c]["dec"] for c in camps]))] + [float(np.nanmean([base[b][c]["dec"] for c in camps]))
-                                                                 for b in D.BASELINES]
+        print(
+            f"{c:<18}{','.join(sorted(held[c]['per_lp'])):<20}"
+            + "".join(f"{v:>9.3f}" for v in vals)
+            + f"   {held[c]['dec'] - base['length'][c]['dec']:+.3f}"
+        )
+    means = [float(np.mean([held[c]["dec"] for c in camps]))] + [
+        float(np.nanmean([base[b][c]["dec"] for c in camps])) for b in D.BASELINES
+    ]
     print(f"{'mean':<38}" + "".join(f"{v:>9.3f}" for v in means))
     print("\nper language pair (learned | length):")
     for c in camps:
-        print(f"  {c:<14} " + "  ".join(f"{lp} {held[c]['per_lp'][lp]:.3f} | {base['length'][c]['per_lp'].get(lp, float('nan')):.3f}"
-                                        for lp in sorted(held[c]["per_lp"])))
+        print(
+            f"  {c:<14} "
+            + "  ".join(
+                f"{lp} {held[c]['per_lp'][lp]:.3f} | {base['length'][c]['per_lp'].get(lp, float('nan')):.3f}"
+                for lp in sorted(held[c]["per_lp"])
+            )
+        )
     print("\nhardest 25% by the held-out learned model vs length: AvgScore (lower = harder) / %Perfect")
     for c in camps:
         cfg = D.CONFIGS[held[c]["config"]]
@@ -76,10 +85,14 @@ def main() -> None:
         pred = D.fit(cfg, X, its).predict(data.X(c, cfg.groups))
         learned = {(it.lp, it.item_id): -float(p) for it, p in zip(data.items[c], pred)}
         est = registry.load("difficulty", "length")
-        length = {(it.lp, it.item_id): d for it, d in zip(data.items[c], est.difficulty([it.src for it in data.items[c]]))}
+        length = {
+            (it.lp, it.item_id): d for it, d in zip(data.items[c], est.difficulty([it.src for it in data.items[c]]))
+        }
         a, b = selection_quality(camps[c], learned), selection_quality(camps[c], length)
-        print(f"  {c:<14} learned {a['avg_score']:8.2f} / {a['perfect_pct']:5.1f}%   length {b['avg_score']:8.2f} / "
-              f"{b['perfect_pct']:5.1f}%")
+        print(
+            f"  {c:<14} learned {a['avg_score']:8.2f} / {a['perfect_pct']:5.1f}%   length {b['avg_score']:8.2f} / "
+            f"{b['perfect_pct']:5.1f}%"
+        )
     Path(args.json).parent.mkdir(exist_ok=True)
     Path(args.json).write_text(json.dumps({"learned_loco": held, "baselines": base}, indent=2) + "\n")
     throughput(camps["wmt23-esa"] + camps["gmqm-ted21"])

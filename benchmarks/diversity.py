@@ -20,7 +20,9 @@ HERE = Path(__file__).resolve().parent
 
 
 def main(n: int = 1000) -> None:
-    rows = read_flores(HERE.parents[1] / "shared/data/flores200-devtest/flores200_devtest.tsv.gz", src="en", tgt="de").rows
+    rows = read_flores(
+        HERE.parents[1] / "shared/data/flores200-devtest/flores200_devtest.tsv.gz", src="en", tgt="de"
+    ).rows
     texts = ([r["src"] for r in rows] + [r["ref"] for r in rows])[:n]
     for word_order, label in ((0, "chrF"), (2, "chrF++ (nc:6|nw:2)")):
         t0 = time.perf_counter()
@@ -33,8 +35,10 @@ def main(n: int = 1000) -> None:
         per_pair = (time.perf_counter() - t0) / (k * k)
         loop = per_pair * n * n
         diff = np.abs(S[:k, :k] - block).max()
-        print(f"{label}: {n}x{n} pairs: ours {ours:.2f} s, sacrebleu loop ~{loop:.0f} s "
-              f"(measured {per_pair * 1e6:.0f} us/pair) -> {loop / ours:.0f}x faster; max |diff| = {diff:.2e}")
+        print(
+            f"{label}: {n}x{n} pairs: ours {ours:.2f} s, sacrebleu loop ~{loop:.0f} s "
+            f"(measured {per_pair * 1e6:.0f} us/pair) -> {loop / ours:.0f}x faster; max |diff| = {diff:.2e}"
+        )
 
 
 if __name__ == "__main__":

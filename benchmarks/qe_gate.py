@@ -57,9 +57,11 @@ def main_script(text: str) -> str:
 
 def read(path: Path, score: str, item: str) -> list[dict]:
     with gzip.open(path, "rt", encoding="utf-8", newline="") as fh:
-        return [{**r, "score": float(r[score]), "item": f"{r.get('testset', '')}:{r[item]}"}
-                for r in csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE)
-                if r.get(score) not in ("", "None", None)]
+        return [
+            {**r, "score": float(r[score]), "item": f"{r.get('testset', '')}:{r[item]}"}
+            for r in csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE)
+            if r.get(score) not in ("", "None", None)
+        ]
 
 
 def gate_counts(name: str, rows: list[dict]) -> dict:
@@ -74,8 +76,17 @@ def gate_counts(name: str, rows: list[dict]) -> dict:
             where[key]["v1"] += v1
             where[key]["v2"] += v2
         if v1 or v2:
-            out["flagged"].append({"lp": r["lp"], "system": r["system"], "mqm": r["score"], "v1": v1, "v2": v2,
-                                   "script": script, "tgt": r["tgt"][:100]})
+            out["flagged"].append(
+                {
+                    "lp": r["lp"],
+                    "system": r["system"],
+                    "mqm": r["score"],
+                    "v1": v1,
+                    "v2": v2,
+                    "script": script,
+                    "tgt": r["tgt"][:100],
+                }
+            )
     print(f"\n{name}: rows penalised by gate v1 / v2")
     for k, c in sorted(out["by_lp"].items()):
         print(f"  {k}: {c['v1']} / {c['v2']} of {c['rows']}")
@@ -83,8 +94,11 @@ def gate_counts(name: str, rows: list[dict]) -> dict:
         print(f"  target script {k}: {c['v1']} / {c['v2']} of {c['rows']}")
     for f in out["flagged"]:
         print(f"  v1={int(f['v1'])} v2={int(f['v2'])} {f['lp']} {f['system']:<16} MQM {f['mqm']:>6}  {f['tgt'][:70]}")
-    return {"by_lp": {k: dict(v) for k, v in out["by_lp"].items()},
-            "by_script": {k: dict(v) for k, v in out["by_script"].items()}, "flagged": out["flagged"]}
+    return {
+        "by_lp": {k: dict(v) for k, v in out["by_lp"].items()},
+        "by_script": {k: dict(v) for k, v in out["by_script"].items()},
+        "flagged": out["flagged"],
+    }
 
 
 def tau(rows: list[dict], segments: int, seed: int = 13) -> dict:
@@ -113,12 +127,17 @@ def tau(rows: list[dict], segments: int, seed: int = 13) -> dict:
             taus[v] = kendall_tau_b(list(scores), human)
         taus["no gate"] = kendall_tau_b(list(base), human)
         result[lp] = {"rows": len(sample), "segments": len(chosen), "flagged_segments": len(flagged), **taus}
-        print(f"  {lp}: {len(sample)} translations of {len(chosen)} segments ({len(flagged)} with a gated row), "
-              f"tau_b v1 {taus['v1']:+.4f}, v2 {taus['v2']:+.4f}, no gate {taus['no gate']:+.4f} "
-              f"({time.perf_counter() - t0:.0f} s)", flush=True)
+        print(
+            f"  {lp}: {len(sample)} translations of {len(chosen)} segments ({len(flagged)} with a gated row), "
+            f"tau_b v1 {taus['v1']:+.4f}, v2 {taus['v2']:+.4f}, no gate {taus['no gate']:+.4f} "
+            f"({time.perf_counter() - t0:.0f} s)",
+            flush=True,
+        )
     result["mean"] = {v: float(np.mean([result[lp][v] for lp in by_lp])) for v in ("v1", "v2", "no gate")}
-    print(f"  mean over pairs: v1 {result['mean']['v1']:+.4f}, v2 {result['mean']['v2']:+.4f}, "
-          f"no gate {result['mean']['no gate']:+.4f}")
+    print(
+        f"  mean over pairs: v1 {result['mean']['v1']:+.4f}, v2 {result['mean']['v2']:+.4f}, "
+        f"no gate {result['mean']['no gate']:+.4f}"
+    )
     return result
 
 
@@ -135,10 +154,12 @@ def main() -> None:
     out = {"gate": {"wmt23-mqm": gate_counts("WMT23 MQM", wmt23), "google-wmt-mqm": gate_counts("Google MQM", google)}}
     news21 = [r for r in google if r["testset"] == "newstest2021" and r["tgt"]]  # rows with the system's text
     sets = {"wmt23": ("tau_wmt23_mqm", wmt23), "google": ("tau_google_newstest2021_mqm", news21)}
-    for name in ([] if args.skip_tau else args.tau_on.split(",")):
+    for name in [] if args.skip_tau else args.tau_on.split(","):
         key, rows = sets[name]
-        print(f"\nqe#fast segment-level tau_b with MQM, {name} ({args.segments} sampled segments per pair + gated "
-              "ones):", flush=True)
+        print(
+            f"\nqe#fast segment-level tau_b with MQM, {name} ({args.segments} sampled segments per pair + gated ones):",
+            flush=True,
+        )
         out[key] = tau(rows, args.segments)
     (HERE / "results" / "qe_gate.json").write_text(json.dumps(out, indent=1) + "\n")
 

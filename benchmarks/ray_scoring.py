@@ -27,8 +27,12 @@ os.environ.setdefault("MTGAUNTLET_CACHE", "off")
 def corpus(shared: Path, rows: int) -> tuple[list[str], int]:
     from mtgauntlet.corpora.formats import READERS, read_flores
 
-    texts = [r["src"] for r in READERS["parallel-samples"](shared / "parallel-samples/parallel_samples.tsv.gz",
-                                                       direction="en-xx").rows]
+    texts = [
+        r["src"]
+        for r in READERS["parallel-samples"](
+            shared / "parallel-samples/parallel_samples.tsv.gz", direction="en-xx"
+        ).rows
+    ]
     texts += [r["src"] for r in read_flores(shared / "flores200-devtest/flores200_devtest.tsv.gz").rows]
     return [texts[i % len(texts)] for i in range(rows)], len(set(texts))
 
@@ -46,15 +50,24 @@ def main() -> None:
     from mtgauntlet.engines.scoring import ScoreTask
 
     texts, distinct = corpus(Path(args.shared), args.rows)
-    print(f"{len(texts):,} rows ({distinct:,} distinct English sentences), shards of {args.shard_size:,}, "
-          f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
+    print(
+        f"{len(texts):,} rows ({distinct:,} distinct English sentences), shards of {args.shard_size:,}, "
+        f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}"
+    )
     t0 = time.perf_counter()
     ray = start_ray()
     ray_start = time.perf_counter() - t0
     cpus = ray.cluster_resources().get("CPU", 0)
     print(f"Ray {ray.__version__}: cluster ready in {ray_start:.1f} s ({cpus:g} CPUs)")
-    results = {"rows": len(texts), "distinct": distinct, "shard_size": args.shard_size, "ray_start_s": ray_start,
-               "ray_cpus": cpus, "load_average": os.getloadavg()[0], "estimators": {}}
+    results = {
+        "rows": len(texts),
+        "distinct": distinct,
+        "shard_size": args.shard_size,
+        "ray_start_s": ray_start,
+        "ray_cpus": cpus,
+        "load_average": os.getloadavg()[0],
+        "estimators": {},
+    }
     tmp = Path(tempfile.mkdtemp(prefix="bench-ray-"))
     try:
         for spec in [s for s in args.estimators.split(",") if s]:
@@ -64,18 +77,30 @@ def main() -> None:
             t_local = time.perf_counter() - t0
             first = []
             t0 = time.perf_counter()
-            remote = get_engine("ray").score(task, {"src": texts}, tmp / f"ray-{spec}",
-                                             on_shard=lambda s, e: first.append(time.perf_counter()) if not first else None)
+            remote = get_engine("ray").score(
+                task,
+                {"src": texts},
+                tmp / f"ray-{spec}",
+                on_shard=lambda s, e, first=first: first.append(time.perf_counter()) if not first else None,
+            )
             t_ray = time.perf_counter() - t0
             to_first = first[0] - t0 if first else float("nan")
             equal = bool((local == remote).all())
-            r = {"local_s": t_local, "ray_s": t_ray, "local_rows_s": len(texts) / t_local,
-                 "ray_rows_s": len(texts) / t_ray, "ray_first_shard_s": to_first,
-                 "ratio_local_over_ray": t_local / t_ray, "equal": equal}
+            r = {
+                "local_s": t_local,
+                "ray_s": t_ray,
+                "local_rows_s": len(texts) / t_local,
+                "ray_rows_s": len(texts) / t_ray,
+                "ray_first_shard_s": to_first,
+                "ratio_local_over_ray": t_local / t_ray,
+                "equal": equal,
+            }
             results["estimators"][spec] = r
-            print(f"{spec:<8} local {t_local:7.1f} s ({r['local_rows_s']:>9,.0f} rows/s) | ray {t_ray:7.1f} s "
-                  f"({r['ray_rows_s']:>9,.0f} rows/s; first shard after {to_first:.1f} s: staging + actor start) | "
-                  f"speed-up {r['ratio_local_over_ray']:.2f}x | equal output: {equal}")
+            print(
+                f"{spec:<8} local {t_local:7.1f} s ({r['local_rows_s']:>9,.0f} rows/s) | ray {t_ray:7.1f} s "
+                f"({r['ray_rows_s']:>9,.0f} rows/s; first shard after {to_first:.1f} s: staging + actor start) | "
+                f"speed-up {r['ratio_local_over_ray']:.2f}x | equal output: {equal}"
+            )
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     (HERE / "results").mkdir(exist_ok=True)

@@ -30,21 +30,34 @@ def synthetic_build(root: Path, n: int) -> Path:
     langs = np.array(["de", "cs", "es", "ja"])
     tgt = langs[rng.integers(0, 4, n)]
     cols = {
-        "id": pa.array([f"{i:016x}" for i in range(n)]), "src_lang": pa.array(["en"] * n),
-        "tgt_lang": pa.array(tgt), "builder": pa.array(["synthetic"] * n), "builder_version": pa.array(["1"] * n),
+        "id": pa.array([f"{i:016x}" for i in range(n)]),
+        "src_lang": pa.array(["en"] * n),
+        "tgt_lang": pa.array(tgt),
+        "builder": pa.array(["synthetic"] * n),
+        "builder_version": pa.array(["1"] * n),
         "created_at": pa.array([utcnow()] * n, type=pa.timestamp("us", tz="UTC")),
-        "source_dataset": pa.array(["synthetic"] * n), "source_id": pa.array([str(i) for i in range(n)]),
+        "source_dataset": pa.array(["synthetic"] * n),
+        "source_id": pa.array([str(i) for i in range(n)]),
         "text": pa.array([f"synthetic sentence number {i}" for i in range(n)]),
         "domain": pa.array(np.array(["news", "social", "speech", "literary"])[rng.integers(0, 4, n)]),
-        "estimator": pa.array(["synthetic"] * n), "difficulty": pa.array(rng.normal(50, 15, n)),
+        "estimator": pa.array(["synthetic"] * n),
+        "difficulty": pa.array(rng.normal(50, 15, n)),
         "rank": pa.array(np.arange(1, n + 1)),
     }
     table = pa.Table.from_pydict(cols, schema=kind.schema)
     build = root / "build"
     (build / "data").mkdir(parents=True)
     pq.write_table(table, build / "data" / "part-final.parquet")
-    (build / "build.json").write_text(json.dumps({"status": "complete", "builder": "subset", "builder_version": "1",
-                                                  "signature": f"builder:synthetic|n:{n}|version:bench"}))
+    (build / "build.json").write_text(
+        json.dumps(
+            {
+                "status": "complete",
+                "builder": "subset",
+                "builder_version": "1",
+                "signature": f"builder:synthetic|n:{n}|version:bench",
+            }
+        )
+    )
     return build
 
 
@@ -55,8 +68,10 @@ def main(n: int = 1_000_000) -> None:
         rel = make_release([build], "bench", "1.0.0", out=Path(tmp) / "releases")
         dt = time.perf_counter() - t0
         files = json.loads((rel / "manifest.json").read_text())["files"]
-        print(f"release of {n:,} records: {dt:.1f} s (target < 30 s), manifest of {len(files)} files "
-              f"({sum(f['bytes'] for f in files) / 1e6:.1f} MB) -> {rel}")
+        print(
+            f"release of {n:,} records: {dt:.1f} s (target < 30 s), manifest of {len(files)} files "
+            f"({sum(f['bytes'] for f in files) / 1e6:.1f} MB) -> {rel}"
+        )
         t0 = time.perf_counter()
         assert verify_release(rel) == []
         print(f"verify (re-hash every file): {time.perf_counter() - t0:.2f} s")

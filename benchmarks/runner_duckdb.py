@@ -10,9 +10,9 @@ import sys
 import tempfile
 import time
 
-from mtgauntlet.runner.build_runner import BuildRunner
 from mtgauntlet.builders.base import Item, ItemResult
 from mtgauntlet.releases.catalog import open_catalog
+from mtgauntlet.runner.build_runner import BuildRunner
 
 DOMAINS = ("news", "social", "speech", "literary")
 
@@ -30,9 +30,22 @@ class SyntheticBuilder:
         return {}
 
     def process_batch(self, items, rngs):
-        return [ItemResult(records=[{"text": f"synthetic sentence number {it.index}", "domain": DOMAINS[it.index % 4],
-                                     "estimator": "synthetic", "difficulty": rng.random() * 100, "rank": it.index,
-                                     "src_lang": "en", "tgt_lang": "de"}]) for it, rng in zip(items, rngs)]
+        return [
+            ItemResult(
+                records=[
+                    {
+                        "text": f"synthetic sentence number {it.index}",
+                        "domain": DOMAINS[it.index % 4],
+                        "estimator": "synthetic",
+                        "difficulty": rng.random() * 100,
+                        "rank": it.index,
+                        "src_lang": "en",
+                        "tgt_lang": "de",
+                    }
+                ]
+            )
+            for it, rng in zip(items, rngs)
+        ]
 
 
 def main(n: int = 1_000_000) -> None:

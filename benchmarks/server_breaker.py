@@ -119,8 +119,23 @@ class CountingProxy:
 
 
 def start_server(model: Path, port: int, n_ctx: int, threads: int, log: Path) -> subprocess.Popen:
-    cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--host", "127.0.0.1", "--port",
-           str(port), "--n_ctx", str(n_ctx), "--n_threads", str(threads), "--model_alias", "smollm2"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "llama_cpp.server",
+        "--model",
+        str(model),
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--n_ctx",
+        str(n_ctx),
+        "--n_threads",
+        str(threads),
+        "--model_alias",
+        "smollm2",
+    ]
     proc = subprocess.Popen(cmd, stdout=log.open("wb"), stderr=subprocess.STDOUT)
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline:
@@ -137,8 +152,10 @@ def start_server(model: Path, port: int, n_ctx: int, threads: int, log: Path) ->
 
 def build_usage(out: Path) -> dict:
     usage = json.loads((out / "build.json").read_text())["usage"]
-    return {k: sum(u[k] for u in usage.values()) for k in ("requests", "input_tokens", "output_tokens", "retries",
-                                                             "failures")}
+    return {
+        k: sum(u[k] for u in usage.values())
+        for k in ("requests", "input_tokens", "output_tokens", "retries", "failures")
+    }
 
 
 def main() -> None:
@@ -168,14 +185,20 @@ def main() -> None:
     llm = f"openai:smollm2@http://127.0.0.1:{proxy.port}/v1#timeout=600"
     seeds = ["--seeds", str(flores), "--format", "flores", "--src-lang", "en", "--tgt-lang", "es"]
     common = ["--llm", llm, "--mt", "apertium", "--qe", "qe", "--max-tokens", str(args.max_tokens)]
-    builds = {"mtbreaker": ["build", "mtbreaker", "--variant", "seeded", "--steps", str(args.steps),
-                            "--no-language-guard"],
-              "zeroshot": ["build", "zeroshot", "--variant", args.zeroshot_variant, "--generations", str(args.steps)]}
+    builds = {
+        "mtbreaker": ["build", "mtbreaker", "--variant", "seeded", "--steps", str(args.steps), "--no-language-guard"],
+        "zeroshot": ["build", "zeroshot", "--variant", args.zeroshot_variant, "--generations", str(args.steps)],
+    }
     builds = {name: command for name, command in builds.items() if name in args.builders.split(",")}
     result_file = HERE / "results" / "server_breaker.json"
-    results = {"server": f"llama-cpp-python {llama_cpp.__version__} (llama.cpp), {model.name}, n_ctx {args.n_ctx}, "
-                         f"{args.threads} threads",
-               "seeds": args.seeds, "steps": args.steps, "max_tokens": args.max_tokens, "runs": {}}
+    results = {
+        "server": f"llama-cpp-python {llama_cpp.__version__} (llama.cpp), {model.name}, n_ctx {args.n_ctx}, "
+        f"{args.threads} threads",
+        "seeds": args.seeds,
+        "steps": args.steps,
+        "max_tokens": args.max_tokens,
+        "runs": {},
+    }
     if result_file.is_file():  # runs of the other builder, with the same settings, are kept
         earlier = json.loads(result_file.read_text())
         if {k: v for k, v in earlier.items() if k != "runs"} == {k: v for k, v in results.items() if k != "runs"}:
@@ -184,34 +207,46 @@ def main() -> None:
         warm = invoke([*next(iter(builds.values())), *seeds, *common, "--limit", "1", "--out", str(tmp / "warm-up")])
         if warm.exit_code != 0 and "produced no record" not in warm.stderr:
             raise SystemExit(f"warm-up build failed: {warm.stderr[-2000:]}")
-        print(f"{results['server']}; {args.seeds} FLORES seeds x {args.steps} steps, --max-tokens {args.max_tokens}; "
-              f"load average {os.getloadavg()[0]:.1f}")
+        print(
+            f"{results['server']}; {args.seeds} FLORES seeds x {args.steps} steps, --max-tokens {args.max_tokens}; "
+            f"load average {os.getloadavg()[0]:.1f}"
+        )
         for name, command in builds.items():
             for n in levels:
                 proxy.reset()
                 out = tmp / f"{name}-c{n}"
                 t0 = time.perf_counter()
-                r = invoke([*command, *seeds, *common, "--limit", str(args.seeds), "--concurrency", str(n),
-                            "--out", str(out)])
+                r = invoke(
+                    [*command, *seeds, *common, "--limit", str(args.seeds), "--concurrency", str(n), "--out", str(out)]
+                )
                 wall = time.perf_counter() - t0
                 if r.exit_code != 0 and "produced no record" not in r.stderr:  # an empty build still counts
                     raise SystemExit(f"{name} --concurrency {n} failed: {r.stderr[-2000:]}")
                 ours, theirs = build_usage(out), dict(proxy.usage)
                 texts = json.loads((out / "build.json").read_text()).get("produced", 0)
-                row = {"wall_s": round(wall, 2), "texts": texts, "texts_per_s": round(texts / wall, 3),
-                       "output_tokens_per_s": round(theirs["completion_tokens"] / wall, 1),
-                       "all_tokens_per_s": round((theirs["prompt_tokens"] + theirs["completion_tokens"]) / wall, 1),
-                       "requests": theirs["requests"], "build_json": ours, "server": theirs,
-                       "counts_equal": (ours["requests"], ours["input_tokens"], ours["output_tokens"]) == (
-                           theirs["requests"], theirs["prompt_tokens"], theirs["completion_tokens"])}
+                row = {
+                    "wall_s": round(wall, 2),
+                    "texts": texts,
+                    "texts_per_s": round(texts / wall, 3),
+                    "output_tokens_per_s": round(theirs["completion_tokens"] / wall, 1),
+                    "all_tokens_per_s": round((theirs["prompt_tokens"] + theirs["completion_tokens"]) / wall, 1),
+                    "requests": theirs["requests"],
+                    "build_json": ours,
+                    "server": theirs,
+                    "counts_equal": (ours["requests"], ours["input_tokens"], ours["output_tokens"])
+                    == (theirs["requests"], theirs["prompt_tokens"], theirs["completion_tokens"]),
+                }
                 results["runs"][f"{name}-c{n}"] = row
                 result_file.parent.mkdir(exist_ok=True)
                 result_file.write_text(json.dumps(results, indent=2) + "\n")  # after every run
-                print(f"{name:9s} concurrency {n:2d}: {wall:6.1f} s, {texts} texts ({row['texts_per_s']:.3f}/s), "
-                      f"{theirs['requests']} requests, {row['output_tokens_per_s']:.1f} generated tokens/s "
-                      f"({row['all_tokens_per_s']:.1f}/s with the prompts) | tokens in/out: build.json "
-                      f"{ours['input_tokens']}/{ours['output_tokens']}, server {theirs['prompt_tokens']}/"
-                      f"{theirs['completion_tokens']} (equal: {row['counts_equal']})", flush=True)
+                print(
+                    f"{name:9s} concurrency {n:2d}: {wall:6.1f} s, {texts} texts ({row['texts_per_s']:.3f}/s), "
+                    f"{theirs['requests']} requests, {row['output_tokens_per_s']:.1f} generated tokens/s "
+                    f"({row['all_tokens_per_s']:.1f}/s with the prompts) | tokens in/out: build.json "
+                    f"{ours['input_tokens']}/{ours['output_tokens']}, server {theirs['prompt_tokens']}/"
+                    f"{theirs['completion_tokens']} (equal: {row['counts_equal']})",
+                    flush=True,
+                )
     finally:
         proxy.close()
         server.terminate()

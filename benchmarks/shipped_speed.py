@@ -58,8 +58,9 @@ print(json.dumps({"n": len(texts), "seconds": dt}))
 
 def run_side(root: Path, shared: Path, n: int, task: str) -> dict:
     env = dict(os.environ, PYTHONPATH=str(root), MTGAUNTLET_CACHE="off", HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
-    out = subprocess.run([sys.executable, "-c", WORKER, str(shared), str(n), task], env=env, capture_output=True,
-                         text=True, cwd=root)
+    out = subprocess.run(
+        [sys.executable, "-c", WORKER, str(shared), str(n), task], env=env, capture_output=True, text=True, cwd=root
+    )
     if out.returncode != 0:
         raise SystemExit(f"{task} at {root} failed:\n{out.stderr[-2000:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -80,8 +81,10 @@ def main() -> None:
             raise SystemExit(f"cannot unpack {args.base}: {archive.stderr.decode()[:300]}")
         subprocess.run(["tar", "-x", "-C", tmp], input=archive.stdout, check=True)
         sides = {"previous": Path(tmp), "current": REPO}
-        print(f"previous = {args.base}, current = working tree; median of {args.rounds} alternating rounds, "
-              f"output cache off")
+        print(
+            f"previous = {args.base}, current = working tree; median of {args.rounds} alternating rounds, "
+            f"output cache off"
+        )
         for task, label in (("difficulty", "score difficulty --estimator learned"), ("qe", "score qe --qe qe#fast")):
             if task not in args.tasks.split(","):
                 continue
@@ -89,15 +92,19 @@ def main() -> None:
             n = 0
             for k in range(args.rounds):
                 order = list(sides.items())
-                for name, root in (order if k % 2 == 0 else order[::-1]):  # ABBA: neither side always goes first
+                for name, root in order if k % 2 == 0 else order[::-1]:  # ABBA: neither side always goes first
                     r = run_side(root, shared, args.n, task)
                     times[name].append(r["seconds"])
                     n = r["n"]
-                print(f"  round {k + 1}: " + ", ".join(f"{name} {n / times[name][-1]:.2f}/s" for name in sides),
-                      flush=True)
+                print(
+                    f"  round {k + 1}: " + ", ".join(f"{name} {n / times[name][-1]:.2f}/s" for name in sides),
+                    flush=True,
+                )
             prev, cur = statistics.median(times["previous"]), statistics.median(times["current"])
-            print(f"{label:<40} {n} texts: previous {n / prev:7.1f}/s  current {n / cur:7.1f}/s  "
-                  f"current/previous speed {prev / cur:.2f}x")
+            print(
+                f"{label:<40} {n} texts: previous {n / prev:7.1f}/s  current {n / cur:7.1f}/s  "
+                f"current/previous speed {prev / cur:.2f}x"
+            )
 
 
 if __name__ == "__main__":

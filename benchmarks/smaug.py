@@ -16,12 +16,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from mtgauntlet.runner.build_runner import BuildRunner
 from mtgauntlet.builders.base import iter_items
 from mtgauntlet.builders.smaug import SmaugBuilder
 from mtgauntlet.corpora.formats import read_flores
 from mtgauntlet.evaluation.metric_robustness import evaluate, filter_pairs, load_pairs, score_pairs
 from mtgauntlet.models import registry
+from mtgauntlet.runner.build_runner import BuildRunner
 
 HERE = Path(__file__).resolve().parent
 
@@ -40,9 +40,11 @@ def throughput(shared: Path, n: int) -> None:
         s = BuildRunner(builder, tmp, shard_size=200, progress=False).run(iter_items(rows))
         dt = time.perf_counter() - t0
     print(f"spaCy nlp.pipe on {len(refs)} FLORES references: {spacy_rate:.1f} sent/s")
-    print(f"SMAUG embedded default: {s.produced} records from {len(refs)} references in {dt:.1f} s = "
-          f"{s.produced / dt:.1f} records/s, {len(refs) / dt:.1f} references/s "
-          f"({len(refs) / dt / spacy_rate:.2f}x spaCy)")
+    print(
+        f"SMAUG embedded default: {s.produced} records from {len(refs)} references in {dt:.1f} s = "
+        f"{s.produced / dt:.1f} records/s, {len(refs) / dt:.1f} references/s "
+        f"({len(refs) / dt / spacy_rate:.2f}x spaCy)"
+    )
 
 
 def demetr(shared: Path) -> None:

@@ -21,8 +21,12 @@ sys.path.insert(0, str(HERE.parent))
 
 from tests.support.stability_runs import CHANGES, measure, roles  # noqa: E402
 
-RUNS = [("subset", {}), ("mtbreaker", {"steps": 2}), ("mtbreaker", {"steps": 2, "sample": 20}),
-        ("bandit", {"budget": 16})]
+RUNS = [
+    ("subset", {}),
+    ("mtbreaker", {"steps": 2}),
+    ("mtbreaker", {"steps": 2, "sample": 20}),
+    ("bandit", {"budget": 16}),
+]
 
 
 def main() -> None:
@@ -35,8 +39,10 @@ def main() -> None:
     print(f"{'builder':<10} {'options':<24} {'change':<7} {'identical':>14} {'share':>7}  rows with records")
     for r in rows:
         opts = " ".join(f"--{k} {v}" for k, v in r["options"].items())
-        print(f"{r['builder']:<10} {opts:<24} {r['change']:<7} {r['identical']:>6} of {r['other_rows']:<5} "
-              f"{r['share']:>7.1%}  {r['rows_with_records']}")
+        print(
+            f"{r['builder']:<10} {opts:<24} {r['change']:<7} {r['identical']:>6} of {r['other_rows']:<5} "
+            f"{r['share']:>7.1%}  {r['rows_with_records']}"
+        )
     (HERE / "results").mkdir(exist_ok=True)
     (HERE / "results" / "stability_builders.json").write_text(json.dumps(rows, indent=1) + "\n")
 

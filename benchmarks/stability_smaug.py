@@ -26,8 +26,26 @@ SAMPLE = Path(__file__).resolve().parents[1] / "mtgauntlet" / "data" / "sample_e
 def build(tmp: Path, name: str, rows) -> list[dict]:
     (tmp / name).mkdir()
     write_tsv(tmp / name / "sample.tsv", rows)  # same file name each time: it names source_dataset
-    rc = run(["build", "smaug", "--input", str(tmp / name / "sample.tsv"), "--src-col", "es", "--ref-col", "en",
-              "--src-lang", "es", "--tgt-lang", "en", "--good-from", "reference", "--out", str(tmp / name / "out")])
+    rc = run(
+        [
+            "build",
+            "smaug",
+            "--input",
+            str(tmp / name / "sample.tsv"),
+            "--src-col",
+            "es",
+            "--ref-col",
+            "en",
+            "--src-lang",
+            "es",
+            "--tgt-lang",
+            "en",
+            "--good-from",
+            "reference",
+            "--out",
+            str(tmp / name / "out"),
+        ]
+    )
     assert rc == 0, rc
     return load_records(tmp / name / "out").to_pylist()
 
@@ -54,8 +72,11 @@ def main() -> None:
                 for ph, (k, t) in per_phenomenon(base, after, untouched).items():
                     phen[op][ph][0] += k
                     phen[op][ph][1] += t
-                print(f"  rows {touched} {op:<6}: {kept}/{total} = {kept / total:.1%} of the other rows' records "
-                      "byte-identical", flush=True)
+                print(
+                    f"  rows {touched} {op:<6}: {kept}/{total} = {kept / total:.1%} of the other rows' records "
+                    "byte-identical",
+                    flush=True,
+                )
     print(f"\nSMAUG on {SAMPLE.name} ({len(rows)} rows), {args.k} rows touched, {args.choices} random choices:")
     for op, vals in shares.items():
         per = ", ".join(f"{ph} {k}/{t}" for ph, (k, t) in sorted(phen[op].items()))

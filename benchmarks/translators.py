@@ -62,8 +62,14 @@ def main() -> None:
             print(f"{src}-{tgt:<4} {spec:<34} unavailable: {exc}")
             continue
         refs = [cols[ref_col]]
-        row = {"direction": f"{src}-{tgt}", "system": spec, "chrf": CHRF().corpus_score(hyps, refs).score,
-               "bleu": BLEU().corpus_score(hyps, refs).score, "sent_per_s": n / dt, "n": n}
+        row = {
+            "direction": f"{src}-{tgt}",
+            "system": spec,
+            "chrf": CHRF().corpus_score(hyps, refs).score,
+            "bleu": BLEU().corpus_score(hyps, refs).score,
+            "sent_per_s": n / dt,
+            "n": n,
+        }
         results.append(row)
         print(f"{row['direction']:<7} {spec:<34} {row['chrf']:6.1f} {row['bleu']:6.1f} {row['sent_per_s']:8.1f}")
     if args.json:

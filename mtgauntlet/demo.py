@@ -22,8 +22,12 @@ SHARE = Path("share") / "mtgauntlet" / "examples"  # where a wheel installs exam
 def examples_dir() -> Path:
     """The example recipes: the checkout's ``examples/``, else the copy an installed wheel put under its prefix."""
     here = Path(__file__).resolve()
-    for d in (here.parents[1] / "examples", Path(sysconfig.get_path("data")) / SHARE, here.parents[4] / SHARE,
-              Path(sys.prefix) / SHARE):
+    for d in (
+        here.parents[1] / "examples",
+        Path(sysconfig.get_path("data")) / SHARE,
+        here.parents[4] / SHARE,
+        Path(sys.prefix) / SHARE,
+    ):
         if (d / "demo.yaml").is_file():
             return d
     raise SystemExit("demo: examples/demo.yaml was not found (neither in a checkout nor installed with the wheel)")
@@ -73,30 +77,110 @@ def main() -> None:
     gauntlet("verify", str(v1))
     gauntlet("evaluate", "metric", "--set", str(v1), "--metric", "chrf")
     # 2. MT-breaker: the embedded LLM edits 3 English seeds for 3 steps against Apertium EN->ES (shipped QE)
-    gauntlet("build", "mtbreaker", "--seeds", sample, "--column", "en", "--limit", "3", "--steps", "3",
-             "--max-tokens", "256", "--mt", "apertium", "--qe", "qe", "--src-lang", "en", "--tgt-lang", "es",
-             "--out", str(builds / "mtbreaker"))
+    gauntlet(
+        "build",
+        "mtbreaker",
+        "--seeds",
+        sample,
+        "--column",
+        "en",
+        "--limit",
+        "3",
+        "--steps",
+        "3",
+        "--max-tokens",
+        "256",
+        "--mt",
+        "apertium",
+        "--qe",
+        "qe",
+        "--src-lang",
+        "en",
+        "--tgt-lang",
+        "es",
+        "--out",
+        str(builds / "mtbreaker"),
+    )
     gauntlet("evaluate", "breaker", "--set", str(builds / "mtbreaker"), "--plot", str(OUT / "mtbreaker_steps.png"))
     # 3. bandit topic search over the sample's domains (a real search runs over FLORES topics; see README)
-    gauntlet("build", "bandit", "--corpus", sample, "--text-column", "en", "--topic-column", "domain",
-             "--min-words", "5", "--budget", "12", "--k", "2", "--cap", "4", "--src-lang", "en", "--tgt-lang", "es",
-             "--out", str(builds / "bandit"))
+    gauntlet(
+        "build",
+        "bandit",
+        "--corpus",
+        sample,
+        "--text-column",
+        "en",
+        "--topic-column",
+        "domain",
+        "--min-words",
+        "5",
+        "--budget",
+        "12",
+        "--k",
+        "2",
+        "--cap",
+        "4",
+        "--src-lang",
+        "en",
+        "--tgt-lang",
+        "es",
+        "--out",
+        str(builds / "bandit"),
+    )
     # 4. a changed build (another seed) is released as a new version beside the first
     good = ["--translator", "apertium"] if shutil.which("apertium") else ["--good-from", "reference"]
-    gauntlet("build", "smaug", "--input", sample, "--src-col", "es", "--ref-col", "en", "--src-lang", "es",
-             "--tgt-lang", "en", *good, "--seed", "14", "--out", str(builds / "smaug-seed14"))
-    gauntlet("release", str(builds / "smaug-seed14"), str(OUT / "work" / "builds" / "subset"), "--name",
-             "demo-es-en", "--version", "0.2.0", "--out", str(releases),
-             "--input-file", sample)  # the shipped sample, recognised by its sha256: Apache-2.0
-    gauntlet("query", "--releases", str(releases),
-             "SELECT name, version, rows, kind FROM releases ORDER BY version")
-    gauntlet("query", "--releases", str(releases),
-             "SELECT version, phenomenon, count(*) AS n FROM smaug_pair GROUP BY ALL ORDER BY version, phenomenon")
-    gauntlet("query", "--releases", str(releases),
-             "SELECT phenomenon, any_value(ref) AS ref, any_value(bad) AS bad FROM latest_smaug_pair "
-             "GROUP BY phenomenon ORDER BY phenomenon")
-    gauntlet("query", "--releases", str(builds),
-             "SELECT topic, count(*) AS texts, round(avg(difficulty), 1) AS difficulty FROM topic_text GROUP BY topic")
+    gauntlet(
+        "build",
+        "smaug",
+        "--input",
+        sample,
+        "--src-col",
+        "es",
+        "--ref-col",
+        "en",
+        "--src-lang",
+        "es",
+        "--tgt-lang",
+        "en",
+        *good,
+        "--seed",
+        "14",
+        "--out",
+        str(builds / "smaug-seed14"),
+    )
+    gauntlet(
+        "release",
+        str(builds / "smaug-seed14"),
+        str(OUT / "work" / "builds" / "subset"),
+        "--name",
+        "demo-es-en",
+        "--version",
+        "0.2.0",
+        "--out",
+        str(releases),
+        "--input-file",
+        sample,
+    )  # the shipped sample, recognised by its sha256: Apache-2.0
+    gauntlet("query", "--releases", str(releases), "SELECT name, version, rows, kind FROM releases ORDER BY version")
+    gauntlet(
+        "query",
+        "--releases",
+        str(releases),
+        "SELECT version, phenomenon, count(*) AS n FROM smaug_pair GROUP BY ALL ORDER BY version, phenomenon",
+    )
+    gauntlet(
+        "query",
+        "--releases",
+        str(releases),
+        "SELECT phenomenon, any_value(ref) AS ref, any_value(bad) AS bad FROM latest_smaug_pair "
+        "GROUP BY phenomenon ORDER BY phenomenon",
+    )
+    gauntlet(
+        "query",
+        "--releases",
+        str(builds),
+        "SELECT topic, count(*) AS texts, round(avg(difficulty), 1) AS difficulty FROM topic_text GROUP BY topic",
+    )
     # 5. the first release rebuilt from the recipe stored inside it: identical records
     gauntlet("reproduce", str(v1), "--inputs", str(Path(sample).parent), "--work", str(OUT / "reproduce"))
     # 6. the audit page of the latest release, with what changed since 0.1.0: open it in any browser, offline

@@ -16,7 +16,8 @@ import numbers
 import textwrap
 import types
 import typing
-from typing import Any, Callable, Iterable, Optional
+from collections.abc import Callable, Iterable
+from typing import Any
 
 REQUIRED = inspect.Parameter.empty  # the default of an option that must be given
 _KEY = "mtgauntlet.option"
@@ -28,11 +29,11 @@ class OptionInfo:
 
     help: str
     flags: tuple[str, ...] = ()  # command-line names (``--input``, ``-i``); none: ``--`` + the name with dashes
-    min: Optional[float] = None
-    max: Optional[float] = None
-    choices: Optional[Callable[[], tuple[str, ...]]] = None  # called when checked (the table may import late)
+    min: float | None = None
+    max: float | None = None
+    choices: Callable[[], tuple[str, ...]] | None = None  # called when checked (the table may import late)
     builds: bool = True  # False: only how it is built (pace, price, out, overwrite, dry run), never what
-    doc: Optional[str] = None  # the docstring's line where Python takes more than the command line (tables in memory)
+    doc: str | None = None  # the docstring's line where Python takes more than the command line (tables in memory)
     cli_required: bool = False  # required on the command line although Python has a default (``out=None``)
 
 
@@ -52,23 +53,41 @@ class Declared:
     @property
     def flag(self) -> str:
         """The long name on the command line (``--src-lang``)."""
-        return next((f.split("/")[0] for f in self.info.flags if f.startswith("--")),
-                    "--" + self.name.replace("_", "-"))
+        return next(
+            (f.split("/")[0] for f in self.info.flags if f.startswith("--")), "--" + self.name.replace("_", "-")
+        )
 
 
-def option(default: Any = REQUIRED, *, help: str, flags: tuple[str, ...] = (), min: Optional[float] = None,
-           max: Optional[float] = None, choices: Optional[Callable[[], tuple[str, ...]]] = None, builds: bool = True,
-           doc: Optional[str] = None, cli_required: bool = False) -> Any:
+def option(
+    default: Any = REQUIRED,
+    *,
+    help: str,
+    flags: tuple[str, ...] = (),
+    min: float | None = None,
+    max: float | None = None,
+    choices: Callable[[], tuple[str, ...]] | None = None,
+    builds: bool = True,
+    doc: str | None = None,
+    cli_required: bool = False,
+) -> Any:
     """A field of an options dataclass: ``budget: int = option(100, min=1, help="Number of texts to keep.")``.
     Without ``default`` the option is required. A tuple default is given as such (fields are frozen values)."""
-    info = OptionInfo(help=help, flags=tuple(flags), min=min, max=max, choices=choices, builds=builds, doc=doc,
-                      cli_required=cli_required)
+    info = OptionInfo(
+        help=help,
+        flags=tuple(flags),
+        min=min,
+        max=max,
+        choices=choices,
+        builds=builds,
+        doc=doc,
+        cli_required=cli_required,
+    )
     if default is REQUIRED:
         return dataclasses.field(metadata={_KEY: info})
     return dataclasses.field(default=default, metadata={_KEY: info})
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def declared(cls: type) -> tuple[Declared, ...]:
     """The options of an options dataclass, in declaration order (the order of the command's ``--help``)."""
     hints = typing.get_type_hints(cls)
@@ -94,8 +113,10 @@ def bare_type(hint: Any) -> Any:
 def ranges(cls: type) -> tuple[dict[str, float], dict[str, float]]:
     """(keyword -> minimum, keyword -> maximum) of the options with bounds."""
     options = declared(cls)
-    return ({o.name: o.info.min for o in options if o.info.min is not None},
-            {o.name: o.info.max for o in options if o.info.max is not None})
+    return (
+        {o.name: o.info.min for o in options if o.info.min is not None},
+        {o.name: o.info.max for o in options if o.info.max is not None},
+    )
 
 
 def placement(cls: type) -> tuple[str, ...]:
@@ -103,11 +124,14 @@ def placement(cls: type) -> tuple[str, ...]:
     return tuple(o.name for o in declared(cls) if not o.info.builds)
 
 
-def out_of_range(flag: str, value: Any, minimum: Optional[float], maximum: Optional[float]) -> Optional[str]:
+def out_of_range(flag: str, value: Any, minimum: float | None, maximum: float | None) -> str | None:
     """Why ``value`` is out of the range (``--budget: must be >= 1 (got 0)``), or None (``None`` is in range: an
     option not given; a bound's value that is no number, ``budget="ten"`` or ``True``, is refused as such)."""
-    if value is not None and (minimum is not None or maximum is not None) and (
-            not isinstance(value, numbers.Real) or isinstance(value, bool)):
+    if (
+        value is not None
+        and (minimum is not None or maximum is not None)
+        and (not isinstance(value, numbers.Real) or isinstance(value, bool))
+    ):
         return f"{flag}: must be a number (got {type(value).__name__} {value!r})"
     if value is not None and minimum is not None and value < minimum:
         return f"{flag}: must be >= {minimum} (got {value!r})"
@@ -116,7 +140,7 @@ def out_of_range(flag: str, value: Any, minimum: Optional[float], maximum: Optio
     return None
 
 
-def not_one_of(flag: str, value: Any, choices: Iterable[Any]) -> Optional[str]:
+def not_one_of(flag: str, value: Any, choices: Iterable[Any]) -> str | None:
     """Why ``value`` is not allowed (``--format: 'xml' is not one of tsv, csv, ...``), or None (``None`` passes)."""
     choices = tuple(choices)
     if value is not None and value not in choices:
@@ -141,8 +165,10 @@ def check(cls: type, values: dict[str, Any]) -> None:
 def signature(cls: type, returns: Any = inspect.Signature.empty) -> inspect.Signature:
     """A keyword-only signature of the options (``help()``, IDEs and ``inspect`` see each keyword, its type hint
     and default), ending with the ``progress: bool = False`` every API function takes (``api.session.public``)."""
-    params = [inspect.Parameter(o.name, inspect.Parameter.KEYWORD_ONLY, default=o.default, annotation=o.type)
-              for o in declared(cls)]
+    params = [
+        inspect.Parameter(o.name, inspect.Parameter.KEYWORD_ONLY, default=o.default, annotation=o.type)
+        for o in declared(cls)
+    ]
     params.append(inspect.Parameter("progress", inspect.Parameter.KEYWORD_ONLY, default=False, annotation=bool))
     return inspect.Signature(params, return_annotation=returns)
 
@@ -157,8 +183,13 @@ def docstring_args(cls: type, indent: str = "    ", width: int = 116) -> str:
         if low is not None or high is not None:
             bounds = f"{low} to {high}" if None not in (low, high) else f">= {low}" if high is None else f"<= {high}"
             text = text[:-1] + f" (``{bounds}``)." if text.endswith(".") else text + f" (``{bounds}``)"
-        lines += textwrap.wrap(f"{o.name}: {text}", width=width, initial_indent=indent * 2,
-                               subsequent_indent=indent * 3, break_on_hyphens=False)
+        lines += textwrap.wrap(
+            f"{o.name}: {text}",
+            width=width,
+            initial_indent=indent * 2,
+            subsequent_indent=indent * 3,
+            break_on_hyphens=False,
+        )
     return "\n".join(lines)
 
 

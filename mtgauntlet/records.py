@@ -30,8 +30,11 @@ def record_files(path: str | Path) -> list[Path]:
         return [p]
     if (p / "data").is_dir():
         p = p / "data"
-    files = [f for f in sorted(p.rglob("*.parquet"))
-             if not any(part.startswith(".") or part == "work" for part in f.relative_to(p).parts)]
+    files = [
+        f
+        for f in sorted(p.rglob("*.parquet"))
+        if not any(part.startswith(".") or part == "work" for part in f.relative_to(p).parts)
+    ]
     if not files:
         raise GauntletError(f"{path}: no Parquet record files")
     return files
@@ -53,8 +56,10 @@ def files_by_kind(path: str | Path) -> dict[str, list[Path]]:
 
 def load_records_by_kind(path: str | Path) -> dict[str, pa.Table]:
     """Every record of a build/release/Parquet path as one table per record kind."""
-    return {kind: pa.concat_tables([pq.read_table(f) for f in files], promote_options="default")
-            for kind, files in sorted(files_by_kind(path).items())}
+    return {
+        kind: pa.concat_tables([pq.read_table(f) for f in files], promote_options="default")
+        for kind, files in sorted(files_by_kind(path).items())
+    }
 
 
 def load_records(path: str | Path, kind: str | None = None) -> pa.Table:
@@ -84,5 +89,7 @@ def file_signatures(path: str | Path) -> list[str]:
 
 def signatures_by_kind(path: str | Path) -> dict[str, list[str]]:
     """Sorted distinct build signatures per record kind of a build/release/Parquet path."""
-    return {kind: sorted({s for f in files for s in file_signatures(f)})
-            for kind, files in sorted(files_by_kind(path).items())}
+    return {
+        kind: sorted({s for f in files for s in file_signatures(f)})
+        for kind, files in sorted(files_by_kind(path).items())
+    }

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import hashlib
 import re
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -107,12 +108,19 @@ def configs(files: list[dict[str, Any]], release_id: str) -> list[dict[str, Any]
     def add(name: str, kind: str, pattern: str, members: list[dict[str, Any]]) -> None:
         if not members or any(c["config_name"] == name for c in out):
             return
-        digest = hashlib.sha256("".join(f"{m['path']}:{m['sha256']}\n" for m in sorted(
-            members, key=lambda m: m["path"])).encode()).hexdigest()
+        digest = hashlib.sha256(
+            "".join(f"{m['path']}:{m['sha256']}\n" for m in sorted(members, key=lambda m: m["path"])).encode()
+        ).hexdigest()
         rows = sum(m["rows"] for m in members)
-        out.append({"config_name": name, "data_files": [{"split": SPLIT, "path": pattern}],
-                    "description": f"{release_id} {name}: {rows} {kind} records (files sha256 {digest[:16]})",
-                    "kind": kind, "rows": rows})
+        out.append(
+            {
+                "config_name": name,
+                "data_files": [{"split": SPLIT, "path": pattern}],
+                "description": f"{release_id} {name}: {rows} {kind} records (files sha256 {digest[:16]})",
+                "kind": kind,
+                "rows": rows,
+            }
+        )
 
     for kind in kinds:
         mine = [f for f in data if f["kind"] == kind]
@@ -120,12 +128,20 @@ def configs(files: list[dict[str, Any]], release_id: str) -> list[dict[str, Any]
         add(kind, kind, f"data/{k}/*/*.parquet", mine)
         lps = sorted({f["lp"] for f in mine} - {NO_LP})
         for lp in lps:
-            add(f"{kind}-{path_part(lp)}", kind, f"data/{k}/{path_part(lp)}/*.parquet",
-                [f for f in mine if f["lp"] == lp])
+            add(
+                f"{kind}-{path_part(lp)}",
+                kind,
+                f"data/{k}/{path_part(lp)}/*.parquet",
+                [f for f in mine if f["lp"] == lp],
+            )
         if kind == "smaug_pair":
             for part in sorted({f["part"] for f in mine}):
-                add(f"{kind}-{path_part(part)}", kind, f"data/{k}/*/{path_part(part)}.parquet",
-                    [f for f in mine if f["part"] == part])
+                add(
+                    f"{kind}-{path_part(part)}",
+                    kind,
+                    f"data/{k}/*/{path_part(part)}.parquet",
+                    [f for f in mine if f["part"] == part],
+                )
     if out:
         out[0]["default"] = True
     return out

@@ -14,17 +14,20 @@ _COMMON_DOCS = {
     "source_dataset": "Dataset the text was taken from (e.g. flores200-devtest); the card's licence is derived from it.",
     "source_id": "Id of the text in its source dataset (line, segment or document id).",
 }
-_CHECKS_DOC = ("Validation checks as a list of (name, value) pairs: 1.0 = passed, 0.0 = failed, a number = a "
-               "measured value, null = not checked. In DuckDB: `map_from_entries(checks)['name']`; in Python: "
-               "`{c['name']: c['value'] for c in row['checks']}`.")
+_CHECKS_DOC = (
+    "Validation checks as a list of (name, value) pairs: 1.0 = passed, 0.0 = failed, a number = a "
+    "measured value, null = not checked. In DuckDB: `map_from_entries(checks)['name']`; in Python: "
+    "`{c['name']: c['value'] for c in row['checks']}`."
+)
 COLUMN_DOCS: dict[str, dict[str, str]] = {
-    "smaug_pair": {**_COMMON_DOCS,
+    "smaug_pair": {
+        **_COMMON_DOCS,
         "src": "Source sentence.",
         "ref": "Reference translation.",
         "good": "Good hypothesis: a translation without the critical error (see good_origin).",
         "bad": "Bad hypothesis: the reference with exactly one critical error of the given phenomenon.",
         "phenomenon": "Critical-error type: ne (named entity), num (number), neg (negation), ins (insertion), "
-                      "del (deletion).",
+        "del (deletion).",
         "span_original": "The span of the reference that was changed (empty for insertions).",
         "span_replacement": "What replaced it in `bad` (empty for deletions).",
         "span_start": "Character offset in `ref` where the changed span starts (Python string index).",
@@ -33,7 +36,8 @@ COLUMN_DOCS: dict[str, dict[str, str]] = {
         "good_origin": "Where `good` came from: `column:NAME`, `translator:SPEC`, or `reference` (then good = ref).",
         "checks": _CHECKS_DOC,
     },
-    "breaker_text": {**_COMMON_DOCS,
+    "breaker_text": {
+        **_COMMON_DOCS,
         "text": "The selected source text: the step of the trajectory with the lowest QE (hardest).",
         "seed": "The seed text the editing started from (null for seedless variants).",
         "method": "Variant: mtbreaker-seeded, -seedless, (+qe), zeroshot, zeroshot-history, zeroshot-min.",
@@ -47,11 +51,12 @@ COLUMN_DOCS: dict[str, dict[str, str]] = {
         "qe_failures": "Steps whose QE failed (no score; never selected).",
         "truncated": "LLM answers cut by the generation budget (--max-tokens); not used.",
         "trajectory": "Every step as a list of structs: step (0 = seed), source, translations (one per target "
-                      "model), qe (one per target model), qe_components ([target model][QE spec]), qe_mean "
-                      "(null when the step failed), failure ('mt', 'qe' or null). `text` is the source of the "
-                      "scored step with the lowest qe_mean.",
+        "model), qe (one per target model), qe_components ([target model][QE spec]), qe_mean "
+        "(null when the step failed), failure ('mt', 'qe' or null). `text` is the source of the "
+        "scored step with the lowest qe_mean.",
     },
-    "topic_text": {**_COMMON_DOCS,
+    "topic_text": {
+        **_COMMON_DOCS,
         "topic": "Topic (bandit arm) among the k hardest found by the search.",
         "topic_path": "The topic's path in the taxonomy, root first (null for flat topic lists).",
         "text": "A text sampled for the topic.",
@@ -61,7 +66,7 @@ COLUMN_DOCS: dict[str, dict[str, str]] = {
     },
     "bandit_pull": {
         "run_id": "The search this pull belongs to (sha256 of the whole build signature, 16 hex digits; equal ids = "
-                  "same search).",
+        "same search).",
         "step": "Pull number within the search, from 0.",
         "topic": "Topic (arm) pulled.",
         "text": "Text sampled for the topic.",
@@ -72,9 +77,10 @@ COLUMN_DOCS: dict[str, dict[str, str]] = {
         "difficulty": "100 - mean QE (higher = harder); null when the pull failed.",
         "failure": "null, 'mt' (no translation) or 'qe' (no score): a failed pull costs budget but updates no topic.",
         "phase": "explore (first pull of the arm), exploit (a further pull), exhausted (no text left for the "
-                 "topic) or failed.",
+        "topic) or failed.",
     },
-    "selected_text": {**_COMMON_DOCS,
+    "selected_text": {
+        **_COMMON_DOCS,
         "text": "A corpus text kept because the estimator rates it among the hardest.",
         "domain": "Domain label from the corpus (used for stratification).",
         "estimator": "Difficulty estimator spec that scored the text.",
@@ -91,7 +97,8 @@ COLUMN_DOCS: dict[str, dict[str, str]] = {
         "protocol": "Annotation protocol: esa, mqm or da.",
         "domain": "Domain of the segment, when known.",
     },
-    "challenge_pair": {**_COMMON_DOCS,
+    "challenge_pair": {
+        **_COMMON_DOCS,
         "lp": "Language pair (src-tgt) as the set gives it.",
         "src": "Source segment.",
         "good": "The correct (or better) translation.",
@@ -99,13 +106,14 @@ COLUMN_DOCS: dict[str, dict[str, str]] = {
         "ref": "Reference translation (null when the set has none).",
         "phenomenon": "The set's own label of the error (ACES phenomena, DEMETR perturbation, ...).",
         "aces_category": "The ACES-score category the importer maps `phenomenon` to (addition, omission, "
-                         "mistranslation, ...); null when it has none.",
+        "mistranslation, ...); null when it has none.",
         "good_span": "Span-ACES: the marked error-free span of `good` (null elsewhere).",
         "bad_span": "Span-ACES: the marked error span of `bad` (null elsewhere).",
         "scores": "Numeric columns of the set kept by name, as a list of (name, value) pairs (read with `col:NAME`).",
         "extra": "The set's other columns as a JSON object, values as given.",
     },
-    "human_score": {**_COMMON_DOCS,
+    "human_score": {
+        **_COMMON_DOCS,
         "lp": "Language pair (src-tgt).",
         "seg_id": "Segment id within the test set.",
         "system": "MT system (or human reference) that produced `tgt`.",
@@ -115,12 +123,12 @@ COLUMN_DOCS: dict[str, dict[str, str]] = {
         "domain": "Domain of the segment, when known.",
         "doc": "Document id of the segment, when known.",
         "scores": "Human scores by name (mqm, da_sqm, esa, ...) and kept metric scores, as (name, value) pairs; "
-                  "a null value is a missing judgment.",
+        "a null value is a missing judgment.",
         "extra": "The set's other columns as a JSON object, values as given.",
     },
     "metric_score": {
         "item_key": "sha256 (16 hex) of what the metric read (source, hypothesis, reference, languages): the key "
-                    "that makes a re-run score only what is new.",
+        "that makes a re-run score only what is new.",
         "metric": "The metric spec as given (chrf, bleu, comet:..., col:NAME).",
         "metric_signature": "The metric's signature: name, model id and revision, package versions, dtype, device.",
         "set_name": "Release name of the set scored.",
@@ -140,11 +148,11 @@ COLUMN_DOCS: dict[str, dict[str, str]] = {
         "phenomenon": "The set's phenomenon label, or `all` (every phenomenon of the set).",
         "lp": "Language pair, or `all` (every language pair of the set).",
         "gold": "Human-judgment sets: the human score the metric is compared with (mqm, da_sqm, esa, ...); null "
-                "for pair sets.",
+        "for pair sets.",
         "grouping": "none (all items pooled), item (per segment over systems, then averaged) or sys (per system "
-                    "over segments, then averaged); system-level statistics say none.",
+        "over segments, then averaged); system-level statistics say none.",
         "statistic": "accuracy, aces_tau, smaug_tau, smaug_d, aces_score, seg_pearson, seg_kendall, seg_acc_eq, "
-                     "sys_pairwise_accuracy, sys_soft_pairwise_accuracy, sys_pearson, dec.",
+        "sys_pairwise_accuracy, sys_soft_pairwise_accuracy, sys_pearson, dec.",
         "value": "The statistic's value; null when undefined (no item, no spread).",
         "ci_low": "Lower end of the bootstrap 95% interval (null when not computed).",
         "ci_high": "Upper end of the bootstrap 95% interval (null when not computed).",

@@ -3,34 +3,50 @@ their options dataclasses (`mtgauntlet.options`): each function makes a new fiel
 fields. The help texts are the CLI's too where a command still writes its typer options by hand
 (``mtgauntlet.cli.common``, ``mtgauntlet.cli.spend``)."""
 
-from typing import Any, Optional
+from typing import Any
 
 from mtgauntlet.corpora.readers import DEFAULT_MAX_CHARS
 from mtgauntlet.options import REQUIRED, option
 
 SEED_HELP = "Random seed (per-item randomness derives from it; part of the signature)."
-CONCURRENCY_HELP = ("Requests sent at once to openai: backends (default: gauntlet --concurrency, "
-                    "MTGAUNTLET_CONCURRENCY or the spec's #concurrency, else 1); the records are the same for any "
-                    "value.")
-MAX_COST_HELP = ("Stop (exit 3) once the openai: requests of this run cost USD (specs need #price=IN/OUT); the same "
-                 "command run again resumes.")
+CONCURRENCY_HELP = (
+    "Requests sent at once to openai: backends (default: gauntlet --concurrency, "
+    "MTGAUNTLET_CONCURRENCY or the spec's #concurrency, else 1); the records are the same for any "
+    "value."
+)
+MAX_COST_HELP = (
+    "Stop (exit 3) once the openai: requests of this run cost USD (specs need #price=IN/OUT); the same "
+    "command run again resumes."
+)
 MAX_REQUESTS_HELP = "Stop (exit 3) after N requests to openai: backends; the same command run again resumes."
-DRY_RUN_HELP = ("Print the API calls per spec with estimated tokens and cost (from the rendered prompts and "
-                "--max-tokens), send nothing, write nothing.")
-QUOTING_HELP = ("TSV/CSV quoting: auto (detect), csv (standard \"…\" quoting) or none (quotes are literal characters, "
-                "as in the WMT MQM tables).")
-SKIP_BAD_HELP = ("Skip bad rows (empty or too long text, wrong type, invalid UTF-8, wrong field count, invalid JSON) "
-                 "and count them by reason, instead of stopping.")
+DRY_RUN_HELP = (
+    "Print the API calls per spec with estimated tokens and cost (from the rendered prompts and "
+    "--max-tokens), send nothing, write nothing."
+)
+QUOTING_HELP = (
+    'TSV/CSV quoting: auto (detect), csv (standard "…" quoting) or none (quotes are literal characters, '
+    "as in the WMT MQM tables)."
+)
+SKIP_BAD_HELP = (
+    "Skip bad rows (empty or too long text, wrong type, invalid UTF-8, wrong field count, invalid JSON) "
+    "and count them by reason, instead of stopping."
+)
 MAX_CHARS_HELP = "Longest text a row may hold, in characters (longer rows are errors, or skipped)."
-SAMPLE_HELP = ("Seeds drawn at random from the rows read (the paper: 100): the N with the smallest hash of (--seed, "
-               "source text), so every target language draws the same sources and editing other rows keeps a seed "
-               "in or out.")
+SAMPLE_HELP = (
+    "Seeds drawn at random from the rows read (the paper: 100): the N with the smallest hash of (--seed, "
+    "source text), so every target language draws the same sources and editing other rows keeps a seed "
+    "in or out."
+)
 OVERWRITE_HELP = "Discard a different or unfinished build found in --out and start over."
-FORMAT_HELP = ("Input format: tsv, csv, jsonl, parquet, hf, or a named layout (flores, wmt24, parallel-samples, "
-               "demetr, aces); default: from the file name.")
-QE_HELP = ("QE spec(s), comma-separated: several are averaged per text on the 0-100 quality scale (the paper: "
-           "metricx:<MetricX-24-QE dir>,llm-as-qe:<llm>); qe, roundtrip, comet:..., hf:...#error=25 for 0-25 "
-           "error scores.")
+FORMAT_HELP = (
+    "Input format: tsv, csv, jsonl, parquet, hf, or a named layout (flores, wmt24, parallel-samples, "
+    "demetr, aces); default: from the file name."
+)
+QE_HELP = (
+    "QE spec(s), comma-separated: several are averaged per text on the 0-100 quality scale (the paper: "
+    "metricx:<MetricX-24-QE dir>,llm-as-qe:<llm>); qe, roundtrip, comet:..., hf:...#error=25 for 0-25 "
+    "error scores."
+)
 
 
 def input_formats() -> tuple[str, ...]:
@@ -73,7 +89,7 @@ def seed() -> Any:
     return option(13, flags=("--seed",), help=SEED_HELP)
 
 
-def shard_size(default: Optional[int]) -> Any:
+def shard_size(default: int | None) -> Any:
     return option(default, flags=("--shard-size",), min=1, help="Items per resumable shard.")
 
 
@@ -86,18 +102,35 @@ def concurrency() -> Any:
 
 
 def max_cost() -> Any:
-    return option(None, flags=("--max-cost",), min=0.0, builds=False, help=MAX_COST_HELP,
-                  doc="Stop (`BudgetSpent`) once the requests cost this many USD; the same call resumes.")
+    return option(
+        None,
+        flags=("--max-cost",),
+        min=0.0,
+        builds=False,
+        help=MAX_COST_HELP,
+        doc="Stop (`BudgetSpent`) once the requests cost this many USD; the same call resumes.",
+    )
 
 
 def max_requests() -> Any:
-    return option(None, flags=("--max-requests",), min=0, builds=False, help=MAX_REQUESTS_HELP,
-                  doc="Stop (`BudgetSpent`) after N requests to openai: backends; the same call resumes.")
+    return option(
+        None,
+        flags=("--max-requests",),
+        min=0,
+        builds=False,
+        help=MAX_REQUESTS_HELP,
+        doc="Stop (`BudgetSpent`) after N requests to openai: backends; the same call resumes.",
+    )
 
 
 def dry_run() -> Any:
-    return option(False, flags=("--dry-run",), builds=False, help=DRY_RUN_HELP,
-                  doc="Only estimate the API calls, tokens and cost (`Build.plan`); write nothing.")
+    return option(
+        False,
+        flags=("--dry-run",),
+        builds=False,
+        help=DRY_RUN_HELP,
+        doc="Only estimate the API calls, tokens and cost (`Build.plan`); write nothing.",
+    )
 
 
 def src_lang(default: Any = "en") -> Any:

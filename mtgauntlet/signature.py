@@ -6,7 +6,8 @@ model specs, package version). Keys keep a fixed order given by the caller; ``ve
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from mtgauntlet import __version__
 

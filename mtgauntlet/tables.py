@@ -32,11 +32,22 @@ def write_frame(df, path: str | Path) -> Path:
         if name.endswith(".parquet"):
             df.to_parquet(tmp, index=False)
         elif name.endswith((".tsv", ".tsv.gz")):
-            df.to_csv(tmp, sep="\t", index=False, quoting=csv.QUOTE_MINIMAL, lineterminator="\n",
-                      compression="gzip" if name.endswith(".gz") else None)
+            df.to_csv(
+                tmp,
+                sep="\t",
+                index=False,
+                quoting=csv.QUOTE_MINIMAL,
+                lineterminator="\n",
+                compression="gzip" if name.endswith(".gz") else None,
+            )
         elif name.endswith((".csv", ".csv.gz")):
-            df.to_csv(tmp, index=False, quoting=csv.QUOTE_MINIMAL, lineterminator="\n",
-                      compression="gzip" if name.endswith(".gz") else None)
+            df.to_csv(
+                tmp,
+                index=False,
+                quoting=csv.QUOTE_MINIMAL,
+                lineterminator="\n",
+                compression="gzip" if name.endswith(".gz") else None,
+            )
         else:
             df.to_json(tmp, orient="records", lines=True, force_ascii=False)
     return path

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import platform
 import sys
-from typing import Sequence
+from collections.abc import Sequence
 
 from mtgauntlet import __version__
 

@@ -53,24 +53,49 @@ def pytest_runtest_makereport(item, call):
     allowed = [a for a in ALLOWED_SKIPS if a in reason]
     if not allowed or any(a in _installed_components() for a in allowed):
         report.outcome = "failed"
-        report.longrepr = (f"skipped for something `make setup` installs ({reason}); with "
-                           "MTGAUNTLET_STRICT_SKIPS=1 that is a failure: fix the set-up or the test")
+        report.longrepr = (
+            f"skipped for something `make setup` installs ({reason}); with "
+            "MTGAUNTLET_STRICT_SKIPS=1 that is a failure: fix the set-up or the test"
+        )
 
 
 # Test tiers: `make test-fast` runs `-m "not slow and not e2e"`. A module whose tests run whole builds, releases,
 # recipes or the docs site through the CLI or the API (seconds each) is end to end; its tests get the `e2e` marker
 # here, in one place, by path under tests/. Unit tests of a module stay fast: put them in a module not listed here.
 E2E_MODULES = {
-    "api/test_building.py", "api/test_releasing.py", "api/test_tour_example.py", "builders/smaug/test_long_lines.py",
-    "builders/smaug/test_stability.py", "builders/test_batching_and_concurrency.py",
-    "builders/test_model_backed_paths.py", "builders/test_row_stability.py", "cards/test_audit_page.py",
-    "cards/test_dataset_card.py", "cli/test_error_style.py", "cli/test_flags_and_progress.py", "cli/test_query.py",
-    "corpora/test_ids_as_written.py", "corpora/test_texts_byte_for_byte.py", "engines/test_local_and_ray.py",
-    "engines/test_ray_watchdog.py", "models/test_embedded.py", "models/test_openai_batch.py",
-    "models/test_row_independence.py", "models/test_usage.py", "recipes/test_integrity.py",
-    "recipes/test_python_api.py", "recipes/test_run_and_reproduce.py", "releases/test_every_kind_loads.py",
-    "releases/test_provenance.py", "releases/test_release.py", "releases/test_release_and_catalog_integrity.py",
-    "test_contributing.py", "test_docs.py", "test_examples.py", "test_wheel.py", "training/test_training.py",
+    "api/test_building.py",
+    "api/test_releasing.py",
+    "api/test_tour_example.py",
+    "builders/smaug/test_long_lines.py",
+    "builders/smaug/test_stability.py",
+    "builders/test_batching_and_concurrency.py",
+    "builders/test_model_backed_paths.py",
+    "builders/test_row_stability.py",
+    "cards/test_audit_page.py",
+    "cards/test_dataset_card.py",
+    "cli/test_error_style.py",
+    "cli/test_flags_and_progress.py",
+    "cli/test_query.py",
+    "corpora/test_ids_as_written.py",
+    "corpora/test_texts_byte_for_byte.py",
+    "engines/test_local_and_ray.py",
+    "engines/test_ray_watchdog.py",
+    "models/test_embedded.py",
+    "models/test_openai_batch.py",
+    "models/test_row_independence.py",
+    "models/test_usage.py",
+    "recipes/test_integrity.py",
+    "recipes/test_python_api.py",
+    "recipes/test_run_and_reproduce.py",
+    "releases/test_every_kind_loads.py",
+    "releases/test_provenance.py",
+    "releases/test_release.py",
+    "releases/test_release_and_catalog_integrity.py",
+    "test_contributing.py",
+    "test_docs.py",
+    "test_examples.py",
+    "test_wheel.py",
+    "training/test_training.py",
 }
 
 
@@ -134,5 +159,7 @@ def pytest_sessionfinish(session, exitstatus):
     if litter:
         reporter = session.config.pluginmanager.get_plugin("terminalreporter")
         if reporter is not None:
-            reporter.write_line(f"\nerror: the tests left {', '.join(litter)} in {REPO}: write under tmp_path", red=True)
+            reporter.write_line(
+                f"\nerror: the tests left {', '.join(litter)} in {REPO}: write under tmp_path", red=True
+            )
         session.exitstatus = pytest.ExitCode.TESTS_FAILED

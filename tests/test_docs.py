@@ -23,8 +23,12 @@ def _commands():
 
 
 def test_every_option_has_help_text():
-    missing = [f"gauntlet {' '.join(path)} {p.opts[0]}" for path, cmd in _commands() for p in cmd.params
-               if getattr(p, "param_type_name", "") == "option" and not (p.help or "").strip()]
+    missing = [
+        f"gauntlet {' '.join(path)} {p.opts[0]}"
+        for path, cmd in _commands()
+        for p in cmd.params
+        if getattr(p, "param_type_name", "") == "option" and not (p.help or "").strip()
+    ]
     assert not missing, "options without help text:\n" + "\n".join(missing)
 
 
@@ -33,25 +37,36 @@ def test_command_reference_page_is_generated_from_the_cli():
 
     page = CLI_PAGE.read_text(encoding="utf-8")
     assert BEGIN in page and END in page, f"{CLI_PAGE} has no generated command reference"
-    current = page[page.index(BEGIN):page.index(END) + len(END)]
-    assert current == reference(), (f"{CLI_PAGE}'s command reference is out of date: run "
-                                    "`python -m mtgauntlet.cli.reference --write docs/reference/cli.md`")
+    current = page[page.index(BEGIN) : page.index(END) + len(END)]
+    assert current == reference(), (
+        f"{CLI_PAGE}'s command reference is out of date: run "
+        "`python -m mtgauntlet.cli.reference --write docs/reference/cli.md`"
+    )
 
 
 def test_every_option_is_documented():
     prose = DOCS.replace(CLI_PAGE.read_text(encoding="utf-8"), "")  # explained in a page, not only listed
     listed = CLI_PAGE.read_text(encoding="utf-8")
-    missing = sorted({f"{' '.join(path)}: {o}" for path, cmd in _commands() for p in cmd.params
-                      if getattr(p, "param_type_name", "") == "option"
-                      for o in p.opts if o.startswith("--") and o != "--help"
-                      and not re.search(re.escape(o) + r"(?![\w-])", listed)})
+    missing = sorted(
+        {
+            f"{' '.join(path)}: {o}"
+            for path, cmd in _commands()
+            for p in cmd.params
+            if getattr(p, "param_type_name", "") == "option"
+            for o in p.opts
+            if o.startswith("--") and o != "--help" and not re.search(re.escape(o) + r"(?![\w-])", listed)
+        }
+    )
     assert not missing, "options missing from the command reference:\n" + "\n".join(missing)
     assert prose.strip(), "the docs have no pages besides the command reference"
 
 
 def test_every_command_is_documented():
-    missing = [" ".join(path) for path, _ in _commands() if f"gauntlet {' '.join(path)}" not in DOCS
-               and not (path[-1] == "records" and "gauntlet validate PATH" in DOCS)]
+    missing = [
+        " ".join(path)
+        for path, _ in _commands()
+        if f"gauntlet {' '.join(path)}" not in DOCS and not (path[-1] == "records" and "gauntlet validate PATH" in DOCS)
+    ]
     assert not missing, "commands missing from docs/: " + ", ".join(missing)
 
 
@@ -85,9 +100,24 @@ def test_every_docs_page_is_in_the_navigation():
 def test_site_builds_strict_offline(tmp_path):
     pytest.importorskip("mkdocs")
     pytest.importorskip("mkdocstrings")
-    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-f", str(REPO / "mkdocs.yml"),
-                           "-d", str(tmp_path / "site")], capture_output=True, text=True, timeout=600,
-                          env={**__import__("os").environ, "NO_MKDOCS_2_WARNING": "1"})
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mkdocs",
+            "build",
+            "--strict",
+            "-q",
+            "-f",
+            str(REPO / "mkdocs.yml"),
+            "-d",
+            str(tmp_path / "site"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**__import__("os").environ, "NO_MKDOCS_2_WARNING": "1"},
+    )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-5000:]
     assert (tmp_path / "site" / "reference" / "api" / "index.html").exists()
     api = (tmp_path / "site" / "reference" / "api" / "index.html").read_text(encoding="utf-8")

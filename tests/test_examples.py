@@ -23,9 +23,16 @@ SCALED = {"mtbreaker-flores.yaml": MTBREAKER_SMALL, "mtbreaker-flores-en-pt.yaml
 
 
 def test_every_example_is_covered():
-    assert set(EXAMPLES) == {"bandit-flores.yaml", "bandit-flores-en-pt.yaml", "demo.yaml", "mtbreaker-flores.yaml",
-                             "mtbreaker-flores-en-pt.yaml", "smaug-flores.yaml", "smaug-flores-en-pt.yaml",
-                             "subset-wmt24.yaml"}
+    assert set(EXAMPLES) == {
+        "bandit-flores.yaml",
+        "bandit-flores-en-pt.yaml",
+        "demo.yaml",
+        "mtbreaker-flores.yaml",
+        "mtbreaker-flores-en-pt.yaml",
+        "smaug-flores.yaml",
+        "smaug-flores-en-pt.yaml",
+        "subset-wmt24.yaml",
+    }
 
 
 def _checkout(tmp_path: Path, shared_data: Path) -> Path:

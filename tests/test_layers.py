@@ -35,8 +35,23 @@ import mtgauntlet
 PACKAGE = Path(mtgauntlet.__file__).parent
 ROOT = "<root>"
 LAYERS = (
-    (ROOT, "errors", "atomic", "fileio", "versions", "signature", "schema_docs", "schema", "records", "tables",
-     "phenomena", "shards", "release_layout", "core", "options"),
+    (
+        ROOT,
+        "errors",
+        "atomic",
+        "fileio",
+        "versions",
+        "signature",
+        "schema_docs",
+        "schema",
+        "records",
+        "tables",
+        "phenomena",
+        "shards",
+        "release_layout",
+        "core",
+        "options",
+    ),
     ("corpora",),
     ("shared_options",),  # option fields several commands declare (reads the corpus readers' limits)
     ("models",),
@@ -50,9 +65,14 @@ LAYERS = (
     ("cli", "demo"),
 )
 # arrows inside a layer (L0's modules import each other freely: only module cycles are wrong there)
-SIDEWAYS = {("training", "evaluation"), ("training", "runner"), ("evaluation", "runner"), ("sets", "releases"),
-            ("workbench", "releases"),
-            ("demo", "cli")}
+SIDEWAYS = {
+    ("training", "evaluation"),
+    ("training", "runner"),
+    ("evaluation", "runner"),
+    ("sets", "releases"),
+    ("workbench", "releases"),
+    ("demo", "cli"),
+}
 
 # Arrows (importing module, imported module) and cycles (sorted modules) that remain, one a line, with where they
 # are and what they wait for. An entry that no longer occurs fails the check: delete it.
@@ -192,8 +212,11 @@ def layering_problems(package: Path = PACKAGE, known=None, known_cycles=None) ->
     graph = import_graph(package)
     arrows = upward_arrows(graph)
     found_cycles = cycles(graph)
-    out = [f"{where(graph, package, m, d)} (upward: {top(m)} may not import {top(d)}, see LAYERS)"
-           for m, d in sorted(arrows) if (m, d) not in known]
+    out = [
+        f"{where(graph, package, m, d)} (upward: {top(m)} may not import {top(d)}, see LAYERS)"
+        for m, d in sorted(arrows)
+        if (m, d) not in known
+    ]
     out += [f"import cycle: {' <-> '.join(c)}" for c in sorted(found_cycles - set(known_cycles))]
     out += [f"KNOWN arrow {m} -> {d} no longer occurs: delete it" for m, d in sorted(set(known) - set(arrows))]
     out += [f"KNOWN cycle {c} no longer occurs: delete it" for c in sorted(set(known_cycles) - found_cycles)]
@@ -213,8 +236,13 @@ def test_every_package_has_a_layer():
 
 
 def _copy(tmp_path: Path) -> Path:
-    shutil.copytree(PACKAGE, tmp_path / "mtgauntlet", ignore=lambda d, names: [
-        n for n in names if not n.endswith(".py") and not (Path(d) / n).is_dir() or n == "__pycache__"])
+    shutil.copytree(
+        PACKAGE,
+        tmp_path / "mtgauntlet",
+        ignore=lambda d, names: [
+            n for n in names if not n.endswith(".py") and not (Path(d) / n).is_dir() or n == "__pycache__"
+        ],
+    )
     return tmp_path / "mtgauntlet"
 
 
@@ -238,13 +266,15 @@ def test_the_check_catches_a_planted_upward_import_and_a_planted_cycle(tmp_path)
 
 
 def test_the_check_finds_imports_in_functions_from_imports_and_relative_ones():
-    source = ("import json\n"
-              "def f():\n    from mtgauntlet.cli.main import app\n"
-              "from mtgauntlet import cli\n"
-              "from ..cli import introspect\n"
-              "import mtgauntlet.cli.reference as r\n"
-              "from . import clip\n"
-              "from mtgauntlet.recipes import plan\n")
+    source = (
+        "import json\n"
+        "def f():\n    from mtgauntlet.cli.main import app\n"
+        "from mtgauntlet import cli\n"
+        "from ..cli import introspect\n"
+        "import mtgauntlet.cli.reference as r\n"
+        "from . import clip\n"
+        "from mtgauntlet.recipes import plan\n"
+    )
     found = [(line, m) for line, m in imported_modules(source, "mtgauntlet.api") if top(m) == "cli"]
     assert sorted({line for line, _ in found}) == [3, 4, 5, 6]
     assert module_name(PACKAGE / "api" / "checking.py") == ("mtgauntlet.api.checking", "mtgauntlet.api")
@@ -258,8 +288,18 @@ def test_the_check_finds_imports_in_functions_from_imports_and_relative_ones():
 def _comparable(table) -> dict:
     """An option table with what a recipe uses of each option (a list default as a list; the off-name of a flag
     only where it is used: a flag that defaults to true)."""
-    return {name: (d.type, list(d.default) if d.multiple else d.default, d.required, d.multiple, d.min, d.max,
-                   d.off if d.type == "bool" and d.default is True else None) for name, d in table.items()}
+    return {
+        name: (
+            d.type,
+            list(d.default) if d.multiple else d.default,
+            d.required,
+            d.multiple,
+            d.min,
+            d.max,
+            d.off if d.type == "bool" and d.default is True else None,
+        )
+        for name, d in table.items()
+    }
 
 
 BUILDERS = ("subset", "smaug", "mtbreaker", "zeroshot", "bandit")

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from mtgauntlet.api.checks import in_ranges
 from mtgauntlet.api.inputs import path_of
@@ -15,9 +16,19 @@ MINIMUM = {"examples": 0}  # the range of ``--examples`` (recipes read it too: m
 
 
 @public
-def audit(path: Any, *, out: str | Path = "report.html", against: Any = None, rules: str | Path | None = None,
-          nli: str | None = None, lm: bool = False, examples: int = 5, seed: int = 13,
-          metric_results: Sequence[str | Path] = (), progress: bool = False) -> Path:
+def audit(
+    path: Any,
+    *,
+    out: str | Path = "report.html",
+    against: Any = None,
+    rules: str | Path | None = None,
+    nli: str | None = None,
+    lm: bool = False,
+    examples: int = 5,
+    seed: int = 13,
+    metric_results: Sequence[str | Path] = (),
+    progress: bool = False,
+) -> Path:
     """Write one self-contained HTML audit page: overview, validation, data quality, examples with their edits,
     method plots and, with ``against``, what changed since the older version. Works offline.
 
@@ -53,5 +64,12 @@ def audit(path: Any, *, out: str | Path = "report.html", against: Any = None, ru
         r.options.nli = nli
     r.options.lm = r.options.lm or lm
     r.options.gx = False  # Data Docs are a separate site; the page is the audit
-    return write_audit(path_of(path), out, None if against is None else path_of(against), rules=r,
-                       examples=examples, seed=seed, metric_results=list(metric_results))
+    return write_audit(
+        path_of(path),
+        out,
+        None if against is None else path_of(against),
+        rules=r,
+        examples=examples,
+        seed=seed,
+        metric_results=list(metric_results),
+    )

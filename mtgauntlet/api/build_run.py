@@ -8,13 +8,12 @@ import contextlib
 import json
 import os
 from pathlib import Path
-from typing import Optional
 
 from mtgauntlet.builders.options import BREAKER_SHARD_SIZE
 
 
 @contextlib.contextmanager
-def api_concurrency(n: Optional[int]):
+def api_concurrency(n: int | None):
     """``concurrency`` of one build: the default of every openai: backend loaded inside (as the global option),
     restored afterwards so that later builds in the same process (a recipe) do not inherit it."""
     from mtgauntlet.models.runtime import ENV, set_defaults
@@ -32,7 +31,7 @@ def api_concurrency(n: Optional[int]):
 
 
 @contextlib.contextmanager
-def paced(concurrency: Optional[int], max_cost: Optional[float], max_requests: Optional[int]):
+def paced(concurrency: int | None, max_cost: float | None, max_requests: int | None):
     """A build's ``concurrency`` and budget (``max_cost``/``max_requests``: `BudgetSpent` when spent)."""
     from mtgauntlet.core.usage import budget
 
@@ -40,7 +39,7 @@ def paced(concurrency: Optional[int], max_cost: Optional[float], max_requests: O
         yield
 
 
-def breaker_shard_size(requested: Optional[int], out: str, builder: str, overwrite: bool) -> int:
+def breaker_shard_size(requested: int | None, out: str, builder: str, overwrite: bool) -> int:
     """``shard_size`` of mtbreaker/zeroshot: as given; else the shard size of the build of the same builder
     already in ``out`` (builds started before batching used 1), so that a plain re-run resumes it; else the
     default."""
@@ -85,8 +84,10 @@ def describe_search(build) -> str:
     from mtgauntlet.corpora.options import skipped_counts_note
 
     m, c = build.summary, build.summary["counts"]
-    lines = [f"{c['pulls']} pulls over {m['config']['n_topics']} topics ({c['scored_pulls']} scored; failed: "
-             f"mt={c['mt_failures']}, qe={c['qe_failures']}); top-{m['config']['k']}:"]
+    lines = [
+        f"{c['pulls']} pulls over {m['config']['n_topics']} topics ({c['scored_pulls']} scored; failed: "
+        f"mt={c['mt_failures']}, qe={c['qe_failures']}); top-{m['config']['k']}:"
+    ]
     lines += [f"  {t['mean_difficulty']:6.2f}  ({t['pulls']} pulls)  {t['topic']}" for t in m["top_topics"]]
     lines.append(f"signature: {m['signature']}" + skipped_counts_note(build.skipped))
     return "\n".join(lines)

@@ -16,8 +16,9 @@ import dataclasses
 import hashlib
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any
 
 from mtgauntlet.api.build_run import api_concurrency, breaker_shard_size, describe_run, describe_search  # noqa: F401
 from mtgauntlet.api.build_run import paced as _paced
@@ -39,21 +40,37 @@ from mtgauntlet.options import Declared, check, declared, placement, takes
 __all__ = ["build", "build_subset", "build_smaug", "build_mtbreaker", "build_zeroshot", "build_bandit"]
 
 INPUT_OPTION = {"subset": "input", "smaug": "input", "mtbreaker": "seeds", "zeroshot": "seeds", "bandit": "corpus"}
-OPTIONS = {"subset": SubsetOptions, "smaug": SmaugOptions, "mtbreaker": MTBreakerOptions, "zeroshot": ZeroShotOptions,
-           "bandit": BanditBuildOptions}
+OPTIONS = {
+    "subset": SubsetOptions,
+    "smaug": SmaugOptions,
+    "mtbreaker": MTBreakerOptions,
+    "zeroshot": ZeroShotOptions,
+    "bandit": BanditBuildOptions,
+}
 # how fast, where to, whether at all: never what is built, so not part of the content-addressed out folder
 PLACEMENT = tuple(dict.fromkeys(name for cls in OPTIONS.values() for name in placement(cls)))
 
 
-def _run(builder, out: str, rows, *, seed: int, shard_size: int, overwrite: bool, engine: str = "local",
-         actors: Optional[int] = None, **fields: Any) -> Build:
+def _run(
+    builder,
+    out: str,
+    rows,
+    *,
+    seed: int,
+    shard_size: int,
+    overwrite: bool,
+    engine: str = "local",
+    actors: int | None = None,
+    **fields: Any,
+) -> Build:
     from mtgauntlet.builders.base import iter_items
     from mtgauntlet.engines import get_engine
     from mtgauntlet.runner.build_runner import BuildRunner
 
     shards = get_engine(engine, **({"actors": actors} if engine == "ray" else {}))
     summary = BuildRunner(builder, out, seed=seed, shard_size=shard_size, overwrite=overwrite, engine=shards).run(
-        iter_items(rows.rows), rows.skipped_counts())
+        iter_items(rows.rows), rows.skipped_counts()
+    )
     return Build.open(out, run=summary, skipped=rows.skipped_counts(), **fields)
 
 
@@ -80,20 +97,37 @@ def build_subset(o: SubsetOptions) -> Build:
         raise UsageError(f"--tgt-lang: {', '.join(targets)} names a language twice")
     src_lang, tgt_lang = lang_pair(o.src_lang, targets[0])
     targets = [tgt_lang, *(lang_pair(None, t)[1] for t in targets[1:])]
-    rows = load_corpus(as_input_path(o.input), format=input_format(o.input, o.format), src_col=o.src_col, ref_col=None,
-                       src_lang=src_lang, tgt_lang=tgt_lang, limit=o.limit, skip_bad=o.skip_bad,
-                       columns={"domain": o.domain_col} if o.domain_col else None, lp=o.lp, quoting=o.quoting,
-                       max_chars=o.max_chars)
+    rows = load_corpus(
+        as_input_path(o.input),
+        format=input_format(o.input, o.format),
+        src_col=o.src_col,
+        ref_col=None,
+        src_lang=src_lang,
+        tgt_lang=tgt_lang,
+        limit=o.limit,
+        skip_bad=o.skip_bad,
+        columns={"domain": o.domain_col} if o.domain_col else None,
+        lp=o.lp,
+        quoting=o.quoting,
+        max_chars=o.max_chars,
+    )
     src_lang, tgt_lang = one_pair(rows, src_lang, tgt_lang)
     targets[0] = tgt_lang
     if len(targets) > 1:  # the subset is for no single pair: no row's target language goes into its record
         for row in rows.rows:
             row.pop("tgt_lang", None)
     with _paced(o.concurrency, o.max_cost, o.max_requests):
-        builder = SubsetBuilder(estimator=o.estimator, budget=o.budget, stratify=o.stratify, src_lang=src_lang,
-                                tgt_lang=targets if len(targets) > 1 else tgt_lang, engine=o.engine,
-                                work_dir=Path(o.out) / "scores", actors=o.actors)
-        builder.estimator  # load the estimator now: a bad spec fails before anything is written
+        builder = SubsetBuilder(
+            estimator=o.estimator,
+            budget=o.budget,
+            stratify=o.stratify,
+            src_lang=src_lang,
+            tgt_lang=targets if len(targets) > 1 else tgt_lang,
+            engine=o.engine,
+            work_dir=Path(o.out) / "scores",
+            actors=o.actors,
+        )
+        _ = builder.estimator  # load the estimator now: a bad spec fails before anything is written
         if o.dry_run:
             from mtgauntlet.builders.base import iter_items
 
@@ -121,27 +155,58 @@ def build_smaug(o: SmaugOptions) -> Build:
     from mtgauntlet.builders.smaug import SmaugBuilder
 
     src_lang, tgt_lang = lang_pair(o.src_lang, o.tgt_lang)
-    rows = load_corpus(as_input_path(o.input), format=input_format(o.input, o.format), src_col=o.src_col,
-                       ref_col=o.ref_col,
-                       src_lang=src_lang, tgt_lang=tgt_lang, limit=o.limit, skip_bad=o.skip_bad,
-                       columns={"good": o.good_col} if o.good_col else None, lp=o.lp, quoting=o.quoting,
-                       max_chars=o.max_chars)
+    rows = load_corpus(
+        as_input_path(o.input),
+        format=input_format(o.input, o.format),
+        src_col=o.src_col,
+        ref_col=o.ref_col,
+        src_lang=src_lang,
+        tgt_lang=tgt_lang,
+        limit=o.limit,
+        skip_bad=o.skip_bad,
+        columns={"good": o.good_col} if o.good_col else None,
+        lp=o.lp,
+        quoting=o.quoting,
+        max_chars=o.max_chars,
+    )
     with _paced(o.concurrency, o.max_cost, o.max_requests):
-        builder = SmaugBuilder(src_lang=src_lang, tgt_lang=tgt_lang, phenomena=listed(o.phenomena),
-                               translator=o.translator, infiller=o.infiller, nli=o.nli, annotator=o.annotator,
-                               polyjuice=o.polyjuice, good_col=o.good_col, good_from=o.good_from,
-                               min_char_edit=o.min_char_edit, min_word_edit=o.min_word_edit,
-                               del_min_words=o.del_min_words, del_max_words=o.del_max_words,
-                               require_nli=o.require_nli, seed=o.seed, max_parse_chars=o.max_parse_chars,
-                               ne_types=o.ne_types)
+        builder = SmaugBuilder(
+            src_lang=src_lang,
+            tgt_lang=tgt_lang,
+            phenomena=listed(o.phenomena),
+            translator=o.translator,
+            infiller=o.infiller,
+            nli=o.nli,
+            annotator=o.annotator,
+            polyjuice=o.polyjuice,
+            good_col=o.good_col,
+            good_from=o.good_from,
+            min_char_edit=o.min_char_edit,
+            min_word_edit=o.min_word_edit,
+            del_min_words=o.del_min_words,
+            del_max_words=o.del_max_words,
+            require_nli=o.require_nli,
+            seed=o.seed,
+            max_parse_chars=o.max_parse_chars,
+            ne_types=o.ne_types,
+        )
         notes = [f"{ph}: {how}" for ph, (ok, how) in builder.support.items() if ph in builder.phenomena]
         notes += [f"note: {why}" for why in builder.flags().values()]
         for note in notes:
             info(f"  {note}")
         if o.dry_run:
             return Build(Path(o.out), plan=builder.plan(iter_items(rows.rows)), notes=notes)
-        return _run(builder, str(o.out), rows, seed=o.seed, shard_size=o.shard_size, overwrite=o.overwrite,
-                    notes=notes, engine=o.engine, actors=o.actors)
+        return _run(
+            builder,
+            str(o.out),
+            rows,
+            seed=o.seed,
+            shard_size=o.shard_size,
+            overwrite=o.overwrite,
+            notes=notes,
+            engine=o.engine,
+            actors=o.actors,
+        )
 
 
 def _seed_rows(o: MTBreakerOptions | ZeroShotOptions, src_lang: str, tgt_lang: str):
@@ -149,10 +214,19 @@ def _seed_rows(o: MTBreakerOptions | ZeroShotOptions, src_lang: str, tgt_lang: s
     ``sample`` (content-keyed: the same ``sample`` and ``seed`` give both methods the same seeds)."""
     from mtgauntlet.builders.mtbreaker import keyed_sample
 
-    rows = load_corpus(as_input_path(o.seeds), format=input_format(o.seeds, o.format), src_col=o.column, ref_col=None,
-                       src_lang=src_lang,
-                       tgt_lang=tgt_lang, limit=o.limit, lp=o.lp, quoting=o.quoting, max_chars=o.max_chars,
-                       skip_bad=o.skip_bad)
+    rows = load_corpus(
+        as_input_path(o.seeds),
+        format=input_format(o.seeds, o.format),
+        src_col=o.column,
+        ref_col=None,
+        src_lang=src_lang,
+        tgt_lang=tgt_lang,
+        limit=o.limit,
+        lp=o.lp,
+        quoting=o.quoting,
+        max_chars=o.max_chars,
+        skip_bad=o.skip_bad,
+    )
     rows.rows = keyed_sample(rows.rows, o.sample, o.seed)
     return rows
 
@@ -166,8 +240,14 @@ def _breaker_build(make_builder: Callable[[], Any], name: str, rows, o: MTBreake
             from mtgauntlet.builders.base import iter_items
 
             return Build(Path(o.out), plan=builder.plan(iter_items(rows.rows)))
-        return _run(builder, str(o.out), rows, seed=o.seed, overwrite=o.overwrite,
-                    shard_size=breaker_shard_size(o.shard_size, str(o.out), name, o.overwrite))
+        return _run(
+            builder,
+            str(o.out),
+            rows,
+            seed=o.seed,
+            overwrite=o.overwrite,
+            shard_size=breaker_shard_size(o.shard_size, str(o.out), name, o.overwrite),
+        )
 
 
 @public
@@ -189,12 +269,25 @@ def build_mtbreaker(o: MTBreakerOptions) -> Build:
 
     src_lang, tgt_lang = lang_pair(o.src_lang, o.tgt_lang)
     rows = _seed_rows(o, src_lang, tgt_lang)
-    return _breaker_build(lambda: MTBreakerBuilder(variant=o.variant, llm=o.llm, mt=split_specs(o.mt), qe=o.qe,
-                                                   steps=o.steps, src_lang=src_lang, tgt_lang=tgt_lang,
-                                                   temperature=o.temperature, max_tokens=o.max_tokens,
-                                                   language_guard=o.language_guard,
-                                                   grammatical_edits=o.grammatical_edits, sample=o.sample),
-                          "mtbreaker", rows, o)
+    return _breaker_build(
+        lambda: MTBreakerBuilder(
+            variant=o.variant,
+            llm=o.llm,
+            mt=split_specs(o.mt),
+            qe=o.qe,
+            steps=o.steps,
+            src_lang=src_lang,
+            tgt_lang=tgt_lang,
+            temperature=o.temperature,
+            max_tokens=o.max_tokens,
+            language_guard=o.language_guard,
+            grammatical_edits=o.grammatical_edits,
+            sample=o.sample,
+        ),
+        "mtbreaker",
+        rows,
+        o,
+    )
 
 
 @public
@@ -216,12 +309,25 @@ def build_zeroshot(o: ZeroShotOptions) -> Build:
 
     src_lang, tgt_lang = lang_pair(o.src_lang, o.tgt_lang)
     rows = _seed_rows(o, src_lang, tgt_lang)
-    return _breaker_build(lambda: ZeroShotBuilder(variant=o.variant, llm=o.llm, mt=split_specs(o.mt), qe=o.qe,
-                                                  src_lang=src_lang, tgt_lang=tgt_lang, generations=o.generations,
-                                                  temperature=o.temperature, max_tokens=o.max_tokens,
-                                                  history_size=o.history_size, language_guard=o.language_guard,
-                                                  sample=o.sample),
-                          "zeroshot", rows, o)
+    return _breaker_build(
+        lambda: ZeroShotBuilder(
+            variant=o.variant,
+            llm=o.llm,
+            mt=split_specs(o.mt),
+            qe=o.qe,
+            src_lang=src_lang,
+            tgt_lang=tgt_lang,
+            generations=o.generations,
+            temperature=o.temperature,
+            max_tokens=o.max_tokens,
+            history_size=o.history_size,
+            language_guard=o.language_guard,
+            sample=o.sample,
+        ),
+        "zeroshot",
+        rows,
+        o,
+    )
 
 
 @public
@@ -253,9 +359,18 @@ def build_bandit(o: BanditBuildOptions) -> Build:
         src_lang, tgt_lang = lang_pair(o.src_lang, o.tgt_lang)
         rows, skipped = [], {}
         if corpus:
-            read = load_corpus(corpus, format=fmt, src_col=o.text_column, ref_col=None, src_lang=src_lang,
-                               tgt_lang=tgt_lang, lp=o.lp, quoting=o.quoting, max_chars=o.max_chars,
-                               skip_bad=o.skip_bad)
+            read = load_corpus(
+                corpus,
+                format=fmt,
+                src_col=o.text_column,
+                ref_col=None,
+                src_lang=src_lang,
+                tgt_lang=tgt_lang,
+                lp=o.lp,
+                quoting=o.quoting,
+                max_chars=o.max_chars,
+                skip_bad=o.skip_bad,
+            )
             rows, skipped = read.rows, read.skipped_counts()
         options = dataclasses.replace(o, src_lang=src_lang, tgt_lang=tgt_lang)
         named = fmt or (sniff_named_format(corpus) if corpus else None)
@@ -263,20 +378,27 @@ def build_bandit(o: BanditBuildOptions) -> Build:
             return Build(Path(out), skipped=skipped, plan=prepare(options, rows, corpus, named, None, dry_run=True))
         # the digest names the topics asked for; an LLM tree is only known once grown, inside prepare
         search = prepare(options, rows, corpus, named, None)
-        search.input_sha256 = input_digest(iter_items([*({"topic": t.name, "path": t.path} for t in search.topics),
-                                                       *rows]))
+        search.input_sha256 = input_digest(
+            iter_items([*({"topic": t.name, "path": t.path} for t in search.topics), *rows])
+        )
         search.run(out, overwrite=o.overwrite)
     result = Build.open(out, skipped=skipped)
     c = result.summary["counts"]
     if c["pulls"] and not c["scored_pulls"]:
-        raise GauntletError(f"none of the {c['pulls']} pulls got a score (mt={c['mt_failures']}, "
-                            f"qe={c['qe_failures']}): check --mt / --qe")
+        raise GauntletError(
+            f"none of the {c['pulls']} pulls got a score (mt={c['mt_failures']}, "
+            f"qe={c['qe_failures']}): check --mt / --qe"
+        )
     return result
 
 
-BUILDERS: dict[str, Callable[..., Build]] = {"subset": build_subset, "smaug": build_smaug,
-                                             "mtbreaker": build_mtbreaker, "zeroshot": build_zeroshot,
-                                             "bandit": build_bandit}
+BUILDERS: dict[str, Callable[..., Build]] = {
+    "subset": build_subset,
+    "smaug": build_smaug,
+    "mtbreaker": build_mtbreaker,
+    "zeroshot": build_zeroshot,
+    "bandit": build_bandit,
+}
 
 
 def _keywords(method: str) -> dict[str, Declared]:
@@ -294,8 +416,10 @@ def _input_key(path: Any) -> Any:
     if p.is_file():
         return {"name": p.name, "sha256": sha256_file(p)}
     if p.is_dir():
-        return {"name": p.name, "files": {f.relative_to(p).as_posix(): sha256_file(f)
-                                          for f in sorted(p.rglob("*")) if f.is_file()}}
+        return {
+            "name": p.name,
+            "files": {f.relative_to(p).as_posix(): sha256_file(f) for f in sorted(p.rglob("*")) if f.is_file()},
+        }
     return str(path)
 
 
@@ -310,8 +434,15 @@ def default_out(method: str, options: dict[str, Any]) -> Path:
 
 
 @public
-def build(method: str, *, input: Any = None, out: str | Path | None = None, input_name: str | None = None,
-          progress: bool = False, **options: Any) -> Build:
+def build(
+    method: str,
+    *,
+    input: Any = None,
+    out: str | Path | None = None,
+    input_name: str | None = None,
+    progress: bool = False,
+    **options: Any,
+) -> Build:
     """Build a challenge set with one of the methods: ``subset``, ``smaug``, ``mtbreaker``, ``zeroshot`` or
     ``bandit``. The options are those of ``gauntlet build <method>`` (long names, ``-`` becomes ``_``), with the
     same defaults and checks; `build_subset` and its siblings document them one by one.
@@ -348,8 +479,10 @@ def build(method: str, *, input: Any = None, out: str | Path | None = None, inpu
     fn = BUILDERS[method]
     params = _keywords(method)
     if "engine" in options and "engine" not in params:
-        raise UsageError(f"build {method}: no engine option: its steps are sequential per item and run in this "
-                         "process; its model calls scale on the server side (concurrency); see docs/scaling.md")
+        raise UsageError(
+            f"build {method}: no engine option: its steps are sequential per item and run in this "
+            "process; its model calls scale on the server side (concurrency); see docs/scaling.md"
+        )
     unknown_keywords(f"build {method}", options, [*params, "input"])
     key = INPUT_OPTION[method]
     if input is not None:
@@ -358,8 +491,9 @@ def build(method: str, *, input: Any = None, out: str | Path | None = None, inpu
         options[key] = input
     missing = [n for n, o in params.items() if o.required and options.get(n) is None and n != "out"]
     if missing:
-        raise UsageError(f"build {method}: missing required option(s) {', '.join(missing)}"
-                         + (" (input=)" if key in missing else ""))
+        raise UsageError(
+            f"build {method}: missing required option(s) {', '.join(missing)}" + (" (input=)" if key in missing else "")
+        )
     check(OPTIONS[method], options)
     if options.get(key) is not None:
         options["format"] = input_format(options[key], options.get("format"))  # a name only labels the data

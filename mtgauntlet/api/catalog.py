@@ -23,8 +23,9 @@ def _warn_skipped(items: list[tuple[str, str]]) -> None:
 
 
 @public
-def query_table(sql: str, *, releases: str | Path = "releases", results: str | Path | None = None,
-                progress: bool = False):
+def query_table(
+    sql: str, *, releases: str | Path = "releases", results: str | Path | None = None, progress: bool = False
+):
     """`query`'s result as a ``pyarrow.Table`` (what ``gauntlet query`` prints from)."""
     from mtgauntlet.releases.catalog import query_arrow
 
@@ -32,8 +33,7 @@ def query_table(sql: str, *, releases: str | Path = "releases", results: str | P
 
 
 @public
-def query(sql: str, *, releases: str | Path = "releases", results: str | Path | None = None,
-          progress: bool = False):
+def query(sql: str, *, releases: str | Path = "releases", results: str | Path | None = None, progress: bool = False):
     """Run a read-only SQL query over the records of every release under ``releases`` (exactly the files their
     manifests list; a folder without releases: every build output's records).
 

@@ -17,9 +17,18 @@ __all__ = ["validate", "diversity", "grammar"]
 
 
 @public
-def validate(path: Any, *, rules: str | Path | None = None, report: str | Path | None = None, nli: str | None = None,
-             lm: bool = False, gx: bool = False, engine: str = "local", actors: int | None = None,
-             progress: bool = False) -> Report:
+def validate(
+    path: Any,
+    *,
+    rules: str | Path | None = None,
+    report: str | Path | None = None,
+    nli: str | None = None,
+    lm: bool = False,
+    gx: bool = False,
+    engine: str = "local",
+    actors: int | None = None,
+    progress: bool = False,
+) -> Report:
     """Check a record set against thresholds. A failed rule is no exception: the report says it
     (``passed`` is False; ``gauntlet validate`` exits 1).
 
@@ -77,14 +86,24 @@ def _texts(input: Any, column: str, format: str | None, quoting: str):
         value = r[column]
         if not isinstance(value, str):
             found = "null" if value is None else f"{type(value).__name__} {str(value)[:40]!r}"
-            raise InputError(f"wrong type: expected a text (string), found {found}", file=rs.path,
-                             line=r.get("_line"), field=column)
+            raise InputError(
+                f"wrong type: expected a text (string), found {found}", file=rs.path, line=r.get("_line"), field=column
+            )
     return rs.rows, [r[column] for r in rs.rows]
 
 
 @public
-def diversity(*, input: Any, column: str, embedder: str | None = None, word_order: int = 0, max_texts: int = 5000,
-              format: str | None = None, quoting: str = "auto", progress: bool = False) -> dict[str, Any]:
+def diversity(
+    *,
+    input: Any,
+    column: str,
+    embedder: str | None = None,
+    word_order: int = 0,
+    max_texts: int = 5000,
+    format: str | None = None,
+    quoting: str = "auto",
+    progress: bool = False,
+) -> dict[str, Any]:
     """Diversity of a text column: chrF diversity, embedding diversity, unique words.
 
     Args:
@@ -111,17 +130,29 @@ def diversity(*, input: Any, column: str, embedder: str | None = None, word_orde
     from mtgauntlet.validators import checks
 
     _, texts = _texts(input, column, format, quoting)
-    res = {"n": len(texts), **checks.chrf_diversity(texts, word_order=word_order, max_texts=max_texts),
-           "embedding_diversity": checks.embedding_diversity(texts, registry.load("embedder", embedder) if embedder
-                                                             else None, max_texts),
-           "unique_words": checks.unique_words(texts)}
+    res = {
+        "n": len(texts),
+        **checks.chrf_diversity(texts, word_order=word_order, max_texts=max_texts),
+        "embedding_diversity": checks.embedding_diversity(
+            texts, registry.load("embedder", embedder) if embedder else None, max_texts
+        ),
+        "unique_words": checks.unique_words(texts),
+    }
     res.pop("chrf_pairs_texts")
     return res
 
 
 @public
-def grammar(*, input: Any, column: str, lang: str, out: str | Path | None = None, format: str | None = None,
-            quoting: str = "auto", progress: bool = False):
+def grammar(
+    *,
+    input: Any,
+    column: str,
+    lang: str,
+    out: str | Path | None = None,
+    format: str | None = None,
+    quoting: str = "auto",
+    progress: bool = False,
+):
     """Rule-based grammar check of a text column (Harper for English, Grammalecte for French): errors per row and
     per 100 words, spelling kept apart.
 
@@ -162,10 +193,14 @@ def grammar(*, input: Any, column: str, lang: str, out: str | Path | None = None
     gr.checker(lang)  # a missing checker fails before any reading
     rows, texts = _texts(input, column, format, quoting)
     results = gr.check_texts(texts, lang)
-    summary = {"n": len(texts), "lang": lang, "grammar.error_rate": gr.error_rate(results, texts),
-               "texts_flagged": sum(r["grammar_errors"] > 0 for r in results),
-               "grammar_errors": sum(r["grammar_errors"] for r in results),
-               "spelling_flags": sum(r["spelling_flags"] for r in results)}
+    summary = {
+        "n": len(texts),
+        "lang": lang,
+        "grammar.error_rate": gr.error_rate(results, texts),
+        "texts_flagged": sum(r["grammar_errors"] > 0 for r in results),
+        "grammar_errors": sum(r["grammar_errors"] for r in results),
+        "spelling_flags": sum(r["spelling_flags"] for r in results),
+    }
     df = pd.DataFrame([{k: v for k, v in r.items() if k != "_line"} for r in rows])
     for key in ("grammar_errors", "grammar_issues", "spelling_flags"):
         df[key] = [r[key] for r in results]

@@ -4,7 +4,8 @@ options are declared in a dataclass gets them from `mtgauntlet.options.check`; t
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from mtgauntlet.errors import UsageError
 from mtgauntlet.options import not_one_of, out_of_range

@@ -2,15 +2,16 @@
 `mtgauntlet.api.evaluating`), declared once (`mtgauntlet.options`): the commands' typer options, the functions'
 signatures, docstring ``Args`` and range/choice checks are made from these dataclasses."""
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Optional, Sequence, Union
+from typing import Any
 
 from mtgauntlet import shared_options as shared
 from mtgauntlet.api.checks import judgment_formats
 from mtgauntlet.options import REQUIRED, option
 
-Names = Optional[Union[str, Sequence[str]]]  # comma-separated on the command line; a list too in Python
+Names = str | Sequence[str] | None  # comma-separated on the command line; a list too in Python
 
 
 @dataclass(kw_only=True, frozen=True)
@@ -19,69 +20,139 @@ class EvaluateMetricOptions:
     lp; mean ± std of tau over lps (SMAUG Figures 4-7) and the Pearson correlation of tau and d (Figure 8). --out:
     every pair and human-judgment set of the catalog, scores stored with the leaderboard's statistics."""
 
-    set: Any = option(None, flags=("--set", "-s"), help="One set: build/release dir or Parquet of smaug_pair, DEMETR "
-                      "JSONL or ACES TSV (prints tau and d, stores nothing).",
-                      doc="One set: a build/release directory or Parquet of ``smaug_pair`` records, DEMETR JSONL or "
-                          "ACES TSV, or the pairs as a DataFrame, ``datasets.Dataset`` or list of dicts.")
-    metric: Any = option(("chrf",), flags=("--metric", "-m"), help="chrf, bleu, col:GOODCOL,BADCOL (pairs), "
-                         "col:NAME (human-judgment sets), or a QE spec (qe, roundtrip, comet:..., llm-as-qe:...); "
-                         "several: repeat or comma-separate.",
-                         doc="chrf, bleu, ``col:GOODCOL,BADCOL`` (pairs) or ``col:NAME`` (human-judgment sets), or a "
-                             "QE spec: one, a list, or comma-separated; with ``out`` also a Python callable "
-                             "``(src, hyp, ref, src_lang, tgt_lang) -> list[float]``.")
-    releases: Union[str, Path] = option("releases", flags=("--releases", "-r"),
-                                        help="With --out: the catalog (releases).")
-    sets: Names = option(None, flags=("--sets",), help="With --out: only these sets: NAME (latest version), "
-                         "NAME@VERSION, comma-separated, or a SELECT over the catalog returning name, version "
-                         "(default: every smaug_pair, challenge_pair and human_score release, latest versions).")
-    out: Optional[Union[str, Path]] = option(None, flags=("--out", "-o"), help="Score the whole catalog into this "
-                                             "results folder (stored scores + leaderboard, sealed; only what is new "
-                                             "is scored; a killed run resumes).")
-    engine: str = option("local", flags=("--engine",), choices=lambda: ("local", "ray"),
-                         help="With --out: local, or ray (chunks scored on Ray workers; the same scores).")
-    gold: Names = option(None, flags=("--gold",), help="With --out: the human scores to compare with (default: "
-                         "those named like mqm, da_sqm, esa), comma-separated.")
-    ci_resamples: int = option(1000, flags=("--ci-resamples",), min=1, help="With --out: bootstrap resamples of "
-                               "the 95% intervals (and permutations of soft pairwise accuracy).")
-    shard_size: int = option(10_000, flags=("--shard-size",), min=1, help="With --out: items scored and stored at "
-                             "a time (a killed run loses at most one such chunk).")
-    lp: Names = option(None, flags=("--lp",), help="With --set: only these language pairs (comma-separated, e.g. "
-                       "es-en,de-en).", doc="Only these language pairs (a list or comma-separated).")
-    phenomena: Names = option(None, flags=("--phenomena",), help="With --set: only these phenomena "
-                              "(comma-separated).", doc="Only these phenomena (a list or comma-separated).")
-    ties: str = option("discordant", flags=("--ties",), help="With --set: discordant: a tie counts against the "
-                       "metric (WMT challenge-set evaluation); ignore: ties in neither count (SMAUG eq. 1 as written).")
-    max_cost: Optional[float] = shared.max_cost()
-    max_requests: Optional[int] = shared.max_requests()
+    set: Any = option(
+        None,
+        flags=("--set", "-s"),
+        help="One set: build/release dir or Parquet of smaug_pair, DEMETR "
+        "JSONL or ACES TSV (prints tau and d, stores nothing).",
+        doc="One set: a build/release directory or Parquet of ``smaug_pair`` records, DEMETR JSONL or "
+        "ACES TSV, or the pairs as a DataFrame, ``datasets.Dataset`` or list of dicts.",
+    )
+    metric: Any = option(
+        ("chrf",),
+        flags=("--metric", "-m"),
+        help="chrf, bleu, col:GOODCOL,BADCOL (pairs), "
+        "col:NAME (human-judgment sets), or a QE spec (qe, roundtrip, comet:..., llm-as-qe:...); "
+        "several: repeat or comma-separate.",
+        doc="chrf, bleu, ``col:GOODCOL,BADCOL`` (pairs) or ``col:NAME`` (human-judgment sets), or a "
+        "QE spec: one, a list, or comma-separated; with ``out`` also a Python callable "
+        "``(src, hyp, ref, src_lang, tgt_lang) -> list[float]``.",
+    )
+    releases: str | Path = option("releases", flags=("--releases", "-r"), help="With --out: the catalog (releases).")
+    sets: Names = option(
+        None,
+        flags=("--sets",),
+        help="With --out: only these sets: NAME (latest version), "
+        "NAME@VERSION, comma-separated, or a SELECT over the catalog returning name, version "
+        "(default: every smaug_pair, challenge_pair and human_score release, latest versions).",
+    )
+    out: str | Path | None = option(
+        None,
+        flags=("--out", "-o"),
+        help="Score the whole catalog into this "
+        "results folder (stored scores + leaderboard, sealed; only what is new "
+        "is scored; a killed run resumes).",
+    )
+    engine: str = option(
+        "local",
+        flags=("--engine",),
+        choices=lambda: ("local", "ray"),
+        help="With --out: local, or ray (chunks scored on Ray workers; the same scores).",
+    )
+    gold: Names = option(
+        None,
+        flags=("--gold",),
+        help="With --out: the human scores to compare with (default: "
+        "those named like mqm, da_sqm, esa), comma-separated.",
+    )
+    ci_resamples: int = option(
+        1000,
+        flags=("--ci-resamples",),
+        min=1,
+        help="With --out: bootstrap resamples of the 95% intervals (and permutations of soft pairwise accuracy).",
+    )
+    shard_size: int = option(
+        10_000,
+        flags=("--shard-size",),
+        min=1,
+        help="With --out: items scored and stored at a time (a killed run loses at most one such chunk).",
+    )
+    lp: Names = option(
+        None,
+        flags=("--lp",),
+        help="With --set: only these language pairs (comma-separated, e.g. es-en,de-en).",
+        doc="Only these language pairs (a list or comma-separated).",
+    )
+    phenomena: Names = option(
+        None,
+        flags=("--phenomena",),
+        help="With --set: only these phenomena (comma-separated).",
+        doc="Only these phenomena (a list or comma-separated).",
+    )
+    ties: str = option(
+        "discordant",
+        flags=("--ties",),
+        help="With --set: discordant: a tie counts against the "
+        "metric (WMT challenge-set evaluation); ignore: ties in neither count (SMAUG eq. 1 as written).",
+    )
+    max_cost: float | None = shared.max_cost()
+    max_requests: int | None = shared.max_requests()
 
 
 @dataclass(kw_only=True, frozen=True)
 class EvaluateDecOptions:
     """Difficulty Estimation Correlation (group-by-system Kendall tau_b, averaged over systems then lps)."""
 
-    judgments: Any = option(REQUIRED, flags=("--judgments", "-j"), help="Judgment table (lp,item_id,src,system,"
-                            "score[,tgt,protocol,is_human_ref]); gz ok; or google-mqm / wmt23-mtme / wmt23-esa files.")
-    estimator: str = option("length", flags=("--estimator", "-e"),
-                            help="Difficulty estimator spec(s), comma-separated.")
-    format: Optional[str] = option(None, flags=("--format",), choices=judgment_formats, help="google-mqm, wmt23-mtme, "
-                                   "wmt23-esa, or a plain table format (tsv, csv, jsonl, parquet, hf).")
-    map: Optional[str] = option(None, flags=("--map",), help="Column mapping ours=theirs, e.g. "
-                                "score=esa_score_mean,item_id=line_id,human=is_ref.")
-    protocol: Optional[str] = option(None, help="esa, mqm or da for a plain table without a protocol column; "
-                                     "inferred as mqm when every score is <= 0, required otherwise (%Perfect: 100 for "
-                                     "esa/da, 0 for mqm).")
-    include_human: bool = option(True, flags=("--include-human/--exclude-human",), help="Count human translations as "
-                                 "translators, as the paper's DEC does (default), or only MT systems.")
-    lp: Names = option(None, flags=("--lp",), help="Only these language pairs (comma-separated).",
-                       doc="Only these language pairs (a list or comma-separated).")
-    fraction: float = option(0.25, min=0.01, max=1.0,
-                             help="Budget fraction for AvgScore / %Perfect of the hardest subset.")
+    judgments: Any = option(
+        REQUIRED,
+        flags=("--judgments", "-j"),
+        help="Judgment table (lp,item_id,src,system,"
+        "score[,tgt,protocol,is_human_ref]); gz ok; or google-mqm / wmt23-mtme / wmt23-esa files.",
+    )
+    estimator: str = option(
+        "length", flags=("--estimator", "-e"), help="Difficulty estimator spec(s), comma-separated."
+    )
+    format: str | None = option(
+        None,
+        flags=("--format",),
+        choices=judgment_formats,
+        help="google-mqm, wmt23-mtme, wmt23-esa, or a plain table format (tsv, csv, jsonl, parquet, hf).",
+    )
+    map: str | None = option(
+        None,
+        flags=("--map",),
+        help="Column mapping ours=theirs, e.g. score=esa_score_mean,item_id=line_id,human=is_ref.",
+    )
+    protocol: str | None = option(
+        None,
+        help="esa, mqm or da for a plain table without a protocol column; "
+        "inferred as mqm when every score is <= 0, required otherwise (%Perfect: 100 for "
+        "esa/da, 0 for mqm).",
+    )
+    include_human: bool = option(
+        True,
+        flags=("--include-human/--exclude-human",),
+        help="Count human translations as translators, as the paper's DEC does (default), or only MT systems.",
+    )
+    lp: Names = option(
+        None,
+        flags=("--lp",),
+        help="Only these language pairs (comma-separated).",
+        doc="Only these language pairs (a list or comma-separated).",
+    )
+    fraction: float = option(
+        0.25, min=0.01, max=1.0, help="Budget fraction for AvgScore / %Perfect of the hardest subset."
+    )
     quoting: str = shared.quoting()
-    out: Optional[Union[str, Path]] = option(None, flags=("--out", "-o"), help="Also store the results as "
-                                             "leaderboard rows (estimator x judgment file) in this results folder of "
-                                             "`evaluate metric --out`.")
-    max_cost: Optional[float] = shared.max_cost()
-    max_requests: Optional[int] = shared.max_requests()
+    out: str | Path | None = option(
+        None,
+        flags=("--out", "-o"),
+        help="Also store the results as "
+        "leaderboard rows (estimator x judgment file) in this results folder of "
+        "`evaluate metric --out`.",
+    )
+    max_cost: float | None = shared.max_cost()
+    max_requests: int | None = shared.max_requests()
 
 
 @dataclass(kw_only=True, frozen=True)
@@ -89,28 +160,48 @@ class EvaluateBreakerOptions:
     """Step curve (Figure 2), Table 2's data-quality measures per method, with --mt the model-transfer matrix
     (Table 4), with several target languages the language-transfer table (Table 5)."""
 
-    set: Any = option(REQUIRED, flags=("--set", "-s"), help="Build/release dir(s) with breaker_text records, "
-                      "comma-separated (e.g. one build per target language for --langs).")
-    plot: Optional[Union[str, Path]] = option(None, flags=("--plot",),
-                                              help="Write the step curve (Figure 2) as PNG here.")
-    mt: Names = option(None, flags=("--mt",), help="Evaluation translators (comma-separated): the transfer matrix "
-                       "(Table 4); with --langs, the translators of Table 5.")
-    qe: Optional[str] = option(None, flags=("--qe",), help="QE spec(s) for --mt / --langs, comma-separated and "
-                               "averaged (default: the QE the set was built with).")
-    langs: Names = option(None, flags=("--langs",), help="Target languages for the language-transfer table (Table 5), "
-                          "comma-separated (default: the sets' own, when several).")
-    judge: Optional[str] = option(None, flags=("--judge",), help="LLM spec: the appendix's source-text analysis "
-                                  "(Table 2's naturalness, topic diversity, LLM-rated grammaticality, rarity, syntax) "
-                                  "and target-text analysis (error-type diversity) prompts.")
-    embedder: Optional[str] = option(None, flags=("--embedder",),
-                                     help="Embedder spec (e.g. e5) for embedding diversity.")
-    lm: bool = option(False, flags=("--lm",),
-                      help="Also compute LM naturalness with the embedded LLM (offline; slow).")
-    difficulty: Names = option(None, flags=("--difficulty",), help="Source-only difficulty estimator spec(s), "
-                               "comma-separated (e.g. learned, sentinel:...): their mean per method, in place of the "
-                               "paper's SRCQE row.")
-    max_cost: Optional[float] = shared.max_cost()
-    max_requests: Optional[int] = shared.max_requests()
+    set: Any = option(
+        REQUIRED,
+        flags=("--set", "-s"),
+        help="Build/release dir(s) with breaker_text records, "
+        "comma-separated (e.g. one build per target language for --langs).",
+    )
+    plot: str | Path | None = option(None, flags=("--plot",), help="Write the step curve (Figure 2) as PNG here.")
+    mt: Names = option(
+        None,
+        flags=("--mt",),
+        help="Evaluation translators (comma-separated): the transfer matrix "
+        "(Table 4); with --langs, the translators of Table 5.",
+    )
+    qe: str | None = option(
+        None,
+        flags=("--qe",),
+        help="QE spec(s) for --mt / --langs, comma-separated and averaged (default: the QE the set was built with).",
+    )
+    langs: Names = option(
+        None,
+        flags=("--langs",),
+        help="Target languages for the language-transfer table (Table 5), "
+        "comma-separated (default: the sets' own, when several).",
+    )
+    judge: str | None = option(
+        None,
+        flags=("--judge",),
+        help="LLM spec: the appendix's source-text analysis "
+        "(Table 2's naturalness, topic diversity, LLM-rated grammaticality, rarity, syntax) "
+        "and target-text analysis (error-type diversity) prompts.",
+    )
+    embedder: str | None = option(None, flags=("--embedder",), help="Embedder spec (e.g. e5) for embedding diversity.")
+    lm: bool = option(False, flags=("--lm",), help="Also compute LM naturalness with the embedded LLM (offline; slow).")
+    difficulty: Names = option(
+        None,
+        flags=("--difficulty",),
+        help="Source-only difficulty estimator spec(s), "
+        "comma-separated (e.g. learned, sentinel:...): their mean per method, in place of the "
+        "paper's SRCQE row.",
+    )
+    max_cost: float | None = shared.max_cost()
+    max_requests: int | None = shared.max_requests()
 
 
 @dataclass(kw_only=True, frozen=True)
@@ -118,23 +209,37 @@ class EvaluateBanditOptions:
     """Replay bandit algorithms over a pre-scored pool and report the TRUE mean difficulty (mean of all pooled
     samples) of the top-1 and top-k topics they select at each budget (the bandit paper's Figure 2 protocol)."""
 
-    pool: Any = option(REQUIRED, flags=("--pool",), help="Pre-scored pool: a `build bandit --prescore N` output "
-                       "directory, or a table with topic and difficulty columns.")
-    algorithms: Union[str, Sequence[str]] = option(
-        "brute,greedy,eps-greedy,greedy-10%", flags=("--algorithms",), help="brute, greedy, eps-greedy, contextual "
-        "(slow on large pools), ucb, greedy-10% (greedy on a random 10% of the topics, the paper's baseline).")
-    budgets: Optional[Union[str, Sequence[int]]] = option(None, flags=("--budgets",), help="Budgets in pulls, "
-                                                          "comma-separated (default: 0.25, 0.5, 1, 1.5, 2 and 3 "
-                                                          "pulls per topic).")
+    pool: Any = option(
+        REQUIRED,
+        flags=("--pool",),
+        help="Pre-scored pool: a `build bandit --prescore N` output "
+        "directory, or a table with topic and difficulty columns.",
+    )
+    algorithms: str | Sequence[str] = option(
+        "brute,greedy,eps-greedy,greedy-10%",
+        flags=("--algorithms",),
+        help="brute, greedy, eps-greedy, contextual "
+        "(slow on large pools), ucb, greedy-10% (greedy on a random 10% of the topics, the paper's baseline).",
+    )
+    budgets: str | Sequence[int] | None = option(
+        None,
+        flags=("--budgets",),
+        help="Budgets in pulls, comma-separated (default: 0.25, 0.5, 1, 1.5, 2 and 3 pulls per topic).",
+    )
     k: int = option(10, flags=("--k",), help="Size of the selected topic set (top-k).")
     cap: int = option(10, flags=("--cap",), help="Max pulls per topic (the paper's c; 0 = no cap).")
     epsilon: float = option(0.7, flags=("--epsilon",), help="eps-greedy: probability of exploring (paper: 0.7).")
     repeats: int = option(5, flags=("--repeats",), help="Replays per algorithm (sample order and choices re-drawn).")
     seed: int = option(13, flags=("--seed",), help="Random seed of the replays.")
-    min_samples: int = option(25, flags=("--min-samples",), min=1, help="Leave out (and count) topics with fewer "
-                              "scored samples (the paper: 25).")
-    plot: Optional[Union[str, Path]] = option(None, flags=("--plot",),
-                                              help="PNG: true top-1 / top-k difficulty vs budget (Figure 2).")
+    min_samples: int = option(
+        25,
+        flags=("--min-samples",),
+        min=1,
+        help="Leave out (and count) topics with fewer scored samples (the paper: 25).",
+    )
+    plot: str | Path | None = option(
+        None, flags=("--plot",), help="PNG: true top-1 / top-k difficulty vs budget (Figure 2)."
+    )
 
 
 @dataclass(kw_only=True, frozen=True)
@@ -143,20 +248,35 @@ class SimulateBanditOptions:
 
     topics: int = option(1_000_000, flags=("--topics",), min=1, help="Number of synthetic topics.")
     budget: int = option(1_500_000, flags=("--budget",), min=1, help="Pulls (cost 1 each).")
-    algorithms: Union[str, Sequence[str]] = option("eps-greedy,greedy,brute", flags=("--algorithms",),
-                                                   help="brute, greedy, eps-greedy, ucb.")
+    algorithms: str | Sequence[str] = option(
+        "eps-greedy,greedy,brute", flags=("--algorithms",), help="brute, greedy, eps-greedy, ucb."
+    )
     k: int = option(10, flags=("--k",), min=1, help="Size of the selected topic set (top-k).")
-    cap: Optional[int] = option(10, flags=("--cap",), min=0, help="Max pulls per topic (the paper's c; 0 = no cap).",
-                                doc="Max pulls per topic (the paper's c; 0 or ``None`` = no cap).")
-    epsilon: float = option(0.7, flags=("--epsilon",), min=0.0, max=1.0,
-                            help="eps-greedy: probability of exploring an unsampled topic.")
+    cap: int | None = option(
+        10,
+        flags=("--cap",),
+        min=0,
+        help="Max pulls per topic (the paper's c; 0 = no cap).",
+        doc="Max pulls per topic (the paper's c; 0 or ``None`` = no cap).",
+    )
+    epsilon: float = option(
+        0.7, flags=("--epsilon",), min=0.0, max=1.0, help="eps-greedy: probability of exploring an unsampled topic."
+    )
     batch: int = option(1, flags=("--batch",), min=1, help="Topics chosen per step (batched variants).")
-    sigma: Optional[float] = option(None, flags=("--sigma",), min=0.0, help="Within-topic sd (default: mixture's).")
-    fit: Optional[Union[str, Path]] = option(None, flags=("--fit",),
-                                             help="Fit the mixture to a real search's output dir (pull log).")
-    sizes: Optional[Union[str, Sequence[int]]] = option(None, flags=("--sizes",), help="Only the oracle top-1/top-k at "
-                                                        "these topic-set sizes (comma-separated, e.g. "
-                                                        "3200,32000,320000; Figure 5).")
+    sigma: float | None = option(None, flags=("--sigma",), min=0.0, help="Within-topic sd (default: mixture's).")
+    fit: str | Path | None = option(
+        None, flags=("--fit",), help="Fit the mixture to a real search's output dir (pull log)."
+    )
+    sizes: str | Sequence[int] | None = option(
+        None,
+        flags=("--sizes",),
+        help="Only the oracle top-1/top-k at "
+        "these topic-set sizes (comma-separated, e.g. "
+        "3200,32000,320000; Figure 5).",
+    )
     seed: int = option(13, flags=("--seed",), help="Seed of the topic sample and of the algorithms.")
-    plot: Optional[Union[str, Path]] = option(None, flags=("--plot",), help="PNG: top-k difficulty vs budget "
-                                              "(0.5/1/1.5/3 pulls per topic) and the topic-difficulty mixture.")
+    plot: str | Path | None = option(
+        None,
+        flags=("--plot",),
+        help="PNG: top-k difficulty vs budget (0.5/1/1.5/3 pulls per topic) and the topic-difficulty mixture.",
+    )

@@ -24,8 +24,17 @@ from mtgauntlet.api.simulating import SIMULATIONS, simulate, simulate_bandit  # 
 from mtgauntlet.errors import GauntletError, InputError, UsageError
 from mtgauntlet.options import takes
 
-__all__ = ["evaluate", "simulate", "list_models", "evaluate_metric", "evaluate_dec", "evaluate_breaker",
-           "evaluate_bandit", "simulate_bandit"]
+__all__ = [
+    "evaluate",
+    "simulate",
+    "list_models",
+    "evaluate_metric",
+    "evaluate_dec",
+    "evaluate_breaker",
+    "evaluate_bandit",
+    "simulate_bandit",
+]
+
 
 @public
 @takes(EvaluateMetricOptions, dict[str, Any])
@@ -85,22 +94,32 @@ def evaluate_metric(o: EvaluateMetricOptions) -> dict[str, Any]:
         raise UsageError("no pairs left after --lp/--phenomena filtering")
     same = sum(g.split() == r.split() for g, r in zip(pairs.good, pairs.ref) if r)
     if same and any(s in REFERENCE_BASED for s in specs):
-        warn(f"{same} of {len(pairs.good)} pairs have good == reference: a reference-based metric scores those "
-             "good hypotheses as perfect matches")
+        warn(
+            f"{same} of {len(pairs.good)} pairs have good == reference: a reference-based metric scores those "
+            "good hypotheses as perfect matches"
+        )
     skipped: dict[str, dict[str, str]] = {}
     results = []
-    with budget(o.max_cost, o.max_requests), \
-            Progress(want_bar(None), len(specs) * len(pairs.good), 0, "evaluate metric (pairs)", every=10.0) as bar:
+    with (
+        budget(o.max_cost, o.max_requests),
+        Progress(want_bar(None), len(specs) * len(pairs.good), 0, "evaluate metric (pairs)", every=10.0) as bar,
+    ):
         for spec in specs:
             skipped[spec] = {}
             with bar.unit(len(pairs.good)):  # score_pairs reports each language pair's scoring inside
                 good, bad = score_pairs(pairs, spec, skipped[spec])
             results += [{"metric": spec, **r} for r in evaluate(pairs, good, bad, o.ties)]
     keys = ("metric", "phenomenon", "lp", "n", "tau", "d", "concordant", "discordant", "ties")
-    return {"metric": specs[0] if len(specs) == 1 else specs, "metrics": specs, "ties": o.ties,
-            "good_equals_ref": same, "skipped": {k: v for k, v in skipped.items() if v},
-            "results": [{k: r[k] for k in keys} for r in results],
-            "tau_over_lps": tau_over_lps(results), "tau_d_correlation": tau_d_correlation(results)}
+    return {
+        "metric": specs[0] if len(specs) == 1 else specs,
+        "metrics": specs,
+        "ties": o.ties,
+        "good_equals_ref": same,
+        "skipped": {k: v for k, v in skipped.items() if v},
+        "results": [{k: r[k] for k in keys} for r in results],
+        "tau_over_lps": tau_over_lps(results),
+        "tau_d_correlation": tau_d_correlation(results),
+    }
 
 
 def spec_list(value: str | Sequence[str] | None) -> list[str]:
@@ -111,8 +130,9 @@ def spec_list(value: str | Sequence[str] | None) -> list[str]:
     return [s for v in ([value] if isinstance(value, str) else value or []) for s in split_specs(v)]
 
 
-def _load_judgments(path: str, format: str | None, mapping: str | None, protocol: str | None,
-                    quoting: str | None = None):
+def _load_judgments(
+    path: str, format: str | None, mapping: str | None, protocol: str | None, quoting: str | None = None
+):
     """Judgment rows of a named layout or a plain table; human translations are kept and marked ``human``."""
     from mtgauntlet.corpora.formats import READERS, read_judgments, sniff_named_format
     from mtgauntlet.corpora.readers import parse_column_map
@@ -122,8 +142,9 @@ def _load_judgments(path: str, format: str | None, mapping: str | None, protocol
         if protocol:
             raise UsageError(f"--protocol: the {named} layout has its own protocol")
         return READERS[named](path, keep_refs=True).rows
-    return read_judgments(path, columns=parse_column_map(mapping), protocol=protocol, keep_refs=True,
-                          quoting=quoting).rows
+    return read_judgments(
+        path, columns=parse_column_map(mapping), protocol=protocol, keep_refs=True, quoting=quoting
+    ).rows
 
 
 def _judgment_summary(rows, include_human: bool) -> dict:
@@ -133,8 +154,12 @@ def _judgment_summary(rows, include_human: bool) -> dict:
     for r in rows:
         protocols.setdefault(r["lp"], set()).add(f"{r['protocol']} ({r.get('protocol_source', 'layout')})")
     human = sorted({r["system"] for r in rows if r.get("human")})
-    return {"protocols": {lp: sorted(v) for lp, v in sorted(protocols.items())}, "include_human": include_human,
-            "human_systems": human, "human_rows": sum(1 for r in rows if r.get("human"))}
+    return {
+        "protocols": {lp: sorted(v) for lp, v in sorted(protocols.items())},
+        "include_human": include_human,
+        "human_systems": human,
+        "human_rows": sum(1 for r in rows if r.get("human")),
+    }
 
 
 @public
@@ -175,8 +200,10 @@ def evaluate_dec(o: EvaluateDecOptions) -> dict[str, Any]:
     results = []
     specs = spec_list(o.estimator)
     n_sources = sum(len(v) for v in unique_sources(rows).values())
-    with budget(o.max_cost, o.max_requests), \
-            Progress(want_bar(None), n_sources * len(specs), 0, "evaluate dec (sources)", every=10.0) as bar:
+    with (
+        budget(o.max_cost, o.max_requests),
+        Progress(want_bar(None), n_sources * len(specs), 0, "evaluate dec (sources)", every=10.0) as bar,
+    ):
         for spec in specs:
             est = registry.load("difficulty", spec)
 
@@ -192,9 +219,18 @@ def evaluate_dec(o: EvaluateDecOptions) -> dict[str, Any]:
                 raise GauntletError(f"{spec}: no source could be scored ({sum(failures.values())} failures)")
             res = dec(rows, scores)
             sel = selection_quality(rows, scores, o.fraction)
-            results.append({"estimator": spec, "dec": res["dec"], "dec_flat": res["dec_flat"], "per_lp": res["per_lp"],
-                            "systems": res["systems"],
-                            "avg_score": sel["avg_score"], "perfect_pct": sel["perfect_pct"], "failures": failures})
+            results.append(
+                {
+                    "estimator": spec,
+                    "dec": res["dec"],
+                    "dec_flat": res["dec_flat"],
+                    "per_lp": res["per_lp"],
+                    "systems": res["systems"],
+                    "avg_score": sel["avg_score"],
+                    "perfect_pct": sel["perfect_pct"],
+                    "failures": failures,
+                }
+            )
     result = {"judgments": path, "n": len(rows), "fraction": o.fraction, **info, "results": results}
     if o.out is not None:
         from mtgauntlet.api.metric_workbench import store_dec
@@ -234,8 +270,12 @@ def evaluate_breaker(o: EvaluateBreakerOptions) -> dict[str, Any]:
     from mtgauntlet.records import load_records
 
     sets = [str(o.set.path)] if hasattr(o.set, "path") else listed(o.set)
-    records = [r for path in sets for r in load_records(path, kind="breaker_text").to_pylist()
-               if r.get("trajectory") is not None]
+    records = [
+        r
+        for path in sets
+        for r in load_records(path, kind="breaker_text").to_pylist()
+        if r.get("trajectory") is not None
+    ]
     if not records:
         raise GauntletError(f"{','.join(sets)}: no breaker_text records")
     qe_specs = o.qe or records[0].get("qe_model") or "qe"
@@ -243,14 +283,24 @@ def evaluate_breaker(o: EvaluateBreakerOptions) -> dict[str, Any]:
         qe_specs = records[0]["qe_models"]
     curve = step_curve(records)
     with budget(o.max_cost, o.max_requests):
-        result = {**summary(records), "step_curve": curve,
-                  "table2": quality_table(records, judge=registry.load("llm", o.judge) if o.judge else None,
-                                          embedder=registry.load("embedder", o.embedder) if o.embedder else None,
-                                          lm=o.lm, difficulty=listed(o.difficulty))}
+        result = {
+            **summary(records),
+            "step_curve": curve,
+            "table2": quality_table(
+                records,
+                judge=registry.load("llm", o.judge) if o.judge else None,
+                embedder=registry.load("embedder", o.embedder) if o.embedder else None,
+                lm=o.lm,
+                difficulty=listed(o.difficulty),
+            ),
+        }
         pairs = sorted({language_pair(r) for r in records})
         if len(pairs) > 1:  # each set in its own language pair: never one pooled row
-            result["per_lp"] = {lp: {**summary(recs), "step_curve": step_curve(recs)}
-                                for lp in pairs for recs in [[r for r in records if language_pair(r) == lp]]}
+            result["per_lp"] = {
+                lp: {**summary(recs), "step_curve": step_curve(recs)}
+                for lp in pairs
+                for recs in [[r for r in records if language_pair(r) == lp]]
+            }
         if o.mt:
             result["transfer"] = transfer_matrix(records, spec_list(o.mt), qe_specs)
         targets = listed(o.langs) or sorted({r["tgt_lang"] for r in records})
@@ -292,8 +342,16 @@ def evaluate_bandit(o: EvaluateBanditOptions) -> dict[str, Any]:
     topics, missing, small = load_pool(str(getattr(o.pool, "path", o.pool)), o.min_samples)
     if not o.budgets:
         bs = [max(1, round(f * len(topics))) for f in DEFAULT_PULLS_PER_TOPIC]
-    result = replay(topics, listed(o.algorithms), bs, k=o.k, cap=math.inf if not o.cap else o.cap,
-                    epsilon=o.epsilon, repeats=o.repeats, seed=o.seed)
+    result = replay(
+        topics,
+        listed(o.algorithms),
+        bs,
+        k=o.k,
+        cap=math.inf if not o.cap else o.cap,
+        epsilon=o.epsilon,
+        repeats=o.repeats,
+        seed=o.seed,
+    )
     result["unscored_samples_left_out"] = missing
     result["min_samples"], result["small_topics_left_out"] = o.min_samples, len(small)
     if o.plot:
@@ -301,8 +359,7 @@ def evaluate_bandit(o: EvaluateBanditOptions) -> dict[str, Any]:
     return result
 
 
-EVALUATIONS = {"metric": evaluate_metric, "dec": evaluate_dec, "breaker": evaluate_breaker,
-               "bandit": evaluate_bandit}
+EVALUATIONS = {"metric": evaluate_metric, "dec": evaluate_dec, "breaker": evaluate_breaker, "bandit": evaluate_bandit}
 
 
 @public
@@ -355,7 +412,12 @@ def list_models(*, progress: bool = False):
     from mtgauntlet.validators.grammar import available_languages
 
     df = pd.DataFrame(embedded_status(tuple(available_languages())))
-    df.attrs.update({"defaults": dict(DEFAULTS),
-                     "default_translator_by_pair": {k: v for k, v in by_pair.items() if v},  # used when none given
-                     "backends": {k: sorted(v) for k, v in REGISTRY.items()}, "suggestions": SUGGESTIONS})
+    df.attrs.update(
+        {
+            "defaults": dict(DEFAULTS),
+            "default_translator_by_pair": {k: v for k, v in by_pair.items() if v},  # used when none given
+            "backends": {k: sorted(v) for k, v in REGISTRY.items()},
+            "suggestions": SUGGESTIONS,
+        }
+    )
     return df

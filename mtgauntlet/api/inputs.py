@@ -15,8 +15,9 @@ import hashlib
 import json
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from mtgauntlet.errors import UsageError
 
@@ -46,14 +47,18 @@ def _column_problem(name: str, values: list[Any], what: str) -> UsageError | Non
 
     for i, v in enumerate(values):
         if isinstance(v, str) and _SURROGATE.search(v):
-            return UsageError(f"input: {what} row {i}, column {name!r}: the text is not valid Unicode (a lone "
-                              f"surrogate at character {_SURROGATE.search(v).start()})")
+            return UsageError(
+                f"input: {what} row {i}, column {name!r}: the text is not valid Unicode (a lone "
+                f"surrogate at character {_SURROGATE.search(v).start()})"
+            )
     try:
         pa.array(values, from_pandas=True)
     except (pa.ArrowException, ValueError, TypeError, OverflowError) as exc:
         kinds = sorted({type(v).__name__ for v in values if v is not None})
-        return UsageError(f"input: column {name!r} of the {what} cannot be stored as one type (it holds "
-                          f"{', '.join(kinds)}): {str(exc).splitlines()[0][:120]}")
+        return UsageError(
+            f"input: column {name!r} of the {what} cannot be stored as one type (it holds "
+            f"{', '.join(kinds)}): {str(exc).splitlines()[0][:120]}"
+        )
     return None
 
 
@@ -104,8 +109,10 @@ def _table(obj: Any):
     if module.startswith("pandas") and hasattr(obj, "columns"):
         return _pandas_table(obj, "DataFrame"), "dataframe"
     if module.startswith("datasets") and type(obj).__name__ in ("DatasetDict", "IterableDatasetDict"):
-        raise UsageError(f"input: a datasets.{type(obj).__name__} holds several splits ({', '.join(obj)}); pass "
-                         f"one of them, e.g. input=ds[{next(iter(obj), 'train')!r}]")
+        raise UsageError(
+            f"input: a datasets.{type(obj).__name__} holds several splits ({', '.join(obj)}); pass "
+            f"one of them, e.g. input=ds[{next(iter(obj), 'train')!r}]"
+        )
     if module.startswith("datasets") and hasattr(obj, "data") and hasattr(obj, "flatten_indices"):
         from mtgauntlet.core.progress import datasets_quiet
 
@@ -117,10 +124,13 @@ def _table(obj: Any):
         if not obj:
             raise UsageError("input: the list of records is empty")
         names = list(dict.fromkeys(str(k) for r in obj for k in r))
-        return _checked(lambda: pa.Table.from_pylist(obj), {n: [r.get(n) for r in obj] for n in names},
-                        "list of records"), "records"
-    raise UsageError(f"input: expected a path, a pandas DataFrame or Series, a datasets.Dataset or a list of dicts, "
-                     f"not {type(obj).__name__}")
+        return _checked(
+            lambda: pa.Table.from_pylist(obj), {n: [r.get(n) for r in obj] for n in names}, "list of records"
+        ), "records"
+    raise UsageError(
+        f"input: expected a path, a pandas DataFrame or Series, a datasets.Dataset or a list of dicts, "
+        f"not {type(obj).__name__}"
+    )
 
 
 def input_table(obj: Any):
@@ -143,8 +153,7 @@ def as_input_path(obj: Any, name: str | None = None) -> str:
     digest = hashlib.sha256()
     digest.update(json.dumps([str(f.type) + ":" + f.name for f in table.schema], ensure_ascii=False).encode())
     for row in table.to_pylist():
-        digest.update(json.dumps(row, sort_keys=True, ensure_ascii=False, default=str).encode("utf-8",
-                                                                                          "surrogatepass"))
+        digest.update(json.dumps(row, sort_keys=True, ensure_ascii=False, default=str).encode("utf-8", "surrogatepass"))
     path = cache_dir() / "inputs" / digest.hexdigest()[:32] / f"{name}.parquet"
     if not path.exists():
         import pyarrow.parquet as pq

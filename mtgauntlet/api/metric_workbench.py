@@ -45,9 +45,18 @@ def run_catalog(o: Any) -> dict[str, Any]:
         raise UsageError("evaluate metric: give --set FILE (one set) or --out RESULTS (the whole catalog)")
     if o.lp or o.phenomena:
         raise UsageError("--lp/--phenomena filter one --set; over the catalog choose sets with --sets")
-    return evaluate_catalog(releases=o.releases, sets=o.sets, metric=o.metric, out=o.out, engine=o.engine,
-                            gold=o.gold, ci_resamples=o.ci_resamples, shard_size=o.shard_size, max_cost=o.max_cost,
-                            max_requests=o.max_requests)
+    return evaluate_catalog(
+        releases=o.releases,
+        sets=o.sets,
+        metric=o.metric,
+        out=o.out,
+        engine=o.engine,
+        gold=o.gold,
+        ci_resamples=o.ci_resamples,
+        shard_size=o.shard_size,
+        max_cost=o.max_cost,
+        max_requests=o.max_requests,
+    )
 
 
 def _metric_list(metric) -> list[Any]:
@@ -60,10 +69,19 @@ def _metric_list(metric) -> list[Any]:
     return out
 
 
-def evaluate_catalog(*, releases: str | Path, sets: str | Sequence[str] | None, metric: Any, out: str | Path,
-                     engine: str = "local", gold: str | Sequence[str] | None = None, ci_resamples: int = 1000,
-                     shard_size: int = 10_000, max_cost: float | None = None,
-                     max_requests: int | None = None) -> dict[str, Any]:
+def evaluate_catalog(
+    *,
+    releases: str | Path,
+    sets: str | Sequence[str] | None,
+    metric: Any,
+    out: str | Path,
+    engine: str = "local",
+    gold: str | Sequence[str] | None = None,
+    ci_resamples: int = 1000,
+    shard_size: int = 10_000,
+    max_cost: float | None = None,
+    max_requests: int | None = None,
+) -> dict[str, Any]:
     """The catalog-wide evaluation behind `evaluate_metric` (see there)."""
     from mtgauntlet.core.progress import Progress, want_bar
     from mtgauntlet.core.usage import LEDGER, BudgetSpent, budget, report, since
@@ -110,29 +128,51 @@ def evaluate_catalog(*, releases: str | Path, sets: str | Sequence[str] | None, 
     def finish(stopped: str | None = None) -> dict[str, Any]:
         """Seal the results with every stored score and the statistics of the (metric, set) pairs done."""
         old = [r for r in read_stats(root).to_pylist() if (r["metric_signature"], r["set"], r["version"]) not in done]
-        run = {"metrics": [s.name for _, s in scorers], "sets": [f"{r.name}@{r.version}" for r in refs],
-               "counts": counts, "usage": report(since(before)), "stopped": stopped}
+        run = {
+            "metrics": [s.name for _, s in scorers],
+            "sets": [f"{r.name}@{r.version}" for r in refs],
+            "counts": counts,
+            "usage": report(since(before)),
+            "stopped": stopped,
+        }
         return seal(root, to_table("metric_stat", old + stats), [run], statistics=params), run
 
     try:
-        with budget(max_cost, max_requests), \
-                Progress(want_bar(None), total, 0, "evaluate metric (items)", every=10.0) as bar:
+        with (
+            budget(max_cost, max_requests),
+            Progress(want_bar(None), total, 0, "evaluate metric (items)", every=10.0) as bar,
+        ):
             for spec, scorer in scorers:
                 c = counts.setdefault(scorer.name, {"computed": 0, "reused": 0, "failed": 0})
                 for items in all_items:
                     ref = items.set
-                    mine = scorer if scorer.column is None else dataclasses.replace(
-                        scorer, signature=f"{scorer.signature}|set={ref.name}@{ref.version}")
+                    mine = (
+                        scorer
+                        if scorer.column is None
+                        else dataclasses.replace(scorer, signature=f"{scorer.signature}|set={ref.name}@{ref.version}")
+                    )
                     if mine.signature not in known:  # one per signature: an item scored in one set serves all
                         known[mine.signature] = Known(stored, mine.signature)
                     scores, computed, reused, added = score_set(
-                        spec, mine, items, known[mine.signature], shard_size, engine,
-                        lambda rows: append_scores(root, rows), bar.advance)
+                        spec,
+                        mine,
+                        items,
+                        known[mine.signature],
+                        shard_size,
+                        engine,
+                        lambda rows: append_scores(root, rows),
+                        bar.advance,
+                    )
                     c["computed"] += computed
                     c["reused"] += reused
                     c["failed"] += sum(s is None for s in scores)
-                    base = {"metric": mine.name, "metric_signature": mine.signature, "set": ref.name,
-                            "version": ref.version, "record_kind": ref.kind}
+                    base = {
+                        "metric": mine.name,
+                        "metric_signature": mine.signature,
+                        "set": ref.name,
+                        "version": ref.version,
+                        "record_kind": ref.kind,
+                    }
                     key = (mine.signature, ref.name, ref.version)
                     if not added and key in kept and same_params:
                         continue  # nothing new: its statistics stay as the last run computed them
@@ -143,11 +183,16 @@ def evaluate_catalog(*, releases: str | Path, sets: str | Sequence[str] | None, 
         finish(str(exc))  # what was scored stays stored and sealed; the same command resumes
         raise
     manifest, run = finish()
-    return {"out": str(root), "sets": [{"name": r.name, "version": r.version, "kind": r.kind} for r in refs],
-            "metrics": {s.name: {"signature": s.signature, **counts[s.name]} for _, s in scorers},
-            "scores": sum(f["rows"] for f in manifest["files"] if f["kind"] == "metric_score"),
-            "leaderboard_rows": sum(f["rows"] for f in manifest["files"] if f["kind"] == "metric_stat"),
-            "statistics": stats, "usage": run["usage"], "unsealed_shards_resumed": len(unsealed)}
+    return {
+        "out": str(root),
+        "sets": [{"name": r.name, "version": r.version, "kind": r.kind} for r in refs],
+        "metrics": {s.name: {"signature": s.signature, **counts[s.name]} for _, s in scorers},
+        "scores": sum(f["rows"] for f in manifest["files"] if f["kind"] == "metric_score"),
+        "leaderboard_rows": sum(f["rows"] for f in manifest["files"] if f["kind"] == "metric_stat"),
+        "statistics": stats,
+        "usage": run["usage"],
+        "unsealed_shards_resumed": len(unsealed),
+    }
 
 
 def store_rows(out: str | Path, rows: list[dict[str, Any]], run: dict[str, Any]) -> dict[str, Any]:
@@ -172,24 +217,45 @@ def store_dec(out: str | Path, judgments: str, result: dict[str, Any]) -> int:
     version = sha256_file(path)[:16] if path.is_file() else "unknown"
     rows = []
     for r in result["results"]:
-        base = {"metric": r["estimator"], "metric_signature": f"dec:{signature_spec(r['estimator'])}",
-                "set": path.name, "version": version, "record_kind": "judgment", "phenomenon": "all",
-                "gold": ",".join(sorted({p for v in result["protocols"].values() for p in v})) or None,
-                "ci_low": None, "ci_high": None}
+        base = {
+            "metric": r["estimator"],
+            "metric_signature": f"dec:{signature_spec(r['estimator'])}",
+            "set": path.name,
+            "version": version,
+            "record_kind": "judgment",
+            "phenomenon": "all",
+            "gold": ",".join(sorted({p for v in result["protocols"].values() for p in v})) or None,
+            "ci_low": None,
+            "ci_high": None,
+        }
         n_sys = r.get("systems") or {}
         for lp, value in [("all", r["dec"]), *sorted(r["per_lp"].items())]:
             n = sum(n_sys.values()) if lp == "all" else n_sys.get(lp, 0)
             rows.append({**base, "lp": lp, "grouping": "sys", "statistic": "dec", "value": value, "n": n})
         for stat in ("avg_score", "perfect_pct"):
-            rows.append({**base, "lp": "all", "grouping": "none", "statistic": f"dec_{stat}", "value": r[stat],
-                         "n": result["n"]})
+            rows.append(
+                {
+                    **base,
+                    "lp": "all",
+                    "grouping": "none",
+                    "statistic": f"dec_{stat}",
+                    "value": r[stat],
+                    "n": result["n"],
+                }
+            )
     store_rows(out, rows, {"dec": [r["estimator"] for r in result["results"]], "judgments": path.name})
     return len(rows)
 
 
 @public
-def leaderboard(*, results: str | Path, out: str | Path = "leaderboard.html", releases: str | Path | None = None,
-                title: str | None = None, progress: bool = False) -> dict[str, Any]:
+def leaderboard(
+    *,
+    results: str | Path,
+    out: str | Path = "leaderboard.html",
+    releases: str | Path | None = None,
+    title: str | None = None,
+    progress: bool = False,
+) -> dict[str, Any]:
     """Write the self-contained HTML leaderboard page of a results folder (``gauntlet leaderboard``): one file,
     offline (no external URL), tables and plots of every metric on every set, everything escaped.
 
@@ -211,5 +277,3 @@ def leaderboard(*, results: str | Path, out: str | Path = "leaderboard.html", re
     from mtgauntlet.workbench.page import write_leaderboard
 
     return write_leaderboard(Path(results), Path(out), releases=releases, title=title)
-
-

@@ -5,8 +5,9 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from mtgauntlet.api.inputs import path_of
 from mtgauntlet.api.results import Publication, Release, Verification
@@ -27,8 +28,9 @@ def _many(value: Paths, name: str) -> list[Any]:
     try:
         return list(value)
     except TypeError:
-        raise UsageError(f"release: {name}= takes a path, a result with a path or a list of them, not "
-                         f"{type(value).__name__}") from None
+        raise UsageError(
+            f"release: {name}= takes a path, a result with a path or a list of them, not {type(value).__name__}"
+        ) from None
 
 
 def _read_report(report: Any) -> tuple[str, dict]:
@@ -38,30 +40,52 @@ def _read_report(report: Any) -> tuple[str, dict]:
     data = getattr(report, "data", None)
     if data is not None:
         if getattr(report, "path", None) is None:
-            raise UsageError("--report: this validation report was not written to a folder; validate with "
-                             "report=DIR so the release can name it")
+            raise UsageError(
+                "--report: this validation report was not written to a folder; validate with "
+                "report=DIR so the release can name it"
+            )
         return str(Path(report.path) / "report.json"), data
     p = Path(path_of(report))
     p = p / "report.json" if p.is_dir() else p
-    return str(p), read_json(p, "validation report", "no such validation report (write one with gauntlet "
-                                                       "validate PATH --report DIR)")
+    return str(p), read_json(
+        p, "validation report", "no such validation report (write one with gauntlet validate PATH --report DIR)"
+    )
 
 
 def release_warnings(manifest: dict[str, Any]) -> list[str]:
     """What a release warns about, from its manifest: licences to check, dropped duplicates. (Kinds no report
     validated are no warning, the card says so: `Release.not_validated`.)"""
     out = [f"licence: {w}" for w in manifest["license"]["warnings"]]
-    out += [f"dropped {n} duplicate {kind} records (equal copies of one record in several builds)"
-            for kind, n in manifest["dropped_duplicates"].items() if n]
+    out += [
+        f"dropped {n} duplicate {kind} records (equal copies of one record in several builds)"
+        for kind, n in manifest["dropped_duplicates"].items()
+        if n
+    ]
     return out
 
 
 @public
-def release(builds: Paths, *, name: str, version: str, out: str | Path = "releases", report: Paths = (),
-            license: str | None = None, license_name: str = "", license_link: str = "", provenance: Sequence[str] = (),
-            input_file: Paths = (), url: str | None = None, creator: Sequence[str] = (), pretty_name: str | None = None,
-            figure: Paths = (), description: str | None = None, recipe: str | Path | None = None,
-            audit: bool = False, progress: bool = False) -> Release:
+def release(
+    builds: Paths,
+    *,
+    name: str,
+    version: str,
+    out: str | Path = "releases",
+    report: Paths = (),
+    license: str | None = None,
+    license_name: str = "",
+    license_link: str = "",
+    provenance: Sequence[str] = (),
+    input_file: Paths = (),
+    url: str | None = None,
+    creator: Sequence[str] = (),
+    pretty_name: str | None = None,
+    figure: Paths = (),
+    description: str | None = None,
+    recipe: str | Path | None = None,
+    audit: bool = False,
+    progress: bool = False,
+) -> Release:
     """Package complete builds as ``OUT/name=NAME/version=VERSION/`` (written atomically, never overwritten):
     Parquet per record kind and language pair, dataset card, Croissant, and a manifest with every file's sha256.
 
@@ -116,12 +140,25 @@ def release(builds: Paths, *, name: str, version: str, out: str | Path = "releas
         extra += sorted((find_build_dir(b) / "figures").glob("*.png"))
     if recipe and not Path(recipe).is_file():
         raise GauntletError(f"{recipe}: no such recipe file")
-    path = make_release(builds, name, version, out=out, reports=reports, license=license,
-                        pretty_name=pretty_name, extra_figures=extra, description=description, recipe=recipe,
-                        audit=audit, license_name=license_name, license_link=license_link,
-                        provenance=list(_many(provenance, "provenance")),
-                        input_files=[path_of(f) for f in _many(input_file, "input_file")],
-                        url=url, creators=list(_many(creator, "creator")))
+    path = make_release(
+        builds,
+        name,
+        version,
+        out=out,
+        reports=reports,
+        license=license,
+        pretty_name=pretty_name,
+        extra_figures=extra,
+        description=description,
+        recipe=recipe,
+        audit=audit,
+        license_name=license_name,
+        license_link=license_link,
+        provenance=list(_many(provenance, "provenance")),
+        input_files=[path_of(f) for f in _many(input_file, "input_file")],
+        url=url,
+        creators=list(_many(creator, "creator")),
+    )
     result = Release.open(path)
     result.warnings = release_warnings(result.manifest)
     for w in result.warnings:
@@ -155,8 +192,9 @@ def verify(path: str | Path, *, progress: bool = False) -> Verification:
 
 
 @public
-def publish(path: str | Path, *, repo: str, dry_run: bool = False, branch: str = "main",
-            progress: bool = False) -> Publication:
+def publish(
+    path: str | Path, *, repo: str, dry_run: bool = False, branch: str = "main", progress: bool = False
+) -> Publication:
     """Publish a release: one atomic commit of exactly the manifest's files, then the immutable tag ``vX.Y.Z``.
     Refused when the tag exists with other files or the release does not verify; a verified copy is uploaded, so
     a file changed meanwhile stops the publish. Publishing a release its tag already holds, byte for byte, sends
@@ -184,11 +222,21 @@ def publish(path: str | Path, *, repo: str, dry_run: bool = False, branch: str =
     from mtgauntlet.releases.publish import publish as do_publish
 
     plan = do_publish(path_of(path), repo, dry_run=dry_run, branch=branch)
-    return Publication(repo=plan.repo_id, tag=plan.tag, commit=plan.commit, dry_run=dry_run,
-                       operations=[{"op": "add" if type(op).__name__ == "CommitOperationAdd" else "delete",
-                                    "path": op.path_in_repo} for op in plan.operations],
-                       parent_commit=plan.parent_commit, commit_message=plan.commit_message, remote=plan.remote,
-                       description=plan.describe(), already_published=plan.already_published)
+    return Publication(
+        repo=plan.repo_id,
+        tag=plan.tag,
+        commit=plan.commit,
+        dry_run=dry_run,
+        operations=[
+            {"op": "add" if type(op).__name__ == "CommitOperationAdd" else "delete", "path": op.path_in_repo}
+            for op in plan.operations
+        ],
+        parent_commit=plan.parent_commit,
+        commit_message=plan.commit_message,
+        remote=plan.remote,
+        description=plan.describe(),
+        already_published=plan.already_published,
+    )
 
 
 def _found(root: str | Path) -> list[Release]:
@@ -202,8 +250,9 @@ def _found(root: str | Path) -> list[Release]:
 
 
 @public
-def list_releases(name: str | None = None, *, releases: str | Path = "releases",
-                  progress: bool = False) -> list[Release]:
+def list_releases(
+    name: str | None = None, *, releases: str | Path = "releases", progress: bool = False
+) -> list[Release]:
     """The releases under a folder (the hive layout ``name=NAME/version=X.Y.Z`` that `release` writes), oldest
     version first; a folder whose manifest cannot be read is left out (``gauntlet query`` names it in
     ``catalog_skipped``). (Not ``mg.releases``: that name is the package ``mtgauntlet.releases``.)
@@ -230,8 +279,9 @@ def list_releases(name: str | None = None, *, releases: str | Path = "releases",
 
 
 @public
-def open_release(name: str, version: str | None = None, *, releases: str | Path = "releases",
-                 progress: bool = False) -> Release:
+def open_release(
+    name: str, version: str | None = None, *, releases: str | Path = "releases", progress: bool = False
+) -> Release:
     """One release by name and version (``None``: the newest version, in semver order).
 
     Args:

@@ -47,7 +47,7 @@ class Build:
     skipped: dict[str, int] = field(default_factory=dict, repr=False)
 
     @classmethod
-    def open(cls, path: str | Path, **fields: Any) -> "Build":
+    def open(cls, path: str | Path, **fields: Any) -> Build:
         """The build in ``path`` (its ``build.json`` must exist)."""
         path = Path(path)
         return cls(path=path, summary=_read_json(path / "build.json"), **fields)
@@ -149,7 +149,7 @@ class Release:
     warnings: list[str] = field(default_factory=list, repr=False)
 
     @classmethod
-    def open(cls, path: str | Path) -> "Release":
+    def open(cls, path: str | Path) -> Release:
         """The release in ``path`` (its ``manifest.json`` must exist)."""
         path = Path(path)
         return cls(path=path, manifest=_read_json(path / "manifest.json"))
@@ -168,9 +168,11 @@ class Release:
         """What was released, as ``gauntlet release`` prints it (records, data files, configs, licence, path)."""
         m = self.manifest
         n_data = sum(1 for f in m.get("files", []) if f.get("kind"))
-        return (f"released {self.name} {self.version}: {m.get('total_rows')} records in {n_data} data files, "
-                f"configs {', '.join(c['config_name'] for c in m.get('configs', []))}; licence "
-                f"{(m.get('license') or {}).get('license')} -> {self.path}")
+        return (
+            f"released {self.name} {self.version}: {m.get('total_rows')} records in {n_data} data files, "
+            f"configs {', '.join(c['config_name'] for c in m.get('configs', []))}; licence "
+            f"{(m.get('license') or {}).get('license')} -> {self.path}"
+        )
 
     @property
     def not_validated(self) -> list[str]:
@@ -282,9 +284,13 @@ class Reproduction:
     def describe(self) -> str:
         """The comparison as ``gauntlet reproduce`` prints it: per kind, then what changed, then the verdict."""
         where = str(self.rebuild) if self.rebuild else "a temporary folder, removed"
-        return "\n".join([*self.lines, *(f"note: {n}" for n in self.changes),
-                          ("REPRODUCED" if self.reproduced else "NOT REPRODUCED") + f": {self.path} (rebuilt in "
-                          f"{where})"])
+        return "\n".join(
+            [
+                *self.lines,
+                *(f"note: {n}" for n in self.changes),
+                ("REPRODUCED" if self.reproduced else "NOT REPRODUCED") + f": {self.path} (rebuilt in {where})",
+            ]
+        )
 
     def __bool__(self) -> bool:
         return self.reproduced

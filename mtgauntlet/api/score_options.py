@@ -4,7 +4,7 @@ docstring ``Args`` and range checks are made from these dataclasses."""
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Optional, Union
+from typing import Any
 
 from mtgauntlet import shared_options as shared
 from mtgauntlet.corpora.readers import FORMATS
@@ -14,14 +14,23 @@ OUT_HELP = "Output file (.parquet, .tsv, .tsv.gz, .csv, .csv.gz or .jsonl)."
 
 
 def out_field() -> Any:
-    return option(None, flags=("--out", "-o"), cli_required=True, builds=False, help=OUT_HELP,
-                  doc=OUT_HELP[:-1] + "; ``None``: nothing is written.")
+    return option(
+        None,
+        flags=("--out", "-o"),
+        cli_required=True,
+        builds=False,
+        help=OUT_HELP,
+        doc=OUT_HELP[:-1] + "; ``None``: nothing is written.",
+    )
 
 
 # where and how the scores are computed (both kinds): never what they are
 def engine_field() -> Any:
-    return option("local", builds=False, help="local (this process) or ray (the cluster at RAY_ADDRESS, else a local "
-                                              "one); same output.")
+    return option(
+        "local",
+        builds=False,
+        help="local (this process) or ray (the cluster at RAY_ADDRESS, else a local one); same output.",
+    )
 
 
 def device_field() -> Any:
@@ -48,28 +57,31 @@ def actors_field() -> Any:
 class ScoreDifficultyOptions:
     """Add a `difficulty` column (higher = harder) to every row."""
 
-    input: Any = option(REQUIRED, flags=("--input", "-i"),
-                        help="Corpus file (TSV/CSV/JSONL/Parquet, .gz ok) or named layout.",
-                        doc="Corpus file or named layout, or a DataFrame, ``datasets.Dataset`` or list of dicts.")
-    out: Optional[Union[str, Path]] = out_field()
+    input: Any = option(
+        REQUIRED,
+        flags=("--input", "-i"),
+        help="Corpus file (TSV/CSV/JSONL/Parquet, .gz ok) or named layout.",
+        doc="Corpus file or named layout, or a DataFrame, ``datasets.Dataset`` or list of dicts.",
+    )
+    out: str | Path | None = out_field()
     estimator: str = option("length", help="Difficulty estimator spec.")
-    format: Optional[str] = shared.format()
+    format: str | None = shared.format()
     src_col: str = option("src", help="Source text column (tables; named layouts decide their own).")
-    src_lang: Optional[str] = option(None, help="Source language (BCP-47); named layouts give it.")
-    tgt_lang: Optional[str] = option(None, help="Target language (BCP-47), for estimators that use it.")
-    lp: Optional[str] = shared.lp("multi-pair layouts (e.g. en-de)")
-    limit: Optional[int] = shared.limit()
+    src_lang: str | None = option(None, help="Source language (BCP-47); named layouts give it.")
+    tgt_lang: str | None = option(None, help="Target language (BCP-47), for estimators that use it.")
+    lp: str | None = shared.lp("multi-pair layouts (e.g. en-de)")
+    limit: int | None = shared.limit()
     quoting: str = shared.quoting()
     max_chars: int = shared.max_chars()
     skip_bad: bool = shared.skip_bad()
     engine: str = engine_field()
-    device: Optional[str] = device_field()
-    dtype: Optional[str] = dtype_field()
-    batch_size: Optional[int] = batch_size_field()
+    device: str | None = device_field()
+    dtype: str | None = dtype_field()
+    batch_size: int | None = batch_size_field()
     shard_size: int = shard_size_field()
-    actors: Optional[int] = actors_field()
-    max_cost: Optional[float] = shared.max_cost()
-    max_requests: Optional[int] = shared.max_requests()
+    actors: int | None = actors_field()
+    max_cost: float | None = shared.max_cost()
+    max_requests: int | None = shared.max_requests()
     dry_run: bool = shared.dry_run()
 
 
@@ -78,26 +90,33 @@ class ScoreQEOptions:
     """Add a `qe` column (0..100, higher = better; empty where the score failed) to every (src, tgt) row, per
     language pair; with several QE specs also one `qe:<spec>` column each."""
 
-    input: Any = option(REQUIRED, flags=("--input", "-i"),
-                        help="Table with columns src, tgt, lp (TSV/CSV/JSONL/Parquet).",
-                        doc="Table with columns src, tgt, lp (TSV/CSV/JSONL/Parquet), or a DataFrame, Dataset or "
-                            "list of dicts.")
-    out: Optional[Union[str, Path]] = out_field()
-    qe: str = option("qe", flags=("--qe",), help="QE spec(s), comma-separated: several are averaged per row on the "
-                     "0-100 scale, each kept as column qe:<spec> (qe, roundtrip, comet:..., llm-as-qe:..., "
-                     "metricx:..., hf:...#scale=100, hf:...#error=25).")
-    map: Optional[str] = option(None, flags=("--map",), help="Column mapping ours=theirs, e.g. tgt=mt,lp=langpair.")
-    format: Optional[str] = option(None, flags=("--format",), choices=lambda: FORMATS,
-                                   help=f"{', '.join(FORMATS)}; default: from the file name.")
+    input: Any = option(
+        REQUIRED,
+        flags=("--input", "-i"),
+        help="Table with columns src, tgt, lp (TSV/CSV/JSONL/Parquet).",
+        doc="Table with columns src, tgt, lp (TSV/CSV/JSONL/Parquet), or a DataFrame, Dataset or list of dicts.",
+    )
+    out: str | Path | None = out_field()
+    qe: str = option(
+        "qe",
+        flags=("--qe",),
+        help="QE spec(s), comma-separated: several are averaged per row on the "
+        "0-100 scale, each kept as column qe:<spec> (qe, roundtrip, comet:..., llm-as-qe:..., "
+        "metricx:..., hf:...#scale=100, hf:...#error=25).",
+    )
+    map: str | None = option(None, flags=("--map",), help="Column mapping ours=theirs, e.g. tgt=mt,lp=langpair.")
+    format: str | None = option(
+        None, flags=("--format",), choices=lambda: FORMATS, help=f"{', '.join(FORMATS)}; default: from the file name."
+    )
     quoting: str = shared.quoting()
     max_chars: int = shared.max_chars()
     skip_bad: bool = shared.skip_bad()
     engine: str = engine_field()
-    device: Optional[str] = device_field()
-    dtype: Optional[str] = dtype_field()
-    batch_size: Optional[int] = batch_size_field()
+    device: str | None = device_field()
+    dtype: str | None = dtype_field()
+    batch_size: int | None = batch_size_field()
     shard_size: int = shard_size_field()
-    actors: Optional[int] = actors_field()
-    max_cost: Optional[float] = shared.max_cost()
-    max_requests: Optional[int] = shared.max_requests()
+    actors: int | None = actors_field()
+    max_cost: float | None = shared.max_cost()
+    max_requests: int | None = shared.max_requests()
     dry_run: bool = shared.dry_run()

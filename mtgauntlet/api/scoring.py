@@ -46,8 +46,16 @@ def _work_dir(out):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _run_engine(role: str, spec: str, columns: dict, work: Path, o: ScoreDifficultyOptions | ScoreQEOptions, *,
-                src_lang=None, tgt_lang=None):
+def _run_engine(
+    role: str,
+    spec: str,
+    columns: dict,
+    work: Path,
+    o: ScoreDifficultyOptions | ScoreQEOptions,
+    *,
+    src_lang=None,
+    tgt_lang=None,
+):
     """(scores in input order, placement, API usage of the run) with the engine, device and budget options of
     ``o``. A budget spent stops it (BudgetSpent); the finished shards stay in ``work`` so the same call resumes."""
     from mtgauntlet.core import usage
@@ -61,8 +69,10 @@ def _run_engine(role: str, spec: str, columns: dict, work: Path, o: ScoreDifficu
     task = ScoreTask(role, spec, src_lang, tgt_lang, o.shard_size)
     eng = get_engine(o.engine, **({"actors": o.actors} if o.engine == "ray" else {}))
     n = len(next(iter(columns.values())))
-    with usage.budget(o.max_cost, o.max_requests), \
-            Progress(want_bar(None), total=n, done=0, label=f"score {role} ({o.engine})") as progress:
+    with (
+        usage.budget(o.max_cost, o.max_requests),
+        Progress(want_bar(None), total=n, done=0, label=f"score {role} ({o.engine})") as progress,
+    ):
         scores = eng.score(task, columns, work, on_shard=lambda start, end: progress.advance(end - start))
     return scores, eng.placement(task), usage.report(usage.since(before))
 
@@ -77,9 +87,16 @@ def _finish(df, out, work: Path, what: str, engine: str, placement: dict, column
     if out is not None:
         write_frame(df, out)
     shutil.rmtree(work, ignore_errors=True)
-    df.attrs[SUMMARY] = {"out": None if out is None else str(out), "rows": len(df), "scored_with": what,
-                         "engine": engine, "placement": placement, "without_score": int(df[column].isna().sum()),
-                         "skipped": rows.skipped_counts(), "usage": spent or {}}
+    df.attrs[SUMMARY] = {
+        "out": None if out is None else str(out),
+        "rows": len(df),
+        "scored_with": what,
+        "engine": engine,
+        "placement": placement,
+        "without_score": int(df[column].isna().sum()),
+        "skipped": rows.skipped_counts(),
+        "usage": spent or {},
+    }
     return df
 
 
@@ -109,10 +126,22 @@ def score_difficulty(o: ScoreDifficultyOptions):
     src_lang, tgt_lang = lang_option(o.src_lang, "--src-lang"), lang_option(o.tgt_lang, "--tgt-lang")
     registry.resolve_class("difficulty", o.estimator)  # a bad spec fails before any reading or scoring
     fmt = input_format(o.input, o.format)  # in memory: always its Parquet file
-    rows = load_corpus(CorpusRequest(path=as_input_path(o.input), format=fmt, src_col=o.src_col, ref_col=None,
-                                     src_lang=src_lang, tgt_lang=tgt_lang, lp=o.lp, limit=o.limit,
-                                     skip_bad=o.skip_bad, columns=parse_column_map(None), quoting=o.quoting,
-                                     max_chars=o.max_chars))
+    rows = load_corpus(
+        CorpusRequest(
+            path=as_input_path(o.input),
+            format=fmt,
+            src_col=o.src_col,
+            ref_col=None,
+            src_lang=src_lang,
+            tgt_lang=tgt_lang,
+            lp=o.lp,
+            limit=o.limit,
+            skip_bad=o.skip_bad,
+            columns=parse_column_map(None),
+            quoting=o.quoting,
+            max_chars=o.max_chars,
+        )
+    )
     src_lang, tgt_lang = one_pair(rows, src_lang, tgt_lang)
     df = _frame(rows)
     columns = {"src": df["src"].tolist()}
@@ -121,8 +150,9 @@ def score_difficulty(o: ScoreDifficultyOptions):
 
         return role_plan(registry.load("difficulty", o.estimator), columns["src"], None, src_lang, tgt_lang)
     with _work_dir(o.out) as work:
-        scores, placement, spent = _run_engine("difficulty", o.estimator, columns, work, o, src_lang=src_lang,
-                                               tgt_lang=tgt_lang)
+        scores, placement, spent = _run_engine(
+            "difficulty", o.estimator, columns, work, o, src_lang=src_lang, tgt_lang=tgt_lang
+        )
         df["difficulty"] = scores[:, 0]
         return _finish(df, o.out, work, public_spec(o.estimator), o.engine, placement, "difficulty", rows, spent)
 
@@ -150,10 +180,16 @@ def score_qe(o: ScoreQEOptions):
     for spec in specs:
         resolve_class("qe", spec)  # a bad spec fails before any reading or scoring
     path = as_input_path(o.input)
-    rs = read_rows(path, format=input_format(o.input, o.format),  # in memory: its Parquet file
-                   columns=parse_column_map(o.map), required=["src", "tgt", "lp"],
-                   text_fields=["src"], quoting=o.quoting, max_chars=o.max_chars,
-                   on_error="skip" if o.skip_bad else "raise")
+    rs = read_rows(
+        path,
+        format=input_format(o.input, o.format),  # in memory: its Parquet file
+        columns=parse_column_map(o.map),
+        required=["src", "tgt", "lp"],
+        text_fields=["src"],
+        quoting=o.quoting,
+        max_chars=o.max_chars,
+        on_error="skip" if o.skip_bad else "raise",
+    )
     if not rs.rows:
         raise InputError("no usable rows" + skipped_counts_note(rs.skipped_counts()), file=path)
     df = _frame(rs)
@@ -233,5 +269,4 @@ def _known_options(fn, options: dict) -> None:
     known = set(inspect.signature(fn).parameters) - {"progress"}
     unknown = sorted(set(options) - known)
     if unknown:
-        raise UsageError(f"{fn.__name__}: unknown option(s) {', '.join(unknown)} (takes: "
-                         f"{', '.join(sorted(known))})")
+        raise UsageError(f"{fn.__name__}: unknown option(s) {', '.join(unknown)} (takes: {', '.join(sorted(known))})")

@@ -14,7 +14,8 @@ import inspect
 import os
 import sys
 import warnings
-from typing import Any, Callable, TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from mtgauntlet.errors import GauntletWarning, UsageError
 
@@ -57,8 +58,9 @@ def _accepts(hint: Any) -> tuple[Callable[[Any], bool], str] | None:
         if any(p is None for p in parts):
             return None
         names = list(dict.fromkeys(n for _, n in parts))
-        return (lambda v: any(test(v) for test, _ in parts)), (", ".join(names[:-1]) + " or " + names[-1]
-                                                                if len(names) > 1 else names[0])
+        return (lambda v: any(test(v) for test, _ in parts)), (
+            ", ".join(names[:-1]) + " or " + names[-1] if len(names) > 1 else names[0]
+        )
     if hint is type(None):
         return (lambda v: v is None), "None"
     if hint is str:
@@ -70,8 +72,9 @@ def _accepts(hint: Any) -> tuple[Callable[[Any], bool], str] | None:
     if hint is float:
         return (lambda v: isinstance(v, numbers.Real) and not isinstance(v, bool)), "a number"
     if isinstance(hint, type) and issubclass(hint, PurePath):  # or a result naming one (Build, Release: .path)
-        return (lambda v: isinstance(v, (str, os.PathLike)) or isinstance(getattr(v, "path", None), (str, os.PathLike))
-                ), "a path"
+        return (
+            lambda v: isinstance(v, (str, os.PathLike)) or isinstance(getattr(v, "path", None), (str, os.PathLike))
+        ), "a path"
     if hint is dict or origin is dict:
         return (lambda v: isinstance(v, dict)), "a dict"
     if origin in (list, tuple, collections.abc.Sequence) or hint in (list, tuple):

@@ -35,9 +35,17 @@ def _names(value: str | Sequence[str] | None) -> list[str]:
 
 
 @public
-def import_set(format: str, path: str | Path, *, name: str, version: str, provenance: Sequence[str] = (),
-               out: str | Path = "releases", score_col: str | Sequence[str] | None = None,
-               progress: bool = False) -> Release:
+def import_set(
+    format: str,
+    path: str | Path,
+    *,
+    name: str,
+    version: str,
+    provenance: Sequence[str] = (),
+    out: str | Path = "releases",
+    score_col: str | Sequence[str] | None = None,
+    progress: bool = False,
+) -> Release:
     """Import a public challenge set or human-judgment set as a sealed release ``OUT/name=NAME/version=VERSION``
     (manifest, card, Croissant), of ``challenge_pair`` (pair sets) or ``human_score`` (human judgments) records.
     Rows skipped (DEMETR's ``pert_check = false``, mt-metrics-eval pairs without a human score) are counted by
@@ -71,8 +79,15 @@ def import_set(format: str, path: str | Path, *, name: str, version: str, proven
     from mtgauntlet.api.releasing import release_warnings
     from mtgauntlet.sets.importing import import_release
 
-    target = import_release(format, path_of(path), name=name, version=version, out=out,
-                            provenance=list(provenance or ()), score_cols=_names(score_col))
+    target = import_release(
+        format,
+        path_of(path),
+        name=name,
+        version=version,
+        out=out,
+        provenance=list(provenance or ()),
+        score_cols=_names(score_col),
+    )
     result = Release.open(target)
     result.warnings = release_warnings(result.manifest)
     for w in result.warnings:
@@ -81,8 +96,9 @@ def import_set(format: str, path: str | Path, *, name: str, version: str, proven
 
 
 @public
-def export_set(format: str, release: Any, *, out: str | Path, releases: str | Path = "releases",
-               progress: bool = False) -> Export:
+def export_set(
+    format: str, release: Any, *, out: str | Path, releases: str | Path = "releases", progress: bool = False
+) -> Export:
     """Write a release in one of the field's formats.
 
     Args:
@@ -107,5 +123,6 @@ def export_set(format: str, release: Any, *, out: str | Path, releases: str | Pa
     from mtgauntlet.sets.exporting import export_release
 
     summary = export_release(format, path_of(release), out, releases=releases)
-    return Export(format=format, path=Path(summary["out"]), records=summary["records"],
-                  files=[Path(f) for f in summary["files"]])
+    return Export(
+        format=format, path=Path(summary["out"]), records=summary["records"], files=[Path(f) for f in summary["files"]]
+    )

@@ -33,15 +33,27 @@ def simulate_bandit(o: SimulateBanditOptions) -> dict[str, Any]:
         >>> res = mg.simulate("bandit", topics=10_000, budget=15_000, algorithms="greedy,eps-greedy")
         >>> res["oracle_topk_mean"], res["algorithms"]["greedy"]["topk_true_mean"]
     """
-    from mtgauntlet.builders.bandit.simulate import (SIM_ALGORITHMS, Mixture, budget_curve, fit_from_pull_log,
-                                                     oracle_scaling, plot as plot_curve, simulate as run)
+    from mtgauntlet.builders.bandit.simulate import (
+        SIM_ALGORITHMS,
+        Mixture,
+        budget_curve,
+        fit_from_pull_log,
+        oracle_scaling,
+    )
+    from mtgauntlet.builders.bandit.simulate import plot as plot_curve
+    from mtgauntlet.builders.bandit.simulate import simulate as run
 
     topics, budget, k, epsilon, batch, seed = o.topics, o.budget, o.k, o.epsilon, o.batch, o.seed
     mixture = fit_from_pull_log(str(o.fit)) if o.fit else Mixture()
     if o.sigma is not None:
         mixture.sigma = o.sigma
-    mix = {"weights": list(mixture.weights), "means": list(mixture.means), "sds": list(mixture.sds),
-           "sigma": mixture.sigma, "fitted_from": mixture.fitted_from}
+    mix = {
+        "weights": list(mixture.weights),
+        "means": list(mixture.means),
+        "sds": list(mixture.sds),
+        "sigma": mixture.sigma,
+        "fitted_from": mixture.fitted_from,
+    }
     if o.sizes:
         try:
             ns = [int(x) for x in listed(o.sizes)]
@@ -55,15 +67,22 @@ def simulate_bandit(o: SimulateBanditOptions) -> dict[str, Any]:
     algos = listed(o.algorithms)
     unknown = [a for a in algos if a not in SIM_ALGORITHMS]
     if unknown or not algos:
-        raise UsageError(f"--algorithms: unknown {', '.join(map(repr, unknown)) or 'empty list'}; choose from "
-                         f"{', '.join(SIM_ALGORITHMS)}")
+        raise UsageError(
+            f"--algorithms: unknown {', '.join(map(repr, unknown)) or 'empty list'}; choose from "
+            f"{', '.join(SIM_ALGORITHMS)}"
+        )
     capf = math.inf if not o.cap else o.cap
     res = run(topics, budget, algos, k=k, cap=capf, epsilon=epsilon, batch=batch, seed=seed, mixture=mixture)
-    out = {"oracle_topk_mean": res.oracle_topk_mean, "oracle_top1": res.oracle_top1, "algorithms": res.algorithms,
-           "mixture": mix}
+    out = {
+        "oracle_topk_mean": res.oracle_topk_mean,
+        "oracle_top1": res.oracle_top1,
+        "algorithms": res.algorithms,
+        "mixture": mix,
+    }
     if o.plot:
-        curve = budget_curve(topics, (0.5, 1.0, 1.5, 3.0), algos, k=k, cap=capf, epsilon=epsilon, batch=batch,
-                             seed=seed, mixture=mixture)
+        curve = budget_curve(
+            topics, (0.5, 1.0, 1.5, 3.0), algos, k=k, cap=capf, epsilon=epsilon, batch=batch, seed=seed, mixture=mixture
+        )
         plot_curve(curve, o.plot, k=k)
         out["plot"] = str(o.plot)
     return out

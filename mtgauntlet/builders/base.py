@@ -9,8 +9,9 @@ constraints it passed (provenance).
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Iterable, Mapping, Sequence
+from typing import Any, ClassVar
 
 from mtgauntlet.models.estimate import Plan
 from mtgauntlet.shards import ArgsRecorded
@@ -150,12 +151,15 @@ class Constraint:
 
     name: str = "constraint"  # a class constant, or per instance (SameCount)
 
-    def check(self, original: str, edit: Edit, context: Mapping[str, Any] | None = None) -> tuple[bool | None, float | None]:
+    def check(
+        self, original: str, edit: Edit, context: Mapping[str, Any] | None = None
+    ) -> tuple[bool | None, float | None]:
         raise NotImplementedError
 
 
-def run_constraints(constraints: Sequence[Constraint], original: str, edit: Edit,
-                    context: Mapping[str, Any] | None = None) -> tuple[bool, dict[str, float | None], str | None]:
+def run_constraints(
+    constraints: Sequence[Constraint], original: str, edit: Edit, context: Mapping[str, Any] | None = None
+) -> tuple[bool, dict[str, float | None], str | None]:
     """Run constraints in order; stop at the first failure. Returns (ok, checks, failed_name)."""
     checks: dict[str, float | None] = {}
     for c in constraints:

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import hashlib
 import random
-from typing import Any, Callable, Iterable, TypeVar
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 
@@ -60,6 +61,7 @@ def seed_list(builder: Any, items: Iterable[Any]) -> dict[str, Any]:
     stopped or failed build still says which sources it was about. ``{}`` for other builders."""
     if not builder.records_seeds:
         return {}
+
     def sha(text: Any) -> str:
         return hashlib.sha256(str(text or "").encode("utf-8", "surrogatepass")).hexdigest()
 

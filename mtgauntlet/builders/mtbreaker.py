@@ -23,8 +23,9 @@ from __future__ import annotations
 import logging
 import re
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 from mtgauntlet.builders.base import Builder, Item, ItemResult
 from mtgauntlet.builders.keyed import keyed_rank
@@ -42,11 +43,15 @@ log = logging.getLogger(__name__)
 VARIANTS = ("seeded", "seedless", "seeded+qe", "seedless+qe")
 DEFAULT_TEMPERATURE = 0.8  # MT-breaker and zero-shot alike (the paper gives none)
 DEFAULT_MAX_TOKENS = 1024  # room for a capable LLM's reasoning before SOURCE |||...|||
-LANGUAGE_GUARD_FLAG = ("language guard on (not in the paper): proposals not detected as the source language were "
-                       "rejected and counted in llm_failures")
+LANGUAGE_GUARD_FLAG = (
+    "language guard on (not in the paper): proposals not detected as the source language were "
+    "rejected and counted in llm_failures"
+)
 FAILURE_KEYS = ("llm_failures", "truncated", "mt_failures", "qe_failures")
-PLAIN_FOLLOWUP_FLAG = ("follow-up wording: the paper gives the +qe variants' follow-up only; this plain variant used "
-                       "it without the score line and without '(one with lowest score)'")
+PLAIN_FOLLOWUP_FLAG = (
+    "follow-up wording: the paper gives the +qe variants' follow-up only; this plain variant used "
+    "it without the score line and without '(one with lowest score)'"
+)
 
 
 def temperature_flag(temperature: float) -> str:
@@ -59,11 +64,17 @@ def word_count_flag(src_lang: str) -> dict[str, str]:
     if base == "zh":
         return {"word_count": "Chinese words counted by the jieba segmenter (length target, two-word minimum)"}
     if base == "ja":
-        return {"word_count": "Japanese words counted as Han/kana characters / 2.3 (no segmenter installed; length "
-                              "target, two-word minimum)"}
+        return {
+            "word_count": "Japanese words counted as Han/kana characters / 2.3 (no segmenter installed; length "
+            "target, two-word minimum)"
+        }
     return {}
-EMPTY_HINT = ("check --llm / --mt / --qe (an LLM that never answers SOURCE |||...|||, a translator or QE that never "
-              "returns a result)")
+
+
+EMPTY_HINT = (
+    "check --llm / --mt / --qe (an LLM that never answers SOURCE |||...|||, a translator or QE that never "
+    "returns a result)"
+)
 _UNTERMINATED = re.compile(r"SOURCE\s*:?\s*\|\|\|(?:(?!\|\|\|).)*$", re.S)
 
 
@@ -86,8 +97,13 @@ def keyed_sample(rows: Sequence[dict[str, Any]], n: int | None, seed: int) -> li
     removing or editing other rows changes the sample only where such a row enters it or leaves it."""
     if n is None or n >= len(rows):
         return list(rows)
-    order = sorted(range(len(rows)), key=lambda i: (keyed_rank(seed, "sample", rows[i].get("src")),
-                                                    keyed_rank(seed, "tie", rows[i].get("source_id"))))
+    order = sorted(
+        range(len(rows)),
+        key=lambda i: (
+            keyed_rank(seed, "sample", rows[i].get("src")),
+            keyed_rank(seed, "tie", rows[i].get("source_id")),
+        ),
+    )
     chosen = set(order[:n])
     return [r for i, r in enumerate(rows) if i in chosen]
 
@@ -128,8 +144,16 @@ class SourceRequest:
     answer: str | None = None  # the usable answer as the LLM wrote it (the chat history keeps it)
 
 
-def ask_for_sources(llm, requests: Sequence[SourceRequest], *, budget: int, temperature: float, retries: int,
-                    src_lang: str, language_guard: bool = False) -> list[str | None]:
+def ask_for_sources(
+    llm,
+    requests: Sequence[SourceRequest],
+    *,
+    budget: int,
+    temperature: float,
+    retries: int,
+    src_lang: str,
+    language_guard: bool = False,
+) -> list[str | None]:
     """A usable source per request (1 try + ``retries``), ``None`` where none came. Every round sends the pending
     conversations as one list through ``llm.chat_many`` (concurrent for API backends), each with the next seed of
     its own rng, so an item's answers are those it gets when asked alone. Answers cut by the budget are unusable
@@ -141,9 +165,15 @@ def ask_for_sources(llm, requests: Sequence[SourceRequest], *, budget: int, temp
         if not pending:
             break
         seeds = [requests[i].rng.randrange(2**31) for i in pending]
-        answers, texts = structured.ask(llm, [requests[i].messages for i in pending], structured.SOURCE,
-                                        lambda a: prompts.parse_tagged(a, "SOURCE"), max_tokens=budget,
-                                        temperature=temperature, seed=seeds)
+        answers, texts = structured.ask(
+            llm,
+            [requests[i].messages for i in pending],
+            structured.SOURCE,
+            lambda a: prompts.parse_tagged(a, "SOURCE"),
+            max_tokens=budget,
+            temperature=temperature,
+            seed=seeds,
+        )
         for i, answer, text in zip(pending, answers, texts):
             if answer_truncated(llm, answer, budget):
                 requests[i].counts["truncated"] += 1
@@ -193,8 +223,11 @@ class Scorer:
         comps: list[list[list[float | None] | None]] = []  # [model][text] -> components, None: no translation
         for hyps in per_model:
             ok = [i for i, h in enumerate(hyps) if h is not None]
-            scored = self.qe.score_components([sources[i] for i in ok], [hyps[i] for i in ok], self.src_lang,
-                                              self.tgt_lang) if ok else []
+            scored = (
+                self.qe.score_components([sources[i] for i in ok], [hyps[i] for i in ok], self.src_lang, self.tgt_lang)
+                if ok
+                else []
+            )
             row: list[list[float | None] | None] = [None] * len(sources)
             for i, c in zip(ok, scored):
                 row[i] = c
@@ -205,8 +238,15 @@ class Scorer:
             components = [c[i] for c in comps]
             qe = [None if c is None else self.qe.combine(c) for c in components]
             failure = "mt" if any(t is None for t in translations) else "qe" if any(q is None for q in qe) else None
-            out.append({"translations": translations, "qe": qe, "qe_components": components,
-                        "qe_mean": None if failure else sum(qe) / len(qe), "failure": failure})
+            out.append(
+                {
+                    "translations": translations,
+                    "qe": qe,
+                    "qe_components": components,
+                    "qe_mean": None if failure else sum(qe) / len(qe),
+                    "failure": failure,
+                }
+            )
         return out
 
 
@@ -217,8 +257,10 @@ def best_step(trajectory: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
 
 
 def failure_counts(trajectory: Sequence[dict[str, Any]]) -> dict[str, int]:
-    return {"mt_failures": sum(s.get("failure") == "mt" for s in trajectory),
-            "qe_failures": sum(s.get("failure") == "qe" for s in trajectory)}
+    return {
+        "mt_failures": sum(s.get("failure") == "mt" for s in trajectory),
+        "qe_failures": sum(s.get("failure") == "qe" for s in trajectory),
+    }
 
 
 def plan_walks(builder, items: Sequence[Item], asks) -> Plan:
@@ -237,8 +279,14 @@ def plan_walks(builder, items: Sequence[Item], asks) -> Plan:
         plan.add(builder.llm, texts, builder.max_tokens)
         for translator in builder.scorer.translators:
             plan.add_role(translator, [stand_in], None, builder.src_lang, builder.tgt_lang, times=n_texts)
-        plan.add_role(builder.scorer.qe, [stand_in], [stand_in], builder.src_lang, builder.tgt_lang,
-                      times=n_texts * len(builder.scorer.translators))
+        plan.add_role(
+            builder.scorer.qe,
+            [stand_in],
+            [stand_in],
+            builder.src_lang,
+            builder.tgt_lang,
+            times=n_texts * len(builder.scorer.translators),
+        )
     return plan
 
 
@@ -254,10 +302,23 @@ class MTBreakerBuilder(Builder):
     empty_hint = EMPTY_HINT
     batched = True  # a shard's trajectories advance step by step together
 
-    def __init__(self, *, variant: str = "seeded", llm: str | None = None, mt: Sequence[str] = ("apertium",),
-                 qe: str | Sequence[str] | None = None, steps: int = 10, src_lang: str = "en", tgt_lang: str = "es",
-                 retries: int = 2, temperature: float = DEFAULT_TEMPERATURE, max_tokens: int = DEFAULT_MAX_TOKENS,
-                 language_guard: bool = False, grammatical_edits: bool = False, sample: int | None = None):
+    def __init__(
+        self,
+        *,
+        variant: str = "seeded",
+        llm: str | None = None,
+        mt: Sequence[str] = ("apertium",),
+        qe: str | Sequence[str] | None = None,
+        steps: int = 10,
+        src_lang: str = "en",
+        tgt_lang: str = "es",
+        retries: int = 2,
+        temperature: float = DEFAULT_TEMPERATURE,
+        max_tokens: int = DEFAULT_MAX_TOKENS,
+        language_guard: bool = False,
+        grammatical_edits: bool = False,
+        sample: int | None = None,
+    ):
         if variant not in VARIANTS:
             raise GauntletError(f"unknown variant {variant!r}; choose from {', '.join(VARIANTS)}")
         if steps < 1:
@@ -275,17 +336,33 @@ class MTBreakerBuilder(Builder):
         self.sample = sample  # the seeds are a keyed random sample of this size (provenance; drawn by the caller)
 
     def signature_fields(self) -> dict[str, Any]:
-        return {"src": self.src_lang, "tgt": self.tgt_lang, "variant": self.variant, "llm": self.llm_spec,
-                "mt": self.scorer.mt_specs, "qe": self.scorer.qe_specs, "steps": self.steps,
-                "temperature": self.temperature, "max_tokens": self.max_tokens, "langid": self.language_guard,
-                "grammatical": self.grammatical_edits}
+        return {
+            "src": self.src_lang,
+            "tgt": self.tgt_lang,
+            "variant": self.variant,
+            "llm": self.llm_spec,
+            "mt": self.scorer.mt_specs,
+            "qe": self.scorer.qe_specs,
+            "steps": self.steps,
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+            "langid": self.language_guard,
+            "grammatical": self.grammatical_edits,
+        }
 
     def config(self) -> dict[str, Any]:
-        return {"variant": self.variant, "steps": self.steps, "retries": self.retries,
-                "temperature": self.temperature, "max_tokens": self.max_tokens,
-                "language_guard": self.language_guard, "grammatical_edits": self.grammatical_edits,
-                "qe": self.scorer.public_qe, **({"sample": self.sample} if self.sample is not None else {}),
-                "flags": self.flags()}
+        return {
+            "variant": self.variant,
+            "steps": self.steps,
+            "retries": self.retries,
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+            "language_guard": self.language_guard,
+            "grammatical_edits": self.grammatical_edits,
+            "qe": self.scorer.public_qe,
+            **({"sample": self.sample} if self.sample is not None else {}),
+            "flags": self.flags(),
+        }
 
     def flags(self) -> dict[str, str]:
         """Departures from the paper, stated in the card (docs/methods/mtbreaker.md, "Reproducing the paper")."""
@@ -301,20 +378,25 @@ class MTBreakerBuilder(Builder):
         return item_key(item)
 
     def model_specs(self) -> dict[str, str]:
-        return {"llm": public_spec(self.llm_spec), "mt": ",".join(self.scorer.public_mt),
-                "qe": self.scorer.public_qe_spec}
+        return {
+            "llm": public_spec(self.llm_spec),
+            "mt": ",".join(self.scorer.public_mt),
+            "qe": self.scorer.public_qe_spec,
+        }
 
     def runtime_info(self) -> dict[str, Any]:
         return roles_runtime({"llm": self.llm, **self.scorer.roles()})
 
     def plan(self, items: Sequence[Item]) -> Plan:
         """``steps`` edits per seed (+ the first text when seedless); the conversation grows one exchange a step."""
+
         def asks(seed: str, length: int, stand_in: str):
             if self.seeded and not seed:
                 return None
             first = self._first_prompt(length)
             exchange = f"SOURCE |||{stand_in}|||" + prompts.breaker_followup(
-                stand_in, 50.0 if self.show_qe else None, self.grammatical_edits)
+                stand_in, 50.0 if self.show_qe else None, self.grammatical_edits
+            )
             texts = ([first] if not self.seeded else []) + [first + exchange * k for k in range(1, self.steps + 1)]
             return texts, self.steps + 1
 
@@ -324,8 +406,15 @@ class MTBreakerBuilder(Builder):
     def _ask(self, walks: Sequence[Walk]) -> list[tuple[str, str] | None]:
         """Per walk: (the usable source, the answer as the LLM wrote it), or ``None``."""
         requests = [SourceRequest(w.messages, w.rng, w.counts) for w in walks]
-        texts = ask_for_sources(self.llm, requests, budget=self.max_tokens, temperature=self.temperature,
-                                retries=self.retries, src_lang=self.src_lang, language_guard=self.language_guard)
+        texts = ask_for_sources(
+            self.llm,
+            requests,
+            budget=self.max_tokens,
+            temperature=self.temperature,
+            retries=self.retries,
+            src_lang=self.src_lang,
+            language_guard=self.language_guard,
+        )
         return [None if t is None else (t, r.answer or f"SOURCE |||{t}|||") for t, r in zip(texts, requests)]
 
     def _followup(self, step: dict[str, Any]) -> str:
@@ -337,10 +426,11 @@ class MTBreakerBuilder(Builder):
         return prompts.breaker_followup(shown, step["qe_mean"] if self.show_qe else None, self.grammatical_edits)
 
     def _first_prompt(self, seed_length: int) -> str:
-        return prompts.BREAKER_FIRST.format(lang1=lang_name(self.src_lang), lang2=lang_name(self.tgt_lang),
-                                           seed_length=seed_length)
+        return prompts.BREAKER_FIRST.format(
+            lang1=lang_name(self.src_lang), lang2=lang_name(self.tgt_lang), seed_length=seed_length
+        )
 
-    def _score(self, step: int, proposals: Sequence[tuple["Walk", str, str]]) -> None:
+    def _score(self, step: int, proposals: Sequence[tuple[Walk, str, str]]) -> None:
         """Translate and score the step's proposals (walk, source, the answer that proposed it) of every walk as one
         list; extend the walks' trajectories and conversations (a step without a score leaves the conversation at
         the last scored step)."""
@@ -419,11 +509,23 @@ class MTBreakerBuilder(Builder):
         if traj[0]["qe_mean"] is None:
             return ItemResult(rejected=[f"step0_{traj[0]['failure']}_failed"])
         best = best_step(traj)
-        return ItemResult(records=[{
-            "text": best["source"], "seed": walk.seed if self.seeded else None, "method": f"mtbreaker-{self.variant}",
-            "target_models": self.scorer.public_mt, "qe_model": self.scorer.public_qe_spec,
-            "qe_models": self.scorer.public_qe,
-            "qe_score": best["qe_mean"], "difficulty": 100.0 - best["qe_mean"], "trajectory": traj,
-            "llm_failures": walk.counts["llm_failures"], "truncated": walk.counts["truncated"],
-            **failure_counts(traj), "src_lang": self.src_lang, "tgt_lang": self.tgt_lang}])
-
+        return ItemResult(
+            records=[
+                {
+                    "text": best["source"],
+                    "seed": walk.seed if self.seeded else None,
+                    "method": f"mtbreaker-{self.variant}",
+                    "target_models": self.scorer.public_mt,
+                    "qe_model": self.scorer.public_qe_spec,
+                    "qe_models": self.scorer.public_qe,
+                    "qe_score": best["qe_mean"],
+                    "difficulty": 100.0 - best["qe_mean"],
+                    "trajectory": traj,
+                    "llm_failures": walk.counts["llm_failures"],
+                    "truncated": walk.counts["truncated"],
+                    **failure_counts(traj),
+                    "src_lang": self.src_lang,
+                    "tgt_lang": self.tgt_lang,
+                }
+            ]
+        )

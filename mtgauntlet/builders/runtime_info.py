@@ -5,7 +5,8 @@ another (an ``llm-as-qe:`` role's LLM, the components of a QE ensemble, a round-
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from mtgauntlet.models.base import Backend
 from mtgauntlet.models.registry import public_spec

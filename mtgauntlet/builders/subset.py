@@ -14,20 +14,23 @@ The records are then for no single pair (``tgt_lang`` null); build.json's config
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from mtgauntlet.builders.base import Builder, Item, ItemResult
-from mtgauntlet.models.estimate import Plan
 from mtgauntlet.engines import get_engine
 from mtgauntlet.engines.scoring import ScoreTask
 from mtgauntlet.models import registry
-from mtgauntlet.models.runtime import strip_runtime_options
+from mtgauntlet.models.estimate import Plan
 from mtgauntlet.models.registry import public_spec
+from mtgauntlet.models.runtime import strip_runtime_options
 from mtgauntlet.validators.checks import _words as word_count  # the count text.empty_rate uses
 
-LENGTH_FLAG = ("the length estimator counts words (\\w+ runs; CJK: characters); the Sentinel paper counts spaCy "
-               "tokens (punctuation included)")
+LENGTH_FLAG = (
+    "the length estimator counts words (\\w+ runs; CJK: characters); the Sentinel paper counts spaCy "
+    "tokens (punctuation included)"
+)
 NO_WORDS = "no words"  # a text without a word (only emoji, symbols or punctuation) cannot be a hard text to translate
 
 
@@ -39,11 +42,20 @@ class SubsetBuilder(Builder):
     batched = True  # a shard is scored as one batch
     finalizing = True  # the B hardest texts need every score first
 
-    def __init__(self, estimator: str = "length", budget: int = 100, stratify: str | None = None,
-                 src_lang: str = "en", tgt_lang: str | Sequence[str] | None = None, n_clusters: int = 8,
-                 embedder: str | None = None,
-                 engine: str = "local", work_dir: str | Path | None = None, actors: int | None = None,
-                 shard_size: int = 10_000):
+    def __init__(
+        self,
+        estimator: str = "length",
+        budget: int = 100,
+        stratify: str | None = None,
+        src_lang: str = "en",
+        tgt_lang: str | Sequence[str] | None = None,
+        n_clusters: int = 8,
+        embedder: str | None = None,
+        engine: str = "local",
+        work_dir: str | Path | None = None,
+        actors: int | None = None,
+        shard_size: int = 10_000,
+    ):
         if budget < 1:
             raise ValueError("budget must be >= 1")
         if stratify not in (None, "domain", "clusters"):
@@ -70,8 +82,9 @@ class SubsetBuilder(Builder):
         return self._estimator
 
     def _task(self, tgt_lang: str | None = None) -> ScoreTask:
-        return ScoreTask("difficulty", self.estimator_spec, self.src_lang, tgt_lang or self.tgt_langs[0],
-                         self.shard_size)
+        return ScoreTask(
+            "difficulty", self.estimator_spec, self.src_lang, tgt_lang or self.tgt_langs[0], self.shard_size
+        )
 
     def placement(self) -> dict[str, Any]:
         """Device, dtype and batch of a torch estimator as the engine resolves them (``{}`` otherwise)."""
@@ -81,8 +94,13 @@ class SubsetBuilder(Builder):
 
     def signature_fields(self) -> dict[str, Any]:
         tgt = self.tgt_langs if len(self.tgt_langs) > 1 else self.tgt_lang
-        fields = {"src": self.src_lang, "tgt": tgt, "estimator": self.public_estimator,
-                  "budget": self.budget, "stratify": self.stratify or "none"}
+        fields = {
+            "src": self.src_lang,
+            "tgt": tgt,
+            "estimator": self.public_estimator,
+            "budget": self.budget,
+            "stratify": self.stratify or "none",
+        }
         if self.placement():  # bf16/fp16 change the scores; device and batch size do not (beyond float noise)
             fields["dtype"] = self.placement()["dtype"]
         return fields
@@ -94,20 +112,34 @@ class SubsetBuilder(Builder):
         return public_spec(strip_runtime_options(self.estimator_spec))
 
     def config(self) -> dict[str, Any]:
-        return {"estimator": self.public_estimator, "budget": self.budget, "stratify": self.stratify,
-                "n_clusters": self.n_clusters, "embedder": public_spec(self.embedder_spec), "engine": self.engine_name,
-                **({"tgt_langs": self.tgt_langs} if len(self.tgt_langs) > 1 else {}),
-                **({"flags": {"length_words": LENGTH_FLAG}} if self.estimator_spec.split(":")[0] == "length" else {}),
-                **({"placement": self.placement()} if self.placement() else {})}
+        return {
+            "estimator": self.public_estimator,
+            "budget": self.budget,
+            "stratify": self.stratify,
+            "n_clusters": self.n_clusters,
+            "embedder": public_spec(self.embedder_spec),
+            "engine": self.engine_name,
+            **({"tgt_langs": self.tgt_langs} if len(self.tgt_langs) > 1 else {}),
+            **({"flags": {"length_words": LENGTH_FLAG}} if self.estimator_spec.split(":")[0] == "length" else {}),
+            **({"placement": self.placement()} if self.placement() else {}),
+        }
 
     def prepare(self, items: Sequence[Item], progress: Any = None) -> None:
         """With a distributed engine, score the whole corpus first (resumable); shards then only look up."""
         if self.engine_name == "local":
             return
         columns = {"src": [it.data["src"] for it in items]}
-        per_lang = [[(None if s[0] != s[0] else float(s[0])) for s in self.engine.score(
-            self._task(t), columns, Path(self.work_dir) / f"tgt={t}" if len(self.tgt_langs) > 1 else self.work_dir)]
-            for t in self.tgt_langs]
+        per_lang = [
+            [
+                (None if s[0] != s[0] else float(s[0]))
+                for s in self.engine.score(
+                    self._task(t),
+                    columns,
+                    Path(self.work_dir) / f"tgt={t}" if len(self.tgt_langs) > 1 else self.work_dir,
+                )
+            ]
+            for t in self.tgt_langs
+        ]
         self._scores = {it.index: mean_or_none(scores) for it, scores in zip(items, zip(*per_lang))}
         if progress is not None:
             progress.advance(len(items))
@@ -134,17 +166,28 @@ class SubsetBuilder(Builder):
             scores = [self._scores[it.index] for _, it in worded]
         else:
             texts = [it.data["src"] for _, it in worded]
-            per_lang = [self.estimator.difficulty(texts, src_lang=self.src_lang, tgt_lang=t) if texts else []
-                        for t in self.tgt_langs]
+            per_lang = [
+                self.estimator.difficulty(texts, src_lang=self.src_lang, tgt_lang=t) if texts else []
+                for t in self.tgt_langs
+            ]
             scores = [mean_or_none(s) for s in zip(*per_lang)] if texts else []
         for (pos, it), score in zip(worded, scores):
             if score is None or score != score:  # the estimator could not score it (e.g. an LLM judge failed)
                 out[pos] = ItemResult(rejected=["no difficulty score"])
                 continue
-            out[pos] = ItemResult(records=[{
-                "text": it.data["src"], "domain": it.data.get("domain"), "estimator": self.public_estimator,
-                "difficulty": float(score), "rank": None, "src_lang": it.data.get("src_lang", self.src_lang),
-                "tgt_lang": it.data.get("tgt_lang", self.tgt_lang) if len(self.tgt_langs) == 1 else None}])
+            out[pos] = ItemResult(
+                records=[
+                    {
+                        "text": it.data["src"],
+                        "domain": it.data.get("domain"),
+                        "estimator": self.public_estimator,
+                        "difficulty": float(score),
+                        "rank": None,
+                        "src_lang": it.data.get("src_lang", self.src_lang),
+                        "tgt_lang": it.data.get("tgt_lang", self.tgt_lang) if len(self.tgt_langs) == 1 else None,
+                    }
+                ]
+            )
         return out
 
     def process(self, item: Item, rng) -> ItemResult:
@@ -160,8 +203,9 @@ class SubsetBuilder(Builder):
         if self.stratify == "domain":
             return [str(r.get("domain")) for r in records]
         if self.stratify == "clusters":
-            return [f"c{c}" for c in embedding_clusters([r["text"] for r in records], self.n_clusters,
-                                                        self.embedder_spec)]
+            return [
+                f"c{c}" for c in embedding_clusters([r["text"] for r in records], self.n_clusters, self.embedder_spec)
+            ]
         return None
 
 
@@ -184,7 +228,7 @@ def select_hardest(records: list[dict[str, Any]], budget: int, strata: list[str]
     quota = proportional_quota({s: len(g) for s, g in groups.items()}, min(budget, len(records)))
     chosen = []
     for s, g in groups.items():
-        chosen.extend(sorted(g, key=key)[:quota[s]])
+        chosen.extend(sorted(g, key=key)[: quota[s]])
     return sorted(chosen, key=key)
 
 

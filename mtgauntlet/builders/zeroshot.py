@@ -18,7 +18,8 @@ The language guard (not in the paper) is off by default, as in MT-breaker; the c
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from mtgauntlet.builders.base import Builder, Item, ItemResult
 from mtgauntlet.builders.mtbreaker import (
@@ -62,10 +63,23 @@ class ZeroShotBuilder(Builder):
     batched = True  # a shard's generations are asked together
     stateful = True  # the history variant's prompts list the texts of earlier items: restored on a resume
 
-    def __init__(self, *, variant: str = "plain", llm: str | None = None, mt=("apertium",), qe=None,
-                 src_lang: str = "en", tgt_lang: str = "es", generations: int = 10, retries: int = 2,
-                 temperature: float = DEFAULT_TEMPERATURE, max_tokens: int = DEFAULT_MAX_TOKENS,
-                 history_size: int | None = None, language_guard: bool = False, sample: int | None = None):
+    def __init__(
+        self,
+        *,
+        variant: str = "plain",
+        llm: str | None = None,
+        mt=("apertium",),
+        qe=None,
+        src_lang: str = "en",
+        tgt_lang: str = "es",
+        generations: int = 10,
+        retries: int = 2,
+        temperature: float = DEFAULT_TEMPERATURE,
+        max_tokens: int = DEFAULT_MAX_TOKENS,
+        history_size: int | None = None,
+        language_guard: bool = False,
+        sample: int | None = None,
+    ):
         if variant not in VARIANTS:
             raise GauntletError(f"unknown variant {variant!r}; choose from {', '.join(VARIANTS)}")
         if generations < 1:
@@ -87,10 +101,19 @@ class ZeroShotBuilder(Builder):
         return self.generations if self.variant == "min" else 1
 
     def signature_fields(self) -> dict[str, Any]:
-        return {"src": self.src_lang, "tgt": self.tgt_lang, "variant": self.variant, "llm": self.llm_spec,
-                "mt": self.scorer.mt_specs, "qe": self.scorer.qe_specs, "generations": self.per_item,
-                "temperature": self.temperature, "max_tokens": self.max_tokens, "langid": self.language_guard,
-                **({"history_size": self.history_size} if self.capped else {})}
+        return {
+            "src": self.src_lang,
+            "tgt": self.tgt_lang,
+            "variant": self.variant,
+            "llm": self.llm_spec,
+            "mt": self.scorer.mt_specs,
+            "qe": self.scorer.qe_specs,
+            "generations": self.per_item,
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+            "langid": self.language_guard,
+            **({"history_size": self.history_size} if self.capped else {}),
+        }
 
     @property
     def capped(self) -> bool:
@@ -101,34 +124,48 @@ class ZeroShotBuilder(Builder):
         """Departures from the paper, stated in the card."""
         out = {"temperature": temperature_flag(self.temperature)}
         if self.variant == "history":
-            out["history_wording"] = ("history prompt wording is this project's ('Do not repeat or paraphrase any of "
-                                      "these previously generated texts:'): the paper says only that earlier texts "
-                                      "are included so that they are not repeated")
+            out["history_wording"] = (
+                "history prompt wording is this project's ('Do not repeat or paraphrase any of "
+                "these previously generated texts:'): the paper says only that earlier texts "
+                "are included so that they are not repeated"
+            )
         if self.capped:
-            out["history_size"] = (f"history capped (not in the paper): each prompt listed only the last "
-                                   f"{self.history_size} earlier texts")
+            out["history_size"] = (
+                f"history capped (not in the paper): each prompt listed only the last {self.history_size} earlier texts"
+            )
         if self.language_guard:
             out["language_guard"] = LANGUAGE_GUARD_FLAG
         return {**out, **word_count_flag(self.src_lang)}
 
     def config(self) -> dict[str, Any]:
-        return {"variant": self.variant, "generations": self.per_item, "retries": self.retries,
-                "temperature": self.temperature, "max_tokens": self.max_tokens, "qe": self.scorer.public_qe,
-                "language_guard": self.language_guard, **({"history_size": self.history_size} if self.capped else {}),
-                **({"sample": self.sample} if self.sample is not None else {}),
-                "flags": self.flags()}
+        return {
+            "variant": self.variant,
+            "generations": self.per_item,
+            "retries": self.retries,
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+            "qe": self.scorer.public_qe,
+            "language_guard": self.language_guard,
+            **({"history_size": self.history_size} if self.capped else {}),
+            **({"sample": self.sample} if self.sample is not None else {}),
+            "flags": self.flags(),
+        }
 
     def model_specs(self) -> dict[str, str]:
-        return {"llm": public_spec(self.llm_spec), "mt": ",".join(self.scorer.public_mt),
-                "qe": self.scorer.public_qe_spec}
+        return {
+            "llm": public_spec(self.llm_spec),
+            "mt": ",".join(self.scorer.public_mt),
+            "qe": self.scorer.public_qe_spec,
+        }
 
     def runtime_info(self) -> dict[str, Any]:
         return roles_runtime({"llm": self.llm, **self.scorer.roles()})
 
     def plan(self, items: Sequence[Item]) -> Plan:
         """``generations`` texts per item, each one prompt (the history the run would add is not known yet)."""
-        return plan_walks(self, items, lambda seed, length, stand_in: ([self._prompt(length)] * self.per_item,
-                                                                         self.per_item))
+        return plan_walks(
+            self, items, lambda seed, length, stand_in: ([self._prompt(length)] * self.per_item, self.per_item)
+        )
 
     def restore(self, records: list[dict[str, Any]]) -> None:
         """On resume: earlier items' texts form the history (the runner passes finished records)."""
@@ -136,10 +173,11 @@ class ZeroShotBuilder(Builder):
         self.history = [r["text"] for r in ordered]
 
     def _prompt(self, length: int) -> str:
-        prompt = prompts.BREAKER_FIRST.format(lang1=lang_name(self.src_lang), lang2=lang_name(self.tgt_lang),
-                                             seed_length=length)
+        prompt = prompts.BREAKER_FIRST.format(
+            lang1=lang_name(self.src_lang), lang2=lang_name(self.tgt_lang), seed_length=length
+        )
         if self.variant == "history" and self.history:
-            shown = self.history[-self.history_size:] if self.history_size else self.history
+            shown = self.history[-self.history_size :] if self.history_size else self.history
             prompt += "\n" + HISTORY.format(texts="\n".join(f"- {t}" for t in shown))
         return prompt
 
@@ -157,13 +195,21 @@ class ZeroShotBuilder(Builder):
 
     def _generate_and_pick(self, items: Sequence[Item], rngs) -> list[ItemResult]:
         counts = [Counter() for _ in items]
-        requests = [SourceRequest([{"role": "user", "content": self._prompt(self._length(item))}], rng, c)
-                    for item, rng, c in zip(items, rngs, counts)]
+        requests = [
+            SourceRequest([{"role": "user", "content": self._prompt(self._length(item))}], rng, c)
+            for item, rng, c in zip(items, rngs, counts)
+        ]
         texts: list[list[str]] = [[] for _ in items]
         for g in range(self.per_item):  # generation g of every item at once; an item's generations stay in order
-            answers = ask_for_sources(self.llm, requests, budget=self.max_tokens, temperature=self.temperature,
-                                      retries=self.retries, src_lang=self.src_lang,
-                                      language_guard=self.language_guard)
+            answers = ask_for_sources(
+                self.llm,
+                requests,
+                budget=self.max_tokens,
+                temperature=self.temperature,
+                retries=self.retries,
+                src_lang=self.src_lang,
+                language_guard=self.language_guard,
+            )
             for pos, text in enumerate(answers):
                 if text is None:
                     counts[pos]["llm_failures"] += 1
@@ -171,8 +217,10 @@ class ZeroShotBuilder(Builder):
                     texts[pos].append(text)
             progress.step(g + 1, self.per_item + 1)  # the last part: scoring
         scored = iter(self.scorer([t for item_texts in texts for t in item_texts]))
-        return [self._pick(item, item_texts, [next(scored) for _ in item_texts], c)
-                for item, item_texts, c in zip(items, texts, counts)]
+        return [
+            self._pick(item, item_texts, [next(scored) for _ in item_texts], c)
+            for item, item_texts, c in zip(items, texts, counts)
+        ]
 
     def _length(self, item: Item) -> int:
         return words(item.data.get("src") or "", self.src_lang) or int(item.data.get("length", 30))
@@ -186,9 +234,24 @@ class ZeroShotBuilder(Builder):
             return ItemResult(rejected=[f"{cands[0]['failure']}_failed"])
         self.history.append(best["source"])
         method = {"plain": "zeroshot", "history": "zeroshot-history", "min": "zeroshot-min"}[self.variant]
-        return ItemResult(records=[{
-            "text": best["source"], "seed": None, "method": method, "target_models": self.scorer.public_mt,
-            "qe_model": self.scorer.public_qe_spec, "qe_models": self.scorer.public_qe, "qe_score": best["qe_mean"],
-            "difficulty": 100 - best["qe_mean"], "trajectory": cands, "llm_failures": counts["llm_failures"],
-            "truncated": counts["truncated"], **failure_counts(cands), "src_lang": self.src_lang,
-            "tgt_lang": self.tgt_lang, "source_id": str(item.index)}])
+        return ItemResult(
+            records=[
+                {
+                    "text": best["source"],
+                    "seed": None,
+                    "method": method,
+                    "target_models": self.scorer.public_mt,
+                    "qe_model": self.scorer.public_qe_spec,
+                    "qe_models": self.scorer.public_qe,
+                    "qe_score": best["qe_mean"],
+                    "difficulty": 100 - best["qe_mean"],
+                    "trajectory": cands,
+                    "llm_failures": counts["llm_failures"],
+                    "truncated": counts["truncated"],
+                    **failure_counts(cands),
+                    "src_lang": self.src_lang,
+                    "tgt_lang": self.tgt_lang,
+                    "source_id": str(item.index),
+                }
+            ]
+        )

@@ -4,8 +4,9 @@ from the release manifest, the record schemas and the records themselves."""
 from __future__ import annotations
 
 import shutil
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import pyarrow as pa
 
@@ -18,9 +19,18 @@ from mtgauntlet.errors import GauntletError
 from mtgauntlet.release_layout import hub_configs, kind_sort_key, path_part
 
 # the Hub's size buckets (n<1K, 1K<n<10K, ..., 100B<n<1T, n>1T): a bucket holds n < its upper bound
-SIZE_CATEGORIES = ((10**3, "n<1K"), (10**4, "1K<n<10K"), (10**5, "10K<n<100K"), (10**6, "100K<n<1M"),
-                   (10**7, "1M<n<10M"), (10**8, "10M<n<100M"), (10**9, "100M<n<1B"), (10**10, "1B<n<10B"),
-                   (10**11, "10B<n<100B"), (10**12, "100B<n<1T"))
+SIZE_CATEGORIES = (
+    (10**3, "n<1K"),
+    (10**4, "1K<n<10K"),
+    (10**5, "10K<n<100K"),
+    (10**6, "100K<n<1M"),
+    (10**7, "1M<n<10M"),
+    (10**8, "10M<n<100M"),
+    (10**9, "100M<n<1B"),
+    (10**10, "1B<n<10B"),
+    (10**11, "10B<n<100B"),
+    (10**12, "100B<n<1T"),
+)
 
 
 def size_category(n: int) -> str:
@@ -32,8 +42,11 @@ def size_category(n: int) -> str:
 
 def source_datasets(manifest: dict[str, Any]) -> list[str]:
     """The Hub's form: ``original`` for text written for the set, ``extended|<dataset>`` for each source."""
-    out = [s.get("source_dataset") or hub_source(s["dataset"]) for s in manifest["license"]["sources"]
-           if s.get("source_dataset") or s["dataset"] != "(not recorded)"]
+    out = [
+        s.get("source_dataset") or hub_source(s["dataset"])
+        for s in manifest["license"]["sources"]
+        if s.get("source_dataset") or s["dataset"] != "(not recorded)"
+    ]
     return list(dict.fromkeys(out)) or ["original"]
 
 
@@ -41,8 +54,12 @@ def release_summary(manifest: dict[str, Any]) -> str:
     """One paragraph naming the release: what `datasets` shows as a config's description."""
     kinds = sorted(manifest["kinds"], key=kind_sort_key)
     own = f" {manifest['description']}" if manifest.get("description") else ""
-    return (f"mtgauntlet release {manifest['name']} {manifest['version']}: "
-            + ", ".join(f"{manifest['rows'][k]} {k} records" for k in kinds) + "." + own)
+    return (
+        f"mtgauntlet release {manifest['name']} {manifest['version']}: "
+        + ", ".join(f"{manifest['rows'][k]} {k} records" for k in kinds)
+        + "."
+        + own
+    )
 
 
 ARROW_DTYPES = {"double": "float64", "float": "float32", "halffloat": "float16"}  # as `datasets` names them
@@ -73,8 +90,9 @@ def config_files(release: Path, config: dict[str, Any]) -> dict[str, list[Path]]
     return out
 
 
-def config_info(release: Path, config: dict[str, Any], schema: pa.Schema,
-                sizes: dict[Path, tuple[int, int]] | None = None) -> dict[str, Any]:
+def config_info(
+    release: Path, config: dict[str, Any], schema: pa.Schema, sizes: dict[Path, tuple[int, int]] | None = None
+) -> dict[str, Any]:
     """``features``, ``splits`` (``num_bytes``: the Arrow size of the rows, ``num_examples``), ``download_size``
     (the Parquet files' bytes) and ``dataset_size`` of one config, as ``datasets`` computes them (what
     ``push_to_hub`` writes and the Hub viewer reads). ``sizes`` keeps each file's (Arrow bytes, rows) across
@@ -89,22 +107,38 @@ def config_info(release: Path, config: dict[str, Any], schema: pa.Schema,
             if f not in sizes:
                 table = pq.read_table(f)
                 sizes[f] = (table.nbytes, table.num_rows)
-        splits.append({"name": split, "num_bytes": sum(sizes[f][0] for f in files),
-                       "num_examples": sum(sizes[f][1] for f in files)})
+        splits.append(
+            {
+                "name": split,
+                "num_bytes": sum(sizes[f][0] for f in files),
+                "num_examples": sum(sizes[f][1] for f in files),
+            }
+        )
         download += sum(f.stat().st_size for f in files)
-    return {"features": [{"name": f.name, **yaml_feature(f.type)} for f in schema], "splits": splits,
-            "download_size": download, "dataset_size": sum(s["num_bytes"] for s in splits)}
+    return {
+        "features": [{"name": f.name, **yaml_feature(f.type)} for f in schema],
+        "splits": splits,
+        "download_size": download,
+        "dataset_size": sum(s["num_bytes"] for s in splits),
+    }
 
 
-def dataset_configs(manifest: dict[str, Any], release: Path | None = None,
-                    schemas: dict[str, pa.Schema] | None = None) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def dataset_configs(
+    manifest: dict[str, Any], release: Path | None = None, schemas: dict[str, pa.Schema] | None = None
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """(configs, dataset_info) for the card YAML: what `datasets.load_dataset` reads for each config (its
     version, a DatasetInfo description and citation naming the release) and, given the ``release`` folder with
     its data files and the ``schemas`` by kind, each config's features, splits and sizes (`config_info`)."""
     cfgs = [{**c, "version": manifest["version"]} for c in hub_configs(manifest["configs"])]
     summary = release_summary(manifest)
-    infos = [{"config_name": c["config_name"], "description": f"{summary} Config {c['config_name']}: "
-              f"{c.get('description', '')}".strip(), "license": manifest["license"]["license"]} for c in cfgs]
+    infos = [
+        {
+            "config_name": c["config_name"],
+            "description": f"{summary} Config {c['config_name']}: {c.get('description', '')}".strip(),
+            "license": manifest["license"]["license"],
+        }
+        for c in cfgs
+    ]
     if release is not None and schemas:
         sizes: dict[Path, tuple[int, int]] = {}
         for info, config in zip(infos, manifest["configs"]):
@@ -112,21 +146,37 @@ def dataset_configs(manifest: dict[str, Any], release: Path | None = None,
     return cfgs, infos
 
 
-def card_data(manifest: dict[str, Any], langs: list[str], pretty_name: str | None, release: Path | None = None,
-              schemas: dict[str, pa.Schema] | None = None) -> dict[str, Any]:
+def card_data(
+    manifest: dict[str, Any],
+    langs: list[str],
+    pretty_name: str | None,
+    release: Path | None = None,
+    schemas: dict[str, pa.Schema] | None = None,
+) -> dict[str, Any]:
     """The card's YAML metadata, in the order ``huggingface_hub.DatasetCardData`` writes it (written here with
     PyYAML, so a plain install without the ``hub`` extra can release)."""
     lic = manifest["license"]
     builders = sorted({b.get("builder") or "records" for b in manifest["builds"]})
     extra = {k: lic[k] for k in ("license_name", "license_link") if lic["license"] == "other" and lic.get(k)}
     cfgs, infos = dataset_configs(manifest, release, schemas)
-    return {"language": langs, "license": lic["license"], "size_categories": [size_category(manifest["total_rows"])],
-            "source_datasets": source_datasets(manifest), "task_categories": ["translation"],
-            "pretty_name": pretty_name or manifest["name"],
-            "tags": ["machine-translation", "challenge-set", "mtgauntlet", *builders],
-            "configs": cfgs, "dataset_info": infos, **extra,
-            "mtgauntlet": {"name": manifest["name"], "version": manifest["version"],
-                           "signatures": manifest["signatures"], "kinds": manifest["kinds"]}}
+    return {
+        "language": langs,
+        "license": lic["license"],
+        "size_categories": [size_category(manifest["total_rows"])],
+        "source_datasets": source_datasets(manifest),
+        "task_categories": ["translation"],
+        "pretty_name": pretty_name or manifest["name"],
+        "tags": ["machine-translation", "challenge-set", "mtgauntlet", *builders],
+        "configs": cfgs,
+        "dataset_info": infos,
+        **extra,
+        "mtgauntlet": {
+            "name": manifest["name"],
+            "version": manifest["version"],
+            "signatures": manifest["signatures"],
+            "kinds": manifest["kinds"],
+        },
+    }
 
 
 def card_yaml(data: dict[str, Any]) -> str:
@@ -138,18 +188,25 @@ def card_yaml(data: dict[str, Any]) -> str:
 
 def structure_section(manifest: dict[str, Any]) -> str:
     configs = manifest["configs"]
-    rows = [[md_code(c["config_name"]) + (" (default)" if c.get("default") else ""), md_code(c["kind"]), c["rows"],
-             md_code(c["data_files"][0]["path"])] for c in configs]
+    rows = [
+        [
+            md_code(c["config_name"]) + (" (default)" if c.get("default") else ""),
+            md_code(c["kind"]),
+            c["rows"],
+            md_code(c["data_files"][0]["path"]),
+        ]
+        for c in configs
+    ]
     first = configs[0]["config_name"]
     return f"""Each record kind has its own folder and configs (kinds have different columns); every config has one
-`{configs[0]['data_files'][0]['split']}` split.
+`{configs[0]["data_files"][0]["split"]}` split.
 
 {md_table(rows, ["config", "record kind", "records", "files"])}
 
 ```python
 import datasets
 ds = datasets.load_dataset("path/to/this/release", "{first}", split="test")      # this folder, or ORG/NAME on the Hub
-ds = datasets.load_dataset("parquet", data_files="{configs[0]['data_files'][0]['path']}", split="train")
+ds = datasets.load_dataset("parquet", data_files="{configs[0]["data_files"][0]["path"]}", split="train")
 ```
 
 Or in DuckDB: `gauntlet query --releases DIR "SELECT ... FROM <kind>"` (one view per kind)."""
@@ -161,8 +218,10 @@ def validation_section(manifest: dict[str, Any]) -> str:
     for kind in manifest["kinds"]:
         entry = v.get(kind)
         if not entry:
-            out.append(f"### `{kind}`: not validated\n\nNo validation report of these builds was attached to the "
-                       "release (`gauntlet validate BUILD --report DIR`, then `gauntlet release ... --report DIR`).")
+            out.append(
+                f"### `{kind}`: not validated\n\nNo validation report of these builds was attached to the "
+                "release (`gauntlet validate BUILD --report DIR`, then `gauntlet release ... --report DIR`)."
+            )
             continue
         failed = not all(r["passed"] for r in entry["reports"])
         status = "FAILED" if failed else ("partly validated" if entry["not_validated"] else "passed")
@@ -173,15 +232,19 @@ def validation_section(manifest: dict[str, Any]) -> str:
         out.append("\n\n".join(lines))
     notes = build_notes(manifest)
     if notes:
-        out.append("### Build notes\n\nWhat the builds themselves flagged (records not checked, reference-free "
-                   "modes, failures kept out of selection):\n\n" + "\n".join(f"- {md_text(n)}" for n in notes))
+        out.append(
+            "### Build notes\n\nWhat the builds themselves flagged (records not checked, reference-free "
+            "modes, failures kept out of selection):\n\n" + "\n".join(f"- {md_text(n)}" for n in notes)
+        )
     return "\n\n".join(out)
 
 
-FAILURE_MEANINGS = {"llm_failures": "unusable LLM answers, asked again, then the step was skipped",
-                    "truncated": "LLM answers cut by the generation budget, never used",
-                    "mt_failures": "translations that failed: those steps or pulls are never selected",
-                    "qe_failures": "QE scores that failed: those steps or pulls are never selected"}
+FAILURE_MEANINGS = {
+    "llm_failures": "unusable LLM answers, asked again, then the step was skipped",
+    "truncated": "LLM answers cut by the generation budget, never used",
+    "mt_failures": "translations that failed: those steps or pulls are never selected",
+    "qe_failures": "QE scores that failed: those steps or pulls are never selected",
+}
 
 
 def failure_counts(counts: Any) -> dict[str, int]:
@@ -213,33 +276,50 @@ def build_notes(manifest: dict[str, Any]) -> list[str]:
 def audit_link(manifest: dict[str, Any]) -> str:
     if not manifest.get("audit"):
         return ""
-    return (f"\nThe audit page [`{manifest['audit']}`]({manifest['audit']}) (one self-contained HTML file, covered by "
-            "the manifest) shows the validation, data-quality measures, examples with their edits and the method "
-            "plots.\n")
+    return (
+        f"\nThe audit page [`{manifest['audit']}`]({manifest['audit']}) (one self-contained HTML file, covered by "
+        "the manifest) shows the validation, data-quality measures, examples with their edits and the method "
+        "plots.\n"
+    )
 
 
 def recipe_section(manifest: dict[str, Any], release: Path) -> str:
     if not manifest.get("recipe"):
-        return ("This release was made with individual commands (no recipe); the signatures above name each "
-                "build's settings.")
+        return (
+            "This release was made with individual commands (no recipe); the signatures above name each "
+            "build's settings."
+        )
     text = (release / manifest["recipe"]).read_text(encoding="utf-8")
-    return (f"Made by `gauntlet run` from the recipe below ({md_code(manifest['recipe'])} in this release, covered "
-            "by the manifest: every option explicit, every input pinned by sha256). `gauntlet reproduce <release>` "
-            f"rebuilds it and reports whether the records are identical.\n\n{md_fence(text, 'yaml')}")
+    return (
+        f"Made by `gauntlet run` from the recipe below ({md_code(manifest['recipe'])} in this release, covered "
+        "by the manifest: every option explicit, every input pinned by sha256). `gauntlet reproduce <release>` "
+        f"rebuilds it and reports whether the records are identical.\n\n{md_fence(text, 'yaml')}"
+    )
 
 
 def _report_md(r: dict[str, Any]) -> str:
-    lines = [f"Report {md_code(r['report'])} ({'passed' if r['passed'] else 'FAILED'}) validated the builds signed "
-             + ", ".join(md_code(s) for s in r["signatures"]) + "."]
+    lines = [
+        f"Report {md_code(r['report'])} ({'passed' if r['passed'] else 'FAILED'}) validated the builds signed "
+        + ", ".join(md_code(s) for s in r["signatures"])
+        + "."
+    ]
     if r["failed_rules"]:
         lines.append("Failed: " + ", ".join(md_code(x) for x in r["failed_rules"]))
     lines += [f"Problem: {md_text(p)}" for p in r.get("problems", [])]
     if r["rules"]:
-        lines.append(md_table([[md_code(x["metric"]), md_text(_num(x["value"])), md_text(x["threshold"]),
-                                md_text(x["status"])] for x in r["rules"]], ["metric", "value", "threshold", "status"]))
+        lines.append(
+            md_table(
+                [
+                    [md_code(x["metric"]), md_text(_num(x["value"])), md_text(x["threshold"]), md_text(x["status"])]
+                    for x in r["rules"]
+                ],
+                ["metric", "value", "threshold", "status"],
+            )
+        )
     if r["metrics"]:
-        lines.append(md_table([[md_code(k), md_text(_num(val))] for k, val in r["metrics"].items()],
-                              ["metric", "value"]))
+        lines.append(
+            md_table([[md_code(k), md_text(_num(val))] for k, val in r["metrics"].items()], ["metric", "value"])
+        )
     if r["not_checked"]:
         lines.append("Not checked: " + ", ".join(md_code(x) for x in r["not_checked"]))
     return "\n\n".join(lines)
@@ -251,19 +331,36 @@ def _num(v: Any) -> str:
 
 def licence_section(manifest: dict[str, Any]) -> str:
     lic = manifest["license"]
-    how = (f"set with `--license` (the sources imply {md_code(lic['derived'])})" if lic["overridden"]
-           else "derived from the licences of the source datasets below (the most restrictive applies)")
+    how = (
+        f"set with `--license` (the sources imply {md_code(lic['derived'])})"
+        if lic["overridden"]
+        else "derived from the licences of the source datasets below (the most restrictive applies)"
+    )
     named = ""
     if lic.get("license_name"):
-        named = f" ({md_text(lic['license_name'])}" + (f", {md_text(lic['license_link'])}" if lic.get("license_link")
-                                                       else "") + ")"
-    rows = [[md_text(s["dataset"]), s["records"], md_text(s["license"]), md_text(s.get("name") or "-"),
-             md_text(s.get("url") or "-"), md_text(s.get("citation") or s.get("attribution") or "-"),
-             md_text(s.get("origin") or "-")] for s in lic["sources"]]
-    parts = [f"License: **{md_text(lic['license'])}**{named}, {how}.",
-             "Each source's provenance is stated by the releaser (`--provenance`) or recognised by the sha256 of an "
-             "input file that mtgauntlet ships; it is never guessed from a name. A source with neither is unknown.",
-             md_table(rows, ["source dataset", "records", "licence", "source", "url", "citation", "how it is known"])]
+        named = (
+            f" ({md_text(lic['license_name'])}"
+            + (f", {md_text(lic['license_link'])}" if lic.get("license_link") else "")
+            + ")"
+        )
+    rows = [
+        [
+            md_text(s["dataset"]),
+            s["records"],
+            md_text(s["license"]),
+            md_text(s.get("name") or "-"),
+            md_text(s.get("url") or "-"),
+            md_text(s.get("citation") or s.get("attribution") or "-"),
+            md_text(s.get("origin") or "-"),
+        ]
+        for s in lic["sources"]
+    ]
+    parts = [
+        f"License: **{md_text(lic['license'])}**{named}, {how}.",
+        "Each source's provenance is stated by the releaser (`--provenance`) or recognised by the sha256 of an "
+        "input file that mtgauntlet ships; it is never guessed from a name. A source with neither is unknown.",
+        md_table(rows, ["source dataset", "records", "licence", "source", "url", "citation", "how it is known"]),
+    ]
     if lic["warnings"]:
         parts.append("\n".join(f"> **Warning:** {md_text(w)}." for w in lic["warnings"]))
     return "\n\n".join(parts)
@@ -277,26 +374,45 @@ def creation_section(manifest: dict[str, Any]) -> str:
         models = ", ".join(f"{md_text(role)} {md_code(spec)}" for role, spec in sorted((b.get("models") or {}).items()))
         counts = b.get("counts") or {}
         skipped = {**(counts.get("rejected") or {}), **(counts.get("skipped") or {})}
-        dropped = (", not kept: " + ", ".join(f"{md_text(k)} {md_text(v)}" for k, v in sorted(skipped.items()))
-                   if skipped else "")
+        dropped = (
+            ", not kept: " + ", ".join(f"{md_text(k)} {md_text(v)}" for k, v in sorted(skipped.items()))
+            if skipped
+            else ""
+        )
         failures = failure_counts(counts)
         dropped += (", failures: " + ", ".join(f"{md_text(k)} {n}" for k, n in failures.items())) if failures else ""
         spent = usage_line(b.get("usage") or {})
-        builds.append(f"- {md_code(b.get('builder') or 'records')} ({md_text(', '.join(b.get('kinds', [])))}): "
-                      f"{md_text(counts.get('produced', '?'))} records"
-                      + (f" from {md_text(counts['items'])} items" if counts.get("items") is not None else "")
-                      + f"{dropped}; models: {models or 'none'}"
-                      + (f"\n\n  API {md_code(spent)}" if spent else "")
-                      + f"\n\n  {md_code(b.get('signature') or '(no signature)')}")
+        builds.append(
+            f"- {md_code(b.get('builder') or 'records')} ({md_text(', '.join(b.get('kinds', [])))}): "
+            f"{md_text(counts.get('produced', '?'))} records"
+            + (f" from {md_text(counts['items'])} items" if counts.get("items") is not None else "")
+            + f"{dropped}; models: {models or 'none'}"
+            + (f"\n\n  API {md_code(spent)}" if spent else "")
+            + f"\n\n  {md_code(b.get('signature') or '(no signature)')}"
+        )
     dropped = {k: n for k, n in (manifest.get("dropped_duplicates") or {}).items() if n}
-    note = ("\n\nDuplicate records (same id in several builds) were dropped, the first kept: "
-            + ", ".join(f"{n} {k}" for k, n in sorted(dropped.items())) + ".") if dropped else ""
-    return ("Builds, each with its sacrebleu-style signature (it names everything needed to reproduce the build):"
-            "\n\n" + "\n".join(builds) + note)
+    note = (
+        (
+            "\n\nDuplicate records (same id in several builds) were dropped, the first kept: "
+            + ", ".join(f"{n} {k}" for k, n in sorted(dropped.items()))
+            + "."
+        )
+        if dropped
+        else ""
+    )
+    return (
+        "Builds, each with its sacrebleu-style signature (it names everything needed to reproduce the build):"
+        "\n\n" + "\n".join(builds) + note
+    )
 
 
-def write_card(release: Path, manifest: dict[str, Any], tables: dict[str, pa.Table],
-               pretty_name: str | None = None, extra_figures: Sequence[Path] = ()) -> list[Path]:
+def write_card(
+    release: Path,
+    manifest: dict[str, Any],
+    tables: dict[str, pa.Table],
+    pretty_name: str | None = None,
+    extra_figures: Sequence[Path] = (),
+) -> list[Path]:
     """Write README.md and its plots; returns every file written (plots first)."""
     qe_specs: dict[str, list[str]] = {}
     for b in manifest["builds"]:
@@ -328,14 +444,14 @@ def write_card(release: Path, manifest: dict[str, Any], tables: dict[str, pa.Tab
 
 ## Dataset Description
 
-{md_text(manifest.get('description') or '')}
+{md_text(manifest.get("description") or "")}
 
 {chr(10).join(f"- **{m['title']}.** {m['description']}" for m in methods)}
 
-- **Version:** {manifest['version']} (immutable; `gauntlet publish` tags it `v{manifest['version']}` on the Hub)
-- **Built with:** mtgauntlet {manifest['mtgauntlet_version']}
-- **Records:** {manifest['total_rows']} ({', '.join(f"{manifest['rows'][k]} {k}" for k in kinds)})
-- **License:** {md_text(manifest['license']['license'])} (see Licensing)
+- **Version:** {manifest["version"]} (immutable; `gauntlet publish` tags it `v{manifest["version"]}` on the Hub)
+- **Built with:** mtgauntlet {manifest["mtgauntlet_version"]}
+- **Records:** {manifest["total_rows"]} ({", ".join(f"{manifest['rows'][k]} {k}" for k in kinds)})
+- **License:** {md_text(manifest["license"]["license"])} (see Licensing)
 
 ## Dataset Structure
 

@@ -10,8 +10,9 @@ JSONPath (a list inside a struct, e.g. a step's ``translations``, is a repeated 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import pyarrow as pa
 
@@ -22,18 +23,42 @@ from mtgauntlet.schema import KINDS, column_doc, get_kind
 RELEASE_FOLDER_URL = "./"
 
 CONTEXT = {
-    "@language": "en", "@vocab": "https://schema.org/", "sc": "https://schema.org/",
-    "cr": "http://mlcommons.org/croissant/", "rai": "http://mlcommons.org/croissant/RAI/",
-    "dct": "http://purl.org/dc/terms/", "citeAs": "cr:citeAs", "column": "cr:column", "conformsTo": "dct:conformsTo",
-    "data": {"@id": "cr:data", "@type": "@json"}, "dataType": {"@id": "cr:dataType", "@type": "@vocab"},
+    "@language": "en",
+    "@vocab": "https://schema.org/",
+    "sc": "https://schema.org/",
+    "cr": "http://mlcommons.org/croissant/",
+    "rai": "http://mlcommons.org/croissant/RAI/",
+    "dct": "http://purl.org/dc/terms/",
+    "citeAs": "cr:citeAs",
+    "column": "cr:column",
+    "conformsTo": "dct:conformsTo",
+    "data": {"@id": "cr:data", "@type": "@json"},
+    "dataType": {"@id": "cr:dataType", "@type": "@vocab"},
     "equivalentProperty": "cr:equivalentProperty",
-    "examples": {"@id": "cr:examples", "@type": "@json"}, "extract": "cr:extract", "field": "cr:field",
-    "fileObject": "cr:fileObject", "fileProperty": "cr:fileProperty", "fileSet": "cr:fileSet", "format": "cr:format",
-    "includes": "cr:includes", "isLiveDataset": "cr:isLiveDataset", "jsonPath": "cr:jsonPath", "key": "cr:key",
-    "md5": "cr:md5", "parentField": "cr:parentField", "path": "cr:path", "recordSet": "cr:recordSet",
-    "references": "cr:references", "regex": "cr:regex", "repeated": "cr:repeated", "replace": "cr:replace",
+    "examples": {"@id": "cr:examples", "@type": "@json"},
+    "extract": "cr:extract",
+    "field": "cr:field",
+    "fileObject": "cr:fileObject",
+    "fileProperty": "cr:fileProperty",
+    "fileSet": "cr:fileSet",
+    "format": "cr:format",
+    "includes": "cr:includes",
+    "isLiveDataset": "cr:isLiveDataset",
+    "jsonPath": "cr:jsonPath",
+    "key": "cr:key",
+    "md5": "cr:md5",
+    "parentField": "cr:parentField",
+    "path": "cr:path",
+    "recordSet": "cr:recordSet",
+    "references": "cr:references",
+    "regex": "cr:regex",
+    "repeated": "cr:repeated",
+    "replace": "cr:replace",
     "samplingRate": "cr:samplingRate",
-    "separator": "cr:separator", "source": "cr:source", "subField": "cr:subField", "transform": "cr:transform",
+    "separator": "cr:separator",
+    "source": "cr:source",
+    "subField": "cr:subField",
+    "transform": "cr:transform",
 }
 
 
@@ -71,8 +96,15 @@ def _field(fid: str, name: str, t: pa.DataType, source: dict[str, Any], descript
         out["repeated"] = True
     if pa.types.is_struct(inner):
         out["dataType"] = "sc:Text"  # the parent carries no value of its own; its sub-fields do
-        out["subField"] = [_field(f"{fid}/{m.name}", m.name, m.type, {
-            **source, "transform": [*source.get("transform", []), {"jsonPath": m.name}]}) for m in inner]
+        out["subField"] = [
+            _field(
+                f"{fid}/{m.name}",
+                m.name,
+                m.type,
+                {**source, "transform": [*source.get("transform", []), {"jsonPath": m.name}]},
+            )
+            for m in inner
+        ]
         return out
     dt = data_type(inner)
     if dt is None:
@@ -90,8 +122,7 @@ def record_set(kind: str, schema: pa.Schema) -> dict[str, Any]:
         fields.append(_field(f"{kind}/{f.name}", f.name, f.type, src, column_doc(kind, f.name)))
     key = "id" if "id" in schema.names else None
     description = get_kind(kind).description if kind in KINDS else ""
-    out = {"@type": "cr:RecordSet", "@id": kind, "name": kind, "description": description,
-           "field": fields}
+    out = {"@type": "cr:RecordSet", "@id": kind, "name": kind, "description": description, "field": fields}
     if key:
         out["key"] = {"@id": f"{kind}/{key}"}
     return out
@@ -102,25 +133,44 @@ def creators(names: Sequence[str]) -> list[dict[str, Any]]:
     the records), saying that no person was named."""
     if names:
         return [{"@type": "sc:Person", "name": n} for n in names]
-    return [{"@type": "sc:Organization", "name": "mtgauntlet",
-             "description": "records generated with mtgauntlet; the releaser named no creator (--creator)"}]
+    return [
+        {
+            "@type": "sc:Organization",
+            "name": "mtgauntlet",
+            "description": "records generated with mtgauntlet; the releaser named no creator (--creator)",
+        }
+    ]
 
 
 def croissant(manifest: dict[str, Any], schemas: dict[str, pa.Schema], cite_as: str = "") -> dict[str, Any]:
     kinds = sorted(manifest["kinds"], key=kind_sort_key)
-    distribution = [{"@type": "cr:FileSet", "@id": f"files-{kind}", "name": f"files-{kind}",
-                     "description": f"{kind} records (Parquet), one folder per language pair",
-                     "encodingFormat": "application/x-parquet", "includes": f"data/{path_part(kind)}/*/*.parquet"}
-                    for kind in kinds]
+    distribution = [
+        {
+            "@type": "cr:FileSet",
+            "@id": f"files-{kind}",
+            "name": f"files-{kind}",
+            "description": f"{kind} records (Parquet), one folder per language pair",
+            "encodingFormat": "application/x-parquet",
+            "includes": f"data/{path_part(kind)}/*/*.parquet",
+        }
+        for kind in kinds
+    ]
     lic = manifest["license"]
-    out = {"@context": CONTEXT, "@type": "sc:Dataset", "conformsTo": "http://mlcommons.org/croissant/1.0",
-           "name": manifest["name"],
-           "description": f"mtgauntlet release {manifest['name']} {manifest['version']}: "
-                          + ", ".join(f"{manifest['rows'][k]} {k} records" for k in kinds),
-           "version": manifest["version"], "license": lic["license"],
-           "url": manifest.get("url") or RELEASE_FOLDER_URL, "creator": creators(manifest.get("creators") or []),
-           "datePublished": manifest["created_at"][:10], "distribution": distribution,
-           "recordSet": [record_set(kind, schemas[kind]) for kind in kinds]}
+    out = {
+        "@context": CONTEXT,
+        "@type": "sc:Dataset",
+        "conformsTo": "http://mlcommons.org/croissant/1.0",
+        "name": manifest["name"],
+        "description": f"mtgauntlet release {manifest['name']} {manifest['version']}: "
+        + ", ".join(f"{manifest['rows'][k]} {k} records" for k in kinds),
+        "version": manifest["version"],
+        "license": lic["license"],
+        "url": manifest.get("url") or RELEASE_FOLDER_URL,
+        "creator": creators(manifest.get("creators") or []),
+        "datePublished": manifest["created_at"][:10],
+        "distribution": distribution,
+        "recordSet": [record_set(kind, schemas[kind]) for kind in kinds],
+    }
     if cite_as:
         out["citeAs"] = cite_as
     return out

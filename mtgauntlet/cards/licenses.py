@@ -17,17 +17,22 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Mapping, Sequence
 
 from mtgauntlet.cards.hub_licenses import HUB_LICENSES, NON_COMMERCIAL_IDS, PERMISSIVE_IDS, SHARE_ALIKE_IDS
 from mtgauntlet.errors import GauntletError
 from mtgauntlet.fileio import sha256_file
 
 PERMISSIVE, SHARE_ALIKE, NON_COMMERCIAL, RESEARCH_ONLY, OTHER = (
-    "permissive", "share-alike", "non-commercial", "research-only", "other")
+    "permissive",
+    "share-alike",
+    "non-commercial",
+    "research-only",
+    "other",
+)
 UNKNOWN = "unknown"
 STATED = "stated by the releaser (--provenance)"
 STATEMENT_FIELDS = ("name", "license", "url", "citation", "license_name", "license_link", "hub_id")
@@ -79,34 +84,72 @@ class KnownData:
     sha256: str = ""  # a published file the project's docs describe (not shipped): its fixed hash
 
 
-_WMT_TERMS = dict(license="other", license_name="wmt-research-use", license_link="https://www2.statmt.org/",
-                  restriction=RESEARCH_ONLY)
+_WMT_TERMS = dict(
+    license="other", license_name="wmt-research-use", license_link="https://www2.statmt.org/", restriction=RESEARCH_ONLY
+)
 
 KNOWN_DATA: tuple[KnownData, ...] = (
-    KnownData("the sample shipped with mtgauntlet (mtgauntlet/data/sample_es_en.tsv)", ("sample_es_en",), Provenance(
-        "mtgauntlet sample (original)", "apache-2.0", "",
-        "Sentences written by the mtgauntlet authors (mtgauntlet/data/sample_es_en.tsv), Apache-2.0.",
-        original=True), shipped="data/sample_es_en.tsv"),
-    KnownData("FLORES-200 devtest, as vendored in Helsinki-NLP/OPUS-MT-testsets@ac0f19c (flores200_devtest.tsv.gz)",
-              ("flores200-devtest", "flores200_devtest"), Provenance(
-                  "FLORES-200", "cc-by-sa-4.0", "https://github.com/facebookresearch/flores",
-                  "FLORES-200 (NLLB Team et al. 2022; Goyal et al. 2022), CC BY-SA 4.0.", hub_id="facebook/flores"),
-              sha256="9d4f3d09ba5f30c0167df4678b2c14c6d6db0210b9652a1c4f90b3ef9899f5e2"),
-    KnownData("DEMETR, marzenakrp/demetr@9b31cfe (demetr_dev.jsonl.gz)", ("demetr", "demetr_dev"), Provenance(
-        "DEMETR", "mit", "https://github.com/marzenakrp/demetr",
-        "DEMETR (Karpinska et al., EMNLP 2022), MIT licence."),
-        sha256="b9373746337f3603c313f5094c7023f29b4709131a4a7bf8939039ad63297f0a"),
-    KnownData("WMT23 metrics-task MQM / DA+SQM segment scores, as vendored in wmt-conference/ErrorSpanAnnotation@e7f88b5 "
-              "(wmt23_mtme_seg_scores.tsv.gz)", ("wmt23_mtme_seg_scores", "wmt23-mqm-mtme"),
-              Provenance("WMT23 metrics-task human judgments (MQM, DA+SQM)", url="https://www2.statmt.org/wmt23/",
-                         citation=("Freitag et al. 2023, Results of WMT23 Metrics Shared Task; WMT metrics-task data, "
-                                   "distributed by the WMT organisers for research use."), **_WMT_TERMS),
-              sha256="3733e532346913039169c2ef9738fb0a23233b6ba792152124716b54e6b1ba44"),
-    KnownData("WMT24 general test set (wmt24_general_testset.tsv.gz)", ("wmt24-general", "wmt24_general_testset"),
-              Provenance("WMT24 general test set", url="https://www2.statmt.org/wmt24/", citation=(
-                  "WMT shared-task test sets, distributed by the WMT organisers for research and evaluation use."),
-                  **_WMT_TERMS),
-              sha256="fcae86fe065819e50ceb6e4f33f0a5c45bb072c7f3d99978442a5caa69f88574"),
+    KnownData(
+        "the sample shipped with mtgauntlet (mtgauntlet/data/sample_es_en.tsv)",
+        ("sample_es_en",),
+        Provenance(
+            "mtgauntlet sample (original)",
+            "apache-2.0",
+            "",
+            "Sentences written by the mtgauntlet authors (mtgauntlet/data/sample_es_en.tsv), Apache-2.0.",
+            original=True,
+        ),
+        shipped="data/sample_es_en.tsv",
+    ),
+    KnownData(
+        "FLORES-200 devtest, as vendored in Helsinki-NLP/OPUS-MT-testsets@ac0f19c (flores200_devtest.tsv.gz)",
+        ("flores200-devtest", "flores200_devtest"),
+        Provenance(
+            "FLORES-200",
+            "cc-by-sa-4.0",
+            "https://github.com/facebookresearch/flores",
+            "FLORES-200 (NLLB Team et al. 2022; Goyal et al. 2022), CC BY-SA 4.0.",
+            hub_id="facebook/flores",
+        ),
+        sha256="9d4f3d09ba5f30c0167df4678b2c14c6d6db0210b9652a1c4f90b3ef9899f5e2",
+    ),
+    KnownData(
+        "DEMETR, marzenakrp/demetr@9b31cfe (demetr_dev.jsonl.gz)",
+        ("demetr", "demetr_dev"),
+        Provenance(
+            "DEMETR",
+            "mit",
+            "https://github.com/marzenakrp/demetr",
+            "DEMETR (Karpinska et al., EMNLP 2022), MIT licence.",
+        ),
+        sha256="b9373746337f3603c313f5094c7023f29b4709131a4a7bf8939039ad63297f0a",
+    ),
+    KnownData(
+        "WMT23 metrics-task MQM / DA+SQM segment scores, as vendored in wmt-conference/ErrorSpanAnnotation@e7f88b5 "
+        "(wmt23_mtme_seg_scores.tsv.gz)",
+        ("wmt23_mtme_seg_scores", "wmt23-mqm-mtme"),
+        Provenance(
+            "WMT23 metrics-task human judgments (MQM, DA+SQM)",
+            url="https://www2.statmt.org/wmt23/",
+            citation=(
+                "Freitag et al. 2023, Results of WMT23 Metrics Shared Task; WMT metrics-task data, "
+                "distributed by the WMT organisers for research use."
+            ),
+            **_WMT_TERMS,
+        ),
+        sha256="3733e532346913039169c2ef9738fb0a23233b6ba792152124716b54e6b1ba44",
+    ),
+    KnownData(
+        "WMT24 general test set (wmt24_general_testset.tsv.gz)",
+        ("wmt24-general", "wmt24_general_testset"),
+        Provenance(
+            "WMT24 general test set",
+            url="https://www2.statmt.org/wmt24/",
+            citation=("WMT shared-task test sets, distributed by the WMT organisers for research and evaluation use."),
+            **_WMT_TERMS,
+        ),
+        sha256="fcae86fe065819e50ceb6e4f33f0a5c45bb072c7f3d99978442a5caa69f88574",
+    ),
 )
 
 
@@ -128,12 +171,16 @@ def recognise(digest: str) -> KnownData | None:
 def check_license(license: str, name: str = "", link: str = "", what: str = "--license") -> None:
     """A Hub licence id; ``other`` needs its name and a link to its text."""
     if license not in HUB_LICENSES:
-        raise GauntletError(f"{what} {license!r} is not a Hugging Face Hub licence id (e.g. apache-2.0, cc-by-4.0, "
-                            f"cc-by-sa-4.0, cc-by-nc-4.0, mit, other; {len(HUB_LICENSES)} ids in "
-                            "mtgauntlet/cards/hub_licenses.py)")
+        raise GauntletError(
+            f"{what} {license!r} is not a Hugging Face Hub licence id (e.g. apache-2.0, cc-by-4.0, "
+            f"cc-by-sa-4.0, cc-by-nc-4.0, mit, other; {len(HUB_LICENSES)} ids in "
+            "mtgauntlet/cards/hub_licenses.py)"
+        )
     if license == "other" and not (name.strip() and link.strip()):
-        raise GauntletError(f"{what} other needs the licence's name and a link to its text "
-                            "(--license-name and --license-link; in --provenance: license_name= and license_link=)")
+        raise GauntletError(
+            f"{what} other needs the licence's name and a link to its text "
+            "(--license-name and --license-link; in --provenance: license_name= and license_link=)"
+        )
 
 
 def parse_statements(specs: Sequence[str]) -> dict[str, Provenance]:
@@ -148,8 +195,10 @@ def parse_statements(specs: Sequence[str]) -> dict[str, Provenance]:
         if m:
             dataset, name, value = m.group(1), m.group(2).replace("-", "_"), m.group(3)
         if not m or not dataset.strip():
-            raise GauntletError(f"--provenance {spec!r}: expected DATASET:FIELD=VALUE with FIELD one of "
-                                f"{', '.join(STATEMENT_FIELDS)} (e.g. my_corpus:license=cc-by-4.0)")
+            raise GauntletError(
+                f"--provenance {spec!r}: expected DATASET:FIELD=VALUE with FIELD one of "
+                f"{', '.join(STATEMENT_FIELDS)} (e.g. my_corpus:license=cc-by-4.0)"
+            )
         if " ".join(value.split()) != value.strip() or not value.strip():
             raise GauntletError(f"--provenance {spec!r}: the value must be one non-empty line")
         _check_field(spec, name, value.strip())
@@ -161,8 +210,12 @@ def parse_statements(specs: Sequence[str]) -> dict[str, Provenance]:
     for dataset, entry in fields.items():
         if "license" not in entry:
             raise GauntletError(f"--provenance: no licence stated for {dataset} (add {dataset}:license=ID)")
-        check_license(entry["license"], entry.get("license_name", ""), entry.get("license_link", ""),
-                      f"--provenance {dataset}:license")
+        check_license(
+            entry["license"],
+            entry.get("license_name", ""),
+            entry.get("license_link", ""),
+            f"--provenance {dataset}:license",
+        )
         out[dataset] = Provenance(**{"name": dataset, **entry})
     return out
 
@@ -183,18 +236,22 @@ def _check_field(spec: str, name: str, value: str) -> None:
     if name in LINK_FIELDS and not HTTP_URL.fullmatch(value):
         raise GauntletError(f"--provenance {spec!r}: {name} must be an http(s) address (https://...)")
     if name == "hub_id" and not is_hub_id(value):
-        raise GauntletError(f"--provenance {spec!r}: hub_id must be a Hugging Face Hub dataset id (NAME or "
-                            "ORG/NAME: letters, digits, '-', '_', '.')")
+        raise GauntletError(
+            f"--provenance {spec!r}: hub_id must be a Hugging Face Hub dataset id (NAME or "
+            "ORG/NAME: letters, digits, '-', '_', '.')"
+        )
 
 
-def check_stated_datasets(stated: Mapping[str, "Provenance"], counts: Mapping[str | None, int]) -> None:
+def check_stated_datasets(stated: Mapping[str, Provenance], counts: Mapping[str | None, int]) -> None:
     """Every ``--provenance`` names a ``source_dataset`` the released records carry: a statement about a dataset
     the release does not contain (a typo, another build's source) would be silently ignored."""
     unknown = sorted(set(stated) - {d for d in counts if d})
     if unknown:
         have = ", ".join(sorted(str(d) for d in counts if d)) or "none recorded"
-        raise GauntletError(f"--provenance {unknown[0]}: no released record comes from {unknown[0]!r} (the records' "
-                            f"source_dataset values: {have})")
+        raise GauntletError(
+            f"--provenance {unknown[0]}: no released record comes from {unknown[0]!r} (the records' "
+            f"source_dataset values: {have})"
+        )
 
 
 @dataclass
@@ -210,8 +267,9 @@ class LicenseDecision:
     def hub_fields(self) -> dict[str, str]:
         out = {"license": self.license}
         if self.license == "other":
-            out.update({k: v for k, v in (("license_name", self.license_name), ("license_link", self.license_link))
-                        if v})
+            out.update(
+                {k: v for k, v in (("license_name", self.license_name), ("license_link", self.license_link)) if v}
+            )
         return out
 
 
@@ -233,16 +291,38 @@ def _combine(lics: list[Provenance]) -> tuple[Provenance | None, str | None]:
 
 def _source_row(dataset: str, n: int, p: Provenance | None) -> dict:
     if p is None:
-        return {"dataset": dataset, "records": n, "license": UNKNOWN, "name": UNKNOWN, "url": "", "citation": "",
-                "attribution": "", "origin": UNKNOWN}
-    return {"dataset": dataset, "records": n, "license": p.licence_label, "license_id": p.license,
-            "license_link": p.license_link, "name": p.name, "url": p.url, "citation": p.citation,
-            "attribution": p.citation or p.name, "origin": p.origin,
-            "source_dataset": "original" if p.original else hub_source(dataset, p.hub_id)}
+        return {
+            "dataset": dataset,
+            "records": n,
+            "license": UNKNOWN,
+            "name": UNKNOWN,
+            "url": "",
+            "citation": "",
+            "attribution": "",
+            "origin": UNKNOWN,
+        }
+    return {
+        "dataset": dataset,
+        "records": n,
+        "license": p.licence_label,
+        "license_id": p.license,
+        "license_link": p.license_link,
+        "name": p.name,
+        "url": p.url,
+        "citation": p.citation,
+        "attribution": p.citation or p.name,
+        "origin": p.origin,
+        "source_dataset": "original" if p.original else hub_source(dataset, p.hub_id),
+    }
 
 
-def decide_license(counts: Mapping[str | None, int], provenance: Mapping[str, Provenance] | None = None,
-                   override: str | None = None, override_name: str = "", override_link: str = "") -> LicenseDecision:
+def decide_license(
+    counts: Mapping[str | None, int],
+    provenance: Mapping[str, Provenance] | None = None,
+    override: str | None = None,
+    override_name: str = "",
+    override_link: str = "",
+) -> LicenseDecision:
     """The release licence from the records per source_dataset (``None`` = not recorded) and what is known of
     each source (``provenance``: stated or recognised; any other source is unknown)."""
     provenance = provenance or {}
@@ -254,14 +334,22 @@ def decide_license(counts: Mapping[str | None, int], provenance: Mapping[str, Pr
         p = provenance.get(dataset) if dataset else None
         sources.append(_source_row(name, n, p))
         if p is None:
-            how = (f"state it with --provenance '{name}:license=ID' (and name=, url=, citation=), or give the input "
-                   "file with --input-file if it is data mtgauntlet ships") if dataset else "rebuild with a reader that records it"
+            how = (
+                (
+                    f"state it with --provenance '{name}:license=ID' (and name=, url=, citation=), or give the input "
+                    "file with --input-file if it is data mtgauntlet ships"
+                )
+                if dataset
+                else "rebuild with a reader that records it"
+            )
             warnings.append(f"{n} records come from {name}, whose provenance and licence are unknown: {how}")
             continue
         known.append(p)
         if p.family in (NON_COMMERCIAL, RESEARCH_ONLY):
-            warnings.append(f"{n} records come from {p.name} ({p.licence_label}): "
-                            f"{'no commercial use' if p.family == NON_COMMERCIAL else 'research use only'}")
+            warnings.append(
+                f"{n} records come from {p.name} ({p.licence_label}): "
+                f"{'no commercial use' if p.family == NON_COMMERCIAL else 'research use only'}"
+            )
     derived, name, link = UNKNOWN, "", ""
     if known and len(known) == len(sources):
         chosen, conflict = _combine(known)
@@ -270,8 +358,15 @@ def decide_license(counts: Mapping[str | None, int], provenance: Mapping[str, Pr
         elif chosen is not None:
             derived, name, link = chosen.license, chosen.license_name, chosen.license_link
     if override:
-        return LicenseDecision(override, override_name.strip() if override == "other" else "",
-                               override_link.strip() if override == "other" else "", derived, True, sources, warnings)
+        return LicenseDecision(
+            override,
+            override_name.strip() if override == "other" else "",
+            override_link.strip() if override == "other" else "",
+            derived,
+            True,
+            sources,
+            warnings,
+        )
     return LicenseDecision(derived, name, link, derived, False, sources, warnings)
 
 

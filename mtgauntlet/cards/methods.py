@@ -26,12 +26,14 @@ EMBEDDED_EDITOR_LIMITATION = (
     "instruction: on 30 FLORES devtest seeds x 10 steps (`benchmarks/mtbreaker.py`, Apertium EN->ES, shipped QE) "
     "its usable edits averaged QE 87.8, easier than the seeds (80.4); an edit beat its seed on only 9 of 30 "
     "items, the selected texts score lower only because the seed takes part in the selection, and most "
-    "\"harder\" edits are degenerate text rather than grammatical edits. Treat these records as a run of the "
-    "pipeline, not as a challenge set; build with a capable `--llm` for real use.")
+    '"harder" edits are degenerate text rather than grammatical edits. Treat these records as a run of the '
+    "pipeline, not as a challenge set; build with a capable `--llm` for real use."
+)
 EMBEDDED_GENERATOR_LIMITATION = (
     "**Built with the embedded LLM (`smollm2`, SmolLM2-135M).** This model cannot follow MT-breaker's "
     "instructions reliably (see the MT-breaker benchmark in the mtgauntlet README); texts it generated are a run "
-    "of the pipeline, not a challenge set; build with a capable `--llm` for real use.")
+    "of the pipeline, not a challenge set; build with a capable `--llm` for real use."
+)
 
 METHODS = {
     "smaug": {
@@ -40,7 +42,8 @@ METHODS = {
             "Each record holds a source, a good hypothesis, a bad hypothesis and a reference. The bad hypothesis is "
             f"the reference with exactly one critical error of a given phenomenon: {errors_in_words()}. Each "
             "perturbation has a transformation phase and a validation phase (SMAUG, Alves et al. 2022); every record stores "
-            "the changed span and each validation check's result."),
+            "the changed span and each validation check's result."
+        ),
         "citation": """@inproceedings{alves-etal-2022-robust,
   title = {Robust {MT} Evaluation with Sentence-level Multilingual Augmentation},
   author = {Alves, Duarte M. and Rei, Ricardo and Farinha, Ana C. and de Souza, Jos{\\'e} G. C. and Martins, Andr{\\'e} F. T.},
@@ -53,13 +56,15 @@ METHODS = {
             "Model-free perturbations (the offline default) are less fluent than mT5/Polyjuice ones: entity swaps "
             "draw from the corpus, clause insertion coordinates another reference's clause. Negation records are "
             "only NLI-validated when an NLI backend was configured (see `checks.nli_contradiction`; null = not "
-            "checked). When `good_origin` is `reference`, the good hypothesis equals the reference."),
+            "checked). When `good_origin` is `reference`, the good hypothesis equals the reference."
+        ),
     },
     "mtbreaker": {
         "title": "MT-breaker difficult source texts",
         "description": (
             "Source texts edited step by step by an LLM until a target MT model translates them badly, judged by "
-            "quality estimation; each record keeps the full trajectory (source, translations, QE per step)."),
+            "quality estimation; each record keeps the full trajectory (source, translations, QE per step)."
+        ),
         "citation": MTBREAKER_BIBTEX,
         "limitations": "Difficulty is judged by an automatic QE model, not by humans; texts may drift from the seed's topic.",
     },
@@ -74,7 +79,8 @@ METHODS = {
         "description": (
             "Topics are arms; each pull samples a text for a topic, translates it and scores it with QE "
             "(difficulty = 100 - mean QE). The search spends a budget of pulls to find the hardest topics; "
-            "records hold texts of the chosen topics with provenance."),
+            "records hold texts of the chosen topics with provenance."
+        ),
         "citation": BANDIT_BIBTEX,
         "limitations": "Texts are retrieved from a local corpus offline; topic difficulty is estimated from few pulls.",
     },
@@ -82,7 +88,8 @@ METHODS = {
         "title": "Difficulty-selected subset",
         "description": (
             "A corpus scored by a source-only difficulty estimator; the B hardest texts are kept (Proietti et "
-            "al. 2025, eq. 1), optionally stratified by domain or embedding cluster for diversity."),
+            "al. 2025, eq. 1), optionally stratified by domain or embedding cluster for diversity."
+        ),
         "citation": """@misc{proietti2025estimating,
   title = {Estimating Machine Translation Difficulty},
   author = {Proietti, Lorenzo and Perrella, Stefano and Zouhar, Vil{\\'e}m and Navigli, Roberto and Kocmi, Tom},
@@ -95,8 +102,12 @@ METHODS = {
     },
 }
 
-GENERIC = {"title": "mtgauntlet challenge set", "description": "Records built with mtgauntlet.", "citation": "",
-           "limitations": ""}
+GENERIC = {
+    "title": "mtgauntlet challenge set",
+    "description": "Records built with mtgauntlet.",
+    "citation": "",
+    "limitations": "",
+}
 
 
 def embedded_llm_limitation(build: dict) -> str:
@@ -105,7 +116,8 @@ def embedded_llm_limitation(build: dict) -> str:
     if llm.split("#")[0] != "smollm2":
         return ""
     return {"mtbreaker": EMBEDDED_EDITOR_LIMITATION, "zeroshot": EMBEDDED_GENERATOR_LIMITATION}.get(
-        build.get("builder") or "", "")
+        build.get("builder") or "", ""
+    )
 
 
 DEMETR_BIBTEX = """@inproceedings{karpinska2022demetr,
@@ -122,13 +134,21 @@ ACES_BIBTEX = """@inproceedings{amrhein2022aces,
   year = {2022}
 }"""
 
-_IMPORTED = ("Records imported with `gauntlet import {fmt}` from a public set, texts byte for byte; the licence and "
-             "sources below are the origin's.")
-for _fmt, _title, _cite in (("aces", "ACES challenge pairs (imported)", ACES_BIBTEX),
-                            ("span-aces", "Span-ACES challenge pairs (imported)", ACES_BIBTEX),
-                            ("demetr", "DEMETR challenge pairs (imported)", DEMETR_BIBTEX),
-                            ("wmt-challenge", "WMT challenge-set pairs (imported)", ""),
-                            ("mtme", "Human judgments, mt-metrics-eval layout (imported)", ""),
-                            ("human-table", "Human judgments, flat table (imported)", "")):
-    METHODS[f"import:{_fmt}"] = {"title": _title, "description": _IMPORTED.format(fmt=_fmt), "citation": _cite,
-                                 "limitations": ""}
+_IMPORTED = (
+    "Records imported with `gauntlet import {fmt}` from a public set, texts byte for byte; the licence and "
+    "sources below are the origin's."
+)
+for _fmt, _title, _cite in (
+    ("aces", "ACES challenge pairs (imported)", ACES_BIBTEX),
+    ("span-aces", "Span-ACES challenge pairs (imported)", ACES_BIBTEX),
+    ("demetr", "DEMETR challenge pairs (imported)", DEMETR_BIBTEX),
+    ("wmt-challenge", "WMT challenge-set pairs (imported)", ""),
+    ("mtme", "Human judgments, mt-metrics-eval layout (imported)", ""),
+    ("human-table", "Human judgments, flat table (imported)", ""),
+):
+    METHODS[f"import:{_fmt}"] = {
+        "title": _title,
+        "description": _IMPORTED.format(fmt=_fmt),
+        "citation": _cite,
+        "limitations": "",
+    }

@@ -5,8 +5,8 @@ Every title names the record kind and the scale of what is plotted; count axes a
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Mapping, Sequence
 
 
 def _plt():

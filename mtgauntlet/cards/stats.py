@@ -28,8 +28,10 @@ def md_table(rows: list[list[Any]], header: list[str]) -> str:
 
 def value_counts(column: pa.ChunkedArray) -> dict[str, int]:
     vc = pc.value_counts(column.combine_chunks())
-    return {("(null)" if v is None else str(v)): int(n)
-            for v, n in zip(vc.field("values").to_pylist(), vc.field("counts").to_pylist())}
+    return {
+        ("(null)" if v is None else str(v)): int(n)
+        for v, n in zip(vc.field("values").to_pylist(), vc.field("counts").to_pylist())
+    }
 
 
 def languages(tables: dict[str, pa.Table]) -> list[str]:
@@ -58,8 +60,13 @@ def difficulty_scales(kind: str, table: pa.Table, qe_specs: list[str]) -> list[t
     out = []
     for value in sorted(v for v in pc.unique(table.column(group_col)).to_pylist() if v is not None):
         mask = pc.equal(table.column(group_col), value)
-        out.append((f"_{path_part(value)}", label.format(md_code(value)), table.filter(mask).column("difficulty")
-                    .combine_chunks()))
+        out.append(
+            (
+                f"_{path_part(value)}",
+                label.format(md_code(value)),
+                table.filter(mask).column("difficulty").combine_chunks(),
+            )
+        )
     return out
 
 
@@ -73,27 +80,45 @@ def statistics(tables: dict[str, pa.Table], qe_specs: dict[str, list[str]], rele
         parts.append(f"### `{kind}`: {t.num_rows} records")
         cols = t.column_names
         if "src_lang" in cols and "tgt_lang" in cols:
-            lp = pc.binary_join_element_wise(pc.fill_null(t.column("src_lang"), "?"),
-                                             pc.fill_null(t.column("tgt_lang"), "-"), "-")
-            parts.append(md_table([[md_text(k), n] for k, n in sorted(value_counts(lp).items())],
-                                  ["language pair", "records"]))
+            lp = pc.binary_join_element_wise(
+                pc.fill_null(t.column("src_lang"), "?"), pc.fill_null(t.column("tgt_lang"), "-"), "-"
+            )
+            parts.append(
+                md_table([[md_text(k), n] for k, n in sorted(value_counts(lp).items())], ["language pair", "records"])
+            )
         for col in CATEGORY_COLUMNS:
             if col not in cols:
                 continue
             counts = value_counts(t.column(col))
             top = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:TOP]
             more = f" (top {TOP} of {len(counts)})" if len(counts) > TOP else ""
-            parts.append(f"Records per {col}{more}:\n\n" + md_table([[md_text(k), n] for k, n in top], [col, "records"]))
+            parts.append(
+                f"Records per {col}{more}:\n\n" + md_table([[md_text(k), n] for k, n in top], [col, "records"])
+            )
             if col == "phenomenon":
-                figs.append(plots.bar_counts(counts, release / "plots" / f"{kind}_phenomena.png",
-                                             f"{kind}: records per SMAUG phenomenon", "phenomenon"))
+                figs.append(
+                    plots.bar_counts(
+                        counts,
+                        release / "plots" / f"{kind}_phenomena.png",
+                        f"{kind}: records per SMAUG phenomenon",
+                        "phenomenon",
+                    )
+                )
         for suffix, scale, values in difficulty_scales(kind, t, qe_specs.get(kind, [])):
             vals = values.drop_null().to_numpy(zero_copy_only=False)
             if not len(vals):
                 continue
             q = np.percentile(vals, [0, 25, 50, 75, 100])
-            parts.append(f"{scale[0].upper()}{scale[1:]}:\n\n" + md_table(
-                [[len(vals)] + [f"{x:.3g}" for x in q]], ["records", "min", "25%", "median", "75%", "max"]))
-            figs.append(plots.histogram(vals, release / "plots" / f"{kind}_difficulty{suffix}.png",
-                                        f"{kind}: {scale}", "difficulty (higher = harder)"))
+            parts.append(
+                f"{scale[0].upper()}{scale[1:]}:\n\n"
+                + md_table([[len(vals)] + [f"{x:.3g}" for x in q]], ["records", "min", "25%", "median", "75%", "max"])
+            )
+            figs.append(
+                plots.histogram(
+                    vals,
+                    release / "plots" / f"{kind}_difficulty{suffix}.png",
+                    f"{kind}: {scale}",
+                    "difficulty (higher = harder)",
+                )
+            )
     return "\n\n".join(parts), figs

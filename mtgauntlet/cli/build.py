@@ -12,8 +12,9 @@ from mtgauntlet.api.building import BUILDERS
 from mtgauntlet.cli.common import build_result, json_option, print_json, print_result
 from mtgauntlet.cli.declared import command
 
-app = typer.Typer(help="Build a challenge set with one of the methods (writes Parquet shards + build.json).",
-                  no_args_is_help=True)
+app = typer.Typer(
+    help="Build a challenge set with one of the methods (writes Parquet shards + build.json).", no_args_is_help=True
+)
 JSON = {"json_out": ("dry_run", bool, json_option("the build summary"))}  # CLI only: how the result is printed
 
 
@@ -41,8 +42,15 @@ def _bandit(params: dict[str, Any]) -> None:
     built, json_out = _call("bandit", params)
     if json_out and built.plan is None:
         m = built.summary
-        print_json({"out": params["out"], "counts": m["counts"], "top_topics": m["top_topics"],
-                    "signature": m["signature"], "skipped": built.skipped})
+        print_json(
+            {
+                "out": params["out"],
+                "counts": m["counts"],
+                "top_topics": m["top_topics"],
+                "signature": m["signature"],
+                "skipped": built.skipped,
+            }
+        )
     else:
         typer.echo(built.describe())
 

@@ -51,8 +51,12 @@ def print_json(obj: Any) -> None:
 
 
 def json_option(what: str = "the result"):
-    return typer.Option(False, "--json", help=f"Print {what} as one JSON object on stdout (nothing else goes to "
-                        "stdout; notes and progress go to stderr).")
+    return typer.Option(
+        False,
+        "--json",
+        help=f"Print {what} as one JSON object on stdout (nothing else goes to "
+        "stdout; notes and progress go to stderr).",
+    )
 
 
 def print_result(as_json: bool, text: str, obj: dict[str, Any]) -> None:
@@ -65,10 +69,18 @@ def print_result(as_json: bool, text: str, obj: dict[str, Any]) -> None:
 
 def build_result(summary) -> dict[str, Any]:
     """A build's summary as the JSON object of ``gauntlet build ... --json``."""
-    return {"out": str(summary.out_dir), "data": str(Path(summary.out_dir) / "data"), "records": summary.produced,
-            "items": summary.items, "rejected": summary.rejected, "skipped": summary.skipped,
-            "resumed_shards": summary.resumed_shards, "failures": summary.failures, "signature": summary.signature,
-            "seconds": round(summary.seconds, 3)}
+    return {
+        "out": str(summary.out_dir),
+        "data": str(Path(summary.out_dir) / "data"),
+        "records": summary.produced,
+        "items": summary.items,
+        "rejected": summary.rejected,
+        "skipped": summary.skipped,
+        "resumed_shards": summary.resumed_shards,
+        "failures": summary.failures,
+        "signature": summary.signature,
+        "seconds": round(summary.seconds, 3),
+    }
 
 
 # -- options shared by every command that reads a table (one definition, one help text) ---------------
@@ -78,10 +90,12 @@ def quoting_option():
 
 def checked(choices: tuple[str, ...], what: str = "format"):
     """An option callback that refuses a value outside ``choices`` (a usage error, exit 2, before any work)."""
+
     def check(value):
         if value is not None and value not in choices:
             raise typer.BadParameter(f"unknown {what} {value!r} (one of {', '.join(choices)})")
         return value
+
     return check
 
 
@@ -90,10 +104,12 @@ OUTPUT_FORMATS = ("table", "csv", "json")
 
 def table_format_option():
     """``--format`` of a plain table (tsv, csv, jsonl, parquet, hf)."""
-    return typer.Option(None, "--format", callback=checked(FORMATS),
-                        help=f"{', '.join(FORMATS)}; default: from the file name.")
+    return typer.Option(
+        None, "--format", callback=checked(FORMATS), help=f"{', '.join(FORMATS)}; default: from the file name."
+    )
 
 
 def output_format_option(default: str = "table"):
-    return typer.Option(default, "--format", "-f", callback=checked(OUTPUT_FORMATS),
-                        help=f"Output: {', '.join(OUTPUT_FORMATS)}.")
+    return typer.Option(
+        default, "--format", "-f", callback=checked(OUTPUT_FORMATS), help=f"Output: {', '.join(OUTPUT_FORMATS)}."
+    )

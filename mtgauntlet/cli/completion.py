@@ -21,8 +21,9 @@ def _check_shell(value: str) -> str:
     return value
 
 
-def completion(shell: str = typer.Argument(..., metavar="SHELL", callback=_check_shell,
-                                           help=f"One of {', '.join(SHELLS)}.")):
+def completion(
+    shell: str = typer.Argument(..., metavar="SHELL", callback=_check_shell, help=f"One of {', '.join(SHELLS)}."),
+):
     """Print the completion script of SHELL; e.g. `gauntlet completion bash > ~/.local/share/bash-completion/
     completions/gauntlet`, or `eval "$(gauntlet completion bash)"` in ~/.bashrc."""
     from typer._completion_shared import get_completion_script

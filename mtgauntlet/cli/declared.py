@@ -4,7 +4,8 @@ own; its ``--help``, flags, defaults, ranges and choices are the declaration's."
 from __future__ import annotations
 
 import inspect
-from typing import Any, Callable, List, Optional
+from collections.abc import Callable
+from typing import Any
 
 import typer
 
@@ -36,21 +37,27 @@ def parameters(cls: type, extra: dict[str, tuple[str, Any, Any]] | None = None) 
     for o in declared(cls):
         kind = bare_type(o.type)
         if isinstance(o.default, tuple):  # several values: --metric A --metric B
-            annotation: Any = List[kind]  # type: ignore[valid-type]
+            annotation: Any = list[kind]  # type: ignore[valid-type]
         elif o.required or o.info.cli_required or o.default is not None:
             annotation = kind
         else:
-            annotation = Optional[kind]
-        params.append(inspect.Parameter(o.name, inspect.Parameter.KEYWORD_ONLY, default=typer_option(o),
-                                        annotation=annotation))
+            annotation = kind | None
+        params.append(
+            inspect.Parameter(o.name, inspect.Parameter.KEYWORD_ONLY, default=typer_option(o), annotation=annotation)
+        )
         for name, (after, hint, made) in (extra or {}).items():
             if after == o.name:
                 params.append(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=made, annotation=hint))
     return params
 
 
-def command(app: typer.Typer, name: str, cls: type, run: Callable[[dict[str, Any]], Any],
-            extra: dict[str, tuple[str, Any, Any]] | None = None) -> Callable[..., Any]:
+def command(
+    app: typer.Typer,
+    name: str,
+    cls: type,
+    run: Callable[[dict[str, Any]], Any],
+    extra: dict[str, tuple[str, Any, Any]] | None = None,
+) -> Callable[..., Any]:
     """Register ``gauntlet ... NAME`` on ``app``: its options are those of ``cls`` (plus ``extra``), its help the
     class's docstring; ``run`` gets the parsed options as a dict (keyword -> value)."""
 
@@ -62,4 +69,3 @@ def command(app: typer.Typer, name: str, cls: type, run: Callable[[dict[str, Any
     handler.__signature__ = inspect.Signature(parameters(cls, extra))  # type: ignore[attr-defined]
     handler.__annotations__ = {}
     return app.command(name)(handler)
-

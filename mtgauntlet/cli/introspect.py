@@ -29,8 +29,9 @@ def _type(param) -> str:
     bare = getattr(param, "bare_type", None)
     name = bare() if callable(bare) else getattr(getattr(param, "type", None), "name", "str")
     name = str(name).lower()
-    return {"integer": "int", "boolean": "bool", "text": "str", "string": "str"}.get(name, name if name in
-                                                                                       ("int", "float", "bool") else "str")
+    return {"integer": "int", "boolean": "bool", "text": "str", "string": "str"}.get(
+        name, name if name in ("int", "float", "bool") else "str"
+    )
 
 
 def options(*path: str, exclude: tuple[str, ...] = ("help",)) -> dict[str, OptionDef] | None:
@@ -47,14 +48,22 @@ def options(*path: str, exclude: tuple[str, ...] = ("help",)) -> dict[str, Optio
         if name in exclude:
             continue
         off = next((o.lstrip("-") for o in getattr(p, "secondary_opts", []) if o.startswith("--")), None)
-        out[name] = OptionDef(name=name, type="bool" if getattr(p, "is_flag", False) else _type(p),
-                              default=p.default, required=bool(p.required), multiple=bool(p.multiple),
-                              min=getattr(p, "min", None), max=getattr(p, "max", None), off=off)
+        out[name] = OptionDef(
+            name=name,
+            type="bool" if getattr(p, "is_flag", False) else _type(p),
+            default=p.default,
+            required=bool(p.required),
+            multiple=bool(p.multiple),
+            min=getattr(p, "min", None),
+            max=getattr(p, "max", None),
+            off=off,
+        )
     return out
 
 
 def all_commands():
     """(path, click command) for every leaf command of the CLI."""
+
     def walk(cmd, path):
         subs = getattr(cmd, "commands", None)
         if subs:

@@ -8,12 +8,17 @@ from mtgauntlet.cli.common import json_option, print_result
 
 
 def leaderboard(
-    results: str = typer.Option(..., "--results", help="A results folder of `gauntlet evaluate metric --out` (only "
-                                "the files its manifest seals are read)."),
-    out: str = typer.Option("leaderboard.html", "--out", "-o", help="The HTML page to write (one self-contained "
-                            "file)."),
-    releases: str | None = typer.Option(None, "--releases", "-r", help="The catalog the sets came from (their "
-                                        "sizes are shown)."),
+    results: str = typer.Option(
+        ...,
+        "--results",
+        help="A results folder of `gauntlet evaluate metric --out` (only the files its manifest seals are read).",
+    ),
+    out: str = typer.Option(
+        "leaderboard.html", "--out", "-o", help="The HTML page to write (one self-contained file)."
+    ),
+    releases: str | None = typer.Option(
+        None, "--releases", "-r", help="The catalog the sets came from (their sizes are shown)."
+    ),
     title: str | None = typer.Option(None, "--title", help="The page's title."),
     json_out: bool = json_option("where the page is"),
 ):

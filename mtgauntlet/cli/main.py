@@ -10,7 +10,6 @@ from __future__ import annotations
 import logging
 import os
 import sys
-from typing import Optional
 
 import typer
 
@@ -69,31 +68,60 @@ def _print_version(value: bool) -> None:
 @app.callback()
 def _root(
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Log progress details (and tracebacks of errors)."),
-    quiet: bool = typer.Option(False, "--quiet", "-q", envvar=QUIET_ENV,
-                               help="No progress and no informational lines (results, warnings and errors still print)."),
-    version: bool = typer.Option(False, "--version", "-V", help="Print the version and exit.", is_eager=True,
-                                 callback=_print_version),
-    device: Optional[str] = typer.Option(None, "--device", envvar="MTGAUNTLET_DEVICE",
-                                         help="Default device of torch models: auto (cuda, mps, cpu), cpu, cuda, cuda:N, mps."),
-    dtype: Optional[str] = typer.Option(None, "--dtype", envvar="MTGAUNTLET_DTYPE",
-                                        help="Default dtype of torch models: auto (bf16 on a GPU with bf16, else fp32), fp32, bf16, fp16."),
-    batch_size: Optional[int] = typer.Option(None, "--batch-size", envvar="MTGAUNTLET_BATCH_SIZE",
-                                             help="Default batch size of torch models (halved on out-of-memory)."),
-    concurrency: Optional[int] = typer.Option(None, "--concurrency", envvar="MTGAUNTLET_CONCURRENCY",
-                                              help="Requests at once to openai: backends (default 1)."),
-    max_cost: Optional[float] = typer.Option(None, "--max-cost", envvar="MTGAUNTLET_MAX_COST",
-                                             help="Stop (exit 3, resumable) once the openai: requests of this run "
-                                                  "cost USD (needs #price=IN/OUT in the specs)."),
-    max_requests: Optional[int] = typer.Option(None, "--max-requests", envvar="MTGAUNTLET_MAX_REQUESTS",
-                                               help="Stop (exit 3, resumable) after N requests to openai: backends."),
+    quiet: bool = typer.Option(
+        False,
+        "--quiet",
+        "-q",
+        envvar=QUIET_ENV,
+        help="No progress and no informational lines (results, warnings and errors still print).",
+    ),
+    version: bool = typer.Option(
+        False, "--version", "-V", help="Print the version and exit.", is_eager=True, callback=_print_version
+    ),
+    device: str | None = typer.Option(
+        None,
+        "--device",
+        envvar="MTGAUNTLET_DEVICE",
+        help="Default device of torch models: auto (cuda, mps, cpu), cpu, cuda, cuda:N, mps.",
+    ),
+    dtype: str | None = typer.Option(
+        None,
+        "--dtype",
+        envvar="MTGAUNTLET_DTYPE",
+        help="Default dtype of torch models: auto (bf16 on a GPU with bf16, else fp32), fp32, bf16, fp16.",
+    ),
+    batch_size: int | None = typer.Option(
+        None,
+        "--batch-size",
+        envvar="MTGAUNTLET_BATCH_SIZE",
+        help="Default batch size of torch models (halved on out-of-memory).",
+    ),
+    concurrency: int | None = typer.Option(
+        None, "--concurrency", envvar="MTGAUNTLET_CONCURRENCY", help="Requests at once to openai: backends (default 1)."
+    ),
+    max_cost: float | None = typer.Option(
+        None,
+        "--max-cost",
+        envvar="MTGAUNTLET_MAX_COST",
+        help="Stop (exit 3, resumable) once the openai: requests of this run "
+        "cost USD (needs #price=IN/OUT in the specs).",
+    ),
+    max_requests: int | None = typer.Option(
+        None,
+        "--max-requests",
+        envvar="MTGAUNTLET_MAX_REQUESTS",
+        help="Stop (exit 3, resumable) after N requests to openai: backends.",
+    ),
 ):
     from mtgauntlet.core.usage import set_global_budget
     from mtgauntlet.models.runtime import set_defaults
 
     set_defaults(device=device, dtype=dtype, batch=batch_size, concurrency=concurrency)
     set_global_budget(max_cost, max_requests)
-    logging.basicConfig(level=logging.INFO if verbose else logging.ERROR if quiet else logging.WARNING,
-                        format="%(levelname)s %(message)s")
+    logging.basicConfig(
+        level=logging.INFO if verbose else logging.ERROR if quiet else logging.WARNING,
+        format="%(levelname)s %(message)s",
+    )
     for handler in logging.getLogger().handlers:
         if not any(isinstance(f, _RedactSecrets) for f in handler.filters):
             handler.addFilter(_RedactSecrets())
@@ -155,9 +183,9 @@ def _run(args: list[str]) -> int:
     mods = _click_modules()
     usage = tuple(m.UsageError for m in mods)
     click_errors = tuple(m.ClickException for m in mods)
-    no_args = tuple(getattr(m, "NoArgsIsHelpError") for m in mods if hasattr(m, "NoArgsIsHelpError"))
-    exits = (typer.Exit, *(getattr(m, "Exit") for m in mods if hasattr(m, "Exit")))
-    aborts = (typer.Abort, KeyboardInterrupt, *(getattr(m, "Abort") for m in mods if hasattr(m, "Abort")))
+    no_args = tuple(m.NoArgsIsHelpError for m in mods if hasattr(m, "NoArgsIsHelpError"))
+    exits = (typer.Exit, *(m.Exit for m in mods if hasattr(m, "Exit")))
+    aborts = (typer.Abort, KeyboardInterrupt, *(m.Abort for m in mods if hasattr(m, "Abort")))
     if os.environ.get(completion.COMPLETE_VAR):  # a shell asking for completions (the script sets it)
         completion.init()
     try:
@@ -197,8 +225,11 @@ def _run(args: list[str]) -> int:
     except Exception as exc:  # a bug: still one line for the user; -v shows the traceback
         if verbose:
             raise
-        typer.echo(f"error: internal error ({type(exc).__name__}: {_one_line(exc)}); run with -v for the "
-                   "traceback and please report it", err=True)
+        typer.echo(
+            f"error: internal error ({type(exc).__name__}: {_one_line(exc)}); run with -v for the "
+            "traceback and please report it",
+            err=True,
+        )
         return 2
 
 

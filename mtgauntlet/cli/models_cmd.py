@@ -34,9 +34,11 @@ def models(json_out: bool = typer.Option(False, "--json", help="Print JSON inste
         t2.add_row(escape(name), escape(", ".join(roles)))
     console.print(t2)
     defaults = extra["defaults"]
-    console.print(escape("Defaults per role: "
-                         + ", ".join(f"{k}={v or '(none offline)'}" for k, v in defaults.items())))
+    console.print(
+        escape("Defaults per role: " + ", ".join(f"{k}={v or '(none offline)'}" for k, v in defaults.items()))
+    )
     by_pair = extra["default_translator_by_pair"]
     if by_pair:
-        console.print(escape("Default translator by language pair: "
-                             + ", ".join(f"{k}: {v}" for k, v in by_pair.items())))
+        console.print(
+            escape("Default translator by language pair: " + ", ".join(f"{k}: {v}" for k, v in by_pair.items()))
+        )

@@ -68,8 +68,10 @@ def write_result(table, fmt: str) -> None:
         twice = sorted({n for n in names if names.count(n) > 1})
         if twice:
             fail(f"the result has several columns named {twice[0]!r}: name them apart (AS ...) for -f json")
-        sys.stdout.write(json.dumps([{n: plain(v) for n, v in zip(names, r)} for r in rows], ensure_ascii=False,
-                                    allow_nan=False) + "\n")
+        sys.stdout.write(
+            json.dumps([{n: plain(v) for n, v in zip(names, r)} for r in rows], ensure_ascii=False, allow_nan=False)
+            + "\n"
+        )
     elif fmt == "csv":
         writer = csv.writer(sys.stdout, lineterminator="\n")
         writer.writerow(names)
@@ -86,11 +88,18 @@ def write_result(table, fmt: str) -> None:
 
 
 def query(
-    sql: str = typer.Argument(..., help="A SELECT statement; views: one per record kind (e.g. smaug_pair), "
-                              "latest_<kind>, releases, catalog_files, catalog_info, catalog_skipped."),
+    sql: str = typer.Argument(
+        ...,
+        help="A SELECT statement; views: one per record kind (e.g. smaug_pair), "
+        "latest_<kind>, releases, catalog_files, catalog_info, catalog_skipped.",
+    ),
     releases: str = typer.Option("releases", "--releases", "-r", help="Directory with releases or build outputs."),
-    results: str = typer.Option(None, "--results", help="A results folder of `gauntlet evaluate metric --out`: "
-                                "adds the views metric_score and leaderboard (only the files its manifest seals)."),
+    results: str = typer.Option(
+        None,
+        "--results",
+        help="A results folder of `gauntlet evaluate metric --out`: "
+        "adds the views metric_score and leaderboard (only the files its manifest seals).",
+    ),
     format: str = output_format_option(),
 ):
     """Run a read-only SQL query over the records of every release under --releases (exactly the files their

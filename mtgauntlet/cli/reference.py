@@ -1,7 +1,7 @@
 """The command-line reference page, generated from the CLI itself (so the docs and --help cannot drift apart).
 
-    python -m mtgauntlet.cli.reference                                  # print the reference
-    python -m mtgauntlet.cli.reference --write docs/reference/cli.md    # replace the page's generated section
+python -m mtgauntlet.cli.reference                                  # print the reference
+python -m mtgauntlet.cli.reference --write docs/reference/cli.md    # replace the page's generated section
 """
 
 from __future__ import annotations
@@ -31,9 +31,15 @@ def _default(p) -> str:
 def reference() -> str:
     out = [BEGIN, ""]
     root = introspect.root_command()
-    out.append("Global options (before the command): " + ", ".join(
-        f"`{next(o for o in p.opts if o.startswith('--'))}` ({_cell(p.help or '')})" for p in root.params
-        if getattr(p, "param_type_name", "") == "option" and p.name != "help") + ".")
+    out.append(
+        "Global options (before the command): "
+        + ", ".join(
+            f"`{next(o for o in p.opts if o.startswith('--'))}` ({_cell(p.help or '')})"
+            for p in root.params
+            if getattr(p, "param_type_name", "") == "option" and p.name != "help"
+        )
+        + "."
+    )
     for path, cmd in sorted(introspect.all_commands(), key=lambda pc: pc[0]):
         shown = ["validate", "PATH"] if path == ("validate", "records") else list(path)
         args = [a.name.upper() for a in cmd.params if getattr(a, "param_type_name", "") == "argument"]

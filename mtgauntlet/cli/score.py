@@ -25,9 +25,12 @@ def _report(result, json_out: bool, dry_run: bool) -> None:
         return print_plan(result)
     res = result.attrs[SUMMARY]
     where = ", ".join(f"{k} {v}" for k, v in res["placement"].items())
-    text = (f"{res['rows']} rows scored with {res['scored_with']} on {res['engine']}{f' ({where})' if where else ''} "
-            f"-> {res['out']}" + (f" ({res['without_score']} without a score)" if res["without_score"] else "")
-            + skipped_counts_note(res["skipped"]))
+    text = (
+        f"{res['rows']} rows scored with {res['scored_with']} on {res['engine']}{f' ({where})' if where else ''} "
+        f"-> {res['out']}"
+        + (f" ({res['without_score']} without a score)" if res["without_score"] else "")
+        + skipped_counts_note(res["skipped"])
+    )
     if summary_line(res["usage"]):
         text += "\n" + summary_line(res["usage"])
     print_result(json_out, text, res)

@@ -32,12 +32,19 @@ def _bandit(p: dict[str, Any]) -> None:
         if "skipped" in r:
             typer.echo(f"  {name:<11} skipped: {r['skipped']}")
         else:
-            typer.echo(f"  {name:<11} top-{k} true mean {r['topk_true_mean']:.2f}  top-1 {r['top1_true']:.2f}  "
-                       f"pulls {r['pulls']:,}  "
-                       f"{r['seconds']:.2f} s  {r['pulls_per_s']:,.0f} pulls/s")
+            typer.echo(
+                f"  {name:<11} top-{k} true mean {r['topk_true_mean']:.2f}  top-1 {r['top1_true']:.2f}  "
+                f"pulls {r['pulls']:,}  "
+                f"{r['seconds']:.2f} s  {r['pulls_per_s']:,.0f} pulls/s"
+            )
     if plot:
         typer.echo(f"plot: {plot}")
 
 
-command(app, "bandit", SimulateBanditOptions, _bandit,
-        extra={"json_out": ("plot", bool, typer.Option(False, "--json", help="Print JSON."))})
+command(
+    app,
+    "bandit",
+    SimulateBanditOptions,
+    _bandit,
+    extra={"json_out": ("plot", bool, typer.Option(False, "--json", help="Print JSON."))},
+)

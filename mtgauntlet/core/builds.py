@@ -9,11 +9,12 @@ import hashlib
 import json
 import os
 import random
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
-from mtgauntlet.errors import BuildStateError
 from mtgauntlet.core import usage
+from mtgauntlet.errors import BuildStateError
 
 MANIFEST = "build.json"
 
@@ -31,7 +32,9 @@ def build_lock(out_dir: Path):
         except BlockingIOError:
             fh.seek(0)
             holder = fh.read().strip() or "another process"
-            raise BuildStateError(f"{out_dir} is being built by {holder}; wait for it to finish or use another --out") from None
+            raise BuildStateError(
+                f"{out_dir} is being built by {holder}; wait for it to finish or use another --out"
+            ) from None
         fh.seek(0)
         fh.truncate()
         fh.write(f"pid {os.getpid()}")

@@ -12,8 +12,9 @@ import json
 import os
 import sqlite3
 import threading
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from mtgauntlet.errors import GauntletError
 
@@ -57,7 +58,7 @@ def lookup(spec: str, method: str, params: Any, items: Sequence[Any]) -> tuple[l
         return keys, found
     with _LOCK:
         for i in range(0, len(keys), 500):
-            chunk = keys[i:i + 500]
+            chunk = keys[i : i + 500]
             q = f"SELECT key, value FROM outputs WHERE key IN ({','.join('?' * len(chunk))})"
             found.update({k: json.loads(v) for k, v in con.execute(q, chunk)})
     return keys, found
@@ -69,8 +70,10 @@ def store(spec: str, pairs: Sequence[tuple[str, Any]]) -> None:
     if con is None or not spec or not pairs:
         return
     with _LOCK:
-        con.executemany("INSERT OR REPLACE INTO outputs (key, value) VALUES (?, ?)",
-                        [(k, json.dumps(v, ensure_ascii=False)) for k, v in pairs])
+        con.executemany(
+            "INSERT OR REPLACE INTO outputs (key, value) VALUES (?, ?)",
+            [(k, json.dumps(v, ensure_ascii=False)) for k, v in pairs],
+        )
         con.commit()
 
 
@@ -85,8 +88,9 @@ def missing_indices(keys: Sequence[str], found: dict[str, Any]) -> list[int]:
     return out
 
 
-def cached_map(spec: str, method: str, params: Any, items: Sequence[Any],
-               compute: Callable[[list[Any]], list[Any]]) -> list[Any]:
+def cached_map(
+    spec: str, method: str, params: Any, items: Sequence[Any], compute: Callable[[list[Any]], list[Any]]
+) -> list[Any]:
     """Return ``compute(items)`` element-wise, computing only the items not cached yet."""
     if _conn() is None or not spec:
         return list(compute(list(items)))

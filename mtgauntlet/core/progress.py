@@ -15,12 +15,13 @@ import os
 import sys
 import time
 from collections import deque
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 QUIET_ENV = "MTGAUNTLET_QUIET"
 EVERY_ENV = "MTGAUNTLET_PROGRESS_EVERY"  # seconds between two plain progress lines (a log, a pipe)
 
-_ACTIVE: contextvars.ContextVar["Progress | None"] = contextvars.ContextVar("mtgauntlet_progress", default=None)
+_ACTIVE: contextvars.ContextVar[Progress | None] = contextvars.ContextVar("mtgauntlet_progress", default=None)
 # Set by the Python API (``mg.build(..., progress=True)``): "bar" shows a progress bar (a terminal or Jupyter),
 # "quiet" prints nothing at all; None (the CLI) follows -q and whether stderr is a terminal.
 _MODE: contextvars.ContextVar[str | None] = contextvars.ContextVar("mtgauntlet_output_mode", default=None)
@@ -104,8 +105,10 @@ class NotebookBar:
 
     def _text(self) -> str:
         filled = int(self.WIDTH * min(self.done / self.total, 1.0)) if self.total else self.WIDTH
-        return (f"{self.label} [{'#' * filled}{'.' * (self.WIDTH - filled)}] {_count(self.done)}/{_count(self.total)}"
-                + (f" {self.eta}" if self.eta else ""))
+        return (
+            f"{self.label} [{'#' * filled}{'.' * (self.WIDTH - filled)}] {_count(self.done)}/{_count(self.total)}"
+            + (f" {self.eta}" if self.eta else "")
+        )
 
     def _bundle(self) -> dict:
         import html
@@ -186,8 +189,8 @@ class Progress:
     def __init__(self, enabled: bool, total: int, done: int, label: str, every: float = 30.0):
         self.total, self.label = total, label
         self.every = float(os.environ.get(EVERY_ENV) or every)  # seconds between plain lines (logs)
-        self.count = float(done)      # finished items (the runner's advance())
-        self.pos = float(done)        # finer position inside the current unit (step())
+        self.count = float(done)  # finished items (the runner's advance())
+        self.pos = float(done)  # finer position inside the current unit (step())
         self._units: list[tuple[float, float]] = []  # (base, size) of the units entered
         self._t0 = self._last = time.monotonic()
         self._eta = Eta()
@@ -201,8 +204,14 @@ class Progress:
             from rich import progress as rp
             from rich.console import Console
 
-            self._bar = rp.Progress("[progress.description]{task.description}", rp.BarColumn(), rp.MofNCompleteColumn(),
-                                    rp.TextColumn("{task.fields[eta]}"), console=Console(stderr=True), transient=False)
+            self._bar = rp.Progress(
+                "[progress.description]{task.description}",
+                rp.BarColumn(),
+                rp.MofNCompleteColumn(),
+                rp.TextColumn("{task.fields[eta]}"),
+                console=Console(stderr=True),
+                transient=False,
+            )
             self._bar.start()
             self._task = self._bar.add_task(label, total=total, completed=done, eta="")
 
@@ -245,8 +254,12 @@ class Progress:
             left = self._eta.left(done, self.total)
             from mtgauntlet.core.usage import progress_note
 
-            self._bar.update(self._task, completed=done, description=self.label + progress_note(),
-                             eta=f"~{_duration(left)} left" if left is not None else "")
+            self._bar.update(
+                self._task,
+                completed=done,
+                description=self.label + progress_note(),
+                eta=f"~{_duration(left)} left" if left is not None else "",
+            )
             return
         if now - self._last >= self.every or final:
             self._last = now
@@ -260,8 +273,12 @@ class Progress:
         tail = f", ~{_duration(left)} left" if left is not None else ""
         from mtgauntlet.core.usage import progress_note
 
-        print(f"{self.label}: {_count(done)}/{self.total} items ({speed}{tail}; {_duration(now - self._t0)} so far"
-              f"{progress_note()})", file=sys.stderr, flush=True)
+        print(
+            f"{self.label}: {_count(done)}/{self.total} items ({speed}{tail}; {_duration(now - self._t0)} so far"
+            f"{progress_note()})",
+            file=sys.stderr,
+            flush=True,
+        )
 
     def close(self) -> None:
         if self._token is not None:
@@ -274,7 +291,7 @@ class Progress:
             self._bar.stop()
             self._bar = None
 
-    def __enter__(self) -> "Progress":
+    def __enter__(self) -> Progress:
         return self
 
     def __exit__(self, *exc) -> None:

@@ -19,7 +19,8 @@ from __future__ import annotations
 import re
 import threading
 import urllib.parse
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 # the kinds of spec options; kinds in DROPPED never reach a record, a signature or a published file
 ANSWER = "answer"  # changes what is computed (``#json=1``, ``#retries=2``, a model file): kept
@@ -31,8 +32,10 @@ SECRET = "secret"  # a credential (``#key``): never written anywhere, masked in 
 KINDS = (ANSWER, PLACE, COST, PACE, ACCESS, SECRET)
 DROPPED = frozenset({COST, PACE, ACCESS, SECRET})
 # a word of the name (``_``/``-`` separated) says credential: ``api_key``, ``access_token``; not ``max_tokens``
-SECRET_NAME = re.compile(r"(?i)(^|[_-])(api_?key|key|token|secret|password|passwd|pwd|auth|credentials?|bearer|cookie)"
-                         r"($|[_-])")
+SECRET_NAME = re.compile(
+    r"(?i)(^|[_-])(api_?key|key|token|secret|password|passwd|pwd|auth|credentials?|bearer|cookie)"
+    r"($|[_-])"
+)
 MASK = "***"
 _MIN_REMEMBERED = 4  # shorter secret values are masked where they stand, not wherever they occur
 _USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)([^/?#\s'\"<>]*)@")
@@ -64,7 +67,7 @@ def split_userinfo(url: str) -> tuple[str, tuple[str, str] | None]:
         return url, None
     user, _, password = match.group(2).partition(":")
     _remember(match.group(2), password or user)
-    return url[:match.start(2)] + url[match.end():], (urllib.parse.unquote(user), urllib.parse.unquote(password))
+    return url[: match.start(2)] + url[match.end() :], (urllib.parse.unquote(user), urllib.parse.unquote(password))
 
 
 KindsOf = Callable[[str], Mapping[str, str]]  # one spec (a pivot leg) -> its backend's declared option kinds
@@ -122,6 +125,7 @@ def redact_secrets(text: Any) -> str:
     messages, log lines and warnings; text without secrets comes back unchanged."""
     text = str(text)
     if "@" in text:
+
         def userinfo(m: re.Match) -> str:
             user, _, password = m.group(2).partition(":")
             _remember(m.group(2), password or user)
@@ -129,6 +133,7 @@ def redact_secrets(text: Any) -> str:
 
         text = _USERINFO.sub(userinfo, text)
     if "=" in text:
+
         def option(m: re.Match) -> str:
             if not is_secret_option(m.group(1)) or not m.group(2) or m.group(2) == MASK:
                 return m.group(0)

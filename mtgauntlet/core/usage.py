@@ -29,14 +29,24 @@ import json
 import math
 import os
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from mtgauntlet.errors import GauntletError
 
-COUNTERS = ("requests", "input_tokens", "output_tokens", "retries", "failures", "cached", "invalid_json",
-            "missing_usage", "invalid_usage")
+COUNTERS = (
+    "requests",
+    "input_tokens",
+    "output_tokens",
+    "retries",
+    "failures",
+    "cached",
+    "invalid_json",
+    "missing_usage",
+    "invalid_usage",
+)
 MAX_TOKENS_PER_ANSWER = 10**9  # more tokens than any request can use: a usage beyond it is invalid, not a bill
 MESSAGE_OVERHEAD = 16  # tokens a chat template may add per message (role markers), for the cost upper bound
 ENV = {"max_cost": "MTGAUNTLET_MAX_COST", "max_requests": "MTGAUNTLET_MAX_REQUESTS"}
@@ -69,8 +79,10 @@ def parse_price(value: str | None, spec: str) -> Price | None:
     except ValueError:
         price = None
     if price is None or not all(0 <= x < math.inf for x in (price.input, price.output)):
-        raise GauntletError(f"spec {spec!r}: #price={value!r} must be IN/OUT, USD per 1M input and output tokens "
-                            "(e.g. #price=0.15/0.60)")
+        raise GauntletError(
+            f"spec {spec!r}: #price={value!r} must be IN/OUT, USD per 1M input and output tokens "
+            "(e.g. #price=0.15/0.60)"
+        )
     return price
 
 
@@ -97,8 +109,9 @@ def answer_counts(data: Any) -> dict[str, int]:
     """The ledger counts of one answered request: ``requests`` 1 and its tokens, or ``missing_usage`` /
     ``invalid_usage``."""
     usage = data.get("usage") if isinstance(data, dict) else None
-    if usage is None or (isinstance(usage, dict) and all(usage.get(k) is None for k in
-                                                         ("prompt_tokens", "completion_tokens"))):
+    if usage is None or (
+        isinstance(usage, dict) and all(usage.get(k) is None for k in ("prompt_tokens", "completion_tokens"))
+    ):
         return {"requests": 1, "missing_usage": 1}  # ``{}`` counts no token: as good as no usage
     counts = token_counts(usage)
     if counts is None:
@@ -120,7 +133,9 @@ class SpecUsage:
     counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(COUNTERS, 0))
 
     def cost(self) -> float | None:
-        return None if self.price is None else self.price.cost(self.counts["input_tokens"], self.counts["output_tokens"])
+        return (
+            None if self.price is None else self.price.cost(self.counts["input_tokens"], self.counts["output_tokens"])
+        )
 
 
 class Ledger:
@@ -177,17 +192,21 @@ class Ledger:
         with self._lock:
             max_cost, max_requests, sent_base, cost_base = self.scope or (*_env_budget(), 0, 0.0)
             if max_requests is not None and self.sent - sent_base >= max_requests:
-                raise BudgetSpent(f"budget reached: --max-requests {max_requests} requests sent; finished work is "
-                                  "kept, run the same command again (with a larger budget or none) to resume")
+                raise BudgetSpent(
+                    f"budget reached: --max-requests {max_requests} requests sent; finished work is "
+                    "kept, run the same command again (with a larger budget or none) to resume"
+                )
             if max_cost is not None:
                 if spec is not None and self._specs.get(spec, SpecUsage()).price is None:
                     raise GauntletError(no_price_message(spec, max_cost))
                 spent = self.spent() - cost_base
                 if spent + self.reserved + cost > max_cost:
                     more = f"; the next request may cost up to {cost:.4f} USD" if cost else ""
-                    raise BudgetSpent(f"budget reached: --max-cost {max_cost:g} USD (spent {spent:.4f} USD){more}; "
-                                      "finished work is kept, run the same command again (with a larger budget or "
-                                      "none) to resume")
+                    raise BudgetSpent(
+                        f"budget reached: --max-cost {max_cost:g} USD (spent {spent:.4f} USD){more}; "
+                        "finished work is kept, run the same command again (with a larger budget or "
+                        "none) to resume"
+                    )
             self.sent += 1
             self.reserved += cost
 
@@ -206,8 +225,10 @@ class Ledger:
         """(USD, requests) the budget in force still allows (None: no limit)."""
         with self._lock:
             max_cost, max_requests, sent_base, cost_base = self.scope or (*_env_budget(), 0, 0.0)
-            return (None if max_cost is None else max(0.0, max_cost - (self.spent() - cost_base)),
-                    None if max_requests is None else max(0, max_requests - (self.sent - sent_base)))
+            return (
+                None if max_cost is None else max(0.0, max_cost - (self.spent() - cost_base)),
+                None if max_requests is None else max(0, max_requests - (self.sent - sent_base)),
+            )
 
     def snapshot(self) -> dict[str, dict[str, Any]]:
         with self._lock:
@@ -219,8 +240,10 @@ remaining = LEDGER.remaining
 
 
 def no_price_message(spec: str, max_cost: float) -> str:
-    return (f"--max-cost {max_cost:g} needs the price of every paid API: spec {spec!r} has no #price=IN/OUT (USD per "
-            "1M input/output tokens); add one, or use --max-requests")
+    return (
+        f"--max-cost {max_cost:g} needs the price of every paid API: spec {spec!r} has no #price=IN/OUT (USD per "
+        "1M input/output tokens); add one, or use --max-requests"
+    )
 
 
 JOURNAL = "usage.jsonl"
@@ -285,9 +308,15 @@ def since(before: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
 
 def to_json(delta: dict[str, dict[str, Any]]) -> str:
     """`since` as JSON (the price as ``[IN, OUT]``), to carry usage out of another process (a Ray actor)."""
-    return json.dumps({spec: {**{k: u[k] for k in COUNTERS},
-                              "price": None if u["price"] is None else [u["price"].input, u["price"].output]}
-                       for spec, u in delta.items()})
+    return json.dumps(
+        {
+            spec: {
+                **{k: u[k] for k in COUNTERS},
+                "price": None if u["price"] is None else [u["price"].input, u["price"].output],
+            }
+            for spec, u in delta.items()
+        }
+    )
 
 
 def absorb(text: str) -> None:
@@ -306,9 +335,13 @@ def report(delta: dict[str, dict[str, Any]], earlier: dict[str, dict[str, Any]] 
         new = delta.get(spec, {})
         counts = {k: int(old.get(k, 0) or 0) + int(new.get(k, 0) or 0) for k in COUNTERS}
         price = new.get("price") or (Price(*old["price_per_1m"]) if old.get("price_per_1m") else None)
-        out[spec] = {**counts, "cost_usd": None if price is None else round(
-            price.cost(counts["input_tokens"], counts["output_tokens"]), 10),
-            "price_per_1m": None if price is None else [price.input, price.output]}
+        out[spec] = {
+            **counts,
+            "cost_usd": None
+            if price is None
+            else round(price.cost(counts["input_tokens"], counts["output_tokens"]), 10),
+            "price_per_1m": None if price is None else [price.input, price.output],
+        }
     return out
 
 
@@ -319,8 +352,10 @@ def summary_line(usage: dict[str, dict]) -> str:
         cost = f", ${u['cost_usd']:.4f}" if u.get("cost_usd") is not None else ""
         cached = f", {u['cached']} cached" if u.get("cached") else ""
         invalid = f", {u['invalid_usage']} with invalid usage (not counted)" if u.get("invalid_usage") else ""
-        parts.append(f"{spec}: {u['requests']} requests, {u['input_tokens']} in / {u['output_tokens']} out "
-                     f"tokens{cost}{cached}{invalid}")
+        parts.append(
+            f"{spec}: {u['requests']} requests, {u['input_tokens']} in / {u['output_tokens']} out "
+            f"tokens{cost}{cached}{invalid}"
+        )
     return ("usage: " + "; ".join(parts)) if parts else ""
 
 

@@ -70,8 +70,14 @@ def parse_csv(text: str, delimiter: str) -> Parsed:
         while True:
             m = token.match(text, pos)
             if m is None or m.end() == pos and pos < n and text[pos] == '"':
-                return Parsed(header or [], rows, (line + text.count("\n", row_start, pos),
-                                                   "malformed quoted field (a quote that does not close a field)"))
+                return Parsed(
+                    header or [],
+                    rows,
+                    (
+                        line + text.count("\n", row_start, pos),
+                        "malformed quoted field (a quote that does not close a field)",
+                    ),
+                )
             quoted = m.group(1) is not None
             value = m.group(1).replace('""', '"') if quoted else m.group(2)
             pos = m.end()
@@ -84,8 +90,11 @@ def parse_csv(text: str, delimiter: str) -> Parsed:
             elif quoted and text.startswith("\r\n", pos):
                 end = 2
             else:
-                return Parsed(header or [], rows, (line + text.count("\n", row_start, pos),
-                                                   "malformed quoted field (text after the closing quote)"))
+                return Parsed(
+                    header or [],
+                    rows,
+                    (line + text.count("\n", row_start, pos), "malformed quoted field (text after the closing quote)"),
+                )
             if crlf and not quoted and value.endswith("\r"):
                 value = value[:-1]
             fields.append(value)
@@ -100,7 +109,7 @@ def parse_csv(text: str, delimiter: str) -> Parsed:
 
 
 def _starts_quoted(text: str, delimiter: str) -> bool:
-    return re.search(r'(?:^|[\n' + re.escape(delimiter) + r'])"', text) is not None
+    return re.search(r"(?:^|[\n" + re.escape(delimiter) + r'])"', text) is not None
 
 
 def _header_quoted(text: str, delimiter: str) -> bool:
@@ -130,5 +139,6 @@ def choose(text: str, delimiter: str, quoting: str) -> tuple[Parsed, str]:
         evidence = _header_quoted(text, delimiter) or '""' in text
     else:
         evidence = _header_quoted(text, delimiter) or any(
-            '"' in c for (_, qf), (_, pf) in zip(quoted.rows, plain.rows) for c, p in zip(qf, pf) if c != p)
+            '"' in c for (_, qf), (_, pf) in zip(quoted.rows, plain.rows) for c, p in zip(qf, pf) if c != p
+        )
     return (quoted, "csv") if evidence else (plain, "none")

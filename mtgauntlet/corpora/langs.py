@@ -11,12 +11,37 @@ from __future__ import annotations
 # Corpus spellings that are not tags, or whose tag we spell otherwise (FLORES' Mandarin columns are the Chinese
 # of every other corpus: zh-Hans, not cmn-Hans, so that their pairs match).
 ALIASES = {
-    "cmn_Hans": "zh-Hans", "zho_Hans": "zh-Hans", "cmn_Hant": "zh-Hant", "zho_Hant": "zh-Hant",
-    "german": "de", "french": "fr", "spanish": "es", "czech": "cs", "chinese_simple": "zh-Hans",
-    "italian": "it", "japanese": "ja", "polish": "pl", "russian": "ru", "hindi": "hi", "english": "en",
+    "cmn_Hans": "zh-Hans",
+    "zho_Hans": "zh-Hans",
+    "cmn_Hant": "zh-Hant",
+    "zho_Hant": "zh-Hant",
+    "german": "de",
+    "french": "fr",
+    "spanish": "es",
+    "czech": "cs",
+    "chinese_simple": "zh-Hans",
+    "italian": "it",
+    "japanese": "ja",
+    "polish": "pl",
+    "russian": "ru",
+    "hindi": "hi",
+    "english": "en",
     # FLORES column names (ISO 639-3, as langcodes would shorten them): the reader's column lookup uses these
-    "eng": "en", "deu": "de", "spa": "es", "por": "pt", "fra": "fr", "ita": "it", "ces": "cs", "pol": "pl",
-    "rus": "ru", "ukr": "uk", "isl": "is", "hin": "hi", "jpn": "ja", "kor": "ko", "ara": "ar",
+    "eng": "en",
+    "deu": "de",
+    "spa": "es",
+    "por": "pt",
+    "fra": "fr",
+    "ita": "it",
+    "ces": "cs",
+    "pol": "pl",
+    "rus": "ru",
+    "ukr": "uk",
+    "isl": "is",
+    "hin": "hi",
+    "jpn": "ja",
+    "kor": "ko",
+    "ara": "ar",
 }
 
 
@@ -29,15 +54,22 @@ def normalize_lang(code: str) -> str:
     raw = str(code).strip()
     if raw in ALIASES or raw.lower() in ALIASES:
         return ALIASES.get(raw) or ALIASES[raw.lower()]
-    bad = ValueError(f"unknown language code {code!r} (expected a BCP-47 tag or ISO 639 code such as 'en', 'de', "
-                     "'zh-Hans', 'ckb', 'arb_Arab')")
+    bad = ValueError(
+        f"unknown language code {code!r} (expected a BCP-47 tag or ISO 639 code such as 'en', 'de', "
+        "'zh-Hans', 'ckb', 'arb_Arab')"
+    )
     try:
         tag = langcodes.standardize_tag(raw.replace("_", "-"))
     except (langcodes.LanguageTagError, ValueError):
         raise bad from None
     lang = langcodes.Language.get(tag)
-    if not lang.language or lang.language == "und" or not langcodes.tag_is_valid(tag) or lang.extensions \
-            or lang.private:
+    if (
+        not lang.language
+        or lang.language == "und"
+        or not langcodes.tag_is_valid(tag)
+        or lang.extensions
+        or lang.private
+    ):
         raise bad
     return tag
 

@@ -22,12 +22,12 @@ CHALLENGE_LAYOUTS = ("demetr", "aces")
 @dataclass
 class CorpusRequest:
     path: str
-    format: str | None = None          # tsv/csv/jsonl/parquet/hf or a named layout; None = from the name
+    format: str | None = None  # tsv/csv/jsonl/parquet/hf or a named layout; None = from the name
     src_col: str = "src"
-    ref_col: str | None = "ref"        # None: source-only input (subset, score, seeds)
+    ref_col: str | None = "ref"  # None: source-only input (subset, score, seeds)
     src_lang: str | None = None
     tgt_lang: str | None = None
-    lp: str | None = None              # language-pair filter of multi-pair layouts
+    lp: str | None = None  # language-pair filter of multi-pair layouts
     limit: int | None = None
     skip_bad: bool = False
     columns: dict[str, str] = field(default_factory=dict)  # extra ours=theirs mappings (domain, good, ...)
@@ -66,12 +66,18 @@ def _same(a: str | None, b: str | None) -> bool:
 def _check_declared(req: CorpusRequest, rows: RowSet, layout: str) -> None:
     """Every row's language pair must agree with the declared languages (the layout decides the pair)."""
     for r in rows.rows:
-        for key, declared, option in (("src_lang", req.src_lang, "--src-lang"), ("tgt_lang", req.tgt_lang, "--tgt-lang")):
+        for key, declared, option in (
+            ("src_lang", req.src_lang, "--src-lang"),
+            ("tgt_lang", req.tgt_lang, "--tgt-lang"),
+        ):
             if not _same(r.get(key), declared):
                 raise InputError(
                     f"the {layout} layout gives the language pair {r.get('src_lang')}-{r.get('tgt_lang')} here, "
                     f"but {option} is {declared}; choose matching languages (or --lp)",
-                    file=rows.path, line=r.get("_line"), field=key)
+                    file=rows.path,
+                    line=r.get("_line"),
+                    field=key,
+                )
 
 
 def load_corpus(req: CorpusRequest) -> RowSet:
@@ -87,8 +93,9 @@ def load_corpus(req: CorpusRequest) -> RowSet:
             raise InputError(f"--lp {req.lp} disagrees with --src-lang {src} / --tgt-lang {tgt}")
     common: dict[str, Any] = {"on_error": on_error, "limit": req.limit, "max_chars": req.max_chars}
     if layout == "flores":
-        rows = READERS["flores"](req.path, src=src or (pair[0] if pair else "en"),
-                                 tgt=tgt or (pair[1] if pair else None), **common)
+        rows = READERS["flores"](
+            req.path, src=src or (pair[0] if pair else "en"), tgt=tgt or (pair[1] if pair else None), **common
+        )
     elif layout == "wmt24":
         lp = req.lp or (f"{primary(src)}-{primary(tgt)}" if src and tgt else None)
         rows = READERS["wmt24"](req.path, lp=lp, **common)
@@ -99,15 +106,28 @@ def load_corpus(req: CorpusRequest) -> RowSet:
     else:
         layout = None
         fmt = None if req.format in (None, "parallel") else req.format
-        rows = read_parallel(req.path, src_col=req.src_col, ref_col=req.ref_col, src_lang=src, tgt_lang=tgt,
-                             format=fmt, extra=req.columns, quoting=req.quoting, require_tgt=req.ref_col is not None,
-                             **common)
+        rows = read_parallel(
+            req.path,
+            src_col=req.src_col,
+            ref_col=req.ref_col,
+            src_lang=src,
+            tgt_lang=tgt,
+            format=fmt,
+            extra=req.columns,
+            quoting=req.quoting,
+            require_tgt=req.ref_col is not None,
+            **common,
+        )
     if layout is not None:
         _check_declared(req, rows, layout)
     if not rows.rows:
         reasons = ", ".join(f"{k}={v}" for k, v in sorted(rows.skipped_counts().items()))
-        raise InputError("no usable rows" + (f" (skipped: {reasons})" if reasons else "")
-                         + (f" for --lp {req.lp}" if req.lp else ""), file=req.path)
+        raise InputError(
+            "no usable rows"
+            + (f" (skipped: {reasons})" if reasons else "")
+            + (f" for --lp {req.lp}" if req.lp else ""),
+            file=req.path,
+        )
     return rows
 
 
@@ -120,8 +140,10 @@ def one_pair(rows: RowSet, src_lang: str | None, tgt_lang: str | None) -> tuple[
             continue
         seen = sorted({str(r.get(key)) for r in rows.rows if r.get(key) is not None})
         if len(seen) > 1:
-            raise InputError(f"the input mixes languages in {key} ({', '.join(seen)}); choose one with --lp or "
-                             f"{option}", file=rows.path)
+            raise InputError(
+                f"the input mixes languages in {key} ({', '.join(seen)}); choose one with --lp or {option}",
+                file=rows.path,
+            )
         out.append(seen[0] if seen else None)
     if out[0] is None:
         raise InputError("source language not given (pass --src-lang)", file=rows.path)

@@ -13,15 +13,39 @@ def comma_list(value: str | None) -> list[str]:
     return [x.strip() for x in value.split(",") if x.strip()] if value else []
 
 
-def load_corpus(path: str, *, format: str | None = None, src_col: str = "src", ref_col: str | None = "ref",
-                src_lang: str | None = None, tgt_lang: str | None = None, limit: int | None = None,
-                skip_bad: bool = False, columns: str | dict | None = None, quoting: str | None = None,
-                lp: str | None = None, max_chars: int | None = DEFAULT_MAX_CHARS) -> RowSet:
+def load_corpus(
+    path: str,
+    *,
+    format: str | None = None,
+    src_col: str = "src",
+    ref_col: str | None = "ref",
+    src_lang: str | None = None,
+    tgt_lang: str | None = None,
+    limit: int | None = None,
+    skip_bad: bool = False,
+    columns: str | dict | None = None,
+    quoting: str | None = None,
+    lp: str | None = None,
+    max_chars: int | None = DEFAULT_MAX_CHARS,
+) -> RowSet:
     """Read a parallel corpus: a named layout (flores, wmt24, parallel-samples, ...) or any table."""
     extra = parse_column_map(columns) if isinstance(columns, str) or columns is None else dict(columns)
-    return _load(CorpusRequest(path=path, format=format, src_col=src_col, ref_col=ref_col, src_lang=src_lang,
-                               tgt_lang=tgt_lang, lp=lp, limit=limit, skip_bad=skip_bad, columns=extra,
-                               quoting=quoting, max_chars=max_chars))
+    return _load(
+        CorpusRequest(
+            path=path,
+            format=format,
+            src_col=src_col,
+            ref_col=ref_col,
+            src_lang=src_lang,
+            tgt_lang=tgt_lang,
+            lp=lp,
+            limit=limit,
+            skip_bad=skip_bad,
+            columns=extra,
+            quoting=quoting,
+            max_chars=max_chars,
+        )
+    )
 
 
 def lang_pair(src_lang: str | None, tgt_lang: str | None) -> tuple[str | None, str | None]:

@@ -12,9 +12,10 @@ from __future__ import annotations
 import gzip
 import json
 from collections import Counter
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from mtgauntlet.corpora.delimited import QUOTING, choose
 from mtgauntlet.errors import InputError
@@ -58,10 +59,18 @@ def guess_format(path: str | Path) -> str:
     if name.endswith(".gz"):
         name = name[:-3]
         if name.endswith((".parquet", ".pq")):
-            raise InputError("Parquet files are compressed inside; a gzipped Parquet file cannot be read "
-                             "(gunzip it first)", file=p)
-    for ext, fmt in ((".tsv", "tsv"), (".txt", "tsv"), (".csv", "csv"), (".jsonl", "jsonl"), (".json", "jsonl"),
-                     (".parquet", "parquet"), (".pq", "parquet")):
+            raise InputError(
+                "Parquet files are compressed inside; a gzipped Parquet file cannot be read (gunzip it first)", file=p
+            )
+    for ext, fmt in (
+        (".tsv", "tsv"),
+        (".txt", "tsv"),
+        (".csv", "csv"),
+        (".jsonl", "jsonl"),
+        (".json", "jsonl"),
+        (".parquet", "parquet"),
+        (".pq", "parquet"),
+    ):
         if name.endswith(ext):
             return fmt
     if Path(p).is_dir():
@@ -88,8 +97,11 @@ def _read_text(path: Path, on_error: str) -> str:
     except UnicodeDecodeError as exc:
         if on_error != "skip":
             line = raw.count(b"\n", 0, exc.start) + 1
-            raise InputError(f"invalid UTF-8 (byte 0x{raw[exc.start]:02x} at offset {exc.start}); "
-                             "--skip-bad skips such rows", file=str(path), line=line) from None
+            raise InputError(
+                f"invalid UTF-8 (byte 0x{raw[exc.start]:02x} at offset {exc.start}); --skip-bad skips such rows",
+                file=str(path),
+                line=line,
+            ) from None
         text = raw.decode("utf-8", errors="surrogateescape")
     return text.removeprefix("\ufeff")
 
@@ -106,14 +118,22 @@ def _iter_delimited(path: Path, delimiter: str, quoting: str, on_error: str, inf
         raise InputError("empty file (no header line)", file=str(path), line=1)
     dupes = sorted({h for h in header if header.count(h) > 1})
     if dupes:
-        raise InputError(f"duplicate column name(s) {', '.join(map(repr, dupes))} in the header", file=str(path),
-                         line=1)
+        raise InputError(
+            f"duplicate column name(s) {', '.join(map(repr, dupes))} in the header", file=str(path), line=1
+        )
     width = len(header)
     other = "none" if used == "csv" else "csv"
     for line, fields in parsed.rows:
         if len(fields) != width:
-            yield line, _Skip("wrong field count", f"expected {width} fields (as the header), found {len(fields)} "
-                              f"(read with quoting '{used}'; try --quoting {other})", line)
+            yield (
+                line,
+                _Skip(
+                    "wrong field count",
+                    f"expected {width} fields (as the header), found {len(fields)} "
+                    f"(read with quoting '{used}'; try --quoting {other})",
+                    line,
+                ),
+            )
             continue
         yield line, dict(zip(header, fields))
     if parsed.error is not None:
@@ -152,8 +172,7 @@ def _iter_parquet(path: Path, text_columns: Iterable[str]):
             t = table.schema.field(col).type
             if not (pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_null(t)):
                 raise InputError(f"wrong type: expected string, found {t}", file=str(path), field=col)
-    for i, row in enumerate(table.to_pylist(), start=1):
-        yield i, row
+    yield from enumerate(table.to_pylist(), start=1)
 
 
 def _iter_raw(path, fmt: str, quoting: str, on_error: str, text_columns: Iterable[str], info: dict):
@@ -165,8 +184,7 @@ def _iter_raw(path, fmt: str, quoting: str, on_error: str, text_columns: Iterabl
     elif fmt == "parquet":
         yield from _iter_parquet(Path(path), text_columns)
     elif fmt == "hf":
-        for i, row in enumerate(_iter_hf(str(path)), start=1):
-            yield i, row
+        yield from enumerate(_iter_hf(str(path)), start=1)
     else:
         raise InputError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}", file=str(path))
 
@@ -238,8 +256,12 @@ def read_rows(
                 for ours in set(required) | set(columns):
                     col = columns.get(ours, ours)
                     if col not in present:
-                        raise InputError(f"column '{col}' not found; available: {', '.join(map(str, raw))}",
-                                         file=spath, line=1 if fmt in ("tsv", "csv") else line, field=col)
+                        raise InputError(
+                            f"column '{col}' not found; available: {', '.join(map(str, raw))}",
+                            file=spath,
+                            line=1 if fmt in ("tsv", "csv") else line,
+                            field=col,
+                        )
                 checked_header = True
             row = dict(raw)
             for ours, col in columns.items():
@@ -251,8 +273,9 @@ def read_rows(
             if on_error == "skip":
                 out.skipped.append((bad.line, bad.field, bad.reason))
                 continue
-            raise InputError(f"{bad.message}; --skip-bad skips such rows", file=spath, line=bad.line,
-                             field=bad.field) from None
+            raise InputError(
+                f"{bad.message}; --skip-bad skips such rows", file=spath, line=bad.line, field=bad.field
+            ) from None
         row["_line"] = line
         out.rows.append(row)
         if limit is not None and len(out.rows) >= limit:
@@ -263,8 +286,7 @@ def read_rows(
     return out
 
 
-def _check_row(row: dict, text_fields: list[str], columns: Mapping[str, str], line: int,
-               max_chars: int | None) -> None:
+def _check_row(row: dict, text_fields: list[str], columns: Mapping[str, str], line: int, max_chars: int | None) -> None:
     for f in text_fields:
         v, col = row.get(f), columns.get(f, f)
         if v is not None and not isinstance(v, str):
@@ -272,8 +294,12 @@ def _check_row(row: dict, text_fields: list[str], columns: Mapping[str, str], li
         if v is None or not v.strip():
             raise _Skip("empty text", "empty text", line, col)
         if max_chars is not None and len(v) > max_chars:
-            raise _Skip("text too long", f"text of {len(v)} characters is longer than the limit of {max_chars} "
-                        "(--max-chars)", line, col)
+            raise _Skip(
+                "text too long",
+                f"text of {len(v)} characters is longer than the limit of {max_chars} (--max-chars)",
+                line,
+                col,
+            )
     for k, v in row.items():
         if _has_bad_bytes(v):
             raise _Skip("invalid UTF-8", "invalid UTF-8", line, columns.get(k, k))

@@ -18,8 +18,7 @@ from __future__ import annotations
 
 import re
 
-_HAN_KANA = ("\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f"
-             "\U00020000-\U0002ebef")
+_HAN_KANA = "\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f\U00020000-\U0002ebef"
 HAN_KANA_RUN = re.compile(f"[{_HAN_KANA}]+")
 KANA = re.compile("[\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f]")
 JA_CHARS_PER_WORD = 2.3  # FLORES-200 devtest: Japanese Han/kana characters per word of the parallel English

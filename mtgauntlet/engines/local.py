@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -30,8 +31,9 @@ class LocalEngine:
             return {}
         return resolve_runtime(placement_options(task.role, task.spec)).info()
 
-    def score(self, task: ScoreTask, columns: dict[str, Sequence], work_dir: str | Path,
-              on_shard: ShardCallback | None = None) -> np.ndarray:
+    def score(
+        self, task: ScoreTask, columns: dict[str, Sequence], work_dir: str | Path, on_shard: ShardCallback | None = None
+    ) -> np.ndarray:
         """Scores of every row, in input order; finished shards found in ``work_dir`` are not recomputed."""
         work = WorkDir(work_dir, task, columns)
         todo = work.todo()

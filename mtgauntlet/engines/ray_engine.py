@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -33,6 +34,8 @@ from mtgauntlet.engines.scoring import (
 from mtgauntlet.errors import BackendUnavailable, GauntletError
 
 log = logging.getLogger(__name__)
+
+
 def _resolve_placement(role: str, spec: str, env: dict[str, str]) -> dict[str, Any]:
     os.environ.update(env)
     from mtgauntlet.models.runtime import resolve_runtime
@@ -73,8 +76,14 @@ class _ShardActor:
                     write_score_shard(Path(str(target)), scores, int(end) - int(start))
                     errors.append("")
             spent.append(usage.to_json(usage.since(before)))  # this shard's API usage, for the driver's ledger
-        return {"start": [int(s) for s in batch["start"]], "end": [int(e) for e in batch["end"]],
-                "pid": [os.getpid()] * len(errors), "error": errors, "usage": spent, "budget_spent": stopped}
+        return {
+            "start": [int(s) for s in batch["start"]],
+            "end": [int(e) for e in batch["end"]],
+            "pid": [os.getpid()] * len(errors),
+            "error": errors,
+            "usage": spent,
+            "budget_spent": stopped,
+        }
 
 
 class RayEngine:
@@ -118,8 +127,9 @@ class RayEngine:
 
         return map_shards(self, worker, items, shards, progress)
 
-    def score(self, task: ScoreTask, columns: dict[str, Sequence], work_dir: str | Path,
-              on_shard: ShardCallback | None = None) -> np.ndarray:
+    def score(
+        self, task: ScoreTask, columns: dict[str, Sequence], work_dir: str | Path, on_shard: ShardCallback | None = None
+    ) -> np.ndarray:
         import pyarrow as pa
         import pyarrow.parquet as pq
 
@@ -142,12 +152,18 @@ class RayEngine:
             capacity = ray.cluster_resources().get("GPU" if gpus else "CPU", 1.0)
             size = pool_size(max(1, min(len(todo), self.actors or int(capacity // per_actor) or 1)))
             env.update(budget_shares(size))  # together the actors never pass the budget
-            shards = [{"start": s, "end": e, "input": str(work.input_path(s, e)), "output": str(work.score_path(s, e))}
-                      for s, e in todo]
+            shards = [
+                {"start": s, "end": e, "input": str(work.input_path(s, e)), "output": str(work.score_path(s, e))}
+                for s, e in todo
+            ]
             ds = ray.data.from_items(shards).map_batches(
-                _ShardActor, fn_constructor_kwargs={"task": task.to_dict(), "env": env}, batch_size=1,
-                compute=ray.data.ActorPoolStrategy(size=size), num_cpus=self.cpus_per_actor,
-                num_gpus=gpus or None)
+                _ShardActor,
+                fn_constructor_kwargs={"task": task.to_dict(), "env": env},
+                batch_size=1,
+                compute=ray.data.ActorPoolStrategy(size=size),
+                num_cpus=self.cpus_per_actor,
+                num_gpus=gpus or None,
+            )
             self.last_pids = set()
             for row in ds.iter_rows():
                 usage.absorb(row["usage"])  # the actors' API usage, counted as this process's

@@ -28,9 +28,9 @@ import select
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 POLL_S = 0.5
 GRACE_S = 2.0
@@ -80,8 +80,11 @@ def _carriers(token: str, driver: int) -> Known:
     found: Known = {}
     for proc in psutil.process_iter(["uids", "create_time"]):
         try:
-            if proc.pid not in (os.getpid(), driver) and proc.info["uids"].real == os.getuid() and \
-                    proc.environ().get(TOKEN_ENV) == token:
+            if (
+                proc.pid not in (os.getpid(), driver)
+                and proc.info["uids"].real == os.getuid()
+                and proc.environ().get(TOKEN_ENV) == token
+            ):
                 found[proc.pid] = proc.info["create_time"]
         except (psutil.Error, OSError, TypeError, AttributeError):
             pass
@@ -196,7 +199,7 @@ class Watchdog:
             if readable:
                 line = channel.readline()
                 if line.startswith("started"):
-                    self.seal(_decode(line[len("started"):]))
+                    self.seal(_decode(line[len("started") :]))
                 elif not line:  # the driver closed its end: it is exiting, the next look tells
                     time.sleep(POLL_S)
 
@@ -221,8 +224,9 @@ def guard_local_cluster() -> Iterator[None]:
             os.environ.pop(TOKEN_ENV, None)
         else:
             os.environ[TOKEN_ENV] = previous
-        started = {p: t for p, t in _descendants(me).items()
-                   if before.get(p) != t and (watchdog is None or p != watchdog.pid)}
+        started = {
+            p: t for p, t in _descendants(me).items() if before.get(p) != t and (watchdog is None or p != watchdog.pid)
+        }
         if watchdog is not None:
             try:
                 watchdog.stdin.write(f"started {_encode(started)}\n")
@@ -234,10 +238,16 @@ def guard_local_cluster() -> Iterator[None]:
 def _start_watchdog(before: Known, token: str) -> subprocess.Popen | None:
     root = str(Path(__file__).resolve().parents[2])  # the watchdog imports this module from the same place
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)}
-    proc = subprocess.Popen([sys.executable, "-m", "mtgauntlet.engines.ray_watchdog", str(os.getpid()), _encode(before),
-                             token],
-                            env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                            text=True, start_new_session=True, close_fds=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mtgauntlet.engines.ray_watchdog", str(os.getpid()), _encode(before), token],
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        start_new_session=True,
+        close_fds=True,
+    )
     ready, _, _ = select.select([proc.stdout], [], [], READY_TIMEOUT_S)
     if ready and proc.stdout.readline().strip() == "ready":
         _RUNNING.append(proc)

@@ -13,9 +13,10 @@ import hashlib
 import json
 import logging
 import shutil
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -118,8 +119,9 @@ class ShardScorer:
         for lp in dict.fromkeys(lps):  # each language pair in order of first appearance
             idx = [i for i, x in enumerate(lps) if x == lp]
             s, g = split_lp(str(lp))
-            comps = self.backend.score_components([columns["src"][i] for i in idx],
-                                                  [columns["tgt"][i] or "" for i in idx], s, g)
+            comps = self.backend.score_components(
+                [columns["src"][i] for i in idx], [columns["tgt"][i] or "" for i in idx], s, g
+            )
             for i, c in zip(idx, comps):
                 combined = self.backend.combine(c)
                 out[i, 0] = np.nan if combined is None else combined
@@ -148,8 +150,12 @@ class WorkDir:
         self.n = len(columns[task.columns[0]])
         self.ranges = [(s, min(s + task.shard_size, self.n)) for s in range(0, self.n, task.shard_size)]
         # the spec as a signature names it: a changed #price or rate limit keeps the finished shards
-        self.identity = {"format": WORK_FORMAT, "task": {**task.to_dict(), "spec": signature_spec(task.spec)},
-                         "rows": self.n, "input_sha256": input_digest(task, columns)}
+        self.identity = {
+            "format": WORK_FORMAT,
+            "task": {**task.to_dict(), "spec": signature_spec(task.spec)},
+            "rows": self.n,
+            "input_sha256": input_digest(task, columns),
+        }
         self._open()
 
     def _open(self) -> None:

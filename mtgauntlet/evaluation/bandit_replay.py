@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -58,20 +59,33 @@ def load_pool(path: str | Path, min_samples: int = MIN_SAMPLES) -> tuple[dict[st
         try:
             value = float(d)
         except (TypeError, ValueError):
-            raise InputError(f"difficulty {d!r} is not a number", file=str(p), line=r.get("_line"),
-                             field="difficulty") from None
+            raise InputError(
+                f"difficulty {d!r} is not a number", file=str(p), line=r.get("_line"), field="difficulty"
+            ) from None
         pool.setdefault(str(r["topic"]), []).append(value)
     if not pool:
         raise InputError("the pool holds no scored sample", file=str(p))
     small = {t: len(v) for t, v in sorted(pool.items()) if len(v) < min_samples}
     if len(small) == len(pool):
-        raise InputError(f"no topic of the pool has {min_samples} scored samples (the most: "
-                         f"{max(small.values())}); pre-score more (--prescore) or lower --min-samples", file=str(p))
+        raise InputError(
+            f"no topic of the pool has {min_samples} scored samples (the most: "
+            f"{max(small.values())}); pre-score more (--prescore) or lower --min-samples",
+            file=str(p),
+        )
     return {t: v for t, v in pool.items() if t not in small}, missing, small
 
 
-def _run(algorithm: str, values: list[list[float]], budgets: Sequence[int], rng: random.Random, *, k: int,
-         cap: float, epsilon: float, neighbours) -> list[list[int]]:
+def _run(
+    algorithm: str,
+    values: list[list[float]],
+    budgets: Sequence[int],
+    rng: random.Random,
+    *,
+    k: int,
+    cap: float,
+    epsilon: float,
+    neighbours,
+) -> list[list[int]]:
     """Replay one search; the observed top-k (topic indices) at each budget."""
     state = BanditState(len(values))
     cursor = [0] * len(values)
@@ -91,8 +105,17 @@ def _run(algorithm: str, values: list[list[float]], budgets: Sequence[int], rng:
     return picks_at
 
 
-def replay(pool: dict[str, list[float]], algorithms: Sequence[str], budgets: Sequence[int], *, k: int = 10,
-           cap: float = 10, epsilon: float = 0.7, repeats: int = 5, seed: int = 13) -> dict[str, Any]:
+def replay(
+    pool: dict[str, list[float]],
+    algorithms: Sequence[str],
+    budgets: Sequence[int],
+    *,
+    k: int = 10,
+    cap: float = 10,
+    epsilon: float = 0.7,
+    repeats: int = 5,
+    seed: int = 13,
+) -> dict[str, Any]:
     """True mean difficulty of the top-1 and top-k selected by each algorithm at each budget, averaged over
     ``repeats`` replays (each with its own sample order and algorithm randomness)."""
     from mtgauntlet.builders.bandit.topics import Topic
@@ -119,9 +142,19 @@ def replay(pool: dict[str, list[float]], algorithms: Sequence[str], budgets: Seq
         for algo in algorithms:
             algo_rng = random.Random(rng.random())
             if algo == "greedy-10%":
-                tops = [[subset[t] for t in top] for top in
-                        _run("greedy", [values[i] for i in subset], budgets, algo_rng, k=k, cap=cap, epsilon=epsilon,
-                             neighbours=None)]
+                tops = [
+                    [subset[t] for t in top]
+                    for top in _run(
+                        "greedy",
+                        [values[i] for i in subset],
+                        budgets,
+                        algo_rng,
+                        k=k,
+                        cap=cap,
+                        epsilon=epsilon,
+                        neighbours=None,
+                    )
+                ]
             else:
                 tops = _run(algo, values, budgets, algo_rng, k=k, cap=cap, epsilon=epsilon, neighbours=neigh)
             for j, top in enumerate(tops):
@@ -136,10 +169,16 @@ def replay(pool: dict[str, list[float]], algorithms: Sequence[str], budgets: Seq
             top1, topk = sums[algo][j] / repeats
             row[algo] = {"top1": float(top1), "topk": float(topk)}
         rows.append(row)
-    return {"topics": len(names), "samples": int(sum(len(v) for v in pool.values())), "k": k,
-            "cap": None if cap == math.inf else cap, "repeats": repeats,
-            "oracle": {"top1": float(truth[order[0]]), "topk": float(truth[order[:k]].mean())},
-            "oracle_topics": [names[i] for i in order[:k]], "rows": rows}
+    return {
+        "topics": len(names),
+        "samples": int(sum(len(v) for v in pool.values())),
+        "k": k,
+        "cap": None if cap == math.inf else cap,
+        "repeats": repeats,
+        "oracle": {"top1": float(truth[order[0]]), "topk": float(truth[order[:k]].mean())},
+        "oracle_topics": [names[i] for i in order[:k]],
+        "rows": rows,
+    }
 
 
 def plot(result: dict[str, Any], path: str | Path) -> Path:

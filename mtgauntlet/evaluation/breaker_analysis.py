@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -39,8 +40,14 @@ def step_curve(records: Sequence[dict[str, Any]]) -> list[dict[str, float]]:
             if at:
                 cur.append(at[0]["qe_mean"])
             cummin.append(min(s["qe_mean"] for s in traj))
-        rows.append({"step": step, "mean_qe": float(np.mean(cur)) if cur else float("nan"),
-                     "cummin_qe": float(np.mean(cummin)) if cummin else float("nan"), "items": len(cur)})
+        rows.append(
+            {
+                "step": step,
+                "mean_qe": float(np.mean(cur)) if cur else float("nan"),
+                "cummin_qe": float(np.mean(cummin)) if cummin else float("nan"),
+                "items": len(cur),
+            }
+        )
     return rows
 
 
@@ -48,11 +55,19 @@ def summary(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """Headline numbers of a set. With seeds, the selected text can never score above its seed (the seed is
     step 0 of the trajectory and takes part in the selection), so the seed-vs-final gap alone overstates what
     the editor did; ``items_improved`` and ``edit_mean_qe`` say whether its edits themselves were harder."""
-    starts = [r["trajectory"][0]["qe_mean"] for r in records
-              if r.get("trajectory") and r["trajectory"][0].get("qe_mean") is not None]
+    starts = [
+        r["trajectory"][0]["qe_mean"]
+        for r in records
+        if r.get("trajectory") and r["trajectory"][0].get("qe_mean") is not None
+    ]
     edits = [s["qe_mean"] for r in records for s in _scored(r.get("trajectory")) if s["step"] > 0]
-    improved = [r for r in records if r.get("trajectory") and r["trajectory"][0].get("qe_mean") is not None
-                and r["qe_score"] < r["trajectory"][0]["qe_mean"]]
+    improved = [
+        r
+        for r in records
+        if r.get("trajectory")
+        and r["trajectory"][0].get("qe_mean") is not None
+        and r["qe_score"] < r["trajectory"][0]["qe_mean"]
+    ]
     out = {
         "items": len(records),
         "start_mean_qe": _mean(starts),
@@ -70,8 +85,10 @@ def word_stats(texts: Sequence[str]) -> dict[str, float | None]:
     """Average word count per text and average word length in characters (over all words of the set)."""
     words = [_WORD.findall(t) for t in texts]
     n_words = sum(len(w) for w in words)
-    return {"avg_word_count": _mean(len(w) for w in words),
-            "avg_word_length": sum(len(x) for w in words for x in w) / n_words if n_words else None}
+    return {
+        "avg_word_count": _mean(len(w) for w in words),
+        "avg_word_length": sum(len(x) for w in words for x in w) / n_words if n_words else None,
+    }
 
 
 def selected_step(record: dict[str, Any]) -> dict[str, Any] | None:
@@ -94,10 +111,18 @@ def error_modes(records: Sequence[dict[str, Any]], judge) -> tuple[list[list[str
     from mtgauntlet.models import structured
     from mtgauntlet.models.prompts import TARGET_ANALYSIS, parse_error_modes
 
-    asks = [[{"role": "user", "content": TARGET_ANALYSIS.format(source=r["text"], translation=t)}]
-            for r in records for t in selected_translations(r)]
-    parsed = structured.ask(judge, asks, structured.ERROR_MODES, parse_error_modes, max_tokens=512,
-                            temperature=0.0, seed=0)[1] if asks else []
+    asks = [
+        [{"role": "user", "content": TARGET_ANALYSIS.format(source=r["text"], translation=t)}]
+        for r in records
+        for t in selected_translations(r)
+    ]
+    parsed = (
+        structured.ask(judge, asks, structured.ERROR_MODES, parse_error_modes, max_tokens=512, temperature=0.0, seed=0)[
+            1
+        ]
+        if asks
+        else []
+    )
     return [p for p in parsed if p is not None], sum(p is None for p in parsed)
 
 
@@ -118,16 +143,23 @@ def seed_records(records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         if key in seen:
             continue
         seen.add(key)
-        out.append({**r, "method": "seeds", "text": step0["source"], "qe_score": step0.get("qe_mean"),
-                    "trajectory": [step0]})
+        out.append(
+            {**r, "method": "seeds", "text": step0["source"], "qe_score": step0.get("qe_mean"), "trajectory": [step0]}
+        )
     return out
 
 
 def _qe_per_spec(recs: Sequence[dict[str, Any]], specs: Sequence[str]) -> dict[str, float | None]:
     """Mean QE of the selected texts by each QE spec (one Table 2 row per QE metric), over target models: the
     scores of the step each text was selected from (a record keeps them in its trajectory)."""
-    rows = [row for r in recs for step in [selected_step(r)] if step
-            for row in (step.get("qe_components") or []) if row is not None]
+    rows = [
+        row
+        for r in recs
+        for step in [selected_step(r)]
+        if step
+        for row in (step.get("qe_components") or [])
+        if row is not None
+    ]
     out = {}
     for j, spec in enumerate(specs):
         vals = [row[j] for row in rows if len(row) > j and row[j] is not None]
@@ -167,9 +199,14 @@ def judged_style(texts: Sequence[str], judge) -> dict[str, Any]:
     from mtgauntlet.validators.fluency import judged_measures, llm_judge
 
     m = judged_measures(llm_judge(texts, judge))
-    return {"naturalness": m["naturalness"], "diversity_topics": m["unique_topics"],
-            "grammaticality_llm": m["grammaticality"], "word_rarity_llm": m["word_rarity"],
-            "syntax_complexity_llm": m["syntax_complexity"], "source_analysis_failures": m["failures"]}
+    return {
+        "naturalness": m["naturalness"],
+        "diversity_topics": m["unique_topics"],
+        "grammaticality_llm": m["grammaticality"],
+        "word_rarity_llm": m["word_rarity"],
+        "syntax_complexity_llm": m["syntax_complexity"],
+        "source_analysis_failures": m["failures"],
+    }
 
 
 def source_difficulty(texts: Sequence[str], langs: Sequence[str], specs: Sequence[str]) -> dict[str, Any]:
@@ -193,8 +230,15 @@ def source_difficulty(texts: Sequence[str], langs: Sequence[str], specs: Sequenc
     return out
 
 
-def quality_table(records: Sequence[dict[str, Any]], *, judge=None, embedder=None, lm: bool = False,
-                  difficulty: Sequence[str] = (), seeds: bool = True) -> dict[str, dict[str, Any]]:
+def quality_table(
+    records: Sequence[dict[str, Any]],
+    *,
+    judge=None,
+    embedder=None,
+    lm: bool = False,
+    difficulty: Sequence[str] = (),
+    seeds: bool = True,
+) -> dict[str, dict[str, Any]]:
     """Table 2's measures per method: chrF diversity in the paper's setting (chrF++, nw:2; 1 - mean pairwise
     chrF / 100), unique words, average word count and length, mean QE of the selected texts (averaged, and per
     QE spec when the set was scored by several), the variance of QE over every scored step (the paper's
@@ -218,12 +262,15 @@ def quality_table(records: Sequence[dict[str, Any]], *, judge=None, embedder=Non
         texts = [r["text"] for r in recs]
         steps = [s["qe_mean"] for r in recs for s in _scored(r.get("trajectory"))]
         specs = list(recs[0].get("qe_models") or [])
-        row: dict[str, Any] = {"items": len(recs),
-                               "diversity_chrf": chrf_diversity(texts, word_order=2)["chrf_diversity"],
-                               "unique_words": unique_words(texts), **word_stats(texts),
-                               "qe_mean": _mean(r["qe_score"] for r in recs if r.get("qe_score") is not None),
-                               **(_qe_per_spec(recs, specs) if len(specs) > 1 else {}),
-                               "qe_step_variance": float(np.var(steps)) if len(steps) > 1 else None}
+        row: dict[str, Any] = {
+            "items": len(recs),
+            "diversity_chrf": chrf_diversity(texts, word_order=2)["chrf_diversity"],
+            "unique_words": unique_words(texts),
+            **word_stats(texts),
+            "qe_mean": _mean(r["qe_score"] for r in recs if r.get("qe_score") is not None),
+            **(_qe_per_spec(recs, specs) if len(specs) > 1 else {}),
+            "qe_step_variance": float(np.var(steps)) if len(steps) > 1 else None,
+        }
         langs = [r.get("src_lang") or "en" for r in recs]
         row.update(style_measures(texts, langs))
         row.update(source_difficulty(texts, langs, difficulty))
@@ -237,8 +284,11 @@ def quality_table(records: Sequence[dict[str, Any]], *, judge=None, embedder=Non
             row.update(judged_style(texts, judge))
             modes, failed = error_modes(recs, judge)
             div = error_mode_diversity(modes)
-            row.update(diversity_errors=div["error_modes_unique"], error_modes_entropy=div["error_modes_entropy"],
-                       error_analysis_failures=failed)
+            row.update(
+                diversity_errors=div["error_modes_unique"],
+                error_modes_entropy=div["error_modes_entropy"],
+                error_analysis_failures=failed,
+            )
         table[method] = row
     return table
 
@@ -280,26 +330,33 @@ def _mean_qe(texts: Sequence[str], mt_specs: Sequence[str], qe_specs, src_lang: 
     return {"qe": _mean(ok), "failed": len(scored) - len(ok)}
 
 
-def transfer_matrix(records: Sequence[dict[str, Any]], mt_specs: Sequence[str],
-                    qe_specs) -> dict[str, dict[str, dict[str, float | None]]]:
+def transfer_matrix(
+    records: Sequence[dict[str, Any]], mt_specs: Sequence[str], qe_specs
+) -> dict[str, dict[str, dict[str, float | None]]]:
     """Mean QE of the final texts per language pair: rows = target model they were built against, columns =
     evaluation model (Table 4). Each set is translated into its own target language (a set built for en-cs is
     never scored as en-de)."""
     by_lp: dict[tuple[str, str], dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
     for r in records:
         by_lp[(r["src_lang"], r["tgt_lang"])][",".join(r.get("target_models") or [])].append(r["text"])
-    return {f"{s}-{t}": {target: {spec: _mean_qe(texts, [spec], qe_specs, s, t)["qe"] for spec in mt_specs}
-                         for target, texts in sorted(groups.items())}
-            for (s, t), groups in sorted(by_lp.items())}
+    return {
+        f"{s}-{t}": {
+            target: {spec: _mean_qe(texts, [spec], qe_specs, s, t)["qe"] for spec in mt_specs}
+            for target, texts in sorted(groups.items())
+        }
+        for (s, t), groups in sorted(by_lp.items())
+    }
 
 
-def language_transfer(records: Sequence[dict[str, Any]], langs: Sequence[str], mt_specs: Sequence[str],
-                      qe_specs) -> dict[str, dict[str, float | None]]:
+def language_transfer(
+    records: Sequence[dict[str, Any]], langs: Sequence[str], mt_specs: Sequence[str], qe_specs
+) -> dict[str, dict[str, float | None]]:
     """Mean QE of the final texts: rows = method and language pair the set was built for, columns = the target
     language they are translated into by ``mt_specs`` (averaged over them) and scored (Table 5)."""
     groups: dict[tuple[str, str, str], list[str]] = defaultdict(list)
     for r in records:
         groups[(r["method"], r["src_lang"], r["tgt_lang"])].append(r["text"])
-    return {f"{method} {src}-{built_for}": {lang: _mean_qe(texts, mt_specs, qe_specs, src, lang)["qe"]
-                                            for lang in langs}
-            for (method, src, built_for), texts in sorted(groups.items())}
+    return {
+        f"{method} {src}-{built_for}": {lang: _mean_qe(texts, mt_specs, qe_specs, src, lang)["qe"] for lang in langs}
+        for (method, src, built_for), texts in sorted(groups.items())
+    }

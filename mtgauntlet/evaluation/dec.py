@@ -11,7 +11,8 @@ DEC is better. Also the subset-selection quality of Appendix C (AvgScore, %Perfe
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -36,8 +37,9 @@ def unique_sources(judgments: Sequence[Mapping[str, Any]]) -> dict[str, list[tup
     return {lp: sorted(items.items()) for lp, items in out.items()}
 
 
-def score_sources(judgments, difficulty_fn: Callable[[list[str], str], list[float | None]],
-                  failures: dict[str, int] | None = None) -> dict[tuple[str, str], float]:
+def score_sources(
+    judgments, difficulty_fn: Callable[[list[str], str], list[float | None]], failures: dict[str, int] | None = None
+) -> dict[tuple[str, str], float]:
     """(lp, item_id) -> difficulty, calling ``difficulty_fn(texts, lp)`` once per language pair. A source the
     estimator could not score (None, e.g. an unparseable LLM-judge answer) is left out and counted per lp in
     ``failures``, never given a number."""
@@ -70,25 +72,37 @@ def dec(judgments: Sequence[Mapping[str, Any]], difficulty: Mapping[tuple[str, s
             per_lp[lp].append(tau)
     lp_dec = {lp: float(np.mean(v)) for lp, v in sorted(per_lp.items())}
     flat = [t for v in per_lp.values() for t in v]
-    return {"dec": float(np.mean(list(lp_dec.values()))) if lp_dec else float("nan"), "per_lp": lp_dec,
-            "dec_flat": float(np.mean(flat)) if flat else float("nan"),
-            "systems": {lp: len(v) for lp, v in per_lp.items()}}
+    return {
+        "dec": float(np.mean(list(lp_dec.values()))) if lp_dec else float("nan"),
+        "per_lp": lp_dec,
+        "dec_flat": float(np.mean(flat)) if flat else float("nan"),
+        "systems": {lp: len(v) for lp, v in per_lp.items()},
+    }
 
 
-def selection_quality(judgments, difficulty: Mapping[tuple[str, str], float], fraction: float = 0.25) -> dict[str, float]:
+def selection_quality(
+    judgments, difficulty: Mapping[tuple[str, str], float], fraction: float = 0.25
+) -> dict[str, float]:
     """AvgScore and %Perfect (appendix C eq. 3-4) of the hardest ``fraction`` of sources, averaged over lps."""
     by_lp: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
     for j in judgments:
         by_lp[j["lp"]].append(j)
     avgs, perfects = [], []
     for lp, rows in by_lp.items():
-        items = sorted({str(j["item_id"]) for j in rows if (lp, str(j["item_id"])) in difficulty},
-                       key=lambda i: (-difficulty[(lp, i)], i))
-        keep = set(items[:max(1, int(round(fraction * len(items))))])
+        items = sorted(
+            {str(j["item_id"]) for j in rows if (lp, str(j["item_id"])) in difficulty},
+            key=lambda i: (-difficulty[(lp, i)], i),
+        )
+        keep = set(items[: max(1, int(round(fraction * len(items))))])
         chosen = [j for j in rows if str(j["item_id"]) in keep]
         if not chosen:
             continue
         avgs.append(float(np.mean([j["score"] for j in chosen])))
-        perfects.append(float(np.mean([j["score"] == PERFECT.get(j.get("protocol", "da"), 100.0) for j in chosen])) * 100)
-    return {"avg_score": float(np.mean(avgs)) if avgs else float("nan"),
-            "perfect_pct": float(np.mean(perfects)) if perfects else float("nan"), "fraction": fraction}
+        perfects.append(
+            float(np.mean([j["score"] == PERFECT.get(j.get("protocol", "da"), 100.0) for j in chosen])) * 100
+        )
+    return {
+        "avg_score": float(np.mean(avgs)) if avgs else float("nan"),
+        "perfect_pct": float(np.mean(perfects)) if perfects else float("nan"),
+        "fraction": fraction,
+    }

@@ -15,8 +15,9 @@ undefined d leaves only the d mean, never the tau mean); both term counts are re
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -40,8 +41,9 @@ class PairSet:
 TIES = ("discordant", "ignore")
 
 
-def tau_and_d(good: Sequence[float], bad: Sequence[float], lo: float, hi: float,
-              ties: str = "discordant") -> tuple[float, float, int, int]:
+def tau_and_d(
+    good: Sequence[float], bad: Sequence[float], lo: float, hi: float, ties: str = "discordant"
+) -> tuple[float, float, int, int]:
     """(tau, d, concordant, discordant); with ``ties="ignore"`` tied pairs are in neither count. tau is NaN
     without a counted pair, d is NaN without a concordant pair (both undefined there)."""
     if ties not in TIES:
@@ -88,21 +90,37 @@ def pairs_of(rows: list[dict], path: str) -> PairSet:
             raise GauntletError(f"{path}: records have no '{key}' field (need good/bad/phenomenon)")
     lp = [r.get("lp") or f"{r.get('src_lang')}-{r.get('tgt_lang')}" for r in rows]
     extra_keys = [k for k in rows[0] if k not in ("src", "ref", "good", "bad", "phenomenon", "lp")]
-    return PairSet(src=[r.get("src") or "" for r in rows], ref=[r.get("ref") for r in rows],
-                   good=[r["good"] for r in rows], bad=[r["bad"] for r in rows],
-                   phenomenon=[r["phenomenon"] for r in rows], lp=lp,
-                   src_lang=[r.get("src_lang") or l.split("-")[0] for r, l in zip(rows, lp)],
-                   tgt_lang=[r.get("tgt_lang") or l.split("-")[-1] for r, l in zip(rows, lp)],
-                   extra={k: [r.get(k) for r in rows] for k in extra_keys})
+    return PairSet(
+        src=[r.get("src") or "" for r in rows],
+        ref=[r.get("ref") for r in rows],
+        good=[r["good"] for r in rows],
+        bad=[r["bad"] for r in rows],
+        phenomenon=[r["phenomenon"] for r in rows],
+        lp=lp,
+        src_lang=[r.get("src_lang") or pair.split("-")[0] for r, pair in zip(rows, lp)],
+        tgt_lang=[r.get("tgt_lang") or pair.split("-")[-1] for r, pair in zip(rows, lp)],
+        extra={k: [r.get(k) for r in rows] for k in extra_keys},
+    )
 
 
 def filter_pairs(pairs: PairSet, lps: Sequence[str] | None = None, phenomena: Sequence[str] | None = None) -> PairSet:
-    keep = [i for i, (lp, ph) in enumerate(zip(pairs.lp, pairs.phenomenon))
-            if (not lps or lp in lps) and (not phenomena or ph in phenomena)]
+    keep = [
+        i
+        for i, (lp, ph) in enumerate(zip(pairs.lp, pairs.phenomenon))
+        if (not lps or lp in lps) and (not phenomena or ph in phenomena)
+    ]
     pick = lambda xs: [xs[i] for i in keep]  # noqa: E731
-    return PairSet(pick(pairs.src), pick(pairs.ref), pick(pairs.good), pick(pairs.bad), pick(pairs.phenomenon),
-                   pick(pairs.lp), pick(pairs.src_lang), pick(pairs.tgt_lang),
-                   {k: pick(v) for k, v in pairs.extra.items()})
+    return PairSet(
+        pick(pairs.src),
+        pick(pairs.ref),
+        pick(pairs.good),
+        pick(pairs.bad),
+        pick(pairs.phenomenon),
+        pick(pairs.lp),
+        pick(pairs.src_lang),
+        pick(pairs.tgt_lang),
+        {k: pick(v) for k, v in pairs.extra.items()},
+    )
 
 
 def score_pairs(pairs: PairSet, metric: str, skipped: dict[str, str] | None = None) -> tuple[list[float], list[float]]:
@@ -117,8 +135,10 @@ def score_pairs(pairs: PairSet, metric: str, skipped: dict[str, str] | None = No
             raise GauntletError(f"{metric} needs references; some pairs have none")
         m = CHRF() if metric == "chrf" else BLEU(effective_order=True)
         score = lambda h, r: m.sentence_score(h, [r]).score  # noqa: E731
-        return ([score(h, r) for h, r in zip(pairs.good, pairs.ref)],
-                [score(h, r) for h, r in zip(pairs.bad, pairs.ref)])
+        return (
+            [score(h, r) for h, r in zip(pairs.good, pairs.ref)],
+            [score(h, r) for h, r in zip(pairs.bad, pairs.ref)],
+        )
     if metric.startswith("col:"):
         gcol, _, bcol = metric[4:].partition(",")
         if gcol not in pairs.extra or bcol not in pairs.extra:
@@ -152,8 +172,9 @@ def score_pairs(pairs: PairSet, metric: str, skipped: dict[str, str] | None = No
     return good, bad
 
 
-def evaluate(pairs: PairSet, good: Sequence[float], bad: Sequence[float],
-             ties: str = "discordant") -> list[dict[str, Any]]:
+def evaluate(
+    pairs: PairSet, good: Sequence[float], bad: Sequence[float], ties: str = "discordant"
+) -> list[dict[str, Any]]:
     """Per (phenomenon, lp) and overall per lp: n, tau, d, concordant, discordant, ties."""
     allv = np.concatenate([np.asarray(good, float), np.asarray(bad, float)])
     if np.isnan(allv).all():
@@ -169,9 +190,18 @@ def evaluate(pairs: PairSet, good: Sequence[float], bad: Sequence[float],
     for (ph, lp), idx in sorted(keys.items(), key=lambda kv: (kv[0][1], kv[0][0] == "all", kv[0][0])):
         g, b = [good[i] for i in idx], [bad[i] for i in idx]
         tau, d, c, dis = tau_and_d(g, b, lo, hi, ties)
-        out.append({"phenomenon": ph, "lp": lp, "n": len(idx), "tau": _defined(tau), "d": _defined(d),
-                    "concordant": c,
-                    "discordant": dis, "ties": int(sum(x == y for x, y in zip(g, b)))})
+        out.append(
+            {
+                "phenomenon": ph,
+                "lp": lp,
+                "n": len(idx),
+                "tau": _defined(tau),
+                "d": _defined(d),
+                "concordant": c,
+                "discordant": dis,
+                "ties": int(sum(x == y for x, y in zip(g, b))),
+            }
+        )
     return out
 
 
@@ -196,8 +226,16 @@ def tau_over_lps(results: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     out = []
     for (metric, ph), rows in groups.items():
         mean, std = _mean_std([r["tau"] for r in rows])
-        out.append({"metric": metric, "phenomenon": ph, "lps": len(rows), "tau_mean": mean, "tau_std": std,
-                    "d_mean": _mean_std([r["d"] for r in rows])[0]})
+        out.append(
+            {
+                "metric": metric,
+                "phenomenon": ph,
+                "lps": len(rows),
+                "tau_mean": mean,
+                "tau_std": std,
+                "d_mean": _mean_std([r["d"] for r in rows])[0],
+            }
+        )
     return out
 
 
@@ -217,9 +255,17 @@ def tau_d_correlation(results: Sequence[dict[str, Any]]) -> dict[str, Any]:
     for (m, lp), rows in sorted(groups.items()):
         taus = [r["tau"] for r in rows if r["tau"] is not None]
         ds = [r["d"] for r in rows if r["d"] is not None]
-        points.append({"metric": m, "lp": lp, "tau": float(np.mean(taus)) if taus else None,
-                       "d": float(np.mean(ds)) if ds else None, "n_tau": len(taus), "n_d": len(ds),
-                       "n_phenomena": len(rows)})
+        points.append(
+            {
+                "metric": m,
+                "lp": lp,
+                "tau": float(np.mean(taus)) if taus else None,
+                "d": float(np.mean(ds)) if ds else None,
+                "n_tau": len(taus),
+                "n_d": len(ds),
+                "n_phenomena": len(rows),
+            }
+        )
     both = [p for p in points if p["tau"] is not None and p["d"] is not None]
     r = None
     if len(both) >= 3:
@@ -227,5 +273,12 @@ def tau_d_correlation(results: Sequence[dict[str, Any]]) -> dict[str, Any]:
         r = float(np.corrcoef(t, d)[0, 1]) if t.std() > 0 and d.std() > 0 else None
     phenomena = sum(p["n_phenomena"] for p in points)
     tau_terms, d_terms = sum(p["n_tau"] for p in points), sum(p["n_d"] for p in points)
-    return {"pearson_r": r, "n_points": len(both), "points": points, "tau_terms": tau_terms, "d_terms": d_terms,
-            "left_out": phenomena - d_terms, "tau_left_out": phenomena - tau_terms}
+    return {
+        "pearson_r": r,
+        "n_points": len(both),
+        "points": points,
+        "tau_terms": tau_terms,
+        "d_terms": d_terms,
+        "left_out": phenomena - d_terms,
+        "tau_left_out": phenomena - tau_terms,
+    }

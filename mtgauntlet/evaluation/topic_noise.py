@@ -17,8 +17,9 @@ import csv
 import gzip
 import random
 from collections import defaultdict
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -37,12 +38,24 @@ def read_mtme(path: str | Path, lps: Sequence[str] | None = None, score: str = "
     """The MT-system rows of a WMT mt-metrics-eval segment table that have ``score`` (human references left out)."""
     with gzip.open(path, "rt", encoding="utf-8", newline="") as fh:
         rows = csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE)
-        return [{**r, score: float(r[score])} for r in rows if (not lps or r["lp"] in lps)
-                and r.get("is_human_ref") in ("0", "", None) and r.get(score) not in ("", "None", None)]
+        return [
+            {**r, score: float(r[score])}
+            for r in rows
+            if (not lps or r["lp"] in lps)
+            and r.get("is_human_ref") in ("0", "", None)
+            and r.get(score) not in ("", "None", None)
+        ]
 
 
-def within_topic_sd(rows: Sequence[dict[str, Any]], *, score: str = "da_sqm", group: str = "doc_id",
-                    crowd: int | None = 3, repeats: int = 20, seed: int = 13) -> dict[str, Any]:
+def within_topic_sd(
+    rows: Sequence[dict[str, Any]],
+    *,
+    score: str = "da_sqm",
+    group: str = "doc_id",
+    crowd: int | None = 3,
+    repeats: int = 20,
+    seed: int = 13,
+) -> dict[str, Any]:
     """Pooled within-topic sd of item difficulty (100 - mean crowd score), per language pair pooled together."""
     by_lp: dict[str, dict[str, dict[str, float]]] = defaultdict(lambda: defaultdict(dict))
     topic: dict[tuple[str, str], str] = {}
@@ -54,8 +67,11 @@ def within_topic_sd(rows: Sequence[dict[str, Any]], *, score: str = "da_sqm", gr
     for lp, segs in sorted(by_lp.items()):
         systems = sorted({s for v in segs.values() for s in v})
         lp_groups: list[list[float]] = []
-        draws = [systems] if crowd is None or crowd >= len(systems) else \
-            [random.Random(f"{seed}:{lp}:{i}").sample(systems, crowd) for i in range(repeats)]
+        draws = (
+            [systems]
+            if crowd is None or crowd >= len(systems)
+            else [random.Random(f"{seed}:{lp}:{i}").sample(systems, crowd) for i in range(repeats)]
+        )
         for members in draws:
             by_topic: dict[str, list[float]] = defaultdict(list)
             for seg, scores in segs.items():
@@ -65,5 +81,12 @@ def within_topic_sd(rows: Sequence[dict[str, Any]], *, score: str = "da_sqm", gr
         per_lp[lp] = {"sigma": pooled_within_sd(lp_groups)[0], "systems": len(systems)}
         groups += lp_groups
     sigma, dof = pooled_within_sd(groups)
-    return {"sigma": sigma, "dof": dof, "per_lp": per_lp, "score": score, "group": group, "crowd": crowd,
-            "repeats": repeats if crowd else 1}
+    return {
+        "sigma": sigma,
+        "dof": dof,
+        "per_lp": per_lp,
+        "score": score,
+        "group": group,
+        "crowd": crowd,
+        "repeats": repeats if crowd else 1,
+    }

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
-from typing import Sequence
+from collections.abc import Sequence
 
 from mtgauntlet.errors import BackendUnavailable
 from mtgauntlet.models.base import Annotator, Doc, Entity, Token
@@ -44,7 +44,8 @@ class SpacyAnnotator(Annotator):
         if package is None:
             raise BackendUnavailable(
                 f"no spaCy pipeline installed for language {arg!r}; install one (e.g. pip install "
-                f"{SPACY_PACKAGES.get(arg, ('xx_core_news_sm',))[0]}) or pass --annotator stanza:{arg}")
+                f"{SPACY_PACKAGES.get(arg, ('xx_core_news_sm',))[0]}) or pass --annotator stanza:{arg}"
+            )
         import warnings
 
         import spacy  # lazy
@@ -67,8 +68,20 @@ class SpacyAnnotator(Annotator):
 
 
 def _from_spacy(doc) -> Doc:
-    tokens = [Token(text=t.text, idx=t.idx, pos=t.pos_, dep=t.dep_, head=t.head.i, lemma=t.lemma_,
-                    morph=str(t.morph), whitespace=t.whitespace_, tag=t.tag_) for t in doc]
+    tokens = [
+        Token(
+            text=t.text,
+            idx=t.idx,
+            pos=t.pos_,
+            dep=t.dep_,
+            head=t.head.i,
+            lemma=t.lemma_,
+            morph=str(t.morph),
+            whitespace=t.whitespace_,
+            tag=t.tag_,
+        )
+        for t in doc
+    ]
     ents = [Entity(text=e.text, label=e.label_, start=e.start_char, end=e.end_char) for e in doc.ents]
     return Doc(text=doc.text, tokens=tokens, entities=ents)
 
@@ -79,7 +92,9 @@ class StanzaAnnotator(Annotator):
     description = "Stanza pipeline (tokenize, pos, lemma, depparse, ner)"
     requires = (("stanza", "stanza"),)
 
-    def __init__(self, arg: str = "en", model_dir: str | None = None, processors: str = "tokenize,pos,lemma,depparse,ner"):
+    def __init__(
+        self, arg: str = "en", model_dir: str | None = None, processors: str = "tokenize,pos,lemma,depparse,ner"
+    ):
         try:
             import stanza  # lazy
         except ModuleNotFoundError:
@@ -89,8 +104,10 @@ class StanzaAnnotator(Annotator):
         try:
             self.nlp = stanza.Pipeline(self.lang, processors=processors, download_method=None, verbose=False, **kwargs)
         except Exception as exc:
-            raise BackendUnavailable(f"Stanza models for {self.lang!r} are not available locally ({exc}); "
-                                     "download them where a network exists (stanza.download) or use spacy:") from None
+            raise BackendUnavailable(
+                f"Stanza models for {self.lang!r} are not available locally ({exc}); "
+                "download them where a network exists (stanza.download) or use spacy:"
+            ) from None
 
     def annotate(self, texts: Sequence[str]) -> list[Doc]:
         out = []
@@ -101,9 +118,17 @@ class StanzaAnnotator(Annotator):
                 base = len(tokens)
                 for w in sent.words:
                     start = w.start_char if w.start_char is not None else 0
-                    tokens.append(Token(text=w.text, idx=start, pos=w.upos or "", dep=w.deprel or "",
-                                        head=(base + w.head - 1) if w.head else base + w.id - 1,
-                                        lemma=w.lemma or "", morph=w.feats or ""))
+                    tokens.append(
+                        Token(
+                            text=w.text,
+                            idx=start,
+                            pos=w.upos or "",
+                            dep=w.deprel or "",
+                            head=(base + w.head - 1) if w.head else base + w.id - 1,
+                            lemma=w.lemma or "",
+                            morph=w.feats or "",
+                        )
+                    )
             for e in sd.ents:
                 ents.append(Entity(text=e.text, label=e.type, start=e.start_char, end=e.end_char))
             out.append(Doc(text=text, tokens=tokens, entities=ents))

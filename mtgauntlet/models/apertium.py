@@ -18,16 +18,30 @@ import os
 import re
 import shutil
 import subprocess
-from functools import lru_cache
+from collections.abc import Sequence
+from functools import cache
 from pathlib import Path
-from typing import Sequence
 
 from mtgauntlet.core.cache import cached_map
 from mtgauntlet.errors import BackendUnavailable, GauntletError
 from mtgauntlet.models.base import Translator
 
-ISO3 = {"en": "eng", "es": "spa", "ca": "cat", "gl": "glg", "is": "isl", "mk": "mkd", "sh": "hbs", "sr": "hbs",
-        "hr": "hbs", "bs": "hbs", "fr": "fra", "pt": "por", "it": "ita", "de": "deu"}
+ISO3 = {
+    "en": "eng",
+    "es": "spa",
+    "ca": "cat",
+    "gl": "glg",
+    "is": "isl",
+    "mk": "mkd",
+    "sh": "hbs",
+    "sr": "hbs",
+    "hr": "hbs",
+    "bs": "hbs",
+    "fr": "fra",
+    "pt": "por",
+    "it": "ita",
+    "de": "deu",
+}
 _MARK = re.compile(r"(?<![\w])[*@#](?=\w)")
 _ESCAPE = re.compile(r"([\[\]\\^$/@<>{}])")  # the characters apertium-destxt escapes
 _PAIR = re.compile(r"^[a-z]{2,3}(?:_[A-Za-z]+)?-[a-z]{2,3}(?:_[A-Za-z]+)?(?:-[A-Za-z0-9_]+)?$")
@@ -48,14 +62,14 @@ def installed_pairs() -> list[str]:
         out = subprocess.run(["apertium", "-l"], capture_output=True, text=True, timeout=30).stdout
     except (OSError, subprocess.SubprocessError):
         return []
-    return [l.strip() for l in out.splitlines() if l.strip()]
+    return [line.strip() for line in out.splitlines() if line.strip()]
 
 
 def _env() -> dict[str, str]:
     return dict(os.environ, LC_ALL="C.UTF-8")  # lt-proc needs a UTF-8 locale, as the apertium script sets
 
 
-@lru_cache(maxsize=None)
+@cache
 def isolated_pipeline(pair: str) -> tuple[str, str] | None:
     """The pair's null-flush pipeline with every stateful stage restarted per chunk, as two bash commands:
     the analysis-transfer part and the generation part (which takes the generator flag as $1); None when
@@ -122,8 +136,10 @@ class ApertiumTranslator(Translator):
     def _pair(self, src_lang: str, tgt_lang: str) -> str:
         pair = self.fixed_pair or pair_for(src_lang, tgt_lang)
         if pair not in installed_pairs():
-            raise BackendUnavailable(f"Apertium pair {pair!r} is not installed (have: {', '.join(installed_pairs())}); "
-                                     f"apt-get install apertium-{pair}")
+            raise BackendUnavailable(
+                f"Apertium pair {pair!r} is not installed (have: {', '.join(installed_pairs())}); "
+                f"apt-get install apertium-{pair}"
+            )
         return pair
 
     def _call(self, cmd: list[str], data: str, pair: str) -> str:
@@ -150,8 +166,13 @@ class ApertiumTranslator(Translator):
             mid = self._split(self._call(["bash", "-c", pipeline[0]], data, pair), len(todo))
             if mid is not None:
                 data = "".join(c + "\0" for c in mid)
-                gen = {m: self._split(self._call(["bash", "-c", pipeline[1], "apertium", "-g" if m else "-n", ""],
-                                                 data, pair), len(todo)) for m in (False, True)}
+                gen = {
+                    m: self._split(
+                        self._call(["bash", "-c", pipeline[1], "apertium", "-g" if m else "-n", ""], data, pair),
+                        len(todo),
+                    )
+                    for m in (False, True)
+                }
                 if gen[False] is not None and gen[True] is not None:
                     for m in (False, True):
                         for i, chunk in zip(todo, gen[m]):
@@ -185,8 +206,9 @@ class ApertiumTranslator(Translator):
 
     def translate_marked(self, texts: Sequence[str], src_lang: str, tgt_lang: str) -> list[str]:
         pair = self._pair(src_lang, tgt_lang)
-        return cached_map(f"apertium:{pair}", "translate_marked.v2", {}, list(texts),
-                          lambda xs: self._run(xs, pair, True))
+        return cached_map(
+            f"apertium:{pair}", "translate_marked.v2", {}, list(texts), lambda xs: self._run(xs, pair, True)
+        )
 
 
 def unknown_word_rate(marked: str) -> float:

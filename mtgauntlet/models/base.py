@@ -20,8 +20,13 @@ Message = dict  # {"role": "system"|"user"|"assistant", "content": str}
 # the global settings a backend may read when it is made (``gauntlet --device/--dtype/--batch-size/--concurrency``,
 # published in the environment so that scripts and Ray workers see them: :mod:`.runtime`); the registry makes a
 # backend anew when one of them changed
-SETTINGS = {"device": "MTGAUNTLET_DEVICE", "dtype": "MTGAUNTLET_DTYPE", "batch": "MTGAUNTLET_BATCH_SIZE",
-            "concurrency": "MTGAUNTLET_CONCURRENCY", "threads": "MTGAUNTLET_THREADS"}
+SETTINGS = {
+    "device": "MTGAUNTLET_DEVICE",
+    "dtype": "MTGAUNTLET_DTYPE",
+    "batch": "MTGAUNTLET_BATCH_SIZE",
+    "concurrency": "MTGAUNTLET_CONCURRENCY",
+    "threads": "MTGAUNTLET_THREADS",
+}
 
 
 def settings() -> dict[str, str]:
@@ -33,7 +38,7 @@ def settings() -> dict[str, str]:
 PLACEMENT_OPTIONS: dict[str, str] = {"device": PLACE, "dtype": PLACE, "batch": PACE}
 
 
-class Backend(ABC):
+class Backend(ABC):  # noqa: B024 (abstract: the role classes below declare the abstract methods)
     """Common base: every backend knows the spec string that made it (used in signatures and caches), set by the
     registry before ``__init__`` runs, so ``self.spec`` is usable there.
 
@@ -77,8 +82,15 @@ class Backend(ABC):
         (plus truncation and out-of-memory counts); API backends give their concurrency."""
         return {}
 
-    def plan_calls(self, plan, sources: Sequence[str], translations: Sequence[str] | None, src_lang: str | None,
-                   tgt_lang: str | None, times: int = 1) -> None:
+    def plan_calls(
+        self,
+        plan,
+        sources: Sequence[str],
+        translations: Sequence[str] | None,
+        src_lang: str | None,
+        tgt_lang: str | None,
+        times: int = 1,
+    ) -> None:
         """Add to ``plan`` (an :class:`.estimate.Plan`) the paid calls this backend would send for these texts,
         ``times`` over; local backends send none (the default)."""
         return None
@@ -86,19 +98,27 @@ class Backend(ABC):
 
 class ChatLLM(Backend):
     @abstractmethod
-    def chat(self, messages: Sequence[Message], *, max_tokens: int = 256, temperature: float = 0.0,
-             seed: int | None = None) -> str:
+    def chat(
+        self, messages: Sequence[Message], *, max_tokens: int = 256, temperature: float = 0.0, seed: int | None = None
+    ) -> str:
         """Return the assistant's reply to a list of chat messages."""
 
-    def chat_many(self, conversations: Sequence[Sequence[Message]], *, max_tokens: int = 256,
-                  temperature: float = 0.0, seed: int | Sequence[int | None] | None = None,
-                  concurrency: int | None = None) -> list[str]:
+    def chat_many(
+        self,
+        conversations: Sequence[Sequence[Message]],
+        *,
+        max_tokens: int = 256,
+        temperature: float = 0.0,
+        seed: int | Sequence[int | None] | None = None,
+        concurrency: int | None = None,
+    ) -> list[str]:
         """Replies to many conversations, in input order. ``seed`` is one seed for all or one per
         conversation; a reply depends only on its conversation and seed, never on the batch, its order or
         ``concurrency`` (how many requests an API backend runs at once; local models batch instead)."""
         seeds = per_item_seeds(seed, len(conversations))
-        return [self.chat(c, max_tokens=max_tokens, temperature=temperature, seed=s)
-                for c, s in zip(conversations, seeds)]
+        return [
+            self.chat(c, max_tokens=max_tokens, temperature=temperature, seed=s) for c, s in zip(conversations, seeds)
+        ]
 
     def chat_batch(self, conversations: Sequence[Sequence[Message]], **kw) -> list[str]:
         return self.chat_many(conversations, **kw)
@@ -123,8 +143,7 @@ def per_item_seeds(seed: int | Sequence[int | None] | None, n: int) -> list[int 
 
 class Translator(Backend):
     @abstractmethod
-    def translate(self, texts: Sequence[str], src_lang: str, tgt_lang: str) -> list[str]:
-        ...
+    def translate(self, texts: Sequence[str], src_lang: str, tgt_lang: str) -> list[str]: ...
 
 
 class QualityEstimator(Backend):
@@ -194,8 +213,7 @@ class Annotator(Backend):
     lang: str = ""
 
     @abstractmethod
-    def annotate(self, texts: Sequence[str]) -> list[Doc]:
-        ...
+    def annotate(self, texts: Sequence[str]) -> list[Doc]: ...
 
 
 class Embedder(Backend):

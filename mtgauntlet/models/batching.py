@@ -10,7 +10,8 @@ truncated by the tokenizer: they are counted here and warned about once per call
 from __future__ import annotations
 
 import logging
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from mtgauntlet.errors import BackendUnavailable
 
@@ -50,7 +51,7 @@ class LengthBatcher:
         out: list[Any] = [None] * n
         pos = 0
         while pos < n:
-            idx = order[pos:pos + self.batch]
+            idx = order[pos : pos + self.batch]
             try:
                 results = run(idx)
             except Exception as exc:
@@ -66,13 +67,19 @@ class LengthBatcher:
                 continue
             # out of memory: leave the except block first so the failed batch's tensors can be freed
             if self.batch == 1:
-                raise BackendUnavailable(f"{self.label}: out of memory on {self.device} even with batch size 1 "
-                                         f"({oom}); use a smaller model, a shorter input or another device")
+                raise BackendUnavailable(
+                    f"{self.label}: out of memory on {self.device} even with batch size 1 "
+                    f"({oom}); use a smaller model, a shorter input or another device"
+                )
             self.batch = max(1, self.batch // 2)
             self.oom_halvings += 1
             _free_accelerator_memory()
-            log.warning("%s: out of memory on %s; batch size halved to %d and the batch retried",
-                        self.label, self.device, self.batch)
+            log.warning(
+                "%s: out of memory on %s; batch size halved to %d and the batch retried",
+                self.label,
+                self.device,
+                self.batch,
+            )
         return out
 
     def count_truncated(self, lengths: Sequence[int], limit: int | None) -> int:
@@ -82,8 +89,14 @@ class LengthBatcher:
         over = sum(1 for n in lengths if n > limit)
         if over:
             self.truncated += over
-            log.warning("%s: %d of %d input(s) are longer than %d tokens and were truncated (%d so far)",
-                        self.label, over, len(lengths), limit, self.truncated)
+            log.warning(
+                "%s: %d of %d input(s) are longer than %d tokens and were truncated (%d so far)",
+                self.label,
+                over,
+                len(lengths),
+                limit,
+                self.truncated,
+            )
         return over
 
     def info(self) -> dict[str, Any]:

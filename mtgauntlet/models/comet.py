@@ -30,8 +30,9 @@ class CometQE(QualityEstimator):
             self.model = self.model.to(self.runtime.torch_dtype())
         dev = self.runtime.device
         # COMET runs through Lightning: gpus=0 is CPU; a CUDA device is chosen by index
-        self._predict_kw = ({"gpus": 1, "devices": [int(dev.partition(":")[2] or 0)]} if dev.startswith("cuda")
-                            else {"gpus": 0})
+        self._predict_kw = (
+            {"gpus": 1, "devices": [int(dev.partition(":")[2] or 0)]} if dev.startswith("cuda") else {"gpus": 0}
+        )
         self.batch_size = self.runtime.batch
 
     def runtime_info(self) -> dict:
@@ -43,5 +44,6 @@ class CometQE(QualityEstimator):
             pred = self.model.predict(data, batch_size=self.batch_size, progress_bar=False, **self._predict_kw)
             return [100.0 * s for s in pred.scores]
 
-        return cached_map(cache_namespace(self.spec, self.runtime), "qe", {},
-                          [[s, t] for s, t in zip(sources, translations)], run)
+        return cached_map(
+            cache_namespace(self.spec, self.runtime), "qe", {}, [[s, t] for s, t in zip(sources, translations)], run
+        )

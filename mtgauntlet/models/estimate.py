@@ -12,8 +12,8 @@ calls' ``max_tokens``: the cost shown is an upper bound for the output side.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
 
 from mtgauntlet.models.ratelimit import estimate_tokens
 
@@ -41,8 +41,15 @@ class Plan:
             entry[1] += times * units_in
             entry[2] += times * units_out
 
-    def add_role(self, backend, sources: Sequence[str], translations: Sequence[str] | None, src_lang: str | None,
-                 tgt_lang: str | None, times: int = 1) -> None:
+    def add_role(
+        self,
+        backend,
+        sources: Sequence[str],
+        translations: Sequence[str] | None,
+        src_lang: str | None,
+        tgt_lang: str | None,
+        times: int = 1,
+    ) -> None:
         """The calls of a translator / QE / difficulty role (an ensemble's members too) on these texts, as each
         backend plans them (``Backend.plan_calls``)."""
         for member in getattr(backend, "backends", None) or [backend]:
@@ -56,12 +63,20 @@ class Plan:
         total = sum(p.cost(t, o) for _, t, o, p in self.calls.values() if p is not None)
         if not out:
             return ["dry run: no API call (only local models); nothing was sent"]
-        return ["dry run: nothing was sent; estimated calls (one try each; retries of unusable answers add more):",
-                *(f"  {line}" for line in out), f"  total: at most ${total:.4f} for the priced specs"]
+        return [
+            "dry run: nothing was sent; estimated calls (one try each; retries of unusable answers add more):",
+            *(f"  {line}" for line in out),
+            f"  total: at most ${total:.4f} for the priced specs",
+        ]
 
 
-def role_plan(backend, sources: Sequence[str], translations: Sequence[str] | None = None, src_lang: str | None = None,
-              tgt_lang: str | None = None) -> Plan:
+def role_plan(
+    backend,
+    sources: Sequence[str],
+    translations: Sequence[str] | None = None,
+    src_lang: str | None = None,
+    tgt_lang: str | None = None,
+) -> Plan:
     """One call per text of a scoring role (``score qe``, ``score difficulty``, ``build subset``)."""
     plan = Plan()
     plan.add_role(backend, sources, translations, src_lang, tgt_lang)

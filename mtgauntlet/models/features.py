@@ -20,13 +20,25 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
-SURFACE = ("log_words", "log_chars", "log_subwords", "subwords_per_word", "log_sents", "log_words_per_sent",
-           "log_max_words_per_sent", "digit_frac", "punct_frac", "quote_bracket_frac", "symbol_frac",
-           "inner_cap_frac", "mean_word_len")
+SURFACE = (
+    "log_words",
+    "log_chars",
+    "log_subwords",
+    "subwords_per_word",
+    "log_sents",
+    "log_words_per_sent",
+    "log_max_words_per_sent",
+    "digit_frac",
+    "punct_frac",
+    "quote_bracket_frac",
+    "symbol_frac",
+    "inner_cap_frac",
+    "mean_word_len",
+)
 RARITY = ("rarity_mean", "rarity_max", "rare_frac", "unknown_frac", "rarity_p90")
 SYNTAX = ("tree_height_max", "tree_height_mean", "dep_len_mean", "clauses_per_sent", "propn_frac", "num_frac")
 GROUPS = {"surface": SURFACE, "rarity": RARITY, "syntax": SYNTAX, "e5": tuple(f"e5_{i}" for i in range(384))}
@@ -74,14 +86,21 @@ def surface_features(texts: Sequence[str]) -> np.ndarray:
         nch = max(1, len(t))
         inner = [w for s in sentences(t) for w in _WORD.findall(s)[1:]]
         sub = count(t) if count else np.nan
-        out[i] = [math.log1p(nw), math.log1p(len(t)), math.log1p(sub), sub / max(1, nw),
-                  math.log1p(len(per_sent)), math.log1p(float(np.mean(per_sent))), math.log1p(max(per_sent)),
-                  sum(ch.isdigit() for ch in t) / nch,
-                  sum(unicodedata.category(ch).startswith("P") for ch in t) / nch,
-                  sum(ch in _QUOTES for ch in t) / nch,
-                  sum(unicodedata.category(ch)[0] == "S" or ch in "@#" for ch in t) / nch,
-                  sum(1 for w in inner if w[:1].isupper()) / max(1, len(inner)),
-                  float(np.mean([len(w) for w in words])) if words else 0.0]
+        out[i] = [
+            math.log1p(nw),
+            math.log1p(len(t)),
+            math.log1p(sub),
+            sub / max(1, nw),
+            math.log1p(len(per_sent)),
+            math.log1p(float(np.mean(per_sent))),
+            math.log1p(max(per_sent)),
+            sum(ch.isdigit() for ch in t) / nch,
+            sum(unicodedata.category(ch).startswith("P") for ch in t) / nch,
+            sum(ch in _QUOTES for ch in t) / nch,
+            sum(unicodedata.category(ch)[0] == "S" or ch in "@#" for ch in t) / nch,
+            sum(1 for w in inner if w[:1].isupper()) / max(1, len(inner)),
+            float(np.mean([len(w) for w in words])) if words else 0.0,
+        ]
     return out
 
 
@@ -130,9 +149,14 @@ def syntax_features(texts: Sequence[str], lang: str | None, langs: Sequence[str]
         dep = [abs(t.i - t.head.i) for t in toks if t.head.i != t.i]
         clauses = sum(1 for t in doc if t.dep_ in _CLAUSE_DEPS or (t.dep_ == "conj" and t.pos_ in ("VERB", "AUX")))
         n = max(1, len(toks))
-        out[i] = [max(heights), float(np.mean(heights)), float(np.mean(dep)) if dep else 0.0,
-                  (clauses + len(sents)) / len(sents), sum(t.pos_ == "PROPN" for t in toks) / n,
-                  sum(t.pos_ == "NUM" for t in toks) / n]
+        out[i] = [
+            max(heights),
+            float(np.mean(heights)),
+            float(np.mean(dep)) if dep else 0.0,
+            (clauses + len(sents)) / len(sents),
+            sum(t.pos_ == "PROPN" for t in toks) / n,
+            sum(t.pos_ == "NUM" for t in toks) / n,
+        ]
     return out
 
 
@@ -165,8 +189,13 @@ def tree_height(tok) -> int:
     return best
 
 
-def source_features(texts: Sequence[str], lang: str | None, groups: Sequence[str] = ("surface", "rarity", "e5"),
-                    syntax_langs: Sequence[str] = ("en",), embeddings: np.ndarray | None = None) -> np.ndarray:
+def source_features(
+    texts: Sequence[str],
+    lang: str | None,
+    groups: Sequence[str] = ("surface", "rarity", "e5"),
+    syntax_langs: Sequence[str] = ("en",),
+    embeddings: np.ndarray | None = None,
+) -> np.ndarray:
     """Columns of the named groups, in order (names: :func:`feature_names`); ``embeddings``: the texts'
     e5 vectors if already computed."""
     texts = list(texts)
@@ -196,8 +225,12 @@ class LinearModel:
     """Standardise -> impute NaN with 0 (the training mean) -> w.x + b. Stored as a small .npz."""
 
     def __init__(self, mean, std, coef, intercept, names, meta: dict):
-        self.mean, self.std, self.coef, self.intercept = (np.asarray(mean), np.asarray(std), np.asarray(coef),
-                                                          float(intercept))
+        self.mean, self.std, self.coef, self.intercept = (
+            np.asarray(mean),
+            np.asarray(std),
+            np.asarray(coef),
+            float(intercept),
+        )
         self.names, self.meta = list(names), dict(meta)
 
     def transform(self, X: np.ndarray) -> np.ndarray:
@@ -212,16 +245,29 @@ class LinearModel:
     def save(self, path) -> None:
         import json
 
-        np.savez_compressed(path, mean=self.mean, std=self.std, coef=self.coef, intercept=self.intercept,
-                            names=np.array(self.names), meta=np.array(json.dumps(self.meta)))
+        np.savez_compressed(
+            path,
+            mean=self.mean,
+            std=self.std,
+            coef=self.coef,
+            intercept=self.intercept,
+            names=np.array(self.names),
+            meta=np.array(json.dumps(self.meta)),
+        )
 
     @classmethod
-    def load(cls, path) -> "LinearModel":
+    def load(cls, path) -> LinearModel:
         import json
 
         d = np.load(path, allow_pickle=False)
-        return cls(d["mean"], d["std"], d["coef"], float(d["intercept"]), [str(x) for x in d["names"]],
-                   json.loads(str(d["meta"])))
+        return cls(
+            d["mean"],
+            d["std"],
+            d["coef"],
+            float(d["intercept"]),
+            [str(x) for x in d["names"]],
+            json.loads(str(d["meta"])),
+        )
 
 
 def fit_ridge(X: np.ndarray, y: np.ndarray, alpha, names, meta, weights: np.ndarray | None = None) -> LinearModel:

@@ -13,7 +13,8 @@ out-of-memory error and counts truncated inputs (:mod:`mtgauntlet.models.batchin
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from mtgauntlet.core.cache import cached_map, parse_options
 from mtgauntlet.core.spec_public import ANSWER
@@ -68,8 +69,10 @@ def load_model(cls, path: str, runtime: Runtime, **kw):
 
 # the options of every hf: class (one backend name, six roles): placement, a GGUF file, decoding, language codes,
 # labels and score mapping
-HF_OPTIONS: dict[str, str] = {**PLACEMENT_OPTIONS, **dict.fromkeys(
-    ("file", "beams", "max_tokens", "src", "tgt", "labels", "scale", "negate"), ANSWER)}
+HF_OPTIONS: dict[str, str] = {
+    **PLACEMENT_OPTIONS,
+    **dict.fromkeys(("file", "beams", "max_tokens", "src", "tgt", "labels", "scale", "negate"), ANSWER),
+}
 
 
 class TorchBackend:
@@ -82,11 +85,18 @@ class TorchBackend:
     batcher: LengthBatcher
     tokenizer: Any
 
-    def _setup_runtime(self, opts: dict[str, str], label: str, *, device: str | None, dtype: str | None,
-                       batch_size: int | None, default_batch: int = 16) -> Runtime:
+    def _setup_runtime(
+        self,
+        opts: dict[str, str],
+        label: str,
+        *,
+        device: str | None,
+        dtype: str | None,
+        batch_size: int | None,
+        default_batch: int = 16,
+    ) -> Runtime:
         self._torch = _torch()
-        self.runtime = resolve_runtime(opts, default_batch=default_batch, device=device, dtype=dtype,
-                                       batch=batch_size)
+        self.runtime = resolve_runtime(opts, default_batch=default_batch, device=device, dtype=dtype, batch=batch_size)
         self.device = self.runtime.device
         self.batcher = LengthBatcher(self.runtime.batch, label, self.runtime.device)
         return self.runtime
@@ -176,7 +186,7 @@ class HFChatLLM(TorchBackend, ChatLLM):
             kw.update(do_sample=False)
         with torch.no_grad():
             out = self.model.generate(**enc, **kw)
-        return self.tokenizer.decode(out[0][enc["input_ids"].shape[1]:], skip_special_tokens=True).strip()
+        return self.tokenizer.decode(out[0][enc["input_ids"].shape[1] :], skip_special_tokens=True).strip()
 
     def _generate_greedy(self, prompts: list[str], max_tokens: int) -> list[str]:
         """Greedy replies in length-sorted, left-padded batches."""
@@ -187,11 +197,13 @@ class HFChatLLM(TorchBackend, ChatLLM):
 
         def run(idx: list[int]) -> list[str]:
             tok.padding_side = "left"
-            enc = tok([prompts[i] for i in idx], return_tensors="pt", padding=True,
-                      add_special_tokens=False).to(self.device)
+            enc = tok([prompts[i] for i in idx], return_tensors="pt", padding=True, add_special_tokens=False).to(
+                self.device
+            )
             with self._torch.no_grad():
-                out = self.model.generate(**enc, max_new_tokens=max_tokens, do_sample=False,
-                                          pad_token_id=tok.pad_token_id)
+                out = self.model.generate(
+                    **enc, max_new_tokens=max_tokens, do_sample=False, pad_token_id=tok.pad_token_id
+                )
             width = enc["input_ids"].shape[1]
             return [s.strip() for s in tok.batch_decode(out[:, width:], skip_special_tokens=True)]
 
@@ -211,8 +223,13 @@ class HFChatLLM(TorchBackend, ChatLLM):
         keyed = [i for i, (_, s) in enumerate(items) if temperature <= 0 or s is not None]
         out: list[str | None] = [None] * len(items)
         params = {"max_tokens": max_tokens, "temperature": temperature}
-        done = cached_map(self.cache_spec, "chat", params, [items[i] for i in keyed],
-                          lambda xs: self._replies(xs, max_tokens, temperature))
+        done = cached_map(
+            self.cache_spec,
+            "chat",
+            params,
+            [items[i] for i in keyed],
+            lambda xs: self._replies(xs, max_tokens, temperature),
+        )
         for i, reply in zip(keyed, done):
             out[i] = reply
         for i in sorted(set(range(len(items))) - set(keyed)):
@@ -224,8 +241,13 @@ class HFChatLLM(TorchBackend, ChatLLM):
 
     def complete(self, prompt, *, max_tokens=256, temperature=0.0, seed=None) -> str:
         params = {"max_tokens": max_tokens, "temperature": temperature, "seed": seed}
-        return cached_map(self.cache_spec, "complete", params, [prompt],
-                          lambda ps: [self._generate(p, max_tokens, temperature, seed) for p in ps])[0]
+        return cached_map(
+            self.cache_spec,
+            "complete",
+            params,
+            [prompt],
+            lambda ps: [self._generate(p, max_tokens, temperature, seed) for p in ps],
+        )[0]
 
     def token_logprobs(self, texts: Sequence[str], batch_size: int | None = None) -> list[list[float]]:
         """Per-token log-probabilities (BOS-conditioned), in length-sorted batches; cached per text."""
@@ -240,7 +262,7 @@ class HFChatLLM(TorchBackend, ChatLLM):
         bos = self.tokenizer.bos_token_id
         ids_all = self.tokenizer(texts, add_special_tokens=False)["input_ids"]
         self.batcher.count_truncated([len(x) for x in ids_all], self.max_logprob_tokens)
-        seqs = [([bos] if bos is not None else []) + ids[:self.max_logprob_tokens] for ids in ids_all]
+        seqs = [([bos] if bos is not None else []) + ids[: self.max_logprob_tokens] for ids in ids_all]
         pad = self.tokenizer.pad_token_id or 0
 
         def run(idx: list[int]) -> list[list[float]]:
@@ -248,14 +270,14 @@ class HFChatLLM(TorchBackend, ChatLLM):
             ids = torch.full((len(idx), width), pad, dtype=torch.long)
             mask = torch.zeros((len(idx), width), dtype=torch.long)
             for r, i in enumerate(idx):
-                ids[r, :len(seqs[i])] = torch.tensor(seqs[i])
-                mask[r, :len(seqs[i])] = 1
+                ids[r, : len(seqs[i])] = torch.tensor(seqs[i])
+                mask[r, : len(seqs[i])] = 1
             if width < 2:
                 return [[] for _ in idx]
             with torch.no_grad():
                 logits = self.model(input_ids=ids.to(self.device), attention_mask=mask.to(self.device)).logits.float()
             lp = torch.log_softmax(logits[:, :-1], dim=-1).gather(2, ids[:, 1:, None].to(self.device))[..., 0]
-            return [lp[r, :max(0, len(seqs[i]) - 1)].tolist() for r, i in enumerate(idx)]
+            return [lp[r, : max(0, len(seqs[i]) - 1)].tolist() for r, i in enumerate(idx)]
 
         return self.batcher.map([len(s) for s in seqs], run)
 
@@ -264,8 +286,15 @@ class HFTranslator(TorchBackend, Translator):
     description = "transformers seq2seq translation model"
     options = HF_OPTIONS
 
-    def __init__(self, arg: str, device: str | None = None, dtype: str | None = None, batch_size: int | None = None,
-                 num_beams: int = 1, max_tokens: int = 256):
+    def __init__(
+        self,
+        arg: str,
+        device: str | None = None,
+        dtype: str | None = None,
+        batch_size: int | None = None,
+        num_beams: int = 1,
+        max_tokens: int = 256,
+    ):
         path, self.opts = parse_options(arg)
         runtime = self._setup_runtime(self.opts, f"hf:{path}", device=device, dtype=dtype, batch_size=batch_size)
         self.tokenizer, self.model = _load_pair("AutoModelForSeq2SeqLM", path, runtime)
@@ -294,8 +323,9 @@ class HFTranslator(TorchBackend, Translator):
 
     def translate(self, texts, src_lang, tgt_lang) -> list[str]:
         params = {"src": src_lang, "tgt": tgt_lang, "beams": self.num_beams, "max": self.max_tokens}
-        return cached_map(self.cache_spec, "translate", params, list(texts),
-                          lambda xs: self._run(xs, src_lang, tgt_lang))
+        return cached_map(
+            self.cache_spec, "translate", params, list(texts), lambda xs: self._run(xs, src_lang, tgt_lang)
+        )
 
 
 _EXTRA_ID = re.compile(r"<extra_id_\d{1,2}>")
@@ -314,8 +344,14 @@ class HFInfiller(TorchBackend, Infiller):
     description = "mT5/T5 span infilling (<extra_id_0>)"
     options = HF_OPTIONS
 
-    def __init__(self, arg: str, device: str | None = None, dtype: str | None = None, batch_size: int | None = None,
-                 max_tokens: int = 16):
+    def __init__(
+        self,
+        arg: str,
+        device: str | None = None,
+        dtype: str | None = None,
+        batch_size: int | None = None,
+        max_tokens: int = 16,
+    ):
         path, opts = parse_options(arg)
         runtime = self._setup_runtime(opts, f"hf:{path}", device=device, dtype=dtype, batch_size=batch_size)
         self.tokenizer, self.model = _load_pair("AutoModelForSeq2SeqLM", path, runtime)
@@ -329,7 +365,7 @@ class HFInfiller(TorchBackend, Infiller):
 
         def run_model(batch, idx):
             decoded = self.tokenizer.batch_decode(self.model.generate(**batch, **kw), skip_special_tokens=False)
-            return [[extract_first_span(d) for d in decoded[r * n:(r + 1) * n]] for r in range(len(idx))]
+            return [[extract_first_span(d) for d in decoded[r * n : (r + 1) * n]] for r in range(len(idx))]
 
         if seed is None:
             return self.map_encoded(list(texts), None, run_model)

@@ -16,11 +16,11 @@ from mtgauntlet.models.hf import HF_OPTIONS, TorchBackend, _from_pretrained, _lo
 
 
 def _normalise_label(label: str) -> str | None:
-    l = label.lower()
+    low = label.lower()
     for name in NLI_LABELS:
-        if l.startswith(name[:5]):
+        if low.startswith(name[:5]):
             return name
-    if l in ("not_entailment", "non-entailment"):
+    if low in ("not_entailment", "non-entailment"):
         return "neutral"
     return None
 
@@ -42,7 +42,8 @@ class HFNLI(TorchBackend, NLI):
         if "contradiction" not in mapped:
             raise BackendUnavailable(
                 f"{path}: cannot tell which output is 'contradiction' from labels {names}; pass "
-                "#labels=<label0>+<label1>+... with entailment/neutral/contradiction names")
+                "#labels=<label0>+<label1>+... with entailment/neutral/contradiction names"
+            )
         self.labels = mapped
 
     def _run(self, pairs: list[list[str]]) -> list[dict[str, float]]:
@@ -70,8 +71,9 @@ class _Regressor(TorchBackend):
         runtime = self._setup_runtime(self.opts, f"hf:{path}", device=device, dtype=dtype, batch_size=batch_size)
         self.tokenizer, self.model = _load_pair("AutoModelForSequenceClassification", path, runtime)
         if self.model.config.num_labels != 1:
-            raise BackendUnavailable(f"{path}: expected a regression head (num_labels=1), "
-                                     f"found {self.model.config.num_labels} labels")
+            raise BackendUnavailable(
+                f"{path}: expected a regression head (num_labels=1), found {self.model.config.num_labels} labels"
+            )
 
     def _predict(self, firsts: list[str], seconds: list[str] | None) -> list[float]:
         return self.map_encoded(firsts, seconds, lambda batch, idx: self.model(**batch).logits[:, 0].float().tolist())
@@ -86,8 +88,13 @@ class HFRegressionQE(_Regressor, QualityEstimator):
 
     def score(self, sources, translations, src_lang, tgt_lang) -> list[float]:
         scale = float(self.opts.get("scale", 1.0))
-        raw = cached_map(self.cache_spec, "qe", {}, [[s, t] for s, t in zip(sources, translations)],
-                         lambda ps: self._predict([p[0] for p in ps], [p[1] for p in ps]))
+        raw = cached_map(
+            self.cache_spec,
+            "qe",
+            {},
+            [[s, t] for s, t in zip(sources, translations)],
+            lambda ps: self._predict([p[0] for p in ps], [p[1] for p in ps]),
+        )
         return [min(100.0, max(0.0, r * scale)) for r in raw]
 
 
@@ -122,8 +129,9 @@ class SentinelDifficulty(TorchBackend, DifficultyEstimator):
         from transformers import AutoConfig, AutoTokenizer, XLMRobertaModel
 
         location, self.opts = parse_options(arg)
-        runtime = self._setup_runtime(self.opts, f"sentinel:{location}", device=device, dtype=dtype,
-                                      batch_size=batch_size)
+        runtime = self._setup_runtime(
+            self.opts, f"sentinel:{location}", device=device, dtype=dtype, batch_size=batch_size
+        )
         torch = self._torch
         root = Path(location)
         if not root.exists():
@@ -141,12 +149,17 @@ class SentinelDifficulty(TorchBackend, DifficultyEstimator):
         self.tokenizer = _from_pretrained(AutoTokenizer, encoder)
         config = _from_pretrained(AutoConfig, encoder)
         self.encoder = XLMRobertaModel(config, add_pooling_layer=False)
-        self.estimator = _feed_forward(torch, config.hidden_size, hp.get("hidden_sizes") or [3072, 1024],
-                                       hp.get("activations", "Tanh"), hp.get("final_activation"))
+        self.estimator = _feed_forward(
+            torch,
+            config.hidden_size,
+            hp.get("hidden_sizes") or [3072, 1024],
+            hp.get("activations", "Tanh"),
+            hp.get("final_activation"),
+        )
         state = torch.load(ckpt, map_location="cpu", weights_only=False)
         state = state.get("state_dict", state)
-        enc = {k[len("encoder.model."):]: v for k, v in state.items() if k.startswith("encoder.model.")}
-        est = {k[len("estimator."):]: v for k, v in state.items() if k.startswith("estimator.")}
+        enc = {k[len("encoder.model.") :]: v for k, v in state.items() if k.startswith("encoder.model.")}
+        est = {k[len("estimator.") :]: v for k, v in state.items() if k.startswith("estimator.")}
         missing = self.encoder.load_state_dict(enc, strict=False).missing_keys
         missing = [k for k in missing if "position_ids" not in k]
         if missing or not est:
@@ -160,7 +173,9 @@ class SentinelDifficulty(TorchBackend, DifficultyEstimator):
 
     def predict_quality(self, texts: list[str]) -> list[float]:
         def run_model(batch, idx):
-            cls = self.encoder(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]).last_hidden_state[:, 0]
+            cls = self.encoder(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]).last_hidden_state[
+                :, 0
+            ]
             return self.estimator(cls).view(-1).float().tolist()
 
         return self.map_encoded(list(texts), None, run_model)
@@ -169,8 +184,13 @@ class SentinelDifficulty(TorchBackend, DifficultyEstimator):
         texts = list(texts)
         if "lang_token" in self.opts and tgt_lang:
             texts = [f"{tgt_lang} {t}" for t in texts]
-        q = cached_map(self.cache_spec, "sentinel", {"lang": tgt_lang if "lang_token" in self.opts else None}, texts,
-                       self.predict_quality)
+        q = cached_map(
+            self.cache_spec,
+            "sentinel",
+            {"lang": tgt_lang if "lang_token" in self.opts else None},
+            texts,
+            self.predict_quality,
+        )
         return [-x for x in q]
 
 

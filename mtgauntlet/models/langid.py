@@ -12,9 +12,29 @@ from __future__ import annotations
 import unicodedata
 from functools import lru_cache
 
-COMMON = ("ENGLISH", "SPANISH", "GERMAN", "FRENCH", "CZECH", "PORTUGUESE", "ITALIAN", "POLISH", "RUSSIAN",
-          "UKRAINIAN", "CHINESE", "JAPANESE", "KOREAN", "ARABIC", "HINDI", "ICELANDIC", "DUTCH", "CATALAN",
-          "VIETNAMESE", "HEBREW", "TURKISH")
+COMMON = (
+    "ENGLISH",
+    "SPANISH",
+    "GERMAN",
+    "FRENCH",
+    "CZECH",
+    "PORTUGUESE",
+    "ITALIAN",
+    "POLISH",
+    "RUSSIAN",
+    "UKRAINIAN",
+    "CHINESE",
+    "JAPANESE",
+    "KOREAN",
+    "ARABIC",
+    "HINDI",
+    "ICELANDIC",
+    "DUTCH",
+    "CATALAN",
+    "VIETNAMESE",
+    "HEBREW",
+    "TURKISH",
+)
 
 
 @lru_cache(maxsize=1)
@@ -57,17 +77,66 @@ def covers(lang: str) -> bool:
     """True when ``lang`` is among the detector's languages (else no guard can say a text is not in it)."""
     from lingua import Language
 
-    return available() and any(getattr(Language, n).iso_code_639_1.name.lower() == lang.split("-")[0].lower()
-                               for n in COMMON)
+    return available() and any(
+        getattr(Language, n).iso_code_639_1.name.lower() == lang.split("-")[0].lower() for n in COMMON
+    )
 
 
 WIDE = {"CJK", "HIRAGANA", "KATAKANA", "HANGUL"}  # scripts whose characters weigh 2 letters
-SCRIPTS = {"zh": {"CJK"}, "ja": {"CJK", "HIRAGANA", "KATAKANA"}, "ko": {"HANGUL", "CJK"}, "ru": {"CYRILLIC"},
-           "uk": {"CYRILLIC"}, "ar": {"ARABIC"}, "he": {"HEBREW"}, "hi": {"DEVANAGARI"}, "el": {"GREEK"},
-           "th": {"THAI"}, "bg": {"CYRILLIC"}, "sr": {"CYRILLIC", "LATIN"}}
-LATIN_LANGS = {"en", "es", "de", "fr", "cs", "pt", "it", "pl", "is", "nl", "ca", "vi", "tr", "ro", "sv", "da",
-               "no", "nb", "fi", "et", "lv", "lt", "hu", "sk", "sl", "hr", "bs", "eu", "gl", "ga", "cy", "mt", "id",
-               "ms", "sw", "af", "sq", "tl"}
+SCRIPTS = {
+    "zh": {"CJK"},
+    "ja": {"CJK", "HIRAGANA", "KATAKANA"},
+    "ko": {"HANGUL", "CJK"},
+    "ru": {"CYRILLIC"},
+    "uk": {"CYRILLIC"},
+    "ar": {"ARABIC"},
+    "he": {"HEBREW"},
+    "hi": {"DEVANAGARI"},
+    "el": {"GREEK"},
+    "th": {"THAI"},
+    "bg": {"CYRILLIC"},
+    "sr": {"CYRILLIC", "LATIN"},
+}
+LATIN_LANGS = {
+    "en",
+    "es",
+    "de",
+    "fr",
+    "cs",
+    "pt",
+    "it",
+    "pl",
+    "is",
+    "nl",
+    "ca",
+    "vi",
+    "tr",
+    "ro",
+    "sv",
+    "da",
+    "no",
+    "nb",
+    "fi",
+    "et",
+    "lv",
+    "lt",
+    "hu",
+    "sk",
+    "sl",
+    "hr",
+    "bs",
+    "eu",
+    "gl",
+    "ga",
+    "cy",
+    "mt",
+    "id",
+    "ms",
+    "sw",
+    "af",
+    "sq",
+    "tl",
+}
 
 
 def _script(ch: str) -> str:

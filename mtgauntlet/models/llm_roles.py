@@ -22,10 +22,29 @@ from mtgauntlet.corpora.langs import normalize_lang
 from mtgauntlet.models import prompts, structured
 from mtgauntlet.models.base import DifficultyEstimator, QualityEstimator, Translator
 
-LANG_NAMES = {"en": "English", "de": "German", "es": "Spanish", "cs": "Czech", "fr": "French", "pt": "Portuguese",
-              "it": "Italian", "zh": "Chinese", "ja": "Japanese", "ru": "Russian", "uk": "Ukrainian", "pl": "Polish",
-              "he": "Hebrew", "hi": "Hindi", "is": "Icelandic", "ko": "Korean", "ar": "Arabic", "nl": "Dutch",
-              "vi": "Vietnamese", "ca": "Catalan", "tr": "Turkish"}
+LANG_NAMES = {
+    "en": "English",
+    "de": "German",
+    "es": "Spanish",
+    "cs": "Czech",
+    "fr": "French",
+    "pt": "Portuguese",
+    "it": "Italian",
+    "zh": "Chinese",
+    "ja": "Japanese",
+    "ru": "Russian",
+    "uk": "Ukrainian",
+    "pl": "Polish",
+    "he": "Hebrew",
+    "hi": "Hindi",
+    "is": "Icelandic",
+    "ko": "Korean",
+    "ar": "Arabic",
+    "nl": "Dutch",
+    "vi": "Vietnamese",
+    "ca": "Catalan",
+    "tr": "Turkish",
+}
 
 
 def lang_name(code: str | None) -> str:
@@ -87,13 +106,20 @@ class LLMTranslator(_LLMRole, Translator):
     max_tokens_default = 512
 
     def planned_prompts(self, sources, translations, src_lang, tgt_lang) -> list[str]:
-        return [prompts.TRANSLATE.format(src_lang=lang_name(src_lang), tgt_lang=lang_name(tgt_lang), source=s)
-                for s in sources]
+        return [
+            prompts.TRANSLATE.format(src_lang=lang_name(src_lang), tgt_lang=lang_name(tgt_lang), source=s)
+            for s in sources
+        ]
 
     def translate(self, texts, src_lang, tgt_lang) -> list[str | None]:
         """Translations; ``None`` where no usable answer came (counted in ``failures``), never an empty string."""
-        out = self._ask_many([prompts.TRANSLATE.format(src_lang=lang_name(src_lang), tgt_lang=lang_name(tgt_lang),
-                                                       source=t) for t in texts], prompts.parse_translation)
+        out = self._ask_many(
+            [
+                prompts.TRANSLATE.format(src_lang=lang_name(src_lang), tgt_lang=lang_name(tgt_lang), source=t)
+                for t in texts
+            ],
+            prompts.parse_translation,
+        )
         self.failures["unparseable_translation"] += sum(v is None for v in out)
         return out
 
@@ -112,8 +138,11 @@ class LLMQualityEstimator(_LLMRole, QualityEstimator):
 
     def score(self, sources, translations, src_lang, tgt_lang) -> list[float | None]:
         """0..100 scores; ``None`` where the answer held no ``SCORE |||x|||`` in range (counted in ``failures``)."""
-        out = self._ask_many([self.prompt.format(source=s, translation=t) for s, t in zip(sources, translations)],
-                             prompts.parse_score, structured.QE)
+        out = self._ask_many(
+            [self.prompt.format(source=s, translation=t) for s, t in zip(sources, translations)],
+            prompts.parse_score,
+            structured.QE,
+        )
         self.failures["unparseable_score"] += sum(v is None for v in out)
         return out
 
@@ -144,8 +173,10 @@ class LLMDifficultyJudge(_LLMRole, DifficultyEstimator):
         """Proficiency scores (higher = harder); ``None`` where no ``[[[score, level]]]`` came (counted)."""
         texts = list(texts)
         out: list[float | None] = []
-        for t, judged in zip(texts, self._ask_many([self.prompt(t, tgt_lang) for t in texts],
-                                                   prompts.parse_proficiency, structured.DIFFICULTY)):
+        for t, judged in zip(
+            texts,
+            self._ask_many([self.prompt(t, tgt_lang) for t in texts], prompts.parse_proficiency, structured.DIFFICULTY),
+        ):
             if judged is None:
                 self.failures["unparseable_score"] += 1
                 out.append(None)

@@ -15,8 +15,8 @@ As a :class:`QualityEstimator` it returns quality on the project's 0-100 scale, 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from mtgauntlet.core.cache import cached_map, parse_options
 from mtgauntlet.core.spec_public import ANSWER
@@ -55,22 +55,26 @@ class MetricXQE(QualityEstimator):
         self.batch_size = int(opts.get("batch", 8))
         self.device = opts.get("device", device)
         local = Path(path)
-        has_tokenizer = local.is_dir() and any((local / f).exists() for f in (
-            "tokenizer.json", "spiece.model", "tokenizer_config.json"))
+        has_tokenizer = local.is_dir() and any(
+            (local / f).exists() for f in ("tokenizer.json", "spiece.model", "tokenizer_config.json")
+        )
         self.tokenizer_name = opts.get("tokenizer") or (path if has_tokenizer else DEFAULT_TOKENIZER)
         self.tokenizer = _from_pretrained(transformers.AutoTokenizer, self.tokenizer_name)
         self.token_id = self.tokenizer.convert_tokens_to_ids(SCORE_TOKEN)
         if self.token_id is None or self.token_id == self.tokenizer.unk_token_id:
-            raise BackendUnavailable(f"metricx: the tokenizer {self.tokenizer_name!r} has no {SCORE_TOKEN} token "
-                                     "(use the mT5 tokenizer: #tokenizer=google/mt5-xl)")
+            raise BackendUnavailable(
+                f"metricx: the tokenizer {self.tokenizer_name!r} has no {SCORE_TOKEN} token "
+                "(use the mT5 tokenizer: #tokenizer=google/mt5-xl)"
+            )
         self.model = _from_pretrained(transformers.MT5ForConditionalGeneration, path).to(self.device).eval()
         # MetricX rescales the decoder output only when the checkpoint ties its embeddings (the released ones do
         # not); read the flag from config.json as saved, since newer transformers force it to True on load.
         self.rescale = _saved_flag(local / "config.json", "tie_word_embeddings", False) if local.is_dir() else False
 
     def _encode(self, source: str, candidate: str) -> list[int]:
-        ids = self.tokenizer(metricx_input(source, candidate, self.version), max_length=self.max_length,
-                             truncation=True)["input_ids"]
+        ids = self.tokenizer(
+            metricx_input(source, candidate, self.version), max_length=self.max_length, truncation=True
+        )["input_ids"]
         if ids and ids[-1] == self.tokenizer.eos_token_id:
             ids = ids[:-1]  # as the reference predict.py (_remove_eos)
         return ids
@@ -83,21 +87,22 @@ class MetricXQE(QualityEstimator):
         pad = self.tokenizer.pad_token_id or 0
         head = self.model.lm_head.weight[self.token_id]
         for k in range(0, len(order), self.batch_size):
-            idx = order[k:k + self.batch_size]
+            idx = order[k : k + self.batch_size]
             width = max(1, max(len(seqs[i]) for i in idx))
             ids = torch.full((len(idx), width), pad, dtype=torch.long)
             mask = torch.zeros((len(idx), width), dtype=torch.long)
             for r, i in enumerate(idx):
-                ids[r, :len(seqs[i])] = torch.tensor(seqs[i], dtype=torch.long)
-                mask[r, :len(seqs[i])] = 1
+                ids[r, : len(seqs[i])] = torch.tensor(seqs[i], dtype=torch.long)
+                mask[r, : len(seqs[i])] = 1
             ids, mask = ids.to(self.device), mask.to(self.device)
             with torch.no_grad():
                 enc = self.model.encoder(input_ids=ids, attention_mask=mask).last_hidden_state
                 start = torch.zeros((len(idx), 1), dtype=torch.long, device=self.device)
-                hidden = self.model.decoder(input_ids=start, encoder_hidden_states=enc, encoder_attention_mask=mask,
-                                            use_cache=False).last_hidden_state[:, 0]
+                hidden = self.model.decoder(
+                    input_ids=start, encoder_hidden_states=enc, encoder_attention_mask=mask, use_cache=False
+                ).last_hidden_state[:, 0]
                 if self.rescale:
-                    hidden = hidden * (self.model.config.d_model ** -0.5)
+                    hidden = hidden * (self.model.config.d_model**-0.5)
                 pred = torch.clamp(hidden.float() @ head.float(), 0.0, MAX_ERROR)
             for r, i in enumerate(idx):
                 out[i] = float(pred[r])
@@ -106,8 +111,7 @@ class MetricXQE(QualityEstimator):
     def errors(self, sources, translations) -> list[float]:
         """Raw MetricX scores, 0 (no error) .. 25 (worst); cached per (source, candidate)."""
         params = {"version": self.version, "max_length": self.max_length, "tokenizer": self.tokenizer_name}
-        return cached_map(self.spec, "metricx", params, [[s, t] for s, t in zip(sources, translations)],
-                          self._predict)
+        return cached_map(self.spec, "metricx", params, [[s, t] for s, t in zip(sources, translations)], self._predict)
 
     def score(self, sources, translations, src_lang, tgt_lang) -> list[float]:
         from mtgauntlet.models.qe_ensemble import error_to_quality

@@ -25,8 +25,9 @@ import hashlib
 import json
 import logging
 import os
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from mtgauntlet.atomic import write_json_atomic
 from mtgauntlet.core.usage import LEDGER, BudgetSpent
@@ -64,8 +65,10 @@ def _state_path(key: str) -> Path:
 
 def input_file(bodies: list[dict]) -> bytes:
     # the bodies exactly as the synchronous path sends them (same key order): the same request, the same answer
-    lines = [json.dumps({"custom_id": str(i), "method": "POST", "url": ENDPOINT, "body": b}, ensure_ascii=False)
-             for i, b in enumerate(bodies)]
+    lines = [
+        json.dumps({"custom_id": str(i), "method": "POST", "url": ENDPOINT, "body": b}, ensure_ascii=False)
+        for i, b in enumerate(bodies)
+    ]
     return ("\n".join(lines) + "\n").encode("utf-8")
 
 
@@ -73,11 +76,21 @@ async def _create(backend, data: bytes, n: int, state: Path, key: str) -> str:
     state.parent.mkdir(parents=True, exist_ok=True)
     kept = {"key": key, "requests": n, "base_url": backend.base_url}
     write_json_atomic(state, {**kept, "batch_id": None})  # the intent, before the batch can exist
-    uploaded = await backend._request("POST", "/files", data={"purpose": "batch"},
-                                      files={"file": ("requests.jsonl", data, "application/jsonl")})
-    batch = await backend._request("POST", "/batches", content=json.dumps(
-        {"input_file_id": uploaded["id"], "endpoint": ENDPOINT, "completion_window": "24h",
-         "metadata": {METADATA_KEY: key}}).encode("utf-8"))
+    uploaded = await backend._request(
+        "POST", "/files", data={"purpose": "batch"}, files={"file": ("requests.jsonl", data, "application/jsonl")}
+    )
+    batch = await backend._request(
+        "POST",
+        "/batches",
+        content=json.dumps(
+            {
+                "input_file_id": uploaded["id"],
+                "endpoint": ENDPOINT,
+                "completion_window": "24h",
+                "metadata": {METADATA_KEY: key},
+            }
+        ).encode("utf-8"),
+    )
     write_json_atomic(state, {**kept, "batch_id": batch["id"], "input_file_id": uploaded["id"]})
     return batch["id"]
 
@@ -91,8 +104,11 @@ async def _find(backend, key: str) -> str | None:
         try:
             page = await backend._request("GET", f"/batches{query}")
         except OpenAIError as exc:  # a server that cannot list batches: nothing to adopt
-            log.warning("%s: cannot list batches to find an unsaved one (%s); creating a new batch",
-                        backend.base_url, str(exc)[:200])
+            log.warning(
+                "%s: cannot list batches to find an unsaved one (%s); creating a new batch",
+                backend.base_url,
+                str(exc)[:200],
+            )
             return None
         data = (page.get("data") or []) if isinstance(page, dict) else []
         for batch in data:
@@ -140,9 +156,11 @@ async def _get(backend, path: str, batch_id: str, state: Path, raw: bool = False
         if exc.status != 404:
             raise
         state.unlink(missing_ok=True)
-        raise OpenAIError(f"{backend.base_url}: batch {batch_id} is no longer on the server (HTTP 404 at {path}: "
-                          "purged or deleted); its saved state was cleared: run the same command again to send "
-                          "these requests in a new batch") from None
+        raise OpenAIError(
+            f"{backend.base_url}: batch {batch_id} is no longer on the server (HTTP 404 at {path}: "
+            "purged or deleted); its saved state was cleared: run the same command again to send "
+            "these requests in a new batch"
+        ) from None
 
 
 def _reserve(backend, bodies: list[dict]) -> tuple[int, float, BudgetSpent | None]:
@@ -196,8 +214,9 @@ async def _run(backend, bodies: list[dict], schema, keep) -> list[Any]:
         await asyncio.sleep(backend.poll)
     if batch["status"] != "completed":
         state.unlink(missing_ok=True)  # nothing to resume: the next run creates a new batch
-        raise OpenAIError(f"{backend.base_url}: batch {batch_id} ended {batch['status']}: "
-                          f"{str(batch.get('errors'))[:200]}")
+        raise OpenAIError(
+            f"{backend.base_url}: batch {batch_id} ended {batch['status']}: {str(batch.get('errors'))[:200]}"
+        )
     lines: dict[str, list[dict]] = {}
     bad = 0
     for file_id in (batch.get("error_file_id"), batch.get("output_file_id")):
@@ -207,10 +226,17 @@ async def _run(backend, bodies: list[dict], schema, keep) -> list[Any]:
             for cid, got in found.items():
                 lines.setdefault(cid, []).extend(got)
     if bad:
-        log.warning("%s: batch %s: %d result line(s) are not JSON objects with a custom_id; their requests get "
-                    "no answer and are sent again by the next run", backend.base_url, batch_id, bad)
-    out = [_result(backend, batch_id, i, lines.get(str(i), []), schema, backend.cost_bound(body))
-           for i, body in enumerate(bodies)]
+        log.warning(
+            "%s: batch %s: %d result line(s) are not JSON objects with a custom_id; their requests get "
+            "no answer and are sent again by the next run",
+            backend.base_url,
+            batch_id,
+            bad,
+        )
+    out = [
+        _result(backend, batch_id, i, lines.get(str(i), []), schema, backend.cost_bound(body))
+        for i, body in enumerate(bodies)
+    ]
     for i, answer in enumerate(out):
         if not isinstance(answer, BaseException):
             keep(i, answer)
@@ -233,8 +259,10 @@ def _result(backend, batch_id: str, i: int, lines: list[dict], schema, bound: fl
                 answers.append(exc)
     if len(lines) > 1:
         LEDGER.add(backend.usage_key, failures=1)
-        return OpenAIError(f"{backend.base_url}: batch {batch_id}: custom_id {str(i)!r} appears {len(lines)} times in "
-                           "its results; neither answer is used")
+        return OpenAIError(
+            f"{backend.base_url}: batch {batch_id}: custom_id {str(i)!r} appears {len(lines)} times in "
+            "its results; neither answer is used"
+        )
     if answers:
         return answers[0]
     LEDGER.add(backend.usage_key, failures=1)

@@ -89,15 +89,16 @@ class _LoopThread:
 def check_base_url(url: str, spec: str) -> str:
     parts = urllib.parse.urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise GauntletError(f"spec {spec!r}: {url!r} is not an http(s) URL; "
-                            "write openai:<model>@http://host:port/v1")
+        raise GauntletError(f"spec {spec!r}: {url!r} is not an http(s) URL; write openai:<model>@http://host:port/v1")
     try:
-        parts.port
+        _ = parts.port
     except ValueError:
         raise GauntletError(f"spec {spec!r}: {url!r} has an invalid port") from None
     if parts.query or "?" in url:  # request paths are appended to the base URL; a query would also be published
-        raise GauntletError(f"spec {spec!r}: the base URL has a query (?...); write openai:<model>@http://host:port/v1 "
-                            "and options after #")
+        raise GauntletError(
+            f"spec {spec!r}: the base URL has a query (?...); write openai:<model>@http://host:port/v1 "
+            "and options after #"
+        )
     return url.rstrip("/")
 
 
@@ -118,12 +119,30 @@ def retry_after_seconds(value: str | None, cap: float) -> float | None:
 
 class OpenAIChatLLM(ChatLLM):
     description = "OpenAI-compatible chat-completions server"
-    options = {"key": SECRET, "key_env": ACCESS, "timeout": PACE, "retries": ANSWER, "concurrency": PACE,
-               "price": COST, "rpm": PACE, "tpm": PACE, "json": ANSWER, "batch": COST, "poll": PACE}
+    options = {
+        "key": SECRET,
+        "key_env": ACCESS,
+        "timeout": PACE,
+        "retries": ANSWER,
+        "concurrency": PACE,
+        "price": COST,
+        "rpm": PACE,
+        "tpm": PACE,
+        "json": ANSWER,
+        "batch": COST,
+        "poll": PACE,
+    }
     requires = (("httpx", ""),)  # a dependency of mtgauntlet itself
 
-    def __init__(self, arg: str, timeout: float = 60.0, max_retries: int = 4, backoff: float = 1.0,
-                 concurrency: int | None = None, max_retry_after: float = 120.0):
+    def __init__(
+        self,
+        arg: str,
+        timeout: float = 60.0,
+        max_retries: int = 4,
+        backoff: float = 1.0,
+        concurrency: int | None = None,
+        max_retry_after: float = 120.0,
+    ):
         main, opts = parse_options(arg)
         model, sep, url = main.partition("@")
         spec = redact_secrets(f"openai:{arg}")  # messages and usage keys never show a credential
@@ -141,8 +160,9 @@ class OpenAIChatLLM(ChatLLM):
             raise GauntletError(f"spec {spec!r}: timeout and retries must be numbers") from None
         if not 0 < self.timeout < float("inf") or self.max_retries < 0:
             raise GauntletError(f"spec {spec!r}: #timeout must be a finite number > 0 and #retries >= 0")
-        self.concurrency = parse_positive(opts.get("concurrency") or concurrency or default_concurrency(),
-                                          "concurrency")
+        self.concurrency = parse_positive(
+            opts.get("concurrency") or concurrency or default_concurrency(), "concurrency"
+        )
         self.backoff, self.max_retry_after = backoff, max_retry_after
         self.usage_key = spec
         self.price = parse_price(opts.get("price"), spec)
@@ -181,8 +201,11 @@ class OpenAIChatLLM(ChatLLM):
         if self._client is None or self._client_pid != os.getpid():
             import httpx
 
-            self._client = httpx.AsyncClient(timeout=httpx.Timeout(self.timeout), auth=self.auth,
-                                             limits=httpx.Limits(max_connections=None, max_keepalive_connections=64))
+            self._client = httpx.AsyncClient(
+                timeout=httpx.Timeout(self.timeout),
+                auth=self.auth,
+                limits=httpx.Limits(max_connections=None, max_keepalive_connections=64),
+            )
             self._client_pid = os.getpid()
         return self._client
 
@@ -204,10 +227,11 @@ class OpenAIChatLLM(ChatLLM):
                 LEDGER.add(self.usage_key, retries=1)
             wait = None
             try:  # the whole exchange (connect, headers, body) within one timeout
-                resp = await asyncio.wait_for(self._http().request(method, url, headers=headers, **send),
-                                              self.timeout)
-            except (asyncio.TimeoutError, httpx.TimeoutException):
-                last = OpenAIError(f"{url}: request failed (no complete response within the {self.timeout:g} s timeout)")
+                resp = await asyncio.wait_for(self._http().request(method, url, headers=headers, **send), self.timeout)
+            except (TimeoutError, httpx.TimeoutException):
+                last = OpenAIError(
+                    f"{url}: request failed (no complete response within the {self.timeout:g} s timeout)"
+                )
             except httpx.HTTPError as exc:  # refused, reset, truncated body (incomplete read), bad TLS, ...
                 last = OpenAIError(f"{url}: request failed ({type(exc).__name__}: {str(exc)[:200]})")
             else:
@@ -228,7 +252,7 @@ class OpenAIChatLLM(ChatLLM):
                         last = OpenAIError(f"{url}: malformed JSON in response: {resp.content[:200]!r}")
             if attempt < self.max_retries:
                 if wait is None:
-                    wait = self.backoff * (2 ** attempt) * (0.5 + random.random() / 2)
+                    wait = self.backoff * (2**attempt) * (0.5 + random.random() / 2)
                 await asyncio.sleep(wait)
         LEDGER.add(self.usage_key, failures=1)
         final = OpenAIError(f"{last} (gave up after {self.max_retries + 1} attempts)")
@@ -238,8 +262,12 @@ class OpenAIChatLLM(ChatLLM):
     # -- chat -----------------------------------------------------------------------------------------
     def payload(self, messages, max_tokens, temperature, seed, schema=None) -> dict:
         """The body of one chat-completions request (also a line of a Batch API input file)."""
-        payload = {"model": self.model, "messages": list(messages), "max_tokens": max_tokens,
-                   "temperature": temperature}
+        payload = {
+            "model": self.model,
+            "messages": list(messages),
+            "max_tokens": max_tokens,
+            "temperature": temperature,
+        }
         if seed is not None:
             payload["seed"] = seed
         if schema is not None:
@@ -282,8 +310,10 @@ class OpenAIChatLLM(ChatLLM):
             return
         biggest = max(self.request_tokens(p) for p in payloads)
         if biggest > tpm:
-            raise GauntletError(f"spec {self.usage_key!r}: #tpm={tpm:g} is smaller than one request (~{biggest} "
-                                "tokens: prompt characters / 4 + max_tokens); raise #tpm to at least that")
+            raise GauntletError(
+                f"spec {self.usage_key!r}: #tpm={tpm:g} is smaller than one request (~{biggest} "
+                "tokens: prompt characters / 4 + max_tokens); raise #tpm to at least that"
+            )
 
     async def _paid(self, path: str, payload: dict, record) -> Any:
         """``record(answer)`` of one request sent through the budget (its cost upper bound reserved until its
@@ -305,8 +335,9 @@ class OpenAIChatLLM(ChatLLM):
     def _chat_once(self, messages, max_tokens, temperature, seed) -> str:
         return _LoopThread.run(self._chat_async(messages, max_tokens, temperature, seed))
 
-    async def _gather(self, jobs: list[tuple], max_tokens, temperature, limit: int, schema=None,
-                      keep=lambda i, answer: None) -> list:
+    async def _gather(
+        self, jobs: list[tuple], max_tokens, temperature, limit: int, schema=None, keep=lambda i, answer: None
+    ) -> list:
         """Replies (or exceptions) of ``jobs``; ``keep(i, answer)`` is called with each answer as it arrives."""
         gate = asyncio.Semaphore(limit)
 
@@ -318,8 +349,9 @@ class OpenAIChatLLM(ChatLLM):
 
         return await asyncio.gather(*(one(i, m, s) for i, (m, s) in enumerate(jobs)), return_exceptions=True)
 
-    def chat_many(self, conversations, *, max_tokens=256, temperature=0.0, seed=None, concurrency=None,
-                  schema=None) -> list[str]:
+    def chat_many(
+        self, conversations, *, max_tokens=256, temperature=0.0, seed=None, concurrency=None, schema=None
+    ) -> list[str]:
         """Up to ``concurrency`` (default: the backend's) requests at once (``#batch=1``: one Batch API job);
         replies in input order. Greedy or seeded replies are cached, each stored the moment it arrives (a kill,
         a failure of another request or a spent budget loses none). ``schema`` (a

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from typing import Sequence
+from collections.abc import Sequence
 
 from mtgauntlet.errors import BackendUnavailable, GauntletError
 from mtgauntlet.models.base import Translator
@@ -45,12 +45,13 @@ def chain_languages(legs: Sequence[str], src_lang: str, tgt_lang: str) -> list[s
     named pair contradicts the requested languages."""
     from mtgauntlet.models.bergamot import lang2
 
-    named = [leg_languages(l) for l in legs]
+    named = [leg_languages(leg) for leg in legs]
     langs = [lang2(src_lang)]
     for i, pair in enumerate(named):
         if pair is not None and pair[0] != langs[-1]:
-            raise BackendUnavailable(f"pivot leg {legs[i]!r} translates {pair[0]}->{pair[1]}, but its input is "
-                                     f"{langs[-1]}")
+            raise BackendUnavailable(
+                f"pivot leg {legs[i]!r} translates {pair[0]}->{pair[1]}, but its input is {langs[-1]}"
+            )
         if i == len(legs) - 1:
             nxt = lang2(tgt_lang)
         elif pair is not None:
@@ -58,8 +59,10 @@ def chain_languages(legs: Sequence[str], src_lang: str, tgt_lang: str) -> list[s
         elif named[i + 1] is not None:
             nxt = named[i + 1][0]
         else:
-            raise GauntletError(f"pivot: cannot tell the language between {legs[i]!r} and {legs[i + 1]!r}; "
-                                "name the pair in one of them (e.g. bergamot:en-pt, apertium:pt-es)")
+            raise GauntletError(
+                f"pivot: cannot tell the language between {legs[i]!r} and {legs[i + 1]!r}; "
+                "name the pair in one of them (e.g. bergamot:en-pt, apertium:pt-es)"
+            )
         if pair is not None and pair[1] != nxt:
             raise BackendUnavailable(f"pivot leg {legs[i]!r} translates into {pair[1]}, not {nxt}")
         langs.append(nxt)

@@ -11,7 +11,8 @@ BREAKER_FIRST = (
     "We want to find a text in {lang1} that's exceptionally difficult for a machine translation model to "
     "translate into {lang2}. The goal is to expose a wide range of translation errors and severely challenge the "
     "MT model's capabilities. The text should be approximately {seed_length} words. At the end of your response "
-    "write SOURCE |||<SOURCE_TEXT>|||.")
+    "write SOURCE |||<SOURCE_TEXT>|||."
+)
 # The paper gives the follow-up of the +qe variants only. Both variants use that wording; the plain variants
 # leave out what they do not see (the SCORE line and "(one with lowest score)"), so that seeded vs seeded+qe
 # differs only in the QE feedback. The answer-format sentence of the first prompt is repeated in both.
@@ -19,8 +20,11 @@ BREAKER_FOLLOWUP = (
     "This is the machine translation of the source text.\nTRANSLATION |||{translation}|||\n"
     "{score_line}"
     "Try to make it even more difficult to translate. Modify at most 75% of the best SOURCE{best_hint} so far."
-    "{grammatical} At the end of your response write SOURCE |||<SOURCE_TEXT>|||.")
-BREAKER_SCORE_LINE = "And this is the score of the translation: SCORE |||{qe:.1f}%||| (0=bad translation, 100=perfect)\n"
+    "{grammatical} At the end of your response write SOURCE |||<SOURCE_TEXT>|||."
+)
+BREAKER_SCORE_LINE = (
+    "And this is the score of the translation: SCORE |||{qe:.1f}%||| (0=bad translation, 100=perfect)\n"
+)
 BREAKER_BEST_HINT = " (one with lowest score)"
 # Section 3.7: "we instructed LLMstep to only make grammatical edits" (not in the Appendix B prompts):
 # opt-in (--grammatical-edits), the same sentence in every variant.
@@ -30,8 +34,11 @@ BREAKER_GRAMMATICAL = " Only make grammatical edits: the text must stay grammati
 def breaker_followup(translation: str, qe: float | None = None, grammatical: bool = False) -> str:
     """The follow-up of MT-breaker: with ``qe`` (the +qe variants) the score line and the lowest-score hint."""
     return BREAKER_FOLLOWUP.format(
-        translation=translation, score_line="" if qe is None else BREAKER_SCORE_LINE.format(qe=qe),
-        best_hint="" if qe is None else BREAKER_BEST_HINT, grammatical=BREAKER_GRAMMATICAL if grammatical else "")
+        translation=translation,
+        score_line="" if qe is None else BREAKER_SCORE_LINE.format(qe=qe),
+        best_hint="" if qe is None else BREAKER_BEST_HINT,
+        grammatical=BREAKER_GRAMMATICAL if grammatical else "",
+    )
 
 
 SOURCE_ANALYSIS = """Analyze the following text and return the answer in JSON. We want to determine the following attributes:
@@ -102,7 +109,8 @@ TRANSLATION: |||{translation}|||"""  # the bandit paper's GEMBA-style QE prompt 
 TRANSLATE = (
     "You are a professional translator. You are given a source text in {src_lang}. You need to translate the "
     "source text to {tgt_lang}. Don't include any other text except the translation. Please output the "
-    "translation between <START OF TRANSLATION> and </END OF TRANSLATION>. Source text: {source}")
+    "translation between <START OF TRANSLATION> and </END OF TRANSLATION>. Source text: {source}"
+)
 
 ONTOLOGIST = """You are an expert ontologist specializing in {domain}. Your task is to generate a comprehensive concept tree for this domain. Please adhere to the following specifications:
 Output Format: Generate a single Python code block containing a nested dictionary representing the concept tree.
@@ -120,7 +128,8 @@ SAMPLE_TEXT = (
     "Please use Google search to find all relevant topics about {topic} in {language}. Then extract all relevant "
     "snippet contents in the format of JSON. Each extracted content should be approximately 20-40 words and "
     "distinct from each other. Please make sure to extract all relevant contents.\n"
-    '{{"extracted_snippets": [{{"text": "content 1", "source_url": "http://example.com/source_1"}}]}}')
+    '{{"extracted_snippets": [{{"text": "content 1", "source_url": "http://example.com/source_1"}}]}}'
+)
 
 # Sentinel paper (difficulty estimation), Example 2: LLM-as-a-judge, proficiency 0-120 mapped to CEFR -------------
 _JUDGE_SCALE = (
@@ -128,24 +137,31 @@ _JUDGE_SCALE = (
     "correspond to a higher difficulty (i.e., more advanced language proficiency requirements). You should also "
     "relate this numeric score to commonly recognized proficiency levels (e.g., A1, A2, B1, B2, C1, C2). Here is the "
     "expected mapping: 0-20 for A1 (Beginner); 21-40 for A2 (Elementary); 41-60 for B1 (Intermediate); 61-80 for B2 "
-    "(Upper Intermediate); 81-100 for C1 (Advanced); 101-120 for C2 (Mastery).\n\n")
+    "(Upper Intermediate); 81-100 for C1 (Advanced); 101-120 for C2 (Mastery).\n\n"
+)
 _JUDGE_END = (
     "including complexity of vocabulary, grammar, semantic density, and any specialized knowledge required. Then, "
     "provide a brief explanation of your reasoning for each major factor. Consider whether the text includes "
     "domain-specific terminology, cultural references, idiomatic expressions, or advanced grammatical constructions. "
     "Finally, assign a numeric score from 0 to 120 and map that score to one of the CEFR levels. Conclude with a final "
     "statement that clearly states your numeric score and the corresponding proficiency level surrounded by triple "
-    "square brackets, for example [[[86, C1 (Advanced)]]]")
+    "square brackets, for example [[[86, C1 (Advanced)]]]"
+)
 DIFFICULTY_JUDGE_SRC = (
     "You are given a source text. Your goal is to determine the approximate proficiency level required to translate "
-    "this text, based on a detailed analysis of its complexity. " + _JUDGE_SCALE
-    + "Instructions: First, examine the text to identify features that affect reading difficulty, " + _JUDGE_END
-    + "\n\nAnalyze following text:\n\n{source}")
+    "this text, based on a detailed analysis of its complexity. "
+    + _JUDGE_SCALE
+    + "Instructions: First, examine the text to identify features that affect reading difficulty, "
+    + _JUDGE_END
+    + "\n\nAnalyze following text:\n\n{source}"
+)
 DIFFICULTY_JUDGE_TGT = (
     "You are given a source text. Your goal is to determine the approximate proficiency level required to translate "
-    "this text into {tgt_lang}, based on a detailed analysis of its complexity. " + _JUDGE_SCALE
+    "this text into {tgt_lang}, based on a detailed analysis of its complexity. "
+    + _JUDGE_SCALE
     + "Instructions: First, examine the text to identify features affecting the translation into {tgt_lang}, which "
-    "affect reading difficulty, " + _JUDGE_END + ".\n\nAnalyze following text:\n\n{source}")
+    "affect reading difficulty, " + _JUDGE_END + ".\n\nAnalyze following text:\n\n{source}"
+)
 CEFR_BANDS = (("A1", 0, 20), ("A2", 21, 40), ("B1", 41, 60), ("B2", 61, 80), ("C1", 81, 100), ("C2", 101, 120))
 
 _TRIPLE = re.compile(r"\|\|\|(.*?)\|\|\|", re.S)
@@ -190,7 +206,7 @@ _PROFICIENCY = re.compile(r"\[\[\[\s*([-+]?\d+(?:[.,]\d+)?)\s*(?:[,;]\s*([ABC][1
 
 def cefr_level(score: float) -> str:
     """The Sentinel paper's mapping of a 0-120 proficiency score to a CEFR level (bands of 20, A1 = 0-20)."""
-    for level, lo, hi in CEFR_BANDS:
+    for level, _lo, hi in CEFR_BANDS:
         if score <= hi:
             return level
     return "C2"

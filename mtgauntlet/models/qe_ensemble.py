@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from mtgauntlet.errors import GauntletError
 from mtgauntlet.models.base import QualityEstimator

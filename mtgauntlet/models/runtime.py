@@ -12,8 +12,9 @@ from __future__ import annotations
 import logging
 import os
 import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from mtgauntlet.errors import BackendUnavailable, GauntletError
 from mtgauntlet.models.base import SETTINGS, settings
@@ -22,8 +23,16 @@ log = logging.getLogger(__name__)
 
 ENV = SETTINGS
 RUNTIME_OPTIONS = ("device", "dtype", "batch")  # spec options that say where a model runs, not what it computes
-DTYPE_NAMES = {"fp32": "fp32", "float32": "fp32", "float": "fp32", "fp16": "fp16", "float16": "fp16",
-               "half": "fp16", "bf16": "bf16", "bfloat16": "bf16"}
+DTYPE_NAMES = {
+    "fp32": "fp32",
+    "float32": "fp32",
+    "float": "fp32",
+    "fp16": "fp16",
+    "float16": "fp16",
+    "half": "fp16",
+    "bf16": "bf16",
+    "bfloat16": "bf16",
+}
 TORCH_DTYPES = {"fp32": "float32", "fp16": "float16", "bf16": "bfloat16"}
 _DEVICE = re.compile(r"^(auto|cpu|mps|cuda(:\d{1,3})?)$")
 
@@ -85,8 +94,12 @@ def cuda_bf16_native(device: str) -> bool:
             return bool(torch.cuda.is_bf16_supported())
 
 
-def resolve_device(requested: str = "auto", *, cuda_count: Callable[[], int] = cuda_device_count,
-                   mps: Callable[[], bool] = mps_available) -> str:
+def resolve_device(
+    requested: str = "auto",
+    *,
+    cuda_count: Callable[[], int] = cuda_device_count,
+    mps: Callable[[], bool] = mps_available,
+) -> str:
     """``auto`` -> ``cuda:0``, else ``mps``, else ``cpu``; an explicit device must exist here."""
     requested = parse_device(requested)
     if requested == "auto":
@@ -98,8 +111,9 @@ def resolve_device(requested: str = "auto", *, cuda_count: Callable[[], int] = c
         if n == 0:
             torch = _torch()
             build = f"torch {torch.__version__}" if torch is not None else "torch not installed"
-            raise BackendUnavailable(f"device {requested!r} requested but no CUDA GPU is visible ({build}); "
-                                     "use --device cpu or auto")
+            raise BackendUnavailable(
+                f"device {requested!r} requested but no CUDA GPU is visible ({build}); use --device cpu or auto"
+            )
         if index >= n:
             raise BackendUnavailable(f"device {requested!r} requested but only {n} CUDA GPU(s) are visible")
         return f"cuda:{index}"
@@ -114,8 +128,9 @@ def resolve_dtype(requested: str, device: str, *, bf16_native: Callable[[str], b
     if requested == "auto":
         return "bf16" if device.startswith("cuda") and bf16_native(device) else "fp32"
     if requested == "bf16" and device.startswith("cuda") and not bf16_native(device):
-        raise BackendUnavailable(f"dtype bf16 requested but {device} has no native bf16 (compute capability < 8.0); "
-                                 "use fp16 or fp32")
+        raise BackendUnavailable(
+            f"dtype bf16 requested but {device} has no native bf16 (compute capability < 8.0); use fp16 or fp32"
+        )
     if requested != "fp32" and device == "cpu":
         log.warning("dtype %s on cpu is slower than fp32 and changes scores; meant for testing GPU settings", requested)
     return requested
@@ -141,19 +156,29 @@ class Runtime:
 defaults = settings  # the global defaults currently set (environment), e.g. ``{'device': 'cuda:1'}``
 
 
-def set_defaults(*, device: str | None = None, dtype: str | None = None, batch: int | None = None,
-                 concurrency: int | None = None) -> None:
+def set_defaults(
+    *, device: str | None = None, dtype: str | None = None, batch: int | None = None, concurrency: int | None = None
+) -> None:
     """Validate and publish global defaults (environment variables, inherited by workers)."""
-    values = {"device": parse_device(device) if device else None, "dtype": parse_dtype(dtype) if dtype else None,
-              "batch": parse_positive(batch, "--batch-size") if batch is not None else None,
-              "concurrency": parse_positive(concurrency, "--concurrency") if concurrency is not None else None}
+    values = {
+        "device": parse_device(device) if device else None,
+        "dtype": parse_dtype(dtype) if dtype else None,
+        "batch": parse_positive(batch, "--batch-size") if batch is not None else None,
+        "concurrency": parse_positive(concurrency, "--concurrency") if concurrency is not None else None,
+    }
     for key, value in values.items():
         if value is not None:
             os.environ[ENV[key]] = str(value)
 
 
-def resolve_runtime(opts: Mapping[str, str] | None = None, *, default_batch: int = 16, device: str | None = None,
-                    dtype: str | None = None, batch: int | None = None) -> Runtime:
+def resolve_runtime(
+    opts: Mapping[str, str] | None = None,
+    *,
+    default_batch: int = 16,
+    device: str | None = None,
+    dtype: str | None = None,
+    batch: int | None = None,
+) -> Runtime:
     """Spec options > keyword arguments > global defaults > auto."""
     opts, env = opts or {}, defaults()
     want_device = opts.get("device") or device or env.get("device") or "auto"

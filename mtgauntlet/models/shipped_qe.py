@@ -48,8 +48,8 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from importlib import resources
-from typing import Sequence
 
 import numpy as np
 
@@ -58,8 +58,7 @@ from mtgauntlet.corpora.word_count import words as count_words
 from mtgauntlet.errors import BackendUnavailable
 from mtgauntlet.models.base import QualityEstimator
 
-SIGNALS = ("rt_chrf", "rt_cos", "xsim", "unk", "len", "lm", "src_quality", "sub_len", "tgt_rare", "tgt_unknown",
-           "copy")
+SIGNALS = ("rt_chrf", "rt_cos", "xsim", "unk", "len", "lm", "src_quality", "sub_len", "tgt_rare", "tgt_unknown", "copy")
 _WORD = re.compile(r"\w+", re.UNICODE)
 _LETTERS = re.compile(r"[^\W\d_]{2,}", re.UNICODE)
 WRONG_LANGUAGE_FACTOR = 0.01
@@ -171,8 +170,11 @@ class ShippedQE(QualityEstimator):
         col = {s: j for j, s in enumerate(SIGNALS)}
         X = np.full((n, len(SIGNALS)), np.nan)
         emb = registry.load("embedder", "e5")
-        rev = self._reverse_translator(tgt_lang, src_lang) if (self._needs("rt_chrf") or self._needs("rt_cos")
-                                                                or self._needs("unk")) else None
+        rev = (
+            self._reverse_translator(tgt_lang, src_lang)
+            if (self._needs("rt_chrf") or self._needs("rt_cos") or self._needs("unk"))
+            else None
+        )
         hyps = [t if t.strip() else "" for t in translations]
         texts = list(sources) + hyps
         back, marked = None, None
@@ -182,13 +184,14 @@ class ShippedQE(QualityEstimator):
             if hasattr(rev, "translate_marked"):
                 marked = rev.translate_marked(hyps, tgt_lang, src_lang)
         E = emb.embed([t or " " for t in texts])
-        Es, Eh = E[:n], E[n:2 * n]
+        Es, Eh = E[:n], E[n : 2 * n]
         X[:, col["xsim"]] = np.sum(Es * Eh, axis=1)
         if back is not None:
             chrf = CHRF()
-            X[:, col["rt_chrf"]] = [chrf.sentence_score(b, [s]).score if h else 0.0
-                                    for s, h, b in zip(sources, hyps, back)]
-            X[:, col["rt_cos"]] = np.sum(Es * E[2 * n:3 * n], axis=1)
+            X[:, col["rt_chrf"]] = [
+                chrf.sentence_score(b, [s]).score if h else 0.0 for s, h, b in zip(sources, hyps, back)
+            ]
+            X[:, col["rt_cos"]] = np.sum(Es * E[2 * n : 3 * n], axis=1)
         if marked is not None:
             from mtgauntlet.models.apertium import unknown_word_rate
 
@@ -223,21 +226,34 @@ class ShippedQE(QualityEstimator):
         from mtgauntlet.core.cache import cached_map
 
         pairs = [[s, t] for s, t in zip(sources, translations)]
-        params = {"src": src_lang, "tgt": tgt_lang, "lm": self.use_lm, "llm": self.opts.get("llm"),
-                  "rev": self._reverse_spec(tgt_lang, src_lang),
-                  "nosrc": "nosrc" in self.opts,
-                  "model": (self.model.meta.get("signature") if self.model else "untrained")}
-        return cached_map("qe", "score.v5", params, pairs, lambda ps: self._score([p[0] for p in ps], [p[1] for p in ps],
-                                                                                  src_lang, tgt_lang))
+        params = {
+            "src": src_lang,
+            "tgt": tgt_lang,
+            "lm": self.use_lm,
+            "llm": self.opts.get("llm"),
+            "rev": self._reverse_spec(tgt_lang, src_lang),
+            "nosrc": "nosrc" in self.opts,
+            "model": (self.model.meta.get("signature") if self.model else "untrained"),
+        }
+        return cached_map(
+            "qe",
+            "score.v5",
+            params,
+            pairs,
+            lambda ps: self._score([p[0] for p in ps], [p[1] for p in ps], src_lang, tgt_lang),
+        )
 
     def _score(self, sources, translations, src_lang, tgt_lang) -> list[float]:
         if not sources:
             return []
         if self.model is None:  # no batch-statistics fallback: a score must not depend on the other rows
-            raise BackendUnavailable("the shipped QE model (data/models/qe.npz) is missing; train it with "
-                                     "python -m mtgauntlet.training.qe")
+            raise BackendUnavailable(
+                "the shipped QE model (data/models/qe.npz) is missing; train it with python -m mtgauntlet.training.qe"
+            )
         X = self.features(sources, translations, src_lang, tgt_lang)
         logits = self.model.predict(X[:, [SIGNALS.index(s) for s in self.model.names]])
         self.last_wrong_language = [wrong_language(s, t, src_lang, tgt_lang) for s, t in zip(sources, translations)]
-        return [float(100.0 / (1.0 + math.exp(-l))) * (WRONG_LANGUAGE_FACTOR if w else 1.0)
-                for l, w in zip(logits, self.last_wrong_language)]
+        return [
+            float(100.0 / (1.0 + math.exp(-logit))) * (WRONG_LANGUAGE_FACTOR if w else 1.0)
+            for logit, w in zip(logits, self.last_wrong_language)
+        ]

@@ -12,8 +12,9 @@ caller retries it and counts it, as an unparseable text answer) and is counted i
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any
 
 JSON_INSTRUCTION = "\nAnswer with one JSON object with the fields {fields} (JSON schema given)."
 
@@ -25,8 +26,12 @@ class AnswerSchema:
     extract: Callable[[dict], Any]
 
     def json_schema(self) -> dict[str, Any]:
-        return {"type": "object", "properties": self.properties, "required": list(self.properties),
-                "additionalProperties": False}
+        return {
+            "type": "object",
+            "properties": self.properties,
+            "required": list(self.properties),
+            "additionalProperties": False,
+        }
 
     def response_format(self) -> dict[str, Any]:
         return {"type": "json_schema", "json_schema": {"name": self.name, "strict": True, "schema": self.json_schema()}}
@@ -61,8 +66,9 @@ def _fits(value: Any, prop: dict[str, Any]) -> bool:
         return isinstance(value, list) and all(_fits(v, prop.get("items", {})) for v in value)
     if kind == "object":
         props = prop.get("properties")
-        return isinstance(value, dict) and (props is None or (set(value) == set(props) and all(
-            _fits(value[k], p) for k, p in props.items())))
+        return isinstance(value, dict) and (
+            props is None or (set(value) == set(props) and all(_fits(value[k], p) for k, p in props.items()))
+        )
     return False
 
 
@@ -85,21 +91,47 @@ def _source_analysis(obj: dict) -> dict | None:
 
 
 _STR, _STRS = {"type": "string"}, {"type": "array", "items": {"type": "string"}}
-QE = AnswerSchema("translation_quality", {"errors": _STR, "score": {"type": "number", "minimum": 0, "maximum": 100}},
-                  lambda o: float(o["score"]))
-DIFFICULTY = AnswerSchema("translation_difficulty", {"reasoning": _STR, "score": {"type": "number", "minimum": 0,
-                                                                                  "maximum": 120}, "level": _STR},
-                          _proficiency)
+QE = AnswerSchema(
+    "translation_quality",
+    {"errors": _STR, "score": {"type": "number", "minimum": 0, "maximum": 100}},
+    lambda o: float(o["score"]),
+)
+DIFFICULTY = AnswerSchema(
+    "translation_difficulty",
+    {"reasoning": _STR, "score": {"type": "number", "minimum": 0, "maximum": 120}, "level": _STR},
+    _proficiency,
+)
 SOURCE = AnswerSchema("source_text", {"reasoning": _STR, "source": _STR}, lambda o: _text(o["source"]))
-ERROR_MODES = AnswerSchema("error_modes", {"error_modes": _STRS},
-                           lambda o: [m.strip().lower() for m in o["error_modes"] if m.strip()])
+ERROR_MODES = AnswerSchema(
+    "error_modes", {"error_modes": _STRS}, lambda o: [m.strip().lower() for m in o["error_modes"] if m.strip()]
+)
 _SCORE = {"type": "number", "minimum": 0, "maximum": 100}
-SOURCE_ANALYSIS = AnswerSchema("source_analysis", {"grammaticality": _SCORE, "naturalness": _SCORE,
-                                                   "word_rarity": _SCORE, "syntax_complexity": _SCORE,
-                                                   "topics": _STRS}, _source_analysis)
-SNIPPETS = AnswerSchema("extracted_snippets", {"extracted_snippets": {"type": "array", "items": {
-    "type": "object", "properties": {"text": _STR, "source_url": _STR}, "required": ["text", "source_url"],
-    "additionalProperties": False}}}, lambda o: o)
+SOURCE_ANALYSIS = AnswerSchema(
+    "source_analysis",
+    {
+        "grammaticality": _SCORE,
+        "naturalness": _SCORE,
+        "word_rarity": _SCORE,
+        "syntax_complexity": _SCORE,
+        "topics": _STRS,
+    },
+    _source_analysis,
+)
+SNIPPETS = AnswerSchema(
+    "extracted_snippets",
+    {
+        "extracted_snippets": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {"text": _STR, "source_url": _STR},
+                "required": ["text", "source_url"],
+                "additionalProperties": False,
+            },
+        }
+    },
+    lambda o: o,
+)
 
 
 def is_structured(llm) -> bool:
@@ -119,8 +151,9 @@ def conversations(llm, convs: Sequence[Sequence[dict]], schema: AnswerSchema) ->
     return out
 
 
-def ask(llm, convs: Sequence[Sequence[dict]], schema: AnswerSchema, text_parse: Callable[[str], Any],
-        **kw) -> tuple[list[str], list[Any]]:
+def ask(
+    llm, convs: Sequence[Sequence[dict]], schema: AnswerSchema, text_parse: Callable[[str], Any], **kw
+) -> tuple[list[str], list[Any]]:
     """(raw answers, parsed values) of ``convs``: schema-constrained JSON with ``#json=1``, else text parsed by
     ``text_parse``; a value is None where the answer is unusable."""
     if is_structured(llm):

@@ -4,7 +4,8 @@ it: a run calls the Python API (:mod:`mtgauntlet.recipes.steps`)."""
 from __future__ import annotations
 
 import shlex
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from mtgauntlet.recipes.spec import OptionDef
 

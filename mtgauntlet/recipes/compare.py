@@ -30,18 +30,33 @@ class KindComparison:
             return f"{self.kind}: identical ({self.released} records: same ids, same texts and values)"
         parts = [f"{self.kind}: DIFFERENT ({self.released} released, {self.rebuilt} rebuilt)"]
         if self.only_released:
-            parts.append(f"  {len(self.only_released)} id(s) only in the release: "
-                         + ", ".join(self.only_released[:SHOW]) + (" ..." if len(self.only_released) > SHOW else ""))
+            parts.append(
+                f"  {len(self.only_released)} id(s) only in the release: "
+                + ", ".join(self.only_released[:SHOW])
+                + (" ..." if len(self.only_released) > SHOW else "")
+            )
         if self.only_rebuilt:
-            parts.append(f"  {len(self.only_rebuilt)} id(s) only in the rebuild: "
-                         + ", ".join(self.only_rebuilt[:SHOW]) + (" ..." if len(self.only_rebuilt) > SHOW else ""))
+            parts.append(
+                f"  {len(self.only_rebuilt)} id(s) only in the rebuild: "
+                + ", ".join(self.only_rebuilt[:SHOW])
+                + (" ..." if len(self.only_rebuilt) > SHOW else "")
+            )
         for col, n in sorted(self.changed.items()):
-            parts.append(f"  column {col}: {n} record(s) with the same id differ (e.g. {', '.join(self.examples[col])})")
+            parts.append(
+                f"  column {col}: {n} record(s) with the same id differ (e.g. {', '.join(self.examples[col])})"
+            )
         return "\n".join(parts)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "identical": self.identical, "released": self.released, "rebuilt": self.rebuilt,
-                "only_released": self.only_released, "only_rebuilt": self.only_rebuilt, "changed": self.changed}
+        return {
+            "kind": self.kind,
+            "identical": self.identical,
+            "released": self.released,
+            "rebuilt": self.rebuilt,
+            "only_released": self.only_released,
+            "only_rebuilt": self.only_rebuilt,
+            "changed": self.changed,
+        }
 
 
 def _by_id(table: pa.Table) -> dict[str, dict[str, Any]]:
@@ -51,8 +66,13 @@ def _by_id(table: pa.Table) -> dict[str, dict[str, Any]]:
 
 def compare_kind(kind: str, released: pa.Table, rebuilt: pa.Table) -> KindComparison:
     a, b = _by_id(released), _by_id(rebuilt)
-    out = KindComparison(kind, released.num_rows, rebuilt.num_rows,
-                         only_released=sorted(set(a) - set(b)), only_rebuilt=sorted(set(b) - set(a)))
+    out = KindComparison(
+        kind,
+        released.num_rows,
+        rebuilt.num_rows,
+        only_released=sorted(set(a) - set(b)),
+        only_rebuilt=sorted(set(b) - set(a)),
+    )
     for rid in sorted(set(a) & set(b)):
         for col in sorted(set(a[rid]) | set(b[rid])):
             if a[rid].get(col) != b[rid].get(col):

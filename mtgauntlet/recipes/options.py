@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import inspect
 import re
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from mtgauntlet.recipes.spec import OptionDef
 
@@ -27,8 +28,12 @@ def _type(annotation: Any) -> str:
     return words.pop() if len(words) == 1 and words <= {"int", "float", "bool"} else "str"
 
 
-def api_options(fn: Callable[..., Any], minimum: Mapping[str, float] | None = None,
-                maximum: Mapping[str, float] | None = None, exclude: tuple[str, ...] = ()) -> dict[str, OptionDef]:
+def api_options(
+    fn: Callable[..., Any],
+    minimum: Mapping[str, float] | None = None,
+    maximum: Mapping[str, float] | None = None,
+    exclude: tuple[str, ...] = (),
+) -> dict[str, OptionDef]:
     """The option table of an API function: its keyword-only parameters (``progress`` and ``exclude`` left out)
     by CLI name -> OptionDef; a parameter without a default is required, one with a tuple or list default takes
     several values. A bool that defaults to true turns off with ``--no-NAME`` (typer's convention)."""
@@ -42,9 +47,16 @@ def api_options(fn: Callable[..., Any], minimum: Mapping[str, float] | None = No
         multiple = isinstance(p.default, (tuple, list))
         kind = "str" if multiple else _type(p.annotation)
         default = None if required else list(p.default) if multiple else p.default
-        out[name] = OptionDef(name=name, type=kind, default=default, required=required, multiple=multiple,
-                              min=minimum.get(p.name), max=maximum.get(p.name),
-                              off=f"no-{name}" if kind == "bool" and default is True else None)
+        out[name] = OptionDef(
+            name=name,
+            type=kind,
+            default=default,
+            required=required,
+            multiple=multiple,
+            min=minimum.get(p.name),
+            max=maximum.get(p.name),
+            off=f"no-{name}" if kind == "bool" and default is True else None,
+        )
     return out
 
 
@@ -59,9 +71,16 @@ def declared_options(cls: type) -> dict[str, OptionDef]:
         multiple = isinstance(o.default, (tuple, list))
         kind = "str" if multiple else bare_type(o.type).__name__
         default = None if o.required else list(o.default) if multiple else o.default
-        out[name] = OptionDef(name=name, type=kind, default=default, required=o.required, multiple=multiple,
-                              min=o.info.min, max=o.info.max,
-                              off=f"no-{name}" if kind == "bool" and default is True else None)
+        out[name] = OptionDef(
+            name=name,
+            type=kind,
+            default=default,
+            required=o.required,
+            multiple=multiple,
+            min=o.info.min,
+            max=o.info.max,
+            off=f"no-{name}" if kind == "bool" and default is True else None,
+        )
     return out
 
 
@@ -79,9 +98,11 @@ def step_options() -> dict[str, dict[str, OptionDef]]:
     from mtgauntlet.api.checking import validate
     from mtgauntlet.api.releasing import publish
 
-    return {"validate": api_options(validate, exclude=STEP_EXCLUDE["validate"]),
-            "audit": {**api_options(auditing.audit, auditing.MINIMUM, exclude=STEP_EXCLUDE["audit"]), **PRINTING},
-            "publish": {**api_options(publish, exclude=STEP_EXCLUDE["publish"]), **PRINTING}}
+    return {
+        "validate": api_options(validate, exclude=STEP_EXCLUDE["validate"]),
+        "audit": {**api_options(auditing.audit, auditing.MINIMUM, exclude=STEP_EXCLUDE["audit"]), **PRINTING},
+        "publish": {**api_options(publish, exclude=STEP_EXCLUDE["publish"]), **PRINTING},
+    }
 
 
 def keywords(options: dict[str, Any]) -> dict[str, Any]:

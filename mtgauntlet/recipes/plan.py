@@ -55,14 +55,17 @@ class BuildStep:
     spec: BuildSpec
     out: Path
     args: list[str]
-    options: dict[str, Any] = field(default_factory=dict)            # every option, defaults filled in
+    options: dict[str, Any] = field(default_factory=dict)  # every option, defaults filled in
     inputs: dict[str, dict[str, str]] = field(default_factory=dict)  # option -> {path, sha256}
 
     def fingerprint(self) -> dict[str, Any]:
         """What makes the build: its builder, every option value (inputs by content, not by path)."""
         opts = {k: public_spec(v) for k, v in self.options.items() if k not in self.inputs and k not in PLACEMENT_ONLY}
-        return {"builder": self.spec.builder, "options": opts,
-                "inputs": {k: v["sha256"] for k, v in self.inputs.items()}}
+        return {
+            "builder": self.spec.builder,
+            "options": opts,
+            "inputs": {k: v["sha256"] for k, v in self.inputs.items()},
+        }
 
     @property
     def record(self) -> Path:
@@ -112,8 +115,10 @@ def plan_builds(recipe: Recipe, work: Path) -> list[BuildStep]:
             digest = sha256_file(path)
             want = b.sha256.get(key)
             if want and want != digest:
-                raise GauntletError(f"{recipe.path}: builds.{b.id}.{key}: {path} has sha256 {digest[:12]}, the "
-                                    f"recipe pins {want[:12]}: the input changed")
+                raise GauntletError(
+                    f"{recipe.path}: builds.{b.id}.{key}: {path} has sha256 {digest[:12]}, the "
+                    f"recipe pins {want[:12]}: the input changed"
+                )
             options[key] = str(path)
             inputs[key] = {"path": str(path), "sha256": digest}
         shown = {k: v for k, v in options.items() if k in b.options or k in inputs or defs[k].required}
@@ -129,9 +134,11 @@ def resolved_recipe(recipe: Recipe, steps: list[BuildStep]) -> dict[str, Any]:
     for st in steps:
         opts = resolved_options(st.spec)  # inputs as the recipe wrote them: no local absolute paths in a release
         # specs in their public form: a resolved recipe goes into the release (no credential, price or pace)
-        builds[st.spec.id] = {"builder": st.spec.builder,
-                              **{k: public_spec(v) for k, v in opts.items() if v is not None},
-                              "sha256": {k: v["sha256"] for k, v in st.inputs.items()}}
+        builds[st.spec.id] = {
+            "builder": st.spec.builder,
+            **{k: public_spec(v) for k, v in opts.items() if v is not None},
+            "sha256": {k: v["sha256"] for k, v in st.inputs.items()},
+        }
     rel = {k: v for k, v in vars(recipe.release).items() if v is not None}
     origin = Path(os.path.relpath(recipe.base)).as_posix()  # where `gauntlet reproduce` finds relative inputs
     out: dict[str, Any] = {"recipe": 1, "release": rel, "origin": origin, "builds": builds}
@@ -149,6 +156,8 @@ def dump_resolved(data: dict[str, Any], path: Path) -> Path:
     from mtgauntlet import __version__
     from mtgauntlet.atomic import write_text_atomic
 
-    head = (f"# Resolved by mtgauntlet {__version__}: every option explicit, every input pinned by sha256.\n"
-            "# Itself a recipe: `gauntlet run` or `gauntlet reproduce` replay it.\n")
+    head = (
+        f"# Resolved by mtgauntlet {__version__}: every option explicit, every input pinned by sha256.\n"
+        "# Itself a recipe: `gauntlet run` or `gauntlet reproduce` replay it.\n"
+    )
     return write_text_atomic(path, head + yaml.safe_dump(data, sort_keys=False, allow_unicode=True))

@@ -86,8 +86,10 @@ def relocate_inputs(data: Any, file: str, inputs: Path | None, links: Path) -> l
             if path is None and found:
                 path = found[0]
             if path is None:
-                raise GauntletError(f"input {value} of build {bid} is not on this machine; pass --inputs DIR "
-                                    f"holding {Path(value).name} (or a copy with the same bytes)")
+                raise GauntletError(
+                    f"input {value} of build {bid} is not on this machine; pass --inputs DIR "
+                    f"holding {Path(value).name} (or a copy with the same bytes)"
+                )
             build[key] = str(_named(path.resolve(), Path(value).name, links / bid / key))
             digest = digests(path)
             if want and want != digest:

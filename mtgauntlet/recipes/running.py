@@ -9,9 +9,10 @@ informational lines: silent by default, shown with ``progress=True``, printed by
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from mtgauntlet.api.results import Release, Reproduction
 from mtgauntlet.api.session import public
@@ -57,8 +58,8 @@ class RecipePlan:
     validate: bool = False
     audit: bool = False
     publish: str | None = None
-    spec: Any = field(default=None, repr=False)                  # the parsed recipe
-    steps: list[Any] = field(default_factory=list, repr=False)    # its build steps
+    spec: Any = field(default=None, repr=False)  # the parsed recipe
+    steps: list[Any] = field(default_factory=list, repr=False)  # its build steps
 
     def lines(self) -> list[str]:
         """The plan as ``gauntlet run`` prints it."""
@@ -66,8 +67,10 @@ class RecipePlan:
 
         out = [f"recipe {self.recipe}: release {self.name} {self.version}, {len(self.builds)} build(s)"]
         out += [f"  build {b['id']} [{b['state']}]: {quote(b['command'])}" for b in self.builds]
-        out.append(f"  validate: {'yes' if self.validate else 'no'}; release -> {self.release}; "
-                   f"audit: {'yes' if self.audit else 'no'}; publish: {self.publish or 'no'}")
+        out.append(
+            f"  validate: {'yes' if self.validate else 'no'}; release -> {self.release}; "
+            f"audit: {'yes' if self.audit else 'no'}; publish: {self.publish or 'no'}"
+        )
         return out
 
 
@@ -78,12 +81,19 @@ def plan(recipe: str | Path, *, work: str | Path | None = None, releases: str | 
     rec = load_recipe(recipe)
     work_dir = Path(work) if work else Path("gauntlet-work") / rec.release.name
     steps = plan_builds(rec, work_dir)
-    return RecipePlan(recipe=rec.path, name=rec.release.name, version=rec.release.version,
-                      release=Path(releases) / f"name={rec.release.name}" / f"version={rec.release.version}",
-                      work=work_dir, validate=bool(rec.validate), audit=rec.audit is not None,
-                      publish=rec.step_options("publish").get("repo") if rec.publish else None,
-                      builds=[{"id": st.spec.id, "out": st.out, "state": st.state(), "command": st.args}
-                              for st in steps], spec=rec, steps=steps)
+    return RecipePlan(
+        recipe=rec.path,
+        name=rec.release.name,
+        version=rec.release.version,
+        release=Path(releases) / f"name={rec.release.name}" / f"version={rec.release.version}",
+        work=work_dir,
+        validate=bool(rec.validate),
+        audit=rec.audit is not None,
+        publish=rec.step_options("publish").get("repo") if rec.publish else None,
+        builds=[{"id": st.spec.id, "out": st.out, "state": st.state(), "command": st.args} for st in steps],
+        spec=rec,
+        steps=steps,
+    )
 
 
 @contextlib.contextmanager
@@ -99,8 +109,14 @@ def outcome_lines(echo: Callable[[str], None]) -> Iterator[None]:
 
 
 @public
-def run(recipe: str | Path, *, dry_run: bool = False, work: str | Path | None = None,
-        releases: str | Path = "releases", progress: bool = False) -> Release | RecipePlan:
+def run(
+    recipe: str | Path,
+    *,
+    dry_run: bool = False,
+    work: str | Path | None = None,
+    releases: str | Path = "releases",
+    progress: bool = False,
+) -> Release | RecipePlan:
     """Run a recipe end to end: every build (resuming; complete and unchanged builds are skipped), validation,
     the release (with the resolved recipe inside), the audit report and publishing when the recipe asks.
 
@@ -160,14 +176,21 @@ def _validate(rec, steps, work: Path) -> list[Path]:
     for st in steps:
         rep = work / "reports" / st.spec.id
 
-        def check(**options) -> bool:
+        def check(st=st, rep=rep, **options) -> bool:
             report = validate(str(st.out), report=str(rep), **options, progress=None)
             info(summary_text(report.data).rstrip("\n"))
             info(f"report: {rep}/report.json")
             return report.passed
 
-        step = step_run(f"validate-{st.spec.id}", ["validate", str(st.out), "--report", str(rep)],
-                        rec.step_options("validate"), "validate", work, [st.out], [rep / "report.json"])
+        step = step_run(
+            f"validate-{st.spec.id}",
+            ["validate", str(st.out), "--report", str(rep)],
+            rec.step_options("validate"),
+            "validate",
+            work,
+            [st.out],
+            [rep / "report.json"],
+        )
         if not run_step(step, check):
             raise RuleFailed(f"validation of build {st.spec.id} failed (report {rep}); nothing released")
         reports.append(rep)
@@ -179,12 +202,23 @@ def _release(rec, steps, reports: list[Path], releases, resolved: Path) -> Relea
     from mtgauntlet.recipes.steps import log_command
 
     r = rec.release
-    options = {"name": r.name, "version": r.version, "out": str(releases), "license": r.license,
-               "license_name": r.license_name or "", "license_link": r.license_link or "",
-               "provenance": r.provenance_statements(), "url": r.url, "creator": r.creator or [],
-               "pretty_name": r.pretty_name, "description": r.description, "recipe": str(resolved),
-               "audit": rec.audit is not None, "report": [str(p) for p in reports],
-               "input_file": _input_files(steps)}
+    options = {
+        "name": r.name,
+        "version": r.version,
+        "out": str(releases),
+        "license": r.license,
+        "license_name": r.license_name or "",
+        "license_link": r.license_link or "",
+        "provenance": r.provenance_statements(),
+        "url": r.url,
+        "creator": r.creator or [],
+        "pretty_name": r.pretty_name,
+        "description": r.description,
+        "recipe": str(resolved),
+        "audit": rec.audit is not None,
+        "report": [str(p) for p in reports],
+        "input_file": _input_files(steps),
+    }
     log_command(["release", *[str(st.out) for st in steps], *_shown(release, options)])
     rel = release([str(st.out) for st in steps], **options, progress=None)
     if rel.not_validated:
@@ -200,8 +234,12 @@ def _input_files(steps) -> list[str]:
     from mtgauntlet.cards.licenses import recognise
     from mtgauntlet.recipes.spec import INPUT_OPTIONS
 
-    files = [v["path"] for st in steps for k, v in st.inputs.items()
-             if k in INPUT_OPTIONS and recognise(v["sha256"]) is not None]
+    files = [
+        v["path"]
+        for st in steps
+        for k, v in st.inputs.items()
+        if k in INPUT_OPTIONS and recognise(v["sha256"]) is not None
+    ]
     return list(dict.fromkeys(files))
 
 
@@ -225,8 +263,18 @@ def _audit(rec, target: Path, work: Path) -> None:
         info(f"audit report: {audit(str(target), out=str(page), **options, progress=None)}")
         return True
 
-    run_step(step_run("audit", ["audit", str(target), "--out", str(page)], rec.step_options("audit"), "audit",
-                      work, [target], [page]), write)
+    run_step(
+        step_run(
+            "audit",
+            ["audit", str(target), "--out", str(page)],
+            rec.step_options("audit"),
+            "audit",
+            work,
+            [target],
+            [page],
+        ),
+        write,
+    )
 
 
 def _publish(rec, target: Path, repo: str) -> None:
@@ -254,8 +302,9 @@ def _check_same_release(target: Path, steps) -> None:
     released = set(manifest.get("signatures") or [])
     built = {read_json_object(st.out / "build.json", "build manifest").get("signature") for st in steps}
     if not built <= released:
-        raise GauntletError(f"{target} already exists with other builds: releases are immutable; bump the "
-                            "recipe's release version")
+        raise GauntletError(
+            f"{target} already exists with other builds: releases are immutable; bump the recipe's release version"
+        )
 
 
 @contextlib.contextmanager
@@ -281,16 +330,19 @@ def _verified(root: Path) -> Path:
     manifest = read_manifest(root)  # a missing or corrupt manifest: a GauntletError (exit 2)
     problems = verify_release(root)
     if problems:
-        raise NotVerified(f"{root}: release does not verify ({len(problems)} problem(s), first: {problems[0]}); "
-                          "not reproducing (gauntlet verify lists them)")
+        raise NotVerified(
+            f"{root}: release does not verify ({len(problems)} problem(s), first: {problems[0]}); "
+            "not reproducing (gauntlet verify lists them)"
+        )
     if manifest.get("recipe") != "recipe.yaml" or not (root / "recipe.yaml").is_file():
         raise GauntletError(f"{root}: no recipe.yaml (only releases made by `gauntlet run` can be reproduced)")
     return root / "recipe.yaml"
 
 
 @public
-def reproduce(release_dir: str | Path, *, inputs: str | Path | None = None,
-              work: str | Path | None = None, progress: bool = False) -> Reproduction:
+def reproduce(
+    release_dir: str | Path, *, inputs: str | Path | None = None, work: str | Path | None = None, progress: bool = False
+) -> Reproduction:
     """Verify a release, rebuild it from its stored recipe on this machine and compare, per record kind, the ids
     and every text and value.
 
@@ -348,6 +400,11 @@ def reproduce(release_dir: str | Path, *, inputs: str | Path | None = None,
         results = compare(load_records_by_kind(root), rebuilt)
         new_builds = [read_json_object(st.out / "build.json", "build manifest") for st in steps]
     notes += environment_changes(read_manifest(root).get("builds") or [], new_builds)
-    return Reproduction(reproduced=all(r.identical for r in results), kinds={r.kind: r.to_dict() for r in results},
-                        changes=notes, path=root, rebuild=Path(work) if work else None,
-                        lines=[r.describe() for r in results])
+    return Reproduction(
+        reproduced=all(r.identical for r in results),
+        kinds={r.kind: r.to_dict() for r in results},
+        changes=notes,
+        path=root,
+        rebuild=Path(work) if work else None,
+        lines=[r.describe() for r in results],
+    )

@@ -28,9 +28,10 @@ Example::
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from mtgauntlet.errors import GauntletError, InputError
 from mtgauntlet.fileio import sha256_file  # noqa: F401  (re-exported for recipe users)
@@ -53,8 +54,8 @@ def resolve_in(folder: Path, value: str) -> Path:
 class OptionDef:
     """One option as a recipe sees it (read from the signature of the API function: recipes.options)."""
 
-    name: str            # dash form, e.g. "src-lang"
-    type: str            # "str" | "int" | "float" | "bool"
+    name: str  # dash form, e.g. "src-lang"
+    type: str  # "str" | "int" | "float" | "bool"
     default: Any = None
     required: bool = False
     multiple: bool = False
@@ -81,15 +82,18 @@ class ReleaseSpec:
 
     def provenance_statements(self) -> list[str]:
         """``provenance`` as the release's ``DATASET:FIELD=VALUE`` statements (``--provenance``)."""
-        return [f"{dataset}:{key}={value}" for dataset, fields in (self.provenance or {}).items()
-                for key, value in fields.items()]
+        return [
+            f"{dataset}:{key}={value}"
+            for dataset, fields in (self.provenance or {}).items()
+            for key, value in fields.items()
+        ]
 
 
 @dataclass
 class BuildSpec:
     id: str
     builder: str
-    options: dict[str, Any]           # user-given options, dash names, typed
+    options: dict[str, Any]  # user-given options, dash names, typed
     line: int | None = None
     sha256: dict[str, str] = field(default_factory=dict)  # pinned input hashes: option name -> sha256
 
@@ -144,8 +148,9 @@ class _Where:
         self.file, self.lines = file, lines
 
     def error(self, message: str, *path) -> InputError:
-        return InputError(message, file=self.file, line=self.lines.get(tuple(path)),
-                          field=".".join(str(p) for p in path) or None)
+        return InputError(
+            message, file=self.file, line=self.lines.get(tuple(path)), field=".".join(str(p) for p in path) or None
+        )
 
 
 def _mapping(value, where: _Where, *path) -> dict:
@@ -194,8 +199,11 @@ def _options(raw: dict, defs: Mapping[str, OptionDef], where: _Where, path: tupl
     return out
 
 
-def parse_recipe(path: str | Path, builder_options: Callable[[str], Mapping[str, OptionDef] | None],
-                 step_options: Mapping[str, Mapping[str, OptionDef]]) -> Recipe:
+def parse_recipe(
+    path: str | Path,
+    builder_options: Callable[[str], Mapping[str, OptionDef] | None],
+    step_options: Mapping[str, Mapping[str, OptionDef]],
+) -> Recipe:
     """Parse and check a recipe. ``builder_options(name)`` gives a builder's option table (None: no such
     builder); ``step_options`` those of 'validate', 'audit', 'publish' (keys a recipe may set there)."""
     p = Path(path)
@@ -231,10 +239,20 @@ def parse_recipe(path: str | Path, builder_options: Callable[[str], Mapping[str,
         pins = _mapping(entry.get("sha256", {}), where, "builds", bid, "sha256")
         for key, digest in pins.items():
             if key not in INPUT_OPTIONS or not (isinstance(digest, str) and re.fullmatch(r"[0-9a-f]{64}", digest)):
-                raise where.error("sha256 pins map an input option (input, seeds, ...) to a 64-hex digest",
-                                  "builds", bid, "sha256", key)
-        build = BuildSpec(id=str(bid), builder=builder, options=options, line=lines.get(("builds", bid)),
-                          sha256={str(k): v for k, v in pins.items()})
+                raise where.error(
+                    "sha256 pins map an input option (input, seeds, ...) to a 64-hex digest",
+                    "builds",
+                    bid,
+                    "sha256",
+                    key,
+                )
+        build = BuildSpec(
+            id=str(bid),
+            builder=builder,
+            options=options,
+            line=lines.get(("builds", bid)),
+            sha256={str(k): v for k, v in pins.items()},
+        )
         for key, value in build.inputs().items():
             full = resolve_in(p.parent, value)
             if not full.exists() and not value.startswith("hf:"):
@@ -254,8 +272,18 @@ def parse_recipe(path: str | Path, builder_options: Callable[[str], Mapping[str,
     return Recipe(path=p.resolve(), release=release, builds=builds, origin=origin, lines=lines, **steps)
 
 
-RELEASE_KEYS = ("name", "version", "license", "description", "pretty-name", "license-name", "license-link", "url",
-                "creator", "provenance")
+RELEASE_KEYS = (
+    "name",
+    "version",
+    "license",
+    "description",
+    "pretty-name",
+    "license-name",
+    "license-link",
+    "url",
+    "creator",
+    "provenance",
+)
 
 
 def _text(value: Any, where: _Where, *path) -> str:
@@ -275,14 +303,19 @@ def _release_spec(rel: dict, where: _Where) -> ReleaseSpec:
             items = value if isinstance(value, list) else [value]
             value = [_text(v, where, "release", key) for v in items]
         elif name == "provenance":
-            value = {str(ds): {str(f).replace("-", "_"): _text(v, where, "release", key, ds, f)
-                               for f, v in _mapping(fields, where, "release", key, ds).items()}
-                     for ds, fields in _mapping(value, where, "release", key).items()}
+            value = {
+                str(ds): {
+                    str(f).replace("-", "_"): _text(v, where, "release", key, ds, f)
+                    for f, v in _mapping(fields, where, "release", key, ds).items()
+                }
+                for ds, fields in _mapping(value, where, "release", key).items()
+            }
             for ds, fields in value.items():
                 for f in fields:
                     if f not in PROVENANCE_FIELDS:
-                        raise where.error(f"unknown provenance field '{f}'; known: {', '.join(PROVENANCE_FIELDS)}",
-                                          "release", key, ds)
+                        raise where.error(
+                            f"unknown provenance field '{f}'; known: {', '.join(PROVENANCE_FIELDS)}", "release", key, ds
+                        )
         else:
             value = _text(value, where, "release", key)
         values[name.replace("-", "_")] = value
@@ -305,7 +338,7 @@ def _given_key(raw: dict, name: str) -> str:
     return next((k for k in raw if str(k).replace("_", "-") == name.replace("_", "-")), name)
 
 
-def _check_release_names(release: ReleaseSpec, where: "_Where") -> None:
+def _check_release_names(release: ReleaseSpec, where: _Where) -> None:
     """The release's name and version name folders: refused here, before anything is written."""
     from mtgauntlet.releases.version import Version, check_name
 

@@ -52,16 +52,19 @@ class StepRun:
 
     name: str
     args: list[str]
-    record: Path                                          # DIR/steps/<name>.json, written when it passed
-    reads: list[Path] = field(default_factory=list)       # builds, releases, rules files
-    writes: list[Path] = field(default_factory=list)      # its outputs (all must still be there to skip)
+    record: Path  # DIR/steps/<name>.json, written when it passed
+    reads: list[Path] = field(default_factory=list)  # builds, releases, rules files
+    writes: list[Path] = field(default_factory=list)  # its outputs (all must still be there to skip)
     options: dict[str, Any] = field(default_factory=dict)  # the step's API keywords (paths resolved)
 
     def fingerprint(self) -> dict[str, Any]:
         from mtgauntlet import __version__
 
-        return {"mtgauntlet": __version__, "args": self.args,
-                "content": {str(p): content_digest(p) for p in self.reads}}
+        return {
+            "mtgauntlet": __version__,
+            "args": self.args,
+            "content": {str(p): content_digest(p) for p in self.reads},
+        }
 
     def done(self) -> bool:
         try:
@@ -76,8 +79,9 @@ class StepRun:
         write_json_atomic(self.record, self.fingerprint())
 
 
-def step_run(name: str, command: list[str], options: dict[str, Any], step: str, work: Path,
-             reads: list[Path], writes: list[Path]) -> StepRun:
+def step_run(
+    name: str, command: list[str], options: dict[str, Any], step: str, work: Path, reads: list[Path], writes: list[Path]
+) -> StepRun:
     """The StepRun of ``command`` with a recipe step's (path-resolved) ``options``."""
     files = [Path(v) for k, v in options.items() if k in STEP_PATH_OPTIONS and isinstance(v, str)]
     args = [*command, *command_line(options, step_options()[step])]

@@ -14,11 +14,12 @@ from typing import Any
 
 from mtgauntlet.errors import InputError
 
-MAX_BYTES = 1 << 20       # a recipe is a page of YAML, not a data file
-MAX_NODES = 100_000       # nodes of the document as its aliases expand
-MAX_DEPTH = 64            # nesting of mappings and sequences
-PLAIN_TAGS = {f"tag:yaml.org,2002:{t}" for t in
-              ("str", "int", "float", "bool", "null", "map", "seq", "timestamp", "merge")}
+MAX_BYTES = 1 << 20  # a recipe is a page of YAML, not a data file
+MAX_NODES = 100_000  # nodes of the document as its aliases expand
+MAX_DEPTH = 64  # nesting of mappings and sequences
+PLAIN_TAGS = {
+    f"tag:yaml.org,2002:{t}" for t in ("str", "int", "float", "bool", "null", "map", "seq", "timestamp", "merge")
+}
 
 
 def _decode(data: bytes, file: str) -> str:
@@ -27,7 +28,7 @@ def _decode(data: bytes, file: str) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = data[:exc.start].count(b"\n") + 1
+        line = data[: exc.start].count(b"\n") + 1
         raise InputError(f"not UTF-8 text (byte 0x{data[exc.start]:02x})", file=file, line=line) from None
 
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import logging
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -60,9 +60,12 @@ def _read(files: list[Path]) -> str:
 
 def _release_union(kind: str, releases: list[Release]) -> str | None:
     """SELECT of a kind's records in these releases, each with the name and version of its manifest."""
-    parts = [f"SELECT *, {quote_literal(r.name)} AS name, {quote_literal(str(r.version))} AS version "
-             f"FROM {_read([f['file'] for f in r.files if f['kind'] == kind])}"
-             for r in releases if any(f["kind"] == kind for f in r.files)]
+    parts = [
+        f"SELECT *, {quote_literal(r.name)} AS name, {quote_literal(str(r.version))} AS version "
+        f"FROM {_read([f['file'] for f in r.files if f['kind'] == kind])}"
+        for r in releases
+        if any(f["kind"] == kind for f in r.files)
+    ]
     return " UNION ALL BY NAME ".join(parts) or None
 
 
@@ -71,7 +74,7 @@ def _created(manifest: dict[str, Any]) -> datetime | None:
         t = datetime.fromisoformat(str(manifest.get("created_at")))
     except ValueError:
         return None
-    return t.astimezone(timezone.utc).replace(tzinfo=None) if t.tzinfo else t
+    return t.astimezone(UTC).replace(tzinfo=None) if t.tzinfo else t
 
 
 def _strings(value: Any) -> list[str]:
@@ -87,33 +90,72 @@ def _latest(releases: list[Release]) -> set[int]:
 
 
 def _create_tables(con, sources: Sources) -> None:
-    con.execute("CREATE TABLE catalog_info (catalog_version INTEGER, mtgauntlet_version VARCHAR, root VARCHAR, "
-                "reads VARCHAR, skipped INTEGER)")
+    con.execute(
+        "CREATE TABLE catalog_info (catalog_version INTEGER, mtgauntlet_version VARCHAR, root VARCHAR, "
+        "reads VARCHAR, skipped INTEGER)"
+    )
     reads = "releases" if sources.releases or not sources.builds else "builds"
-    con.execute("INSERT INTO catalog_info VALUES (?, ?, ?, ?, ?)",
-                [CATALOG_VERSION, __version__, str(sources.root), reads, len(sources.skipped)])
+    con.execute(
+        "INSERT INTO catalog_info VALUES (?, ?, ?, ?, ?)",
+        [CATALOG_VERSION, __version__, str(sources.root), reads, len(sources.skipped)],
+    )
     con.execute("CREATE TABLE catalog_skipped (path VARCHAR, reason VARCHAR)")
     if sources.skipped:
         con.executemany("INSERT INTO catalog_skipped VALUES (?, ?)", sources.skipped)
-    con.execute("CREATE TABLE releases (name VARCHAR, version VARCHAR, major BIGINT, minor BIGINT, patch BIGINT, "
-                "prerelease VARCHAR, version_order INTEGER, latest BOOLEAN, created TIMESTAMP, kind VARCHAR, "
-                "kinds VARCHAR[], signatures VARCHAR[], rows BIGINT, path VARCHAR)")
+    con.execute(
+        "CREATE TABLE releases (name VARCHAR, version VARCHAR, major BIGINT, minor BIGINT, patch BIGINT, "
+        "prerelease VARCHAR, version_order INTEGER, latest BOOLEAN, created TIMESTAMP, kind VARCHAR, "
+        "kinds VARCHAR[], signatures VARCHAR[], rows BIGINT, path VARCHAR)"
+    )
     latest = _latest(sources.releases)
     rows = []
     for r in sorted(sources.releases, key=lambda r: (r.name, r.version.precedence())):
         m, v = r.manifest, r.version
         rank = sum(1 for o in sources.releases if o.name == r.name and o.version <= v)
-        rows.append((r.name, str(v), v.major, v.minor, v.patch, v.prerelease or None, rank, id(r) in latest,
-                     _created(m), str(m.get("kind") or ""), _strings(m.get("kinds")), _strings(m.get("signatures")),
-                     sum(int(f.get("rows") or 0) for f in r.files), str(r.path)))
+        rows.append(
+            (
+                r.name,
+                str(v),
+                v.major,
+                v.minor,
+                v.patch,
+                v.prerelease or None,
+                rank,
+                id(r) in latest,
+                _created(m),
+                str(m.get("kind") or ""),
+                _strings(m.get("kinds")),
+                _strings(m.get("signatures")),
+                sum(int(f.get("rows") or 0) for f in r.files),
+                str(r.path),
+            )
+        )
     if rows:
         con.executemany("INSERT INTO releases VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
-    con.execute("CREATE TABLE catalog_files (name VARCHAR, version VARCHAR, kind VARCHAR, lp VARCHAR, part VARCHAR, "
-                "rows BIGINT, bytes BIGINT, sha256 VARCHAR, path VARCHAR)")
-    files = [(r.name, str(r.version), f["kind"], f.get("lp"), f.get("part"), f.get("rows"), f.get("bytes"),
-              f["sha256"], str(f["file"])) for r in sources.releases for f in r.files]
-    files += [(None, None, kind, None, None, None, p.stat().st_size, None, str(p))
-              for kind, ps in sorted(sources.builds.items()) for p in ps]
+    con.execute(
+        "CREATE TABLE catalog_files (name VARCHAR, version VARCHAR, kind VARCHAR, lp VARCHAR, part VARCHAR, "
+        "rows BIGINT, bytes BIGINT, sha256 VARCHAR, path VARCHAR)"
+    )
+    files = [
+        (
+            r.name,
+            str(r.version),
+            f["kind"],
+            f.get("lp"),
+            f.get("part"),
+            f.get("rows"),
+            f.get("bytes"),
+            f["sha256"],
+            str(f["file"]),
+        )
+        for r in sources.releases
+        for f in r.files
+    ]
+    files += [
+        (None, None, kind, None, None, None, p.stat().st_size, None, str(p))
+        for kind, ps in sorted(sources.builds.items())
+        for p in ps
+    ]
     if files:
         con.executemany("INSERT INTO catalog_files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", files)
 
@@ -142,8 +184,7 @@ def _create_results_views(con, results: Path) -> None:
     for view, kind in (("metric_score", "metric_score"), ("leaderboard", "metric_stat")):
         files = sealed_files(results, kind)
         columns = ", ".join(quote_ident(c) for c in get_kind(kind).schema.names)
-        source = f"SELECT {columns} FROM {_read(files)}" if files else \
-            f"SELECT * FROM {_empty(kind)} WHERE false"
+        source = f"SELECT {columns} FROM {_read(files)}" if files else f"SELECT * FROM {_empty(kind)} WHERE false"
         con.execute(f"CREATE OR REPLACE VIEW {quote_ident(view)} AS {source}")
 
 
@@ -151,8 +192,9 @@ def _empty(kind: str) -> str:
     from mtgauntlet.schema import get_kind
 
     types = {"string": "VARCHAR", "double": "DOUBLE", "int64": "BIGINT"}
-    cols = ", ".join(f"NULL::{types.get(str(f.type), 'VARCHAR')} AS {quote_ident(f.name)}"
-                     for f in get_kind(kind).schema)
+    cols = ", ".join(
+        f"NULL::{types.get(str(f.type), 'VARCHAR')} AS {quote_ident(f.name)}" for f in get_kind(kind).schema
+    )
     return f"(SELECT {cols})"
 
 
@@ -168,8 +210,10 @@ def open_catalog(root: str | Path = "releases", results: str | Path | None = Non
     if res is not None and not res.is_dir():
         raise GauntletError(f"{res}: no such directory (pass --results DIR)")
     sources = find_sources(root)
-    con = duckdb.connect(":memory:", config={"autoinstall_known_extensions": False,
-                                             "autoload_known_extensions": False, "temp_directory": ""})
+    con = duckdb.connect(
+        ":memory:",
+        config={"autoinstall_known_extensions": False, "autoload_known_extensions": False, "temp_directory": ""},
+    )
     _create_tables(con, sources)
     _create_views(con, sources)
     if res is not None:
@@ -205,8 +249,10 @@ def check_read_only(con, sql: str) -> None:
                 raise QueryRefused("read-only catalog: only EXPLAIN of a SELECT, without ANALYZE, is allowed")
         elif kind != "SELECT":  # named by its own first word: DuckDB types INSTALL as a LOAD statement
             word = re.match(r"\s*([A-Za-z]+)", st.query)
-            raise QueryRefused(f"read-only catalog: {word.group(1).upper() if word else kind} statements are refused "
-                               "(only SELECT and EXPLAIN)")
+            raise QueryRefused(
+                f"read-only catalog: {word.group(1).upper() if word else kind} statements are refused "
+                "(only SELECT and EXPLAIN)"
+            )
 
 
 def _log_skipped(items: list[tuple[str, str]]) -> None:
@@ -241,5 +287,6 @@ def query_arrow(root: str | Path, sql: str, report=_log_skipped, results: str | 
 
 
 def list_views(con) -> list[str]:
-    return [r[0] for r in con.execute(
-        "SELECT table_name FROM information_schema.tables ORDER BY table_name").fetchall()]
+    return [
+        r[0] for r in con.execute("SELECT table_name FROM information_schema.tables ORDER BY table_name").fetchall()
+    ]

@@ -100,13 +100,14 @@ def _release(sources: Sources, folder: Path) -> None:
     except GauntletError as exc:
         return sources.skip(folder, f"not a readable release ({exc})")
     if folder.name.startswith("version=") and folder.parent.name.startswith("name="):
-        said = (folder.parent.name[len("name="):], folder.name[len("version="):])
+        said = (folder.parent.name[len("name=") :], folder.name[len("version=") :])
         if said != (name, str(version)):
             return sources.skip(folder, f"its path says {said[0]} {said[1]} but its manifest {name} {version}")
     for other in sources.releases:
         if (other.name, other.version) == (name, version):
-            return sources.skip(folder, f"{name} {version} again (read from "
-                                        f"{other.path.relative_to(sources.root).as_posix() or '.'})")
+            return sources.skip(
+                folder, f"{name} {version} again (read from {other.path.relative_to(sources.root).as_posix() or '.'})"
+            )
     entries = [dict(f) for f in manifest["files"] if f.get("kind")]
     for entry in entries:
         problem = _check_file(folder, entry)
@@ -132,8 +133,9 @@ def find_sources(root: Path) -> Sources:
         for d in sorted(dirnames):
             if (folder / d).is_symlink():
                 sources.skip(folder / d, "symbolic link (not followed)")
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in SKIP_DIRS
-                             and not (folder / d).is_symlink())
+        dirnames[:] = sorted(
+            d for d in dirnames if not d.startswith(".") and d not in SKIP_DIRS and not (folder / d).is_symlink()
+        )
         for f in sorted(filenames):
             if f.endswith(".parquet") and not f.startswith("."):
                 if (folder / f).is_symlink():

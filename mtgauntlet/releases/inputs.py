@@ -9,9 +9,10 @@ refused: nothing says they are complete.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -48,15 +49,19 @@ def find_build_dir(path: str | Path) -> Path:
             return candidate
     if (start / "manifest.json").is_file():
         raise GauntletError(f"{path}: is a release, not a build; release the builds it was made from")
-    raise GauntletError(f"{path}: not a build (no {BUILD_MANIFEST} here or above); only complete builds made by "
-                        "`gauntlet build` can be released")
+    raise GauntletError(
+        f"{path}: not a build (no {BUILD_MANIFEST} here or above); only complete builds made by "
+        "`gauntlet build` can be released"
+    )
 
 
 def _read_build_manifest(build: Path) -> dict[str, Any]:
     manifest = read_json_object(build / BUILD_MANIFEST, "build manifest")
     if manifest.get("status") != "complete":
-        raise GauntletError(f"{build}: the build is not complete (status {manifest.get('status')!r}); finish it "
-                            "(run the same build command again) before releasing")
+        raise GauntletError(
+            f"{build}: the build is not complete (status {manifest.get('status')!r}); finish it "
+            "(run the same build command again) before releasing"
+        )
     return manifest
 
 
@@ -86,8 +91,9 @@ def load_build(path: str | Path) -> BuildInput:
             raise GauntletError(f"{f}: not an mtgauntlet record file (no kind in its Parquet metadata)")
         file_sig = meta.get(SIGNATURE_METADATA_KEY, b"").decode()
         if file_sig and signature and file_sig != signature:
-            raise GauntletError(f"{f}: belongs to another build (signature {file_sig}, {BUILD_MANIFEST} says "
-                                f"{signature})")
+            raise GauntletError(
+                f"{f}: belongs to another build (signature {file_sig}, {BUILD_MANIFEST} says {signature})"
+            )
         files[kind].append(f)
     if not files:
         raise GauntletError(f"{build}: the build holds no record files")
@@ -96,8 +102,10 @@ def load_build(path: str | Path) -> BuildInput:
     if main and produced is not None:
         rows = sum(pq.ParquetFile(f).metadata.num_rows for f in files.get(main, []))
         if rows != produced:
-            raise GauntletError(f"{build}: {rows} {main} records on disk but {BUILD_MANIFEST} says {produced}: "
-                                "files were added or removed after the build; rebuild it")
+            raise GauntletError(
+                f"{build}: {rows} {main} records on disk but {BUILD_MANIFEST} says {produced}: "
+                "files were added or removed after the build; rebuild it"
+            )
     out.files = dict(files)
     return out
 
@@ -111,8 +119,9 @@ def load_builds(paths: Sequence[str | Path]) -> list[BuildInput]:
             if other.path == b.path:
                 raise GauntletError(f"{p}: build {b.path} is given twice; give each build once")
             if b.signature and other.signature == b.signature:
-                raise GauntletError(f"{b.path} and {other.path} are the same build (signature {b.signature}); "
-                                    "release one of them")
+                raise GauntletError(
+                    f"{b.path} and {other.path} are the same build (signature {b.signature}); release one of them"
+                )
         builds.append(b)
     return builds
 
@@ -144,8 +153,12 @@ def drop_duplicates(kind: str, table: pa.Table) -> tuple[pa.Table, int]:
         if pc.count_distinct(table.column(keys[0]), mode="all").as_py() == table.num_rows:
             return table, 0
     idx = pa.array(range(table.num_rows), type=pa.int64())
-    groups = (table.select(keys).append_column("__row", idx)
-              .group_by(keys, use_threads=False).aggregate([("__row", "min"), ("__row", "list")]))
+    groups = (
+        table.select(keys)
+        .append_column("__row", idx)
+        .group_by(keys, use_threads=False)
+        .aggregate([("__row", "min"), ("__row", "list")])
+    )
     if len(groups) == table.num_rows:
         return table, 0
     compared = [c for c in table.column_names if c not in PROVENANCE_ONLY]
@@ -161,14 +174,16 @@ def drop_duplicates(kind: str, table: pa.Table) -> tuple[pa.Table, int]:
                 raise GauntletError(
                     f"{kind}: two records share the id {key[:200]} but differ in {', '.join(differ[:5])}: "
                     "releasing them together would drop one; release these builds separately (or rebuild the "
-                    "older one: a bandit pull log made before bandit v4 names its search ambiguously)")
+                    "older one: a bandit pull log made before bandit v4 names its search ambiguously)"
+                )
     keep = pc.sort_indices(groups.column("__row_min"))
     firsts = pc.take(groups.column("__row_min"), keep)
     return table.take(firsts), table.num_rows - len(firsts)
 
 
-def tables_by_kind(builds: Sequence[BuildInput]) -> tuple[dict[str, pa.Table], dict[str, dict[str, int]],
-                                                           dict[str, int]]:
+def tables_by_kind(
+    builds: Sequence[BuildInput],
+) -> tuple[dict[str, pa.Table], dict[str, dict[str, int]], dict[str, int]]:
     """(records per kind, kind -> build signature -> records before dedup, duplicates dropped per kind)."""
     tables: dict[str, list[pa.Table]] = defaultdict(list)
     rows: dict[str, dict[str, int]] = defaultdict(dict)
@@ -207,8 +222,10 @@ def input_provenance(files: Sequence[str | Path]) -> tuple[dict[str, Any], list[
         known = recognise(digest)
         if known is None:
             # the file's name only: a local absolute path says nothing to a reader and tells where files live
-            notes.append(f"{p.name} (sha256 {digest[:12]}) is not data mtgauntlet recognises: state the provenance of "
-                         f"its records with --provenance '{reader_dataset_name(p)}:license=ID'")
+            notes.append(
+                f"{p.name} (sha256 {digest[:12]}) is not data mtgauntlet recognises: state the provenance of "
+                f"its records with --provenance '{reader_dataset_name(p)}:license=ID'"
+            )
             continue
         prov = with_origin(known.provenance, f"recognised by content: sha256 {digest} is {known.describe}")
         for name in dict.fromkeys((*known.datasets, reader_dataset_name(p))):

@@ -55,10 +55,19 @@ class LocalGitHub:
         self.path = Path(path)
 
     def _git(self, *args: str, env: dict | None = None, input: bytes | None = None) -> str:
-        res = subprocess.run(["git", "-C", str(self.path), *args], capture_output=True, input=input,
-                             env={**os.environ, "GIT_AUTHOR_NAME": "mtgauntlet", "GIT_AUTHOR_EMAIL": "mtgauntlet@localhost",
-                                  "GIT_COMMITTER_NAME": "mtgauntlet", "GIT_COMMITTER_EMAIL": "mtgauntlet@localhost",
-                                  **(env or {})})
+        res = subprocess.run(
+            ["git", "-C", str(self.path), *args],
+            capture_output=True,
+            input=input,
+            env={
+                **os.environ,
+                "GIT_AUTHOR_NAME": "mtgauntlet",
+                "GIT_AUTHOR_EMAIL": "mtgauntlet@localhost",
+                "GIT_COMMITTER_NAME": "mtgauntlet",
+                "GIT_COMMITTER_EMAIL": "mtgauntlet@localhost",
+                **(env or {}),
+            },
+        )
         if res.returncode != 0:
             raise GauntletError(f"git {' '.join(args[:2])} failed in {self.path}: {res.stderr.decode().strip()}")
         return res.stdout.decode().strip()
@@ -68,8 +77,9 @@ class LocalGitHub:
         if self.path.is_dir() and ((self.path / "HEAD").is_file() or (self.path / ".git").exists()):
             return True
         if self.path.exists() and (not self.path.is_dir() or any(self.path.iterdir())):
-            raise GauntletError(f"{self.path}: exists and is not a git repository (file:PATH must be a git "
-                                "repository or a new path)")
+            raise GauntletError(
+                f"{self.path}: exists and is not a git repository (file:PATH must be a git repository or a new path)"
+            )
         return False
 
     def create_repo(self, repo_id: str = "", repo_type: str = "dataset", exist_ok: bool = True, **_):
@@ -97,19 +107,22 @@ class LocalGitHub:
             name, obj = parts[0], parts[1]
             target = parts[2] if len(parts) > 2 else obj  # annotated tags: the commit they point to
             if name.startswith("refs/heads/"):
-                refs.branches.append(Ref(name[len("refs/heads/"):], name, obj))
+                refs.branches.append(Ref(name[len("refs/heads/") :], name, obj))
             elif name.startswith("refs/tags/"):
-                refs.tags.append(Ref(name[len("refs/tags/"):], name, target))
+                refs.tags.append(Ref(name[len("refs/tags/") :], name, target))
         return refs
 
-    def list_repo_files(self, repo_id: str = "", revision: str | None = None, repo_type: str = "dataset", **_) -> list[str]:
+    def list_repo_files(
+        self, repo_id: str = "", revision: str | None = None, repo_type: str = "dataset", **_
+    ) -> list[str]:
         if not revision:
             return []
         out = self._git("ls-tree", "-r", "--name-only", revision)
         return out.splitlines() if out else []
 
-    def list_repo_tree(self, repo_id: str = "", revision: str | None = None, recursive: bool = True,
-                       repo_type: str = "dataset", **_) -> list[TreeFile]:
+    def list_repo_tree(
+        self, repo_id: str = "", revision: str | None = None, recursive: bool = True, repo_type: str = "dataset", **_
+    ) -> list[TreeFile]:
         """The files at ``revision`` with their git blob ids (as HfApi.list_repo_tree; no LFS here)."""
         out = self._git("ls-tree", "-r", "-z", revision or "HEAD")
         files = []
@@ -118,13 +131,23 @@ class LocalGitHub:
             files.append(TreeFile(path, meta.split()[2]))
         return files
 
-    def create_commit(self, repo_id: str, operations, commit_message: str, repo_type: str = "dataset",
-                      parent_commit: str | None = None, revision: str = "main", **_) -> CommitInfo:
+    def create_commit(
+        self,
+        repo_id: str,
+        operations,
+        commit_message: str,
+        repo_type: str = "dataset",
+        parent_commit: str | None = None,
+        revision: str = "main",
+        **_,
+    ) -> CommitInfo:
         branch = f"refs/heads/{revision}"
         current = next((b.target_commit for b in self.list_repo_refs().branches if b.name == revision), None)
         if parent_commit != current:
-            raise GauntletError(f"{revision} moved: expected parent {parent_commit}, found {current} (someone "
-                                "committed meanwhile); publish again")
+            raise GauntletError(
+                f"{revision} moved: expected parent {parent_commit}, found {current} (someone "
+                "committed meanwhile); publish again"
+            )
         with tempfile.TemporaryDirectory() as tmp:
             env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
             if current:
@@ -153,8 +176,16 @@ class LocalGitHub:
         self._git("update-ref", branch, commit, current or "0" * 40)
         return CommitInfo(oid=commit, commit_message=commit_message)
 
-    def create_tag(self, repo_id: str, tag: str, revision: str, repo_type: str = "dataset",
-                   tag_message: str | None = None, exist_ok: bool = False, **_):
+    def create_tag(
+        self,
+        repo_id: str,
+        tag: str,
+        revision: str,
+        repo_type: str = "dataset",
+        tag_message: str | None = None,
+        exist_ok: bool = False,
+        **_,
+    ):
         if any(t.name == tag for t in self.list_repo_refs().tags):
             if exist_ok:
                 return

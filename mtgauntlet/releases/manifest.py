@@ -9,11 +9,10 @@ nothing else is ignored.
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
-
 import json
 import os
+from pathlib import Path
+from typing import Any
 
 import pyarrow.parquet as pq
 
@@ -85,8 +84,9 @@ def read_manifest_bytes(release: str | Path) -> tuple[dict[str, Any], bytes]:
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise GauntletError(f"{path}: corrupt release manifest ({str(exc).splitlines()[0]})") from None
     files = data.get("files") if isinstance(data, dict) else None
-    if not isinstance(files, list) or not all(isinstance(f, dict) and isinstance(f.get("path"), str)
-                                              and isinstance(f.get("sha256"), str) for f in files):
+    if not isinstance(files, list) or not all(
+        isinstance(f, dict) and isinstance(f.get("path"), str) and isinstance(f.get("sha256"), str) for f in files
+    ):
         raise GauntletError(f"{path}: corrupt release manifest (no valid 'files' list)")
     for key in ("name", "version"):
         if not isinstance(data.get(key), str):

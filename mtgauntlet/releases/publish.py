@@ -19,9 +19,10 @@ import hashlib
 import os
 import re
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from mtgauntlet.errors import GauntletError
 from mtgauntlet.releases.manifest import RELEASE_MANIFEST, read_manifest_bytes, verify_release
@@ -49,14 +50,23 @@ class PublishPlan:
         return self.remote != "unreachable"
 
     def describe(self) -> str:
-        state = {"ok": "", "missing": "  [repository does not exist yet: publishing creates it]",
-                 "unreachable": f"  [remote not reachable ({self.remote_error}): tag and parent not checked]"}
+        state = {
+            "ok": "",
+            "missing": "  [repository does not exist yet: publishing creates it]",
+            "unreachable": f"  [remote not reachable ({self.remote_error}): tag and parent not checked]",
+        }
         if self.already_published:
-            return (f"repo: {self.repo_id} (dataset)\ntag: {self.tag} already holds exactly this release (commit "
-                    f"{self.commit}): nothing to publish")
-        lines = [f"repo: {self.repo_id} (dataset)",
-                 f"parent_commit: {self.parent_commit or '(new branch)'}" + state[self.remote],
-                 f"commit message: {self.commit_message}", f"tag: {self.tag}", "operations:"]
+            return (
+                f"repo: {self.repo_id} (dataset)\ntag: {self.tag} already holds exactly this release (commit "
+                f"{self.commit}): nothing to publish"
+            )
+        lines = [
+            f"repo: {self.repo_id} (dataset)",
+            f"parent_commit: {self.parent_commit or '(new branch)'}" + state[self.remote],
+            f"commit message: {self.commit_message}",
+            f"tag: {self.tag}",
+            "operations:",
+        ]
         for op in self.operations:
             name = type(op).__name__
             if name == "CommitOperationAdd":
@@ -71,7 +81,7 @@ def make_api(repo: str):
     if repo.startswith("file:"):
         from mtgauntlet.releases.local_hub import LocalGitHub
 
-        path = repo[len("file:"):]
+        path = repo[len("file:") :]
         if not path:
             raise GauntletError("--repo file:PATH needs a path")
         return LocalGitHub(path), path
@@ -122,8 +132,11 @@ def _same_file(remote, local: Path, sha256: str) -> bool:
 def tag_holds(api, repo: str, tag: str, root: Path, manifest: dict[str, Any]) -> bool:
     """True when ``tag`` of ``repo`` holds exactly the release's files (the manifest's files and the manifest,
     the same bytes) and nothing else (``.gitattributes`` aside)."""
-    remote = {f.path: f for f in api.list_repo_tree(repo, revision=tag, recursive=True, repo_type="dataset")
-              if hasattr(f, "blob_id")}
+    remote = {
+        f.path: f
+        for f in api.list_repo_tree(repo, revision=tag, recursive=True, repo_type="dataset")
+        if hasattr(f, "blob_id")
+    }
     local = {f["path"]: f["sha256"] for f in manifest["files"]}
     local[RELEASE_MANIFEST] = hashlib.sha256((root / RELEASE_MANIFEST).read_bytes()).hexdigest()
     if set(remote) - KEEP_REMOTE != set(local):
@@ -139,8 +152,10 @@ def plan_publish(release: str | Path, repo: str, api=None, branch: str = "main")
     manifest, raw = read_manifest_bytes(root)
     problems = verify_release(root)
     if problems:
-        raise GauntletError(f"{root}: release does not verify ({len(problems)} problem(s), first: {problems[0]}); "
-                            "not publishing (run gauntlet verify for the list)")
+        raise GauntletError(
+            f"{root}: release does not verify ({len(problems)} problem(s), first: {problems[0]}); "
+            "not publishing (run gauntlet verify for the list)"
+        )
     version = Version.parse(manifest["version"])
     check_name(manifest["name"])
     if api is None:
@@ -151,11 +166,23 @@ def plan_publish(release: str | Path, repo: str, api=None, branch: str = "main")
     if refs is not None:
         tagged = next((t for t in refs.tags if t.name == version.tag), None)
         if tagged is not None and tag_holds(api, repo, version.tag, root, manifest):
-            return PublishPlan(repo, version.tag, None, [], message, state, why, commit=tagged.target_commit,
-                               manifest_sha256=hashlib.sha256(raw).hexdigest(), already_published=True)
+            return PublishPlan(
+                repo,
+                version.tag,
+                None,
+                [],
+                message,
+                state,
+                why,
+                commit=tagged.target_commit,
+                manifest_sha256=hashlib.sha256(raw).hexdigest(),
+                already_published=True,
+            )
         if tagged is not None:
-            raise GauntletError(f"{repo}: tag {version.tag} already exists and holds other files; releases are "
-                                "immutable, publish a new version")
+            raise GauntletError(
+                f"{repo}: tag {version.tag} already exists and holds other files; releases are "
+                "immutable, publish a new version"
+            )
         parent = next((b.target_commit for b in refs.branches if b.name == branch), None)
         if parent:
             remote_files = api.list_repo_files(repo, revision=parent, repo_type="dataset")
@@ -163,8 +190,9 @@ def plan_publish(release: str | Path, repo: str, api=None, branch: str = "main")
     ops = [CommitOperationAdd(path_in_repo=rel, path_or_fileobj=str(root / rel)) for rel in local]
     keep = set(local) | KEEP_REMOTE
     ops += [CommitOperationDelete(path_in_repo=f) for f in sorted(remote_files) if f not in keep]
-    return PublishPlan(repo, version.tag, parent, ops, message, state, why,
-                       manifest_sha256=hashlib.sha256(raw).hexdigest())
+    return PublishPlan(
+        repo, version.tag, parent, ops, message, state, why, manifest_sha256=hashlib.sha256(raw).hexdigest()
+    )
 
 
 def _copy_verified(src: Path, dest: Path, sha256: str) -> None:
@@ -180,8 +208,10 @@ def _copy_verified(src: Path, dest: Path, sha256: str) -> None:
             h.update(chunk)
             out.write(chunk)
     if h.hexdigest() != sha256:
-        raise GauntletError(f"{src}: changed after it was verified (sha256 {h.hexdigest()[:12]}…, manifest "
-                            f"{sha256[:12]}…); nothing was published")
+        raise GauntletError(
+            f"{src}: changed after it was verified (sha256 {h.hexdigest()[:12]}…, manifest "
+            f"{sha256[:12]}…); nothing was published"
+        )
 
 
 @contextlib.contextmanager
@@ -199,8 +229,12 @@ def verified_copy(release: Path, plan: PublishPlan) -> Iterator[Path]:
             _copy_verified(release / f["path"], copy / f["path"], f["sha256"])
         (copy / RELEASE_MANIFEST).write_bytes(raw)
         shown = plan.operations
-        plan.operations = [CommitOperationAdd(path_in_repo=op.path_in_repo, path_or_fileobj=str(copy / op.path_in_repo))
-                           if type(op).__name__ == "CommitOperationAdd" else op for op in shown]
+        plan.operations = [
+            CommitOperationAdd(path_in_repo=op.path_in_repo, path_or_fileobj=str(copy / op.path_in_repo))
+            if type(op).__name__ == "CommitOperationAdd"
+            else op
+            for op in shown
+        ]
         try:
             yield copy
         finally:
@@ -229,8 +263,14 @@ def _commit_and_tag(api, repo: str, plan: PublishPlan, branch: str):
         if plan.remote == "missing":
             api.create_repo(repo, repo_type="dataset", exist_ok=False)
             created = True
-        info = api.create_commit(repo_id=repo, operations=plan.operations, commit_message=plan.commit_message,
-                                 repo_type="dataset", parent_commit=plan.parent_commit, revision=branch)
+        info = api.create_commit(
+            repo_id=repo,
+            operations=plan.operations,
+            commit_message=plan.commit_message,
+            repo_type="dataset",
+            parent_commit=plan.parent_commit,
+            revision=branch,
+        )
     except Exception as exc:
         if created:
             with contextlib.suppress(Exception):
@@ -243,6 +283,7 @@ def _commit_and_tag(api, repo: str, plan: PublishPlan, branch: str):
     except GauntletError:
         raise
     except Exception as exc:
-        raise GauntletError(f"{repo}: committed {info.oid} but tagging {plan.tag} failed ({_one_line(exc)}); "
-                            "tag that commit by hand") from None
+        raise GauntletError(
+            f"{repo}: committed {info.oid} but tagging {plan.tag} failed ({_one_line(exc)}); tag that commit by hand"
+        ) from None
     return info

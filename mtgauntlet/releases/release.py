@@ -21,8 +21,9 @@ import json
 import re
 import shutil
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -41,8 +42,20 @@ from mtgauntlet.versions import package_versions
 
 __all__ = ["RELEASE_MANIFEST", "make_release", "release_dir", "sha256_file", "verify_release"]
 
-BUILD_KEYS = ("builder", "builder_version", "kind", "signature", "counts", "models", "config", "created_at",
-              "finished_at", "versions", "input_sha256", "usage")  # usage: API requests, tokens, cost per spec
+BUILD_KEYS = (
+    "builder",
+    "builder_version",
+    "kind",
+    "signature",
+    "counts",
+    "models",
+    "config",
+    "created_at",
+    "finished_at",
+    "versions",
+    "input_sha256",
+    "usage",
+)  # usage: API requests, tokens, cost per spec
 RECIPE_FILE = "recipe.yaml"
 AUDIT_FILE = "report.html"
 
@@ -75,12 +88,26 @@ def _write_data(tmp: Path, kind: str, table: pa.Table, signatures: list[str], re
     return files
 
 
-def make_release(builds: Sequence[str | Path], name: str, version: str, *, out: str | Path = "releases",
-                 reports: Sequence[tuple[str, dict[str, Any]]] = (), license: str | None = None,
-                 pretty_name: str | None = None, extra_figures: Sequence[Path] = (), description: str | None = None,
-                 recipe: str | Path | None = None, audit: bool = False, license_name: str = "",
-                 license_link: str = "", provenance: Sequence[str] = (), input_files: Sequence[str | Path] = (),
-                 url: str | None = None, creators: Sequence[str] = ()) -> Path:
+def make_release(
+    builds: Sequence[str | Path],
+    name: str,
+    version: str,
+    *,
+    out: str | Path = "releases",
+    reports: Sequence[tuple[str, dict[str, Any]]] = (),
+    license: str | None = None,
+    pretty_name: str | None = None,
+    extra_figures: Sequence[Path] = (),
+    description: str | None = None,
+    recipe: str | Path | None = None,
+    audit: bool = False,
+    license_name: str = "",
+    license_link: str = "",
+    provenance: Sequence[str] = (),
+    input_files: Sequence[str | Path] = (),
+    url: str | None = None,
+    creators: Sequence[str] = (),
+) -> Path:
     """Package complete builds as an immutable release; returns the release directory.
 
     ``reports``: (where it came from, validation report) pairs; ``license``: a Hub licence id overriding the
@@ -102,7 +129,9 @@ def make_release(builds: Sequence[str | Path], name: str, version: str, *, out: 
     v = Version.parse(version)
     target = release_dir(out, name, v)
     if target.exists():
-        raise GauntletError(f"{target} already exists: releases are immutable; release a changed build as a new version")
+        raise GauntletError(
+            f"{target} already exists: releases are immutable; release a changed build as a new version"
+        )
     if license:
         check_license(license, license_name, license_link)
     if url and not re.fullmatch(r"https?://[^\s<>\"'`]+", url):
@@ -115,8 +144,9 @@ def make_release(builds: Sequence[str | Path], name: str, version: str, *, out: 
     validation = match_reports(reports, rows_by_build) if reports else {}
     counts = _source_counts(tables)
     check_stated_datasets(stated, counts)
-    decision = decide_license(counts, {**recognised, **stated}, override=license,
-                              override_name=license_name, override_link=license_link)
+    decision = decide_license(
+        counts, {**recognised, **stated}, override=license, override_name=license_name, override_link=license_link
+    )
     decision.warnings[:0] = input_notes
     kinds = sorted(tables, key=kind_sort_key)
     release_id = f"{name}@{v}"
@@ -126,9 +156,14 @@ def make_release(builds: Sequence[str | Path], name: str, version: str, *, out: 
             files += _write_data(tmp, kind, tables[kind], signatures.get(kind, []), release_id)
         builds_meta = [{**{k: b.manifest.get(k) for k in BUILD_KEYS}, "kinds": sorted(b.files)} for b in inputs]
         manifest: dict[str, Any] = {
-            "name": name, "version": str(v), "created_at": utcnow().isoformat(), "mtgauntlet_version": __version__,
-            "kinds": kinds, "kind": kinds[0] if len(kinds) == 1 else "mixed",
-            "rows": {k: tables[k].num_rows for k in kinds}, "total_rows": sum(t.num_rows for t in tables.values()),
+            "name": name,
+            "version": str(v),
+            "created_at": utcnow().isoformat(),
+            "mtgauntlet_version": __version__,
+            "kinds": kinds,
+            "kind": kinds[0] if len(kinds) == 1 else "mixed",
+            "rows": {k: tables[k].num_rows for k in kinds},
+            "total_rows": sum(t.num_rows for t in tables.values()),
             "dropped_duplicates": {k: dropped[k] for k in kinds},
             "configs": configs(files, release_id),
             "signatures": [b.signature for b in inputs if b.signature],
@@ -146,8 +181,13 @@ def make_release(builds: Sequence[str | Path], name: str, version: str, *, out: 
         if recipe:
             shutil.copyfile(recipe, tmp / RECIPE_FILE)
         write_card(tmp, manifest, tables, pretty_name=pretty_name, extra_figures=extra_figures)
-        cite = "\n\n".join(dict.fromkeys(METHODS.get(b["builder"], GENERIC)["citation"] for b in builds_meta
-                                         if METHODS.get(b["builder"], GENERIC)["citation"]))
+        cite = "\n\n".join(
+            dict.fromkeys(
+                METHODS.get(b["builder"], GENERIC)["citation"]
+                for b in builds_meta
+                if METHODS.get(b["builder"], GENERIC)["citation"]
+            )
+        )
         write_croissant(tmp, manifest, {k: tables[k].schema for k in kinds}, cite_as=cite)
         listed = {f["path"] for f in files}
         files += [describe_file(tmp, rel) for rel in release_files(tmp) if rel not in listed]
@@ -163,5 +203,6 @@ def make_release(builds: Sequence[str | Path], name: str, version: str, *, out: 
 
 
 def _write_manifest(root: Path, manifest: dict[str, Any]) -> None:
-    (root / RELEASE_MANIFEST).write_text(json.dumps(manifest, indent=2, ensure_ascii=False, default=str) + "\n",
-                                         encoding="utf-8")
+    (root / RELEASE_MANIFEST).write_text(
+        json.dumps(manifest, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8"
+    )

@@ -16,8 +16,10 @@ def sealed_files(root: Path, kind: str | None = None) -> list[Path]:
     """The data files the manifest seals, each checked (size, sha256, kind, rows); any difference is an error."""
     manifest = read_manifest(root)
     if manifest.get("kind") != RESULTS_KIND:
-        raise GauntletError(f"{root}: not a results folder of `gauntlet evaluate metric --out` (its manifest's kind "
-                            f"is {manifest.get('kind')!r})")
+        raise GauntletError(
+            f"{root}: not a results folder of `gauntlet evaluate metric --out` (its manifest's kind "
+            f"is {manifest.get('kind')!r})"
+        )
     out = []
     for entry in (dict(f) for f in manifest["files"] if f.get("kind")):
         problem = check_listed_file(root, entry)

@@ -13,8 +13,8 @@ import contextlib
 import logging
 import os
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 from mtgauntlet.atomic import atomic_dir
 from mtgauntlet.errors import GauntletError
@@ -34,8 +34,9 @@ def _name_lock(folder: Path) -> Iterator[None]:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            raise GauntletError(f"{folder}: another release of this name is being written; try again when it "
-                                "has finished") from None
+            raise GauntletError(
+                f"{folder}: another release of this name is being written; try again when it has finished"
+            ) from None
         yield
     finally:
         os.close(fd)  # closing the descriptor releases the lock
@@ -64,8 +65,9 @@ def staged_release_dir(target: Path) -> Iterator[Path]:
     with _name_lock(target.parent):
         remove_stale_staging(target.parent)
         if target.exists():
-            raise GauntletError(f"{target} already exists: releases are immutable; release a changed build as a "
-                                "new version")
+            raise GauntletError(
+                f"{target} already exists: releases are immutable; release a changed build as a new version"
+            )
         with atomic_dir(target) as tmp:  # .version=X.Y.Z.<random>.tmp, renamed into place on success
             os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp makes it 0700
             yield tmp

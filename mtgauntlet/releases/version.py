@@ -31,13 +31,15 @@ class Version:
     prerelease: str = ""
 
     @classmethod
-    def parse(cls, text: str) -> "Version":
+    def parse(cls, text: str) -> Version:
         m = _SEMVER.fullmatch(text) if isinstance(text, str) else None
         if not m or len(m.group(4) or "") > MAX_PRERELEASE:
-            raise GauntletError(f"invalid version {str(text)[:80]!r}: expected MAJOR.MINOR.PATCH with an optional "
-                                f"-PRERELEASE, e.g. 0.1.0 or 1.0.0-rc.1 (numbers of at most {MAX_DIGITS} digits "
-                                f"without leading zeros, pre-release at most {MAX_PRERELEASE} characters of "
-                                "letters, digits, '-' and '.', no +build metadata)")
+            raise GauntletError(
+                f"invalid version {str(text)[:80]!r}: expected MAJOR.MINOR.PATCH with an optional "
+                f"-PRERELEASE, e.g. 0.1.0 or 1.0.0-rc.1 (numbers of at most {MAX_DIGITS} digits "
+                f"without leading zeros, pre-release at most {MAX_PRERELEASE} characters of "
+                "letters, digits, '-' and '.', no +build metadata)"
+            )
         return cls(int(m.group(1)), int(m.group(2)), int(m.group(3)), m.group(4) or "")
 
     def __str__(self) -> str:
@@ -56,16 +58,16 @@ class Version:
             pre = (0, tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in self.prerelease.split(".")))
         return (self.major, self.minor, self.patch, pre)
 
-    def __lt__(self, other: "Version") -> bool:
+    def __lt__(self, other: Version) -> bool:
         return self.precedence() < other.precedence()
 
-    def __le__(self, other: "Version") -> bool:
+    def __le__(self, other: Version) -> bool:
         return self.precedence() <= other.precedence()
 
-    def __gt__(self, other: "Version") -> bool:
+    def __gt__(self, other: Version) -> bool:
         return self.precedence() > other.precedence()
 
-    def __ge__(self, other: "Version") -> bool:
+    def __ge__(self, other: Version) -> bool:
         return self.precedence() >= other.precedence()
 
 

@@ -34,9 +34,10 @@ import random
 import sys
 import time
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -84,20 +85,33 @@ class EmptyBuild(GauntletError):
         self.summary = summary
         why = {**summary.rejected, **summary.skipped}
         reasons = ", ".join(f"{k}={v}" for k, v in sorted(why.items(), key=lambda kv: -kv[1])) or "no reason recorded"
-        super().__init__(f"{summary.out_dir}: the build produced no record from {summary.items} item(s) ({reasons})"
-                         + (f"; {hint}" if hint else ""))
+        super().__init__(
+            f"{summary.out_dir}: the build produced no record from {summary.items} item(s) ({reasons})"
+            + (f"; {hint}" if hint else "")
+        )
 
 
 class BuildRunner:
-    def __init__(self, builder: Builder, out_dir: str | Path, *, seed: int = 13, shard_size: int = 100,
-                 progress: bool | None = None, overwrite: bool = False, engine: Any = None):
+    def __init__(
+        self,
+        builder: Builder,
+        out_dir: str | Path,
+        *,
+        seed: int = 13,
+        shard_size: int = 100,
+        progress: bool | None = None,
+        overwrite: bool = False,
+        engine: Any = None,
+    ):
         """``engine``: what runs the shards (``map_shards``, see :mod:`mtgauntlet.shards`); ``None``: this
         process. A ``stateful`` builder's items depend on the items before them: it runs here only."""
         if shard_size < 1:
             raise ValueError("shard_size must be >= 1")
         if engine is not None and not engine.runs_here and builder.stateful:
-            raise GauntletError(f"--engine {engine.name}: the {builder.name} builder carries state from item to item "
-                                "and runs in this process only (see docs/scaling.md)")
+            raise GauntletError(
+                f"--engine {engine.name}: the {builder.name} builder carries state from item to item "
+                "and runs in this process only (see docs/scaling.md)"
+            )
         self.engine = engine
         self.builder = builder
         self.out_dir = Path(out_dir)
@@ -139,7 +153,9 @@ class BuildRunner:
                 manifest = json.loads(path.read_text(encoding="utf-8"))
             except (OSError, json.JSONDecodeError) as exc:
                 if not self.overwrite:
-                    raise BuildStateError(f"{path}: unreadable build manifest ({exc}); --overwrite starts over") from None
+                    raise BuildStateError(
+                        f"{path}: unreadable build manifest ({exc}); --overwrite starts over"
+                    ) from None
                 manifest = {}
             same = manifest.get("signature") == signature and manifest.get("shard_size") == self.shard_size
             if not same:
@@ -149,11 +165,21 @@ class BuildRunner:
             else:
                 return manifest
         manifest = {
-            "builder": self.builder.name, "builder_version": self.builder.version, "kind": self.kind.name,
-            "signature": signature, "seed": self.seed, "n_items": n_items, "shard_size": self.shard_size,
-            "input_sha256": digest, **seed_list(self.builder, items),
-            "config": self.builder.config(), "models": self.builder.model_specs(), **self._runtime(),
-            "versions": package_versions(), "created_at": utcnow().isoformat(), "status": "in_progress",
+            "builder": self.builder.name,
+            "builder_version": self.builder.version,
+            "kind": self.kind.name,
+            "signature": signature,
+            "seed": self.seed,
+            "n_items": n_items,
+            "shard_size": self.shard_size,
+            "input_sha256": digest,
+            **seed_list(self.builder, items),
+            "config": self.builder.config(),
+            "models": self.builder.model_specs(),
+            **self._runtime(),
+            "versions": package_versions(),
+            "created_at": utcnow().isoformat(),
+            "status": "in_progress",
         }
         write_json_atomic(path, manifest)
         return manifest
@@ -161,11 +187,15 @@ class BuildRunner:
     def _mismatch(self, path: Path, manifest: dict[str, Any], signature: str, digest: str) -> str:
         old = manifest.get("input_sha256")
         if old and old != digest and manifest.get("builder") == self.builder.name:
-            return (f"{self.out_dir} holds a build of different input data (input sha256 {old[:12]}, this input "
-                    f"{digest[:12]}): a resume never mixes inputs; use another --out, or --overwrite to start over")
-        return (f"{path} holds a different build: found {manifest.get('signature')} (shard_size "
-                f"{manifest.get('shard_size')}), requested {signature} (shard_size {self.shard_size}); "
-                "use another --out directory, or --overwrite to discard it")
+            return (
+                f"{self.out_dir} holds a build of different input data (input sha256 {old[:12]}, this input "
+                f"{digest[:12]}): a resume never mixes inputs; use another --out, or --overwrite to start over"
+            )
+        return (
+            f"{path} holds a different build: found {manifest.get('signature')} (shard_size "
+            f"{manifest.get('shard_size')}), requested {signature} (shard_size {self.shard_size}); "
+            "use another --out directory, or --overwrite to discard it"
+        )
 
     def _discard(self) -> None:
         discard_build(self.out_dir)
@@ -223,8 +253,15 @@ class BuildRunner:
         with usage.journal(self.out_dir / usage.JOURNAL, carried=manifest.get("usage")):
             return self._run_journalled(items, input_skipped, manifest, signature, before, t0)
 
-    def _run_journalled(self, items: Sequence[Item], input_skipped: dict[str, int], manifest: dict[str, Any],
-                        signature: str, before: dict, t0: float) -> BuildSummary:
+    def _run_journalled(
+        self,
+        items: Sequence[Item],
+        input_skipped: dict[str, int],
+        manifest: dict[str, Any],
+        signature: str,
+        before: dict,
+        t0: float,
+    ) -> BuildSummary:
         n = len(items)
         created_at = manifest["created_at"]
         import datetime as dt
@@ -235,7 +272,7 @@ class BuildRunner:
         totals = Counter()
         rejected, skipped = Counter(), Counter(input_skipped)
         resumed = 0
-        for (s, e), p in sorted(existing.items()):
+        for _range, p in sorted(existing.items()):
             pf = pq.ParquetFile(p)
             counts = json.loads((pf.schema_arrow.metadata or {}).get(COUNTS_KEY, b"{}"))
             rejected.update(counts.get("rejected", {}))
@@ -253,11 +290,17 @@ class BuildRunner:
         try:
             if todo and overrides(self.builder, "prepare") and (self.engine is None or self.engine.runs_here):
                 self._prepare(items)
-            progress = Progress(self.progress, total=n, done=n - sum(e - s for s, e in todo),
-                                label=f"build {self.builder.name}")
+            progress = Progress(
+                self.progress, total=n, done=n - sum(e - s for s, e in todo), label=f"build {self.builder.name}"
+            )
             shards = (Shard(s, e, items[s:e], [self._item_rng(it) for it in items[s:e]]) for s, e in todo)
-            mapped = map_here(self.builder, shards, progress) if self.engine is None else self.engine.map_shards(
-                self.builder, items if overrides(self.builder, "prepare") else None, shards, progress)
+            mapped = (
+                map_here(self.builder, shards, progress)
+                if self.engine is None
+                else self.engine.map_shards(
+                    self.builder, items if overrides(self.builder, "prepare") else None, shards, progress
+                )
+            )
             for shard, results in mapped:  # in shard order, whichever engine made them
                 s, e = shard.start, shard.end
                 shard_records: list[dict] = []
@@ -273,8 +316,12 @@ class BuildRunner:
                         seen_ids.add(rec["id"])
                         shard_records.append(rec)
                     progress.advance()
-                self._write_shard(self._shard_dir() / self._shard_name(s, e), shard_records,
-                                  {k: dict(v) for k, v in counts.items()}, signature)
+                self._write_shard(
+                    self._shard_dir() / self._shard_name(s, e),
+                    shard_records,
+                    {k: dict(v) for k, v in counts.items()},
+                    signature,
+                )
                 totals["produced"] += len(shard_records)
                 rejected.update(counts["rejected"])
                 skipped.update(counts["skipped"])
@@ -302,11 +349,28 @@ class BuildRunner:
         failures = self._failure_totals()
         if failures is not None:
             counts["failures"] = failures
-        self._record_usage(manifest, before, status="complete" if produced else "empty",
-                           finished_at=utcnow().isoformat(), produced=produced, counts=counts, **self._runtime())
+        self._record_usage(
+            manifest,
+            before,
+            status="complete" if produced else "empty",
+            finished_at=utcnow().isoformat(),
+            produced=produced,
+            counts=counts,
+            **self._runtime(),
+        )
         write_json_atomic(self._manifest_path(), manifest)
-        summary = BuildSummary(self.out_dir, signature, produced, n, dict(rejected), dict(skipped), resumed,
-                               time.perf_counter() - t0, failures or {}, manifest.get("usage", {}))
+        summary = BuildSummary(
+            self.out_dir,
+            signature,
+            produced,
+            n,
+            dict(rejected),
+            dict(skipped),
+            resumed,
+            time.perf_counter() - t0,
+            failures or {},
+            manifest.get("usage", {}),
+        )
         if not produced:
             raise EmptyBuild(summary, self.builder.empty_hint)
         return summary
@@ -326,16 +390,20 @@ class BuildRunner:
     def _prepare(self, items: Sequence[Item]) -> None:
         """Corpus-level state (pools, indexes; deterministic, so safe on resume), with its own progress display
         (shown once the builder advances it: a prepare with nothing to do shows nothing)."""
-        progress = OnDemandProgress(lambda: Progress(self.progress, total=len(items), done=0,
-                                                     label=f"prepare {self.builder.name}", every=10.0))
+        progress = OnDemandProgress(
+            lambda: Progress(self.progress, total=len(items), done=0, label=f"prepare {self.builder.name}", every=10.0)
+        )
         try:
             self.builder.prepare(items, progress=progress)
         finally:
             progress.close()
 
     def _finalize(self, signature: str, created) -> int:
-        table = pq.read_table(sorted(self._shard_dir().glob("part-*.parquet"))) if any(
-            self._shard_dir().glob("part-*.parquet")) else to_table(self.kind, [])
+        table = (
+            pq.read_table(sorted(self._shard_dir().glob("part-*.parquet")))
+            if any(self._shard_dir().glob("part-*.parquet"))
+            else to_table(self.kind, [])
+        )
         final = self.builder.finalize(table.to_pylist())
         out = self.out_dir / "data" / "part-final.parquet"
         self._write_shard(out, final, {}, signature)

@@ -20,35 +20,79 @@ import re
 ADDITION, OMISSION, MISTRANSLATION = "addition", "omission", "mistranslation"
 OVERTRANSLATION, UNDERTRANSLATION = "overtranslation", "undertranslation"
 UNTRANSLATED, DO_NOT_TRANSLATE, REAL_WORLD, WRONG_LANGUAGE = (
-    "untranslated", "do not translate", "real-world knowledge", "wrong language")
+    "untranslated",
+    "do not translate",
+    "real-world knowledge",
+    "wrong language",
+)
 PUNCTUATION = "punctuation"
-CATEGORIES = (ADDITION, OMISSION, MISTRANSLATION, OVERTRANSLATION, UNDERTRANSLATION, UNTRANSLATED,
-              DO_NOT_TRANSLATE, REAL_WORLD, WRONG_LANGUAGE, PUNCTUATION)
+CATEGORIES = (
+    ADDITION,
+    OMISSION,
+    MISTRANSLATION,
+    OVERTRANSLATION,
+    UNDERTRANSLATION,
+    UNTRANSLATED,
+    DO_NOT_TRANSLATE,
+    REAL_WORLD,
+    WRONG_LANGUAGE,
+    PUNCTUATION,
+)
 
 # ACES's taxonomy: exact phenomenon names first, then name prefixes (its phenomena are families of variants)
 ACES_PHENOMENA = {
-    "addition": ADDITION, "omission": OMISSION, "copy-source": UNTRANSLATED, "do-not-translate": DO_NOT_TRANSLATE,
-    "hyponym-replacement": OVERTRANSLATION, "hypernym-replacement": UNDERTRANSLATION,
-    "antonym-replacement": REAL_WORLD, "lexical-overlap": MISTRANSLATION, "nonsense": MISTRANSLATION,
-    "ordering-mismatch": MISTRANSLATION, "coreference-based-on-commonsense": MISTRANSLATION,
+    "addition": ADDITION,
+    "omission": OMISSION,
+    "copy-source": UNTRANSLATED,
+    "do-not-translate": DO_NOT_TRANSLATE,
+    "hyponym-replacement": OVERTRANSLATION,
+    "hypernym-replacement": UNDERTRANSLATION,
+    "antonym-replacement": REAL_WORLD,
+    "lexical-overlap": MISTRANSLATION,
+    "nonsense": MISTRANSLATION,
+    "ordering-mismatch": MISTRANSLATION,
+    "coreference-based-on-commonsense": MISTRANSLATION,
 }
 ACES_PREFIXES = (
-    ("ambiguous-translation-", MISTRANSLATION), ("anaphoric_", MISTRANSLATION), ("hallucination-", MISTRANSLATION),
-    ("modal_verb:", MISTRANSLATION), ("overly-literal-", MISTRANSLATION), ("pleonastic_it:", MISTRANSLATION),
-    ("xnli-", MISTRANSLATION), ("untranslated-", UNTRANSLATED), ("commonsense-", REAL_WORLD),
-    ("real-world-knowledge-", REAL_WORLD), ("similar-language-", WRONG_LANGUAGE), ("punctuation:", PUNCTUATION),
+    ("ambiguous-translation-", MISTRANSLATION),
+    ("anaphoric_", MISTRANSLATION),
+    ("hallucination-", MISTRANSLATION),
+    ("modal_verb:", MISTRANSLATION),
+    ("overly-literal-", MISTRANSLATION),
+    ("pleonastic_it:", MISTRANSLATION),
+    ("xnli-", MISTRANSLATION),
+    ("untranslated-", UNTRANSLATED),
+    ("commonsense-", REAL_WORLD),
+    ("real-world-knowledge-", REAL_WORLD),
+    ("similar-language-", WRONG_LANGUAGE),
+    ("punctuation:", PUNCTUATION),
 )
 
 # DEMETR's perturbations (pert_name without its severity_idN_ prefix)
 DEMETR_PERTURBATIONS = {
-    "repeat2": ADDITION, "repeat4": ADDITION, "addition": ADDITION,
-    "hypernym": UNDERTRANSLATION, "codemix": UNTRANSLATED,
-    "antonym": MISTRANSLATION, "negation": MISTRANSLATION, "ne_replaced": MISTRANSLATION,
-    "numbers_replaced": MISTRANSLATION, "gender": MISTRANSLATION, "tense": MISTRANSLATION,
-    "aspect": MISTRANSLATION, "question": MISTRANSLATION, "shuffled": MISTRANSLATION,
-    "pp_removed": OMISSION, "conj_removed": OMISSION, "adj_adv_removed": OMISSION, "verb_removed": OMISSION,
-    "noun_removed": OMISSION, "subj_removed": OMISSION, "ne_removed": OMISSION,
-    "final_punc_removed": PUNCTUATION, "punc_addition": PUNCTUATION,
+    "repeat2": ADDITION,
+    "repeat4": ADDITION,
+    "addition": ADDITION,
+    "hypernym": UNDERTRANSLATION,
+    "codemix": UNTRANSLATED,
+    "antonym": MISTRANSLATION,
+    "negation": MISTRANSLATION,
+    "ne_replaced": MISTRANSLATION,
+    "numbers_replaced": MISTRANSLATION,
+    "gender": MISTRANSLATION,
+    "tense": MISTRANSLATION,
+    "aspect": MISTRANSLATION,
+    "question": MISTRANSLATION,
+    "shuffled": MISTRANSLATION,
+    "pp_removed": OMISSION,
+    "conj_removed": OMISSION,
+    "adj_adv_removed": OMISSION,
+    "verb_removed": OMISSION,
+    "noun_removed": OMISSION,
+    "subj_removed": OMISSION,
+    "ne_removed": OMISSION,
+    "final_punc_removed": PUNCTUATION,
+    "punc_addition": PUNCTUATION,
     # no accuracy category: pos_shift, word_swap, case, function_word, misspelled, char_removed, tokenized,
     # full_lower, first_lower (fluency) and base_* (sanity checks: empty, shuffled translation, reference)
 }
@@ -56,14 +100,29 @@ _DEMETR_NAME = re.compile(r"(?:minor|major|critical|base)_id\d+_(.+)")
 
 # Generic error labels of WMT challenge sets (normalised: lower case, `_` and spaces as `-`)
 WMT_LABELS = {
-    "addition": ADDITION, "insertion": ADDITION, "ins": ADDITION,
-    "omission": OMISSION, "deletion": OMISSION, "del": OMISSION,
-    "mistranslation": MISTRANSLATION, "negation": MISTRANSLATION, "neg": MISTRANSLATION,
-    "named-entity": MISTRANSLATION, "ne": MISTRANSLATION, "number": MISTRANSLATION, "num": MISTRANSLATION,
-    "hallucination": MISTRANSLATION, "gender": MISTRANSLATION, "antonym": MISTRANSLATION,
-    "overtranslation": OVERTRANSLATION, "undertranslation": UNDERTRANSLATION,
-    "untranslated": UNTRANSLATED, "do-not-translate": DO_NOT_TRANSLATE,
-    "real-world-knowledge": REAL_WORLD, "wrong-language": WRONG_LANGUAGE, "punctuation": PUNCTUATION,
+    "addition": ADDITION,
+    "insertion": ADDITION,
+    "ins": ADDITION,
+    "omission": OMISSION,
+    "deletion": OMISSION,
+    "del": OMISSION,
+    "mistranslation": MISTRANSLATION,
+    "negation": MISTRANSLATION,
+    "neg": MISTRANSLATION,
+    "named-entity": MISTRANSLATION,
+    "ne": MISTRANSLATION,
+    "number": MISTRANSLATION,
+    "num": MISTRANSLATION,
+    "hallucination": MISTRANSLATION,
+    "gender": MISTRANSLATION,
+    "antonym": MISTRANSLATION,
+    "overtranslation": OVERTRANSLATION,
+    "undertranslation": UNDERTRANSLATION,
+    "untranslated": UNTRANSLATED,
+    "do-not-translate": DO_NOT_TRANSLATE,
+    "real-world-knowledge": REAL_WORLD,
+    "wrong-language": WRONG_LANGUAGE,
+    "punctuation": PUNCTUATION,
 }
 
 

@@ -20,8 +20,16 @@ PAIR_KINDS = ("challenge_pair", "smaug_pair")
 
 def _order(r: dict[str, Any]) -> tuple:
     sid = r.get("source_id") or ""
-    return (r.get("source_dataset") or "", 0 if sid.isdigit() else 1, int(sid) if sid.isdigit() else 0, sid,
-            r.get("lp") or "", r.get("seg_id") or "", r.get("system") or "", r["id"])
+    return (
+        r.get("source_dataset") or "",
+        0 if sid.isdigit() else 1,
+        int(sid) if sid.isdigit() else 0,
+        sid,
+        r.get("lp") or "",
+        r.get("seg_id") or "",
+        r.get("system") or "",
+        r["id"],
+    )
 
 
 def _records(release: str | Path, kinds: tuple[str, ...], fmt: str) -> list[tuple[str, list[dict[str, Any]]]]:
@@ -30,8 +38,9 @@ def _records(release: str | Path, kinds: tuple[str, ...], fmt: str) -> list[tupl
     tables = load_records_by_kind(release)
     found = [(k, sorted(tables[k].to_pylist(), key=_order)) for k in kinds if k in tables]
     if not found:
-        raise GauntletError(f"{release}: no {' or '.join(kinds)} records to export as {fmt} (it holds "
-                            f"{', '.join(tables) or 'nothing'})")
+        raise GauntletError(
+            f"{release}: no {' or '.join(kinds)} records to export as {fmt} (it holds {', '.join(tables) or 'nothing'})"
+        )
     return found
 
 
@@ -68,8 +77,9 @@ def export_release(fmt: str, release: str | Path, out: str | Path, releases: str
 
         found = _records(release, PAIR_KINDS, fmt)
         if len(found) > 1:
-            raise GauntletError(f"{release}: holds both challenge_pair and smaug_pair records; export each "
-                                "release of one kind")
+            raise GauntletError(
+                f"{release}: holds both challenge_pair and smaug_pair records; export each release of one kind"
+            )
         kind, records = found[0]
         path = _new_path(out)
         with atomic_path(path) as tmp:  # nothing is left behind when a text cannot be written
@@ -78,12 +88,16 @@ def export_release(fmt: str, release: str | Path, out: str | Path, releases: str
     if fmt == "mtme":
         from mtgauntlet.sets.formats.mtme import write_mtme
 
-        (_, records), = _records(release, ("human_score",), fmt)
+        ((_, records),) = _records(release, ("human_score",), fmt)
         root = _new_path(out)
         with atomic_dir(root) as tmp:
             n = write_mtme(tmp, records)
-        return {"format": fmt, "out": str(root), "records": n,
-                "files": sorted(str(p) for p in root.rglob("*") if p.is_file())}
+        return {
+            "format": fmt,
+            "out": str(root),
+            "records": n,
+            "files": sorted(str(p) for p in root.rglob("*") if p.is_file()),
+        }
     from mtgauntlet.records import load_records
     from mtgauntlet.sets.formats.seg_score import seg_score_lines, write_seg_scores
 

@@ -27,8 +27,7 @@ def split_lp(lp: str, *, file: str, line: int | None, field_name: str) -> tuple[
     """(source language, target language) of a language pair ``src-tgt``."""
     parts = lp.split("-")
     if len(parts) != 2 or not all(p.strip() for p in parts):
-        raise InputError(f"language pair {lp!r}: expected SRC-TGT (e.g. de-en)", file=file, line=line,
-                         field=field_name)
+        raise InputError(f"language pair {lp!r}: expected SRC-TGT (e.g. de-en)", file=file, line=line, field=field_name)
     return parts[0], parts[1]
 
 

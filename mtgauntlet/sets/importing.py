@@ -22,9 +22,14 @@ from mtgauntlet.errors import GauntletError, UsageError
 from mtgauntlet.sets.imported import ImportedSet
 
 IMPORT_FORMATS = ("aces", "span-aces", "demetr", "wmt-challenge", "mtme", "human-table")
-TITLES = {"aces": "ACES (TSV or JSON lines)", "span-aces": "Span-ACES", "demetr": "DEMETR",
-          "wmt-challenge": "a WMT challenge-set TSV", "mtme": "an mt-metrics-eval folder",
-          "human-table": "a flat human-judgment table"}
+TITLES = {
+    "aces": "ACES (TSV or JSON lines)",
+    "span-aces": "Span-ACES",
+    "demetr": "DEMETR",
+    "wmt-challenge": "a WMT challenge-set TSV",
+    "mtme": "an mt-metrics-eval folder",
+    "human-table": "a flat human-judgment table",
+}
 BUILDER_VERSION = "1"
 _FIELD_FIRST = re.compile(r"(name|license|url|citation|license[_-]name|license[_-]link|hub[_-]id)=", re.DOTALL)
 
@@ -68,13 +73,19 @@ def complete(fmt: str, imported: ImportedSet, source_dataset: str) -> list[dict[
     seen: dict[str, dict[str, Any]] = {}
     out = []
     for r in imported.records:
-        rec = {**r, "builder": builder, "builder_version": BUILDER_VERSION, "created_at": created,
-               "source_dataset": source_dataset}
+        rec = {
+            **r,
+            "builder": builder,
+            "builder_version": BUILDER_VERSION,
+            "created_at": created,
+            "source_dataset": source_dataset,
+        }
         rec["id"] = record_id(imported.kind, rec)
         if rec["id"] in seen:
             where = ", ".join(f"{k} {rec.get(k)!r}" for k in ("lp", "seg_id", "system", "source_id") if rec.get(k))
-            raise GauntletError(f"{source_dataset}: two {imported.kind} records are the same item ({where}); "
-                                "remove the repeated row")
+            raise GauntletError(
+                f"{source_dataset}: two {imported.kind} records are the same item ({where}); remove the repeated row"
+            )
         seen[rec["id"]] = rec
         out.append(rec)
     return out
@@ -85,8 +96,9 @@ def expand_provenance(statements: Sequence[str], source_dataset: str) -> list[st
     return [f"{source_dataset}:{s}" if _FIELD_FIRST.match(s) else s for s in statements]
 
 
-def _write_build(folder: Path, fmt: str, path: Path, imported: ImportedSet, records: list[dict[str, Any]],
-                 score_cols: Sequence[str]) -> None:
+def _write_build(
+    folder: Path, fmt: str, path: Path, imported: ImportedSet, records: list[dict[str, Any]], score_cols: Sequence[str]
+) -> None:
     import pyarrow.parquet as pq
 
     from mtgauntlet.core.builds import MANIFEST
@@ -97,19 +109,32 @@ def _write_build(folder: Path, fmt: str, path: Path, imported: ImportedSet, reco
 
     digests = {str(f): sha256_file(f) for f in imported.files}
     content = hashlib.sha256(json.dumps(sorted(digests.values())).encode()).hexdigest()[:16]
-    signature = make_signature({"builder": f"import:{fmt}", "builder_version": BUILDER_VERSION, "input": content,
-                                "score_col": list(score_cols) or None})
+    signature = make_signature(
+        {
+            "builder": f"import:{fmt}",
+            "builder_version": BUILDER_VERSION,
+            "input": content,
+            "score_col": list(score_cols) or None,
+        }
+    )
     (folder / "data").mkdir(parents=True)
     pq.write_table(to_table(imported.kind, records, signature=signature), folder / "data" / "part-0.parquet")
     now = utcnow().isoformat()
     skipped = dict(sorted(imported.skipped.items()))
-    manifest = {"status": "complete", "builder": f"import:{fmt}", "builder_version": BUILDER_VERSION,
-                "kind": imported.kind, "signature": signature, "produced": len(records),
-                "counts": {"produced": len(records), "items": len(records) + sum(skipped.values()),
-                           "skipped": skipped},
-                "config": {"format": fmt, "input": path.name, "score_col": list(score_cols)},
-                "created_at": now, "finished_at": now, "versions": package_versions(),
-                "input_sha256": {Path(k).name: v for k, v in digests.items()}}
+    manifest = {
+        "status": "complete",
+        "builder": f"import:{fmt}",
+        "builder_version": BUILDER_VERSION,
+        "kind": imported.kind,
+        "signature": signature,
+        "produced": len(records),
+        "counts": {"produced": len(records), "items": len(records) + sum(skipped.values()), "skipped": skipped},
+        "config": {"format": fmt, "input": path.name, "score_col": list(score_cols)},
+        "created_at": now,
+        "finished_at": now,
+        "versions": package_versions(),
+        "input_sha256": {Path(k).name: v for k, v in digests.items()},
+    }
     (folder / MANIFEST).write_text(json.dumps(manifest, indent=2, ensure_ascii=False), encoding="utf-8")
 
 
@@ -125,8 +150,16 @@ def _recognisable(path: Path, files: Sequence[Path]) -> list[Path]:
     return list(files) if known and all(known) and len({k.describe for k in known}) == 1 else []
 
 
-def import_release(fmt: str, path: str | Path, *, name: str, version: str, out: str | Path = "releases",
-                   provenance: Sequence[str] = (), score_cols: Sequence[str] = ()) -> Path:
+def import_release(
+    fmt: str,
+    path: str | Path,
+    *,
+    name: str,
+    version: str,
+    out: str | Path = "releases",
+    provenance: Sequence[str] = (),
+    score_cols: Sequence[str] = (),
+) -> Path:
     """Read a set and release it as ``OUT/name=NAME/version=VERSION``; returns the release directory."""
     from mtgauntlet.releases.release import make_release, release_dir
     from mtgauntlet.releases.version import Version, check_name
@@ -142,12 +175,21 @@ def import_release(fmt: str, path: str | Path, *, name: str, version: str, out: 
     if not records:
         raise GauntletError(f"{p}: no records to import (skipped: {dict(imported.skipped) or 'none'})")
     skipped = "; ".join(f"{n} skipped: {why}" for why, n in sorted(imported.skipped.items()))
-    description = (f"{TITLES[fmt]} imported with `gauntlet import {fmt}` from {p.name}: {len(records)} "
-                   f"{imported.kind} records" + (f" ({skipped})" if skipped else "") + ".")
+    description = (
+        f"{TITLES[fmt]} imported with `gauntlet import {fmt}` from {p.name}: {len(records)} "
+        f"{imported.kind} records" + (f" ({skipped})" if skipped else "") + "."
+    )
     with tempfile.TemporaryDirectory(prefix="mtgauntlet-import-") as tmp:
         build = Path(tmp) / "build"
         _write_build(build, fmt, p, imported, records, score_cols)
         statements = expand_provenance(provenance, source)
         stated = any(s.startswith(f"{source}:") for s in statements)  # else the input may be recognised by sha256
-        return make_release([build], name, version, out=out, description=description, provenance=statements,
-                            input_files=[] if stated else _recognisable(p, imported.files))
+        return make_release(
+            [build],
+            name,
+            version,
+            out=out,
+            description=description,
+            provenance=statements,
+            input_files=[] if stated else _recognisable(p, imported.files),
+        )

@@ -27,7 +27,7 @@ def read_text(path: str | Path) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = data[:exc.start].count(b"\n") + 1
+        line = data[: exc.start].count(b"\n") + 1
         raise InputError(f"not UTF-8 (byte {exc.start})", file=str(p), line=line) from None
 
 
@@ -67,8 +67,11 @@ def read_tsv(path: str | Path) -> Table:
     for i, line in enumerate(lines[1:], start=2):
         values = line.split("\t")
         if len(values) != len(columns):
-            raise InputError(f"{len(values)} fields, the header has {len(columns)} (TAB-separated, no quoting)",
-                             file=str(path), line=i)
+            raise InputError(
+                f"{len(values)} fields, the header has {len(columns)} (TAB-separated, no quoting)",
+                file=str(path),
+                line=i,
+            )
         table.rows.append((i, dict(zip(columns, values))))
     return table
 
@@ -77,8 +80,10 @@ def check_field(value: str, where: str, name: str, hint: str = "") -> str:
     """A text that a TSV (or line) file can hold: no TAB, no newline (a lone CR is kept as it is)."""
     bad = [c for c in ("\t", "\n") if c in value]
     if bad:
-        raise GauntletError(f"{where}: field {name} holds a {'TAB' if bad[0] == chr(9) else 'line break'}, which the "
-                            f"format cannot carry{hint}")
+        raise GauntletError(
+            f"{where}: field {name} holds a {'TAB' if bad[0] == chr(9) else 'line break'}, which the "
+            f"format cannot carry{hint}"
+        )
     return value
 
 
@@ -89,8 +94,10 @@ def write_tsv(path: Path, columns: Sequence[str], rows: Iterator[tuple[str, dict
         f.write("\t".join(check_field(c, str(path), "header") for c in columns) + "\n")
         hint = "; export it as ACES JSON lines (an --out path ending in .jsonl)"
         for where, row in rows:
-            f.write("\t".join(check_field("" if row.get(c) is None else str(row[c]), where, c, hint)
-                              for c in columns) + "\n")
+            f.write(
+                "\t".join(check_field("" if row.get(c) is None else str(row[c]), where, c, hint) for c in columns)
+                + "\n"
+            )
             n += 1
     return n
 

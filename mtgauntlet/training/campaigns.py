@@ -37,16 +37,29 @@ class Campaign:
 
 
 CAMPAIGNS = (
-    Campaign("gmqm-news20", "google-wmt-mqm/google_mqm_seg_scores.tsv.gz", "google-mqm", "newstest2020", "mqm",
-             "sentence"),
-    Campaign("gmqm-news21", "google-wmt-mqm/google_mqm_seg_scores.tsv.gz", "google-mqm", "newstest2021", "mqm",
-             "sentence"),
-    Campaign("gmqm-ted21", "google-wmt-mqm/google_mqm_seg_scores.tsv.gz", "google-mqm", "wmt21-ted", "mqm",
-             "sentence"),
-    Campaign("wmt23-mqm", "wmt23-mqm-mtme/wmt23_mtme_seg_scores.tsv.gz", "mtme-mqm", None, "mqm",
-             "paragraph (en-de), sentence (he-en, zh-en)"),
-    Campaign("wmt23-da", "wmt23-mqm-mtme/wmt23_mtme_seg_scores.tsv.gz", "mtme-da", None, "da",
-             "paragraph (en-de), sentence (zh-en)"),
+    Campaign(
+        "gmqm-news20", "google-wmt-mqm/google_mqm_seg_scores.tsv.gz", "google-mqm", "newstest2020", "mqm", "sentence"
+    ),
+    Campaign(
+        "gmqm-news21", "google-wmt-mqm/google_mqm_seg_scores.tsv.gz", "google-mqm", "newstest2021", "mqm", "sentence"
+    ),
+    Campaign("gmqm-ted21", "google-wmt-mqm/google_mqm_seg_scores.tsv.gz", "google-mqm", "wmt21-ted", "mqm", "sentence"),
+    Campaign(
+        "wmt23-mqm",
+        "wmt23-mqm-mtme/wmt23_mtme_seg_scores.tsv.gz",
+        "mtme-mqm",
+        None,
+        "mqm",
+        "paragraph (en-de), sentence (he-en, zh-en)",
+    ),
+    Campaign(
+        "wmt23-da",
+        "wmt23-mqm-mtme/wmt23_mtme_seg_scores.tsv.gz",
+        "mtme-da",
+        None,
+        "da",
+        "paragraph (en-de), sentence (zh-en)",
+    ),
     Campaign("wmt23-esa", "wmt23-mqm-mtme/wmt23_ende_esa_campaign.tsv.gz", "esa", None, "esa", "paragraph"),
 )
 

@@ -107,7 +107,7 @@ class FeatureStore:
             d = self._group(g)
             missing = [i for i, k in enumerate(keys) if k not in d]
             for s in range(0, len(missing), 500):
-                chunk = missing[s:s + 500]
+                chunk = missing[s : s + 500]
                 t0 = time.time()
                 X = source_features([texts[i] for i in chunk], lang, groups=(g,), syntax_langs=SYNTAX_LANGS)
                 d.update({keys[i]: x for i, x in zip(chunk, X)})
@@ -236,7 +236,7 @@ def baselines(camps: dict[str, list[dict]]) -> dict[str, dict[str, dict]]:
             for lp in sorted({r["lp"] for r in rows}):
                 sub = [r for r in rows if r["lp"] == lp]
                 try:
-                    scores.update(score_sources(sub, lambda texts, lp: est.difficulty(texts, *split_lp(lp))))
+                    scores.update(score_sources(sub, lambda texts, lp, est=est: est.difficulty(texts, *split_lp(lp))))
                 except BackendUnavailable:
                     continue
             res = dec([r for r in rows if (r["lp"], str(r["item_id"])) in scores], scores)
@@ -263,16 +263,29 @@ def main() -> None:
     for c in camps:
         print(f"{c:<14}{held[c]['dec']:>9.3f}" + "".join(f"{base[b][c]['dec']:>9.3f}" for b in BASELINES))
     mean = float(np.mean([held[c]["dec"] for c in camps]))
-    print(f"{'mean':<14}{mean:>9.3f}" + "".join(f"{np.nanmean([base[b][c]['dec'] for c in camps]):>9.3f}"
-                                                for b in BASELINES))
+    print(
+        f"{'mean':<14}{mean:>9.3f}"
+        + "".join(f"{np.nanmean([base[b][c]['dec'] for c in camps]):>9.3f}" for b in BASELINES)
+    )
     its, X = data.train_set(list(camps), [], cfg.groups)
-    signature = (f"model:learned-difficulty|data:{'+'.join(camps)}|n:{len(its)}|features:{'+'.join(cfg.groups)}|"
-                 f"target:rank-per-system|ridge:{cfg.alpha:g}/{cfg.alpha_e5:g}|version:{VERSION}")
-    meta = {"signature": signature, "version": VERSION, "config": asdict(cfg), "config_name": best,
-            "syntax_langs": list(SYNTAX_LANGS), "n_train": len(its), "campaigns": [asdict(c) for c in CAMPAIGNS],
-            "loco": {c: held[c] for c in camps}, "loco_mean": mean,
-            "loco_by_config": {k: {c: round(v, 4) for c, v in r.items()} for k, r in full.items()},
-            "baselines": base, "trained": time.strftime("%Y-%m-%d")}
+    signature = (
+        f"model:learned-difficulty|data:{'+'.join(camps)}|n:{len(its)}|features:{'+'.join(cfg.groups)}|"
+        f"target:rank-per-system|ridge:{cfg.alpha:g}/{cfg.alpha_e5:g}|version:{VERSION}"
+    )
+    meta = {
+        "signature": signature,
+        "version": VERSION,
+        "config": asdict(cfg),
+        "config_name": best,
+        "syntax_langs": list(SYNTAX_LANGS),
+        "n_train": len(its),
+        "campaigns": [asdict(c) for c in CAMPAIGNS],
+        "loco": {c: held[c] for c in camps},
+        "loco_mean": mean,
+        "loco_by_config": {k: {c: round(v, 4) for c, v in r.items()} for k, r in full.items()},
+        "baselines": base,
+        "trained": time.strftime("%Y-%m-%d"),
+    }
     model = fit(cfg, X, its, meta)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

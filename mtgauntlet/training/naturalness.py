@@ -29,7 +29,7 @@ def main() -> None:
     ap.add_argument("--out", default=str(Path(__file__).resolve().parents[1] / "data" / "models"))
     args = ap.parse_args()
     rows = read_flores(Path(args.shared) / "flores200-devtest/flores200_devtest.tsv.gz", src="en", tgt="de").rows
-    natural = [r["src"] for r in rows[-args.n:]]
+    natural = [r["src"] for r in rows[-args.n :]]
     rng = random.Random(13)
     shuffled = []
     for t in natural:
@@ -38,10 +38,16 @@ def main() -> None:
         shuffled.append(" ".join(w))
     a, b = np.array(mean_logprobs(natural)), np.array(mean_logprobs(shuffled))
     mid, scale = float((a.mean() + b.mean()) / 2), float(abs(a.mean() - b.mean()) / 4)
-    meta = {"midpoint": mid, "scale": scale, "natural_mean": float(a.mean()), "shuffled_mean": float(b.mean()),
-            "pairwise_accuracy": float(np.mean(a > b)), "llm": "smollm2",
-            "signature": f"model:lm-naturalness|data:flores-devtest-eng-last{args.n}+shuffled|llm:smollm2|version:1",
-            "trained": time.strftime("%Y-%m-%d")}
+    meta = {
+        "midpoint": mid,
+        "scale": scale,
+        "natural_mean": float(a.mean()),
+        "shuffled_mean": float(b.mean()),
+        "pairwise_accuracy": float(np.mean(a > b)),
+        "llm": "smollm2",
+        "signature": f"model:lm-naturalness|data:flores-devtest-eng-last{args.n}+shuffled|llm:smollm2|version:1",
+        "trained": time.strftime("%Y-%m-%d"),
+    }
     out = Path(args.out) / "lm_naturalness.json"
     out.write_text(json.dumps(meta, indent=2) + "\n")
     print(json.dumps(meta, indent=2))

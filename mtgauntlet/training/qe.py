@@ -77,7 +77,9 @@ def critical_pairs(shared: Path, src: str, tgt: str, n: int, offset: int) -> lis
     from mtgauntlet.core.builds import item_rng
     from mtgauntlet.corpora.formats import read_flores
 
-    rows = read_flores(shared / "flores200-devtest/flores200_devtest.tsv.gz", src=src, tgt=tgt).rows[offset:offset + n]
+    rows = read_flores(shared / "flores200-devtest/flores200_devtest.tsv.gz", src=src, tgt=tgt).rows[
+        offset : offset + n
+    ]
     # the good hypothesis (Apertium) is not used: the pair is (reference, perturbed reference)
     builder = SmaugBuilder(src_lang=src, tgt_lang=tgt, translator="apertium")
     items = iter_items(rows)
@@ -97,13 +99,16 @@ class SignalStore:
         keys = [hashlib.sha1(f"{tag}\t{sl}\t{tl}\t{s}\t{h}".encode()).hexdigest() for s, h in zip(srcs, hyps)]
         todo = [i for i, k in enumerate(keys) if k not in self.data]
         for a in range(0, len(todo), 400):
-            part = todo[a:a + 400]
+            part = todo[a : a + 400]
             t0 = time.time()
             X = qe.features([srcs[i] for i in part], [hyps[i] for i in part], sl, tl)
             self.data.update({keys[i]: x for i, x in zip(part, X)})
             self.path.parent.mkdir(parents=True, exist_ok=True)
             np.savez(self.path, **self.data)
-            print(f"  {tag} {sl}-{tl}: signals of {a + len(part)}/{len(todo)} rows in {time.time() - t0:.0f} s", flush=True)
+            print(
+                f"  {tag} {sl}-{tl}: signals of {a + len(part)}/{len(todo)} rows in {time.time() - t0:.0f} s",
+                flush=True,
+            )
         return np.vstack([self.data[k] for k in keys]) if keys else np.zeros((0, len(SIGNALS)))
 
 
@@ -123,7 +128,9 @@ def prefill_embeddings(pairs: list[tuple[str, str]], folder: Path) -> None:
             memo[text] = np.asarray(v, dtype=np.float32)
 
 
-def human_signals(sample: dict[str, list[dict]], store: SignalStore, e5_cache: Path | None = None) -> dict[str, np.ndarray]:
+def human_signals(
+    sample: dict[str, list[dict]], store: SignalStore, e5_cache: Path | None = None
+) -> dict[str, np.ndarray]:
     # the full signal set, the LM likelihood included (as `qe` scores; `qe#fast` leaves it out)
     qe = ShippedQE("", model_path="/nonexistent")
     if e5_cache is not None:
@@ -138,8 +145,7 @@ def human_signals(sample: dict[str, list[dict]], store: SignalStore, e5_cache: P
             by[r["lp"]].append(i)
         for lp, idx in by.items():
             sl, tl = split_lp(lp)
-            X[idx] = store.get(qe, [rows[i]["src"] for i in idx], [rows[i]["tgt"] for i in idx], sl, tl,
-                               "human+lm")
+            X[idx] = store.get(qe, [rows[i]["src"] for i in idx], [rows[i]["tgt"] for i in idx], sl, tl, "human+lm")
         out[c] = X
     return out
 
@@ -149,8 +155,7 @@ def loco_src_quality(shared: Path, sample: dict[str, list[dict]], cache: Path) -
     from mtgauntlet.models.difficulty import LearnedDifficulty
     from mtgauntlet.training import difficulty as D
 
-    cfg = D.Config(**{k: tuple(v) if k == "groups" else v
-                      for k, v in LearnedDifficulty().model.meta["config"].items()})
+    cfg = D.Config(**{k: tuple(v) if k == "groups" else v for k, v in LearnedDifficulty().model.meta["config"].items()})
     camps = load_campaigns(shared)
     data = D.Data(camps, D.FeatureStore(cache))
     out = {}
@@ -229,8 +234,16 @@ def _diffs(std: LinearModel, Xh: list[np.ndarray], pairs_h: list[np.ndarray]) ->
     return np.vstack(Ds) if Ds else np.zeros((0, len(SIGNALS)))
 
 
-def train(Xh: list[np.ndarray], pairs_h: list[np.ndarray], within_h: list[np.ndarray], G: np.ndarray,
-          B: np.ndarray, lam: float, l2: float, std: LinearModel) -> np.ndarray:
+def train(
+    Xh: list[np.ndarray],
+    pairs_h: list[np.ndarray],
+    within_h: list[np.ndarray],
+    G: np.ndarray,
+    B: np.ndarray,
+    lam: float,
+    l2: float,
+    std: LinearModel,
+) -> np.ndarray:
     """Weights over standardised signals (two stages, see the module doc): human campaigns ``Xh`` with their
     segment pairs ``pairs_h`` and within-source pairs ``within_h``; critical pairs (G better than B)."""
     src = SIGNALS.index("src_quality")
@@ -270,8 +283,9 @@ def segment_tau(rows: list[dict], scores: np.ndarray) -> tuple[float, float]:
 class Experiment:
     """Signals, pairs and the critical-error sets of one training run; fits and scores settings."""
 
-    def __init__(self, Xh: dict[str, np.ndarray], sample: dict[str, list[dict]], G, B, Gv, Bv, pairs_per_lp: int,
-                 seed: int = 13):
+    def __init__(
+        self, Xh: dict[str, np.ndarray], sample: dict[str, list[dict]], G, B, Gv, Bv, pairs_per_lp: int, seed: int = 13
+    ):
         self.Xh, self.sample, self.G, self.B, self.Gv, self.Bv = Xh, sample, G, B, Gv, Bv
         self.std = standardiser(np.vstack(list(Xh.values()) + [G, B]))
         rng = np.random.default_rng(seed)
@@ -281,8 +295,16 @@ class Experiment:
 
     def fit(self, campaigns: list[str], setting) -> np.ndarray:
         lam, l2 = setting
-        return train([self.Xh[c] for c in campaigns], [self.pairs[c] for c in campaigns],
-                     [self.within[c] for c in campaigns], self.G, self.B, lam, l2, self.std)
+        return train(
+            [self.Xh[c] for c in campaigns],
+            [self.pairs[c] for c in campaigns],
+            [self.within[c] for c in campaigns],
+            self.G,
+            self.B,
+            lam,
+            l2,
+            self.std,
+        )
 
     def critical_acc(self, w: np.ndarray) -> float:
         return float(np.mean((self.std.transform(self.Gv) - self.std.transform(self.Bv)) @ w > 0))
@@ -300,8 +322,10 @@ class Experiment:
         ok = [st for st in self.settings if acc[st] >= floor]
         if not ok:  # none keeps the critical errors: the one that keeps them best
             return max(self.settings, key=acc.get)
-        scores = {st: float(np.mean([self.taus(c, self.fit([x for x in campaigns if x != c], st))[0]
-                                     for c in campaigns])) for st in ok}
+        scores = {
+            st: float(np.mean([self.taus(c, self.fit([x for x in campaigns if x != c], st))[0] for c in campaigns]))
+            for st in ok
+        }
         return max(scores, key=scores.get)
 
     def nested_loco(self) -> dict[str, dict]:
@@ -312,17 +336,28 @@ class Experiment:
             w = self.fit(rest, st)
             seg, within = self.taus(c, w)
             fast = self.taus(c, w, fast=True)
-            out[c] = {"segment_tau": seg, "within_source_tau": within, "fast_segment_tau": fast[0],
-                      "fast_within_source_tau": fast[1], "lambda": st[0], "l2": st[1],
-                      "critical_val_acc": self.critical_acc(w)}
-            print(f"  held out {c}: segment tau_b {seg:+.3f}, within-source {within:+.3f}; qe#fast {fast[0]:+.3f} "
-                  f"({fast[1]:+.3f}) (lambda {st[0]:g}, l2 {st[1]:g})", flush=True)
+            out[c] = {
+                "segment_tau": seg,
+                "within_source_tau": within,
+                "fast_segment_tau": fast[0],
+                "fast_within_source_tau": fast[1],
+                "lambda": st[0],
+                "l2": st[1],
+                "critical_val_acc": self.critical_acc(w),
+            }
+            print(
+                f"  held out {c}: segment tau_b {seg:+.3f}, within-source {within:+.3f}; qe#fast {fast[0]:+.3f} "
+                f"({fast[1]:+.3f}) (lambda {st[0]:g}, l2 {st[1]:g})",
+                flush=True,
+            )
         return out
 
 
 def load_experiment(shared: Path, per_lp: int, n: int, pairs: int, cache: Path, difficulty_cache: Path) -> Experiment:
     store = SignalStore(cache)
-    print("critical-error pairs (FLORES es<->en; the last third of the sources of each direction validates)", flush=True)
+    print(
+        "critical-error pairs (FLORES es<->en; the last third of the sources of each direction validates)", flush=True
+    )
     qe_lm = ShippedQE("", model_path="/nonexistent")
     G, B, Gv, Bv = [], [], [], []
     for src, tgt, offset in (("es", "en", 0), ("en", "es", 500)):
@@ -354,27 +389,39 @@ def main() -> None:
     ap.add_argument("--difficulty-cache", default="/tmp/mtgauntlet-difficulty-features")
     ap.add_argument("--out", default=str(Path(__file__).resolve().parents[1] / "data" / "models"))
     args = ap.parse_args()
-    ex = load_experiment(Path(args.shared), args.per_lp, args.n, args.pairs, Path(args.cache),
-                         Path(args.difficulty_cache))
+    ex = load_experiment(
+        Path(args.shared), args.per_lp, args.n, args.pairs, Path(args.cache), Path(args.difficulty_cache)
+    )
     print("nested leave-one-campaign-out on the judgments:", flush=True)
     held = ex.nested_loco()
     names = list(ex.sample)
     lam, l2 = ex.choose(names)
     G, B, std = np.vstack([ex.G, ex.Gv]), np.vstack([ex.B, ex.Bv]), ex.std
-    w = train([ex.Xh[c] for c in names], [ex.pairs[c] for c in names], [ex.within[c] for c in names], G, B, lam,
-              l2, std)
+    w = train(
+        [ex.Xh[c] for c in names], [ex.pairs[c] for c in names], [ex.within[c] for c in names], G, B, lam, l2, std
+    )
     Xh = ex.Xh
     # scale: centre the logits on the training translations and put one standard deviation at 1 logit unit
     allz = np.concatenate([std.transform(X) @ w for X in Xh.values()] + [std.transform(G) @ w, std.transform(B) @ w])
     mid, scale = float(allz.mean()), float(allz.std()) or 1.0
     w, b = w / scale, -mid / scale
     used = [n for n, wi in zip(SIGNALS, w) if abs(wi) > 1e-9]
-    signature = (f"model:qe|data:{'+'.join(names)}(per-lp:{args.per_lp})+flores-smaug-es-en+en-es|"
-                 f"pairs:within+critical(lambda:{lam:g})>segment|l2:{l2:g}|signals:{'+'.join(used)}|version:{VERSION}")
-    meta = {"signature": signature, "version": VERSION, "weights": dict(zip(SIGNALS, map(float, w))), "intercept": b,
-            "lambda": lam, "l2": l2, "per_lp": args.per_lp, "loco": held,
-            "loco_mean_segment_tau": float(np.mean([v["segment_tau"] for v in held.values()])),
-            "trained": time.strftime("%Y-%m-%d")}
+    signature = (
+        f"model:qe|data:{'+'.join(names)}(per-lp:{args.per_lp})+flores-smaug-es-en+en-es|"
+        f"pairs:within+critical(lambda:{lam:g})>segment|l2:{l2:g}|signals:{'+'.join(used)}|version:{VERSION}"
+    )
+    meta = {
+        "signature": signature,
+        "version": VERSION,
+        "weights": dict(zip(SIGNALS, map(float, w))),
+        "intercept": b,
+        "lambda": lam,
+        "l2": l2,
+        "per_lp": args.per_lp,
+        "loco": held,
+        "loco_mean_segment_tau": float(np.mean([v["segment_tau"] for v in held.values()])),
+        "trained": time.strftime("%Y-%m-%d"),
+    }
     model = LinearModel(std.mean, std.std, w, b, list(SIGNALS), meta)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

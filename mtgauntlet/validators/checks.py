@@ -5,7 +5,8 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -64,15 +65,22 @@ def length_stats(texts: Sequence[str], prefix: str, iqr_k: float = 3.0) -> dict[
         return {}
     q1, q3 = np.percentile(w, [25, 75])
     lo, hi = q1 - iqr_k * (q3 - q1), q3 + iqr_k * (q3 - q1)
-    return {f"{prefix}.words_mean": float(w.mean()), f"{prefix}.words_min": float(w.min()),
-            f"{prefix}.words_max": float(w.max()), f"{prefix}.chars_mean": float(c.mean()),
-            f"{prefix}.empty_rate": float(np.mean(w == 0)),
-            f"{prefix}.outlier_rate": float(np.mean((w < lo) | (w > hi))),
-            f"{prefix}.outlier_low": float(lo), f"{prefix}.outlier_high": float(hi)}
+    return {
+        f"{prefix}.words_mean": float(w.mean()),
+        f"{prefix}.words_min": float(w.min()),
+        f"{prefix}.words_max": float(w.max()),
+        f"{prefix}.chars_mean": float(c.mean()),
+        f"{prefix}.empty_rate": float(np.mean(w == 0)),
+        f"{prefix}.outlier_rate": float(np.mean((w < lo) | (w > hi))),
+        f"{prefix}.outlier_low": float(lo),
+        f"{prefix}.outlier_high": float(hi),
+    }
 
 
 def length_ratio_stats(a: Sequence[str], b: Sequence[str], name: str) -> dict[str, float]:
     """Character length ratio len(b)/len(a): mean and share outside [1/2, 2]."""
     r = np.array([(len(y or "") + 1) / (len(x or "") + 1) for x, y in zip(a, b)])
-    return {f"length_ratio.{name}_mean": float(r.mean()),
-            f"length_ratio.{name}_outside_0.5_2": float(np.mean((r < 0.5) | (r > 2)))}
+    return {
+        f"length_ratio.{name}_mean": float(r.mean()),
+        f"length_ratio.{name}_outside_0.5_2": float(np.mean((r < 0.5) | (r > 2))),
+    }

@@ -9,11 +9,11 @@ sacrebleu's CHRF._compute_f_score element-wise (effective order, or eps smoothin
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
-PUNCTS = set('!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~')
+PUNCTS = set("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 
 
 def _remove_punctuation(sent: str) -> list[str]:
@@ -34,10 +34,10 @@ def _ngram_lists(text: str, char_order: int, word_order: int, lowercase: bool, w
     if lowercase:
         text = text.lower()
     line = text if whitespace else "".join(text.split())
-    grams = [[line[i:i + n] for i in range(len(line) - n + 1)] for n in range(1, char_order + 1)]
+    grams = [[line[i : i + n] for i in range(len(line) - n + 1)] for n in range(1, char_order + 1)]
     if word_order:
         words = _remove_punctuation(text)
-        grams += [[" ".join(words[i:i + n]) for i in range(len(words) - n + 1)] for n in range(1, word_order + 1)]
+        grams += [[" ".join(words[i : i + n]) for i in range(len(words) - n + 1)] for n in range(1, word_order + 1)]
     return grams
 
 
@@ -75,9 +75,18 @@ def _count_matrices(texts: Sequence[str], char_order: int, word_order: int, lowe
     return out
 
 
-def pairwise_chrf(hyps: Sequence[str], refs: Sequence[str] | None = None, *, char_order: int = 6,
-                  word_order: int = 0, beta: int = 2, lowercase: bool = False, whitespace: bool = False,
-                  eps_smoothing: bool = False, block: int = 512) -> np.ndarray:
+def pairwise_chrf(
+    hyps: Sequence[str],
+    refs: Sequence[str] | None = None,
+    *,
+    char_order: int = 6,
+    word_order: int = 0,
+    beta: int = 2,
+    lowercase: bool = False,
+    whitespace: bool = False,
+    eps_smoothing: bool = False,
+    block: int = 512,
+) -> np.ndarray:
     """Matrix S[i, j] = sentence chrF of hyps[i] against refs[j] (refs defaults to hyps), 0..100."""
     same = refs is None
     texts = list(hyps) + ([] if same else list(refs))
@@ -85,7 +94,7 @@ def pairwise_chrf(hyps: Sequence[str], refs: Sequence[str] | None = None, *, cha
     mats = _count_matrices(texts, char_order, word_order, lowercase, whitespace)
     nr = nh if same else len(texts) - nh
     out = np.zeros((nh, nr))
-    eps, factor, order = 1e-16, beta ** 2, char_order + word_order
+    eps, factor, order = 1e-16, beta**2, char_order + word_order
     for start in range(0, nh, block):
         stop = min(nh, start + block)
         score = np.zeros((stop - start, nr))
@@ -128,7 +137,9 @@ def sample_texts(texts: Sequence[str], max_texts: int | None, seed: int = 13) ->
     return texts
 
 
-def mean_pairwise_chrf(texts: Sequence[str], *, max_texts: int | None = 5000, seed: int = 13, **kw) -> tuple[float, int]:
+def mean_pairwise_chrf(
+    texts: Sequence[str], *, max_texts: int | None = 5000, seed: int = 13, **kw
+) -> tuple[float, int]:
     """Mean chrF over ordered pairs i != j (text i hypothesis, text j reference); samples ``max_texts``
     texts uniformly when there are more. Returns (mean, number of texts used)."""
     texts = sample_texts(texts, max_texts, seed)

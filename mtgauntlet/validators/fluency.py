@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Sequence
 from importlib import resources
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -49,16 +50,19 @@ def llm_judge(texts: Sequence[str], llm) -> list[dict[str, Any] | None]:
     from mtgauntlet.models import prompts, structured
 
     convs = [[{"role": "user", "content": prompts.SOURCE_ANALYSIS.format(source=t)}] for t in texts]
-    return structured.ask(llm, convs, structured.SOURCE_ANALYSIS, prompts.parse_source_analysis, max_tokens=512,
-                          temperature=0.0, seed=0)[1]
+    return structured.ask(
+        llm, convs, structured.SOURCE_ANALYSIS, prompts.parse_source_analysis, max_tokens=512, temperature=0.0, seed=0
+    )[1]
 
 
 def judged_measures(judged: Sequence[dict[str, Any] | None]) -> dict[str, Any]:
     """Means of the judge's 0..100 scores over the usable answers, the number of distinct topics they name (the
     paper's "Diversity (topics)"), and how many answers were unusable."""
     ok = [j for j in judged if j]
-    out: dict[str, Any] = {key: float(np.mean([j[key] for j in ok])) if ok else None
-                           for key in ("grammaticality", "naturalness", "word_rarity", "syntax_complexity")}
+    out: dict[str, Any] = {
+        key: float(np.mean([j[key] for j in ok])) if ok else None
+        for key in ("grammaticality", "naturalness", "word_rarity", "syntax_complexity")
+    }
     out["unique_topics"] = len({t for j in ok for t in j["topics"]}) if ok else None
     out["failures"] = len(judged) - len(ok)
     return out

@@ -15,14 +15,16 @@ from __future__ import annotations
 
 import importlib.util
 import re
-from functools import lru_cache
-from typing import Any, Sequence
+from collections.abc import Sequence
+from functools import cache
+from typing import Any
 
 from mtgauntlet.errors import BackendUnavailable
 
 # Harper lint kinds that are not grammar (kept out of grammar_errors)
-NOT_GRAMMAR_KINDS = frozenset({"Spelling", "Typo", "Readability", "Style", "Formatting", "Regionalism",
-                               "Redundancy", "Enhancement"})
+NOT_GRAMMAR_KINDS = frozenset(
+    {"Spelling", "Typo", "Readability", "Style", "Formatting", "Regionalism", "Redundancy", "Enhancement"}
+)
 NOT_GRAMMAR_RULES = frozenset({"UpdatePlaceNames", "OrthographicConsistency", "LongSentences", "OxfordComma"})
 SPELLING_KINDS = frozenset({"Spelling", "Typo"})
 _WORDS = re.compile(r"\w+", re.UNICODE)
@@ -59,17 +61,18 @@ def available_languages() -> list[str]:
     return out
 
 
-@lru_cache(maxsize=None)
+@cache
 def _harper():
     try:
         import harper
     except ModuleNotFoundError:
-        raise BackendUnavailable(f"the English grammar checker needs the package harper-py (pip install {HARPER_PIP})"
-                                 ) from None
+        raise BackendUnavailable(
+            f"the English grammar checker needs the package harper-py (pip install {HARPER_PIP})"
+        ) from None
     return harper.Linter()
 
 
-@lru_cache(maxsize=None)
+@cache
 def _grammalecte():
     module = _grammalecte_module()
     if module is None:
@@ -86,17 +89,34 @@ def _harper_check(text: str) -> dict[str, Any]:
                 spelling += 1
             if kind in NOT_GRAMMAR_KINDS or rule in NOT_GRAMMAR_RULES:
                 continue
-            issues.append({"rule": rule, "kind": kind, "message": lint.message, "start": lint.span.start,
-                           "end": lint.span.end, "text": lint.problem_text})
+            issues.append(
+                {
+                    "rule": rule,
+                    "kind": kind,
+                    "message": lint.message,
+                    "start": lint.span.start,
+                    "end": lint.span.end,
+                    "text": lint.problem_text,
+                }
+            )
     issues.sort(key=lambda i: (i["start"], i["end"], i["rule"]))
     return {"grammar_errors": len(issues), "grammar_issues": issues, "spelling_flags": spelling}
 
 
 def _grammalecte_check(text: str) -> dict[str, Any]:
     grammar, spelling = _grammalecte().getParagraphErrors(text, bSpellSugg=False)
-    issues = [{"rule": str(e["sRuleId"]), "kind": str(e["sType"]), "message": str(e["sMessage"]),
-               "start": int(e["nStart"]), "end": int(e["nEnd"]), "text": text[int(e["nStart"]):int(e["nEnd"])]}
-              for e in grammar if e.get("sType") not in GRAMMALECTE_NOT_GRAMMAR]
+    issues = [
+        {
+            "rule": str(e["sRuleId"]),
+            "kind": str(e["sType"]),
+            "message": str(e["sMessage"]),
+            "start": int(e["nStart"]),
+            "end": int(e["nEnd"]),
+            "text": text[int(e["nStart"]) : int(e["nEnd"])],
+        }
+        for e in grammar
+        if e.get("sType") not in GRAMMALECTE_NOT_GRAMMAR
+    ]
     issues.sort(key=lambda i: (i["start"], i["end"], i["rule"]))
     return {"grammar_errors": len(issues), "grammar_issues": issues, "spelling_flags": len(spelling)}
 
@@ -110,15 +130,17 @@ def checker(lang: str):
     if base == "fr":
         _grammalecte()
         return _grammalecte_check
-    raise BackendUnavailable(f"no grammar checker for language {lang!r} (English: harper-py; French: "
-                             "python3-grammalecte)")
+    raise BackendUnavailable(
+        f"no grammar checker for language {lang!r} (English: harper-py; French: python3-grammalecte)"
+    )
 
 
 def check_texts(texts: Sequence[str], lang: str) -> list[dict[str, Any]]:
     """One result per text (each checked alone; an empty text has no issues)."""
     check = checker(lang)
-    return [check(t) if t and t.strip() else {"grammar_errors": 0, "grammar_issues": [], "spelling_flags": 0}
-            for t in texts]
+    return [
+        check(t) if t and t.strip() else {"grammar_errors": 0, "grammar_issues": [], "spelling_flags": 0} for t in texts
+    ]
 
 
 def error_rate(results: Sequence[dict[str, Any]], texts: Sequence[str]) -> float:
@@ -128,8 +150,11 @@ def error_rate(results: Sequence[dict[str, Any]], texts: Sequence[str]) -> float
 
 
 # record kind -> (the column that should be fluent, the column naming its language)
-FLUENT_SIDE = {"smaug_pair": ("good", "tgt_lang"), "breaker_text": ("text", "src_lang"),
-               "topic_text": ("text", "src_lang")}
+FLUENT_SIDE = {
+    "smaug_pair": ("good", "tgt_lang"),
+    "breaker_text": ("text", "src_lang"),
+    "topic_text": ("text", "src_lang"),
+}
 
 
 def grammar_results(kind_name: str, rows: Sequence[dict[str, Any]]) -> list[dict[str, Any] | None]:
@@ -157,8 +182,9 @@ def _by_lang(rows: Sequence[dict[str, Any]], lang_col: str) -> list[tuple[str, l
     return sorted(by_lang.items())
 
 
-def flagged_records(kind_name: str, rows: Sequence[dict[str, Any]],
-                    results: Sequence[dict[str, Any] | None] | None = None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+def flagged_records(
+    kind_name: str, rows: Sequence[dict[str, Any]], results: Sequence[dict[str, Any] | None] | None = None
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """The records of a set whose fluent side has grammar errors (``id``, ``column``, ``text``, ``issues``) and
     the set's metrics (``grammar.error_rate`` per 100 words, ``grammar.flagged_rate``) over the rows whose
     language has a checker; texts in other languages are counted in ``grammar.unchecked``. ``results``: each
@@ -179,8 +205,9 @@ def flagged_records(kind_name: str, rows: Sequence[dict[str, Any]],
             checked_texts.append(text)
             checked.append(res)
             if res["grammar_errors"]:
-                flagged.append({"id": rows[i].get("id"), "column": column, "text": text,
-                                "issues": res["grammar_issues"]})
+                flagged.append(
+                    {"id": rows[i].get("id"), "column": column, "text": text, "issues": res["grammar_issues"]}
+                )
     metrics: dict[str, Any] = {"grammar.unchecked": unchecked}
     if checked_texts:
         metrics["grammar.error_rate"] = error_rate(checked, checked_texts)

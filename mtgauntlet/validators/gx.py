@@ -12,8 +12,13 @@ from typing import Any
 
 from mtgauntlet.schema import RecordKind
 
-TEXT_COLUMNS = {"smaug_pair": ("src", "ref", "good", "bad"), "breaker_text": ("text",), "topic_text": ("text",),
-                "selected_text": ("text",), "judgment": ("src",)}
+TEXT_COLUMNS = {
+    "smaug_pair": ("src", "ref", "good", "bad"),
+    "breaker_text": ("text",),
+    "topic_text": ("text",),
+    "selected_text": ("text",),
+    "judgment": ("src",),
+}
 
 
 class DataDocs:
@@ -43,10 +48,14 @@ class DataDocs:
             from great_expectations.data_context.types.base import ProgressBarsConfig
 
             self.context.variables.progress_bars = ProgressBarsConfig(globally=False, metric_calculations=False)
-        self.context.add_data_docs_site(site_name="mtgauntlet", site_config={
-            "class_name": "SiteBuilder",
-            "store_backend": {"class_name": "TupleFilesystemStoreBackend", "base_directory": str(self.docs_dir)},
-            "site_index_builder": {"class_name": "DefaultSiteIndexBuilder"}})
+        self.context.add_data_docs_site(
+            site_name="mtgauntlet",
+            site_config={
+                "class_name": "SiteBuilder",
+                "store_backend": {"class_name": "TupleFilesystemStoreBackend", "base_directory": str(self.docs_dir)},
+                "site_index_builder": {"class_name": "DefaultSiteIndexBuilder"},
+            },
+        )
         self.source = self.context.data_sources.add_pandas("records")
 
     def run_suite(self, df, kind: RecordKind) -> dict[str, Any]:
@@ -57,16 +66,31 @@ class DataDocs:
         suite = context.suites.add(gx.ExpectationSuite(name=f"mtgauntlet-{kind.name}"))
         for expectation in _expectations(gx.expectations, df, kind):
             suite.add_expectation(expectation)
-        vd = context.validation_definitions.add(gx.ValidationDefinition(data=batch, suite=suite,
-                                                                        name=f"vd-{kind.name}"))
-        cp = context.checkpoints.add(gx.Checkpoint(
-            name=f"cp-{kind.name}", validation_definitions=[vd],
-            actions=[gx.checkpoint.UpdateDataDocsAction(name="docs", site_names=["mtgauntlet"])]))
+        vd = context.validation_definitions.add(
+            gx.ValidationDefinition(data=batch, suite=suite, name=f"vd-{kind.name}")
+        )
+        cp = context.checkpoints.add(
+            gx.Checkpoint(
+                name=f"cp-{kind.name}",
+                validation_definitions=[vd],
+                actions=[gx.checkpoint.UpdateDataDocsAction(name="docs", site_names=["mtgauntlet"])],
+            )
+        )
         result = cp.run(batch_parameters={"dataframe": df})
-        expectations = [{"type": r.expectation_config.type, "column": r.expectation_config.kwargs.get("column"),
-                         "success": bool(r.success)} for run in result.run_results.values() for r in run.results]
-        return {"success": bool(result.success), "expectations": expectations,
-                "docs": str(self.docs_dir / "index.html")}
+        expectations = [
+            {
+                "type": r.expectation_config.type,
+                "column": r.expectation_config.kwargs.get("column"),
+                "success": bool(r.success),
+            }
+            for run in result.run_results.values()
+            for r in run.results
+        ]
+        return {
+            "success": bool(result.success),
+            "expectations": expectations,
+            "docs": str(self.docs_dir / "index.html"),
+        }
 
 
 def _scalar_columns(df):
@@ -79,12 +103,18 @@ def _scalar_columns(df):
 
 def _expectations(E, df, kind: RecordKind) -> list:
     out = [E.ExpectColumnValuesToNotBeNull(column=col) for col in kind.non_null_columns() if col in df.columns]
-    out += [E.ExpectColumnValuesToBeInSet(column=col, value_set=list(allowed))
-            for col, allowed in kind.allowed.items() if col in df.columns]
+    out += [
+        E.ExpectColumnValuesToBeInSet(column=col, value_set=list(allowed))
+        for col, allowed in kind.allowed.items()
+        if col in df.columns
+    ]
     if "id" in df.columns:
         out.append(E.ExpectColumnValuesToBeUnique(column="id"))
-    out += [E.ExpectColumnValueLengthsToBeBetween(column=col, min_value=1)
-            for col in TEXT_COLUMNS.get(kind.name, ()) if col in df.columns]
+    out += [
+        E.ExpectColumnValueLengthsToBeBetween(column=col, min_value=1)
+        for col in TEXT_COLUMNS.get(kind.name, ())
+        if col in df.columns
+    ]
     return out
 
 

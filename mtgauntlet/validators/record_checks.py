@@ -68,9 +68,16 @@ def smaug_record_metrics(rows: list[dict[str, Any]]) -> dict[str, float]:
 
     if not rows:
         return {}
-    out = {"smaug.span_mismatches": float(sum(
-        not span_identity_holds(r["ref"], r["bad"], r.get("span_start"), r.get("span_end"), r.get("span_replacement"))
-        for r in rows))}
+    out = {
+        "smaug.span_mismatches": float(
+            sum(
+                not span_identity_holds(
+                    r["ref"], r["bad"], r.get("span_start"), r.get("span_end"), r.get("span_replacement")
+                )
+                for r in rows
+            )
+        )
+    }
     out["smaug.good_equals_ref_rate"] = sum(r["good"].split() == r["ref"].split() for r in rows) / len(rows)
     neg = [checks_dict(r.get("checks")).get("nli_contradiction") for r in rows if r["phenomenon"] == "neg"]
     if neg:

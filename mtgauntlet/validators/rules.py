@@ -88,20 +88,25 @@ class Rules:
         return self.options.grammar or any(t.metric.startswith("grammar.") for t in self.thresholds)
 
     @classmethod
-    def default(cls) -> "Rules":
-        return cls(thresholds=[
-            Threshold("schema.valid", equals=1.0), Threshold("values.null_violations", max=0),
-            Threshold("values.not_allowed", max=0), Threshold("ids.duplicates", max=0),
-            Threshold("text.empty_rate", max=0), Threshold("chrf_diversity", min=0.3),
-            Threshold("embedding_diversity", min=0.05),
-            Threshold("smaug.span_mismatches", max=0),
-            Threshold("smaug.nli.bad_contradicts_ref_rate", min=0.8),
-            Threshold("smaug.nli.good_contradicts_ref_rate", max=0.2),
-            Threshold("lm_naturalness_mean", min=30.0),
-        ])
+    def default(cls) -> Rules:
+        return cls(
+            thresholds=[
+                Threshold("schema.valid", equals=1.0),
+                Threshold("values.null_violations", max=0),
+                Threshold("values.not_allowed", max=0),
+                Threshold("ids.duplicates", max=0),
+                Threshold("text.empty_rate", max=0),
+                Threshold("chrf_diversity", min=0.3),
+                Threshold("embedding_diversity", min=0.05),
+                Threshold("smaug.span_mismatches", max=0),
+                Threshold("smaug.nli.bad_contradicts_ref_rate", min=0.8),
+                Threshold("smaug.nli.good_contradicts_ref_rate", max=0.2),
+                Threshold("lm_naturalness_mean", min=30.0),
+            ]
+        )
 
     @classmethod
-    def from_yaml(cls, path: str | Path) -> "Rules":
+    def from_yaml(cls, path: str | Path) -> Rules:
         import yaml
 
         p = Path(path)
@@ -112,29 +117,33 @@ class Rules:
             raise InputError("rules file not found", file=str(p)) from None
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
-            raise InputError(f"invalid YAML ({getattr(exc, 'problem', exc)})", file=str(p),
-                             line=mark.line + 1 if mark else None) from None
+            raise InputError(
+                f"invalid YAML ({getattr(exc, 'problem', exc)})", file=str(p), line=mark.line + 1 if mark else None
+            ) from None
         if not isinstance(data, dict):
             raise InputError("a rules file is a mapping with version, options and thresholds", file=str(p))
         unknown = set(data) - {"version", "options", "thresholds"}
         if unknown:
             raise InputError(f"unknown keys {sorted(unknown)} (expected version, options, thresholds)", file=str(p))
         if data.get("version", RULES_VERSION) != RULES_VERSION:
-            raise InputError(f"rules version {data.get('version')} not supported (expected {RULES_VERSION})",
-                             file=str(p), field="version")
+            raise InputError(
+                f"rules version {data.get('version')} not supported (expected {RULES_VERSION})",
+                file=str(p),
+                field="version",
+            )
         opts = data.get("options") or {}
         if not isinstance(opts, dict):
             raise InputError("options must be a mapping", file=str(p), field="options")
         thresholds = []
         section = data.get("thresholds") or {}
         if not isinstance(section, dict):
-            raise InputError("thresholds must be a mapping metric -> {min, max, equals}", file=str(p),
-                             field="thresholds")
+            raise InputError(
+                "thresholds must be a mapping metric -> {min, max, equals}", file=str(p), field="thresholds"
+            )
         for metric, spec in section.items():
             where = {"file": str(p), "line": _line_of(text, str(metric)), "field": f"thresholds.{metric}"}
             if not is_known(str(metric)):
-                raise InputError(f"unknown rule {metric!r}: no validator computes it{suggestion(str(metric))}",
-                                 **where)
+                raise InputError(f"unknown rule {metric!r}: no validator computes it{suggestion(str(metric))}", **where)
             if not isinstance(spec, dict) or not set(spec) <= {"min", "max", "equals"} or not spec:
                 raise InputError("a threshold is a mapping with min, max and/or equals", **where)
             for bound in ("min", "max"):
@@ -162,10 +171,15 @@ def _options(opts: dict[str, Any], path: Path, text: str) -> Options:
         if key not in types:
             raise InputError(f"unknown option {key!r}; known: {', '.join(sorted(types))}", **where)
         want = types[key]
-        ok = (isinstance(value, bool) if want is bool else
-              isinstance(value, int) and not isinstance(value, bool) if want is int else
-              isinstance(value, (int, float)) and not isinstance(value, bool) if want is float else
-              value is None or isinstance(value, str))
+        ok = (
+            isinstance(value, bool)
+            if want is bool
+            else isinstance(value, int) and not isinstance(value, bool)
+            if want is int
+            else isinstance(value, (int, float)) and not isinstance(value, bool)
+            if want is float
+            else value is None or isinstance(value, str)
+        )
         if not ok:
             raise InputError(f"expected {getattr(want, '__name__', str(want))}, got {value!r}", **where)
     return Options(**opts)

@@ -13,16 +13,22 @@ from mtgauntlet.schema import get_kind
 from mtgauntlet.validators import checks
 from mtgauntlet.validators.rules import Rules
 
-MAIN_TEXT = {"smaug_pair": "bad", "breaker_text": "text", "topic_text": "text", "selected_text": "text",
-             "judgment": "src"}
+MAIN_TEXT = {
+    "smaug_pair": "bad",
+    "breaker_text": "text",
+    "topic_text": "text",
+    "selected_text": "text",
+    "judgment": "src",
+}
 
 
 def load_tables(path: str | Path) -> dict[str, pa.Table]:
     return load_records_by_kind(path)
 
 
-def kind_metrics(kind_name: str, table: pa.Table, rules: Rules,
-                 engine: Any = None) -> tuple[dict[str, Any], list[str], dict[str, Any]]:
+def kind_metrics(
+    kind_name: str, table: pa.Table, rules: Rules, engine: Any = None
+) -> tuple[dict[str, Any], list[str], dict[str, Any]]:
     """The metrics, problems and notes of one kind's records; the per-record checks (NLI, grammar, LM naturalness)
     run on ``engine`` (``None``: this process; see :mod:`mtgauntlet.validators.record_engine`)."""
     from mtgauntlet.validators.record_checks import schema_checks, smaug_nli_rates, smaug_record_metrics
@@ -41,9 +47,17 @@ def kind_metrics(kind_name: str, table: pa.Table, rules: Rules,
         metrics["unique_words"] = checks.unique_words(texts)
         metrics.update(checks.length_stats(texts, "text", opts.iqr_k))
     rows = table.to_pylist()
-    per_record = record_results(RecordChecks(kind_name=kind_name, text_col=text_col, grammar=rules.grammar_on(),
-                                             nli=opts.nli if kind_name == "smaug_pair" else None,
-                                             lm=bool(opts.lm and texts)), rows, engine)
+    per_record = record_results(
+        RecordChecks(
+            kind_name=kind_name,
+            text_col=text_col,
+            grammar=rules.grammar_on(),
+            nli=opts.nli if kind_name == "smaug_pair" else None,
+            lm=bool(opts.lm and texts),
+        ),
+        rows,
+        engine,
+    )
     for col in ("topic", "domain", "phenomenon"):
         if col in table.column_names:
             metrics[f"unique_{col}s"] = checks.unique_values(table.column(col).to_pylist())
@@ -55,8 +69,9 @@ def kind_metrics(kind_name: str, table: pa.Table, rules: Rules,
         metrics.update(smaug_record_metrics(rows))
         if opts.nli:
             if rows:
-                metrics.update(smaug_nli_rates(rows, [r["nli"][0] for r in per_record],
-                                               [r["nli"][1] for r in per_record]))
+                metrics.update(
+                    smaug_nli_rates(rows, [r["nli"][0] for r in per_record], [r["nli"][1] for r in per_record])
+                )
         else:
             info["nli"] = "not checked: no NLI backend configured (options.nli, e.g. hf:roberta-large-mnli)"
     if opts.lm and texts:
@@ -90,14 +105,21 @@ def _embedder(opts):
     return registry.load("embedder", opts.embedder) if opts.embedder else None
 
 
-def validate(path: str | Path, rules: Rules | None = None, report_dir: str | Path | None = None,
-             engine: Any = None) -> dict[str, Any]:
+def validate(
+    path: str | Path, rules: Rules | None = None, report_dir: str | Path | None = None, engine: Any = None
+) -> dict[str, Any]:
     """The report of the record set at ``path``; the per-record checks run on ``engine`` (``None``: this process),
     with the same report on every engine."""
     rules = rules or Rules.default()
     tables = load_tables(path)
-    report: dict[str, Any] = {"path": str(path), "kinds": {}, "rules": [], "passed": True, "failed_rules": [],
-                              "not_checked": []}
+    report: dict[str, Any] = {
+        "path": str(path),
+        "kinds": {},
+        "rules": [],
+        "passed": True,
+        "failed_rules": [],
+        "not_checked": [],
+    }
     signatures = signatures_by_kind(path)  # a release accepts this report only for these builds
     gx_docs = None
     if rules.options.gx and report_dir is not None:
@@ -106,8 +128,12 @@ def validate(path: str | Path, rules: Rules | None = None, report_dir: str | Pat
         gx_docs = DataDocs(Path(report_dir) / "gx-docs")  # one site: every kind's suite and results
     for kind_name, table in sorted(tables.items()):
         metrics, problems, info = kind_metrics(kind_name, table, rules, engine)
-        entry: dict[str, Any] = {"metrics": metrics, "problems": problems, "info": info,
-                                 "signatures": signatures.get(kind_name, [])}
+        entry: dict[str, Any] = {
+            "metrics": metrics,
+            "problems": problems,
+            "info": info,
+            "signatures": signatures.get(kind_name, []),
+        }
         if gx_docs is not None:
             entry["great_expectations"] = gx_docs.run_suite(table.to_pandas(), get_kind(kind_name))
         report["kinds"][kind_name] = entry
@@ -115,8 +141,15 @@ def validate(path: str | Path, rules: Rules | None = None, report_dir: str | Pat
             status = th.evaluate(metrics.get(th.metric))
             if th.metric not in metrics and status == "not_checked" and not _relevant(th.metric, kind_name):
                 continue
-            report["rules"].append({"kind": kind_name, "metric": th.metric, "threshold": th.describe(),
-                                    "value": metrics.get(th.metric), "status": status})
+            report["rules"].append(
+                {
+                    "kind": kind_name,
+                    "metric": th.metric,
+                    "threshold": th.describe(),
+                    "value": metrics.get(th.metric),
+                    "status": status,
+                }
+            )
             if status == "fail":
                 report["passed"] = False
                 report["failed_rules"].append(f"{kind_name}:{th.metric}")
@@ -126,9 +159,18 @@ def validate(path: str | Path, rules: Rules | None = None, report_dir: str | Pat
             report["passed"] = False
             report["failed_rules"].append(f"{kind_name}:great_expectations")
     first = next(iter(report["kinds"].values()))["metrics"]
-    report["summary"] = {k: first[k] for k in ("n", "chrf_diversity", "embedding_diversity", "unique_words",
-                                                "lm_naturalness_mean", "smaug.nli.bad_contradicts_ref_rate")
-                         if k in first}
+    report["summary"] = {
+        k: first[k]
+        for k in (
+            "n",
+            "chrf_diversity",
+            "embedding_diversity",
+            "unique_words",
+            "lm_naturalness_mean",
+            "smaug.nli.bad_contradicts_ref_rate",
+        )
+        if k in first
+    }
     if report_dir is not None:
         write_json_atomic(Path(report_dir) / "report.json", report)
         write_text_atomic(Path(report_dir) / "report.txt", summary_text(report))

@@ -34,13 +34,24 @@ def _num(x: float | None) -> float | None:
 
 
 def _row(base: dict[str, Any], statistic: str, value, n, ci=(None, None), **where) -> dict[str, Any]:
-    return {**base, "phenomenon": "all", "lp": "all", "gold": None, "grouping": "none", **where,
-            "statistic": statistic, "value": _num(value), "ci_low": _num(ci[0]), "ci_high": _num(ci[1]),
-            "n": int(n)}
+    return {
+        **base,
+        "phenomenon": "all",
+        "lp": "all",
+        "gold": None,
+        "grouping": "none",
+        **where,
+        "statistic": statistic,
+        "value": _num(value),
+        "ci_low": _num(ci[0]),
+        "ci_high": _num(ci[1]),
+        "n": int(n),
+    }
 
 
-def pair_stats(items: Items, scores: Sequence[float | None], base: dict[str, Any],
-               n_resamples: int = 1000, seed: int = 0) -> list[dict[str, Any]]:
+def pair_stats(
+    items: Items, scores: Sequence[float | None], base: dict[str, Any], n_resamples: int = 1000, seed: int = 0
+) -> list[dict[str, Any]]:
     from mtgauntlet.evaluation.statistics.pairs import (
         ACES_WEIGHTS,
         aces_category_taus,
@@ -54,8 +65,9 @@ def pair_stats(items: Items, scores: Sequence[float | None], base: dict[str, Any
     good: dict[str, float] = {}
     bad: dict[str, float] = {}
     info: dict[str, tuple[str, str, str | None]] = {}
-    for rid, side, s, ph, lp, cat in zip(items.record_id, items.side, scores, items.phenomenon, items.lp,
-                                         items.category):
+    for rid, side, s, ph, lp, cat in zip(
+        items.record_id, items.side, scores, items.phenomenon, items.lp, items.category
+    ):
         (good if side == "good" else bad)[rid] = np.nan if s is None else s
         info[rid] = (ph or "none", lp, cat)
     ids = sorted(info)
@@ -79,10 +91,24 @@ def pair_stats(items: Items, scores: Sequence[float | None], base: dict[str, Any
             continue
         gi, bi = g[idx], b[idx]
         n = int((~(np.isnan(gi) | np.isnan(bi))).sum())
-        rows = [_row(base, "accuracy", pair_accuracy(gi, bi), n,
-                     bootstrap_ci(pair_accuracy, gi, bi, n_resamples=n_resamples, seed=seed), **where),
-                _row(base, "aces_tau", aces_tau(gi, bi), n,
-                     bootstrap_ci(aces_tau, gi, bi, n_resamples=n_resamples, seed=seed), **where)]
+        rows = [
+            _row(
+                base,
+                "accuracy",
+                pair_accuracy(gi, bi),
+                n,
+                bootstrap_ci(pair_accuracy, gi, bi, n_resamples=n_resamples, seed=seed),
+                **where,
+            ),
+            _row(
+                base,
+                "aces_tau",
+                aces_tau(gi, bi),
+                n,
+                bootstrap_ci(aces_tau, gi, bi, n_resamples=n_resamples, seed=seed),
+                **where,
+            ),
+        ]
         tau, d = smaug_tau_d(gi, bi, lo, hi)
         rows.append(_row(base, "smaug_tau", tau, n, **where))
         rows.append(_row(base, "smaug_d", d, int(((gi > bi) & ~np.isnan(gi) & ~np.isnan(bi)).sum()), **where))
@@ -91,22 +117,29 @@ def pair_stats(items: Items, scores: Sequence[float | None], base: dict[str, Any
     categories = {info[i][0]: info[i][2].lower() for i in ids if info[i][2] and info[i][2].lower() in ACES_WEIGHTS}
     if categories:
         for lp in sorted(lps | {"all"}):
-            taus = {r["phenomenon"]: r["value"] for r in out if r["statistic"] == "aces_tau" and r["lp"] == lp
-                    and r["phenomenon"] != "all" and r["value"] is not None}
+            taus = {
+                r["phenomenon"]: r["value"]
+                for r in out
+                if r["statistic"] == "aces_tau"
+                and r["lp"] == lp
+                and r["phenomenon"] != "all"
+                and r["value"] is not None
+            }
             by_cat = aces_category_taus(taus, categories)
-            n = sum(r["n"] for r in out if r["statistic"] == "aces_tau" and r["lp"] == lp
-                    and r["phenomenon"] in categories)
+            n = sum(
+                r["n"] for r in out if r["statistic"] == "aces_tau" and r["lp"] == lp and r["phenomenon"] in categories
+            )
             out.append(_row(base, "aces_score", aces_score(by_cat), n, lp=lp))
     return out
 
 
 def _matrices(items: Items, scores: Sequence[float | None], gold: str, lp: str):
-    segs = sorted({s for s, l in zip(items.seg_id, items.lp) if l == lp}, key=lambda x: (len(str(x)), str(x)))
+    segs = sorted({s for s, pair in zip(items.seg_id, items.lp) if pair == lp}, key=lambda x: (len(str(x)), str(x)))
     pos = {s: i for i, s in enumerate(segs)}
     metric: dict[str, list] = {}
     human: dict[str, list] = {}
-    for seg, sys_, l, s, kept in zip(items.seg_id, items.system, items.lp, scores, items.scores):
-        if l != lp:
+    for seg, sys_, pair, s, kept in zip(items.seg_id, items.system, items.lp, scores, items.scores):
+        if pair != lp:
             continue
         metric.setdefault(sys_, [None] * len(segs))[pos[seg]] = s
         human.setdefault(sys_, [None] * len(segs))[pos[seg]] = kept.get(gold)
@@ -124,8 +157,14 @@ def _acc_eq_rate(metric, human, grouping: str) -> float:
     return 1.0 if expected <= MAX_PAIRS else 0.9 * MAX_PAIRS / expected
 
 
-def human_stats(items: Items, scores: Sequence[float | None], base: dict[str, Any], gold: Sequence[str] | None = None,
-                n_resamples: int = 1000, seed: int = 0) -> list[dict[str, Any]]:
+def human_stats(
+    items: Items,
+    scores: Sequence[float | None],
+    base: dict[str, Any],
+    gold: Sequence[str] | None = None,
+    n_resamples: int = 1000,
+    seed: int = 0,
+) -> list[dict[str, Any]]:
     from mtgauntlet.evaluation.statistics import human as H
 
     names = sorted({k for kept in items.scores for k in kept})
@@ -138,24 +177,37 @@ def human_stats(items: Items, scores: Sequence[float | None], base: dict[str, An
                 continue
             where = {"lp": lp, "gold": gname}
             for grouping in H.GROUPINGS:
-                out.append(_row(base, "seg_pearson", *H.seg_pearson(metric, human, grouping), grouping=grouping,
-                                **where))
-                out.append(_row(base, "seg_kendall", *H.seg_kendall(metric, human, grouping, "b"), grouping=grouping,
-                                **where))
+                out.append(
+                    _row(base, "seg_pearson", *H.seg_pearson(metric, human, grouping), grouping=grouping, **where)
+                )
+                out.append(
+                    _row(base, "seg_kendall", *H.seg_kendall(metric, human, grouping, "b"), grouping=grouping, **where)
+                )
             for grouping in ("item", "sys"):
-                acc, n_pairs, _eps = H.seg_acc_eq(metric, human, grouping, _acc_eq_rate(metric, human, grouping),
-                                                  seed)
+                acc, n_pairs, _eps = H.seg_acc_eq(metric, human, grouping, _acc_eq_rate(metric, human, grouping), seed)
                 out.append(_row(base, "seg_acc_eq", acc, n_pairs, grouping=grouping, **where))
             msys, hsys = H.system_scores(metric), H.system_scores(human)
             out.append(_row(base, "sys_pairwise_accuracy", *H.sys_pairwise_accuracy(msys, hsys), **where))
             out.append(_row(base, "sys_pearson", *H.sys_pearson(msys, hsys), **where))
-            out.append(_row(base, "sys_soft_pairwise_accuracy",
-                            *H.sys_soft_pairwise_accuracy(metric, human, n_resamples, seed), **where))
+            out.append(
+                _row(
+                    base,
+                    "sys_soft_pairwise_accuracy",
+                    *H.sys_soft_pairwise_accuracy(metric, human, n_resamples, seed),
+                    **where,
+                )
+            )
     return out
 
 
-def set_stats(items: Items, scores: Sequence[float | None], base: dict[str, Any], gold: Sequence[str] | None = None,
-              n_resamples: int = 1000, seed: int = 0) -> list[dict[str, Any]]:
+def set_stats(
+    items: Items,
+    scores: Sequence[float | None],
+    base: dict[str, Any],
+    gold: Sequence[str] | None = None,
+    n_resamples: int = 1000,
+    seed: int = 0,
+) -> list[dict[str, Any]]:
     """Every statistic of one metric on one set (``base``: metric, metric_signature, set, version, record_kind)."""
     if items.set.kind in PAIR_KINDS:
         return pair_stats(items, scores, base, n_resamples, seed)

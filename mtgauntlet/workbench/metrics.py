@@ -72,10 +72,20 @@ def _qe(spec: str) -> Scorer:
 
     qe = load_qe(spec)
     versions = package_versions()
-    keep = ("mtgauntlet", "torch", "transformers", "sentencepiece", "comet", "unbabel-comet", "onnxruntime",
-            "ctranslate2", "llama-cpp-python")
-    signature = "|".join([f"qe:{signature_spec(spec)}", *backend_facts(qe),
-                          *(f"{k}={versions[k]}" for k in keep if versions.get(k))])
+    keep = (
+        "mtgauntlet",
+        "torch",
+        "transformers",
+        "sentencepiece",
+        "comet",
+        "unbabel-comet",
+        "onnxruntime",
+        "ctranslate2",
+        "llama-cpp-python",
+    )
+    signature = "|".join(
+        [f"qe:{signature_spec(spec)}", *backend_facts(qe), *(f"{k}={versions[k]}" for k in keep if versions.get(k))]
+    )
 
     def score(src, hyp, ref, src_lang, tgt_lang):
         return [clean(s) for s in qe.score(src, hyp, src_lang, tgt_lang)]
@@ -83,8 +93,19 @@ def _qe(spec: str) -> Scorer:
     return Scorer(spec, signature, score)
 
 
-MODEL_ATTRS = ("model_id", "model_name", "model_path", "path", "repo", "revision", "model", "version", "tokenizer_name",
-               "device", "dtype")
+MODEL_ATTRS = (
+    "model_id",
+    "model_name",
+    "model_path",
+    "path",
+    "repo",
+    "revision",
+    "model",
+    "version",
+    "tokenizer_name",
+    "device",
+    "dtype",
+)
 
 
 def backend_facts(root: Any) -> list[str]:

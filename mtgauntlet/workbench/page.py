@@ -10,8 +10,9 @@ from mtgauntlet.atomic import write_text_atomic
 from mtgauntlet.cards.leaderboard.page import render
 
 
-def write_leaderboard(results: Path, out: Path, releases: str | Path | None = None,
-                      title: str | None = None) -> dict[str, Any]:
+def write_leaderboard(
+    results: Path, out: Path, releases: str | Path | None = None, title: str | None = None
+) -> dict[str, Any]:
     from mtgauntlet.workbench.store import read_stats, sealed_files
 
     sealed_files(results)  # a results folder whose files all match its manifest, or a one-line error
@@ -28,5 +29,9 @@ def write_leaderboard(results: Path, out: Path, releases: str | Path | None = No
     html = render(stats, title or "Metric leaderboard", str(results), sizes)
     out.parent.mkdir(parents=True, exist_ok=True)
     write_text_atomic(out, html)
-    return {"out": str(out), "rows": len(stats), "metrics": sorted({r["metric"] for r in stats}),
-            "sets": sorted({f"{r['set']}@{r['version']}" for r in stats})}
+    return {
+        "out": str(out),
+        "rows": len(stats),
+        "metrics": sorted({r["metric"] for r in stats}),
+        "sets": sorted({f"{r['set']}@{r['version']}" for r in stats}),
+    }

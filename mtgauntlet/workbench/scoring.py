@@ -26,11 +26,16 @@ class Known:
 
     def __init__(self, table: pa.Table, signature: str):
         t = table.filter(pc.equal(table.column("metric_signature"), signature))
-        cols = {c: t.column(c).to_pylist() for c in ("set_name", "set_version", "record_id", "side", "item_key",
-                                                      "score", "failure")}
-        self.rows = {(s, v, r, d): (x, f) for s, v, r, d, x, f in zip(cols["set_name"], cols["set_version"],
-                                                                      cols["record_id"], cols["side"], cols["score"],
-                                                                      cols["failure"])}
+        cols = {
+            c: t.column(c).to_pylist()
+            for c in ("set_name", "set_version", "record_id", "side", "item_key", "score", "failure")
+        }
+        self.rows = {
+            (s, v, r, d): (x, f)
+            for s, v, r, d, x, f in zip(
+                cols["set_name"], cols["set_version"], cols["record_id"], cols["side"], cols["score"], cols["failure"]
+            )
+        }
         self.by_key = {k: (x, f) for k, x, f in zip(cols["item_key"], cols["score"], cols["failure"])}
 
 
@@ -54,7 +59,7 @@ def chunks(items: Items, todo: list[int], size: int) -> list[Chunk]:
     by_lang: dict[tuple[str, str], list[int]] = {}
     for i in todo:
         by_lang.setdefault((items.src_lang[i], items.tgt_lang[i]), []).append(i)
-    return [(idx[k:k + size], sl, tl) for (sl, tl), idx in sorted(by_lang.items()) for k in range(0, len(idx), size)]
+    return [(idx[k : k + size], sl, tl) for (sl, tl), idx in sorted(by_lang.items()) for k in range(0, len(idx), size)]
 
 
 def score_chunk(scorer: Scorer, items: Items, chunk: Chunk) -> list[tuple[float | None, str | None]]:
@@ -62,10 +67,22 @@ def score_chunk(scorer: Scorer, items: Items, chunk: Chunk) -> list[tuple[float 
     if scorer.column is not None:
         return col_values(scorer, items, idx)
     ok = [i for i in idx if items.hyp[i] is not None and (items.ref[i] or not scorer.needs_ref)]
-    answers = dict(zip(ok, check_answer(scorer.name, scorer.score([items.src[i] for i in ok],
-                                                                  [items.hyp[i] for i in ok],
-                                                                  [items.ref[i] for i in ok], sl, tl),
-                                        len(ok)))) if ok else {}
+    answers = (
+        dict(
+            zip(
+                ok,
+                check_answer(
+                    scorer.name,
+                    scorer.score(
+                        [items.src[i] for i in ok], [items.hyp[i] for i in ok], [items.ref[i] for i in ok], sl, tl
+                    ),
+                    len(ok),
+                ),
+            )
+        )
+        if ok
+        else {}
+    )
     out = []
     for i in idx:
         if items.hyp[i] is None:
@@ -115,8 +132,9 @@ def _ray_map(spec: Any, items: Items, work: list[Chunk]):
     ahead = [] if limited else [workers[k % n].score.remote(ref, c, (None, None)) for k, c in enumerate(work)]
     cost_left, requests_left = remaining()
     for k, chunk in enumerate(work):
-        answers, usage, stopped = ray.get(workers[0].score.remote(ref, chunk, (cost_left, requests_left))
-                                          if limited else ahead[k])
+        answers, usage, stopped = ray.get(
+            workers[0].score.remote(ref, chunk, (cost_left, requests_left)) if limited else ahead[k]
+        )
         absorb(usage)
         spent_cost, spent_requests = _spent(usage)
         cost_left = None if cost_left is None else max(0.0, cost_left - spent_cost)
@@ -140,19 +158,37 @@ def _spent(usage: str) -> tuple[float, int]:
     return cost, requests
 
 
-def score_set(spec: Any, scorer: Scorer, items: Items, known: Known, size: int, engine: str,
-              append: Callable[[list[dict[str, Any]]], Any], tick: Callable[[int], None] = lambda n: None
-              ) -> tuple[list[float | None], int, int, int]:
+def score_set(
+    spec: Any,
+    scorer: Scorer,
+    items: Items,
+    known: Known,
+    size: int,
+    engine: str,
+    append: Callable[[list[dict[str, Any]]], Any],
+    tick: Callable[[int], None] = lambda n: None,
+) -> tuple[list[float | None], int, int, int]:
     """(score per item, computed, reused, rows added): stored rows reused, equal items copied (reused, added), the
     rest computed and appended (added)."""
     ref = items.set
     scores: list[float | None] = [None] * len(items)
-    base = {"metric": scorer.name, "metric_signature": scorer.signature, "set_name": ref.name,
-            "set_version": ref.version, "record_kind": ref.kind}
+    base = {
+        "metric": scorer.name,
+        "metric_signature": scorer.signature,
+        "set_name": ref.name,
+        "set_version": ref.version,
+        "record_kind": ref.kind,
+    }
 
     def row(i: int, value, failure) -> dict[str, Any]:
-        return {**base, "item_key": items.key[i], "record_id": items.record_id[i], "side": items.side[i],
-                "score": value, "failure": failure}
+        return {
+            **base,
+            "item_key": items.key[i],
+            "record_id": items.record_id[i],
+            "side": items.side[i],
+            "score": value,
+            "failure": failure,
+        }
 
     share = scorer.column is None  # a col: value belongs to its record, not to the text: never shared
     todo, copied, reused = [], [], 0
@@ -173,8 +209,9 @@ def score_set(spec: Any, scorer: Scorer, items: Items, known: Known, size: int, 
         firsts.setdefault(items.key[i] if share else f"{items.record_id[i]}:{items.side[i]}", i)
     dups = [i for i in todo if share and firsts[items.key[i]] != i]
     work = chunks(items, list(firsts.values()), size)
-    results = (_ray_map(spec, items, work) if engine == "ray" and work
-               else ((c, score_chunk(scorer, items, c)) for c in work))
+    results = (
+        _ray_map(spec, items, work) if engine == "ray" and work else ((c, score_chunk(scorer, items, c)) for c in work)
+    )
     computed = 0
     for (idx, _, _), answers in results:
         new = []

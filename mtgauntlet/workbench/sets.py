@@ -102,8 +102,10 @@ def select_sets(con, sets: str | None) -> list[SetRef]:
                 raise UsageError(f"--sets: {name} has no version {version!r} (has {', '.join(v for _, v in versions)})")
     out = [SetRef(n, v, k) for n, v in sorted(set(chosen)) for k in kinds[(n, v)]]
     if not out:
-        raise GauntletError("no pair set (smaug_pair, challenge_pair) or human-judgment set (human_score) to score "
-                            "in the catalog" + (f" for --sets {sets!r}" if sets else ""))
+        raise GauntletError(
+            "no pair set (smaug_pair, challenge_pair) or human-judgment set (human_score) to score "
+            "in the catalog" + (f" for --sets {sets!r}" if sets else "")
+        )
     return out
 
 
@@ -115,8 +117,10 @@ def load_items(con, ref: SetRef) -> Items:
     """The items of one set, in record id order (good before bad)."""
     from mtgauntlet.releases.catalog import quote_ident, quote_literal
 
-    table = con.sql(f"SELECT * FROM {quote_ident(ref.kind)} WHERE name = {quote_literal(ref.name)} "
-                    f"AND version = {quote_literal(ref.version)} ORDER BY id").to_arrow_table()
+    table = con.sql(
+        f"SELECT * FROM {quote_ident(ref.kind)} WHERE name = {quote_literal(ref.name)} "
+        f"AND version = {quote_literal(ref.version)} ORDER BY id"
+    ).to_arrow_table()
     items = Items(ref)
     for r in table.to_pylist():
         sl, tl = r.get("src_lang"), r.get("tgt_lang")

@@ -25,13 +25,13 @@ import pyarrow.parquet as pq
 from mtgauntlet import __version__
 from mtgauntlet.atomic import atomic_path, write_text_atomic
 from mtgauntlet.errors import GauntletError
-from mtgauntlet.releases.results_files import RESULTS_KIND, sealed_files  # noqa: F401 (re-exported)
 from mtgauntlet.releases.manifest import (
     RELEASE_MANIFEST,
     describe_file,
     listed_file,
     read_manifest,
 )
+from mtgauntlet.releases.results_files import RESULTS_KIND, sealed_files  # noqa: F401 (re-exported)
 from mtgauntlet.schema import get_kind, kind_of_schema, to_table, utcnow
 from mtgauntlet.versions import package_versions
 
@@ -87,8 +87,10 @@ def open_results(root: Path) -> tuple[list[Path], list[Path]]:
     if (root / RELEASE_MANIFEST).is_file():
         sealed = sealed_files(root, "metric_score")
     elif root.is_dir() and any(p.name != "data" for p in root.iterdir()):
-        raise GauntletError(f"--out {root}: a folder that is not a results folder (no {RELEASE_MANIFEST}); "
-                            "give a new or an existing results folder")
+        raise GauntletError(
+            f"--out {root}: a folder that is not a results folder (no {RELEASE_MANIFEST}); "
+            "give a new or an existing results folder"
+        )
     else:
         sealed = []
     root.mkdir(parents=True, exist_ok=True)
@@ -108,8 +110,9 @@ def read_stats(root: Path) -> pa.Table:
     return pa.concat_tables([pq.read_table(f) for f in files])
 
 
-def seal(root: Path, stats: pa.Table, runs: list[dict[str, Any]], statistics: dict[str, Any] | None = None
-         ) -> dict[str, Any]:
+def seal(
+    root: Path, stats: pa.Table, runs: list[dict[str, Any]], statistics: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """Write the leaderboard and the manifest over every score shard; returns the manifest. ``statistics``: the
     options the leaderboard's statistics were computed with (kept from the last seal when not given)."""
     for stray in list((root / "data").rglob(".*.tmp")):  # a temporary file a killed run left
@@ -123,11 +126,17 @@ def seal(root: Path, stats: pa.Table, runs: list[dict[str, Any]], statistics: di
         kind = kind_of_schema(pq.read_schema(p))
         files.append(describe_file(root, rel, kind=kind, rows=pq.ParquetFile(p).metadata.num_rows))
     previous = read_manifest(root) if (root / RELEASE_MANIFEST).is_file() else {}
-    manifest = {"name": RESULTS_NAME, "version": RESULTS_VERSION, "kind": RESULTS_KIND,
-                "created_at": previous.get("created_at") or utcnow().isoformat(), "sealed_at": utcnow().isoformat(),
-                "mtgauntlet_version": __version__, "versions": package_versions(),
-                "statistics": statistics if statistics is not None else previous.get("statistics"),
-                "runs": [*previous.get("runs", []), *runs][-100:], "files": files}
+    manifest = {
+        "name": RESULTS_NAME,
+        "version": RESULTS_VERSION,
+        "kind": RESULTS_KIND,
+        "created_at": previous.get("created_at") or utcnow().isoformat(),
+        "sealed_at": utcnow().isoformat(),
+        "mtgauntlet_version": __version__,
+        "versions": package_versions(),
+        "statistics": statistics if statistics is not None else previous.get("statistics"),
+        "runs": [*previous.get("runs", []), *runs][-100:],
+        "files": files,
+    }
     write_text_atomic(root / RELEASE_MANIFEST, json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
     return manifest
-

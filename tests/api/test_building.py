@@ -14,8 +14,14 @@ from mtgauntlet.records import load_records_by_kind
 from tests.support.cli import invoke
 from tests.support.scripted_roles import scripted_stack, seeded_editor
 
-SAMPLE_OPTS = {"src_col": "es", "ref_col": "en", "src_lang": "es", "tgt_lang": "en", "good_from": "reference",
-               "phenomena": "num,del"}
+SAMPLE_OPTS = {
+    "src_col": "es",
+    "ref_col": "en",
+    "src_lang": "es",
+    "tgt_lang": "en",
+    "good_from": "reference",
+    "phenomena": "num,del",
+}
 
 
 def _argv(options: dict) -> list[str]:
@@ -58,8 +64,17 @@ def _both_ways(tmp_path, method: str, **options):
 
 
 def test_subset_and_smaug_through_the_api_equal_the_cli(tmp_path, sample_path):
-    built = _both_ways(tmp_path / "subset", "subset", input=sample_path, src_col="es", src_lang="es", budget=6,
-                       estimator="length", stratify="domain", domain_col="domain")
+    built = _both_ways(
+        tmp_path / "subset",
+        "subset",
+        input=sample_path,
+        src_col="es",
+        src_lang="es",
+        budget=6,
+        estimator="length",
+        stratify="domain",
+        domain_col="domain",
+    )
     assert built.kinds() == ["selected_text"] and len(built.to_pandas()) == 6 and built.run.produced == 6
     built = _both_ways(tmp_path / "smaug", "smaug", input=sample_path, **SAMPLE_OPTS)
     assert built.summary["status"] == "complete" and built.signature.startswith("builder:smaug|")
@@ -75,12 +90,23 @@ def roles():
 def test_mtbreaker_zeroshot_bandit_through_the_api_equal_the_cli(tmp_path, sample_path, roles):
     models = {"mt": roles["mt"], "qe": roles["qe_a"], "src_lang": "en", "tgt_lang": "es"}
     # the CLI's --seeds (and --corpus) through the method-neutral input= and through their own names
-    built = _both_ways(tmp_path / "mtb", "mtbreaker", input=sample_path, column="en", limit=3, steps=2,
-                       llm=roles["llm"], **models)
+    built = _both_ways(
+        tmp_path / "mtb", "mtbreaker", input=sample_path, column="en", limit=3, steps=2, llm=roles["llm"], **models
+    )
     assert built.summary["counts"]["produced"] == built.run.produced > 0
     _both_ways(tmp_path / "zs", "zeroshot", seeds=sample_path, column="en", limit=3, llm=roles["llm"], **models)
-    built = _both_ways(tmp_path / "bandit", "bandit", corpus=sample_path, text_column="en", topic_column="domain",
-                       min_words=5, budget=6, k=2, cap=3, **models)
+    built = _both_ways(
+        tmp_path / "bandit",
+        "bandit",
+        corpus=sample_path,
+        text_column="en",
+        topic_column="domain",
+        min_words=5,
+        budget=6,
+        k=2,
+        cap=3,
+        **models,
+    )
     assert built.summary["counts"]["pulls"] == 6 and len(built.summary["top_topics"]) == 2
     assert built.run is None and built.kinds() == ["topic_text"]
 
@@ -109,8 +135,7 @@ def test_default_call_is_silent_progress_is_shown_when_asked(tmp_path, sample_pa
     capfd.readouterr()
     built = mg.build("smaug", input=sample_path, out=tmp_path / "quiet", **SAMPLE_OPTS)
     assert capfd.readouterr() == ("", "") and built.run.produced > 0
-    mg.build("subset", input=sample_path, src_col="es", src_lang="es", budget=4, out=tmp_path / "shown",
-             progress=True)
+    mg.build("subset", input=sample_path, src_col="es", src_lang="es", budget=4, out=tmp_path / "shown", progress=True)
     out, err = capfd.readouterr()
     assert out == "" and "subset" in err
 
@@ -152,18 +177,49 @@ def test_errors_are_raised_not_printed(tmp_path, sample_path, capfd, roles, monk
     with pytest.raises(mg.BudgetSpent):
         mg.build("mtbreaker", input=sample_path, out=tmp_path / "paid", max_requests=1, **opts)
     assert capfd.readouterr() == ("", "")
-    r = invoke(["build", "mtbreaker", "--seeds", sample_path, *_argv(opts), "--out", tmp_path / "paid",
-                "--max-requests", "1"])
+    r = invoke(
+        ["build", "mtbreaker", "--seeds", sample_path, *_argv(opts), "--out", tmp_path / "paid", "--max-requests", "1"]
+    )
     assert r.exit_code == 3 and r.stderr.strip().splitlines()[-1].startswith("error: "), r
     done = mg.build("mtbreaker", input=sample_path, out=tmp_path / "paid", **opts)
     assert done.summary["status"] == "complete"
 
 
 def test_dry_run_returns_the_plan_and_writes_nothing(tmp_path, sample_path, roles):
-    plan = mg.build("bandit", input=sample_path, text_column="en", topic_column="domain", min_words=5, budget=6,
-                    mt=roles["mt"], qe=roles["qe_a"], out=tmp_path / "b", dry_run=True)
+    plan = mg.build(
+        "bandit",
+        input=sample_path,
+        text_column="en",
+        topic_column="domain",
+        min_words=5,
+        budget=6,
+        mt=roles["mt"],
+        qe=roles["qe_a"],
+        out=tmp_path / "b",
+        dry_run=True,
+    )
     assert plan.plan is not None and not (tmp_path / "b").exists()
-    r = invoke(["build", "bandit", "--corpus", sample_path, "--text-column", "en", "--topic-column", "domain",
-                "--min-words", "5", "--budget", "6", "--mt", roles["mt"], "--qe", roles["qe_a"], "--out",
-                tmp_path / "b", "--dry-run"])
+    r = invoke(
+        [
+            "build",
+            "bandit",
+            "--corpus",
+            sample_path,
+            "--text-column",
+            "en",
+            "--topic-column",
+            "domain",
+            "--min-words",
+            "5",
+            "--budget",
+            "6",
+            "--mt",
+            roles["mt"],
+            "--qe",
+            roles["qe_a"],
+            "--out",
+            tmp_path / "b",
+            "--dry-run",
+        ]
+    )
     assert r.exit_code == 0 and r.stdout.strip() == plan.describe().strip(), r

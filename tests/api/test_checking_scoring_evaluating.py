@@ -35,8 +35,26 @@ def _plain(obj):
 @pytest.fixture(scope="module")
 def subset(tmp_path_factory, sample_path):
     out = tmp_path_factory.mktemp("api-misc") / "subset"
-    r = invoke(["build", "subset", "--input", sample_path, "--src-col", "es", "--src-lang", "es", "--tgt-lang", "en",
-                "--estimator", "length", "--budget", "6", "--out", out])
+    r = invoke(
+        [
+            "build",
+            "subset",
+            "--input",
+            sample_path,
+            "--src-col",
+            "es",
+            "--src-lang",
+            "es",
+            "--tgt-lang",
+            "en",
+            "--estimator",
+            "length",
+            "--budget",
+            "6",
+            "--out",
+            out,
+        ]
+    )
     assert r.exit_code == 0, r
     return out
 
@@ -96,8 +114,9 @@ def test_score_difficulty_returns_the_table_the_cli_writes(sample_path, tmp_path
     df = mg.score("difficulty", input=sample_path, src_col="es", src_lang="es", estimator="length")
     assert capfd.readouterr() == ("", "")
     assert list(work.iterdir()) == []  # out=None: nothing written, no shards left behind
-    shown = _json("score", "difficulty", "-i", sample_path, "--src-col", "es", "--src-lang", "es",
-                  "-o", tmp_path / "cli.parquet")
+    shown = _json(
+        "score", "difficulty", "-i", sample_path, "--src-col", "es", "--src-lang", "es", "-o", tmp_path / "cli.parquet"
+    )
     written = pd.read_parquet(tmp_path / "cli.parquet")
     pd.testing.assert_frame_equal(df, written)
     assert {**df.attrs["mtgauntlet.score"], "out": None} == {**shown, "out": None}
@@ -131,9 +150,11 @@ def test_score_difficulty_returns_the_table_the_cli_writes(sample_path, tmp_path
 def test_score_qe_usage_dry_run_and_budget(tmp_path, monkeypatch):
     for var in ("MTGAUNTLET_MAX_COST", "MTGAUNTLET_MAX_REQUESTS"):
         monkeypatch.setenv(var, "")
-    pairs = [{"src": "Hello there.", "tgt": "Hola.", "lp": "en-es"},
-             {"src": "Good night, see you tomorrow.", "tgt": "Buenas noches, hasta mañana.", "lp": "en-es"},
-             {"src": "The committee approved the budget.", "tgt": "El comité aprobó el presupuesto.", "lp": "en-es"}]
+    pairs = [
+        {"src": "Hello there.", "tgt": "Hola.", "lp": "en-es"},
+        {"src": "Good night, see you tomorrow.", "tgt": "Buenas noches, hasta mañana.", "lp": "en-es"},
+        {"src": "The committee approved the budget.", "tgt": "El comité aprobó el presupuesto.", "lp": "en-es"},
+    ]
     table = tmp_path / "pairs.tsv"
     pd.DataFrame(pairs).to_csv(table, sep="\t", index=False)
     with ScriptedServer(default=qe_server_answer(qe_a)) as srv:
@@ -164,8 +185,18 @@ def test_evaluate_metric_equals_the_cli_json(shared_data, capfd):
         warnings.simplefilter("always")
         res = mg.evaluate("metric", **opts)
     assert capfd.readouterr() == ("", "")
-    shown = _json("evaluate", "metric", "--set", demetr, "-m", "chrf,bleu", "--lp", "de-en,fr-en",
-                  "--phenomena", "critical_id8_negation")
+    shown = _json(
+        "evaluate",
+        "metric",
+        "--set",
+        demetr,
+        "-m",
+        "chrf,bleu",
+        "--lp",
+        "de-en,fr-en",
+        "--phenomena",
+        "critical_id8_negation",
+    )
     assert _plain(res) == shown and res["metrics"] == ["chrf", "bleu"] and res["results"]
     assert all(issubclass(w.category, mg.GauntletWarning) for w in caught)
     with pytest.raises(mg.UsageError, match="^--ties: "):
@@ -214,18 +245,37 @@ def test_evaluate_dec_and_bandit_equal_the_cli_json(judgments, sample_path, tmp_
     scored = mg.score("difficulty", input=sample_path, src_col="es", src_lang="es")
     pool = tmp_path / "pool.tsv"
     scored.assign(topic=[f"t{i % 7}" for i in range(len(scored))])[["topic", "difficulty"]].to_csv(
-        pool, sep="\t", index=False)
+        pool, sep="\t", index=False
+    )
     res = mg.evaluate("bandit", pool=pool, budgets=[7, 14], k=2, repeats=2, algorithms="brute,greedy", min_samples=1)
-    shown = _json("evaluate", "bandit", "--pool", pool, "--budgets", "7,14", "--k", "2", "--repeats", "2",
-                  "--algorithms", "brute,greedy", "--min-samples", "1")
+    shown = _json(
+        "evaluate",
+        "bandit",
+        "--pool",
+        pool,
+        "--budgets",
+        "7,14",
+        "--k",
+        "2",
+        "--repeats",
+        "2",
+        "--algorithms",
+        "brute,greedy",
+        "--min-samples",
+        "1",
+    )
     assert _plain(res) == shown and res["topics"] == 7
     with pytest.raises(mg.UsageError, match="^--budgets"):
         mg.evaluate("bandit", pool=pool, budgets="a,b")
 
 
 def _no_timing(res):
-    return {**res, "algorithms": {a: {k: v for k, v in r.items() if k not in ("seconds", "pulls_per_s")}
-                                  for a, r in res["algorithms"].items()}}
+    return {
+        **res,
+        "algorithms": {
+            a: {k: v for k, v in r.items() if k not in ("seconds", "pulls_per_s")} for a, r in res["algorithms"].items()
+        },
+    }
 
 
 def test_simulate_and_models_equal_the_cli_json(tmp_path, capfd):

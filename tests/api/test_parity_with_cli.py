@@ -41,8 +41,10 @@ API_OF = {  # CLI command path -> (public function of mtgauntlet, options only t
     "models": ("mtgauntlet.api.evaluating:list_models", ()),  # mg.list_models (mtgauntlet.models is a package)
     "run": ("run", ()),
     "reproduce": ("reproduce", ()),
-    **{f"build {m}": (f"mtgauntlet.api.building:build_{m}", ()) for m in ("subset", "smaug", "mtbreaker", "zeroshot",
-                                                                           "bandit")},
+    **{
+        f"build {m}": (f"mtgauntlet.api.building:build_{m}", ())
+        for m in ("subset", "smaug", "mtbreaker", "zeroshot", "bandit")
+    },
 }
 
 # options required on the CLI that the API makes optional on purpose: option -> the API's default
@@ -147,7 +149,9 @@ def test_build_dispatches_to_every_builder_and_refuses_unknown_methods_and_optio
     assert sorted(building.BUILDERS) == sorted(c.split()[1] for c in API_OF if c.startswith("build "))
     with pytest.raises(mg.UsageError, match=r"^method: 'smaugg' is not one of subset, smaug, mtbreaker"):
         mg.build("smaugg", input="x.tsv", out=tmp_path / "o")
-    with pytest.raises(mg.UsageError, match=r"^build subset: unknown option 'src_coll' \(did you mean src_col or src_lang\?\)"):
+    with pytest.raises(
+        mg.UsageError, match=r"^build subset: unknown option 'src_coll' \(did you mean src_col or src_lang\?\)"
+    ):
         mg.build("subset", input="x.tsv", src_coll="es", out=tmp_path / "o")
     with pytest.raises(mg.UsageError, match=r"^build bandit: unknown option 'zzz' \(known: .*algorithm"):
         mg.build("bandit", zzz=1, out=tmp_path / "o")
@@ -218,7 +222,12 @@ def test_a_field_added_to_an_options_dataclass_is_an_option_of_the_command_the_a
     cli = typer.main.get_command(app).commands
     made = {p.name: p for p in cli["wider"].params}["max_swaps"]
     assert (made.opts, made.help, made.default, made.min, made.max) == (
-        ["--max-swaps"], "Most swaps made in one reference.", 3, 1, 9)
+        ["--max-swaps"],
+        "Most swaps made in one reference.",
+        3,
+        1,
+        9,
+    )
     assert cli["wider"].help == "SMAUG with a cap on swaps." and runner.invoke(app, ["wider", "--help"]).exit_code == 0
     argv = ["wider", "-i", "x.tsv", "-o", "o", "--src-lang", "es", "--tgt-lang", "en"]
     assert runner.invoke(app, [*argv, "--max-swaps", "10"]).exit_code == 2
@@ -227,7 +236,11 @@ def test_a_field_added_to_an_options_dataclass_is_an_option_of_the_command_the_a
     # recipes: the option, its type, default and range
     table = declared_options(WiderOptions)
     assert (table["max-swaps"].type, table["max-swaps"].default, table["max-swaps"].min, table["max-swaps"].max) == (
-        "int", 3, 1, 9)
+        "int",
+        3,
+        1,
+        9,
+    )
     assert list(table)[-2:] == ["max-swaps", "patience"] and "max-swaps" not in declared_options(SmaugOptions)
     # what it is for: patience changes how, not what (not in the content address); max_swaps changes what
     assert "patience" in placement(WiderOptions) and "max_swaps" not in placement(WiderOptions)
@@ -239,13 +252,22 @@ def test_the_build_tables_are_read_from_the_declarations():
     from mtgauntlet.api import building
     from mtgauntlet.options import declared, ranges
 
-    assert sorted(building.PLACEMENT) == sorted(["out", "overwrite", "concurrency", "engine", "actors", "max_cost",
-                                                 "max_requests", "dry_run"])
+    assert sorted(building.PLACEMENT) == sorted(
+        ["out", "overwrite", "concurrency", "engine", "actors", "max_cost", "max_requests", "dry_run"]
+    )
     assert ranges(building.OPTIONS["bandit"])[1] == {"epsilon": 1.0} and ranges(building.OPTIONS["subset"])[0] == {
-        "budget": 1, "limit": 1, "max_chars": 1, "shard_size": 1, "concurrency": 1, "max_cost": 0.0, "max_requests": 0}
+        "budget": 1,
+        "limit": 1,
+        "max_chars": 1,
+        "shard_size": 1,
+        "concurrency": 1,
+        "max_cost": 0.0,
+        "max_requests": 0,
+    }
     for method, fn in building.BUILDERS.items():
         assert fn.options is building.OPTIONS[method]
         assert [p for p in inspect.signature(fn).parameters if p != "progress"] == [
-            o.name for o in declared(building.OPTIONS[method])]
+            o.name for o in declared(building.OPTIONS[method])
+        ]
     with pytest.raises(mg.UsageError, match="build_smaug.*unexpected keyword argument 'src_coll'"):
         building.build_smaug(input="x.tsv", out="o", src_lang="es", tgt_lang="en", src_coll="es")

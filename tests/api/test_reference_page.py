@@ -21,9 +21,13 @@ from tests.support.cli import REPO
 def site(tmp_path_factory):
     pytest.importorskip("mkdocstrings")
     out = tmp_path_factory.mktemp("site")
-    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-f", str(REPO / "mkdocs.yml"),
-                           "-d", str(out)], capture_output=True, text=True, timeout=600,
-                          env={**os.environ, "PYTHONPATH": str(REPO), "NO_MKDOCS_2_WARNING": "1"})
+    proc = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-f", str(REPO / "mkdocs.yml"), "-d", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "PYTHONPATH": str(REPO), "NO_MKDOCS_2_WARNING": "1"},
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     return out
 
@@ -31,8 +35,9 @@ def site(tmp_path_factory):
 def _sections(page: str) -> dict[str, str]:
     """Each documented object's HTML, by its dotted path."""
     starts = [(m.start(), m.group(1)) for m in re.finditer(r'<h[23] id="(mtgauntlet\.[\w.]+)"', page)]
-    return {name: page[at:(starts[i + 1][0] if i + 1 < len(starts) else len(page))]
-            for i, (at, name) in enumerate(starts)}
+    return {
+        name: page[at : (starts[i + 1][0] if i + 1 < len(starts) else len(page))] for i, (at, name) in enumerate(starts)
+    }
 
 
 def _text(fragment: str) -> str:
@@ -42,8 +47,11 @@ def _text(fragment: str) -> str:
 def test_api_reference_shows_progress_sections_and_every_options_function(site):
     page = (site / "reference" / "api" / "index.html").read_text(encoding="utf-8")
     sections = _sections(page)
-    functions = {name: getattr(mg, name) for name in mg.__all__
-                 if inspect.isfunction(getattr(mg, name, None)) and name not in ("query_table",)}
+    functions = {
+        name: getattr(mg, name)
+        for name in mg.__all__
+        if inspect.isfunction(getattr(mg, name, None)) and name not in ("query_table",)
+    }
     for name, fn in functions.items():
         where = f"{fn.__module__}.{name}"
         assert where in sections, f"{where} is not in the API reference"
@@ -53,8 +61,11 @@ def test_api_reference_shows_progress_sections_and_every_options_function(site):
         assert f"mtgauntlet.api.building.build_{method}" in sections
     for kind in ("metric", "dec", "breaker", "bandit"):
         assert f"mtgauntlet.api.evaluating.evaluate_{kind}" in sections
-    assert {"mtgauntlet.api.scoring.score_difficulty", "mtgauntlet.api.scoring.score_qe",
-            "mtgauntlet.api.simulating.simulate_bandit"} <= set(sections)
+    assert {
+        "mtgauntlet.api.scoring.score_difficulty",
+        "mtgauntlet.api.scoring.score_qe",
+        "mtgauntlet.api.simulating.simulate_bandit",
+    } <= set(sections)
     for where, body in sections.items():
         text = _text(body)
         # a section griffe could not parse stays plain text: "Attributes:" followed by "name: ..." lines

@@ -21,8 +21,24 @@ from tests.support.release_helpers import cli
 def validated(tmp_path_factory, sample_path):
     """A subset build of the shipped sample and its validation report (both through the CLI for now)."""
     root = tmp_path_factory.mktemp("api-rel")
-    cli("build", "subset", "--input", sample_path, "--src-col", "es", "--src-lang", "es", "--tgt-lang", "en",
-        "--estimator", "length", "--budget", "6", "--out", root / "subset")
+    cli(
+        "build",
+        "subset",
+        "--input",
+        sample_path,
+        "--src-col",
+        "es",
+        "--src-lang",
+        "es",
+        "--tgt-lang",
+        "en",
+        "--estimator",
+        "length",
+        "--budget",
+        "6",
+        "--out",
+        root / "subset",
+    )
     cli("validate", root / "subset", "--report", root / "report")
     return root / "subset", root / "report"
 
@@ -36,8 +52,9 @@ def _release_both_ways(validated, tmp_path):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         rel = mg.release([build], name="nb", version="0.1.0", out=tmp_path / "api", report=report)
-    by_cli = invoke(["release", build, "--name", "nb", "--version", "0.1.0", "--out", tmp_path / "cli",
-                     "--report", report])
+    by_cli = invoke(
+        ["release", build, "--name", "nb", "--version", "0.1.0", "--out", tmp_path / "cli", "--report", report]
+    )
     assert by_cli.exit_code == 0, by_cli
     return rel, caught, by_cli
 
@@ -51,7 +68,9 @@ def test_release_verify_query_audit_silently_as_the_cli_does(validated, tmp_path
     # the sample is not recognised without --input-file: its licence is unknown, which is warned about
     assert rel.warnings and all(w.startswith("licence: ") for w in rel.warnings)
     assert [str(w.message) for w in caught if issubclass(w.category, mg.GauntletWarning)] == rel.warnings
-    assert [f"warning: {w}" for w in rel.warnings] == [l for l in by_cli.stderr.splitlines() if l.startswith("warning:")]
+    assert [f"warning: {w}" for w in rel.warnings] == [
+        line for line in by_cli.stderr.splitlines() if line.startswith("warning:")
+    ]
     assert rel.not_validated == [] and rel.manifest["validation"]["selected_text"]["passed"] is True
     # the same files; the same bytes in every data file
     cli_dir = tmp_path / "cli" / "name=nb" / "version=0.1.0"
@@ -80,9 +99,12 @@ def test_release_verify_query_audit_silently_as_the_cli_does(validated, tmp_path
 
 def test_query_keeps_null_nan_and_nested_values_exact(validated, tmp_path):
     mg.release(validated[0], name="q", version="1.0.0", out=tmp_path)
-    df = mg.query("SELECT CAST(NULL AS DOUBLE) AS null_float, 'NaN'::DOUBLE AS nan, CAST(NULL AS INTEGER) AS "
-                  "null_int, 7 AS seven, [1, NULL] AS list, {'a': 1.5} AS struct, count(*) AS n "
-                  "FROM selected_text", releases=tmp_path)
+    df = mg.query(
+        "SELECT CAST(NULL AS DOUBLE) AS null_float, 'NaN'::DOUBLE AS nan, CAST(NULL AS INTEGER) AS "
+        "null_int, 7 AS seven, [1, NULL] AS list, {'a': 1.5} AS struct, count(*) AS n "
+        "FROM selected_text",
+        releases=tmp_path,
+    )
     row = df.iloc[0]
     assert row["null_float"] is pd.NA and math.isnan(row["nan"]) and row["null_int"] is pd.NA
     assert row["seven"] == 7 and str(df["null_int"].dtype).startswith("int32")

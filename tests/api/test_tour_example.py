@@ -18,8 +18,7 @@ TOUR = REPO / "examples" / "api_tour.py"
 
 def test_the_tour_uses_only_the_public_api():
     code = TOUR.read_text(encoding="utf-8")
-    assert re.findall(r"^(?:import|from) (\S+)", code, re.M) == ["sys", "importlib", "pathlib", "pandas",
-                                                                 "mtgauntlet"]
+    assert re.findall(r"^(?:import|from) (\S+)", code, re.M) == ["sys", "importlib", "pathlib", "pandas", "mtgauntlet"]
     assert "mtgauntlet." not in code.replace('resources.files("mtgauntlet")', "")
 
 
@@ -35,6 +34,7 @@ def test_the_tour_runs_end_to_end(tmp_path):
     assert f"{release} {manifest['total_rows']} records, licence apache-2.0" in r.stdout
     assert "verified: True" in r.stdout and (out / "audit.html").read_text(encoding="utf-8").startswith("<!")
     counts = dict(re.findall(r"^\s*(num|del)\s+(\d+)$", r.stdout, re.M))
-    smaug_rows = sum(pq.read_metadata(release / f["path"]).num_rows for f in manifest["files"]
-                     if f.get("kind") == "smaug_pair")
+    smaug_rows = sum(
+        pq.read_metadata(release / f["path"]).num_rows for f in manifest["files"] if f.get("kind") == "smaug_pair"
+    )
     assert set(counts) == {"num", "del"} and sum(map(int, counts.values())) == smaug_rows

@@ -21,11 +21,27 @@ from tests.support.cli import invoke
 from tests.support.openai_server import ScriptedServer
 from tests.support.scripted_roles import QE_FAILS_ON, qe_a, qe_server_answer, scripted_stack, seeded_editor, translate
 
-SEEDS = ["The dog barks at night.", "Tax law is complicated for small firms.", "She sold the house in May.",
-         "Rain is expected tomorrow across the north.", "The committee approved the budget.",
-         "He plays the violin every Sunday morning.", "Prices rose sharply last quarter."]
-COMPARED = ("id", "text", "seed", "method", "trajectory", "qe_score", "llm_failures", "truncated", "mt_failures",
-            "qe_failures")
+SEEDS = [
+    "The dog barks at night.",
+    "Tax law is complicated for small firms.",
+    "She sold the house in May.",
+    "Rain is expected tomorrow across the north.",
+    "The committee approved the budget.",
+    "He plays the violin every Sunday morning.",
+    "Prices rose sharply last quarter.",
+]
+COMPARED = (
+    "id",
+    "text",
+    "seed",
+    "method",
+    "trajectory",
+    "qe_score",
+    "llm_failures",
+    "truncated",
+    "mt_failures",
+    "qe_failures",
+)
 
 
 @pytest.fixture(autouse=True)
@@ -70,8 +86,14 @@ def _by_item(builder, items, batches):
 
 def test_mtbreaker_batches_give_the_records_of_single_items(stack, monkeypatch):
     monkeypatch.setenv("MTGAUNTLET_CONCURRENCY", "4")  # backends load with it: several requests of a list at once
-    b = MTBreakerBuilder(variant="seeded+qe", llm=stack["llm"], mt=[stack["mt"]],
-                         qe=f"{stack['qe_a']},{stack['qe_b']}", steps=3, language_guard=False)
+    b = MTBreakerBuilder(
+        variant="seeded+qe",
+        llm=stack["llm"],
+        mt=[stack["mt"]],
+        qe=f"{stack['qe_a']},{stack['qe_b']}",
+        steps=3,
+        language_guard=False,
+    )
     items = [Item(i, {"src": s}) for i, s in enumerate(SEEDS)] + [Item(len(SEEDS), {"src": "  "})]
     alone = _by_item(b, items, [[i] for i in range(len(items))])
     assert all(s.max_in_flight == 1 for s in stack["servers"].values())  # one item: one request at a time
@@ -90,8 +112,13 @@ def test_mtbreaker_batches_give_the_records_of_single_items(stack, monkeypatch):
 
 @pytest.mark.parametrize("variant", ["min", "history"])
 def test_zeroshot_batches_give_the_records_of_single_items(stack, variant):
-    make = lambda: ZeroShotBuilder(variant=variant, llm=stack["llm"], mt=[stack["mt"]], qe=stack["qe_a"],  # noqa: E731
-                                   generations=3)
+    make = lambda: ZeroShotBuilder(  # noqa: E731
+        variant=variant,
+        llm=stack["llm"],
+        mt=[stack["mt"]],
+        qe=stack["qe_a"],  # noqa: E731
+        generations=3,
+    )
     items = [Item(i, {"src": s}) for i, s in enumerate(SEEDS[:5])]
     alone = _by_item(make(), items, [[i] for i in range(len(items))])
     together = _by_item(make(), items, [list(range(len(items)))])
@@ -99,8 +126,11 @@ def test_zeroshot_batches_give_the_records_of_single_items(stack, variant):
     recs = [r for recs, _, _ in alone.values() for r in recs]
     failed = [rej for _, rej, _ in alone.values() if rej]
     per_item = 3 if variant == "min" else 1
-    assert len(recs) >= 3 and len(recs) + len(failed) == 5 and all(
-        rej[0] in ("llm_failed", "mt_failed", "qe_failed") for rej in failed)
+    assert (
+        len(recs) >= 3
+        and len(recs) + len(failed) == 5
+        and all(rej[0] in ("llm_failed", "mt_failed", "qe_failed") for rej in failed)
+    )
     assert all(len(r["trajectory"]) + r["llm_failures"] == per_item for r in recs)
     if variant == "history":  # each prompt lists the texts chosen for the items before it
         first_prompts = [r["body"]["messages"][0]["content"] for r in stack["servers"]["llm"].requests]
@@ -109,8 +139,21 @@ def test_zeroshot_batches_give_the_records_of_single_items(stack, variant):
 
 def test_cli_shard_size_and_concurrency_give_identical_records(stack, tmp_path):
     seeds = _seeds_file(tmp_path)
-    common = ["build", "mtbreaker", "--seeds", seeds, "--llm", stack["llm"], "--mt", stack["mt"], "--qe",
-              f"{stack['qe_a']},{stack['qe_b']}", "--steps", "3", "--no-language-guard"]
+    common = [
+        "build",
+        "mtbreaker",
+        "--seeds",
+        seeds,
+        "--llm",
+        stack["llm"],
+        "--mt",
+        stack["mt"],
+        "--qe",
+        f"{stack['qe_a']},{stack['qe_b']}",
+        "--steps",
+        "3",
+        "--no-language-guard",
+    ]
     one = invoke([*common, "--shard-size", "1", "--out", tmp_path / "one"])
     assert one.exit_code == 0, one
     assert stack["servers"]["llm"].max_in_flight == 1
@@ -139,12 +182,30 @@ def test_resume_after_an_interrupted_shard_equals_an_uninterrupted_build(tmp_pat
         if poisoned["on"] and any("POISON" in m["content"] for m in messages):
             return ("status", 500)
         return seeded(messages, body)
+
     editor.wants_body = True
 
     seeds = _seeds_file(tmp_path, SEEDS[:4] + ["The POISON pill was bitter."] + SEEDS[4:])
     with scripted_stack(editor_fn=editor) as s:
-        common = ["build", "mtbreaker", "--seeds", seeds, "--llm", s["llm"] + "#retries=0", "--mt", s["mt"],
-                  "--qe", s["qe_a"], "--steps", "2", "--no-language-guard", "--shard-size", "3", "--concurrency", "4"]
+        common = [
+            "build",
+            "mtbreaker",
+            "--seeds",
+            seeds,
+            "--llm",
+            s["llm"] + "#retries=0",
+            "--mt",
+            s["mt"],
+            "--qe",
+            s["qe_a"],
+            "--steps",
+            "2",
+            "--no-language-guard",
+            "--shard-size",
+            "3",
+            "--concurrency",
+            "4",
+        ]
         cut = invoke([*common, "--out", tmp_path / "cut"])
         assert cut.exit_code == 2 and "HTTP 500" in cut.stderr and "Traceback" not in cut.stderr
         assert [p.name for p in (tmp_path / "cut" / "data").glob("part-*")] == ["part-00000000-00000003.parquet"]
@@ -161,8 +222,22 @@ def test_resume_after_an_interrupted_shard_equals_an_uninterrupted_build(tmp_pat
 
 def test_cli_zeroshot_concurrency_gives_identical_records(stack, tmp_path):
     seeds = _seeds_file(tmp_path, SEEDS[:5])
-    common = ["build", "zeroshot", "--seeds", seeds, "--llm", stack["llm"], "--mt", stack["mt"], "--qe",
-              stack["qe_a"], "--variant", "min", "--generations", "3"]
+    common = [
+        "build",
+        "zeroshot",
+        "--seeds",
+        seeds,
+        "--llm",
+        stack["llm"],
+        "--mt",
+        stack["mt"],
+        "--qe",
+        stack["qe_a"],
+        "--variant",
+        "min",
+        "--generations",
+        "3",
+    ]
     one = invoke([*common, "--shard-size", "1", "--out", tmp_path / "one"])
     assert one.exit_code == 0, one
     many = invoke([*common, "--concurrency", "6", "--out", tmp_path / "many"])
@@ -173,8 +248,10 @@ def test_cli_zeroshot_concurrency_gives_identical_records(stack, tmp_path):
 
 
 def test_llm_roles_send_their_prompts_as_one_concurrent_list():
-    with ScriptedServer(default=qe_server_answer(qe_a), latency=0.05) as q, \
-            ScriptedServer(default=translate, latency=0.05) as t:
+    with (
+        ScriptedServer(default=qe_server_answer(qe_a), latency=0.05) as q,
+        ScriptedServer(default=translate, latency=0.05) as t,
+    ):
         qe = registry.load("qe", f"llm-as-qe:openai:q@{q.url}#concurrency=4")
         mt = registry.load("translator", f"llm-as-translator:openai:t@{t.url}#concurrency=4")
         sources = [f"Sentence number {i} is here." for i in range(7)] + [f"The ruling stands {QE_FAILS_ON}."]
@@ -194,10 +271,14 @@ def _snippets(messages, body):
     """A search-grounded sampler: three snippets per topic, chosen by (topic, seed)."""
     topic = messages[-1]["content"].split("topics about ", 1)[1].split(" in English", 1)[0]
     h = hashlib.sha256(f"{topic}:{body.get('seed')}".encode()).hexdigest()
-    texts = [f"Notes on {topic} number {int(h[i:i + 4], 16) % 50} discuss the matter at some length today, and the "
-             "committee expects to publish its written findings on the question next spring" for i in (0, 4, 8)]
-    return json.dumps({"extracted_snippets": [{"text": x, "source_url": f"http://example.com/{i}"}
-                                              for i, x in enumerate(texts)]})
+    texts = [
+        f"Notes on {topic} number {int(h[i : i + 4], 16) % 50} discuss the matter at some length today, and the "
+        "committee expects to publish its written findings on the question next spring"
+        for i in (0, 4, 8)
+    ]
+    return json.dumps(
+        {"extracted_snippets": [{"text": x, "source_url": f"http://example.com/{i}"} for i, x in enumerate(texts)]}
+    )
 
 
 _snippets.wants_body = True
@@ -207,17 +288,42 @@ def test_bandit_llm_sampler_and_scoring_are_concurrent_with_identical_pulls(stac
     tax = tmp_path / "tax.yaml"
     tax.write_text("law:\n  - tax law\n  - prison law\nmusic:\n  - baroque music\n  - folk music\n", encoding="utf-8")
     with ScriptedServer(default=_snippets, latency=0.02) as sampler:
-        common = ["build", "bandit", "--topics", tax, "--sampler", "llm", "--llm", f"openai:s@{sampler.url}",
-                  "--mt", stack["mt"], "--qe", stack["qe_a"], "--algorithm", "eps-greedy", "--batch", "4",
-                  "--budget", "10", "--k", "2", "--cap", "2"]
+        common = [
+            "build",
+            "bandit",
+            "--topics",
+            tax,
+            "--sampler",
+            "llm",
+            "--llm",
+            f"openai:s@{sampler.url}",
+            "--mt",
+            stack["mt"],
+            "--qe",
+            stack["qe_a"],
+            "--algorithm",
+            "eps-greedy",
+            "--batch",
+            "4",
+            "--budget",
+            "10",
+            "--k",
+            "2",
+            "--cap",
+            "2",
+        ]
         pulls = {}
         for n in ("1", "4"):
             sampler.max_in_flight = stack["servers"]["mt"].max_in_flight = 0
             r = invoke([*common, "--concurrency", n, "--out", tmp_path / n])
             assert r.exit_code == 0, r
-            assert (sampler.max_in_flight > 1) == (n == "4") and (stack["servers"]["mt"].max_in_flight > 1) == (n == "4")
-            pulls[n] = [(p["step"], p["topic"], p["text"], p["difficulty"], p["phase"])
-                        for p in sorted(pq.read_table(tmp_path / n / "pulls").to_pylist(), key=lambda p: p["step"])]
+            assert (sampler.max_in_flight > 1) == (n == "4") and (stack["servers"]["mt"].max_in_flight > 1) == (
+                n == "4"
+            )
+            pulls[n] = [
+                (p["step"], p["topic"], p["text"], p["difficulty"], p["phase"])
+                for p in sorted(pq.read_table(tmp_path / n / "pulls").to_pylist(), key=lambda p: p["step"])
+            ]
     assert pulls["4"] == pulls["1"]
     sampled = [p[2] for p in pulls["1"] if p[4] != "exhausted"]
     assert len(sampled) == len(set(sampled)) == 10  # without replacement, within a step too
@@ -242,14 +348,34 @@ def test_bandit_sampler_counts_survive_a_resume(stack, tmp_path):
     tax = tmp_path / "tax.yaml"
     tax.write_text("law:\n  - tax law\n  - prison law\nmusic:\n  - baroque music\n  - folk music\n", encoding="utf-8")
     with ScriptedServer(default=_flaky_snippets) as sampler:
-        common = ["build", "bandit", "--topics", tax, "--sampler", "llm", "--llm", f"openai:s@{sampler.url}",
-                  "--mt", stack["mt"], "--qe", stack["qe_a"], "--algorithm", "eps-greedy", "--budget", "12",
-                  "--k", "2", "--cap", "3"]
+        common = [
+            "build",
+            "bandit",
+            "--topics",
+            tax,
+            "--sampler",
+            "llm",
+            "--llm",
+            f"openai:s@{sampler.url}",
+            "--mt",
+            stack["mt"],
+            "--qe",
+            stack["qe_a"],
+            "--algorithm",
+            "eps-greedy",
+            "--budget",
+            "12",
+            "--k",
+            "2",
+            "--cap",
+            "3",
+        ]
         assert invoke([*common, "--out", tmp_path / "whole"]).exit_code == 0
         stopped = invoke([*common, "--max-requests", "9", "--out", tmp_path / "resumed"])
         assert stopped.exit_code == 3, stopped
         assert invoke([*common, "--out", tmp_path / "resumed"]).exit_code == 0
     whole, resumed = (json.loads((tmp_path / d / "build.json").read_text())["counts"] for d in ("whole", "resumed"))
     assert whole["sampler_failures"] > 0 and whole["sampler_retries"] > 0
-    assert {k: resumed[k] for k in ("sampler_failures", "sampler_retries", "pulls")} == \
-        {k: whole[k] for k in ("sampler_failures", "sampler_retries", "pulls")}
+    assert {k: resumed[k] for k in ("sampler_failures", "sampler_retries", "pulls")} == {
+        k: whole[k] for k in ("sampler_failures", "sampler_retries", "pulls")
+    }

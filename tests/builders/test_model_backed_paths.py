@@ -24,16 +24,25 @@ pytest.importorskip("transformers")
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
     d = tmp_path_factory.mktemp("tiny-paths")
-    return {"t5": tiny_models.seq2seq(d / "t5"), "causal": tiny_models.causal_lm(d / "causal"),
-            "nli": tiny_models.classifier(d / "nli", 3, {0: "entailment", 1: "neutral", 2: "contradiction"})}
+    return {
+        "t5": tiny_models.seq2seq(d / "t5"),
+        "causal": tiny_models.causal_lm(d / "causal"),
+        "nli": tiny_models.classifier(d / "nli", 3, {0: "entailment", 1: "neutral", 2: "contradiction"}),
+    }
 
 
 def test_smaug_with_infiller_nli_and_polyjuice(tiny, sample_path):
     from mtgauntlet.corpora.formats import read_parallel
 
     rows = read_parallel(sample_path, src_col="es", ref_col="en", src_lang="es", tgt_lang="en", limit=12).rows
-    b = SmaugBuilder(src_lang="es", tgt_lang="en", good_from="reference", infiller=f"hf:{tiny['t5']}",
-                     nli=f"hf:{tiny['nli']}", polyjuice=f"hf:{tiny['causal']}")
+    b = SmaugBuilder(
+        src_lang="es",
+        tgt_lang="en",
+        good_from="reference",
+        infiller=f"hf:{tiny['t5']}",
+        nli=f"hf:{tiny['nli']}",
+        polyjuice=f"hf:{tiny['causal']}",
+    )
     assert b.support["ne"][1].startswith("infill") and b.support["neg"][1].startswith("polyjuice")
     items = iter_items(rows)
     b.prepare(items)
@@ -48,7 +57,9 @@ def test_smaug_with_infiller_nli_and_polyjuice(tiny, sample_path):
         if rec["phenomenon"] == "neg":
             assert checks["nli_contradiction"] is not None
         assert "<extra_id" not in rec["bad"]
-    assert any(r.startswith(("ne:", "num:", "ins:", "neg:")) for r in reasons + [r["phenomenon"] + ":" for r in records])
+    assert any(
+        r.startswith(("ne:", "num:", "ins:", "neg:")) for r in reasons + [r["phenomenon"] + ":" for r in records]
+    )
 
 
 @pytest.mark.skipif(shutil.which("apertium") is None, reason="apertium not installed")
@@ -63,8 +74,11 @@ def test_artificial_crowd_difficulty():
 
 
 def test_llm_difficulty_judge_and_failures():
-    with ScriptedServer(default=lambda m: "Quite hard. [[[95, C1 (Advanced)]]]" if "gubbins" in m[-1]["content"]
-                        else "Easy. [[[10, A1 (Beginner)]]]") as srv:
+    with ScriptedServer(
+        default=lambda m: (
+            "Quite hard. [[[95, C1 (Advanced)]]]" if "gubbins" in m[-1]["content"] else "Easy. [[[10, A1 (Beginner)]]]"
+        )
+    ) as srv:
         judge = registry.load("difficulty", f"llm-judge:openai:j@{srv.url}")
         assert judge.difficulty(["The dog barks.", "The gubbins snarfled."], "en", "de") == [10.0, 95.0]
         assert "on a scale of 0 to 120" in srv.requests[0]["body"]["messages"][0]["content"]
@@ -92,8 +106,9 @@ def test_score_qe_cli(tmp_path):
         pytest.skip("apertium not installed")
     p = tmp_path / "in.tsv"
     p.write_text("src\tmt\tlp\nThe dog barks.\tEl perro ladra.\ten-es\nThe dog barks.\tEl gato canta.\ten-es\n")
-    r = invoke(["score", "qe", "--input", str(p), "--map", "tgt=mt", "--qe", "roundtrip",
-                                 "--out", str(tmp_path / "o.tsv")])
+    r = invoke(
+        ["score", "qe", "--input", str(p), "--map", "tgt=mt", "--qe", "roundtrip", "--out", str(tmp_path / "o.tsv")]
+    )
     assert r.exit_code == 0, r.output
     import pandas as pd
 

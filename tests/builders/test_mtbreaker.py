@@ -51,15 +51,31 @@ def stack(_stack):
 
 
 def _builder(srv, **kw):
-    args = dict(variant="seeded", llm=f"openai:editor@{srv.url}", mt=["apertium"], qe="roundtrip", steps=3,
-                src_lang="en", tgt_lang="es", temperature=0.7)
+    args = dict(
+        variant="seeded",
+        llm=f"openai:editor@{srv.url}",
+        mt=["apertium"],
+        qe="roundtrip",
+        steps=3,
+        src_lang="en",
+        tgt_lang="es",
+        temperature=0.7,
+    )
     args.update(kw)
     return MTBreakerBuilder(**args)
 
 
 def _scripted(stack, **kw):
-    args = dict(variant="seeded", llm=stack["llm"], mt=[stack["mt"]], qe=f"{stack['qe_a']},{stack['qe_b']}",
-                steps=4, src_lang="en", tgt_lang="es", language_guard=False)
+    args = dict(
+        variant="seeded",
+        llm=stack["llm"],
+        mt=[stack["mt"]],
+        qe=f"{stack['qe_a']},{stack['qe_b']}",
+        steps=4,
+        src_lang="en",
+        tgt_lang="es",
+        language_guard=False,
+    )
     args.update(kw)
     return MTBreakerBuilder(**args)
 
@@ -134,26 +150,34 @@ def test_cli_mtbreaker_zeroshot_and_evaluate_end_to_end(stack, tmp_path):
     seeds.write_text("text\nThe dog barks.\nTax law is complicated.\n", encoding="utf-8")
     qe = f"{stack['qe_a']},{stack['qe_b']}"
     common = ["--seeds", str(seeds), "--llm", stack["llm"], "--mt", stack["mt"], "--qe", qe, "--no-language-guard"]
-    code, out, err = cli("build", "mtbreaker", *common, "--steps", "4",
-                              "--out", str(tmp_path / "es"))
+    code, out, err = cli("build", "mtbreaker", *common, "--steps", "4", "--out", str(tmp_path / "es"))
     assert code == 0, err
     manifest = json.loads((tmp_path / "es" / "build.json").read_text())
     recs = load_records(tmp_path / "es").to_pylist()
     assert len(recs) == 2 and manifest["counts"]["failures"]["qe_failures"] == sum(r["qe_failures"] for r in recs) > 0
     assert manifest["counts"]["failures"]["mt_failures"] == sum(r["mt_failures"] for r in recs) > 0
     assert "qe_failures=" in out and "|qe:llm-as-qe:" in manifest["signature"]
-    code, out, err = cli("build", "mtbreaker", *common, "--steps", "2", "--tgt-lang", "de",
-                              "--out", str(tmp_path / "de"))
+    code, out, err = cli(
+        "build", "mtbreaker", *common, "--steps", "2", "--tgt-lang", "de", "--out", str(tmp_path / "de")
+    )
     assert code == 0, err
-    code, out, err = cli("build", "zeroshot", *common[:-1], "--variant", "min",
-                              "--generations", "3", "--out", str(tmp_path / "zs"))
+    code, out, err = cli(
+        "build", "zeroshot", *common[:-1], "--variant", "min", "--generations", "3", "--out", str(tmp_path / "zs")
+    )
     assert code == 0, err
     zs = json.loads((tmp_path / "zs" / "build.json").read_text())
     assert "|generations:3|" in zs["signature"] and "|n:2|" in zs["signature"] and zs["config"]["generations"] == 3
     assert all(len(r["trajectory"]) == 3 for r in load_records(tmp_path / "zs").to_pylist())
     with ScriptedServer(default=lambda m: '"error_modes": ["idioms", "terminology"],') as judge:
-        code, out, err = cli("evaluate", "breaker", "--set",
-                                  f"{tmp_path / 'es'},{tmp_path / 'de'}", "--judge", f"openai:j@{judge.url}", "--json")
+        code, out, err = cli(
+            "evaluate",
+            "breaker",
+            "--set",
+            f"{tmp_path / 'es'},{tmp_path / 'de'}",
+            "--judge",
+            f"openai:j@{judge.url}",
+            "--json",
+        )
     assert code == 0, err
     report = json.loads(out)
     from sacrebleu.metrics import CHRF
@@ -183,13 +207,26 @@ def test_cli_mtbreaker_zeroshot_and_evaluate_end_to_end(stack, tmp_path):
     assert set(report["per_lp"]) == {"en-es", "en-de"} and report["per_lp"]["en-es"]["items"] == len(recs)
     # two target languages: the language-transfer table (Table 5), rows built for, columns translated into
     lt = report["language_transfer"]
-    assert set(lt) == {"mtbreaker-seeded en-de", "mtbreaker-seeded en-es"} and set(lt["mtbreaker-seeded en-es"]) == {"de", "es"}
+    assert set(lt) == {"mtbreaker-seeded en-de", "mtbreaker-seeded en-es"} and set(lt["mtbreaker-seeded en-es"]) == {
+        "de",
+        "es",
+    }
     assert report["mt_failures"] == sum(r["mt_failures"] for r in recs) + sum(
-        r["mt_failures"] for r in load_records(tmp_path / "de").to_pylist())
+        r["mt_failures"] for r in load_records(tmp_path / "de").to_pylist()
+    )
     # the transfer matrix (Table 4) translates each set into its own target language (issue #30.10)
     stack["servers"]["mt"].requests.clear()
-    code, out, err = cli("evaluate", "breaker", "--set", f"{tmp_path / 'es'},{tmp_path / 'de'}", "--mt", stack["mt"],
-                         "--qe", stack["qe_a"], "--json")
+    code, out, err = cli(
+        "evaluate",
+        "breaker",
+        "--set",
+        f"{tmp_path / 'es'},{tmp_path / 'de'}",
+        "--mt",
+        stack["mt"],
+        "--qe",
+        stack["qe_a"],
+        "--json",
+    )
     assert code == 0, err
     transfer = json.loads(out)["transfer"]
     assert set(transfer) == {"en-es", "en-de"}
@@ -207,8 +244,20 @@ def test_cli_zeroshot_where_every_item_failed_is_an_error(tmp_path):
     seeds = tmp_path / "seeds.tsv"
     seeds.write_text("text\nThe dog barks.\n", encoding="utf-8")
     with scripted_stack(editor_fn=lambda m: "I will not write that.") as s:
-        code, out, err = cli("build", "zeroshot", "--seeds", str(seeds), "--llm", s["llm"],
-                                  "--mt", s["mt"], "--qe", s["qe_a"], "--out", str(tmp_path / "zs"))
+        code, out, err = cli(
+            "build",
+            "zeroshot",
+            "--seeds",
+            str(seeds),
+            "--llm",
+            s["llm"],
+            "--mt",
+            s["mt"],
+            "--qe",
+            s["qe_a"],
+            "--out",
+            str(tmp_path / "zs"),
+        )
     assert code == 2 and "the build produced no record from 1 item(s) (llm_failed=1)" in err.splitlines()[-1]
     assert "Traceback" not in err
 
@@ -275,8 +324,24 @@ def test_cli_build_resumes_without_repeating_calls(server, tmp_path):
     seeds = tmp_path / "seeds.tsv"
     seeds.write_text("text\nThe dog barks.\nTax law is complicated.\nShe sold the house.\n", encoding="utf-8")
     out = tmp_path / "out"
-    args = ["build", "mtbreaker", "--seeds", str(seeds), "--llm", f"openai:editor@{server.url}", "--mt", "apertium",
-            "--qe", "roundtrip", "--steps", "2", "--shard-size", "1", "--out", str(out)]
+    args = [
+        "build",
+        "mtbreaker",
+        "--seeds",
+        str(seeds),
+        "--llm",
+        f"openai:editor@{server.url}",
+        "--mt",
+        "apertium",
+        "--qe",
+        "roundtrip",
+        "--steps",
+        "2",
+        "--shard-size",
+        "1",
+        "--out",
+        str(out),
+    ]
     server.script = [("ok", None)] * 2 + [("status", 500)] * 50  # the server dies during the second seed
     r = invoke(args)
     assert r.exit_code != 0
@@ -289,8 +354,7 @@ def test_cli_build_resumes_without_repeating_calls(server, tmp_path):
     assert len(recs) == 3 and len({r["seed"] for r in recs}) == 3
     # the finished first seed was not redone: only seeds 2 and 3 asked the LLM (2 steps each)
     assert len(server.requests) - before == 4
-    curve = invoke(["evaluate", "breaker", "--set", str(out), "--plot", str(tmp_path / "c.png"),
-                                     "--json"])
+    curve = invoke(["evaluate", "breaker", "--set", str(out), "--plot", str(tmp_path / "c.png"), "--json"])
     assert curve.exit_code == 0, curve.output
     assert (tmp_path / "c.png").stat().st_size > 1000
     report = json.loads(curve.stdout)
@@ -318,8 +382,10 @@ def test_language_guard_rejects_answers_in_the_target_language(server):
 @needs_apertium
 def test_answers_that_copy_the_prompt_are_not_sources(server):
     # seen with the embedded 135M LLM: an unterminated SOURCE span followed by the follow-up's instructions
-    echo = ("SOURCE |||The senator resigned on Monday. |\nTry to make it even more difficult to translate. Modify "
-            "at most 75% of the best SOURCE so far.")
+    echo = (
+        "SOURCE |||The senator resigned on Monday. |\nTry to make it even more difficult to translate. Modify "
+        "at most 75% of the best SOURCE so far."
+    )
     b = _builder(server, steps=2, retries=0)
     server.script = [("ok", echo), ("ok", "SOURCE |||The senator, having resigned, left on Monday.|||")]
     rec = b.process(Item(0, {"src": "The senator resigned on Monday."}), item_rng(1, 0)).records[0]
@@ -339,7 +405,10 @@ def test_editor_history_keeps_its_answers_as_written(stack):
     stack["reset"]()
     _scripted(stack, steps=1, retries=0).process(Item(0, {"src": "He painted the barn red."}), item_rng(1, 0))
     seeded = stack["servers"]["llm"].requests[-1]["body"]["messages"]
-    assert seeded[1] == {"role": "assistant", "content": "SOURCE |||He painted the barn red.|||"}  # no LLM wrote the seed
+    assert seeded[1] == {
+        "role": "assistant",
+        "content": "SOURCE |||He painted the barn red.|||",
+    }  # no LLM wrote the seed
 
 
 def test_language_guard_is_opt_in_and_stated_in_the_card(stack, tmp_path):
@@ -377,8 +446,22 @@ def test_card_states_the_permanent_departures(stack, tmp_path):
     assert "follow-up wording" in notes["plain"] and "follow-up wording" not in notes["qe"]
     assert "jieba" in notes["zh"] and "jieba" not in notes["plain"]
     with scripted_stack(editor_fn=lambda m: "Here. SOURCE |||The ledger was kept in the county office.|||") as s:
-        code, out, err = cli("build", "zeroshot", "--seeds", str(seeds), "--llm", s["llm"], "--mt", s["mt"],
-                             "--qe", s["qe_a"], "--variant", "history", "--out", str(tmp_path / "zs"))
+        code, out, err = cli(
+            "build",
+            "zeroshot",
+            "--seeds",
+            str(seeds),
+            "--llm",
+            s["llm"],
+            "--mt",
+            s["mt"],
+            "--qe",
+            s["qe_a"],
+            "--variant",
+            "history",
+            "--out",
+            str(tmp_path / "zs"),
+        )
     assert code == 0, err
     zs = "\n".join(build_notes({"builds": [json.loads((tmp_path / "zs" / "build.json").read_text())]}))
     assert "history prompt wording is this project's" in zs and "temperature 0.8" in zs
@@ -402,9 +485,24 @@ def test_zeroshot_history_lists_all_earlier_texts_unless_capped(stack, tmp_path)
     assert "last 5 earlier texts" in z.config()["flags"]["history_size"]
     seeds = tmp_path / "seeds.tsv"
     seeds.write_text("text\nThe dog barks.\nTax law is complicated.\n", encoding="utf-8")
-    code, out, err = cli("build", "zeroshot", "--seeds", str(seeds), "--llm", stack["llm"], "--mt", stack["mt"],
-                         "--qe", stack["qe_a"], "--variant", "history", "--history-size", "1", "--out",
-                         str(tmp_path / "zs"))
+    code, out, err = cli(
+        "build",
+        "zeroshot",
+        "--seeds",
+        str(seeds),
+        "--llm",
+        stack["llm"],
+        "--mt",
+        stack["mt"],
+        "--qe",
+        stack["qe_a"],
+        "--variant",
+        "history",
+        "--history-size",
+        "1",
+        "--out",
+        str(tmp_path / "zs"),
+    )
     assert code == 0, err
     from mtgauntlet.cards.card import build_notes
 
@@ -439,16 +537,45 @@ def test_build_json_names_the_drawn_seeds_before_any_record(tmp_path):
     seeds.write_text("text\n" + "\n".join(texts) + "\n", encoding="utf-8")
     sha = {hashlib.sha256(t.encode()).hexdigest(): t for t in texts}
     with scripted_stack() as s:
-        code, out, err = cli("build", "mtbreaker", "--seeds", str(seeds), "--llm", s["llm"], "--mt", s["mt"],
-                             "--qe", s["qe_a"], "--sample", "2", "--steps", "2", "--max-requests", "1",
-                             "--out", str(tmp_path / "cut"))
+        code, out, err = cli(
+            "build",
+            "mtbreaker",
+            "--seeds",
+            str(seeds),
+            "--llm",
+            s["llm"],
+            "--mt",
+            s["mt"],
+            "--qe",
+            s["qe_a"],
+            "--sample",
+            "2",
+            "--steps",
+            "2",
+            "--max-requests",
+            "1",
+            "--out",
+            str(tmp_path / "cut"),
+        )
     assert code == 3, err
     manifest = json.loads((tmp_path / "cut" / "build.json").read_text())
     assert manifest["status"] == "in_progress" and not list((tmp_path / "cut").glob("data/part-*"))
     assert len(manifest["seeds"]) == 2 and all(x["sha256"] in sha and x["source_id"] for x in manifest["seeds"])
     with scripted_stack(editor_fn=lambda m: "I will not write that.") as s:
-        code, out, err = cli("build", "zeroshot", "--seeds", str(seeds), "--llm", s["llm"], "--mt", s["mt"],
-                             "--qe", s["qe_a"], "--out", str(tmp_path / "zs"))
+        code, out, err = cli(
+            "build",
+            "zeroshot",
+            "--seeds",
+            str(seeds),
+            "--llm",
+            s["llm"],
+            "--mt",
+            s["mt"],
+            "--qe",
+            s["qe_a"],
+            "--out",
+            str(tmp_path / "zs"),
+        )
     assert code == 2 and "produced no record" in err
     zs = json.loads((tmp_path / "zs" / "build.json").read_text())
     assert [sha[x["sha256"]] for x in zs["seeds"]] == texts
@@ -458,7 +585,9 @@ def _flores(shared_data, n=40):
     import csv
     import gzip
 
-    with gzip.open(shared_data / "flores200-devtest/flores200_devtest.tsv.gz", "rt", encoding="utf-8", newline="") as fh:
+    with gzip.open(
+        shared_data / "flores200-devtest/flores200_devtest.tsv.gz", "rt", encoding="utf-8", newline=""
+    ) as fh:
         return [r for _, r in zip(range(n), csv.DictReader(fh, delimiter="\t"))]
 
 

@@ -31,8 +31,9 @@ def test_bandit_corpus_draws_survive_changes_elsewhere(tmp_path, stack, change):
     assert m["share"] >= TARGET and m["rows_with_records"] >= 8, m
 
 
-@pytest.mark.parametrize("change", ["delete", pytest.param("edit", marks=pytest.mark.slow),
-                                    pytest.param("append", marks=pytest.mark.slow)])
+@pytest.mark.parametrize(
+    "change", ["delete", pytest.param("edit", marks=pytest.mark.slow), pytest.param("append", marks=pytest.mark.slow)]
+)
 def test_mtbreaker_records_survive_changes_elsewhere(tmp_path, stack, change):
     m = measure("mtbreaker", change, tmp_path, stack, steps=1)
     assert m["share"] >= TARGET and m["rows_with_records"] == m["other_rows"], m
@@ -53,8 +54,15 @@ def test_mtbreaker_sample_is_keyed_by_content(tmp_path, stack):
     manifest = json.loads((tmp_path / "base" / "build.json").read_text())
     assert manifest["n_items"] == 20 and manifest["config"]["sample"] == 20
     # another seed draws another sample
-    other = build("mtbreaker", write_tsv(sample_rows(), tmp_path / "s7" / "sample.tsv"), tmp_path / "seed7", stack,
-                  steps=1, sample=20, seed=7)
+    other = build(
+        "mtbreaker",
+        write_tsv(sample_rows(), tmp_path / "s7" / "sample.tsv"),
+        tmp_path / "seed7",
+        stack,
+        steps=1,
+        sample=20,
+        seed=7,
+    )
     ids13 = set(load_records(tmp_path / "base").column("source_id").to_pylist())
     ids7 = set(load_records(other).column("source_id").to_pylist())
     assert len(ids7) == 20 and ids7 != ids13

@@ -22,9 +22,27 @@ def flores(shared_data):
 
 def _subset(tmp_path, flores, *extra, budget=B):
     out = tmp_path / "subset"
-    r = invoke(["build", "subset", "-i", str(flores), "--format", "flores", "--src-lang", "en",
-                            "--tgt-lang", "de", "--estimator", "length", "--budget", str(budget), "--out", str(out),
-                            *extra])
+    r = invoke(
+        [
+            "build",
+            "subset",
+            "-i",
+            str(flores),
+            "--format",
+            "flores",
+            "--src-lang",
+            "en",
+            "--tgt-lang",
+            "de",
+            "--estimator",
+            "length",
+            "--budget",
+            str(budget),
+            "--out",
+            str(out),
+            *extra,
+        ]
+    )
     assert r.exit_code == 0, r.output
     scored = pq.read_table(sorted((out / "work").glob("part-*.parquet"))).to_pylist()
     kept = sorted(load_records(out).to_pylist(), key=lambda r: r["rank"])
@@ -41,7 +59,8 @@ def test_keeps_exactly_the_b_longest(tmp_path, flores):
     # the estimator's score is the text's length in words
     sample = scored[:50]
     assert [r["difficulty"] for r in sample] == registry.load("difficulty", "length").difficulty(
-        [r["text"] for r in sample], "en", "de")
+        [r["text"] for r in sample], "en", "de"
+    )
     assert [r["rank"] for r in kept] == list(range(1, B + 1))
     assert [r["id"] for r in kept] == [r["id"] for r in _hardest(scored, B)]  # the B hardest, hardest first
     chosen = {r["id"] for r in kept}
@@ -58,7 +77,7 @@ def _largest_remainder(sizes: dict[str, int], budget: int) -> dict[str, int]:
     total = sum(sizes.values())
     raw = {s: Fraction(budget * n, total) for s, n in sizes.items()}
     quota = {s: int(v) for s, v in raw.items()}
-    for s in sorted(sizes, key=lambda s: (-(raw[s] - int(raw[s])), s))[:budget - sum(quota.values())]:
+    for s in sorted(sizes, key=lambda s: (-(raw[s] - int(raw[s])), s))[: budget - sum(quota.values())]:
         quota[s] += 1
     return quota
 
@@ -76,8 +95,7 @@ def test_stratified_quotas_are_exact_and_each_stratum_keeps_its_hardest(tmp_path
 
 
 def test_budget_above_the_corpus_keeps_everything_once(tmp_path, shared_data):
-    _, kept = _subset(tmp_path, shared_data / "flores200-devtest/flores200_devtest.tsv.gz", "--limit", "30",
-                      budget=40)
+    _, kept = _subset(tmp_path, shared_data / "flores200-devtest/flores200_devtest.tsv.gz", "--limit", "30", budget=40)
     assert len(kept) == 30 and len({r["id"] for r in kept}) == 30
 
 
@@ -102,9 +120,30 @@ def test_several_target_languages_average_a_target_aware_estimator(tmp_path, flo
 
     out = tmp_path / "two"
     with ScriptedServer(default=answer) as srv:
-        r = invoke(["build", "subset", "-i", str(flores), "--format", "flores", "--src-lang", "en", "--limit", "16",
-                    "--tgt-lang", "cs", "--tgt-lang", "de", "--estimator", f"llm-judge:openai:j@{srv.url}",
-                    "--budget", "4", "--out", str(out)])
+        r = invoke(
+            [
+                "build",
+                "subset",
+                "-i",
+                str(flores),
+                "--format",
+                "flores",
+                "--src-lang",
+                "en",
+                "--limit",
+                "16",
+                "--tgt-lang",
+                "cs",
+                "--tgt-lang",
+                "de",
+                "--estimator",
+                f"llm-judge:openai:j@{srv.url}",
+                "--budget",
+                "4",
+                "--out",
+                str(out),
+            ]
+        )
         assert r.exit_code == 0, r.output
         asked = Counter(re.search(r"into (\w+)", q["body"]["messages"][-1]["content"]).group(1) for q in srv.requests)
     assert asked == {"Czech": 16, "German": 16}

@@ -32,30 +32,109 @@ def gauntlet(*args: str) -> str:
 def builds(tmp_path_factory, sample_path):
     out = tmp_path_factory.mktemp("audit-builds")
     s = str(sample_path)
-    smaug = ["build", "smaug", "--input", s, "--src-col", "es", "--ref-col", "en", "--src-lang", "es", "--tgt-lang",
-             "en", "--translator", "apertium"]
+    smaug = [
+        "build",
+        "smaug",
+        "--input",
+        s,
+        "--src-col",
+        "es",
+        "--ref-col",
+        "en",
+        "--src-lang",
+        "es",
+        "--tgt-lang",
+        "en",
+        "--translator",
+        "apertium",
+    ]
     gauntlet(*smaug, "--seed", "13", "--out", str(out / "smaug13"))
     gauntlet(*smaug, "--seed", "14", "--out", str(out / "smaug14"))
-    gauntlet("build", "subset", "--input", s, "--src-col", "es", "--src-lang", "es", "--tgt-lang", "en",
-             "--estimator", "length", "--budget", "8", "--out", str(out / "subset"))
-    gauntlet("build", "bandit", "--corpus", s, "--text-column", "en", "--topic-column", "domain", "--min-words", "5",
-             "--budget", "12", "--k", "2", "--cap", "4", "--src-lang", "en", "--tgt-lang", "es", "--qe", "qe#fast",
-             "--out", str(out / "bandit"))
-    gauntlet("release", str(out / "smaug13"), str(out / "subset"), "--name", "audit-demo", "--version", "1.0.0",
-             "--out", str(out / "releases"))
+    gauntlet(
+        "build",
+        "subset",
+        "--input",
+        s,
+        "--src-col",
+        "es",
+        "--src-lang",
+        "es",
+        "--tgt-lang",
+        "en",
+        "--estimator",
+        "length",
+        "--budget",
+        "8",
+        "--out",
+        str(out / "subset"),
+    )
+    gauntlet(
+        "build",
+        "bandit",
+        "--corpus",
+        s,
+        "--text-column",
+        "en",
+        "--topic-column",
+        "domain",
+        "--min-words",
+        "5",
+        "--budget",
+        "12",
+        "--k",
+        "2",
+        "--cap",
+        "4",
+        "--src-lang",
+        "en",
+        "--tgt-lang",
+        "es",
+        "--qe",
+        "qe#fast",
+        "--out",
+        str(out / "bandit"),
+    )
+    gauntlet(
+        "release",
+        str(out / "smaug13"),
+        str(out / "subset"),
+        "--name",
+        "audit-demo",
+        "--version",
+        "1.0.0",
+        "--out",
+        str(out / "releases"),
+    )
     gauntlet("validate", str(out / "smaug13"), "--report", str(out / "rep-smaug"))
     gauntlet("validate", str(out / "subset"), "--report", str(out / "rep-subset"))
-    gauntlet("release", str(out / "smaug13"), str(out / "subset"), "--name", "audit-demo", "--version", "1.1.0",
-             "--out", str(out / "validated"), "--report", str(out / "rep-smaug"), "--report", str(out / "rep-subset"),
-             "--audit")
+    gauntlet(
+        "release",
+        str(out / "smaug13"),
+        str(out / "subset"),
+        "--name",
+        "audit-demo",
+        "--version",
+        "1.1.0",
+        "--out",
+        str(out / "validated"),
+        "--report",
+        str(out / "rep-smaug"),
+        "--report",
+        str(out / "rep-subset"),
+        "--audit",
+    )
     return out
 
 
 @pytest.fixture(scope="module")
 def pages(builds):
     """Each page written once: SMAUG seed 14 against seed 13 (CLI), the release, the subset and bandit builds."""
-    p = {"smaug": builds / "smaug.html", "release": builds / "release.html", "subset": builds / "subset.html",
-         "bandit": builds / "bandit.html"}
+    p = {
+        "smaug": builds / "smaug.html",
+        "release": builds / "release.html",
+        "subset": builds / "subset.html",
+        "bandit": builds / "bandit.html",
+    }
     out = gauntlet("audit", str(builds / "smaug14"), "--against", str(builds / "smaug13"), "--out", str(p["smaug"]))
     assert f"audit report: {p['smaug']}" in out
     from mtgauntlet.cards.audit import write_audit
@@ -108,8 +187,9 @@ def external_refs(html: str) -> list[str]:
     refs += [v for _, a in attrs for k, v in a.items() if k == "style" and v and "url(" in v]
     bad = [r for r in refs if not r.startswith(("#", "data:"))]
     # no attribute but data-* (values: a source name may be a URL) mentions another location either
-    return bad + [v for _, a in attrs for k, v in a.items() if v and not k.startswith("data-")
-                  and re.search(r"(?:https?:)?//", v)]
+    return bad + [
+        v for _, a in attrs for k, v in a.items() if v and not k.startswith("data-") and re.search(r"(?:https?:)?//", v)
+    ]
 
 
 def executable_scripts(html: str) -> int:
@@ -156,7 +236,9 @@ def test_diff_lists_exactly_the_ids_that_differ(builds, pages):
     assert counts["smaug_pair:added"] == [len(listed["added"])] and counts["smaug_pair:unchanged"] == [len(new & old)]
     assert counts["smaug_pair:replaced"] == [len(replaced)]
     old_v, new_v = Attrs(pages["smaug"]).values("data-old"), Attrs(pages["smaug"]).values("data-new")
-    assert old_v["overview:smaug_pair · records"][0] == len(old) and new_v["overview:smaug_pair · records"][0] == len(new)
+    assert old_v["overview:smaug_pair · records"][0] == len(old) and new_v["overview:smaug_pair · records"][0] == len(
+        new
+    )
 
 
 def test_numbers_equal_validate_and_catalog(builds, pages):
@@ -169,7 +251,9 @@ def test_numbers_equal_validate_and_catalog(builds, pages):
             assert metrics[f"{kind}:{name}"] and all(v == value for v in metrics[f"{kind}:{name}"]), (kind, name)
     assert {r["kind"] + ":" + r["metric"]: [r["status"]] for r in report["rules"]} == rules
     quality = page.values("data-quality")
-    assert quality["smaug_pair:embedding_diversity"] == [report["kinds"]["smaug_pair"]["metrics"]["embedding_diversity"]]
+    assert quality["smaug_pair:embedding_diversity"] == [
+        report["kinds"]["smaug_pair"]["metrics"]["embedding_diversity"]
+    ]
     bad = load_records(rel, "smaug_pair").column("bad").to_pylist()  # SMAUG's bad hypotheses are English
     for estimator, key in (("rarity", "word_rarity"), ("syntax", "syntax_complexity")):
         scores = registry.load("difficulty", estimator).difficulty(bad, src_lang="en")
@@ -182,8 +266,11 @@ def test_numbers_equal_validate_and_catalog(builds, pages):
     (n,) = query(builds / "releases", "SELECT count(*) AS n FROM smaug_pair")
     assert counts["smaug_pair:records:all"] == [n["n"]]
     # the SMAUG negation records were built without NLI: each is listed as "not checked", as DuckDB finds them
-    (nc,) = query(builds / "releases", "SELECT count(*) AS n FROM smaug_pair WHERE len(list_filter(checks, "
-                                      "lambda c: c.name = 'nli_contradiction' AND c.value IS NULL)) > 0")
+    (nc,) = query(
+        builds / "releases",
+        "SELECT count(*) AS n FROM smaug_pair WHERE len(list_filter(checks, "
+        "lambda c: c.name = 'nli_contradiction' AND c.value IS NULL)) > 0",
+    )
     assert nc["n"] > 0
     assert page.values("data-flag-count")["smaug_pair:build check nli_contradiction was not run"] == [nc["n"]]
 
@@ -193,7 +280,7 @@ def test_release_overview_states_licence_and_sources_from_the_card(builds, pages
 
     html = pages["release"]
     card = DatasetCard.load(release_dir(builds) / "README.md").data
-    assert card.license and f"{card.license} <span class=\"note\">(from the card)" in html
+    assert card.license and f'{card.license} <span class="note">(from the card)' in html
     assert all(src in html for src in card.source_datasets)
     assert "<dd>release at releases/name=audit-demo/version=1.0.0</dd>" in html
     assert "builder:smaug|src:es|tgt:en" in html and "builder:subset|src:es" in html
@@ -209,7 +296,7 @@ def test_smaug_examples_show_the_changed_span(builds, pages):
         start = html.find(f'id="{anchor("smaug_pair", rec["id"])}"')
         if start < 0 or rec["phenomenon"] not in ("ne", "num"):
             continue
-        card = html[start:html.index("</article>", start)]
+        card = html[start : html.index("</article>", start)]
         assert [unescape(x) for x in re.findall(r"<del>(.*?)</del>", card)] == [rec["span_original"]]
         assert [unescape(x) for x in re.findall(r"<ins>(.*?)</ins>", card)] == [rec["span_replacement"]]
         shown += 1
@@ -223,7 +310,7 @@ def test_method_numbers(builds, pages):
     assert "Search curve over 12 pulls" in pages["bandit"]
     manifest = json.loads((builds / "subset" / "build.json").read_text())
     subset = pages["subset"]
-    corpus_row = subset[subset.index("<td>corpus (all scored texts)</td>"):]
+    corpus_row = subset[subset.index("<td>corpus (all scored texts)</td>") :]
     assert re.search(r">([\d,]+)</td>", corpus_row).group(1) == str(manifest["counts"]["items"])
 
 
@@ -232,13 +319,27 @@ def test_no_external_reference_and_everything_escaped(tmp_path):
     from mtgauntlet.cards.audit import write_audit
     from mtgauntlet.schema import record_id, to_table, utcnow
 
-    evil = ['<script>alert("x")</script> <img src="https://evil.example/x.png"> style="background:url(//e.x/y)"',
-            "a' onmouseover='alert(1)", "plain text of ordinary length for the diversity measures here"]
+    evil = [
+        '<script>alert("x")</script> <img src="https://evil.example/x.png"> style="background:url(//e.x/y)"',
+        "a' onmouseover='alert(1)",
+        "plain text of ordinary length for the diversity measures here",
+    ]
     rows = []
     for i, t in enumerate(evil + [evil[2]]):
-        r = {"text": t, "domain": "<b>news</b>", "estimator": "length", "difficulty": float(i), "rank": i + 1,
-             "src_lang": "en", "tgt_lang": "es", "builder": "subset", "builder_version": "1", "created_at": utcnow(),
-             "source_dataset": "https://evil.example/data", "source_id": str(i)}
+        r = {
+            "text": t,
+            "domain": "<b>news</b>",
+            "estimator": "length",
+            "difficulty": float(i),
+            "rank": i + 1,
+            "src_lang": "en",
+            "tgt_lang": "es",
+            "builder": "subset",
+            "builder_version": "1",
+            "created_at": utcnow(),
+            "source_dataset": "https://evil.example/data",
+            "source_id": str(i),
+        }
         r["id"] = record_id("selected_text", r)
         rows.append(r)
     f = tmp_path / "evil.parquet"
@@ -309,8 +410,9 @@ def test_phenomenon_quality_and_metric_sensitivity(builds, tmp_path):
     attrs = Attrs(page.read_text(encoding="utf-8"))
     per = attrs.values("data-phenomenon")
     files = str(builds / "smaug14" / "data" / "*.parquet")
-    rows = duckdb.sql(f"SELECT phenomenon, count(*), avg(length(bad) / length(good)) FROM read_parquet('{files}') "
-                      "GROUP BY ALL").fetchall()
+    rows = duckdb.sql(
+        f"SELECT phenomenon, count(*), avg(length(bad) / length(good)) FROM read_parquet('{files}') GROUP BY ALL"
+    ).fetchall()
     assert rows
     for ph, count, ratio in rows:
         assert per[f"smaug_pair:{ph}:n"] == [count]
@@ -336,24 +438,32 @@ def test_search_index_holds_every_record(builds, pages):
         assert {rec["src"], rec["bad"], rec["good"]} <= set(by_id[rec["id"]]["t"])
 
 
-@pytest.mark.skipif(chromium() is None, reason="Debian's chromium is not installed (make setup installs it where "
-                                                "apt works): the page is not checked in a real browser")
+@pytest.mark.skipif(
+    chromium() is None,
+    reason="Debian's chromium is not installed (make setup installs it where "
+    "apt works): the page is not checked in a real browser",
+)
 def test_page_in_a_real_browser_offline(builds, pages):
     from PIL import Image, ImageStat
 
     page = builds / "smaug.html"
     visible = "Array.from(document.querySelectorAll('.card')).filter(c => c.offsetParent !== null)"
-    js = {"cards": "document.querySelectorAll('.card').length", "visible": f"{visible}.length",
-          "filters_shown": "Array.from(document.querySelectorAll('.filters')).every(f => !f.hidden)",
-          "after_click": "(() => { document.querySelector(\".filters button[data-group='ne']\").click(); return "
-                         f"{visible}.map(c => c.closest('.ex-group').dataset.group); }})()",
-          "svg": "document.querySelectorAll('svg.chart').length"}
+    js = {
+        "cards": "document.querySelectorAll('.card').length",
+        "visible": f"{visible}.length",
+        "filters_shown": "Array.from(document.querySelectorAll('.filters')).every(f => !f.hidden)",
+        "after_click": "(() => { document.querySelector(\".filters button[data-group='ne']\").click(); return "
+        f"{visible}.map(c => c.closest('.ex-group').dataset.group); }})()",
+        "svg": "document.querySelectorAll('svg.chart').length",
+    }
     index = search_entries(pages["smaug"])
     q = " ".join(index[0]["t"][0].split()[:2]).lower()  # two words of a record's source
     expected = [r["i"] for r in index if q in "\n".join([r["i"], r["g"], r["s"], *r["t"]]).lower()][:50]
-    js["search"] = ("(() => { const b = document.getElementById('record-search'); b.value = " + json.dumps(q) + "; "
-                    "b.dispatchEvent(new Event('input')); return Array.from(document.querySelectorAll("
-                    "'#search-results li')).map(li => li.dataset.id); })()")
+    js["search"] = (
+        "(() => { const b = document.getElementById('record-search'); b.value = " + json.dumps(q) + "; "
+        "b.dispatchEvent(new Event('input')); return Array.from(document.querySelectorAll("
+        "'#search-results li')).map(li => li.dataset.id); })()"
+    )
     run = load_page(page, evaluate=js)
     assert run.errors == []
     assert run.requests == [page.resolve().as_uri()]  # the file itself, nothing else
@@ -371,14 +481,34 @@ def test_page_in_a_real_browser_offline(builds, pages):
 @pytest.mark.slow
 def test_mtbreaker_page_shows_trajectories_and_step_curve(tmp_path, sample_path):
     out = tmp_path / "mtb"
-    gauntlet("build", "mtbreaker", "--seeds", str(sample_path), "--column", "en", "--limit", "1", "--steps", "1",
-             "--mt", "apertium", "--qe", "qe#fast", "--src-lang", "en", "--tgt-lang", "es", "--out", str(out))
+    gauntlet(
+        "build",
+        "mtbreaker",
+        "--seeds",
+        str(sample_path),
+        "--column",
+        "en",
+        "--limit",
+        "1",
+        "--steps",
+        "1",
+        "--mt",
+        "apertium",
+        "--qe",
+        "qe#fast",
+        "--src-lang",
+        "en",
+        "--tgt-lang",
+        "es",
+        "--out",
+        str(out),
+    )
     gauntlet("audit", str(out), "--out", str(tmp_path / "mtb.html"))
     html = (tmp_path / "mtb.html").read_text(encoding="utf-8")
     assert section_ids(html) == {"overview", "validation", "quality", "search", "examples", "methods"}
     (rec,) = load_records(out).to_pylist()
     for step in rec["trajectory"]:
-        assert f'>{step["qe_mean"]:.4g}<' in html
+        assert f">{step['qe_mean']:.4g}<" in html
     assert html.count('<tr class="kept">') == 1 and "<title>MT-breaker mtbreaker-seeded step curve</title>" in html
     start_qe = Attrs(html).values("data-metric")["mtbreaker:mtbreaker-seeded:start_mean_qe"]
     assert start_qe == [rec["trajectory"][0]["qe_mean"]]

@@ -16,7 +16,7 @@ from tests.evaluation.workbench_sets import make_catalog
 from tests.support.cli import invoke
 from tests.support.headless_chromium import chromium, load_page
 
-HOSTILE = '<img src=x onerror="document.title=\'pwned\'">'
+HOSTILE = "<img src=x onerror=\"document.title='pwned'\">"
 
 
 def _hostile_metric():
@@ -32,8 +32,9 @@ def page(tmp_path_factory, sample_path, shared_data):
     root = tmp_path_factory.mktemp("lbpage")
     releases = make_catalog(root, sample_path, shared_data)
     results = root / "results"
-    r = invoke(["evaluate", "metric", "--releases", releases, "-m", "chrf,bleu", "--out", results,
-                "--ci-resamples", "50"])
+    r = invoke(
+        ["evaluate", "metric", "--releases", releases, "-m", "chrf,bleu", "--out", results, "--ci-resamples", "50"]
+    )
     assert r.exit_code == 0, r.output
     mg.evaluate("metric", releases=releases, metric=_hostile_metric(), out=results, ci_resamples=20)
     out = root / "leaderboard.html"
@@ -58,8 +59,9 @@ def test_the_page_is_self_contained_and_escapes_names(page):
     parser = _Tags()
     parser.feed(html)
     assert not [t for t, _ in parser.tags if t in ("img", "script", "link", "iframe")]
-    assert not [a for _, attrs in parser.tags for k, a in attrs.items() if k in ("src", "href")
-                and a and not a.startswith("#")]
+    assert not [
+        a for _, attrs in parser.tags for k, a in attrs.items() if k in ("src", "href") and a and not a.startswith("#")
+    ]
     assert "&lt;img src=x onerror=" in html and HOSTILE not in html
 
 
@@ -68,11 +70,13 @@ def test_the_page_opens_offline_in_headless_chromium(page, tmp_path):
     from PIL import Image, ImageStat
 
     out, releases, results = page
-    js = {"svg": "document.querySelectorAll('svg').length",
-          "sections": "Array.from(document.querySelectorAll('main section h2')).map(h => h.textContent)",
-          "acc": "(() => { const c = document.querySelector('td[data-metric=\"chrf|all|accuracy\"]'); "
-                 "return c ? JSON.parse(c.dataset.value) : null; })()",
-          "title": "document.title"}
+    js = {
+        "svg": "document.querySelectorAll('svg').length",
+        "sections": "Array.from(document.querySelectorAll('main section h2')).map(h => h.textContent)",
+        "acc": "(() => { const c = document.querySelector('td[data-metric=\"chrf|all|accuracy\"]'); "
+        "return c ? JSON.parse(c.dataset.value) : null; })()",
+        "title": "document.title",
+    }
     run = load_page(out, evaluate=js)
     assert run.errors == []
     assert run.requests == [out.resolve().as_uri()]  # the file itself, nothing else
@@ -80,8 +84,12 @@ def test_the_page_opens_offline_in_headless_chromium(page, tmp_path):
     assert run.values["svg"] >= 3  # one chart per set at least
     assert any("smaug-sample" in s for s in run.values["sections"])
     assert any("wmt23-mqm-ende" in s for s in run.values["sections"])
-    df = mg.query("SELECT value FROM leaderboard WHERE metric = 'chrf' AND set = 'aces-like' AND statistic = "
-                  "'accuracy' AND phenomenon = 'all' AND lp = 'all'", releases=releases, results=results)
+    df = mg.query(
+        "SELECT value FROM leaderboard WHERE metric = 'chrf' AND set = 'aces-like' AND statistic = "
+        "'accuracy' AND phenomenon = 'all' AND lp = 'all'",
+        releases=releases,
+        results=results,
+    )
     assert run.values["acc"] == pytest.approx(float(df["value"][0]))
     img = Image.open(io.BytesIO(run.screenshot)).convert("L")
     assert ImageStat.Stat(img).stddev[0] > 20  # not blank

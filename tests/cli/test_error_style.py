@@ -12,15 +12,18 @@ def _sample_args(sample_path, out):
     return ["--input", str(sample_path), "--src-col", "es", "--src-lang", "es", "--out", str(out)]
 
 
-@pytest.mark.parametrize("extra, needle", [
-    (["--budget", "0"], "--budget"),
-    (["--budget", "-3"], "--budget"),
-    (["--shard-size", "0"], "--shard-size"),
-    (["--limit", "0"], "--limit"),
-    (["--estimator", "lenght"], "lenght"),
-    (["--src-lang", "klingon"], "klingon"),
-    (["--quoting", "weird"], "weird"),
-])
+@pytest.mark.parametrize(
+    "extra, needle",
+    [
+        (["--budget", "0"], "--budget"),
+        (["--budget", "-3"], "--budget"),
+        (["--shard-size", "0"], "--shard-size"),
+        (["--limit", "0"], "--limit"),
+        (["--estimator", "lenght"], "lenght"),
+        (["--src-lang", "klingon"], "klingon"),
+        (["--quoting", "weird"], "weird"),
+    ],
+)
 def test_bad_build_arguments_are_one_line_errors_before_any_work(tmp_path, sample_path, extra, needle):
     out = tmp_path / "o"
     r = invoke(["build", "subset", *_sample_args(sample_path, out), *extra])
@@ -31,8 +34,22 @@ def test_bad_build_arguments_are_one_line_errors_before_any_work(tmp_path, sampl
 
 
 def test_unknown_output_format_fails_before_scoring(tmp_path, sample_path):
-    r = invoke(["score", "difficulty", "--input", sample_path, "--src-col", "es", "--src-lang", "es",
-                "--estimator", "syntax", "--out", tmp_path / "scores.xlsx"])
+    r = invoke(
+        [
+            "score",
+            "difficulty",
+            "--input",
+            sample_path,
+            "--src-col",
+            "es",
+            "--src-lang",
+            "es",
+            "--estimator",
+            "syntax",
+            "--out",
+            tmp_path / "scores.xlsx",
+        ]
+    )
     assert r.exit_code == 2 and r.stderr.startswith("error: ") and "unknown output format" in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1 and not (tmp_path / "scores.xlsx").exists()
 
@@ -45,8 +62,29 @@ def test_every_metric_validate_computes_is_a_known_rule_name(tmp_path, sample_pa
 
     assert all(is_known(t.metric) for t in Rules.default().thresholds)
     out = tmp_path / "s"
-    assert invoke(["build", "smaug", "--input", sample_path, "--src-col", "es", "--ref-col", "en", "--src-lang", "es",
-                   "--tgt-lang", "en", "--good-from", "reference", "--out", out]).exit_code == 0
+    assert (
+        invoke(
+            [
+                "build",
+                "smaug",
+                "--input",
+                sample_path,
+                "--src-col",
+                "es",
+                "--ref-col",
+                "en",
+                "--src-lang",
+                "es",
+                "--tgt-lang",
+                "en",
+                "--good-from",
+                "reference",
+                "--out",
+                out,
+            ]
+        ).exit_code
+        == 0
+    )
     report = json.loads(invoke(["validate", out, "--json"]).stdout)
     names = set(report["kinds"]["smaug_pair"]["metrics"])
     assert names and not [m for m in names if not is_known(m)]
@@ -123,13 +161,35 @@ def test_every_reported_traceback_is_now_one_line(tmp_path, sample_path):
     cases = [
         ["build", "subset", *_sample_args(sample_path, tmp_path / "o1"), "--budget", "0"],
         ["build", "subset", *_sample_args(sample_path, tmp_path / "o2"), "--budget", "-3"],
-        ["build", "bandit", "--corpus", sample_path, "--text-column", "en", "--topic-column", "domain",
-         "--budget", "0", "--out", tmp_path / "o3"],
+        [
+            "build",
+            "bandit",
+            "--corpus",
+            sample_path,
+            "--text-column",
+            "en",
+            "--topic-column",
+            "domain",
+            "--budget",
+            "0",
+            "--out",
+            tmp_path / "o3",
+        ],
         ["build", "subset", *_sample_args(sample_path, tmp_path / "o4"), "--shard-size", "0"],
         ["build", "subset", *_sample_args(sample_path, tmp_path / "o5"), "--limit", "0"],
         ["build", "subset", *_sample_args(sample_path, tmp_path / "o6"), "--estimator", "lenght"],
-        ["score", "difficulty", "--input", sample_path, "--src-col", "es", "--src-lang", "es", "--out",
-         tmp_path / "x.xlsx"],
+        [
+            "score",
+            "difficulty",
+            "--input",
+            sample_path,
+            "--src-col",
+            "es",
+            "--src-lang",
+            "es",
+            "--out",
+            tmp_path / "x.xlsx",
+        ],
         ["score", "qe", "--input", qe_table, "--qe", "llm-as-qe:openai:m@notaurl", "--out", tmp_path / "q.tsv"],
         ["query", "--releases", rel_root, "SELECT * FROM nosuchtable"],
         ["query", "--releases", broken, "SELECT * FROM selected_text"],  # the unreadable release is skipped

@@ -18,8 +18,21 @@ from tests.support.cli import REPO, invoke, invoke_subprocess
 
 
 def _subset(sample_path, out, *extra):
-    return ["build", "subset", "--input", sample_path, "--src-col", "es", "--src-lang", "es", "--budget", "5",
-            "--out", out, *extra]
+    return [
+        "build",
+        "subset",
+        "--input",
+        sample_path,
+        "--src-col",
+        "es",
+        "--src-lang",
+        "es",
+        "--budget",
+        "5",
+        "--out",
+        out,
+        *extra,
+    ]
 
 
 def test_progress_goes_to_stderr_when_stdout_is_redirected(tmp_path, sample_path):
@@ -27,8 +40,13 @@ def test_progress_goes_to_stderr_when_stdout_is_redirected(tmp_path, sample_path
     master, slave = os.openpty()
     env = {**os.environ, "PYTHONPATH": str(REPO), "COLUMNS": "120", "TERM": "xterm"}
     env.pop("MTGAUNTLET_QUIET", None)
-    proc = subprocess.Popen([sys.executable, "-m", "mtgauntlet.cli.main", *map(str, _subset(sample_path, tmp_path / "o"))],
-                            stdout=subprocess.PIPE, stderr=slave, stdin=subprocess.DEVNULL, env=env)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mtgauntlet.cli.main", *map(str, _subset(sample_path, tmp_path / "o"))],
+        stdout=subprocess.PIPE,
+        stderr=slave,
+        stdin=subprocess.DEVNULL,
+        env=env,
+    )
     os.close(slave)
     chunks: list[bytes] = []
 
@@ -79,28 +97,60 @@ def test_completion_script_and_the_answers_it_asks_for():
     r = invoke(["completion", "tcsh"])
     assert r.exit_code == 2 and len(r.stderr.strip().splitlines()) == 1 and "tcsh" in r.stderr
     # what the installed script runs when the user presses TAB
-    r = invoke_subprocess([], env={"_GAUNTLET_COMPLETE": "complete_bash", "COMP_WORDS": "gauntlet bu", "COMP_CWORD": "1"})
+    r = invoke_subprocess(
+        [], env={"_GAUNTLET_COMPLETE": "complete_bash", "COMP_WORDS": "gauntlet bu", "COMP_CWORD": "1"}
+    )
     assert r.exit_code == 0 and r.stdout.split() == ["build"], r
-    r = invoke_subprocess([], env={"_GAUNTLET_COMPLETE": "complete_bash", "COMP_WORDS": "gauntlet build sub",
-                                   "COMP_CWORD": "2"})
+    r = invoke_subprocess(
+        [], env={"_GAUNTLET_COMPLETE": "complete_bash", "COMP_WORDS": "gauntlet build sub", "COMP_CWORD": "2"}
+    )
     assert r.stdout.split() == ["subset"], r
 
 
-@pytest.mark.parametrize("args", [
-    ["query", "--releases", "{tmp}", "--format", "xml", "SELECT 1"],
-    ["score", "qe", "--input", "{sample}", "--out", "{tmp}/q.tsv", "--format", "xls"],
-    ["score", "difficulty", "--input", "{sample}", "--src-col", "es", "--src-lang", "es", "--out", "{tmp}/d.tsv",
-     "--format", "tsvv"],
-    ["build", "subset", "--input", "{sample}", "--src-col", "es", "--src-lang", "es", "--out", "{tmp}/o",
-     "--format", "flores-200"],
-    ["evaluate", "dec", "--judgments", "{sample}", "--format", "mqm"],
-    ["validate", "diversity", "--input", "{sample}", "--column", "es", "--format", "excel"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["query", "--releases", "{tmp}", "--format", "xml", "SELECT 1"],
+        ["score", "qe", "--input", "{sample}", "--out", "{tmp}/q.tsv", "--format", "xls"],
+        [
+            "score",
+            "difficulty",
+            "--input",
+            "{sample}",
+            "--src-col",
+            "es",
+            "--src-lang",
+            "es",
+            "--out",
+            "{tmp}/d.tsv",
+            "--format",
+            "tsvv",
+        ],
+        [
+            "build",
+            "subset",
+            "--input",
+            "{sample}",
+            "--src-col",
+            "es",
+            "--src-lang",
+            "es",
+            "--out",
+            "{tmp}/o",
+            "--format",
+            "flores-200",
+        ],
+        ["evaluate", "dec", "--judgments", "{sample}", "--format", "mqm"],
+        ["validate", "diversity", "--input", "{sample}", "--column", "es", "--format", "excel"],
+    ],
+)
 def test_unknown_format_is_a_usage_error_before_any_work(tmp_path, sample_path, args):
     r = invoke([a.format(tmp=tmp_path, sample=sample_path) for a in args])
     assert r.exit_code == 2 and r.stdout == "", r
     lines = r.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: ") and "unknown format" in lines[0] and "--format" in lines[0]
+    assert (
+        len(lines) == 1 and lines[0].startswith("error: ") and "unknown format" in lines[0] and "--format" in lines[0]
+    )
     assert sorted(p.name for p in tmp_path.iterdir()) == []
 
 
@@ -110,8 +160,25 @@ def test_language_tags_are_validated_and_normalised_once(tmp_path, sample_path):
     from mtgauntlet.records import load_records
 
     out = tmp_path / "b"
-    r = invoke(["build", "subset", "--input", sample_path, "--src-col", "es", "--src-lang", "arb_Arab",
-                "--tgt-lang", "npi_Deva", "--budget", "4", "--out", out, "--json"])
+    r = invoke(
+        [
+            "build",
+            "subset",
+            "--input",
+            sample_path,
+            "--src-col",
+            "es",
+            "--src-lang",
+            "arb_Arab",
+            "--tgt-lang",
+            "npi_Deva",
+            "--budget",
+            "4",
+            "--out",
+            out,
+            "--json",
+        ]
+    )
     assert r.exit_code == 0, r
     recs = load_records(out).to_pylist()
     assert {(x["src_lang"], x["tgt_lang"]) for x in recs} == {("arb-Arab", "npi-Deva")}
@@ -122,12 +189,28 @@ def test_language_tags_are_validated_and_normalised_once(tmp_path, sample_path):
     meta = yaml.safe_load(card.split("---")[1])
     assert sorted(meta["language"]) == ["arb", "npi"]
     for code, canonical in (("ckb", "ckb"), ("swh", "swh"), ("DEU", "de"), ("pt_br", "pt-BR")):
-        r = invoke(["build", "subset", "--input", sample_path, "--src-col", "es", "--src-lang", code, "--budget", "2",
-                    "--out", tmp_path / code, "--json"])
+        r = invoke(
+            [
+                "build",
+                "subset",
+                "--input",
+                sample_path,
+                "--src-col",
+                "es",
+                "--src-lang",
+                code,
+                "--budget",
+                "2",
+                "--out",
+                tmp_path / code,
+                "--json",
+            ]
+        )
         assert r.exit_code == 0 and f"|src:{canonical}|" in json.loads(r.stdout)["signature"], (code, r)
     for bad in ("xx", "en-x-private", "arb_Arabic"):
-        r = invoke(["build", "subset", "--input", sample_path, "--src-col", "es", "--src-lang", bad,
-                    "--out", tmp_path / "bad"])
+        r = invoke(
+            ["build", "subset", "--input", sample_path, "--src-col", "es", "--src-lang", bad, "--out", tmp_path / "bad"]
+        )
         lines = r.stderr.strip().splitlines()
         assert r.exit_code == 2 and len(lines) == 1 and bad in lines[0] and "--src-lang" in lines[0], (bad, r)
     assert not (tmp_path / "bad").exists()
@@ -143,11 +226,27 @@ def test_json_on_every_command_that_reports(tmp_path, sample_path):
 
     build = _json(invoke(_subset(sample_path, tmp_path / "b", "--json")))
     assert build["records"] == 5 and build["items"] == 42 and build["signature"].startswith("builder:subset|")
-    scored = _json(invoke(["score", "difficulty", "--input", sample_path, "--src-col", "es", "--src-lang", "es",
-                           "--out", tmp_path / "d.tsv", "--json"]))
+    scored = _json(
+        invoke(
+            [
+                "score",
+                "difficulty",
+                "--input",
+                sample_path,
+                "--src-col",
+                "es",
+                "--src-lang",
+                "es",
+                "--out",
+                tmp_path / "d.tsv",
+                "--json",
+            ]
+        )
+    )
     assert scored["rows"] == 42 and scored["without_score"] == 0 and (tmp_path / "d.tsv").is_file()
-    rel = _json(invoke(["release", tmp_path / "b", "--name", "j", "--version", "0.1.0", "--out", tmp_path / "r",
-                        "--json"]))
+    rel = _json(
+        invoke(["release", tmp_path / "b", "--name", "j", "--version", "0.1.0", "--out", tmp_path / "r", "--json"])
+    )
     assert rel["records"] == 5 and rel["not_validated"] == ["selected_text"]
     ok = _json(invoke(["verify", rel["release"], "--json"]))
     assert ok == {"release": rel["release"], "ok": True, "problems": []}
@@ -164,9 +263,12 @@ def test_json_on_every_command_that_reports(tmp_path, sample_path):
     shutil.copy(sample_path, tmp_path / "sample.tsv")
     (tmp_path / "recipe.yaml").write_text(
         "recipe: 1\nrelease:\n  name: rj\n  version: 0.1.0\nbuilds:\n  hard:\n    builder: subset\n"
-        "    input: sample.tsv\n    src-col: es\n    src-lang: es\n    budget: 3\n", encoding="utf-8")
-    run = _json(invoke(["run", tmp_path / "recipe.yaml", "--work", tmp_path / "w", "--releases", tmp_path / "rr",
-                        "--json"]))
+        "    input: sample.tsv\n    src-col: es\n    src-lang: es\n    budget: 3\n",
+        encoding="utf-8",
+    )
+    run = _json(
+        invoke(["run", tmp_path / "recipe.yaml", "--work", tmp_path / "w", "--releases", tmp_path / "rr", "--json"])
+    )
     assert run["release_exists"] and run["builds"][0]["before"] == "new" and run["builds"][0]["now"] == "done"
 
 
@@ -177,9 +279,26 @@ def test_breaker_progress_moves_inside_a_shard(tmp_path):
     seeds = tmp_path / "seeds.tsv"
     seeds.write_text("text\nThe dog barks.\nTax law is complicated.\n", encoding="utf-8")
     with scripted_stack() as stack:
-        r = invoke(["build", "mtbreaker", "--seeds", seeds, "--llm", stack["llm"], "--mt", stack["mt"], "--qe",
-                    stack["qe_a"], "--no-language-guard", "--steps", "4", "--out", tmp_path / "o"],
-                   env={"MTGAUNTLET_PROGRESS_EVERY": "0"})
+        r = invoke(
+            [
+                "build",
+                "mtbreaker",
+                "--seeds",
+                seeds,
+                "--llm",
+                stack["llm"],
+                "--mt",
+                stack["mt"],
+                "--qe",
+                stack["qe_a"],
+                "--no-language-guard",
+                "--steps",
+                "4",
+                "--out",
+                tmp_path / "o",
+            ],
+            env={"MTGAUNTLET_PROGRESS_EVERY": "0"},
+        )
     assert r.exit_code == 0, r
     counts = [float(m) for m in re.findall(r"build mtbreaker: ([\d.]+)/2 items", r.stderr)]
     assert counts[-1] == 2 and len([c for c in counts if 0 < c < 2]) >= 4, r.stderr
@@ -196,8 +315,23 @@ def test_score_progress_moves_inside_a_shard(tmp_path):
     src = tmp_path / "c.tsv"
     n = 2 * CHUNK + 500
     src.write_text("src\n" + "".join(f"row {i} has {'word ' * (i % 17)}end\n" for i in range(n)), encoding="utf-8")
-    r = invoke(["score", "difficulty", "--input", src, "--src-lang", "en", "--estimator", "length", "--shard-size",
-                n, "--out", tmp_path / "s.parquet"], env={"MTGAUNTLET_PROGRESS_EVERY": "0"})
+    r = invoke(
+        [
+            "score",
+            "difficulty",
+            "--input",
+            src,
+            "--src-lang",
+            "en",
+            "--estimator",
+            "length",
+            "--shard-size",
+            n,
+            "--out",
+            tmp_path / "s.parquet",
+        ],
+        env={"MTGAUNTLET_PROGRESS_EVERY": "0"},
+    )
     assert r.exit_code == 0, r
     counts = [float(m) for m in re.findall(rf"score difficulty \(local\): ([\d.]+)/{n} items", r.stderr)]
     assert [c for c in counts if 0 < c < n] == [CHUNK, 2 * CHUNK], r.stderr

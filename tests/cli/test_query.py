@@ -15,9 +15,28 @@ from tests.support.release_helpers import run_main
 @pytest.fixture(scope="module")
 def built(tmp_path_factory, sample_path):
     out = tmp_path_factory.mktemp("builds")
-    r = invoke(["build", "subset", "--input", str(sample_path), "--src-col", "es", "--src-lang", "es",
-                            "--tgt-lang", "en", "--domain-col", "domain", "--budget", "6", "--stratify", "domain",
-                            "--out", str(out / "subset")])
+    r = invoke(
+        [
+            "build",
+            "subset",
+            "--input",
+            str(sample_path),
+            "--src-col",
+            "es",
+            "--src-lang",
+            "es",
+            "--tgt-lang",
+            "en",
+            "--domain-col",
+            "domain",
+            "--budget",
+            "6",
+            "--stratify",
+            "domain",
+            "--out",
+            str(out / "subset"),
+        ]
+    )
     assert r.exit_code == 0, r.output
     return out
 
@@ -29,11 +48,23 @@ def test_subset_build_and_query(built):
     assert set(df["domain"]) == {"news", "travel", "science", "daily"}  # stratified: every domain kept
 
 
-@pytest.mark.parametrize("sql", ["CREATE TABLE x AS SELECT 1", "INSERT INTO selected_text VALUES (1)",
-                                 "DROP VIEW selected_text", "COPY selected_text TO 'x.csv'",
-                                 "SELECT 1; DROP VIEW selected_text", "ATTACH 'x.db'", "SET threads = 1",
-                                 "EXPLAIN ANALYZE SELECT 1", "EXPLAIN /* x */ ANALYZE SELECT 1",
-                                 "EXPLAIN COPY selected_text TO 'x.csv'", "PRAGMA version", "CALL pragma_version()"])
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "CREATE TABLE x AS SELECT 1",
+        "INSERT INTO selected_text VALUES (1)",
+        "DROP VIEW selected_text",
+        "COPY selected_text TO 'x.csv'",
+        "SELECT 1; DROP VIEW selected_text",
+        "ATTACH 'x.db'",
+        "SET threads = 1",
+        "EXPLAIN ANALYZE SELECT 1",
+        "EXPLAIN /* x */ ANALYZE SELECT 1",
+        "EXPLAIN COPY selected_text TO 'x.csv'",
+        "PRAGMA version",
+        "CALL pragma_version()",
+    ],
+)
 def test_query_is_read_only(built, sql, monkeypatch, capsys):
     with pytest.raises(QueryRefused):
         run_query(built, sql)
@@ -86,8 +117,7 @@ def test_kind_metadata_holding_sql_is_never_executed(released, tmp_path):
     src = other / "name=cat" / "version=0.1.0" / "data" / "selected_text" / "es-en" / "records.parquet"
     t = pq.read_table(src)
     evil = (f"x AS SELECT 1; COPY (SELECT 42 AS pwned) TO '{tmp_path}/pwned.csv'; CREATE VIEW y").encode()
-    pq.write_table(t.replace_schema_metadata({**t.schema.metadata, b"mtgauntlet.kind": evil}),
-                   other / "evil.parquet")
+    pq.write_table(t.replace_schema_metadata({**t.schema.metadata, b"mtgauntlet.kind": evil}), other / "evil.parquet")
     assert run_query(other, "SELECT 1 AS one")["one"][0] == 1
     assert run_query(other, "SELECT count(*) AS n FROM selected_text")["n"][0] == 6
     assert not (tmp_path / "pwned.csv").exists()
@@ -127,8 +157,16 @@ def test_help_lists_every_verb_and_each_verb_has_help():
         assert verb in r.output
         sub = invoke([verb, "--help"])
         assert sub.exit_code == 0 and "Usage" in sub.output, verb
-    for sub in (["build", "smaug"], ["build", "mtbreaker"], ["build", "zeroshot"], ["build", "bandit"],
-                ["build", "subset"], ["evaluate", "metric"], ["evaluate", "dec"], ["simulate", "bandit"]):
+    for sub in (
+        ["build", "smaug"],
+        ["build", "mtbreaker"],
+        ["build", "zeroshot"],
+        ["build", "bandit"],
+        ["build", "subset"],
+        ["evaluate", "metric"],
+        ["evaluate", "dec"],
+        ["simulate", "bandit"],
+    ):
         assert invoke([*sub, "--help"]).exit_code == 0, sub
     r = invoke(["frobnicate"])
     assert r.exit_code != 0
@@ -149,8 +187,21 @@ def test_bad_input_error_is_clear(tmp_path):
     r = invoke(["build", "subset", "-i", str(p), "--src-lang", "es", "--out", str(tmp_path / "o")])
     assert r.exit_code != 0
     assert r.exit_code == 2 and r.stderr.startswith("error: ") and "line 3" in r.stderr and "'src'" in r.stderr
-    r = invoke(["build", "subset", "-i", str(p), "--src-lang", "es", "--out", str(tmp_path / "o"),
-                            "--skip-bad", "--budget", "1"])
+    r = invoke(
+        [
+            "build",
+            "subset",
+            "-i",
+            str(p),
+            "--src-lang",
+            "es",
+            "--out",
+            str(tmp_path / "o"),
+            "--skip-bad",
+            "--budget",
+            "1",
+        ]
+    )
     assert r.exit_code == 0, r.output
     m = json.loads((tmp_path / "o" / "build.json").read_text())
     assert m["counts"]["produced"] == 1

@@ -14,8 +14,23 @@ TEXTS = ["The first sentence has words.", "A second one, also with words.", "And
 
 
 def _subset(path, out, *extra):
-    return invoke(["build", "subset", "--input", path, "--src-lang", "en", "--estimator", "length",
-                   "--budget", len(TEXTS), "--out", out, *extra])
+    return invoke(
+        [
+            "build",
+            "subset",
+            "--input",
+            path,
+            "--src-lang",
+            "en",
+            "--estimator",
+            "length",
+            "--budget",
+            len(TEXTS),
+            "--out",
+            out,
+            *extra,
+        ]
+    )
 
 
 def _source_ids(out) -> dict[str, str]:
@@ -43,8 +58,10 @@ def test_id_zero_is_kept_in_parquet(tmp_path, ids):
 
 def test_source_id_column_zero_wins_over_id(tmp_path):
     path = tmp_path / "in.jsonl"
-    path.write_text("".join(json.dumps({"source_id": n, "id": f"x{n}", "src": t}) + "\n"
-                            for n, t in enumerate(TEXTS)), encoding="utf-8")
+    path.write_text(
+        "".join(json.dumps({"source_id": n, "id": f"x{n}", "src": t}) + "\n" for n, t in enumerate(TEXTS)),
+        encoding="utf-8",
+    )
     assert _subset(path, tmp_path / "out").exit_code == 0
     assert sorted(_source_ids(tmp_path / "out").values()) == ["0", "1", "2"]
 
@@ -72,10 +89,25 @@ def test_tsv_id_zero_and_named_layout_ids(tmp_path):
     assert _subset(path, tmp_path / "out").exit_code == 0
     assert sorted(_source_ids(tmp_path / "out").values()) == ["0", "1", "2"]
     flores = tmp_path / "flores200_devtest.tsv"
-    flores.write_text("id\tdomain\ttopic\teng\n" + "".join(f"{i}\twiki\tt\t{t}\n" for i, t in enumerate(TEXTS)),
-                      encoding="utf-8")
-    r = invoke(["build", "subset", "--input", flores, "--format", "flores", "--src-lang", "en", "--budget", 3,
-                "--out", tmp_path / "fl"])
+    flores.write_text(
+        "id\tdomain\ttopic\teng\n" + "".join(f"{i}\twiki\tt\t{t}\n" for i, t in enumerate(TEXTS)), encoding="utf-8"
+    )
+    r = invoke(
+        [
+            "build",
+            "subset",
+            "--input",
+            flores,
+            "--format",
+            "flores",
+            "--src-lang",
+            "en",
+            "--budget",
+            3,
+            "--out",
+            tmp_path / "fl",
+        ]
+    )
     assert r.exit_code == 0, r
     assert sorted(_source_ids(tmp_path / "fl").values()) == ["0", "1", "2"]
 
@@ -87,15 +119,18 @@ def _one_line_error(r, code: int = 2) -> str:
     return err
 
 
-@pytest.mark.parametrize("args, says", [
-    (["--topics", 0, "--budget", 10], "--topics"),
-    (["--topics", 100, "--budget", -5], "--budget"),
-    (["--topics", 100, "--budget", 0], "--budget"),
-    (["--topics", 5, "--budget", 10], "--k"),
-    (["--topics", 100, "--budget", 10, "--epsilon", 1.5], "--epsilon"),
-    (["--topics", 100, "--budget", 10, "--algorithms", "eps-greedy,bogus"], "bogus"),
-    (["--topics", 100, "--budget", 10, "--fit", "/nonexistent/search"], "--fit"),
-])
+@pytest.mark.parametrize(
+    "args, says",
+    [
+        (["--topics", 0, "--budget", 10], "--topics"),
+        (["--topics", 100, "--budget", -5], "--budget"),
+        (["--topics", 100, "--budget", 0], "--budget"),
+        (["--topics", 5, "--budget", 10], "--k"),
+        (["--topics", 100, "--budget", 10, "--epsilon", 1.5], "--epsilon"),
+        (["--topics", 100, "--budget", 10, "--algorithms", "eps-greedy,bogus"], "bogus"),
+        (["--topics", 100, "--budget", 10, "--fit", "/nonexistent/search"], "--fit"),
+    ],
+)
 def test_simulate_bandit_bad_options_are_one_line_errors(args, says):
     r = invoke(["simulate", "bandit", *args])
     assert says in _one_line_error(r) and "nan" not in r.stdout
@@ -106,8 +141,22 @@ def test_hf_estimator_that_is_not_a_model_is_a_user_error(tmp_path, sample_path)
     not_a_model.mkdir()
     (not_a_model / "config.json").write_text("{}")
     for spec in ("hf:/nonexistent", f"hf:{not_a_model}"):
-        r = invoke(["build", "subset", "--input", sample_path, "--src-col", "en", "--src-lang", "en",
-                    "--estimator", spec, "--out", tmp_path / "out"])
+        r = invoke(
+            [
+                "build",
+                "subset",
+                "--input",
+                sample_path,
+                "--src-col",
+                "en",
+                "--src-lang",
+                "en",
+                "--estimator",
+                spec,
+                "--out",
+                tmp_path / "out",
+            ]
+        )
         assert spec[3:] in _one_line_error(r)
         assert not (tmp_path / "out" / "data").exists()
 
@@ -117,8 +166,22 @@ def test_texts_without_words_are_skipped_and_counted_as_empty_rate_counts_them(t
     path = tmp_path / "in.tsv"
     path.write_text("id\tsrc\n" + "".join(f"{i}\t{t}\n" for i, t in enumerate(texts)), encoding="utf-8")
     out = tmp_path / "out"
-    r = invoke(["build", "subset", "--input", path, "--src-lang", "en", "--estimator", "random", "--budget",
-                len(texts), "--out", out])
+    r = invoke(
+        [
+            "build",
+            "subset",
+            "--input",
+            path,
+            "--src-lang",
+            "en",
+            "--estimator",
+            "random",
+            "--budget",
+            len(texts),
+            "--out",
+            out,
+        ]
+    )
     assert r.exit_code == 0, r
     assert sorted(load_records(out).column("text").to_pylist()) == sorted(TEXTS)
     assert json.loads((out / "build.json").read_text())["counts"]["skipped"] == {"no words": 3}

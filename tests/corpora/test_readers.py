@@ -42,8 +42,9 @@ def test_wmt24_layout_given_a_json_lines_file_says_what_to_use(tmp_path):
 
     seeds = tmp_path / "wmt24.jsonl"
     seeds.write_text(json.dumps({"lp": "en-cs", "src": "The dog barks."}) + "\n", encoding="utf-8")
-    r = invoke(["build", "mtbreaker", "--seeds", str(seeds), "--format", "wmt24", "--out", str(tmp_path / "o"),
-                "--dry-run"])
+    r = invoke(
+        ["build", "mtbreaker", "--seeds", str(seeds), "--format", "wmt24", "--out", str(tmp_path / "o"), "--dry-run"]
+    )
     assert r.exit_code == 2 and r.stderr.count("\n") == 1 and "Traceback" not in r.stderr
     assert r.stderr.startswith(f"error: {seeds}: --format wmt24 reads the WMT24 general test set TSV")
     assert "--format jsonl" in r.stderr
@@ -79,7 +80,7 @@ def test_judgment_readers_against_pandas(shared_data):
 def test_demetr_reader(shared_data):
     rs = F.read_demetr(shared_data / "demetr/demetr_dev.jsonl.gz")
     with gzip.open(shared_data / "demetr/demetr_dev.jsonl.gz", "rt") as fh:
-        raw = [json.loads(l) for l in fh]
+        raw = [json.loads(line) for line in fh]
     expected = sum(1 for r in raw if r["pert_check"] and not r["pert_name"].startswith("base_"))
     assert len(rs) == expected
     assert rs.skipped_counts()["perturbation not applied"] == sum(1 for r in raw if r["pert_check"] is False)
@@ -90,9 +91,11 @@ def test_demetr_reader(shared_data):
 
 def test_aces_reader(tmp_path):
     p = tmp_path / "aces.tsv"
-    p.write_text("ID\tsource\tgood-translation\tincorrect-translation\treference\tphenomena\tlangpair\n"
-                 "1\tDer Hund bellt.\tThe dog barks.\tThe cat barks.\tThe dog is barking.\tnamed-entity\tde-en\n",
-                 encoding="utf-8")
+    p.write_text(
+        "ID\tsource\tgood-translation\tincorrect-translation\treference\tphenomena\tlangpair\n"
+        "1\tDer Hund bellt.\tThe dog barks.\tThe cat barks.\tThe dog is barking.\tnamed-entity\tde-en\n",
+        encoding="utf-8",
+    )
     rs = F.read_aces(p)
     assert rs.rows[0]["good"] == "The dog barks." and rs.rows[0]["bad"] == "The cat barks."
     assert (rs.rows[0]["src_lang"], rs.rows[0]["tgt_lang"]) == ("de", "en")
@@ -120,6 +123,7 @@ def test_hf_saved_dataset_dir(tmp_path):
 
 # ---- error messages on corrupted copies -------------------------------------------------------
 
+
 def _corrupt_copy(shared_data, tmp_path, mutate):
     src = shared_data / "flores200-devtest/flores200_devtest.tsv.gz"
     lines = gzip.decompress(src.read_bytes()).split(b"\n")
@@ -139,6 +143,7 @@ def test_bad_utf8_names_line(shared_data, tmp_path):
 def test_missing_column_names_field(shared_data, tmp_path):
     def drop(ls):
         ls[0] = ls[0].replace(b"\tdeu\t", b"\tgerman\t")
+
     path = _corrupt_copy(shared_data, tmp_path, drop)
     with pytest.raises(InputError) as ei:
         F.read_flores(path, src="en", tgt="de")
@@ -150,6 +155,7 @@ def test_empty_text_error_or_skip(shared_data, tmp_path):
         cols = ls[5].split(b"\t")
         cols[6] = b"   "  # eng column
         ls[5] = b"\t".join(cols)
+
     path = _corrupt_copy(shared_data, tmp_path, blank)
     with pytest.raises(InputError) as ei:
         F.read_flores(path, src="en", tgt="de")

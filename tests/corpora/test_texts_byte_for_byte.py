@@ -19,8 +19,37 @@ from mtgauntlet.corpora.readers import read_rows
 from mtgauntlet.records import load_records
 from tests.support.cli import REPO, invoke
 
-PIECES = ["\t", '"', '""', "'", "\r\n", "\n", "\r", "  ", " ", "\u00a0", "\u200b", "\u200f", "\u200e", "\u202b",
-          "😀", "👩🏽‍💻", "ñ", "ß", "漢字", "שלום", "مرحبا", ",", ";", "\\", "=1+1", "NaN", "null", "-", "#"]
+PIECES = [
+    "\t",
+    '"',
+    '""',
+    "'",
+    "\r\n",
+    "\n",
+    "\r",
+    "  ",
+    " ",
+    "\u00a0",
+    "\u200b",
+    "\u200f",
+    "\u200e",
+    "\u202b",
+    "😀",
+    "👩🏽‍💻",
+    "ñ",
+    "ß",
+    "漢字",
+    "שלום",
+    "مرحبا",
+    ",",
+    ";",
+    "\\",
+    "=1+1",
+    "NaN",
+    "null",
+    "-",
+    "#",
+]
 
 
 def random_texts(seed: int, n: int) -> list[str]:
@@ -55,8 +84,9 @@ def write_all_formats(tmp_path, texts: list[str]) -> dict[str, object]:
     paths["pandas.jsonl"] = tmp_path / "pandas.jsonl"
     df.to_json(paths["pandas.jsonl"], orient="records", lines=True, force_ascii=False)
     paths["json.jsonl"] = tmp_path / "json.jsonl"
-    paths["json.jsonl"].write_text("".join(json.dumps({"id": i, "src": t}) + "\n" for i, t in zip(df["id"], texts)),
-                                   encoding="utf-8")
+    paths["json.jsonl"].write_text(
+        "".join(json.dumps({"id": i, "src": t}) + "\n" for i, t in zip(df["id"], texts)), encoding="utf-8"
+    )
     paths["pandas.parquet"] = tmp_path / "pandas.parquet"
     df.to_parquet(paths["pandas.parquet"])
     return paths
@@ -75,8 +105,22 @@ def test_build_and_score_keep_texts_exact_and_score_output_reads_back(tmp_path):
     paths = write_all_formats(tmp_path, texts)
     for name in ("pandas.tsv", "csvmod.csv", "pandas.jsonl", "pandas.parquet"):
         out = tmp_path / f"build-{name}"
-        r = invoke(["build", "subset", "--input", paths[name], "--src-lang", "en", "--estimator", "length",
-                    "--budget", len(texts), "--out", out])
+        r = invoke(
+            [
+                "build",
+                "subset",
+                "--input",
+                paths[name],
+                "--src-lang",
+                "en",
+                "--estimator",
+                "length",
+                "--budget",
+                len(texts),
+                "--out",
+                out,
+            ]
+        )
         assert r.exit_code == 0, r
         kept = load_records(out).column("text").to_pylist()
         assert sorted(kept) == sorted(texts), name
@@ -104,38 +148,77 @@ def test_literal_quotes_still_load_and_quoting_option(tmp_path):
     assert [r["src"] for r in read_rows(q, text_fields=["src"]).rows] == ['El dijo "hola"', "a\tb"]
     forced = read_rows(q, quoting="none", on_error="skip")  # the user says: quotes are literal
     assert forced.skipped_counts() == {"wrong field count": 1}
-    r = invoke(["score", "difficulty", "--input", q, "--src-lang", "es", "--quoting", "none", "--out",
-                tmp_path / "o.tsv"])
+    r = invoke(
+        ["score", "difficulty", "--input", q, "--src-lang", "es", "--quoting", "none", "--out", tmp_path / "o.tsv"]
+    )
     assert r.exit_code == 2 and "--quoting" in r.stderr and "line 3" in r.stderr and "Traceback" not in r.stderr
 
 
 def _table_with_every_bad_row(tmp_path):
     tsv = tmp_path / "bad.tsv"
-    lines = ["id\tsrc", "1\tgood text one", "2\t   ", "3\tgood text two", "4\ttoo\tmany", "5\t" + "x" * 50,
-             "6\tgood text three"]
+    lines = [
+        "id\tsrc",
+        "1\tgood text one",
+        "2\t   ",
+        "3\tgood text two",
+        "4\ttoo\tmany",
+        "5\t" + "x" * 50,
+        "6\tgood text three",
+    ]
     raw = ("\n".join(lines) + "\n").encode("utf-8") + b"7\tbad \xff bytes\n8\tgood text four\n"
     tsv.write_bytes(raw)
     jsonl = tmp_path / "bad.jsonl"
-    jsonl.write_text('{"src": "fine one"}\n{"src": 5}\n{"src": \n[1, 2]\n{"src": "fine two"}\n{"src": ""}\n',
-                     encoding="utf-8")
+    jsonl.write_text(
+        '{"src": "fine one"}\n{"src": 5}\n{"src": \n[1, 2]\n{"src": "fine two"}\n{"src": ""}\n', encoding="utf-8"
+    )
     return tsv, jsonl
 
 
 def test_skip_bad_counts_every_reason_in_build_json_and_summary(tmp_path):
     tsv, jsonl = _table_with_every_bad_row(tmp_path)
-    r = invoke(["build", "subset", "--input", tsv, "--src-lang", "en", "--max-chars", 40, "--budget", 2,
-                "--out", tmp_path / "b1"])
+    r = invoke(
+        [
+            "build",
+            "subset",
+            "--input",
+            tsv,
+            "--src-lang",
+            "en",
+            "--max-chars",
+            40,
+            "--budget",
+            2,
+            "--out",
+            tmp_path / "b1",
+        ]
+    )
     assert r.exit_code == 2 and "line 8" in r.stderr and "invalid UTF-8" in r.stderr and "--skip-bad" in r.stderr
-    r = invoke(["build", "subset", "--input", tsv, "--src-lang", "en", "--max-chars", 40, "--budget", 2,
-                "--skip-bad", "--out", tmp_path / "b1"])
+    r = invoke(
+        [
+            "build",
+            "subset",
+            "--input",
+            tsv,
+            "--src-lang",
+            "en",
+            "--max-chars",
+            40,
+            "--budget",
+            2,
+            "--skip-bad",
+            "--out",
+            tmp_path / "b1",
+        ]
+    )
     assert r.exit_code == 0, r
     want = {"empty text": 1, "wrong field count": 1, "text too long": 1, "invalid UTF-8": 1}
     skipped = json.loads((tmp_path / "b1" / "build.json").read_text())["counts"]["skipped"]
     assert skipped == want
     for reason, n in want.items():
         assert f"{reason}={n}" in r.stdout
-    r = invoke(["build", "subset", "--input", jsonl, "--src-lang", "en", "--budget", 2, "--skip-bad",
-                "--out", tmp_path / "b2"])
+    r = invoke(
+        ["build", "subset", "--input", jsonl, "--src-lang", "en", "--budget", 2, "--skip-bad", "--out", tmp_path / "b2"]
+    )
     assert r.exit_code == 0, r
     skipped = json.loads((tmp_path / "b2" / "build.json").read_text())["counts"]["skipped"]
     assert skipped == {"wrong type": 1, "invalid JSON": 1, "not a JSON object": 1, "empty text": 1}
@@ -191,11 +274,26 @@ def test_resume_refuses_changed_or_edited_input(tmp_path, sample_path):
         lines[5] = "\t".join(cols)
 
     b = _sample_copy(tmp_path, sample_path, edit, "edited.tsv")
-    other = _sample_copy(tmp_path, sample_path, lambda ls: ls.__setitem__(slice(1, None), list(reversed(ls[1:]))),
-                         "other.tsv")
+    other = _sample_copy(
+        tmp_path, sample_path, lambda ls: ls.__setitem__(slice(1, None), list(reversed(ls[1:]))), "other.tsv"
+    )
     out = tmp_path / "out"
-    args = ["build", "subset", "--src-col", "es", "--src-lang", "es", "--estimator", "length", "--budget", 42,
-            "--shard-size", 10, "--out", out]
+    args = [
+        "build",
+        "subset",
+        "--src-col",
+        "es",
+        "--src-lang",
+        "es",
+        "--estimator",
+        "length",
+        "--budget",
+        42,
+        "--shard-size",
+        10,
+        "--out",
+        out,
+    ]
     assert invoke([*args, "--input", a]).exit_code == 0
     _interrupt(out)
     for changed in (b, other):
@@ -215,28 +313,64 @@ def test_resume_refuses_changed_or_edited_input(tmp_path, sample_path):
 def test_a_second_process_on_the_same_out_is_refused(tmp_path, sample_path):
     out = tmp_path / "out"
     holder = subprocess.Popen(
-        [sys.executable, "-c", "import sys, time; from pathlib import Path; "
-         "from mtgauntlet.runner.build_runner import build_lock\n"
-         "with build_lock(Path(sys.argv[1])):\n print('locked', flush=True); time.sleep(60)", str(out)],
-        stdout=subprocess.PIPE, text=True, cwd=REPO)
+        [
+            sys.executable,
+            "-c",
+            "import sys, time; from pathlib import Path; "
+            "from mtgauntlet.runner.build_runner import build_lock\n"
+            "with build_lock(Path(sys.argv[1])):\n print('locked', flush=True); time.sleep(60)",
+            str(out),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=REPO,
+    )
     try:
         assert holder.stdout.readline().strip() == "locked"
-        r = invoke(["build", "subset", "--input", sample_path, "--src-col", "es", "--src-lang", "es", "--budget", 3,
-                    "--out", out])
+        r = invoke(
+            [
+                "build",
+                "subset",
+                "--input",
+                sample_path,
+                "--src-col",
+                "es",
+                "--src-lang",
+                "es",
+                "--budget",
+                3,
+                "--out",
+                out,
+            ]
+        )
         assert r.exit_code == 2 and "being built by pid" in r.stderr, r
         assert not (out / "build.json").exists()
     finally:
         holder.kill()
         holder.wait()
     time.sleep(0.1)
-    r = invoke(["build", "subset", "--input", sample_path, "--src-col", "es", "--src-lang", "es", "--budget", 3,
-                "--out", out])
+    r = invoke(
+        ["build", "subset", "--input", sample_path, "--src-col", "es", "--src-lang", "es", "--budget", 3, "--out", out]
+    )
     assert r.exit_code == 0, r
 
 
 def test_spec_typo_leaves_no_build_behind(tmp_path, sample_path):
     out = tmp_path / "o"
-    args = ["build", "subset", "--input", sample_path, "--src-col", "es", "--src-lang", "es", "--budget", 3, "--out", out]
+    args = [
+        "build",
+        "subset",
+        "--input",
+        sample_path,
+        "--src-col",
+        "es",
+        "--src-lang",
+        "es",
+        "--budget",
+        3,
+        "--out",
+        out,
+    ]
     r = invoke([*args, "--estimator", "lenght"])
     assert r.exit_code == 2 and "lenght" in r.stderr and "Traceback" not in r.output
     assert not (out / "build.json").exists()
@@ -245,8 +379,9 @@ def test_spec_typo_leaves_no_build_behind(tmp_path, sample_path):
 
 def test_language_codes_are_normalised_once(tmp_path, sample_path):
     out = tmp_path / "o"
-    r = invoke(["build", "subset", "--input", sample_path, "--src-col", "es", "--src-lang", "ES", "--budget", 3,
-                "--out", out])
+    r = invoke(
+        ["build", "subset", "--input", sample_path, "--src-col", "es", "--src-lang", "ES", "--budget", 3, "--out", out]
+    )
     assert r.exit_code == 0, r
     sig = json.loads((out / "build.json").read_text())["signature"]
     assert "|src:es|" in sig and "|tgt:none|" in sig
@@ -258,14 +393,31 @@ def test_named_layouts_follow_the_declared_direction(tmp_path, shared_data):
     ps = shared_data / "parallel-samples/parallel_samples.tsv.gz"
     from mtgauntlet.corpora.load import CorpusRequest, load_corpus
 
-    en_es = load_corpus(CorpusRequest(str(ps), format="parallel-samples", lp="en-es", src_lang="en", tgt_lang="es",
-                                      limit=5))
+    en_es = load_corpus(
+        CorpusRequest(str(ps), format="parallel-samples", lp="en-es", src_lang="en", tgt_lang="es", limit=5)
+    )
     assert all(r["src"] == r["en"] and r["ref"] == r["xx"] and r["src_lang"] == "en" for r in en_es.rows)
     es_en = load_corpus(CorpusRequest(str(ps), format="parallel-samples", src_lang="es", tgt_lang="en", limit=5))
     assert all(r["src"] == r["xx"] and r["lp"] == "en-es" and r["tgt_lang"] == "en" for r in es_en.rows)
     wmt = shared_data / "wmt24-general-testset/wmt24_general_testset.tsv.gz"
-    r = invoke(["build", "smaug", "--input", wmt, "--format", "wmt24", "--lp", "en-de", "--src-lang", "en",
-                "--tgt-lang", "es", "--out", tmp_path / "w"])
+    r = invoke(
+        [
+            "build",
+            "smaug",
+            "--input",
+            wmt,
+            "--format",
+            "wmt24",
+            "--lp",
+            "en-de",
+            "--src-lang",
+            "en",
+            "--tgt-lang",
+            "es",
+            "--out",
+            tmp_path / "w",
+        ]
+    )
     assert r.exit_code == 2 and "--tgt-lang" in r.stderr and "Traceback" not in r.output
     rows = load_corpus(CorpusRequest(str(wmt), src_lang="en", tgt_lang="de", limit=3))
     assert {(x["src_lang"], x["tgt_lang"]) for x in rows.rows} == {("en", "de")}

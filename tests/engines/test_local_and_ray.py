@@ -91,21 +91,54 @@ def test_cli_score_and_build_subset_on_ray_equal_local(tmp_path, flores, ray_ses
     scored, selected, signatures = {}, {}, set()
     for engine in ("local", "ray"):
         out = tmp_path / f"{engine}.parquet"
-        r = invoke(["score", "difficulty", "--input", str(flores), "--format", "flores",
-                                     "--estimator", "rarity", "--engine", engine, "--shard-size", "300",
-                                     "--out", str(out)])
+        r = invoke(
+            [
+                "score",
+                "difficulty",
+                "--input",
+                str(flores),
+                "--format",
+                "flores",
+                "--estimator",
+                "rarity",
+                "--engine",
+                engine,
+                "--shard-size",
+                "300",
+                "--out",
+                str(out),
+            ]
+        )
         assert r.exit_code == 0, r.output
         assert f"1012 rows scored with rarity on {engine} -> {out}" in r.output
         assert not (tmp_path / f"{engine}.parquet.work").exists()
         scored[engine] = pd.read_parquet(out)
         build = tmp_path / f"subset-{engine}"
-        r = invoke(["build", "subset", "--input", str(flores), "--format", "flores",
-                                     "--estimator", "rarity", "--budget", "40", "--stratify", "domain",
-                                     "--engine", engine, "--out", str(build)])
+        r = invoke(
+            [
+                "build",
+                "subset",
+                "--input",
+                str(flores),
+                "--format",
+                "flores",
+                "--estimator",
+                "rarity",
+                "--budget",
+                "40",
+                "--stratify",
+                "domain",
+                "--engine",
+                engine,
+                "--out",
+                str(build),
+            ]
+        )
         assert r.exit_code == 0, r.output
         signatures.add(r.stdout.split("signature: ")[1].strip())
-        selected[engine] = pq.read_table(build / "data" / "part-final.parquet",
-                                         columns=["id", "text", "domain", "difficulty", "rank"]).to_pandas()
+        selected[engine] = pq.read_table(
+            build / "data" / "part-final.parquet", columns=["id", "text", "domain", "difficulty", "rank"]
+        ).to_pandas()
     pd.testing.assert_frame_equal(scored["local"], scored["ray"])
     assert scored["ray"]["difficulty"].notna().all()
     pd.testing.assert_frame_equal(selected["local"], selected["ray"])  # same exact stratified top-B
@@ -119,16 +152,18 @@ def test_build_subset_on_ray_with_a_torch_estimator_equals_local(tmp_path, texts
     spec = f"hf:{model}#batch=8"
     records, builders = {}, {}
     for engine in ("local", "ray"):
-        b = SubsetBuilder(estimator=spec, budget=20, engine=engine, work_dir=tmp_path / engine / "scores",
-                          shard_size=50)
+        b = SubsetBuilder(
+            estimator=spec, budget=20, engine=engine, work_dir=tmp_path / engine / "scores", shard_size=50
+        )
         BuildRunner(b, tmp_path / engine, shard_size=100).run(iter_items(rows))
         records[engine] = pq.read_table(tmp_path / engine / "data" / "part-final.parquet").to_pylist()
         builders[engine] = b
     local, ray = records["local"], records["ray"]
     assert [r["id"] for r in ray] == [r["id"] for r in local] and [r["rank"] for r in ray] == list(range(1, 21))
     assert [r["difficulty"] for r in ray] == pytest.approx([r["difficulty"] for r in local], abs=1e-5)
-    assert builders["ray"].placement() == builders["local"].placement() == {"device": "cpu", "dtype": "fp32",
-                                                                            "batch": 8}
+    assert (
+        builders["ray"].placement() == builders["local"].placement() == {"device": "cpu", "dtype": "fp32", "batch": 8}
+    )
     pids = builders["ray"].engine.last_pids
     assert 1 <= len(pids) <= 2  # 6 shards over at most 2 actors: each actor loaded the model once
     import json

@@ -89,10 +89,31 @@ def test_local_ray_cluster_ends_with_its_driver(tmp_path, how):
     (tmp_path / "in.tsv").write_text("\n".join(rows) + "\n", encoding="utf-8")
     out = tmp_path / "scored.parquet"
     driver = subprocess.Popen(
-        [sys.executable, "-m", "mtgauntlet.cli.main", "score", "difficulty", "--input", str(tmp_path / "in.tsv"),
-         "--src-lang", "en", "--estimator", "length", "--engine", "ray", "--shard-size", "100", "--out", str(out)],
-        env=_env(), cwd=tmp_path, start_new_session=True, stdout=subprocess.DEVNULL,
-        stderr=open(tmp_path / "stderr", "w"))
+        [
+            sys.executable,
+            "-m",
+            "mtgauntlet.cli.main",
+            "score",
+            "difficulty",
+            "--input",
+            str(tmp_path / "in.tsv"),
+            "--src-lang",
+            "en",
+            "--estimator",
+            "length",
+            "--engine",
+            "ray",
+            "--shard-size",
+            "100",
+            "--out",
+            str(out),
+        ],
+        env=_env(),
+        cwd=tmp_path,
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=open(tmp_path / "stderr", "w"),
+    )
     seen: dict[int, tuple[float, str]] = {}
     try:
         deadline = time.monotonic() + 180
@@ -141,8 +162,13 @@ def test_watchdog_ends_only_what_started_with_the_cluster(tmp_path):
     """Without Ray: what the driver started around ``guard_local_cluster`` dies with it, its other children
     (started before or after) do not."""
     (tmp_path / "driver.py").write_text(textwrap.dedent(DRIVER))
-    driver = subprocess.Popen([sys.executable, str(tmp_path / "driver.py")], env=_env(), stdout=subprocess.PIPE,
-                              text=True, start_new_session=True)
+    driver = subprocess.Popen(
+        [sys.executable, str(tmp_path / "driver.py")],
+        env=_env(),
+        stdout=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     seen: dict[int, tuple[float, str]] = {}
     try:
         bystander, cluster, later, orphan = map(int, driver.stdout.readline().split())

@@ -28,9 +28,13 @@ def rating(text: str) -> dict | None:
     if UNUSABLE_ON in text:
         return None
     words = re.findall(r"\w+", text)
-    return {"grammaticality": 90.0 - len(words) % 7, "naturalness": max(0.0, 100.0 - 2.5 * len(words)),
-            "word rarity": float(min(100, 8 * max(len(w) for w in words))), "syntax complexity": 10.0 * text.count(","),
-            "topics": [words[0].lower(), "Public Records" if "county" in text else "news"]}
+    return {
+        "grammaticality": 90.0 - len(words) % 7,
+        "naturalness": max(0.0, 100.0 - 2.5 * len(words)),
+        "word rarity": float(min(100, 8 * max(len(w) for w in words))),
+        "syntax complexity": 10.0 * text.count(","),
+        "topics": [words[0].lower(), "Public Records" if "county" in text else "news"],
+    }
 
 
 def judge_answer(messages, body) -> str:
@@ -56,9 +60,23 @@ def breaker_set(tmp_path_factory, shared_data):
     seeds = tmp / "seeds.tsv"
     seeds.write_text("text\n" + "".join(r["src"] + "\n" for r in rows), encoding="utf-8")
     with scripted_stack() as s:
-        code, _, err = cli("build", "mtbreaker", "--seeds", str(seeds), "--llm", s["llm"], "--mt", s["mt"],
-                           "--qe", f"{s['qe_a']},{s['qe_b']}", "--steps", "3", "--no-language-guard",
-                           "--out", str(tmp / "set"))
+        code, _, err = cli(
+            "build",
+            "mtbreaker",
+            "--seeds",
+            str(seeds),
+            "--llm",
+            s["llm"],
+            "--mt",
+            s["mt"],
+            "--qe",
+            f"{s['qe_a']},{s['qe_b']}",
+            "--steps",
+            "3",
+            "--no-language-guard",
+            "--out",
+            str(tmp / "set"),
+        )
     assert code == 0, err
     return tmp / "set"
 
@@ -70,8 +88,10 @@ def test_one_table2_row_per_qe_metric(breaker_set):
     code, out, err = cli("evaluate", "breaker", "--set", str(breaker_set), "--json")
     assert code == 0, err
     table = json.loads(out)["table2"]
-    for column, texts in ((recs[0]["method"], [r["text"] for r in recs]),
-                          ("seeds", [r["trajectory"][0]["source"] for r in recs])):
+    for column, texts in (
+        (recs[0]["method"], [r["text"] for r in recs]),
+        ("seeds", [r["trajectory"][0]["source"] for r in recs]),
+    ):
         scored = [t for t in texts if QE_FAILS_ON not in t]  # the scripted QE judges answer garbage for these
         for spec, fn in zip(specs, (qe_a, qe_b)):
             want = sum(fn(t, t.upper()) for t in scored) / len(scored)
@@ -95,10 +115,14 @@ def _expected(texts):
     ratings = [rating(t) for t in texts]
     ok = [r for r in ratings if r]
     mean = lambda key: sum(r[key] for r in ok) / len(ok)  # noqa: E731
-    return {"naturalness": mean("naturalness"), "grammaticality_llm": mean("grammaticality"),
-            "word_rarity_llm": mean("word rarity"), "syntax_complexity_llm": mean("syntax complexity"),
-            "diversity_topics": len({t.lower() for r in ok for t in r["topics"]}),
-            "source_analysis_failures": len(ratings) - len(ok)}
+    return {
+        "naturalness": mean("naturalness"),
+        "grammaticality_llm": mean("grammaticality"),
+        "word_rarity_llm": mean("word rarity"),
+        "syntax_complexity_llm": mean("syntax complexity"),
+        "diversity_topics": len({t.lower() for r in ok for t in r["topics"]}),
+        "source_analysis_failures": len(ratings) - len(ok),
+    }
 
 
 @pytest.mark.parametrize("structured", [False, True], ids=["text", "json"])
@@ -152,8 +176,10 @@ def test_source_only_difficulty_rows(breaker_set):
     code, out, err = cli("evaluate", "breaker", "--set", str(breaker_set), "--difficulty", "length,rarity", "--json")
     assert code == 0, err
     table = json.loads(out)["table2"]
-    for column, texts in ((recs[0]["method"], [r["text"] for r in recs]),
-                          ("seeds", [r["trajectory"][0]["source"] for r in recs])):
+    for column, texts in (
+        (recs[0]["method"], [r["text"] for r in recs]),
+        ("seeds", [r["trajectory"][0]["source"] for r in recs]),
+    ):
         for spec in ("length", "rarity"):
             values = registry.load("difficulty", spec).difficulty(texts, src_lang="en")
             assert table[column][f"difficulty[{spec}]"] == pytest.approx(sum(values) / len(values)), (column, spec)
@@ -182,20 +208,48 @@ def test_validate_judge_metrics_and_audit_row(breaker_set, tmp_path):
     assert f"{want['source_analysis_failures']} unusable answer(s) left out" in html
 
 
-@pytest.mark.parametrize("answer, expected", [
-    ('{\n"grammaticality": 90,\n"naturalness": 80,\n"word rarity": 50,\n"syntax complexity": 70,\n'
-     '"topics": ["science", "technology"],\n}', {"grammaticality": 90.0, "naturalness": 80.0, "word_rarity": 50.0,
-                                                 "syntax_complexity": 70.0, "topics": ["science", "technology"]}),
-    ('```json\n{"Grammaticality": "95", "naturalness": 60.5, "word_rarity": 0, "syntax_complexity": 100, '
-     '"topics": ["  Local   News "]}\n```', {"grammaticality": 95.0, "naturalness": 60.5, "word_rarity": 0.0,
-                                             "syntax_complexity": 100.0, "topics": ["local news"]}),
-    ('{"grammaticality": 90, "naturalness": 180, "word rarity": 50, "syntax complexity": 70, "topics": ["a"]}', None),
-    ('{"grammaticality": 90, "naturalness": 80, "word rarity": 50, "topics": ["a"]}', None),
-    ('{"grammaticality": 90, "naturalness": 80, "word rarity": 50, "syntax complexity": 7, "topics": []}', None),
-    ('{"grammaticality": 90, "naturalness": 80, "word rarity": 50, "syntax complexity": 7, '
-     '"topics": ["a", "b", "c", "d", "e", "f"]}', None),
-    ('{"grammaticality": true, "naturalness": 80, "word rarity": 50, "syntax complexity": 7, "topics": ["a"]}', None),
-    ("The text is natural.", None),
-])
+@pytest.mark.parametrize(
+    "answer, expected",
+    [
+        (
+            '{\n"grammaticality": 90,\n"naturalness": 80,\n"word rarity": 50,\n"syntax complexity": 70,\n'
+            '"topics": ["science", "technology"],\n}',
+            {
+                "grammaticality": 90.0,
+                "naturalness": 80.0,
+                "word_rarity": 50.0,
+                "syntax_complexity": 70.0,
+                "topics": ["science", "technology"],
+            },
+        ),
+        (
+            '```json\n{"Grammaticality": "95", "naturalness": 60.5, "word_rarity": 0, "syntax_complexity": 100, '
+            '"topics": ["  Local   News "]}\n```',
+            {
+                "grammaticality": 95.0,
+                "naturalness": 60.5,
+                "word_rarity": 0.0,
+                "syntax_complexity": 100.0,
+                "topics": ["local news"],
+            },
+        ),
+        (
+            '{"grammaticality": 90, "naturalness": 180, "word rarity": 50, "syntax complexity": 70, "topics": ["a"]}',
+            None,
+        ),
+        ('{"grammaticality": 90, "naturalness": 80, "word rarity": 50, "topics": ["a"]}', None),
+        ('{"grammaticality": 90, "naturalness": 80, "word rarity": 50, "syntax complexity": 7, "topics": []}', None),
+        (
+            '{"grammaticality": 90, "naturalness": 80, "word rarity": 50, "syntax complexity": 7, '
+            '"topics": ["a", "b", "c", "d", "e", "f"]}',
+            None,
+        ),
+        (
+            '{"grammaticality": true, "naturalness": 80, "word rarity": 50, "syntax complexity": 7, "topics": ["a"]}',
+            None,
+        ),
+        ("The text is natural.", None),
+    ],
+)
 def test_source_analysis_answers_are_read_as_the_prompt_asks(answer, expected):
     assert parse_source_analysis(answer) == expected

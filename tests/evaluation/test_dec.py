@@ -63,7 +63,7 @@ def test_mqm_protocol_is_inferred_and_perfect_means_no_error(tmp_path, mtme_ende
     srcs = {r["seg_id"]: r["src"] for r in scored}
     items = sorted(srcs)
     length = dict(zip(items, registry.load("difficulty", "length").difficulty([srcs[i] for i in items], "en", "de")))
-    hardest = set(sorted(items, key=lambda i: (-length[i], i))[:round(0.25 * len(items))])
+    hardest = set(sorted(items, key=lambda i: (-length[i], i))[: round(0.25 * len(items))])
     chosen = [float(r["mqm"]) for r in scored if r["seg_id"] in hardest]
     assert got["results"][0]["perfect_pct"] == pytest.approx(100 * np.mean([s == 0 for s in chosen]))
     assert got["results"][0]["avg_score"] == pytest.approx(np.mean(chosen))
@@ -90,9 +90,11 @@ def test_dec_averages_systems_within_a_pair_then_pairs_and_reports_the_flat_mean
 
     path = shared_data / "wmt23-mqm-mtme/wmt23_mtme_seg_scores.tsv.gz"
     with gzip.open(path, "rt", encoding="utf-8", newline="") as f:
-        rows = [{**r, "item_id": r["seg_id"], "score": float(r["mqm"])}
-                for r in csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE)
-                if r["lp"] in ("en-de", "zh-en") and r["mqm"] not in ("", "None")]
+        rows = [
+            {**r, "item_id": r["seg_id"], "score": float(r["mqm"])}
+            for r in csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE)
+            if r["lp"] in ("en-de", "zh-en") and r["mqm"] not in ("", "None")
+        ]
     systems = {lp: sorted({r["system"] for r in rows if r["lp"] == lp}) for lp in ("en-de", "zh-en")}
     rows = [r for r in rows if r["lp"] == "zh-en" or r["system"] in systems["en-de"][:3]]  # 3 systems vs many
     length = registry.load("difficulty", "length")

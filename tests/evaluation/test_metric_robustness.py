@@ -26,8 +26,17 @@ def _pairs():
         for ph in ("ne", "num"):
             rows += [(lp, ph)] * 4
     n = len(rows)
-    return PairSet(src=[""] * n, ref=[""] * n, good=["g"] * n, bad=["b"] * n, phenomenon=[p for _, p in rows],
-                   lp=[lp for lp, _ in rows], src_lang=[lp[:2] for lp, _ in rows], tgt_lang=["en"] * n, extra={})
+    return PairSet(
+        src=[""] * n,
+        ref=[""] * n,
+        good=["g"] * n,
+        bad=["b"] * n,
+        phenomenon=[p for _, p in rows],
+        lp=[lp for lp, _ in rows],
+        src_lang=[lp[:2] for lp, _ in rows],
+        tgt_lang=["en"] * n,
+        extra={},
+    )
 
 
 def test_tau_over_lps_and_figure_8_correlation_by_hand():
@@ -49,8 +58,12 @@ def test_tau_over_lps_and_figure_8_correlation_by_hand():
     # points: (metric, lp) -> mean over ne, num of tau and of d; d = 0.5 on every concordant pair (span 0.6).
     # m1 pt-en num has no concordant pair: d is undefined (0/0), so that row leaves the point's d mean (paper
     # eq. 2), not entered as d = 0; its tau of -1 stays in the point's tau mean (the point is over all phenomena)
-    taus = {("m1", "es-en"): (1 + 0) / 2, ("m1", "pt-en"): (0.5 - 1) / 2, ("m2", "es-en"): 1.0,
-            ("m2", "pt-en"): (1 - 0.5) / 2}
+    taus = {
+        ("m1", "es-en"): (1 + 0) / 2,
+        ("m1", "pt-en"): (0.5 - 1) / 2,
+        ("m2", "es-en"): 1.0,
+        ("m2", "pt-en"): (1 - 0.5) / 2,
+    }
     d1, d2 = 0.5 / 0.6, 0.6 / 0.7  # m2's good scores are 0.9: span 0.7
     ds = {("m1", "es-en"): d1, ("m1", "pt-en"): d1, ("m2", "es-en"): d2, ("m2", "pt-en"): d2}
     keys = sorted(taus)
@@ -81,8 +94,10 @@ def test_figure_8_point_averages_tau_over_every_phenomenon():
     pairs = _pairs()
     # per lp: ne 4/4 concordant (tau 1), num 0/4 (tau -1, d undefined)
     conc = [1, 1, 1, 1, 0, 0, 0, 0] * 2
-    results = [{"metric": "m", **r} for r in evaluate(pairs, [0.9 if c else 0.1 for c in conc],
-                                                       [0.2 if c else 0.5 for c in conc])]
+    results = [
+        {"metric": "m", **r}
+        for r in evaluate(pairs, [0.9 if c else 0.1 for c in conc], [0.2 if c else 0.5 for c in conc])
+    ]
     corr = tau_d_correlation(results)
     assert [p["tau"] for p in corr["points"]] == [0.0, 0.0]
     assert [(p["n_tau"], p["n_d"]) for p in corr["points"]] == [(2, 1), (2, 1)]
@@ -90,9 +105,25 @@ def test_figure_8_point_averages_tau_over_every_phenomenon():
 
 
 def test_evaluate_metric_cli_aggregates_on_demetr(shared_data):
-    r = invoke(["evaluate", "metric", "--set", str(shared_data / "demetr/demetr_dev.jsonl.gz"),
-                            "-m", "chrf", "-m", "bleu", "--lp", "de-en,es-en,fr-en", "--ties", "ignore",
-                            "--phenomena", "critical_id8_negation,critical_id10_numbers_replaced", "--json"])
+    r = invoke(
+        [
+            "evaluate",
+            "metric",
+            "--set",
+            str(shared_data / "demetr/demetr_dev.jsonl.gz"),
+            "-m",
+            "chrf",
+            "-m",
+            "bleu",
+            "--lp",
+            "de-en,es-en,fr-en",
+            "--ties",
+            "ignore",
+            "--phenomena",
+            "critical_id8_negation,critical_id10_numbers_replaced",
+            "--json",
+        ]
+    )
     assert r.exit_code == 0, r.output
     data = json.loads(r.stdout)
     assert data["ties"] == "ignore" and data["metrics"] == ["chrf", "bleu"]
@@ -108,10 +139,10 @@ def test_evaluate_metric_cli_aggregates_on_demetr(shared_data):
     for (m, lp), p in pts.items():
         mine = [x for x in res if (x["metric"], x["lp"]) == (m, lp)]
         assert p["tau"] == pytest.approx(np.mean([x["tau"] for x in mine]))
-    assert corr["pearson_r"] == pytest.approx(np.corrcoef([p["tau"] for p in pts.values()],
-                                                          [p["d"] for p in pts.values()])[0, 1])
+    assert corr["pearson_r"] == pytest.approx(
+        np.corrcoef([p["tau"] for p in pts.values()], [p["d"] for p in pts.values()])[0, 1]
+    )
     # ties ignored: concordant + discordant + ties == n on every row
     assert all(x["concordant"] + x["discordant"] + x["ties"] == x["n"] for x in data["results"])
-    r = invoke(["evaluate", "metric", "--set", str(shared_data / "demetr/demetr_dev.jsonl.gz"),
-                            "--ties", "sometimes"])
+    r = invoke(["evaluate", "metric", "--set", str(shared_data / "demetr/demetr_dev.jsonl.gz"), "--ties", "sometimes"])
     assert r.exit_code == 2 and "--ties" in r.output

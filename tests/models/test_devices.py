@@ -23,9 +23,20 @@ def clean_env(monkeypatch):
 
 def test_parsing_accepts_the_documented_forms_and_rejects_others():
     assert [runtime.parse_device(d) for d in ("auto", "CPU", "cuda", "cuda:1", "mps")] == [
-        "auto", "cpu", "cuda", "cuda:1", "mps"]
+        "auto",
+        "cpu",
+        "cuda",
+        "cuda:1",
+        "mps",
+    ]
     assert [runtime.parse_dtype(d) for d in ("bf16", "bfloat16", "fp16", "half", "float32", "auto")] == [
-        "bf16", "bf16", "fp16", "fp16", "fp32", "auto"]
+        "bf16",
+        "bf16",
+        "fp16",
+        "fp16",
+        "fp32",
+        "auto",
+    ]
     for bad in ("gpu", "cuda:x", "cuda:", "tpu", "cpu;rm -rf"):
         with pytest.raises(GauntletError, match="unknown device"):
             runtime.parse_device(bad)
@@ -64,7 +75,9 @@ def test_auto_with_the_real_torch_probes(clean_env):
             resolve_device("cuda")
     else:
         assert rt.dtype in ("bf16", "fp32")
-    assert runtime.cuda_bf16_native("cuda:0") == (torch.cuda.is_available() and torch.cuda.get_device_capability(0) >= (8, 0))
+    assert runtime.cuda_bf16_native("cuda:0") == (
+        torch.cuda.is_available() and torch.cuda.get_device_capability(0) >= (8, 0)
+    )
 
 
 def test_precedence_spec_then_arguments_then_global_defaults(clean_env):
@@ -85,8 +98,12 @@ def test_root_options_set_the_environment_for_every_backend(clean_env, tmp_path)
 
     r = invoke(["--device", "cpu", "--dtype", "bf16", "--batch-size", "7", "--concurrency", "5", "models"])
     assert r.exit_code == 0, r.output
-    assert (os.environ["MTGAUNTLET_DEVICE"], os.environ["MTGAUNTLET_DTYPE"], os.environ["MTGAUNTLET_BATCH_SIZE"],
-            os.environ["MTGAUNTLET_CONCURRENCY"]) == ("cpu", "bf16", "7", "5")
+    assert (
+        os.environ["MTGAUNTLET_DEVICE"],
+        os.environ["MTGAUNTLET_DTYPE"],
+        os.environ["MTGAUNTLET_BATCH_SIZE"],
+        os.environ["MTGAUNTLET_CONCURRENCY"],
+    ) == ("cpu", "bf16", "7", "5")
     r = invoke(["--device", "gpu", "models"])
     assert r.exit_code == 2 and r.stderr.startswith("error: ") and "unknown device 'gpu'" in r.stderr
     assert "Traceback" not in r.output

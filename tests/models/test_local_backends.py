@@ -28,7 +28,7 @@ def test_spacy_annotator_english():
     assert ("Madrid", "GPE") in labels
     assert any(t.dep == "neg" for t in doc.tokens)
     assert doc.tree_depth() >= 3
-    assert doc.text[doc.entities[0].start:doc.entities[0].end] == doc.entities[0].text
+    assert doc.text[doc.entities[0].start : doc.entities[0].end] == doc.entities[0].text
 
 
 def test_spacy_missing_language_is_clear():
@@ -69,8 +69,12 @@ def test_apertium_translates_both_ways_and_marks_unknowns():
 @needs_apertium
 def test_roundtrip_qe_prefers_faithful_translation():
     qe = registry.load("qe", "roundtrip")
-    good, bad = qe.score(["The dog does not bark at night."] * 2,
-                         ["El perro no ladra por la noche.", "El gato canta en la cocina."], "en", "es")
+    good, bad = qe.score(
+        ["The dog does not bark at night."] * 2,
+        ["El perro no ladra por la noche.", "El gato canta en la cocina."],
+        "en",
+        "es",
+    )
     assert good > bad
 
 
@@ -99,7 +103,7 @@ def test_openai_errors_are_clear_and_key_not_leaked(monkeypatch):
         srv.script = [("garbage", b"not json{")] * 3
         with pytest.raises(OpenAIError, match="malformed JSON"):
             llm._chat_once([{"role": "user", "content": "x"}], 10, 0.0, None)
-        srv.script = [("garbage", b"{\"unexpected\": 1}")]
+        srv.script = [("garbage", b'{"unexpected": 1}')]
         with pytest.raises(OpenAIError, match="unexpected response shape"):
             llm._chat_once([{"role": "user", "content": "x"}], 10, 0.0, None)
     timeout_llm = None
@@ -175,12 +179,30 @@ def test_openai_bad_url_is_one_line_before_any_work(tmp_path, sample_path):
     for spec in ("openai:m@notaurl", "openai:m@ftp://host/v1", "openai:m@http://:80/v1"):
         with pytest.raises(GauntletError, match="is not an http"):
             registry.load("llm", spec)
-    r = subprocess.run([sys.executable, "-m", "mtgauntlet.cli.main", "build", "zeroshot", "--seeds", str(sample_path),
-                        "--column", "en", "--llm", "openai:m@notaurl", "--out", str(tmp_path / "z")],
-                       capture_output=True, text=True, timeout=300)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mtgauntlet.cli.main",
+            "build",
+            "zeroshot",
+            "--seeds",
+            str(sample_path),
+            "--column",
+            "en",
+            "--llm",
+            "openai:m@notaurl",
+            "--out",
+            str(tmp_path / "z"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert r.returncode == 2, r.stderr
-    assert r.stderr.strip().splitlines() == ["error: spec 'openai:m@notaurl': 'notaurl' is not an http(s) URL; "
-                                             "write openai:<model>@http://host:port/v1"]
+    assert r.stderr.strip().splitlines() == [
+        "error: spec 'openai:m@notaurl': 'notaurl' is not an http(s) URL; write openai:<model>@http://host:port/v1"
+    ]
     assert not (tmp_path / "z").exists()
 
 
@@ -195,8 +217,9 @@ def test_llm_roles_parse_and_count_failures():
         "good": "Errors: none.\nSCORE |||87.5|||",
         "garbage": "I think it is fine!!",
     }
-    with ScriptedServer(default=lambda msgs: answers["garbage"] if "garbage" in msgs[-1]["content"]
-                        else answers["good"]) as srv:
+    with ScriptedServer(
+        default=lambda msgs: answers["garbage"] if "garbage" in msgs[-1]["content"] else answers["good"]
+    ) as srv:
         qe = registry.load("qe", f"llm-as-qe:openai:judge@{srv.url}")
         scores = qe.score(["a source", "a garbage source"], ["una traducción", "x"], "en", "es")
         assert scores == [87.5, None]

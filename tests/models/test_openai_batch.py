@@ -42,10 +42,19 @@ def test_batch_api_gives_the_records_of_the_synchronous_path(tmp_path, monkeypat
 def _spawn_batch_build(s, tmp_path):
     """The batch build `b` in a new process (to be killed), without the test process's budgets or concurrency."""
     args = [str(a) for a in _args(s, tmp_path, "b", llm_opts=BATCH)]
-    env = {**os.environ, "PYTHONPATH": str(REPO), "MTGAUNTLET_CONCURRENCY": "", "MTGAUNTLET_MAX_REQUESTS": "",
-           "MTGAUNTLET_MAX_COST": ""}
-    return subprocess.Popen([sys.executable, "-m", "mtgauntlet.cli.main", *args], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(REPO),
+        "MTGAUNTLET_CONCURRENCY": "",
+        "MTGAUNTLET_MAX_REQUESTS": "",
+        "MTGAUNTLET_MAX_COST": "",
+    }
+    return subprocess.Popen(
+        [sys.executable, "-m", "mtgauntlet.cli.main", *args],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
 
 
 def test_killed_batch_build_resumes_its_batch_instead_of_paying_twice(tmp_path, monkeypatch):

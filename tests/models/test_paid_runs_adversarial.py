@@ -28,8 +28,9 @@ def _env(tmp_path, monkeypatch):
 
 def _table(tmp_path, n=6):
     path = tmp_path / "pairs.tsv"
-    path.write_text("src\ttgt\tlp\n" + "".join(f"Sentence number {i}.\tFrase {i}.\ten-es\n" for i in range(n)),
-                    encoding="utf-8")
+    path.write_text(
+        "src\ttgt\tlp\n" + "".join(f"Sentence number {i}.\tFrase {i}.\ten-es\n" for i in range(n)), encoding="utf-8"
+    )
     return path
 
 
@@ -38,12 +39,39 @@ def _score(tmp_path, spec, *extra, out="s.parquet"):
 
 
 # -- 5. spec options in other spellings ---------------------------------------------------------------------------
-@pytest.mark.parametrize("opts", ["#price=-1/2", "#price=1e400/1", "#price=1/2/3", "#price=1", "#price=",
-                                  "#concurrency=0", "#concurrency=-3", "#concurrency=nan", "#concurrency=1.5",
-                                  "#timeout=-1", "#timeout=inf", "#timeout=0", "#tpm=nan", "#tpm=0", "#rpm=0",
-                                  "#rpm=-5", "#poll=nan", "#poll=-1", "#retries=-1", "#retries=nan", "#retries=1.5",
-                                  "#PRICE=1/2", "#price=1/2,PRICE=3/4", "#json=2",
-                                  "#batch=maybe", "#price", "#price=1/2,price=1/2", "#max_tokens=-1"])
+@pytest.mark.parametrize(
+    "opts",
+    [
+        "#price=-1/2",
+        "#price=1e400/1",
+        "#price=1/2/3",
+        "#price=1",
+        "#price=",
+        "#concurrency=0",
+        "#concurrency=-3",
+        "#concurrency=nan",
+        "#concurrency=1.5",
+        "#timeout=-1",
+        "#timeout=inf",
+        "#timeout=0",
+        "#tpm=nan",
+        "#tpm=0",
+        "#rpm=0",
+        "#rpm=-5",
+        "#poll=nan",
+        "#poll=-1",
+        "#retries=-1",
+        "#retries=nan",
+        "#retries=1.5",
+        "#PRICE=1/2",
+        "#price=1/2,PRICE=3/4",
+        "#json=2",
+        "#batch=maybe",
+        "#price",
+        "#price=1/2,price=1/2",
+        "#max_tokens=-1",
+    ],
+)
 def test_a_bad_spec_option_is_one_line_and_nothing_is_sent(tmp_path, opts):
     with ScriptedServer(default=qe_server_answer(qe_a)) as srv:
         r = _score(tmp_path, f"llm-as-qe:openai:qa@{srv.url}{opts}")
@@ -104,10 +132,18 @@ def test_a_key_quoted_back_by_the_server_is_masked_in_the_error_line(tmp_path, m
     assert KEY not in r.output, r
 
 
-@pytest.mark.parametrize("spec", [f"llm-as-qe:openai:qa@URL#api_key={KEY}", f"llm-as-qe:openai:qa@URL#token={KEY}",
-                                  f"llm-as-qe:openai:qa@URL#Key={KEY}", f"llm-as-qe:openai:qa@URL#key={KEY},key=x",
-                                  f"llm-as-qe:openai:qa@URL#keyy={KEY}", f"llm-as-qe:openai:qa@URL?api_key={KEY}",
-                                  f"llm-as-qe:openai:qa@URL#key={KEY},prise=1/2"])
+@pytest.mark.parametrize(
+    "spec",
+    [
+        f"llm-as-qe:openai:qa@URL#api_key={KEY}",
+        f"llm-as-qe:openai:qa@URL#token={KEY}",
+        f"llm-as-qe:openai:qa@URL#Key={KEY}",
+        f"llm-as-qe:openai:qa@URL#key={KEY},key=x",
+        f"llm-as-qe:openai:qa@URL#keyy={KEY}",
+        f"llm-as-qe:openai:qa@URL?api_key={KEY}",
+        f"llm-as-qe:openai:qa@URL#key={KEY},prise=1/2",
+    ],
+)
 def test_a_secret_in_a_refused_spec_is_masked_in_the_error_line(tmp_path, spec):
     with ScriptedServer(default=qe_server_answer(qe_a)) as srv:
         r = _score(tmp_path, spec.replace("URL", srv.url), "--dry-run")
@@ -115,26 +151,60 @@ def test_a_secret_in_a_refused_spec_is_masked_in_the_error_line(tmp_path, spec):
     for res in (r, r2):
         assert KEY not in res.output, res
         assert not list(tmp_path.rglob("*.parquet")) or KEY not in "".join(
-            p.read_bytes().decode("utf-8", "replace") for p in tmp_path.rglob("*") if p.is_file()), res
+            p.read_bytes().decode("utf-8", "replace") for p in tmp_path.rglob("*") if p.is_file()
+        ), res
 
 
 # -- 14. provenance strings with Markdown/HTML -------------------------------------------------------------------
-INJECTIONS = {"name": "<img src=x onerror=alert(1)>|[n](javascript:alert(2))",
-              "citation": "<script>alert(3)</script> ](javascript:alert(4)) | ``` x",
-              "license_name": "<b onmouseover=alert(5)>L</b>",
-              "url": "https://example.org/)](javascript:alert(6))"}
+INJECTIONS = {
+    "name": "<img src=x onerror=alert(1)>|[n](javascript:alert(2))",
+    "citation": "<script>alert(3)</script> ](javascript:alert(4)) | ``` x",
+    "license_name": "<b onmouseover=alert(5)>L</b>",
+    "url": "https://example.org/)](javascript:alert(6))",
+}
 
 
 def test_provenance_strings_reach_the_card_and_audit_page_as_inert_text(tmp_path, sample_path):
 
     build = tmp_path / "subset"
-    r = invoke(["build", "subset", "--input", sample_path, "--src-col", "es", "--src-lang", "es", "--tgt-lang", "en",
-                "--estimator", "length", "--budget", "4", "--out", build])
+    r = invoke(
+        [
+            "build",
+            "subset",
+            "--input",
+            sample_path,
+            "--src-col",
+            "es",
+            "--src-lang",
+            "es",
+            "--tgt-lang",
+            "en",
+            "--estimator",
+            "length",
+            "--budget",
+            "4",
+            "--out",
+            build,
+        ]
+    )
     assert r.exit_code == 0, r
-    statements = [a for field, value in INJECTIONS.items()
-                  for a in ("--provenance", f"sample_es_en:{field}={value}")]
-    r = invoke(["release", build, "--name", "inj", "--version", "0.1.0", "--out", tmp_path / "r", "--audit",
-                "--provenance", "sample_es_en:license=cc-by-4.0", *statements])
+    statements = [a for field, value in INJECTIONS.items() for a in ("--provenance", f"sample_es_en:{field}={value}")]
+    r = invoke(
+        [
+            "release",
+            build,
+            "--name",
+            "inj",
+            "--version",
+            "0.1.0",
+            "--out",
+            tmp_path / "r",
+            "--audit",
+            "--provenance",
+            "sample_es_en:license=cc-by-4.0",
+            *statements,
+        ]
+    )
     assert r.exit_code == 0, r
     release = tmp_path / "r" / "name=inj" / "version=0.1.0"
     card = (release / "README.md").read_text(encoding="utf-8")
@@ -166,8 +236,17 @@ def _bad_calls(frame, tmp_path):
         "out": lambda: build(out=""),
         "budget": lambda: build(budget=1.5),
         "src_col": lambda: build(src_col=["es"]),
-        "phenomena": lambda: mg.build("smaug", input=frame, out=tmp_path / "s", src_col="es", ref_col="en",
-                                      src_lang="es", tgt_lang="en", good_from="reference", phenomena={"num"}),
+        "phenomena": lambda: mg.build(
+            "smaug",
+            input=frame,
+            out=tmp_path / "s",
+            src_col="es",
+            ref_col="en",
+            src_lang="es",
+            tgt_lang="en",
+            good_from="reference",
+            phenomena={"num"},
+        ),
         "input": lambda: build(input=frame.to_numpy()),
         "version": lambda: mg.open_release("x", 1.0),
     }
@@ -185,11 +264,28 @@ def test_other_bad_arguments_are_one_typed_line_naming_them(frame, tmp_path, mon
 
 def test_an_empty_out_is_refused_not_the_current_directory(tmp_path, sample_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    r = invoke(["build", "subset", "--input", sample_path, "--src-col", "es", "--src-lang", "es", "--estimator",
-                "length", "--budget", "3", "--out", ""])
+    r = invoke(
+        [
+            "build",
+            "subset",
+            "--input",
+            sample_path,
+            "--src-col",
+            "es",
+            "--src-lang",
+            "es",
+            "--estimator",
+            "length",
+            "--budget",
+            "3",
+            "--out",
+            "",
+        ]
+    )
     assert r.exit_code == 2 and r.stderr.startswith("error: ") and "empty path" in r.stderr, r
     assert sorted(p.name for p in tmp_path.iterdir()) == ["cache"] or not any(
-        p.name in ("build.json", "data", "usage.jsonl") for p in tmp_path.iterdir())
+        p.name in ("build.json", "data", "usage.jsonl") for p in tmp_path.iterdir()
+    )
 
 
 # -- 1-5. the money path through other commands -------------------------------------------------------------------
@@ -216,10 +312,24 @@ def test_a_failed_score_run_keeps_its_answers_and_the_rerun_pays_only_the_rest(t
 def test_max_cost_is_never_passed_at_any_concurrency(tmp_path, concurrency):
     with ScriptedServer(default=qe_server_answer(qe_a), latency=0.02) as srv:
         path = tmp_path / "pairs.tsv"
-        path.write_text("src\ttgt\tlp\n" + "".join(f"Sentence number {i} is here.\tFrase {i}.\ten-es\n"
-                                                   for i in range(40)), encoding="utf-8")
-        r = invoke(["--max-cost", "5", "score", "qe", "-i", path, "-o", tmp_path / "s.parquet", "--qe",
-                    f"llm-as-qe:openai:qa@{srv.url}#price=1000/1000,concurrency={concurrency}"])
+        path.write_text(
+            "src\ttgt\tlp\n" + "".join(f"Sentence number {i} is here.\tFrase {i}.\ten-es\n" for i in range(40)),
+            encoding="utf-8",
+        )
+        r = invoke(
+            [
+                "--max-cost",
+                "5",
+                "score",
+                "qe",
+                "-i",
+                path,
+                "-o",
+                tmp_path / "s.parquet",
+                "--qe",
+                f"llm-as-qe:openai:qa@{srv.url}#price=1000/1000,concurrency={concurrency}",
+            ]
+        )
         assert r.exit_code == 3 and "budget reached" in r.stderr, r
         assert 0 < srv.cost((1000, 1000)) <= 5, srv.usage
 
@@ -227,9 +337,26 @@ def test_max_cost_is_never_passed_at_any_concurrency(tmp_path, concurrency):
 def test_a_subset_judge_that_fails_is_in_build_json_after_the_rerun(tmp_path, sample_path):
     price = (10.0, 10.0)
     with ScriptedServer(default=_judge) as srv:
-        args = ["build", "subset", "--input", sample_path, "--src-col", "es", "--src-lang", "es", "--tgt-lang", "en",
-                "--estimator", f"llm-judge-src:openai:j@{srv.url}#price=10/10,retries=0,concurrency=1", "--budget",
-                "4", "--limit", "12", "--out", tmp_path / "b"]
+        args = [
+            "build",
+            "subset",
+            "--input",
+            sample_path,
+            "--src-col",
+            "es",
+            "--src-lang",
+            "es",
+            "--tgt-lang",
+            "en",
+            "--estimator",
+            f"llm-judge-src:openai:j@{srv.url}#price=10/10,retries=0,concurrency=1",
+            "--budget",
+            "4",
+            "--limit",
+            "12",
+            "--out",
+            tmp_path / "b",
+        ]
         srv.script = [("ok", None)] * 5 + [("status", 400)]
         failed = invoke(args)
         assert failed.exit_code == 2, failed
@@ -245,10 +372,12 @@ def test_a_subset_judge_that_fails_is_in_build_json_after_the_rerun(tmp_path, sa
 @pytest.mark.parametrize("bad", ["many", -5, 10**400, [1]])
 def test_bad_usage_in_batch_results_keeps_the_answer_and_is_counted_invalid(tmp_path, bad):
     with ScriptedServer(default=qe_server_answer(qe_a)) as srv:
+
         def mangle(lines):
             first = json.loads(lines[0])
             first["response"]["body"]["usage"] = {"prompt_tokens": bad, "completion_tokens": bad}
             return [json.dumps(first), *lines[1:]]
+
         srv.mangle_batch = mangle
         spec = f"llm-as-qe:openai:qa@{srv.url}#price=10/10,batch=1,poll=0.05"
         r = _score(tmp_path, spec)
@@ -273,8 +402,12 @@ def _kill_at(args, srv, kill_at, sig):
     from tests.support.cli import REPO
 
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    proc = subprocess.Popen([sys.executable, "-m", "mtgauntlet.cli.main", *map(str, args)], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mtgauntlet.cli.main", *map(str, args)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     try:
         deadline = time.monotonic() + 120
         while srv.usage["requests"] < kill_at:
@@ -298,9 +431,28 @@ def test_a_killed_subset_judge_build_pays_again_only_what_was_in_flight(tmp_path
     import signal
 
     with ScriptedServer(default=_judge, latency=0.03) as srv:
-        args = ["build", "subset", "--input", sample_path, "--src-col", "es", "--src-lang", "es", "--tgt-lang", "en",
-                "--estimator", f"llm-judge-src:openai:j@{srv.url}#price=10/10,concurrency={concurrency}",
-                "--budget", "4", "--limit", "24", "--shard-size", "24", "--out", tmp_path / "b"]
+        args = [
+            "build",
+            "subset",
+            "--input",
+            sample_path,
+            "--src-col",
+            "es",
+            "--src-lang",
+            "es",
+            "--tgt-lang",
+            "en",
+            "--estimator",
+            f"llm-judge-src:openai:j@{srv.url}#price=10/10,concurrency={concurrency}",
+            "--budget",
+            "4",
+            "--limit",
+            "24",
+            "--shard-size",
+            "24",
+            "--out",
+            tmp_path / "b",
+        ]
         in_flight = _kill_at(args, srv, 10, getattr(signal, sig))
         done = invoke(args)
         assert done.exit_code == 0, done
@@ -317,10 +469,20 @@ def test_a_killed_score_run_keeps_every_answer_it_read(tmp_path, sig):
 
     with ScriptedServer(default=qe_server_answer(qe_a), latency=0.03) as srv:
         path = tmp_path / "pairs.tsv"
-        path.write_text("src\ttgt\tlp\n" + "".join(f"Sentence number {i} is here.\tFrase {i}.\ten-es\n"
-                                                   for i in range(20)), encoding="utf-8")
-        args = ["score", "qe", "-i", path, "-o", tmp_path / "s.parquet", "--qe",
-                f"llm-as-qe:openai:qa@{srv.url}#price=10/10,concurrency=2"]
+        path.write_text(
+            "src\ttgt\tlp\n" + "".join(f"Sentence number {i} is here.\tFrase {i}.\ten-es\n" for i in range(20)),
+            encoding="utf-8",
+        )
+        args = [
+            "score",
+            "qe",
+            "-i",
+            path,
+            "-o",
+            tmp_path / "s.parquet",
+            "--qe",
+            f"llm-as-qe:openai:qa@{srv.url}#price=10/10,concurrency=2",
+        ]
         in_flight = _kill_at(args, srv, 12, getattr(signal, sig))
         done = invoke(args)
         assert done.exit_code == 0, done
@@ -337,8 +499,15 @@ def _files_holding(root, secrets) -> list[str]:
         texts = [data]
         if data[:4] == b"PAR1":
             table = pq.read_table(path)
-            texts.append(json.dumps([{k.decode(): v.decode("utf-8", "replace") for k, v in
-                                      (table.schema.metadata or {}).items()}, table.to_pylist()], default=str).encode())
+            texts.append(
+                json.dumps(
+                    [
+                        {k.decode(): v.decode("utf-8", "replace") for k, v in (table.schema.metadata or {}).items()},
+                        table.to_pylist(),
+                    ],
+                    default=str,
+                ).encode()
+            )
         found += [f"{path.relative_to(root)}: {s}" for s in secrets if any(s.encode() in t for t in texts)]
     return found
 
@@ -364,17 +533,36 @@ def test_zeroshot_and_evaluate_breaker_judge_publish_no_credential(tmp_path):
             outputs.append(r.output)
             assert r.exit_code == 0, r
         with ScriptedServer(default=lambda m: '"error_modes": ["idioms", "terminology"],') as judge:
-            r = invoke(["-v", "evaluate", "breaker", "--set", tmp_path / "zs", "--judge",
-                        f"openai:j@{_userinfo(judge.url)}#key={KEY}", "--json"])
+            r = invoke(
+                [
+                    "-v",
+                    "evaluate",
+                    "breaker",
+                    "--set",
+                    tmp_path / "zs",
+                    "--judge",
+                    f"openai:j@{_userinfo(judge.url)}#key={KEY}",
+                    "--json",
+                ]
+            )
             outputs.append(r.output)
             assert r.exit_code == 0, r
-            r = invoke(["evaluate", "breaker", "--set", tmp_path / "zs", "--judge",
-                        f"openai:j@{_userinfo(judge.url)}#key={KEY}", "--plot", tmp_path / "eval.png"])
+            r = invoke(
+                [
+                    "evaluate",
+                    "breaker",
+                    "--set",
+                    tmp_path / "zs",
+                    "--judge",
+                    f"openai:j@{_userinfo(judge.url)}#key={KEY}",
+                    "--plot",
+                    tmp_path / "eval.png",
+                ]
+            )
             outputs.append(r.output)
             assert r.exit_code == 0, r
             auth = {r["headers"].get("Authorization") for r in judge.requests}
-        r = invoke(["-v", "score", "qe", "-i", _table(tmp_path), "-o", tmp_path / "q.parquet", "--qe", qe,
-                    "--dry-run"])
+        r = invoke(["-v", "score", "qe", "-i", _table(tmp_path), "-o", tmp_path / "q.parquet", "--qe", qe, "--dry-run"])
         outputs.append(r.output)
         assert r.exit_code == 0, r
     assert len(auth) == 1 and auth.pop().startswith("Basic ")
@@ -388,15 +576,64 @@ def test_max_cost_without_a_price_is_refused_before_any_request_everywhere(tmp_p
 
     with ScriptedServer(default=translate) as mt, ScriptedServer(default=_judge) as judge:
         runs = {
-            "smaug": ["--max-cost", "5", "build", "smaug", "--input", sample_path, "--src-col", "es", "--ref-col",
-                      "en", "--src-lang", "es", "--tgt-lang", "en", "--limit", "4", "--phenomena", "num",
-                      "--translator", f"llm-as-translator:openai:mt@{mt.url}", "--out", tmp_path / "smaug"],
-            "subset": ["build", "subset", "--input", sample_path, "--src-col", "es", "--src-lang", "es",
-                       "--estimator", f"llm-judge-src:openai:j@{judge.url}", "--budget", "3", "--max-cost", "5",
-                       "--out", tmp_path / "subset"],
-            "difficulty": ["score", "difficulty", "-i", sample_path, "--src-col", "es", "--src-lang", "es",
-                           "--estimator", f"llm-judge-src:openai:j@{judge.url}#batch=1", "-o", tmp_path / "d.parquet",
-                           "--max-cost", "5"],
+            "smaug": [
+                "--max-cost",
+                "5",
+                "build",
+                "smaug",
+                "--input",
+                sample_path,
+                "--src-col",
+                "es",
+                "--ref-col",
+                "en",
+                "--src-lang",
+                "es",
+                "--tgt-lang",
+                "en",
+                "--limit",
+                "4",
+                "--phenomena",
+                "num",
+                "--translator",
+                f"llm-as-translator:openai:mt@{mt.url}",
+                "--out",
+                tmp_path / "smaug",
+            ],
+            "subset": [
+                "build",
+                "subset",
+                "--input",
+                sample_path,
+                "--src-col",
+                "es",
+                "--src-lang",
+                "es",
+                "--estimator",
+                f"llm-judge-src:openai:j@{judge.url}",
+                "--budget",
+                "3",
+                "--max-cost",
+                "5",
+                "--out",
+                tmp_path / "subset",
+            ],
+            "difficulty": [
+                "score",
+                "difficulty",
+                "-i",
+                sample_path,
+                "--src-col",
+                "es",
+                "--src-lang",
+                "es",
+                "--estimator",
+                f"llm-judge-src:openai:j@{judge.url}#batch=1",
+                "-o",
+                tmp_path / "d.parquet",
+                "--max-cost",
+                "5",
+            ],
         }
         for name, args in runs.items():
             r = invoke(args)
@@ -408,17 +645,39 @@ def test_max_cost_without_a_price_is_refused_before_any_request_everywhere(tmp_p
 
 
 # -- 3/4. usage a server leaves out or writes oddly -------------------------------------------------------------------
-@pytest.mark.parametrize("bad", [None, "many", {"prompt_tokens": True, "completion_tokens": True},
-                                 {"prompt_tokens": 1.5e308, "completion_tokens": 1.5e308}, {}],
-                         ids=["null", "text", "bools", "huge", "empty"])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        None,
+        "many",
+        {"prompt_tokens": True, "completion_tokens": True},
+        {"prompt_tokens": 1.5e308, "completion_tokens": 1.5e308},
+        {},
+    ],
+    ids=["null", "text", "bools", "huge", "empty"],
+)
 def test_usage_a_server_leaves_out_never_lets_max_cost_be_passed(tmp_path, bad):
     with ScriptedServer(default=qe_server_answer(qe_a)) as srv:
         srv.script = [("usage", bad)] * 200
         path = tmp_path / "pairs.tsv"
-        path.write_text("src\ttgt\tlp\n" + "".join(f"Sentence number {i} is here.\tFrase {i}.\ten-es\n"
-                                                   for i in range(60)), encoding="utf-8")
-        r = invoke(["--max-cost", "2", "score", "qe", "-i", path, "-o", tmp_path / "s.parquet", "--qe",
-                    f"llm-as-qe:openai:qa@{srv.url}#price=1000/1000,concurrency=1"])
+        path.write_text(
+            "src\ttgt\tlp\n" + "".join(f"Sentence number {i} is here.\tFrase {i}.\ten-es\n" for i in range(60)),
+            encoding="utf-8",
+        )
+        r = invoke(
+            [
+                "--max-cost",
+                "2",
+                "score",
+                "qe",
+                "-i",
+                path,
+                "-o",
+                tmp_path / "s.parquet",
+                "--qe",
+                f"llm-as-qe:openai:qa@{srv.url}#price=1000/1000,concurrency=1",
+            ]
+        )
         assert srv.cost((1000, 1000)) <= 2, (srv.usage, r)
         assert r.exit_code == 3 and "budget reached" in r.stderr, r
 
@@ -444,21 +703,29 @@ def test_score_of_a_shuffled_dataset_prints_no_bars(frame, tmp_path, capfd):
     pairs = pd.DataFrame({"src": frame["es"], "tgt": frame["en"]})
     shuffled = datasets.Dataset.from_pandas(pairs).shuffle(seed=1).select(range(10))
     capfd.readouterr()
-    scored = mg.score("difficulty", input=shuffled, src_col="src", src_lang="es", estimator="length",
-                      out=tmp_path / "d.parquet")
+    scored = mg.score(
+        "difficulty", input=shuffled, src_col="src", src_lang="es", estimator="length", out=tmp_path / "d.parquet"
+    )
     out, err = capfd.readouterr()
     assert (out, err) == ("", "") and scored is not None
 
 
 # -- 14. provenance in a recipe ---------------------------------------------------------------------------------------
-@pytest.mark.parametrize("dataset, field, value, why", [("sample_es_en", "url", "javascript:alert(1)", "http(s)"),
-                                                        ("sample_es_en", "hub_id", "../../x", "hub_id"),
-                                                        ("nosuch_dataset", "license", "mit", "nosuch_dataset")])
-def test_a_recipe_provenance_is_checked_as_the_option_is(tmp_path, sample_path, monkeypatch, dataset, field, value,
-                                                         why):
+@pytest.mark.parametrize(
+    "dataset, field, value, why",
+    [
+        ("sample_es_en", "url", "javascript:alert(1)", "http(s)"),
+        ("sample_es_en", "hub_id", "../../x", "hub_id"),
+        ("nosuch_dataset", "license", "mit", "nosuch_dataset"),
+    ],
+)
+def test_a_recipe_provenance_is_checked_as_the_option_is(
+    tmp_path, sample_path, monkeypatch, dataset, field, value, why
+):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "texts.tsv").write_text(sample_path.read_text(encoding="utf-8"), encoding="utf-8")
-    (tmp_path / "r.yaml").write_text(f"""\
+    (tmp_path / "r.yaml").write_text(
+        f"""\
 recipe: 1
 release:
   name: prov
@@ -474,7 +741,9 @@ builds:
     src-lang: es
     budget: 3
     estimator: length
-""", encoding="utf-8")
+""",
+        encoding="utf-8",
+    )
     r = invoke(["run", "r.yaml", "--work", "w", "--releases", "rel"])
     assert r.exit_code == 2 and r.exception.startswith("error: ") and why in r.exception, r
     assert not (tmp_path / "rel" / "name=prov").exists()
@@ -488,9 +757,34 @@ def test_a_bandit_search_publishes_no_credential(tmp_path):
         srv = s["servers"]
         mt = f"llm-as-translator:openai:mt@{_userinfo(srv['mt'].url)}#key={KEY},price=1/2"
         qe = f"llm-as-qe:openai:qa@{_userinfo(srv['qe_a'].url)},{s['qe_b']}#key={KEY}"
-        args = ["build", "bandit", "--corpus", _topic_corpus(tmp_path), "--topic-column", "topic", "--min-words", "3",
-                "--mt", mt, "--qe", qe, "--src-lang", "en", "--tgt-lang", "de", "--budget", "6", "--batch", "2",
-                "--k", "2", "--cap", "3", "--out", tmp_path / "b"]
+        args = [
+            "build",
+            "bandit",
+            "--corpus",
+            _topic_corpus(tmp_path),
+            "--topic-column",
+            "topic",
+            "--min-words",
+            "3",
+            "--mt",
+            mt,
+            "--qe",
+            qe,
+            "--src-lang",
+            "en",
+            "--tgt-lang",
+            "de",
+            "--budget",
+            "6",
+            "--batch",
+            "2",
+            "--k",
+            "2",
+            "--cap",
+            "3",
+            "--out",
+            tmp_path / "b",
+        ]
         outputs = [invoke([*args, "--dry-run"]), invoke(["-v", *args])]
         assert all(r.exit_code == 0 for r in outputs), outputs
         assert srv["mt"].requests and srv["qe_b"].requests
@@ -508,12 +802,50 @@ def test_an_mt_list_keeps_each_specs_options_and_never_shows_a_key(tmp_path, bui
     with scripted_stack(editor_fn=seeded_editor()) as s:
         mt = f"{s['mt']}#price=1/2,key={KEY},timeout=30"
         if builder == "mtbreaker":
-            args = ["build", "mtbreaker", "--seeds", _seeds(tmp_path), "--variant", "seeded+qe", "--steps", "2",
-                    "--llm", s["llm"], "--mt", mt, "--qe", f"{s['qe_a']},{s['qe_b']}", "--no-language-guard"]
+            args = [
+                "build",
+                "mtbreaker",
+                "--seeds",
+                _seeds(tmp_path),
+                "--variant",
+                "seeded+qe",
+                "--steps",
+                "2",
+                "--llm",
+                s["llm"],
+                "--mt",
+                mt,
+                "--qe",
+                f"{s['qe_a']},{s['qe_b']}",
+                "--no-language-guard",
+            ]
         else:
-            args = ["build", "bandit", "--corpus", _topic_corpus(tmp_path), "--topic-column", "topic", "--min-words",
-                    "3", "--mt", mt, "--qe", s["qe_a"], "--src-lang", "en", "--tgt-lang", "de", "--budget", "4",
-                    "--batch", "2", "--k", "2", "--cap", "3"]
+            args = [
+                "build",
+                "bandit",
+                "--corpus",
+                _topic_corpus(tmp_path),
+                "--topic-column",
+                "topic",
+                "--min-words",
+                "3",
+                "--mt",
+                mt,
+                "--qe",
+                s["qe_a"],
+                "--src-lang",
+                "en",
+                "--tgt-lang",
+                "de",
+                "--budget",
+                "4",
+                "--batch",
+                "2",
+                "--k",
+                "2",
+                "--cap",
+                "3",
+            ]
         r = invoke([*args, "--out", tmp_path / "b"])
         assert r.exit_code == 0, r
         sent = [q for q in s["servers"]["mt"].requests if q["path"].endswith("/chat/completions")]
@@ -526,8 +858,13 @@ def test_an_mt_list_keeps_each_specs_options_and_never_shows_a_key(tmp_path, bui
 def test_a_secret_option_is_masked_wherever_it_starts():
     from mtgauntlet.core.spec_public import redact_secrets
 
-    for text in (f"unknown backend 'key={KEY}' in spec 'key={KEY}'", f"key={KEY}", f"spec (token={KEY})",
-                 f'"api_key={KEY}"', f"got auth={KEY} here"):
+    for text in (
+        f"unknown backend 'key={KEY}' in spec 'key={KEY}'",
+        f"key={KEY}",
+        f"spec (token={KEY})",
+        f'"api_key={KEY}"',
+        f"got auth={KEY} here",
+    ):
         assert KEY not in redact_secrets(text), text
     assert redact_secrets("max_tokens=5 monkey=x") == "max_tokens=5 monkey=x"
 
@@ -535,10 +872,29 @@ def test_a_secret_option_is_masked_wherever_it_starts():
 # -- 2. cached answers apart from paid ones ---------------------------------------------------------------------------
 def test_a_build_answered_from_the_cache_pays_and_counts_nothing_as_paid(tmp_path, sample_path):
     with ScriptedServer(default=_judge) as srv:
+
         def args(out):
-            return ["build", "subset", "--input", sample_path, "--src-col", "es", "--src-lang", "es", "--tgt-lang",
-                    "en", "--estimator", f"llm-judge-src:openai:j@{srv.url}#price=10/10", "--budget", "4", "--limit",
-                    "8", "--out", tmp_path / out]
+            return [
+                "build",
+                "subset",
+                "--input",
+                sample_path,
+                "--src-col",
+                "es",
+                "--src-lang",
+                "es",
+                "--tgt-lang",
+                "en",
+                "--estimator",
+                f"llm-judge-src:openai:j@{srv.url}#price=10/10",
+                "--budget",
+                "4",
+                "--limit",
+                "8",
+                "--out",
+                tmp_path / out,
+            ]
+
         assert invoke(args("first")).exit_code == 0
         paid = srv.usage["requests"]
         r = invoke(args("second"))
@@ -552,8 +908,27 @@ def test_a_build_answered_from_the_cache_pays_and_counts_nothing_as_paid(tmp_pat
 # -- 8. a credential in a publish URL ---------------------------------------------------------------------------------
 def test_a_credential_in_a_publish_url_is_masked_and_written_nowhere(tmp_path, sample_path):
     build = tmp_path / "b"
-    assert invoke(["build", "subset", "--input", sample_path, "--src-col", "es", "--src-lang", "es", "--estimator",
-                   "length", "--budget", "3", "--out", build]).exit_code == 0
+    assert (
+        invoke(
+            [
+                "build",
+                "subset",
+                "--input",
+                sample_path,
+                "--src-col",
+                "es",
+                "--src-lang",
+                "es",
+                "--estimator",
+                "length",
+                "--budget",
+                "3",
+                "--out",
+                build,
+            ]
+        ).exit_code
+        == 0
+    )
     assert invoke(["release", build, "--name", "pub", "--version", "0.1.0", "--out", tmp_path / "r"]).exit_code == 0
     release = tmp_path / "r" / "name=pub" / "version=0.1.0"
     r = invoke(["publish", release, "--repo", f"http://alice:{PASSWORD}@127.0.0.1:9/x.git"])
@@ -569,9 +944,28 @@ def test_a_killed_smaug_build_with_an_llm_translator_pays_again_only_what_was_in
     from tests.support.scripted_roles import translate
 
     with ScriptedServer(default=translate, latency=0.03) as srv:
-        args = ["build", "smaug", "--input", sample_path, "--src-col", "es", "--ref-col", "en", "--src-lang", "es",
-                "--tgt-lang", "en", "--limit", "24", "--phenomena", "num,del", "--translator",
-                f"llm-as-translator:openai:mt@{srv.url}#price=10/10,concurrency=2", "--out", tmp_path / "b"]
+        args = [
+            "build",
+            "smaug",
+            "--input",
+            sample_path,
+            "--src-col",
+            "es",
+            "--ref-col",
+            "en",
+            "--src-lang",
+            "es",
+            "--tgt-lang",
+            "en",
+            "--limit",
+            "24",
+            "--phenomena",
+            "num,del",
+            "--translator",
+            f"llm-as-translator:openai:mt@{srv.url}#price=10/10,concurrency=2",
+            "--out",
+            tmp_path / "b",
+        ]
         in_flight = _kill_at(args, srv, 8, getattr(signal, sig))
         done = invoke(args)
         assert done.exit_code == 0, done
@@ -594,30 +988,73 @@ def test_a_price_or_pace_on_bandit_specs_changes_no_record_and_no_pull(tmp_path,
     with scripted_stack(editor_fn=seeded_editor()) as s:
         for name, opts in (("plain", ""), ("paid", "#price=1/2,concurrency=3,timeout=40")):
             monkeypatch.setenv("MTGAUNTLET_CACHE_DIR", str(tmp_path / f"cache-{name}"))
-            r = invoke(["build", "bandit", "--corpus", _topic_corpus(tmp_path), "--topic-column", "topic",
-                        "--min-words", "3", "--mt", s["mt"] + opts, "--qe", f"{s['qe_a']}{opts},{s['qe_b']}",
-                        "--src-lang", "en", "--tgt-lang", "de", "--budget", "4", "--batch", "2", "--k", "2", "--cap",
-                        "3", "--out", tmp_path / name])
+            r = invoke(
+                [
+                    "build",
+                    "bandit",
+                    "--corpus",
+                    _topic_corpus(tmp_path),
+                    "--topic-column",
+                    "topic",
+                    "--min-words",
+                    "3",
+                    "--mt",
+                    s["mt"] + opts,
+                    "--qe",
+                    f"{s['qe_a']}{opts},{s['qe_b']}",
+                    "--src-lang",
+                    "en",
+                    "--tgt-lang",
+                    "de",
+                    "--budget",
+                    "4",
+                    "--batch",
+                    "2",
+                    "--k",
+                    "2",
+                    "--cap",
+                    "3",
+                    "--out",
+                    tmp_path / name,
+                ]
+            )
             assert r.exit_code == 0, r
-            out[name] = [pq.read_table(tmp_path / name / d).drop(["created_at"]).to_pylist()
-                         if "created_at" in pq.read_schema(next((tmp_path / name / d).rglob("*.parquet"))).names
-                         else pq.read_table(tmp_path / name / d).to_pylist() for d in ("data", "pulls")]
+            out[name] = [
+                pq.read_table(tmp_path / name / d).drop(["created_at"]).to_pylist()
+                if "created_at" in pq.read_schema(next((tmp_path / name / d).rglob("*.parquet"))).names
+                else pq.read_table(tmp_path / name / d).to_pylist()
+                for d in ("data", "pulls")
+            ]
     assert out["paid"] == out["plain"] and out["plain"][0]
 
 
-@pytest.mark.parametrize("userinfo, user, password", [
-    (f"alice:{PASSWORD}", "alice", PASSWORD),
-    (f"alice:{PASSWORD}@x", "alice", f"{PASSWORD}@x"),  # an unencoded '@' in the password
-    (f"alice:{PASSWORD}%40x", "alice", f"{PASSWORD}@x"),  # a percent-encoded one
-    (f"{PASSWORD}", PASSWORD, ""),  # the key as the user name
-])
+@pytest.mark.parametrize(
+    "userinfo, user, password",
+    [
+        (f"alice:{PASSWORD}", "alice", PASSWORD),
+        (f"alice:{PASSWORD}@x", "alice", f"{PASSWORD}@x"),  # an unencoded '@' in the password
+        (f"alice:{PASSWORD}%40x", "alice", f"{PASSWORD}@x"),  # a percent-encoded one
+        (f"{PASSWORD}", PASSWORD, ""),  # the key as the user name
+    ],
+)
 def test_user_info_in_other_spellings_reaches_only_the_authorization_header(tmp_path, userinfo, user, password):
     import base64
 
     with ScriptedServer(default=qe_server_answer(qe_a)) as srv:
         url = srv.url.replace("http://", f"HTTP://{userinfo}@", 1)
-        r = invoke(["-v", "score", "qe", "-i", _table(tmp_path), "-o", tmp_path / "s.parquet", "--qe",
-                    f"llm-as-qe:openai:qa@{url}#price=1/2"])
+        r = invoke(
+            [
+                "-v",
+                "score",
+                "qe",
+                "-i",
+                _table(tmp_path),
+                "-o",
+                tmp_path / "s.parquet",
+                "--qe",
+                f"llm-as-qe:openai:qa@{url}#price=1/2",
+            ]
+        )
         assert r.exit_code == 0, r
         sent = {q["headers"].get("Authorization") for q in _chat(srv)}
     assert sent == {"Basic " + base64.b64encode(f"{user}:{password}".encode()).decode()}
@@ -636,19 +1073,55 @@ def test_a_source_dataset_name_from_a_file_is_no_hub_link_and_inert_everywhere(t
     frame = pd.read_csv(sample_path, sep="\t", dtype=str, keep_default_na=False)
     frame.assign(es=frame["es"] + " Otra vez.").to_csv(plain, sep="\t", index=False)  # other texts, other ids
     for src, out in ((odd, "odd"), (plain, "plain")):
-        r = invoke(["build", "subset", "--input", src, "--src-col", "es", "--src-lang", "es", "--estimator", "length",
-                    "--budget", "3", "--out", tmp_path / out])
+        r = invoke(
+            [
+                "build",
+                "subset",
+                "--input",
+                src,
+                "--src-col",
+                "es",
+                "--src-lang",
+                "es",
+                "--estimator",
+                "length",
+                "--budget",
+                "3",
+                "--out",
+                tmp_path / out,
+            ]
+        )
         assert r.exit_code == 0, r
-    r = invoke(["release", tmp_path / "odd", tmp_path / "plain", "--name", "odd", "--version", "0.1.0", "--audit",
-                "--out", tmp_path / "r", "--provenance", "my_corpus:license=mit"])
+    r = invoke(
+        [
+            "release",
+            tmp_path / "odd",
+            tmp_path / "plain",
+            "--name",
+            "odd",
+            "--version",
+            "0.1.0",
+            "--audit",
+            "--out",
+            tmp_path / "r",
+            "--provenance",
+            "my_corpus:license=mit",
+        ]
+    )
     assert r.exit_code == 0, r
     release = tmp_path / "r" / "name=odd" / "version=0.1.0"
     card = (release / "README.md").read_text(encoding="utf-8")
     header = yaml.safe_load(card.split("---\n")[1])
     assert sorted(header["source_datasets"]) == ["extended|my_corpus", "extended|other"], header["source_datasets"]
     assert "<img" not in card and "<img" not in (release / "report.html").read_text(encoding="utf-8")
-    r = invoke(["query", "--releases", tmp_path / "r", "SELECT count(*) AS n FROM selected_text WHERE source_dataset "
-                f"= '{name.replace(chr(39), chr(39) * 2)}'"])
+    r = invoke(
+        [
+            "query",
+            "--releases",
+            tmp_path / "r",
+            f"SELECT count(*) AS n FROM selected_text WHERE source_dataset = '{name.replace(chr(39), chr(39) * 2)}'",
+        ]
+    )
     assert r.exit_code == 0 and "3" in r.stdout, r
 
 
@@ -658,7 +1131,11 @@ def test_evaluate_spec_lists_keep_each_specs_options():
     from mtgauntlet.api.evaluating import spec_list
 
     assert spec_list("llm-judge:openai:m@http://127.0.0.1:9/v1#price=1/2,key=K,length") == [
-        "llm-judge:openai:m@http://127.0.0.1:9/v1#price=1/2,key=K", "length"]
+        "llm-judge:openai:m@http://127.0.0.1:9/v1#price=1/2,key=K",
+        "length",
+    ]
     assert spec_list(["apertium", "openai:m@http://127.0.0.1:9/v1#json=1,timeout=5"]) == [
-        "apertium", "openai:m@http://127.0.0.1:9/v1#json=1,timeout=5"]
+        "apertium",
+        "openai:m@http://127.0.0.1:9/v1#json=1,timeout=5",
+    ]
     assert spec_list(None) == []

@@ -28,14 +28,27 @@ def _env(tmp_path, monkeypatch):
 
 def _table(tmp_path, n=ROWS):
     path = tmp_path / "pairs.tsv"
-    path.write_text("src\ttgt\tlp\n" + "".join(f"{s} ({i})\t{s.upper()}\ten-es\n" for i, s in
-                                              enumerate((SEEDS * 4)[:n])), encoding="utf-8")
+    path.write_text(
+        "src\ttgt\tlp\n" + "".join(f"{s} ({i})\t{s.upper()}\ten-es\n" for i, s in enumerate((SEEDS * 4)[:n])),
+        encoding="utf-8",
+    )
     return path
 
 
 def _score(tmp_path, srv, out, opts=OPTS, *extra, n=ROWS):
-    return invoke(["score", "qe", "-i", _table(tmp_path, n), "-o", tmp_path / out, "--qe",
-                   f"llm-as-qe:openai:qa@{srv.url}{opts}", *extra])
+    return invoke(
+        [
+            "score",
+            "qe",
+            "-i",
+            _table(tmp_path, n),
+            "-o",
+            tmp_path / out,
+            "--qe",
+            f"llm-as-qe:openai:qa@{srv.url}{opts}",
+            *extra,
+        ]
+    )
 
 
 def _usage(path):
@@ -57,9 +70,11 @@ def test_a_failed_run_is_in_build_json_after_the_rerun(tmp_path):
         assert failed.exit_code == 2 and "HTTP 400" in failed.stderr, failed
         journal = (tmp_path / "b" / "usage.jsonl").read_text().splitlines()
         assert sum(json.loads(line).get("requests", 0) for line in journal) == sum(
-            srv.usage["requests"] for srv in s["servers"].values())  # every paid answer, the moment it came
+            srv.usage["requests"] for srv in s["servers"].values()
+        )  # every paid answer, the moment it came
         assert sum(u["requests"] for u in _manifest(tmp_path / "b")["usage"].values()) == len(journal) - sum(
-            1 for line in journal if "requests" not in json.loads(line))  # build.json written on the failure too
+            1 for line in journal if "requests" not in json.loads(line)
+        )  # build.json written on the failure too
         again = invoke(_args(s, tmp_path, "b"))
         assert again.exit_code == 0, again
         usage = _manifest(tmp_path / "b")["usage"]
@@ -67,7 +82,8 @@ def test_a_failed_run_is_in_build_json_after_the_rerun(tmp_path):
             assert srv.paid_twice() == 0, role  # the failed run's answers came from the cache
         assert sum(u["requests"] for u in usage.values()) == sum(srv.usage["requests"] for srv in s["servers"].values())
         assert sum(u["input_tokens"] for u in usage.values()) == sum(
-            srv.usage["prompt_tokens"] for srv in s["servers"].values())
+            srv.usage["prompt_tokens"] for srv in s["servers"].values()
+        )
         assert sum(u["failures"] for u in usage.values()) == 1
         editor = next(u for spec, u in usage.items() if spec.startswith(s["llm"]))
         assert editor["cost_usd"] == pytest.approx(s["servers"]["llm"].cost((2.5, 10.0)))
@@ -75,8 +91,14 @@ def test_a_failed_run_is_in_build_json_after_the_rerun(tmp_path):
 
 
 # -- 3 and 4. usage that is not token counts: kept answers, counted invalid, never a credit ------------------------
-BAD_USAGE = [10**400, "many", [1, 2], {"prompt_tokens": -24000000, "completion_tokens": 5},
-             {"prompt_tokens": 12, "completion_tokens": float("nan")}, {"prompt_tokens": "7", "completion_tokens": 1}]
+BAD_USAGE = [
+    10**400,
+    "many",
+    [1, 2],
+    {"prompt_tokens": -24000000, "completion_tokens": 5},
+    {"prompt_tokens": 12, "completion_tokens": float("nan")},
+    {"prompt_tokens": "7", "completion_tokens": 1},
+]
 
 
 def test_unreadable_or_negative_usage_keeps_the_answer_and_is_counted_invalid(tmp_path):
@@ -98,7 +120,7 @@ def test_unreadable_or_negative_usage_keeps_the_answer_and_is_counted_invalid(tm
 
 def test_negative_usage_is_no_credit_against_max_cost(tmp_path):
     with ScriptedServer(default=qe_server_answer(qe_a)) as srv:
-        srv.script = [("usage", {"prompt_tokens": -10**9 + 1, "completion_tokens": 0})]
+        srv.script = [("usage", {"prompt_tokens": -(10**9) + 1, "completion_tokens": 0})]
         r = _score(tmp_path, srv, "s.parquet", "#price=1000/1000", "--max-cost", "1", n=20)
         assert r.exit_code == 3 and "budget reached: --max-cost 1 USD" in r.stderr, r
         assert srv.cost((1000, 1000)) <= 1  # never passed: the negative count was no credit
@@ -119,13 +141,17 @@ def test_a_batch_is_cut_to_what_fits_in_max_cost_and_the_rerun_pays_only_the_res
         assert srv.paid_twice() == 0 and srv.usage["requests"] == 12
 
 
-@pytest.mark.parametrize("opts, message", [
-    ("#prise=1/2", "unknown option #prise for backend 'openai'"),
-    ("#price=1/2,price=3/4", "option #price is given twice"),
-    ("#price=1000/nan", "#price='1000/nan' must be IN/OUT"),
-    ("#price=inf/1", "#price='inf/1' must be IN/OUT"),
-    ("#timeout=nan", "#timeout must be a finite number > 0"),
-    ("#rpm=nan", "#rpm='nan' must be a positive number")])
+@pytest.mark.parametrize(
+    "opts, message",
+    [
+        ("#prise=1/2", "unknown option #prise for backend 'openai'"),
+        ("#price=1/2,price=3/4", "option #price is given twice"),
+        ("#price=1000/nan", "#price='1000/nan' must be IN/OUT"),
+        ("#price=inf/1", "#price='inf/1' must be IN/OUT"),
+        ("#timeout=nan", "#timeout must be a finite number > 0"),
+        ("#rpm=nan", "#rpm='nan' must be a positive number"),
+    ],
+)
 def test_unknown_repeated_or_non_finite_spec_options_are_one_line_errors(tmp_path, opts, message):
     with _stack() as s:
         r = invoke(_args(s, tmp_path, "b", llm_opts=opts))

@@ -20,9 +20,25 @@ from tests.support.scripted_roles import scripted_stack, seeded_editor
 PRICE = (1.0, 2.0)  # USD per 1M tokens: a request costs ~0.0001 USD, the requests in flight at a kill < 1 cent
 OPTS = f"#price={PRICE[0]:g}/{PRICE[1]:g}"
 BATCH = ",batch=1,poll=0.05"
-SEEDS = [f"The {w} report number {i} was read aloud to the committee." for i, w in
-         enumerate(["annual", "budget", "audit", "safety", "court", "census", "weather", "harbour", "tax", "trade",
-                    "water", "rail"])]
+SEEDS = [
+    f"The {w} report number {i} was read aloud to the committee."
+    for i, w in enumerate(
+        [
+            "annual",
+            "budget",
+            "audit",
+            "safety",
+            "court",
+            "census",
+            "weather",
+            "harbour",
+            "tax",
+            "trade",
+            "water",
+            "rail",
+        ]
+    )
+]
 
 
 @pytest.fixture(autouse=True)
@@ -36,9 +52,29 @@ def _args(s, tmp_path, out, concurrency, batch):
     seeds = tmp_path / "seeds.tsv"
     seeds.write_text("text\n" + "".join(f"{t}\n" for t in SEEDS), encoding="utf-8")
     llm = s["llm"] + OPTS + (BATCH if batch else "")
-    return ["build", "mtbreaker", "--seeds", seeds, "--variant", "seeded+qe", "--steps", "2", "--llm", llm,
-            "--mt", s["mt"] + OPTS, "--qe", f"{s['qe_a']}{OPTS},{s['qe_b']}{OPTS}", "--no-language-guard",
-            "--shard-size", "12", "--concurrency", str(concurrency), "--out", tmp_path / out]
+    return [
+        "build",
+        "mtbreaker",
+        "--seeds",
+        seeds,
+        "--variant",
+        "seeded+qe",
+        "--steps",
+        "2",
+        "--llm",
+        llm,
+        "--mt",
+        s["mt"] + OPTS,
+        "--qe",
+        f"{s['qe_a']}{OPTS},{s['qe_b']}{OPTS}",
+        "--no-language-guard",
+        "--shard-size",
+        "12",
+        "--concurrency",
+        str(concurrency),
+        "--out",
+        tmp_path / out,
+    ]
 
 
 def _paid_requests(s) -> int:
@@ -48,8 +84,9 @@ def _paid_requests(s) -> int:
 def _kill_then_rerun(s, tmp_path, sig, concurrency, batch, kill_at):
     args = [str(a) for a in _args(s, tmp_path, "b", concurrency, batch)]
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    proc = subprocess.Popen([sys.executable, "-m", "mtgauntlet.cli.main", *args], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mtgauntlet.cli.main", *args], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
     try:
         deadline = time.monotonic() + 180
         while _paid_requests(s) < kill_at:
@@ -75,7 +112,8 @@ def _check(s, tmp_path, manifest, in_flight, concurrency, batch):
     # just before it that the client had not read yet: at most one backend's concurrency
     most = in_flight + concurrency
     assert sum(srv.paid_twice() for srv in s["servers"].values()) <= most, [
-        (role, srv.paid_twice()) for role, srv in s["servers"].items()]
+        (role, srv.paid_twice()) for role, srv in s["servers"].items()
+    ]
     usage = manifest["usage"]
     counted = sum(u["requests"] for u in usage.values())
     paid = _paid_requests(s)
@@ -107,8 +145,12 @@ def test_a_build_killed_mid_shard_pays_again_only_what_was_in_flight(tmp_path):
 
 
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM, signal.SIGINT], ids=["kill", "term", "int"])
-@pytest.mark.parametrize("concurrency, batch, kill_at", [(1, False, 18), (8, False, 66), (8, True, 90)],
-                         ids=["sync-c1", "sync-c8", "batch-c8"])
-def test_killed_paid_builds_are_never_paid_twice_and_account_for_every_paid_answer(tmp_path, sig, concurrency,
-                                                                                   batch, kill_at):
+@pytest.mark.parametrize(
+    "concurrency, batch, kill_at",
+    [(1, False, 18), (8, False, 66), (8, True, 90)],
+    ids=["sync-c1", "sync-c8", "batch-c8"],
+)
+def test_killed_paid_builds_are_never_paid_twice_and_account_for_every_paid_answer(
+    tmp_path, sig, concurrency, batch, kill_at
+):
     _run(tmp_path, sig, concurrency, batch, kill_at)

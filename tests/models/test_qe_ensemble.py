@@ -9,15 +9,21 @@ from mtgauntlet.models.qe_ensemble import error_to_quality, load_qe, split_specs
 from tests.support.openai_server import ScriptedServer
 from tests.support.scripted_roles import qe_a, qe_b, qe_server_answer, run_main
 
-ROWS = [("The dog barks.", "El perro ladra.", "en-es"), ("Tax law is complicated notwithstanding.", "x", "en-es"),
-        ("She sold the old house in March.", "Vendió la casa vieja en marzo.", "en-es"),
-        ("Der Hund bellt.", "The dog barks.", "de-en")]
+ROWS = [
+    ("The dog barks.", "El perro ladra.", "en-es"),
+    ("Tax law is complicated notwithstanding.", "x", "en-es"),
+    ("She sold the old house in March.", "Vendió la casa vieja en marzo.", "en-es"),
+    ("Der Hund bellt.", "The dog barks.", "de-en"),
+]
 
 
 @pytest.fixture(scope="module")
 def judges():
-    with ScriptedServer(default=qe_server_answer(qe_a)) as a, ScriptedServer(default=qe_server_answer(qe_b)) as b, \
-            ScriptedServer(default=lambda m: "Major errors. SCORE |||5|||") as err:
+    with (
+        ScriptedServer(default=qe_server_answer(qe_a)) as a,
+        ScriptedServer(default=qe_server_answer(qe_b)) as b,
+        ScriptedServer(default=lambda m: "Major errors. SCORE |||5|||") as err,
+    ):
         yield f"llm-as-qe:openai:a@{a.url}", f"llm-as-qe:openai:b@{b.url}", f"llm-as-qe:openai:e@{err.url}"
 
 
@@ -27,8 +33,18 @@ def test_score_qe_with_two_specs_is_the_mean_of_the_single_runs(judges, tmp_path
     table.write_text("src\ttgt\tlp\n" + "".join(f"{s}\t{t}\t{lp}\n" for s, t, lp in ROWS), encoding="utf-8")
     runs = {}
     for name, spec in (("a", spec_a), ("b", spec_b), ("ab", f"{spec_a},{spec_b}")):
-        code, out, err = run_main(monkeypatch, capsys, "score", "qe", "--input", str(table), "--qe", spec,
-                                  "--out", str(tmp_path / f"{name}.jsonl"))
+        code, out, err = run_main(
+            monkeypatch,
+            capsys,
+            "score",
+            "qe",
+            "--input",
+            str(table),
+            "--qe",
+            spec,
+            "--out",
+            str(tmp_path / f"{name}.jsonl"),
+        )
         assert code == 0, err
         runs[name] = [json.loads(line) for line in (tmp_path / f"{name}.jsonl").read_text().splitlines()]
     assert "(1 without a score)" in out
@@ -43,7 +59,10 @@ def test_score_qe_with_two_specs_is_the_mean_of_the_single_runs(judges, tmp_path
 
 def test_error_scale_option_maps_0_25_errors_to_quality(judges):
     _, _, spec_err = judges
-    assert split_specs(f"hf:x#scale=1,error=25,{spec_err}#error=25") == ["hf:x#scale=1,error=25", f"{spec_err}#error=25"]
+    assert split_specs(f"hf:x#scale=1,error=25,{spec_err}#error=25") == [
+        "hf:x#scale=1,error=25",
+        f"{spec_err}#error=25",
+    ]
     assert split_specs("qe#fast,model=/tmp/m.npz,roundtrip") == ["qe#fast,model=/tmp/m.npz", "roundtrip"]
     assert split_specs("qe#reverse=hf:./x,fast") == ["qe#reverse=hf:./x,fast"]
     ens = load_qe(f"{spec_err}#error=25")
@@ -96,15 +115,26 @@ def metricx_dir(tmp_path_factory):
     tok = train_tokenizer(extra_special=[f"<extra_id_{i}>" for i in range(12)])
     eos = tok.convert_tokens_to_ids("</s>")
     tok._tokenizer.post_processor = TemplateProcessing(single="$A </s>", special_tokens=[("</s>", eos)])
-    cfg = MT5Config(vocab_size=len(tok), d_model=32, d_ff=64, d_kv=8, num_layers=2, num_heads=2,
-                    decoder_start_token_id=0, pad_token_id=tok.pad_token_id, eos_token_id=eos)
+    cfg = MT5Config(
+        vocab_size=len(tok),
+        d_model=32,
+        d_ff=64,
+        d_kv=8,
+        num_layers=2,
+        num_heads=2,
+        decoder_start_token_id=0,
+        pad_token_id=tok.pad_token_id,
+        eos_token_id=eos,
+    )
     torch.manual_seed(0)
     model = MT5ForConditionalGeneration(cfg)
     model.lm_head.weight = torch.nn.Parameter(torch.randn_like(model.lm_head.weight))  # untied, as mT5
     with torch.no_grad():  # put the <extra_id_10> logit of a typical input near 12 (inside the clipping range)
         ids = torch.tensor([tok("source: The dog barks. candidate: El perro ladra.")["input_ids"][:-1]])
-        h = model.decoder(input_ids=torch.zeros((1, 1), dtype=torch.long),
-                          encoder_hidden_states=model.encoder(input_ids=ids).last_hidden_state).last_hidden_state[0, 0]
+        h = model.decoder(
+            input_ids=torch.zeros((1, 1), dtype=torch.long),
+            encoder_hidden_states=model.encoder(input_ids=ids).last_hidden_state,
+        ).last_hidden_state[0, 0]
         row = tok.convert_tokens_to_ids("<extra_id_10>")
         model.lm_head.weight[row] = 12 * h / (h @ h) + 0.5 * torch.randn_like(h)
     state = {k: v.clone().contiguous() for k, v in model.state_dict().items() if "embed_tokens" not in k}
@@ -124,8 +154,13 @@ def _reference_score(path, source, candidate):
 
     tok = AutoTokenizer.from_pretrained(path)
     sd = load_file(path / "model.safetensors")
-    cfg = MT5Config(**{k: v for k, v in json.loads((path / "config.json").read_text()).items()
-                       if k not in ("architectures", "transformers_version")})
+    cfg = MT5Config(
+        **{
+            k: v
+            for k, v in json.loads((path / "config.json").read_text()).items()
+            if k not in ("architectures", "transformers_version")
+        }
+    )
     shared = torch.nn.Embedding(cfg.vocab_size, cfg.d_model)
     shared.weight.data = sd["shared.weight"]
     enc_cfg = MT5Config(**{**cfg.to_dict(), "is_decoder": False, "use_cache": False, "is_encoder_decoder": False})
@@ -138,8 +173,9 @@ def _reference_score(path, source, candidate):
     ids = tok("source: " + source + " candidate: " + candidate)["input_ids"][:-1]  # _remove_eos
     with torch.no_grad():
         hidden = encoder(input_ids=torch.tensor([ids])).last_hidden_state
-        out = decoder(input_ids=torch.zeros((1, 1), dtype=torch.long), encoder_hidden_states=hidden,
-                      use_cache=False).last_hidden_state
+        out = decoder(
+            input_ids=torch.zeros((1, 1), dtype=torch.long), encoder_hidden_states=hidden, use_cache=False
+        ).last_hidden_state
         logits = out @ sd["lm_head.weight"].T
     return float(torch.clamp(logits[0, 0, tok.convert_tokens_to_ids("<extra_id_10>")], 0, 25))
 
@@ -159,8 +195,9 @@ def test_metricx_backend_reads_the_checkpoint_layout(metricx_dir):
     ids = torch.tensor([mx._encode(srcs[0], hyps[0])])
     with torch.no_grad():  # the score is that token's logit at the first decoder step, clipped to [0, 25]
         enc = mx.model.encoder(input_ids=ids).last_hidden_state
-        h = mx.model.decoder(input_ids=torch.zeros((1, 1), dtype=torch.long),
-                             encoder_hidden_states=enc).last_hidden_state[0, 0]
+        h = mx.model.decoder(
+            input_ids=torch.zeros((1, 1), dtype=torch.long), encoder_hidden_states=enc
+        ).last_hidden_state[0, 0]
         for logit, want in ((12.3, 12.3), (40.0, 25.0), (-5.0, 0.0)):
             mx.model.lm_head.weight[row] = logit * h / (h @ h)
             assert mx._predict([[srcs[0], hyps[0]]])[0] == pytest.approx(want, abs=1e-3)

@@ -13,14 +13,22 @@ from mtgauntlet.models import registry
 
 needs_apertium = pytest.mark.skipif(shutil.which("apertium") is None, reason="apertium not installed")
 
-A = ("The diameter of all the entrances to the cave, known as \"The Seven Sisters\", is at least 100 m to 250 m "
-     "(328 to 820 ft).")
-B = ("Last week, METI announced that Apple had informed them of an additional 34 incidents of overheating, which "
-     "the company listed as \"non-serious.\"")
-SRC_A = ("El diámetro de todas las entradas a la cueva, conocidas como «Las Siete Hermanas», es de al menos 100 a "
-         "250 metros (328 a 820 pies).")
-SRC_B = ("La semana pasada, el METI anunció que Apple le había informado sobre 34 incidentes adicionales de "
-         "sobrecalentamiento, que la empresa calificó como «no graves».")
+A = (
+    'The diameter of all the entrances to the cave, known as "The Seven Sisters", is at least 100 m to 250 m '
+    "(328 to 820 ft)."
+)
+B = (
+    "Last week, METI announced that Apple had informed them of an additional 34 incidents of overheating, which "
+    'the company listed as "non-serious."'
+)
+SRC_A = (
+    "El diámetro de todas las entradas a la cueva, conocidas como «Las Siete Hermanas», es de al menos 100 a "
+    "250 metros (328 a 820 pies)."
+)
+SRC_B = (
+    "La semana pasada, el METI anunció que Apple le había informado sobre 34 incidentes adicionales de "
+    "sobrecalentamiento, que la empresa calificó como «no graves»."
+)
 
 
 def _views(fn, monkeypatch, rows, target):
@@ -43,7 +51,9 @@ def test_apertium_translation_of_a_row_does_not_depend_on_the_batch(monkeypatch,
 
     monkeypatch.setenv("MTGAUNTLET_CACHE_DIR", str(tmp_path))
     for method in ("translate", "translate_marked"):  # a fresh translator per call: nothing kept in memory
-        views = _views(lambda xs: getattr(ApertiumTranslator(), method)(xs, "en", "es"), monkeypatch, [A, B], 1)
+        views = _views(
+            lambda xs, method=method: getattr(ApertiumTranslator(), method)(xs, "en", "es"), monkeypatch, [A, B], 1
+        )
         assert len(set(views.values())) == 1, views
         assert "Apple" in views["alone, no cache"]  # the proper noun is tagged as one, as in a lone call
     tr = ApertiumTranslator()

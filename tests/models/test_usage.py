@@ -14,8 +14,13 @@ from tests.support.cli import invoke
 from tests.support.openai_server import ScriptedServer
 from tests.support.scripted_roles import qe_a, qe_server_answer, scripted_stack, seeded_editor
 
-SEEDS = ["The dog barks at night.", "Tax law is complicated for small firms.", "She sold the house in May.",
-         "Rain is expected tomorrow across the north.", "The committee approved the budget."]
+SEEDS = [
+    "The dog barks at night.",
+    "Tax law is complicated for small firms.",
+    "She sold the house in May.",
+    "Rain is expected tomorrow across the north.",
+    "The committee approved the budget.",
+]
 CONTENT = ("text", "seed", "trajectory", "qe_score", "llm_failures", "truncated", "mt_failures", "qe_failures")
 PRICE = (2.5, 10.0)
 
@@ -38,9 +43,29 @@ def _seeds(tmp_path):
 
 
 def _args(s, tmp_path, out, llm_opts="#price=2.5/10", qe_opts="", steps=3):
-    return ["build", "mtbreaker", "--seeds", _seeds(tmp_path), "--variant", "seeded+qe", "--steps", steps,
-            "--llm", s["llm"] + llm_opts, "--mt", s["mt"], "--qe", f"{s['qe_a']}{qe_opts},{s['qe_b']}",
-            "--no-language-guard", "--shard-size", "2", "--concurrency", "4", "--out", tmp_path / out]
+    return [
+        "build",
+        "mtbreaker",
+        "--seeds",
+        _seeds(tmp_path),
+        "--variant",
+        "seeded+qe",
+        "--steps",
+        steps,
+        "--llm",
+        s["llm"] + llm_opts,
+        "--mt",
+        s["mt"],
+        "--qe",
+        f"{s['qe_a']}{qe_opts},{s['qe_b']}",
+        "--no-language-guard",
+        "--shard-size",
+        "2",
+        "--concurrency",
+        "4",
+        "--out",
+        tmp_path / out,
+    ]
 
 
 def _content(out):
@@ -64,13 +89,17 @@ def test_build_json_usage_equals_the_servers_counts_and_cost_is_tokens_times_pri
             server = s["servers"][role].usage
             u = _spec_usage(m, spec.split(":", 1)[1] if spec.startswith("llm-") else spec)
             assert (u["requests"], u["input_tokens"], u["output_tokens"]) == (
-                server["requests"], server["prompt_tokens"], server["completion_tokens"]), role
+                server["requests"],
+                server["prompt_tokens"],
+                server["completion_tokens"],
+            ), role
             # a request repeated within the run (a text translated again after an unusable edit) is answered by
             # the output cache: counted in `cached`, never in requests or tokens
             assert u["requests"] > 0 and u["failures"] == 0
         editor = _spec_usage(m, s["llm"])
-        assert editor["cost_usd"] == pytest.approx(editor["input_tokens"] * PRICE[0] / 1e6
-                                                   + editor["output_tokens"] * PRICE[1] / 1e6, rel=1e-9)
+        assert editor["cost_usd"] == pytest.approx(
+            editor["input_tokens"] * PRICE[0] / 1e6 + editor["output_tokens"] * PRICE[1] / 1e6, rel=1e-9
+        )
         assert _spec_usage(m, s["mt"].split(":", 1)[1])["cost_usd"] is None  # no #price: no cost
         assert f"${editor['cost_usd']:.4f}" in r.stdout  # the summary states the cost
         # the same build again: answers come from the cache, counted apart, nothing is asked
@@ -93,11 +122,14 @@ def test_usage_and_cost_reach_the_release_manifest_card_and_audit_page(tmp_path)
     manifest = json.loads((release / "manifest.json").read_text())
     assert manifest["builds"][0]["usage"] == built  # every spec: requests, tokens, cost as build.json has them
     editor = _spec_usage(manifest["builds"][0], s["llm"])
-    assert editor["cost_usd"] == pytest.approx(editor["input_tokens"] * PRICE[0] / 1e6
-                                               + editor["output_tokens"] * PRICE[1] / 1e6)
+    assert editor["cost_usd"] == pytest.approx(
+        editor["input_tokens"] * PRICE[0] / 1e6 + editor["output_tokens"] * PRICE[1] / 1e6
+    )
     card = (release / "README.md").read_text()
-    assert f"{editor['requests']} requests, {editor['input_tokens']} in / {editor['output_tokens']} out tokens, " \
-           f"${editor['cost_usd']:.4f}" in card
+    assert (
+        f"{editor['requests']} requests, {editor['input_tokens']} in / {editor['output_tokens']} out tokens, "
+        f"${editor['cost_usd']:.4f}" in card
+    )
     r = invoke(["audit", release, "--out", tmp_path / "a.html"])
     assert r.exit_code == 0, r
     page = (tmp_path / "a.html").read_text()
@@ -137,8 +169,7 @@ def test_max_requests_stops_with_exit_3_and_the_rerun_gives_the_uninterrupted_re
 def _priced(args, s, price="#price=1/1"):
     """``_args`` with a price on every API spec (``--max-cost`` refuses a spec without one)."""
     qe = f"{s['qe_a']},{s['qe_b']}"
-    return [f"{a}{price}" if a == s["mt"] else f"{s['qe_a']}{price},{s['qe_b']}{price}" if a == qe else a
-            for a in args]
+    return [f"{a}{price}" if a == s["mt"] else f"{s['qe_a']}{price},{s['qe_b']}{price}" if a == qe else a for a in args]
 
 
 def test_global_max_cost_stops_and_names_the_budget(tmp_path):
@@ -172,15 +203,27 @@ def test_score_writes_usage_into_the_parquet_metadata(tmp_path):
     with ScriptedServer(default=qe_server_answer(qe_a)) as srv:
         table = tmp_path / "pairs.tsv"
         table.write_text("src\ttgt\tlp\nHello there.\tHola.\ten-es\nGood night.\tBuenas noches.\ten-es\n")
-        r = invoke(["score", "qe", "-i", table, "-o", tmp_path / "s.parquet", "--qe",
-                    f"llm-as-qe:openai:qa@{srv.url}#price=1/2"])
+        r = invoke(
+            [
+                "score",
+                "qe",
+                "-i",
+                table,
+                "-o",
+                tmp_path / "s.parquet",
+                "--qe",
+                f"llm-as-qe:openai:qa@{srv.url}#price=1/2",
+            ]
+        )
         assert r.exit_code == 0, r
         meta = json.loads(pq.read_schema(tmp_path / "s.parquet").metadata[b"PANDAS_ATTRS"])
         u = meta["mtgauntlet.usage"][f"openai:qa@{srv.url}#price=1/2"]
         assert (u["requests"], u["input_tokens"], u["output_tokens"]) == (
-            2, srv.usage["prompt_tokens"], srv.usage["completion_tokens"])
+            2,
+            srv.usage["prompt_tokens"],
+            srv.usage["completion_tokens"],
+        )
         assert u["cost_usd"] == pytest.approx(u["input_tokens"] / 1e6 + u["output_tokens"] * 2 / 1e6)
-
 
 
 def test_a_changed_price_rate_limit_or_batch_mode_resumes_the_same_build(tmp_path, monkeypatch):
@@ -199,14 +242,18 @@ def test_a_changed_price_rate_limit_or_batch_mode_resumes_the_same_build(tmp_pat
         assert _manifest(tmp_path / "cut")["signature"] == sig and "price" not in sig
         usage = _manifest(tmp_path / "cut")["usage"]  # each run's requests at that run's price
         assert {spec.rsplit("#", 1)[1].split(",")[0] for spec in usage if spec.startswith(s["llm"])} == {
-            "price=1/2", "price=3/4"}
+            "price=1/2",
+            "price=3/4",
+        }
         other = invoke(_args(s, tmp_path, "cut", llm_opts="#price=1/2,json=1"))  # #json changes the requests
         assert other.exit_code == 2 and "holds a different build" in other.stderr, other
+
 
 # -- structured answers (#json=1) ------------------------------------------------------------------------------
 def _json_aware(fn, to_json):
     """A scripted answer that, when the request carries a json_schema response_format, answers the same content as
     JSON of that schema (the instruction the client appended is removed first, so the answer is the text path's)."""
+
     def answer(messages, body):
         fmt = body.get("response_format")
         if fmt:
@@ -217,6 +264,7 @@ def _json_aware(fn, to_json):
             return text
         assert fmt["type"] == "json_schema" and fmt["json_schema"]["strict"] is True
         return to_json(text)
+
     answer.wants_body = True
     return answer
 
@@ -241,10 +289,13 @@ def test_json_schema_answers_give_the_records_of_the_text_path(tmp_path):
         assert structured.exit_code == 0, structured
         assert _content(tmp_path / "json") == _content(tmp_path / "plain")
         editor_asks = [r["body"] for r in s["servers"]["llm"].requests]
-        assert any(b.get("response_format", {}).get("json_schema", {}).get("name") == "source_text"
-                   for b in editor_asks)
-        assert any(b.get("response_format", {}).get("json_schema", {}).get("name") == "translation_quality"
-                   for b in (r["body"] for r in s["servers"]["qe_a"].requests))
+        assert any(
+            b.get("response_format", {}).get("json_schema", {}).get("name") == "source_text" for b in editor_asks
+        )
+        assert any(
+            b.get("response_format", {}).get("json_schema", {}).get("name") == "translation_quality"
+            for b in (r["body"] for r in s["servers"]["qe_a"].requests)
+        )
         m = _manifest(tmp_path / "json")
         assert _spec_usage(m, s["llm"] + "#json=1")["invalid_json"] > 0  # the editor's refusals do not validate
         assert _spec_usage(m, s["qe_a"].split(":", 1)[1] + "#json=1")["invalid_json"] > 0  # garbage on its marker
@@ -264,9 +315,14 @@ def test_rpm_limiter_keeps_a_rate_limited_server_from_answering_429(tmp_path):
         assert srv.rejected == 0 and time.monotonic() - t0 >= 5 * 0.6 - 0.05  # one request every 0.6 s
 
 
-@pytest.mark.parametrize("option, message", [("price=abc", "#price='abc' must be IN/OUT"),
-                                             ("rpm=0", "#rpm='0' must be a positive number"),
-                                             ("json=maybe", "#json='maybe' must be 1 or 0")])
+@pytest.mark.parametrize(
+    "option, message",
+    [
+        ("price=abc", "#price='abc' must be IN/OUT"),
+        ("rpm=0", "#rpm='0' must be a positive number"),
+        ("json=maybe", "#json='maybe' must be 1 or 0"),
+    ],
+)
 def test_bad_spec_options_are_one_line_errors(tmp_path, option, message):
     with _stack() as s:
         r = invoke(_args(s, tmp_path, "b", llm_opts=f"#{option}"))
@@ -290,8 +346,20 @@ def test_difficulty_judge_json_answers_give_the_text_paths_scores(tmp_path):
     with ScriptedServer(default=_json_aware(_judge, _judge_json)) as srv:
         outs = {}
         for name, opts in (("plain", ""), ("json", "#json=1")):
-            r = invoke(["score", "difficulty", "-i", table, "--src-lang", "en", "-o", tmp_path / f"{name}.parquet",
-                        "--estimator", f"llm-judge-src:openai:j@{srv.url}{opts}"])
+            r = invoke(
+                [
+                    "score",
+                    "difficulty",
+                    "-i",
+                    table,
+                    "--src-lang",
+                    "en",
+                    "-o",
+                    tmp_path / f"{name}.parquet",
+                    "--estimator",
+                    f"llm-judge-src:openai:j@{srv.url}{opts}",
+                ]
+            )
             assert r.exit_code == 0, r
             outs[name] = pq.read_table(tmp_path / f"{name}.parquet").column("difficulty").to_pylist()
         assert outs["json"] == outs["plain"] == [21.0, 49.0]  # 7 x words
@@ -312,20 +380,67 @@ def test_signature_spec_drops_exactly_the_pace_options():
 def test_smaug_dry_run_counts_the_translator_and_polyjuice_calls_and_sends_nothing(tmp_path, sample_path):
     with _stack() as s:
         poly = f"{s['llm']}#price=1/4"
-        r = invoke(["build", "smaug", "--input", sample_path, "--src-col", "es", "--ref-col", "en", "--src-lang", "es",
-                    "--tgt-lang", "en", "--limit", "12", "--phenomena", "neg,del", "--translator", s["mt"],
-                    "--polyjuice", poly, "--dry-run", "--out", tmp_path / "b"])
+        r = invoke(
+            [
+                "build",
+                "smaug",
+                "--input",
+                sample_path,
+                "--src-col",
+                "es",
+                "--ref-col",
+                "en",
+                "--src-lang",
+                "es",
+                "--tgt-lang",
+                "en",
+                "--limit",
+                "12",
+                "--phenomena",
+                "neg,del",
+                "--translator",
+                s["mt"],
+                "--polyjuice",
+                poly,
+                "--dry-run",
+                "--out",
+                tmp_path / "b",
+            ]
+        )
         assert r.exit_code == 0, r
         assert not any(srv.requests for srv in s["servers"].values()) and not (tmp_path / "b").exists()
         assert f"openai:mt@{s['servers']['mt'].url}: 12 calls" in r.stdout  # the good hypothesis of each item
         from mtgauntlet.builders.smaug.transformations import POLYJUICE_MAX_TOKENS
 
         most = 12 * POLYJUICE_MAX_TOKENS  # Polyjuice: at most one answer of its generation budget per item
-        assert re.search(rf"{re.escape(poly)}: 12 calls, ~\d+ input tokens, at most {most} output tokens, at most \$",
-                         r.stdout)
-        r = invoke(["build", "smaug", "--input", sample_path, "--src-col", "es", "--ref-col", "en", "--src-lang", "es",
-                    "--tgt-lang", "en", "--limit", "12", "--phenomena", "del", "--good-from", "reference",
-                    "--dry-run", "--out", tmp_path / "b"])
+        assert re.search(
+            rf"{re.escape(poly)}: 12 calls, ~\d+ input tokens, at most {most} output tokens, at most \$", r.stdout
+        )
+        r = invoke(
+            [
+                "build",
+                "smaug",
+                "--input",
+                sample_path,
+                "--src-col",
+                "es",
+                "--ref-col",
+                "en",
+                "--src-lang",
+                "es",
+                "--tgt-lang",
+                "en",
+                "--limit",
+                "12",
+                "--phenomena",
+                "del",
+                "--good-from",
+                "reference",
+                "--dry-run",
+                "--out",
+                tmp_path / "b",
+            ]
+        )
         assert r.exit_code == 0 and "no API call" in r.stdout, r
 
 
@@ -333,8 +448,15 @@ def _topic_corpus(tmp_path, n_topics=6, per_topic=3):
     from tests.support.scripted_roles import QE_FAILS_ON
 
     words = ["harbour", "ledger", "tenancy", "estate", "remainder", "jail", "prison", "court", "statute", "removal"]
-    rows = [(f"topic {t}", f"The {words[(t + i) % 10]} case number {i} was discussed at length"
-             + (f" {QE_FAILS_ON}" if (t, i) == (1, 0) else "")) for t in range(n_topics) for i in range(per_topic)]
+    rows = [
+        (
+            f"topic {t}",
+            f"The {words[(t + i) % 10]} case number {i} was discussed at length"
+            + (f" {QE_FAILS_ON}" if (t, i) == (1, 0) else ""),
+        )
+        for t in range(n_topics)
+        for i in range(per_topic)
+    ]
     corpus = tmp_path / "corpus.tsv"
     corpus.write_text("src\ttopic\n" + "".join(f"{s}\t{t}\n" for t, s in rows), encoding="utf-8")
     return corpus
@@ -342,8 +464,23 @@ def _topic_corpus(tmp_path, n_topics=6, per_topic=3):
 
 def test_bandit_dry_run_counts_a_sampler_call_a_translation_and_qe_per_pull(tmp_path):
     with _stack() as s:
-        base = ["build", "bandit", "--mt", s["mt"], "--qe", f"{s['qe_a']},{s['qe_b']}", "--budget", "9",
-                "--src-lang", "en", "--tgt-lang", "de", "--dry-run", "--out", tmp_path / "b"]
+        base = [
+            "build",
+            "bandit",
+            "--mt",
+            s["mt"],
+            "--qe",
+            f"{s['qe_a']},{s['qe_b']}",
+            "--budget",
+            "9",
+            "--src-lang",
+            "en",
+            "--tgt-lang",
+            "de",
+            "--dry-run",
+            "--out",
+            tmp_path / "b",
+        ]
         r = invoke(base + ["--corpus", _topic_corpus(tmp_path), "--topic-column", "topic"])
         assert r.exit_code == 0, r
         for key, spec in (("mt", "mt"), ("qe_a", "qa"), ("qe_b", "qb")):
@@ -363,9 +500,34 @@ def _pulls(out):
 def test_bandit_stopped_by_a_budget_resumes_to_the_pull_log_of_an_uninterrupted_search(tmp_path, monkeypatch):
     corpus = _topic_corpus(tmp_path)
     with _stack() as s:
-        args = ["build", "bandit", "--corpus", corpus, "--topic-column", "topic", "--min-words", "3", "--mt", s["mt"],
-                "--qe", f"{s['qe_a']},{s['qe_b']}#price=1/2", "--src-lang", "en", "--tgt-lang", "de", "--budget",
-                "10", "--batch", "2", "--k", "2", "--cap", "3", "--concurrency", "2"]
+        args = [
+            "build",
+            "bandit",
+            "--corpus",
+            corpus,
+            "--topic-column",
+            "topic",
+            "--min-words",
+            "3",
+            "--mt",
+            s["mt"],
+            "--qe",
+            f"{s['qe_a']},{s['qe_b']}#price=1/2",
+            "--src-lang",
+            "en",
+            "--tgt-lang",
+            "de",
+            "--budget",
+            "10",
+            "--batch",
+            "2",
+            "--k",
+            "2",
+            "--cap",
+            "3",
+            "--concurrency",
+            "2",
+        ]
         full = invoke(args + ["--out", tmp_path / "full"])
         assert full.exit_code == 0, full
         paid = {k: v.usage["requests"] for k, v in s["servers"].items()}
@@ -391,7 +553,9 @@ def test_bandit_stopped_by_a_budget_resumes_to_the_pull_log_of_an_uninterrupted_
         assert {k: v.usage["requests"] for k, v in s["servers"].items()} == paid  # nothing paid twice
         m, f = (json.loads((tmp_path / d / "build.json").read_text()) for d in ("cut", "full"))
         assert m["status"] == "complete" and "stopped" not in m and m["signature"] == f["signature"]
-        paid_for = [{spec: {k: v for k, v in u.items() if k != "cached"} for spec, u in x["usage"].items()} for x in (m, f)]
+        paid_for = [
+            {spec: {k: v for k, v in u.items() if k != "cached"} for spec, u in x["usage"].items()} for x in (m, f)
+        ]
         assert paid_for[0] == paid_for[1]  # the runs together paid what the uninterrupted one did (answers of the
         assert m["usage"][f"{s['qe_b'].split(':', 1)[1]}#price=1/2"]["cost_usd"] > 0  # cut step came cached)
 
@@ -414,15 +578,35 @@ def test_score_on_ray_counts_the_actors_usage_and_stops_on_their_budget(tmp_path
             spec = f"llm-as-qe:openai:qa@{srv.url}#price=1/2"
 
             def score(out, *extra):
-                return invoke(["score", "qe", "-i", table, "-o", tmp_path / out, "--qe", spec, "--engine", "ray",
-                               "--shard-size", "2", "--actors", "2", *extra])
+                return invoke(
+                    [
+                        "score",
+                        "qe",
+                        "-i",
+                        table,
+                        "-o",
+                        tmp_path / out,
+                        "--qe",
+                        spec,
+                        "--engine",
+                        "ray",
+                        "--shard-size",
+                        "2",
+                        "--actors",
+                        "2",
+                        *extra,
+                    ]
+                )
 
             r = score("full.parquet")
             assert r.exit_code == 0, r
             meta = json.loads(pq.read_schema(tmp_path / "full.parquet").metadata[b"PANDAS_ATTRS"])
             u = meta["mtgauntlet.usage"][f"openai:qa@{srv.url}#price=1/2"]
             assert (u["requests"], u["input_tokens"], u["output_tokens"]) == (
-                len(SEEDS), srv.usage["prompt_tokens"], srv.usage["completion_tokens"])
+                len(SEEDS),
+                srv.usage["prompt_tokens"],
+                srv.usage["completion_tokens"],
+            )
             assert u["cost_usd"] == pytest.approx(u["input_tokens"] / 1e6 + u["output_tokens"] * 2 / 1e6)
             monkeypatch.setenv("MTGAUNTLET_CACHE_DIR", str(tmp_path / "cache2"))  # the cut run pays anew
             cut = score("cut.parquet", "--max-requests", "1")
@@ -442,16 +626,46 @@ def test_evaluate_commands_stop_on_their_budget_with_exit_3_and_write_nothing(tm
         built = invoke(_args(s, tmp_path, "set", steps=2))
         assert built.exit_code == 0, built
         with ScriptedServer(default=lambda m: '"error_modes": ["idioms"],') as judge:
-            r = invoke(["evaluate", "breaker", "--set", tmp_path / "set", "--judge", f"openai:j@{judge.url}",
-                        "--plot", tmp_path / "curve.png", "--max-requests", "1"])
+            r = invoke(
+                [
+                    "evaluate",
+                    "breaker",
+                    "--set",
+                    tmp_path / "set",
+                    "--judge",
+                    f"openai:j@{judge.url}",
+                    "--plot",
+                    tmp_path / "curve.png",
+                    "--max-requests",
+                    "1",
+                ]
+            )
             assert r.exit_code == 3 and r.stderr.startswith("error: budget reached: --max-requests 1"), r
             assert len(judge.requests) == 1 and not (tmp_path / "curve.png").exists()
     table = tmp_path / "judgments.tsv"
-    table.write_text("lp\titem_id\tsrc\tsystem\tscore\n" + "".join(
-        f"en-de\t{i}\t{src}\t{system}\t{50 + 7 * i + 3 * k}\n" for i, src in enumerate(SEEDS)
-        for k, system in enumerate(("A", "B"))), encoding="utf-8")
+    table.write_text(
+        "lp\titem_id\tsrc\tsystem\tscore\n"
+        + "".join(
+            f"en-de\t{i}\t{src}\t{system}\t{50 + 7 * i + 3 * k}\n"
+            for i, src in enumerate(SEEDS)
+            for k, system in enumerate(("A", "B"))
+        ),
+        encoding="utf-8",
+    )
     with ScriptedServer(default=_judge) as judge:
-        r = invoke(["--max-requests", "2", "evaluate", "dec", "-j", table, "--protocol", "da", "-e",
-                    f"llm-judge-src:openai:j@{judge.url}"])  # the global budget
+        r = invoke(
+            [
+                "--max-requests",
+                "2",
+                "evaluate",
+                "dec",
+                "-j",
+                table,
+                "--protocol",
+                "da",
+                "-e",
+                f"llm-judge-src:openai:j@{judge.url}",
+            ]
+        )  # the global budget
         assert r.exit_code == 3 and "error: budget reached: --max-requests 2" in r.stderr and not r.stdout, r
         assert len(judge.requests) == 2

@@ -83,15 +83,24 @@ def test_yaml_alias_bomb_is_refused_at_once(tmp_path):
     assert time.monotonic() - t0 < 30 and not (tmp_path / "w").exists()
 
 
-@pytest.mark.parametrize("edit, line, needle", [
-    (lambda y: y.replace("    budget: 8\n", "    budget: 8\n    budget: 9\n"), 13,
-     "duplicate key 'budget' (first on line 12)"),
-    (lambda y: y.replace("builds:\n", "builds:\n  x: !!python/object/apply:os.system ['touch pwned']\n"), 7,
-     "YAML tag 'tag:yaml.org,2002:python/object/apply:os.system' is not allowed"),
-    (lambda y: y.replace("Two builds", "Two b\xe9ilds"), 5, "not UTF-8 text (byte 0xe9)"),
-    (lambda y: y.replace("validate: {}\n", "validate: &v {rules: *v}\n"), 23, "recursive YAML alias"),
-    (lambda y: y.replace("validate: {}\n", "validate: " + "[" * 90 + "]" * 90 + "\n"), 23, "nested deeper than"),
-])
+@pytest.mark.parametrize(
+    "edit, line, needle",
+    [
+        (
+            lambda y: y.replace("    budget: 8\n", "    budget: 8\n    budget: 9\n"),
+            13,
+            "duplicate key 'budget' (first on line 12)",
+        ),
+        (
+            lambda y: y.replace("builds:\n", "builds:\n  x: !!python/object/apply:os.system ['touch pwned']\n"),
+            7,
+            "YAML tag 'tag:yaml.org,2002:python/object/apply:os.system' is not allowed",
+        ),
+        (lambda y: y.replace("Two builds", "Two b\xe9ilds"), 5, "not UTF-8 text (byte 0xe9)"),
+        (lambda y: y.replace("validate: {}\n", "validate: &v {rules: *v}\n"), 23, "recursive YAML alias"),
+        (lambda y: y.replace("validate: {}\n", "validate: " + "[" * 90 + "]" * 90 + "\n"), 23, "nested deeper than"),
+    ],
+)
 def test_malformed_recipe_yaml_is_one_line_naming_file_and_line(recipe_dir, edit, line, needle):
     d = recipe_dir
     (d / "recipe.yaml").write_bytes(edit(RECIPE).encode("latin-1"))
@@ -110,12 +119,22 @@ def test_step_paths_are_checked_before_writing(recipe_dir):
 
 
 # -- items 11 and 14: reproduce verifies the release first ------------------------------------------------
-@pytest.mark.parametrize("tamper, code, needle", [
-    (lambda rel: (rel / "extra.txt").write_text("x"), 1, "extra.txt: extra file, not in the manifest"),
-    (lambda rel: (rel / "recipe.yaml").write_text((rel / "recipe.yaml").read_text() + "# edited\n"), 1,
-     "recipe.yaml: changed"),
-    (lambda rel: (rel / "manifest.json").write_text('{"files": [', encoding="utf-8"), 2, "corrupt release manifest"),
-])
+@pytest.mark.parametrize(
+    "tamper, code, needle",
+    [
+        (lambda rel: (rel / "extra.txt").write_text("x"), 1, "extra.txt: extra file, not in the manifest"),
+        (
+            lambda rel: (rel / "recipe.yaml").write_text((rel / "recipe.yaml").read_text() + "# edited\n"),
+            1,
+            "recipe.yaml: changed",
+        ),
+        (
+            lambda rel: (rel / "manifest.json").write_text('{"files": [', encoding="utf-8"),
+            2,
+            "corrupt release manifest",
+        ),
+    ],
+)
 def test_reproduce_refuses_a_release_that_does_not_verify(recipe_dir, tamper, code, needle):
     d = recipe_dir
     assert _run(d).exit_code == 0
@@ -216,12 +235,17 @@ def test_killed_first_run_resumes_without_overwrite(tmp_path, sample_path):
     (tmp_path / "recipe.yaml").write_text(
         "recipe: 1\nrelease: {name: killed, version: 0.1.0}\nbuilds:\n  hardest:\n    builder: subset\n"
         "    input: big.tsv\n    src-col: es\n    src-lang: es\n    budget: 8\n    estimator: length\n"
-        "    shard-size: 1\n", encoding="utf-8")
+        "    shard-size: 1\n",
+        encoding="utf-8",
+    )
     out = tmp_path / "work" / "builds" / "hardest"
     args = ["run", tmp_path / "recipe.yaml", "--work", tmp_path / "work", "--releases", tmp_path / "releases"]
-    proc = subprocess.Popen([sys.executable, "-m", "mtgauntlet.cli.main", *map(str, args)],
-                            env={**os.environ, "PYTHONPATH": str(REPO)}, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mtgauntlet.cli.main", *map(str, args)],
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         deadline = time.monotonic() + 120
         while len(list(out.glob("*/part-*.parquet"))) < 3 and time.monotonic() < deadline and proc.poll() is None:
@@ -249,8 +273,11 @@ def test_build_outputs_follow_the_umask(recipe_dir):
     work = d / "work"
     files = [work / "recipe.resolved.yaml"]
     for build in ("hardest", "pairs"):
-        files += [work / "builds" / build / "build.json", *(work / "builds" / build / "data").glob("*.parquet"),
-                  work / "reports" / build / "report.json"]
+        files += [
+            work / "builds" / build / "build.json",
+            *(work / "builds" / build / "data").glob("*.parquet"),
+            work / "reports" / build / "report.json",
+        ]
     assert len(files) >= 7
     assert {oct(f.stat().st_mode & 0o777) for f in files} == {"0o644"}
 
@@ -262,14 +289,14 @@ def test_audit_step_takes_against(recipe_dir):
     assert _run(d).exit_code == 0
     assert not (d / "work" / "audit.html").exists()  # `audit:` not set: no page claimed
     text = RECIPE.replace("version: 0.1.0", "version: 0.2.0").replace("budget: 8", "budget: 6")
-    (d / "recipe.yaml").write_text(text + "audit:\n  against: releases/name=rc-demo/version=0.1.0\n",
-                                   encoding="utf-8")
+    (d / "recipe.yaml").write_text(text + "audit:\n  against: releases/name=rc-demo/version=0.1.0\n", encoding="utf-8")
     r = _run(d)
     assert r.exit_code == 0, r
     assert "--against" in r.stderr and str(_release(d)) in r.stderr
     page = (d / "work" / "audit.html").read_text(encoding="utf-8")
-    assert '<h2>6. Diff</h2>' in page and "records added / removed / replaced / changed" in page
-    assert "report.html" in {f["path"] for f in json.loads((_release(d, version="0.2.0") / "manifest.json")
-                                                               .read_text())["files"]}
+    assert "<h2>6. Diff</h2>" in page and "records added / removed / replaced / changed" in page
+    assert "report.html" in {
+        f["path"] for f in json.loads((_release(d, version="0.2.0") / "manifest.json").read_text())["files"]
+    }
     r = _run(d)
     assert r.exit_code == 0 and "audit: unchanged since it passed, skipped" in r.stdout, r

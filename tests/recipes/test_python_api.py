@@ -45,8 +45,10 @@ validate: {}
 @pytest.fixture()
 def recipe(tmp_path, sample_path):
     shutil.copy(sample_path, tmp_path / "sample.tsv")  # the shipped sample's bytes under another name
-    (tmp_path / "mine.tsv").write_text("id\tes\ten\n1\tTengo 12 gatos.\tI have 12 cats.\n"
-                                       "2\tSon las 3 de la tarde.\tIt is 3 in the afternoon.\n", encoding="utf-8")
+    (tmp_path / "mine.tsv").write_text(
+        "id\tes\ten\n1\tTengo 12 gatos.\tI have 12 cats.\n2\tSon las 3 de la tarde.\tIt is 3 in the afternoon.\n",
+        encoding="utf-8",
+    )
     (tmp_path / "r.yaml").write_text(RECIPE, encoding="utf-8")
     return tmp_path / "r.yaml"
 
@@ -62,8 +64,8 @@ def test_run_returns_the_release_silently_with_the_recipes_provenance(recipe, tm
     assert capfd.readouterr() == ("", "")
     assert isinstance(rel, mg.Release) and rel.name == "prov" and mg.verify(rel).ok
     assert rel.not_validated == [] and rel.warnings == [
-        "licence: the sources have different licences (apache-2.0, cc-by-4.0); pick the release licence with "
-        "--license"]  # each source's licence is known: recognised by sha256, or stated in the recipe
+        "licence: the sources have different licences (apache-2.0, cc-by-4.0); pick the release licence with --license"
+    ]  # each source's licence is known: recognised by sha256, or stated in the recipe
     sources = {s["dataset"]: s for s in rel.manifest["license"]["sources"]}
     assert sources["sample"]["license"] == "apache-2.0" and sources["sample"]["origin"].startswith("recognised by")
     assert sources["mine"]["license"] == "cc-by-4.0" and sources["mine"]["name"] == "My corpus"

@@ -72,13 +72,58 @@ def test_recipe_releases_what_the_commands_release(recipe_dir, sample_path):
     assert invoke(["verify", rel]).exit_code == 0
     # the same two builds by hand
     hand = d / "hand"
-    assert invoke(["build", "subset", "--input", d / "sample.tsv", "--src-col", "es", "--src-lang", "es", "--budget",
-                   "8", "--estimator", "length", "--out", hand / "a"]).exit_code == 0
-    assert invoke(["build", "smaug", "--input", d / "sample.tsv", "--src-lang", "es", "--tgt-lang", "en",
-                   "--src-col", "es", "--ref-col", "en", "--good-from", "reference", "--phenomena", "num,del",
-                   "--out", hand / "b"]).exit_code == 0
-    assert invoke(["release", hand / "a", hand / "b", "--name", "by-hand", "--version", "0.1.0", "--out",
-                   d / "releases"]).exit_code == 0
+    assert (
+        invoke(
+            [
+                "build",
+                "subset",
+                "--input",
+                d / "sample.tsv",
+                "--src-col",
+                "es",
+                "--src-lang",
+                "es",
+                "--budget",
+                "8",
+                "--estimator",
+                "length",
+                "--out",
+                hand / "a",
+            ]
+        ).exit_code
+        == 0
+    )
+    assert (
+        invoke(
+            [
+                "build",
+                "smaug",
+                "--input",
+                d / "sample.tsv",
+                "--src-lang",
+                "es",
+                "--tgt-lang",
+                "en",
+                "--src-col",
+                "es",
+                "--ref-col",
+                "en",
+                "--good-from",
+                "reference",
+                "--phenomena",
+                "num,del",
+                "--out",
+                hand / "b",
+            ]
+        ).exit_code
+        == 0
+    )
+    assert (
+        invoke(
+            ["release", hand / "a", hand / "b", "--name", "by-hand", "--version", "0.1.0", "--out", d / "releases"]
+        ).exit_code
+        == 0
+    )
     other = json.loads((_release(d, "by-hand") / "manifest.json").read_text())
     assert sorted(other["signatures"]) == sorted(manifest["signatures"])
     a, b = load_records_by_kind(rel), load_records_by_kind(_release(d, "by-hand"))
@@ -118,8 +163,10 @@ def test_reproduce_identical_then_reports_an_edited_row(recipe_dir):
     r = invoke(["reproduce", _release(d), "--inputs", d, "--work", d / "again", "--json"])
     assert r.exit_code == 0, r
     res = json.loads(r.stdout)
-    assert res["reproduced"] and {k["kind"]: k["identical"] for k in res["kinds"]} == {"selected_text": True,
-                                                                                       "smaug_pair": True}
+    assert res["reproduced"] and {k["kind"]: k["identical"] for k in res["kinds"]} == {
+        "selected_text": True,
+        "smaug_pair": True,
+    }
     lines = (d / "sample.tsv").read_text(encoding="utf-8").splitlines(keepends=True)
     lines[1] = lines[1].replace("El presidente", "El PRESIDENTE")
     (d / "sample.tsv").write_text("".join(lines), encoding="utf-8")
@@ -144,18 +191,27 @@ def test_reproduce_finds_moved_inputs(recipe_dir, tmp_path_factory):
     assert r.exit_code == 0 and "REPRODUCED" in r.stdout
 
 
-@pytest.mark.parametrize("edit, line, needle", [
-    (lambda y: y.replace("    budget: 8\n", "    budget: 8\n    budgt: 3\n"), 13, "unknown key 'budgt'"),
-    (lambda y: y.replace("budget: 8", "budget: eight"), 12, "expected int"),
-    (lambda y: y.replace("budget: 8", "budget: 0"), 12, "outside"),
-    (lambda y: y.replace("    input: sample.tsv\n    src-lang: es\n    tgt-lang",
-                         "    input: nope.tsv\n    src-lang: es\n    tgt-lang"), 16, "input not found"),
-    (lambda y: y.replace("builder: smaug", "builder: smaugg"), 15, "unknown or missing builder"),
-    (lambda y: y.replace("    budget: 8\n", "    budget: 8\n    out: /tmp/x\n"), 13, "set by `gauntlet run`"),
-    (lambda y: y.replace("recipe: 1", "recipe: 2"), 1, "recipe format version"),
-    (lambda y: y + "publsh: {}\n", 24, "unknown key 'publsh'"),
-    (lambda y: y.replace("  version: 0.1.0\n", ""), 2, "missing required key 'version'"),
-])
+@pytest.mark.parametrize(
+    "edit, line, needle",
+    [
+        (lambda y: y.replace("    budget: 8\n", "    budget: 8\n    budgt: 3\n"), 13, "unknown key 'budgt'"),
+        (lambda y: y.replace("budget: 8", "budget: eight"), 12, "expected int"),
+        (lambda y: y.replace("budget: 8", "budget: 0"), 12, "outside"),
+        (
+            lambda y: y.replace(
+                "    input: sample.tsv\n    src-lang: es\n    tgt-lang",
+                "    input: nope.tsv\n    src-lang: es\n    tgt-lang",
+            ),
+            16,
+            "input not found",
+        ),
+        (lambda y: y.replace("builder: smaug", "builder: smaugg"), 15, "unknown or missing builder"),
+        (lambda y: y.replace("    budget: 8\n", "    budget: 8\n    out: /tmp/x\n"), 13, "set by `gauntlet run`"),
+        (lambda y: y.replace("recipe: 1", "recipe: 2"), 1, "recipe format version"),
+        (lambda y: y + "publsh: {}\n", 24, "unknown key 'publsh'"),
+        (lambda y: y.replace("  version: 0.1.0\n", ""), 2, "missing required key 'version'"),
+    ],
+)
 def test_invalid_recipes_are_one_line_errors(recipe_dir, edit, line, needle):
     d = recipe_dir
     (d / "recipe.yaml").write_text(edit(RECIPE), encoding="utf-8")
@@ -170,14 +226,17 @@ def test_resolved_recipe_is_itself_a_valid_recipe(recipe_dir):
     d = recipe_dir
     assert _run(d).exit_code == 0
     resolved = yaml.safe_load((d / "work" / "recipe.resolved.yaml").read_text())
-    assert resolved["builds"]["hardest"]["quoting"] == "auto" and len(resolved["builds"]["pairs"]["sha256"]["input"]) == 64
+    assert (
+        resolved["builds"]["hardest"]["quoting"] == "auto" and len(resolved["builds"]["pairs"]["sha256"]["input"]) == 64
+    )
     (d / "recipe2.yaml").write_text((d / "work" / "recipe.resolved.yaml").read_text(), encoding="utf-8")
     r = invoke(["run", d / "recipe2.yaml", "--work", d / "work", "--releases", d / "releases", "--dry-run"])
     assert r.exit_code == 0 and "build hardest [done]" in r.stdout and "build pairs [done]" in r.stdout, r
 
 
-@pytest.mark.parametrize("name", sorted(p.name for p in (Path(__file__).parents[2] / "examples").glob("*.yaml")
-                                        if p.name != "rules.yaml"))
+@pytest.mark.parametrize(
+    "name", sorted(p.name for p in (Path(__file__).parents[2] / "examples").glob("*.yaml") if p.name != "rules.yaml")
+)
 def test_example_recipes_are_valid(name, tmp_path):
     from tests.conftest import SHARED_DATA
 

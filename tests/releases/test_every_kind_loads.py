@@ -30,17 +30,95 @@ def _edit(messages):
 def builds(tmp_path_factory, sample_path):
     root = tmp_path_factory.mktemp("kinds")
     s = sample_path
-    cli("build", "smaug", "--input", s, "--src-col", "es", "--ref-col", "en", "--src-lang", "es", "--tgt-lang", "en",
-         "--good-from", "reference", "--out", root / "smaug")
-    cli("build", "subset", "--input", s, "--src-col", "es", "--src-lang", "es", "--tgt-lang", "en", "--estimator",
-         "length", "--budget", "8", "--domain-col", "domain", "--out", root / "subset")
-    cli("build", "bandit", "--corpus", s, "--text-column", "en", "--topic-column", "domain", "--min-words", "5",
-         "--budget", "6", "--k", "2", "--cap", "3", "--src-lang", "en", "--tgt-lang", "es", "--qe", "roundtrip",
-         "--out", root / "bandit")
+    cli(
+        "build",
+        "smaug",
+        "--input",
+        s,
+        "--src-col",
+        "es",
+        "--ref-col",
+        "en",
+        "--src-lang",
+        "es",
+        "--tgt-lang",
+        "en",
+        "--good-from",
+        "reference",
+        "--out",
+        root / "smaug",
+    )
+    cli(
+        "build",
+        "subset",
+        "--input",
+        s,
+        "--src-col",
+        "es",
+        "--src-lang",
+        "es",
+        "--tgt-lang",
+        "en",
+        "--estimator",
+        "length",
+        "--budget",
+        "8",
+        "--domain-col",
+        "domain",
+        "--out",
+        root / "subset",
+    )
+    cli(
+        "build",
+        "bandit",
+        "--corpus",
+        s,
+        "--text-column",
+        "en",
+        "--topic-column",
+        "domain",
+        "--min-words",
+        "5",
+        "--budget",
+        "6",
+        "--k",
+        "2",
+        "--cap",
+        "3",
+        "--src-lang",
+        "en",
+        "--tgt-lang",
+        "es",
+        "--qe",
+        "roundtrip",
+        "--out",
+        root / "bandit",
+    )
     with ScriptedServer(default=_edit) as srv:
-        cli("build", "mtbreaker", "--seeds", s, "--column", "en", "--limit", "2", "--steps", "1", "--llm",
-             f"openai:editor@{srv.url}", "--mt", "apertium", "--qe", "roundtrip", "--src-lang", "en",
-             "--tgt-lang", "es", "--out", root / "mtbreaker")
+        cli(
+            "build",
+            "mtbreaker",
+            "--seeds",
+            s,
+            "--column",
+            "en",
+            "--limit",
+            "2",
+            "--steps",
+            "1",
+            "--llm",
+            f"openai:editor@{srv.url}",
+            "--mt",
+            "apertium",
+            "--qe",
+            "roundtrip",
+            "--src-lang",
+            "en",
+            "--tgt-lang",
+            "es",
+            "--out",
+            root / "mtbreaker",
+        )
     return root
 
 
@@ -96,8 +174,15 @@ def test_layout_one_folder_per_kind_and_configs_never_span_kinds(releases):
             assert f["path"].startswith(f"data/{f['kind']}/")
     names = [c["config_name"] for c in m["configs"]]
     assert "all" not in names and len(set(names)) == len(names)
-    assert {"smaug_pair", "smaug_pair-es-en", "smaug_pair-neg", "breaker_text", "topic_text-en-es",
-            "selected_text", "bandit_pull"} <= set(names)
+    assert {
+        "smaug_pair",
+        "smaug_pair-es-en",
+        "smaug_pair-neg",
+        "breaker_text",
+        "topic_text-en-es",
+        "selected_text",
+        "bandit_pull",
+    } <= set(names)
     assert all(c["data_files"][0]["path"].startswith(f"data/{c['kind']}/") for c in m["configs"])
 
 
@@ -112,8 +197,7 @@ def test_every_config_loads_both_ways_with_builds_rows(releases, builds, tmp_pat
         for c in m["configs"]:
             by_dir = datasets.load_dataset(str(rel), c["config_name"], split="test", cache_dir=str(tmp_path / "hf"))
             files = str(rel / c["data_files"][0]["path"])
-            by_files = datasets.load_dataset("parquet", data_files=files, split="train",
-                                             cache_dir=str(tmp_path / "hf"))
+            by_files = datasets.load_dataset("parquet", data_files=files, split="train", cache_dir=str(tmp_path / "hf"))
             assert len(by_dir) == len(by_files) == c["rows"] > 0, (label, c["config_name"])
             if c["config_name"] != c["kind"]:
                 continue
@@ -144,8 +228,9 @@ def test_nested_values_survive_the_release(releases, builds):
     smaug = pq.read_table(rel / "data" / "smaug_pair" / "es-en" / "ne.parquet").to_pylist()
     assert all(checks_dict(r["checks"]).get("differs") == 1.0 for r in smaug)
     breaker = pq.read_table(rel / "data" / "breaker_text" / "en-es" / "records.parquet").to_pylist()
-    assert len(breaker) == 2 and all(r["trajectory"][0]["step"] == 0 and r["trajectory"][1]["source"].endswith(
-        "notwithstanding") for r in breaker)
+    assert len(breaker) == 2 and all(
+        r["trajectory"][0]["step"] == 0 and r["trajectory"][1]["source"].endswith("notwithstanding") for r in breaker
+    )
     pulls = pa.concat_tables(pq.read_table(p) for p in (builds / "bandit" / "pulls").glob("*.parquet"))
     assert pq.read_table(rel / "data" / "bandit_pull" / "all" / "records.parquet").num_rows == pulls.num_rows == 6
 
@@ -168,8 +253,11 @@ def test_card_names_each_scale_and_the_embedded_editor_limitation(builds, releas
     assert "Difficulty from estimator `length` (its own scale" in text
     assert "Difficulty = 100 - mean QE by `roundtrip`" in text
     assert {p.name for p in (releases["together"] / "plots").glob("*.png")} >= {
-        "smaug_pair_phenomena.png", "selected_text_difficulty_length.png", "breaker_text_difficulty_roundtrip.png",
-        "topic_text_difficulty.png"}
+        "smaug_pair_phenomena.png",
+        "selected_text_difficulty_length.png",
+        "breaker_text_difficulty_roundtrip.png",
+        "topic_text_difficulty.png",
+    }
     assert "embedded editor" not in text  # this editor was served over the OpenAI protocol
     embedded = tmp_path / "mtbreaker-embedded"  # the manifest an embedded-editor build writes (llm smollm2)
     shutil.copytree(builds / "mtbreaker", embedded)

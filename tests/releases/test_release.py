@@ -17,8 +17,20 @@ from tests.support.release_helpers import run_main
 @pytest.fixture(scope="module")
 def builds(tmp_path_factory, sample_path):
     root = tmp_path_factory.mktemp("builds")
-    common = ["--input", str(sample_path), "--src-col", "es", "--ref-col", "en", "--src-lang", "es", "--tgt-lang", "en",
-              "--good-from", "reference"]
+    common = [
+        "--input",
+        str(sample_path),
+        "--src-col",
+        "es",
+        "--ref-col",
+        "en",
+        "--src-lang",
+        "es",
+        "--tgt-lang",
+        "en",
+        "--good-from",
+        "reference",
+    ]
     r = invoke(["build", "smaug", *common, "--phenomena", "ne,num,neg", "--out", str(root / "v1")])
     assert r.exit_code == 0, r.output
     r = invoke(["build", "smaug", *common, "--out", str(root / "v2")])
@@ -59,8 +71,16 @@ def test_card_yaml_round_trip_sections_and_citations(releases):
 
     card = DatasetCard.load(releases / "name=smaug-demo" / "version=0.2.0" / "README.md")
     data = card.data.to_dict()
-    for key in ("pretty_name", "license", "language", "task_categories", "size_categories", "configs",
-                "source_datasets", "tags"):
+    for key in (
+        "pretty_name",
+        "license",
+        "language",
+        "task_categories",
+        "size_categories",
+        "configs",
+        "source_datasets",
+        "tags",
+    ):
         assert data.get(key), key
     assert data["task_categories"] == ["translation"] and set(data["language"]) == {"es", "en"}
     names = [c["config_name"] for c in data["configs"]]
@@ -68,10 +88,21 @@ def test_card_yaml_round_trip_sections_and_citations(releases):
     assert {"smaug_pair-es-en", "smaug_pair-ne", "smaug_pair-del"} <= set(names) and "all" not in names
     assert DatasetCard(str(card)).data.to_dict() == data
     text = str(card)
-    for section in ("## Dataset Description", "### Columns", "| `checks` | `list<struct<name: string, value: double>>`",
-                    "map_from_entries(checks)", "## Statistics", "## Validation", "### `smaug_pair`: not validated",
-                    "## Licensing", "## Bias, Risks, and Limitations", "## Citation", "builder:smaug|",
-                    "author = {Alves, Duarte M.", "![smaug_pair_phenomena](plots/smaug_pair_phenomena.png)"):
+    for section in (
+        "## Dataset Description",
+        "### Columns",
+        "| `checks` | `list<struct<name: string, value: double>>`",
+        "map_from_entries(checks)",
+        "## Statistics",
+        "## Validation",
+        "### `smaug_pair`: not validated",
+        "## Licensing",
+        "## Bias, Risks, and Limitations",
+        "## Citation",
+        "builder:smaug|",
+        "author = {Alves, Duarte M.",
+        "![smaug_pair_phenomena](plots/smaug_pair_phenomena.png)",
+    ):
         assert section in text, section
     assert "(see the" not in text
 
@@ -158,8 +189,9 @@ def test_two_releases_loaded_by_directory_in_one_process_return_their_own_rows(b
     for rel in (a, b, a):
         ds = datasets.load_dataset(str(rel), "smaug_pair", split="test", cache_dir=str(tmp_path / "hf"))
         assert len(ds) == _manifest(rel)["total_rows"]
-        assert sorted(ds["id"]) == sorted(run_query(rel.parent.parent, f"SELECT id FROM smaug_pair WHERE name = "
-                                                                       f"'{_manifest(rel)['name']}'")["id"])
+        assert sorted(ds["id"]) == sorted(
+            run_query(rel.parent.parent, f"SELECT id FROM smaug_pair WHERE name = '{_manifest(rel)['name']}'")["id"]
+        )
 
 
 @pytest.mark.parametrize("tamper", ["flip", "card", "croissant", "plot", "extra", "hidden", "missing"])
@@ -232,7 +264,9 @@ def test_publish_to_local_git_commit_tag_removals_and_renames(builds, tmp_path, 
     assert again.already_published and again.commit == plan.commit and not again.operations
     # v2 drops the ins/del files and renames the figure: published into the bare repository like on the Hub
     plan2 = publish(v2, f"file:{repo}")
-    log = subprocess.run(["git", "-C", str(repo), "log", "--format=%H %P", "main"], capture_output=True, text=True).stdout
+    log = subprocess.run(
+        ["git", "-C", str(repo), "log", "--format=%H %P", "main"], capture_output=True, text=True
+    ).stdout
     assert log.splitlines()[0] == f"{plan2.commit} {plan.commit}"
     expected2 = sorted([f["path"] for f in _manifest(v2)["files"]] + ["manifest.json"])
     assert sorted(api.list_repo_files(revision="v0.2.0")) == expected2
@@ -261,7 +295,8 @@ def test_publish_dry_run_and_unreachable_hub(releases, monkeypatch, capsys):
     assert "tag: v0.2.0" in r.output and "nothing was published" in r.output
     plan = plan_publish(rel, "my-org/smaug-demo")
     assert sorted(op.path_in_repo for op in plan.operations) == sorted(
-        [f["path"] for f in _manifest(rel)["files"]] + ["manifest.json"])
+        [f["path"] for f in _manifest(rel)["files"]] + ["manifest.json"]
+    )
     code, out, err = run_main(monkeypatch, capsys, "publish", rel, "--repo", "my-org/smaug-demo")
     assert code == 2 and "not reachable" in err and "nothing was published" in err and len(err.splitlines()) == 1
     assert "hf_" not in err
@@ -271,8 +306,9 @@ def test_catalog_across_versions_from_another_directory(releases, tmp_path, monk
     monkeypatch.chdir(tmp_path)
     rel = run_query(releases, "SELECT name, version, major, minor, patch, rows FROM releases ORDER BY version")
     assert rel["version"].tolist() == ["0.1.0", "0.2.0"] and rel["minor"].tolist() == [1, 2]
-    counts = run_query(releases, "SELECT version, count(DISTINCT phenomenon) AS n FROM smaug_pair GROUP BY version "
-                                 "ORDER BY version")
+    counts = run_query(
+        releases, "SELECT version, count(DISTINCT phenomenon) AS n FROM smaug_pair GROUP BY version ORDER BY version"
+    )
     assert counts["n"].tolist() == [3, 5]
     latest = run_query(releases, "SELECT DISTINCT version FROM latest_smaug_pair")
     assert latest["version"].tolist() == ["0.2.0"]

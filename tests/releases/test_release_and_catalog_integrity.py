@@ -25,8 +25,26 @@ REL = ("data", "selected_text", "es-en", "records.parquet")
 @pytest.fixture(scope="module")
 def build(tmp_path_factory, sample_path):
     out = tmp_path_factory.mktemp("b") / "subset"
-    cli("build", "subset", "--input", sample_path, "--src-col", "es", "--src-lang", "es", "--tgt-lang", "en",
-        "--domain-col", "domain", "--budget", "6", "--stratify", "domain", "--out", out)
+    cli(
+        "build",
+        "subset",
+        "--input",
+        sample_path,
+        "--src-col",
+        "es",
+        "--src-lang",
+        "es",
+        "--tgt-lang",
+        "en",
+        "--domain-col",
+        "domain",
+        "--budget",
+        "6",
+        "--stratify",
+        "domain",
+        "--out",
+        out,
+    )
     return out
 
 
@@ -43,11 +61,35 @@ def _query(root, sql, fmt="json"):
 
 # -- #25.2: two bandit searches keep both pull logs; differing records are never dropped --------------------
 
+
 def test_two_bandit_searches_with_the_same_qe_keep_both_pull_logs(sample_path, tmp_path):
     for seed in ("1", "2"):
-        cli("build", "bandit", "--corpus", sample_path, "--text-column", "en", "--topic-column", "domain",
-            "--min-words", "5", "--budget", "4", "--k", "2", "--src-lang", "en", "--tgt-lang", "es", "--qe",
-            "roundtrip", "--seed", seed, "--out", tmp_path / f"s{seed}")
+        cli(
+            "build",
+            "bandit",
+            "--corpus",
+            sample_path,
+            "--text-column",
+            "en",
+            "--topic-column",
+            "domain",
+            "--min-words",
+            "5",
+            "--budget",
+            "4",
+            "--k",
+            "2",
+            "--src-lang",
+            "en",
+            "--tgt-lang",
+            "es",
+            "--qe",
+            "roundtrip",
+            "--seed",
+            seed,
+            "--out",
+            tmp_path / f"s{seed}",
+        )
     pulls = sum(pq.read_table(f).num_rows for s in ("s1", "s2") for f in (tmp_path / s / "pulls").glob("*.parquet"))
     r = cli("release", tmp_path / "s1", tmp_path / "s2", "--name", "two", "--version", "0.1.0", "--out", tmp_path / "r")
     m = json.loads((tmp_path / "r" / "name=two" / "version=0.1.0" / "manifest.json").read_text())
@@ -67,13 +109,16 @@ def test_records_sharing_an_id_but_differing_are_refused_not_dropped(build, tmp_
         text = t.column("text").to_pylist()
         text[0] = text[0] + " (edited)"
         meta = {**t.schema.metadata, b"mtgauntlet.signature": sig.encode()}
-        pq.write_table(t.set_column(t.schema.get_field_index("text"), "text", pa.array(text)).replace_schema_metadata(meta), f)
+        pq.write_table(
+            t.set_column(t.schema.get_field_index("text"), "text", pa.array(text)).replace_schema_metadata(meta), f
+        )
     r = invoke(["release", build, other, "--name", "clash", "--version", "0.1.0", "--out", tmp_path / "r"])
     assert r.exit_code == 2 and "share the id" in r.stderr and "text" in r.stderr and len(r.stderr.splitlines()) == 1
     assert not (tmp_path / "r" / "name=clash" / "version=0.1.0").exists()
 
 
 # -- #25.3: the catalog reads exactly what manifests seal -----------------------------------------------------
+
 
 def test_a_file_moved_into_a_hive_named_folder_never_becomes_a_column(build, tmp_path):
     root = tmp_path / "releases"
@@ -128,13 +173,15 @@ def test_names_and_versions_come_from_the_manifest_and_every_byte_is_checked(bui
     plain = tmp_path / "download"  # a release outside any name=/version= tree (a download)
     shutil.copytree(rel, plain / "anywhere")
     assert _query(plain, "SELECT name, version, count(*) AS n FROM selected_text GROUP BY ALL")[0] == [
-        {"name": "cat", "version": "0.1.0", "n": 6}]
+        {"name": "cat", "version": "0.1.0", "n": 6}
+    ]
     empty = root / "name=cat" / "version=0.2.0"  # a later version without this kind: latest_ holds none of it
     shutil.copytree(rel, empty)
     shutil.rmtree(empty / "data")
     m = json.loads((empty / "manifest.json").read_text())
-    (empty / "manifest.json").write_text(json.dumps({**m, "version": "0.2.0", "kinds": [],
-                                                     "files": [f for f in m["files"] if not f.get("kind")]}))
+    (empty / "manifest.json").write_text(
+        json.dumps({**m, "version": "0.2.0", "kinds": [], "files": [f for f in m["files"] if not f.get("kind")]})
+    )
     assert _query(root, "SELECT count(*) AS n FROM latest_selected_text")[0] == [{"n": 0}]
     assert _query(root, "SELECT count(*) AS n FROM selected_text")[0] == [{"n": 6}]
     shutil.rmtree(empty)
@@ -147,6 +194,7 @@ def test_names_and_versions_come_from_the_manifest_and_every_byte_is_checked(bui
 
 
 # -- #25.4: publish uploads exactly the bytes it verified ---------------------------------------------------
+
 
 def _blob_sha256(repo, rev, path):
     import hashlib
@@ -190,13 +238,13 @@ def test_a_file_changed_after_verify_is_never_published(build, tmp_path, monkeyp
 
 # -- #25.12: a downloaded copy verifies -------------------------------------------------------------------
 
+
 def test_a_git_clone_or_hub_download_of_a_release_verifies(build, tmp_path):
     rel = _release(build, tmp_path / "releases")
     repo = tmp_path / "hub.git"
     cli("publish", rel, "--repo", f"file:{repo}")
     clone = tmp_path / "clone"
-    subprocess.run(["git", "clone", "-q", "--branch", "v0.1.0", str(repo), str(clone)], check=True,
-                   capture_output=True)
+    subprocess.run(["git", "clone", "-q", "--branch", "v0.1.0", str(repo), str(clone)], check=True, capture_output=True)
     r = invoke(["verify", clone])
     assert r.exit_code == 0 and r.stdout.startswith("OK"), r
     assert _query(tmp_path / "clone", "SELECT count(*) AS n FROM selected_text")[0] == [{"n": 6}]
@@ -209,7 +257,12 @@ def test_a_git_clone_or_hub_download_of_a_release_verifies(build, tmp_path):
     assert invoke(["verify", snap]).exit_code == 0
     (clone / ".git" / "hooks" / "x").write_text("x")  # inside .git: still metadata
     assert invoke(["verify", clone]).exit_code == 0
-    for release, extra in ((clone, ".gitmodules"), (clone, "data/.git"), (snap, ".cache/x"), (snap, "data/.gitattributes")):
+    for release, extra in (
+        (clone, ".gitmodules"),
+        (clone, "data/.git"),
+        (snap, ".cache/x"),
+        (snap, "data/.gitattributes"),
+    ):
         (release / extra).write_text("x\n")
         r = invoke(["verify", release])
         assert r.exit_code == 1 and f"{extra}: extra file" in r.stderr, (extra, r)
@@ -218,14 +271,24 @@ def test_a_git_clone_or_hub_download_of_a_release_verifies(build, tmp_path):
 
 # -- #25.8: versions -------------------------------------------------------------------------------------
 
+
 def test_versions_are_bounded_and_ordered_by_semver_precedence(build, tmp_path):
     root = tmp_path / "releases"
     for bad in ("1.0.99999999999999999999999", "1.0.0+build.5", "01.0.0", "1.0.0-", "1.0.0-01", "1.0.0-" + "a" * 65):
         r = invoke(["release", build, "--name", "v", "--version", bad, "--out", root])
         assert r.exit_code == 2 and "invalid version" in r.stderr and len(r.stderr.splitlines()) == 1, (bad, r)
     assert not root.exists()
-    spec = ["0.1000001.0", "1.0.0-alpha", "1.0.0-alpha.1", "1.0.0-alpha.beta", "1.0.0-beta", "1.0.0-beta.2",
-            "1.0.0-beta.11", "1.0.0-rc.1", "1.0.0"]  # semver §11's example, after a release with a long minor
+    spec = [
+        "0.1000001.0",
+        "1.0.0-alpha",
+        "1.0.0-alpha.1",
+        "1.0.0-alpha.beta",
+        "1.0.0-beta",
+        "1.0.0-beta.2",
+        "1.0.0-beta.11",
+        "1.0.0-rc.1",
+        "1.0.0",
+    ]  # semver §11's example, after a release with a long minor
     for v in reversed(spec):
         _release(build, root, v)
     rows, _ = _query(root, "SELECT version, version_order, latest, prerelease FROM releases ORDER BY version_order")
@@ -247,44 +310,68 @@ def test_versions_are_bounded_and_ordered_by_semver_precedence(build, tmp_path):
 
 # -- #26.3: exact, typed, documented catalog output --------------------------------------------------------
 
+
 def test_query_output_round_trips_every_value(build, tmp_path):
     root = tmp_path / "releases"
     _release(build, root)
     exact = pq.read_table(root / "name=cat" / "version=0.1.0" / "/".join(REL)).column("difficulty").to_pylist()
     rows, _ = _query(root, "SELECT difficulty FROM selected_text")
     assert sorted(r["difficulty"] for r in rows) == sorted(exact)
-    sql = ("SELECT 1::DOUBLE / 3 AS third, 'nan'::DOUBLE AS notanumber, NULL::DOUBLE AS nul, '-inf'::DOUBLE AS ninf, "
-           "[0.1::DOUBLE, NULL] AS l, {'a': 'two' || chr(10) || 'lines'} AS s, NULL::VARCHAR AS v, NULL::BIGINT AS i, "
-           "NULL::VARCHAR[] AS nl")
+    sql = (
+        "SELECT 1::DOUBLE / 3 AS third, 'nan'::DOUBLE AS notanumber, NULL::DOUBLE AS nul, '-inf'::DOUBLE AS ninf, "
+        "[0.1::DOUBLE, NULL] AS l, {'a': 'two' || chr(10) || 'lines'} AS s, NULL::VARCHAR AS v, NULL::BIGINT AS i, "
+        "NULL::VARCHAR[] AS nl"
+    )
     rows, _ = _query(root, sql)
-    assert rows == [{"third": 1 / 3, "notanumber": "NaN", "nul": None, "ninf": "-Infinity", "l": [0.1, None],
-                     "s": {"a": "two\nlines"}, "v": None, "i": None, "nl": None}]
+    assert rows == [
+        {
+            "third": 1 / 3,
+            "notanumber": "NaN",
+            "nul": None,
+            "ninf": "-Infinity",
+            "l": [0.1, None],
+            "s": {"a": "two\nlines"},
+            "v": None,
+            "i": None,
+            "nl": None,
+        }
+    ]
     text, _ = _query(root, sql, "csv")
     header, row = list(csv.reader(io.StringIO(text)))
     assert float(row[0]) == 1 / 3 and row[1:4] == ["NaN", "", "-Infinity"]
     assert json.loads(row[4]) == [0.1, None] and json.loads(row[5]) == {"a": "two\nlines"}
     assert text.count("\n") == 2  # the line break inside the struct is escaped by JSON, not written raw
     table, _ = _query(root, sql, "table")
-    assert table.count("NULL") == 4 and "NaN" in table and "nan" not in table and "None" not in table and "<NA>" not in table
+    assert (
+        table.count("NULL") == 4
+        and "NaN" in table
+        and "nan" not in table
+        and "None" not in table
+        and "<NA>" not in table
+    )
 
 
 def test_catalog_tables_are_typed_and_versioned(build, tmp_path):
     root = tmp_path / "releases"
     _release(build, root)
-    types = _query(root, "SELECT typeof(created) AS c, typeof(kinds) AS k, typeof(signatures) AS s, "
-                         "typeof(latest) AS l, typeof(version) AS v FROM releases")[0]
+    types = _query(
+        root,
+        "SELECT typeof(created) AS c, typeof(kinds) AS k, typeof(signatures) AS s, "
+        "typeof(latest) AS l, typeof(version) AS v FROM releases",
+    )[0]
     assert types == [{"c": "TIMESTAMP", "k": "VARCHAR[]", "s": "VARCHAR[]", "l": "BOOLEAN", "v": "VARCHAR"}]
     info = _query(root, "SELECT catalog_version, reads, skipped FROM catalog_info")[0]
     assert info == [{"catalog_version": 2, "reads": "releases", "skipped": 0}]
     files = _query(root, "SELECT kind, lp, rows FROM catalog_files")[0]
     assert files == [{"kind": "selected_text", "lp": "es-en", "rows": 6}]
     page = (Path(__file__).resolve().parents[2] / "docs" / "catalog.md").read_text()
-    section = page[page.index("## Tables and views"):]
+    section = page[page.index("## Tables and views") :]
     con = open_catalog(root)  # the catalog page documents every column of every table with its DuckDB type
     try:
         for table in ("releases", "catalog_info", "catalog_files", "catalog_skipped"):
-            columns = con.execute("SELECT column_name, data_type FROM information_schema.columns WHERE table_name = ?",
-                                  [table]).fetchall()
+            columns = con.execute(
+                "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = ?", [table]
+            ).fetchall()
             assert columns
             for name, typ in columns:
                 assert f"`{name}` {typ}" in section, (table, name, typ)
@@ -308,5 +395,6 @@ def test_release_parquet_has_bounded_row_groups_and_a_page_index(build, tmp_path
         assert group.num_rows == 1 or group.nbytes <= limit
         assert f.metadata.row_group(i).column(0).has_offset_index
     assert invoke(["verify", rel]).exit_code == 0
-    assert pq.read_table(rel.joinpath(*REL)).equals(pq.read_table(tmp_path.joinpath("default", "name=cat",
-                                                                                   "version=0.1.0", *REL)))
+    assert pq.read_table(rel.joinpath(*REL)).equals(
+        pq.read_table(tmp_path.joinpath("default", "name=cat", "version=0.1.0", *REL))
+    )

@@ -10,14 +10,14 @@ import pyarrow.parquet as pq
 import pytest
 
 from mtgauntlet.atomic import atomic_dir, atomic_path, write_text_atomic
-from mtgauntlet.runner import BuildRunner
-from mtgauntlet.records import load_records
 from mtgauntlet.builders.base import Builder, ItemResult, iter_items
 from mtgauntlet.errors import BuildStateError
+from mtgauntlet.records import load_records
+from mtgauntlet.runner import BuildRunner
 from mtgauntlet.signature import make_signature, parse_signature
 
 # A builder whose output depends on the per-item RNG: resume must reproduce it exactly.
-BUILDER_SRC = textwrap.dedent('''
+BUILDER_SRC = textwrap.dedent("""
     import sys, time
     from mtgauntlet.builders.base import Builder, ItemResult, iter_items
     from mtgauntlet.runner.build_runner import BuildRunner
@@ -40,7 +40,7 @@ BUILDER_SRC = textwrap.dedent('''
         items = iter_items({"text": f"sentence {i}"} for i in range(n))
         s = BuildRunner(SlowBuilder(delay), out, seed=7, shard_size=10, progress=False).run(items)
         print(s.produced)
-''')
+""")
 
 
 @pytest.fixture()
@@ -51,8 +51,9 @@ def builder_script(tmp_path):
 
 
 def _run(script, out, n, delay):
-    return subprocess.run([sys.executable, str(script), str(out), str(n), str(delay)], capture_output=True,
-                          text=True, check=True)
+    return subprocess.run(
+        [sys.executable, str(script), str(out), str(n), str(delay)], capture_output=True, text=True, check=True
+    )
 
 
 def test_resume_after_sigkill_equals_uninterrupted(tmp_path, builder_script):
@@ -76,8 +77,10 @@ def test_resume_after_sigkill_equals_uninterrupted(tmp_path, builder_script):
     a, b = load_records(full).to_pandas(), load_records(killed).to_pandas()
     assert len(b) == len(a) == n - sum(1 for i in range(n) if i % 7 == 3)
     assert b["id"].is_unique
-    assert a.sort_values("id")[["id", "text", "difficulty"]].values.tolist() == \
-        b.sort_values("id")[["id", "text", "difficulty"]].values.tolist()
+    assert (
+        a.sort_values("id")[["id", "text", "difficulty"]].values.tolist()
+        == b.sort_values("id")[["id", "text", "difficulty"]].values.tolist()
+    )
     m = json.loads((killed / "build.json").read_text())
     assert m["status"] == "complete" and m["counts"]["rejected"] == {"too_short": n - len(a)}
     assert m["signature"] == json.loads((full / "build.json").read_text())["signature"]
@@ -101,8 +104,9 @@ class _Builder(Builder):
     def process(self, item, rng):
         if item.index == self.fail_at:
             raise RuntimeError("boom")
-        return ItemResult(records=[{"text": item.data["text"], "estimator": "x", "difficulty": rng.random(),
-                                    "src_lang": "en"}])
+        return ItemResult(
+            records=[{"text": item.data["text"], "estimator": "x", "difficulty": rng.random(), "src_lang": "en"}]
+        )
 
 
 def _items(n):

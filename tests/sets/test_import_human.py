@@ -22,8 +22,14 @@ def _subset(shared: Path, out: Path, systems=("AIRC", "ONLINE-B", "refA"), segs=
     """en-de and zh-en rows of three systems and the first segments, as a plain TSV (bytes as in the file)."""
     with gzip.open(shared / TABLE, "rb") as f:
         lines = f.read().split(b"\n")
-    keep = [lines[0]] + [ln for ln in lines[1:] if ln and ln.split(b"\t")[0] in (b"en-de", b"zh-en")
-                         and ln.split(b"\t")[4].decode() in systems and int(ln.split(b"\t")[1]) < segs]
+    keep = [lines[0]] + [
+        ln
+        for ln in lines[1:]
+        if ln
+        and ln.split(b"\t")[0] in (b"en-de", b"zh-en")
+        and ln.split(b"\t")[4].decode() in systems
+        and int(ln.split(b"\t")[1]) < segs
+    ]
     out.write_bytes(b"\n".join(keep) + b"\n")
     return out
 
@@ -31,8 +37,22 @@ def _subset(shared: Path, out: Path, systems=("AIRC", "ONLINE-B", "refA"), segs=
 @pytest.fixture(scope="module")
 def mqm_release(shared_data, tmp_path_factory):
     out = tmp_path_factory.mktemp("rel")
-    r = invoke(["import", "human-table", shared_data / TABLE, "--name", "wmt23-mqm", "--version", "1.0.0",
-                "--score-col", "mqm,da_sqm", "--out", out, "--json"])
+    r = invoke(
+        [
+            "import",
+            "human-table",
+            shared_data / TABLE,
+            "--name",
+            "wmt23-mqm",
+            "--version",
+            "1.0.0",
+            "--score-col",
+            "mqm,da_sqm",
+            "--out",
+            out,
+            "--json",
+        ]
+    )
     assert r.exit_code == 0, r.output
     return Path(json.loads(r.stdout)["release"])
 
@@ -48,15 +68,21 @@ def test_the_mqm_table_imports_recognised_by_content_and_verifies(mqm_release, s
     airc = got[("en-de", "0", "AIRC")]
     assert airc["tgt"].startswith("\ufeff")  # the BOM of the original system output stays
     assert {s["name"]: s["value"] for s in airc["scores"]} == {"da_sqm": 67.5, "mqm": -1.0}
-    assert (airc["doc"], airc["domain"], json.loads(airc["extra"])) == ("aj-english.33941", "news",
-                                                                          {"is_human_ref": "0"})
+    assert (airc["doc"], airc["domain"], json.loads(airc["extra"])) == (
+        "aj-english.33941",
+        "news",
+        {"is_human_ref": "0"},
+    )
     he = next(r for k, r in got.items() if k[0] == "he-en")
     assert {s["name"]: s["value"] for s in he["scores"]}["da_sqm"] is None  # not rated: null, not 0
 
 
 def test_the_mqm_release_reads_in_the_catalog(mqm_release):
-    df = mg.query("SELECT lp, count(*) AS n, count(map_from_entries(scores)['mqm']) AS mqm FROM latest_human_score "
-                  "GROUP BY lp ORDER BY lp", releases=mqm_release.parents[1])
+    df = mg.query(
+        "SELECT lp, count(*) AS n, count(map_from_entries(scores)['mqm']) AS mqm FROM latest_human_score "
+        "GROUP BY lp ORDER BY lp",
+        releases=mqm_release.parents[1],
+    )
     assert list(df["lp"]) == ["en-de", "he-en", "zh-en"]
     assert list(df["mqm"]) == [5980, 10660, 18832]
     assert mg.query("SELECT count(*) AS n FROM human_score", releases=mqm_release.parents[1])["n"][0] == 36629
@@ -68,29 +94,45 @@ def test_the_mqm_table_round_trips_through_the_mt_metrics_eval_layout(mqm_releas
     assert r.exit_code == 0, r.output
     assert (out / "human-scores" / "en-de.mqm.seg.score").is_file()
     assert (out / "system-outputs" / "en-de" / "AIRC.txt").read_bytes().startswith("\ufeff".encode())
-    again = mg.import_set("mtme", out, name="wmt23-mqm-mtme", version="1.0.0", out=tmp_path / "rel",
-                          provenance=["license=other", "license_name=wmt-research-use",
-                                      "license_link=https://www2.statmt.org/"])
+    again = mg.import_set(
+        "mtme",
+        out,
+        name="wmt23-mqm-mtme",
+        version="1.0.0",
+        out=tmp_path / "rel",
+        provenance=["license=other", "license_name=wmt-research-use", "license_link=https://www2.statmt.org/"],
+    )
     assert mg.verify(again).ok
     skipped = again.manifest["builds"][0]["counts"]["skipped"]
-    assert skipped == {"no human score for this system and segment": again.manifest["builds"][0]["counts"]["items"]
-                       - 36629}
+    assert skipped == {
+        "no human score for this system and segment": again.manifest["builds"][0]["counts"]["items"] - 36629
+    }
     # the layout carries no extra columns (is_human_ref): everything else comes back as it was
-    assert differing(records(mqm_release, KEY), records(again.path, KEY),
-                     ignore=("created_at", "builder", "id", "extra")) == {}
+    assert (
+        differing(records(mqm_release, KEY), records(again.path, KEY), ignore=("created_at", "builder", "id", "extra"))
+        == {}
+    )
 
 
 def test_a_filtered_subset_loads_with_datasets_and_croissant(shared_data, tmp_path):
     datasets = pytest.importorskip("datasets")
     mlc = pytest.importorskip("mlcroissant")
     src = _subset(shared_data, tmp_path / "mqm_subset.tsv")
-    rel = mg.import_set("human-table", src, name="mqm-subset", version="0.1.0", out=tmp_path / "rel",
-                        score_col="mqm", provenance=["license=cc-by-4.0"])
+    rel = mg.import_set(
+        "human-table",
+        src,
+        name="mqm-subset",
+        version="0.1.0",
+        out=tmp_path / "rel",
+        score_col="mqm",
+        provenance=["license=cc-by-4.0"],
+    )
     want = {r["id"]: r for r in records(rel.path, KEY).values()}
     lines = src.read_text(encoding="utf-8").splitlines()[1:]
     rows = sum(1 for ln in lines if ln.split("\t")[6])  # rows with an MQM score; the others are skipped, counted
     assert rel.manifest["builds"][0]["counts"]["skipped"] == (
-        {"no human score in the score columns": len(lines) - rows} if len(lines) > rows else {})
+        {"no human score in the score columns": len(lines) - rows} if len(lines) > rows else {}
+    )
     assert len(want) == rows > 10 and all([s["name"] for s in r["scores"]] == ["mqm"] for r in want.values())
     assert all(set(json.loads(r["extra"])) == {"is_human_ref", "da_sqm"} for r in want.values())  # the other columns
     ds = datasets.load_dataset(str(rel.path), "human_score", split="test", cache_dir=str(tmp_path / "hf"))
@@ -106,8 +148,21 @@ def test_a_score_that_is_no_number_is_one_line_naming_file_line_and_field(shared
     cells[6] = "n/a"
     lines[3] = "\t".join(cells)
     src.write_text("\n".join(lines), encoding="utf-8")
-    r = invoke(["import", "human-table", src, "--name", "bad", "--version", "1.0.0", "--score-col", "mqm",
-                "--out", tmp_path / "rel"])
+    r = invoke(
+        [
+            "import",
+            "human-table",
+            src,
+            "--name",
+            "bad",
+            "--version",
+            "1.0.0",
+            "--score-col",
+            "mqm",
+            "--out",
+            tmp_path / "rel",
+        ]
+    )
     assert r.exit_code == 2 and r.exception == f"error: {src}, line 4, field 'mqm': not a number: 'n/a'"
     r = invoke(["import", "human-table", src, "--name", "bad", "--version", "1.0.0", "--out", tmp_path / "rel"])
     assert r.exit_code == 2 and "--score-col" in r.exception
@@ -116,11 +171,20 @@ def test_a_score_that_is_no_number_is_one_line_naming_file_line_and_field(shared
 
 def test_crlf_lines_and_rows_without_any_score(tmp_path):
     src = tmp_path / "crlf.tsv"
-    src.write_bytes("lp\tseg_id\tsystem\tesa\tmqm\tsrc\tref\ttgt\r\n"
-                    "en-de\t0\tA\t\t\tHi \"you\"\tHallo\tHallo \r\n"
-                    "en-de\t0\tB\t70\t\tHi \"you\"\tHallo\t\ufeffHi\r\n".encode())
-    rel = mg.import_set("human-table", src, name="crlf", version="1.0.0", out=tmp_path / "rel",
-                        score_col=["mqm", "esa"], provenance=["license=mit"])
+    src.write_bytes(
+        "lp\tseg_id\tsystem\tesa\tmqm\tsrc\tref\ttgt\r\n"
+        'en-de\t0\tA\t\t\tHi "you"\tHallo\tHallo \r\n'
+        'en-de\t0\tB\t70\t\tHi "you"\tHallo\t\ufeffHi\r\n'.encode()
+    )
+    rel = mg.import_set(
+        "human-table",
+        src,
+        name="crlf",
+        version="1.0.0",
+        out=tmp_path / "rel",
+        score_col=["mqm", "esa"],
+        provenance=["license=mit"],
+    )
     assert rel.manifest["builds"][0]["counts"]["skipped"] == {"no human score in the score columns": 1}
     (b,) = records(rel.path, KEY).values()
     assert (b["system"], b["src"], b["tgt"]) == ("B", 'Hi "you"', "\ufeffHi")  # one CR off each line, no more

@@ -57,6 +57,12 @@ def invoke(args, env: dict | None = None) -> Result:
 def invoke_subprocess(args, env: dict | None = None, timeout: float = 600, cwd=None) -> Result:
     """`python -m mtgauntlet.cli.main ARGS` in a new process (for locks, signals, a pristine interpreter)."""
     full_env = {**os.environ, "PYTHONPATH": str(REPO), **(env or {})}
-    proc = subprocess.run([sys.executable, "-m", "mtgauntlet.cli.main", *map(str, args)], capture_output=True,
-                          text=True, env=full_env, timeout=timeout, cwd=cwd)
+    proc = subprocess.run(
+        [sys.executable, "-m", "mtgauntlet.cli.main", *map(str, args)],
+        capture_output=True,
+        text=True,
+        env=full_env,
+        timeout=timeout,
+        cwd=cwd,
+    )
     return Result(proc.returncode, proc.stdout, proc.stderr)

@@ -15,9 +15,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--proxy-server=127.0.0.1:9", "--host-resolver-rules=MAP * ~NOTFOUND", "--remote-debugging-pipe"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--proxy-server=127.0.0.1:9",
+    "--host-resolver-rules=MAP * ~NOTFOUND",
+    "--remote-debugging-pipe",
+]
 
 
 def chromium() -> str | None:
@@ -81,8 +91,15 @@ class _Pipe:
                 return
 
 
-def load_page(html: Path, *, width: int = 1280, height: int = 2000, scripts: bool = True,
-              evaluate: dict[str, str] | None = None, timeout: float = 90) -> PageRun:
+def load_page(
+    html: Path,
+    *,
+    width: int = 1280,
+    height: int = 2000,
+    scripts: bool = True,
+    evaluate: dict[str, str] | None = None,
+    timeout: float = 90,
+) -> PageRun:
     """Open ``html`` (file://), wait for load, run ``evaluate`` expressions (name -> JS), take a screenshot."""
     exe = chromium()
     assert exe, "chromium not installed"
@@ -95,9 +112,13 @@ def load_page(html: Path, *, width: int = 1280, height: int = 2000, scripts: boo
 
     with tempfile.TemporaryDirectory() as profile:
         # preexec_fn puts the pipe ends on fds 3 and 4, where --remote-debugging-pipe expects them
-        proc = subprocess.Popen([exe, *FLAGS, f"--user-data-dir={profile}", f"--window-size={width},{height}",
-                                 "about:blank"], pass_fds=(3, 4), preexec_fn=child_fds,  # noqa: PLW1509
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        proc = subprocess.Popen(
+            [exe, *FLAGS, f"--user-data-dir={profile}", f"--window-size={width},{height}", "about:blank"],
+            pass_fds=(3, 4),
+            preexec_fn=child_fds,  # noqa: PLW1509
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         os.close(r3)
         os.close(w4)
         pipe = _Pipe(os.fdopen(w3, "wb", buffering=0), os.fdopen(r4, "rb", buffering=0))
@@ -107,15 +128,19 @@ def load_page(html: Path, *, width: int = 1280, height: int = 2000, scripts: boo
             s = pipe.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
             for domain in ("Runtime.enable", "Log.enable", "Page.enable", "Network.enable"):
                 pipe.call(domain, session=s)
-            pipe.call("Emulation.setDeviceMetricsOverride", {"width": width, "height": height,
-                                                             "deviceScaleFactor": 1, "mobile": False}, session=s)
+            pipe.call(
+                "Emulation.setDeviceMetricsOverride",
+                {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
+                session=s,
+            )
             if not scripts:
                 pipe.call("Emulation.setScriptExecutionDisabled", {"value": True}, session=s)
             pipe.call("Page.navigate", {"url": Path(html).resolve().as_uri()}, session=s)
             pipe.wait_for("Page.loadEventFired", timeout=timeout)
             for name, expr in (evaluate or {}).items():
-                res = pipe.call("Runtime.evaluate", {"expression": expr, "returnByValue": True,
-                                                     "awaitPromise": True}, session=s)
+                res = pipe.call(
+                    "Runtime.evaluate", {"expression": expr, "returnByValue": True, "awaitPromise": True}, session=s
+                )
                 run.values[name] = res.get("result", {}).get("value")
             time.sleep(0.3)
             shot = pipe.call("Page.captureScreenshot", {"format": "png"}, session=s)

@@ -49,8 +49,9 @@ class ScriptedServer:
     above. ``max_in_flight`` is the largest number of requests the server was handling at the same time.
     """
 
-    def __init__(self, default=None, latency: float = 0.0, batch_polls: int = 1,
-                 rate_limit: tuple[int, float] | None = None):
+    def __init__(
+        self, default=None, latency: float = 0.0, batch_polls: int = 1, rate_limit: tuple[int, float] | None = None
+    ):
         self.script: list[tuple] = []
         self.requests: list[dict] = []
         self.usage = {"requests": 0, "prompt_tokens": 0, "completion_tokens": 0}
@@ -123,8 +124,9 @@ class ScriptedServer:
             def _answer(self, body, action):
                 kind, arg = action[0], action[1]
                 if kind == "status":
-                    self._send(arg, b'{"error": {"message": "scripted failure"}}',
-                               action[2] if len(action) > 2 else None)
+                    self._send(
+                        arg, b'{"error": {"message": "scripted failure"}}', action[2] if len(action) > 2 else None
+                    )
                     return
                 if kind == "garbage":
                     self._send(200, arg)
@@ -164,7 +166,7 @@ class ScriptedServer:
                 self.end_headers()
                 try:
                     for i in range(len(data)):
-                        self.wfile.write(data[i:i + 1])
+                        self.wfile.write(data[i : i + 1])
                         self.wfile.flush()
                         time.sleep(per_byte)
                 except (BrokenPipeError, ConnectionResetError):
@@ -194,8 +196,10 @@ class ScriptedServer:
     def _payload(self, path: str, body: dict, text: str) -> dict:
         """A completion answer with its usage (summed in ``self.usage``)."""
         prompt = body["messages"] if "messages" in body else [{"content": body.get("prompt", "")}]
-        usage = {"prompt_tokens": sum(count_tokens(str(m.get("content", ""))) for m in prompt),
-                 "completion_tokens": count_tokens(text)}
+        usage = {
+            "prompt_tokens": sum(count_tokens(str(m.get("content", ""))) for m in prompt),
+            "completion_tokens": count_tokens(text),
+        }
         usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
         with self._lock:
             self.paid[path.rsplit("/v1", 1)[-1] + json.dumps(body, sort_keys=True)] += 1
@@ -230,8 +234,9 @@ class ScriptedServer:
 
     def _upload(self, content_type: str, raw: bytes) -> dict:
         msg = email.parser.BytesParser().parsebytes(f"Content-Type: {content_type}\r\n\r\n".encode() + raw)
-        parts = {p.get_param("name", header="content-disposition"): p.get_payload(decode=True)
-                 for p in msg.get_payload()}
+        parts = {
+            p.get_param("name", header="content-disposition"): p.get_payload(decode=True) for p in msg.get_payload()
+        }
         with self._lock:
             file_id = f"file-{next(self._ids)}"
             self.files[file_id] = parts["file"]
@@ -249,10 +254,15 @@ class ScriptedServer:
         with self._lock:
             newest = [{k: v for k, v in b.items() if k != "polls"} for b in reversed(self.batches.values())]
         start = next((i + 1 for i, b in enumerate(newest) if b["id"] == after), 0) if after else 0
-        page = newest[start:start + limit]
+        page = newest[start : start + limit]
         self.requests.append({"path": "/v1/batches?list", "body": {"limit": limit, "after": after}, "headers": {}})
-        return {"object": "list", "data": page, "has_more": start + limit < len(newest),
-                "first_id": page[0]["id"] if page else None, "last_id": page[-1]["id"] if page else None}
+        return {
+            "object": "list",
+            "data": page,
+            "has_more": start + limit < len(newest),
+            "first_id": page[0]["id"] if page else None,
+            "last_id": page[-1]["id"] if page else None,
+        }
 
     def _poll(self, batch_id: str) -> dict:
         batch = self.batches[batch_id]
@@ -273,11 +283,14 @@ class ScriptedServer:
         for line in self.files[batch["input_file_id"]].decode().splitlines():
             req = json.loads(line)
             text = self._text(req["body"])
-            response = ({"status_code": 500, "body": {"error": {"message": "scripted failure"}}}
-                        if isinstance(text, tuple) else
-                        {"status_code": 200, "body": self._payload(req["url"], req["body"], text)})
-            out.append({"id": f"req-{req['custom_id']}", "custom_id": req["custom_id"], "error": None,
-                        "response": response})
+            response = (
+                {"status_code": 500, "body": {"error": {"message": "scripted failure"}}}
+                if isinstance(text, tuple)
+                else {"status_code": 200, "body": self._payload(req["url"], req["body"], text)}
+            )
+            out.append(
+                {"id": f"req-{req['custom_id']}", "custom_id": req["custom_id"], "error": None, "response": response}
+            )
         file_id = f"file-{next(self._ids)}"
         lines = [json.dumps(o) for o in out]
         if self.mangle_batch is not None:

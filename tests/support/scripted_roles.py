@@ -48,6 +48,7 @@ def qe_server_answer(fn):
         if QE_FAILS_ON in source:
             return "The translation looks fine to me!"
         return f"Errors: none worth noting.\nSCORE |||{fn(source, translation):.1f}|||"
+
     return answer
 
 
@@ -86,6 +87,7 @@ def editor():
         word = EDIT_WORDS[calls[0] % len(EDIT_WORDS)]
         calls[0] += 1
         return _edit(messages, word, "The old ledger")
+
     answer.calls = calls
     return answer
 
@@ -97,15 +99,18 @@ def seeded_editor(fail_every: int = 4, words: list[str] = EDIT_WORDS):
     answers without a SOURCE (unusable: the builder asks again with the item's next seed). The conversation counts
     by what it says (earlier answers by their SOURCE text), so plain and JSON answers lead alike. The default ``words``
     include the markers that make the scripted translator and QE judge fail."""
+
     def answer(messages, body) -> str:
         # what the conversation says, not how the answers were formatted (plain SOURCE |||x||| or #json=1 JSON):
         # the same texts in either form get the same next edit
-        said = [(m["role"], _previous_source(m["content"]) if m["role"] == "assistant" else m["content"])
-                for m in messages]
+        said = [
+            (m["role"], _previous_source(m["content"]) if m["role"] == "assistant" else m["content"]) for m in messages
+        ]
         h = int(hashlib.sha256(f"{body.get('seed')}:{said}".encode()).hexdigest(), 16)
         if fail_every and h % fail_every == 0:
             return "I would rather not change anything."
         return _edit(messages, words[h // max(fail_every, 1) % len(words)], f"Ledger {h % 1000}")
+
     answer.wants_body = True
     return answer
 
@@ -120,9 +125,14 @@ def scripted_stack(editor_fn=None, latency: float = 0.0):
         mt = stack.enter_context(ScriptedServer(default=translate, latency=latency))
         qa = stack.enter_context(ScriptedServer(default=qe_server_answer(qe_a), latency=latency))
         qb = stack.enter_context(ScriptedServer(default=qe_server_answer(qe_b), latency=latency))
-        yield {"llm": f"openai:editor@{llm.url}", "mt": f"llm-as-translator:openai:mt@{mt.url}",
-               "qe_a": f"llm-as-qe:openai:qa@{qa.url}", "qe_b": f"llm-as-qe:openai:qb@{qb.url}",
-               "servers": {"llm": llm, "mt": mt, "qe_a": qa, "qe_b": qb}, "reset": lambda: _reset(editor_fn, [llm, mt, qa, qb])}
+        yield {
+            "llm": f"openai:editor@{llm.url}",
+            "mt": f"llm-as-translator:openai:mt@{mt.url}",
+            "qe_a": f"llm-as-qe:openai:qa@{qa.url}",
+            "qe_b": f"llm-as-qe:openai:qb@{qb.url}",
+            "servers": {"llm": llm, "mt": mt, "qe_a": qa, "qe_b": qb},
+            "reset": lambda: _reset(editor_fn, [llm, mt, qa, qb]),
+        }
 
 
 def _reset(editor_fn, servers) -> None:

@@ -25,8 +25,11 @@ def test_campaigns_are_defined_and_load_real_judgments(wmt23):
 
 
 def test_targets_are_per_system_percentiles_averaged_over_systems():
-    rows = [{"lp": "en-de", "item_id": str(i), "src": f"s{i}", "system": sysname, "score": s}
-            for sysname, scores in (("A", [90, 80, 10]), ("B", [-1, -5, -25])) for i, s in enumerate(scores)]
+    rows = [
+        {"lp": "en-de", "item_id": str(i), "src": f"s{i}", "system": sysname, "score": s}
+        for sysname, scores in (("A", [90, 80, 10]), ("B", [-1, -5, -25]))
+        for i, s in enumerate(scores)
+    ]
     items = {it.item_id: it.target for it in D.campaign_items("c", rows)}
     # both systems rank item 0 > 1 > 2: centred percentiles 1/3, 0, -1/3 whatever the scale (ESA vs MQM)
     assert items == pytest.approx({"0": 1 / 3, "1": 0.0, "2": -1 / 3})
@@ -92,8 +95,11 @@ def test_learned_difficulty_scores_each_text_alone():
     from mtgauntlet.models import registry
 
     est = registry.load("difficulty", "learned")
-    texts = ["The cat sat.", "Notwithstanding the stipulations, the plenipotentiary's ratification remained contentious.",
-             "Ok."]
+    texts = [
+        "The cat sat.",
+        "Notwithstanding the stipulations, the plenipotentiary's ratification remained contentious.",
+        "Ok.",
+    ]
     batch = est.difficulty(texts, "en")
     assert batch == pytest.approx([est.difficulty([t], "en")[0] for t in texts], abs=1e-9)
     assert batch == pytest.approx(est.difficulty(texts[::-1], "en")[::-1], abs=1e-9)
@@ -108,8 +114,10 @@ def test_qe_selection_always_keeps_critical_pairs_and_falls_back_to_the_best_at_
 
     def campaign(sign):  # human scores follow signal 0 with the given sign (+1 agrees with the critical pairs)
         X = rng.normal(size=(120, k))
-        rows = [{"lp": "en-de", "item_id": str(i // 3), "src": f"s{i // 3}", "score": float(sign * x)}
-                for i, x in enumerate(X[:, 0])]
+        rows = [
+            {"lp": "en-de", "item_id": str(i // 3), "src": f"s{i // 3}", "score": float(sign * x)}
+            for i, x in enumerate(X[:, 0])
+        ]
         return X, rows
 
     G = rng.normal(size=(200, k))
@@ -118,8 +126,9 @@ def test_qe_selection_always_keeps_critical_pairs_and_falls_back_to_the_best_at_
     Gv, Bv = G[:100].copy(), B[:100].copy()
     for signs in ((+1, +1, +1), (-1, -1, -1)):
         camps = {f"c{j}": campaign(s) for j, s in enumerate(signs)}
-        ex = Experiment({c: v[0] for c, v in camps.items()}, {c: v[1] for c, v in camps.items()},
-                        G, B, Gv, Bv, pairs_per_lp=400)
+        ex = Experiment(
+            {c: v[0] for c, v in camps.items()}, {c: v[1] for c, v in camps.items()}, G, B, Gv, Bv, pairs_per_lp=400
+        )
         chosen = ex.choose(list(camps))
         assert chosen[0] > 0  # the critical-error pairs always take part
         if signs[0] < 0:  # every human pair pulls against the critical errors: no setting reaches the floor

@@ -56,8 +56,21 @@ def _table(tmp_path, texts, name="t.tsv"):
 def test_grammar_cli_flags_the_ungrammatical_and_spares_the_corrections(tmp_path):
     texts = BAD + GOOD + ["  Dr. Ehud Ur of Dalhousie University in Halifax analysed the results.  "]
     out = tmp_path / "scored.parquet"
-    r = invoke(["validate", "grammar", "--input", _table(tmp_path, texts), "--column", "text", "--lang", "en",
-                "--out", out, "--json"])
+    r = invoke(
+        [
+            "validate",
+            "grammar",
+            "--input",
+            _table(tmp_path, texts),
+            "--column",
+            "text",
+            "--lang",
+            "en",
+            "--out",
+            out,
+            "--json",
+        ]
+    )
     assert r.exit_code == 0, r.output
     summary = json.loads(r.stdout)
     df = pd.read_parquet(out)
@@ -69,7 +82,7 @@ def test_grammar_cli_flags_the_ungrammatical_and_spares_the_corrections(tmp_path
     last = df.iloc[30]
     assert last["grammar_errors"] == 0 and last["spelling_flags"] >= 2
     issue = df.iloc[0]["grammar_issues"][0]
-    assert issue["rule"] == "PronounVerbAgreement" and texts[0][issue["start"]:issue["end"]] == issue["text"] == "go"
+    assert issue["rule"] == "PronounVerbAgreement" and texts[0][issue["start"] : issue["end"]] == issue["text"] == "go"
     assert summary["n"] == 31 and summary["texts_flagged"] == flagged_bad + flagged_good
     words = sum(len(t.split()) for t in texts)
     assert summary["grammar.error_rate"] == pytest.approx(100 * df["grammar_errors"].sum() / words, rel=0.1)
@@ -96,10 +109,24 @@ def test_grammar_rule_on_a_record_set(tmp_path):
     from mtgauntlet.validators.rules import Rules
     from mtgauntlet.validators.validate import validate
 
-    now = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
+    now = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
     goods = BAD[:3] + GOOD[3:10]
-    recs = [dict(id=f"r{i}", src_lang="es", tgt_lang="en", builder="t", builder_version="1", created_at=now,
-                 src="x", ref=g, good=g, bad=g + " No.", phenomenon="ins") for i, g in enumerate(goods)]
+    recs = [
+        dict(
+            id=f"r{i}",
+            src_lang="es",
+            tgt_lang="en",
+            builder="t",
+            builder_version="1",
+            created_at=now,
+            src="x",
+            ref=g,
+            good=g,
+            bad=g + " No.",
+            phenomenon="ins",
+        )
+        for i, g in enumerate(goods)
+    ]
     (tmp_path / "d").mkdir()
     pq.write_table(to_table("smaug_pair", recs), tmp_path / "d" / "p.parquet")
     flagged, metrics = flagged_records("smaug_pair", recs)

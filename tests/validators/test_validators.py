@@ -16,8 +16,12 @@ from tests.support.cli import invoke
 
 @pytest.fixture(scope="module")
 def flores_en(shared_data):
-    return [r["src"] for r in read_flores(shared_data / "flores200-devtest/flores200_devtest.tsv.gz", src="en",
-                                          tgt="de", limit=200).rows]
+    return [
+        r["src"]
+        for r in read_flores(
+            shared_data / "flores200-devtest/flores200_devtest.tsv.gz", src="en", tgt="de", limit=200
+        ).rows
+    ]
 
 
 def test_pairwise_chrf_equals_sacrebleu_on_200_flores(flores_en):
@@ -71,10 +75,12 @@ def test_lm_naturalness_ranks_demetr_mt_above_word_shuffled(shared_data):
     from mtgauntlet.validators.fluency import lm_naturalness
 
     rows = read_demetr(shared_data / "demetr/demetr_dev.jsonl.gz").rows
-    pairs = [(r["good"], r["bad"]) for r in rows if r["phenomenon"] == "critical_id20_shuffled" and r["src_lang"] == "es"]
+    pairs = [
+        (r["good"], r["bad"]) for r in rows if r["phenomenon"] == "critical_id20_shuffled" and r["src_lang"] == "es"
+    ]
     assert len(pairs) >= 90
     scores = lm_naturalness([g for g, _ in pairs] + [b for _, b in pairs])
-    good, bad = scores[:len(pairs)], scores[len(pairs):]
+    good, bad = scores[: len(pairs)], scores[len(pairs) :]
     rate = np.mean([g > b for g, b in zip(good, bad)])
     assert rate >= 0.9
     assert np.mean(good) > 50 > np.mean(bad)
@@ -83,8 +89,26 @@ def test_lm_naturalness_ranks_demetr_mt_above_word_shuffled(shared_data):
 def test_validate_report_rules_and_gx(tmp_path, sample_path):
     pytest.importorskip("great_expectations")
     out = tmp_path / "b"
-    r = invoke(["build", "smaug", "--input", str(sample_path), "--src-col", "es", "--ref-col", "en",
-                            "--src-lang", "es", "--tgt-lang", "en", "--good-from", "reference", "--out", str(out)])
+    r = invoke(
+        [
+            "build",
+            "smaug",
+            "--input",
+            str(sample_path),
+            "--src-col",
+            "es",
+            "--ref-col",
+            "en",
+            "--src-lang",
+            "es",
+            "--tgt-lang",
+            "en",
+            "--good-from",
+            "reference",
+            "--out",
+            str(out),
+        ]
+    )
     assert r.exit_code == 0, r.output
     r = invoke(["validate", str(out), "--report", str(tmp_path / "rep"), "--gx"])
     assert r.exit_code == 0, r.output
@@ -111,9 +135,23 @@ def test_validate_flags_bad_values(tmp_path):
 
     from mtgauntlet.schema import to_table
 
-    now = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
-    recs = [dict(id="x", src_lang="es", tgt_lang="en", builder="t", builder_version="1", created_at=now,
-                 src="a", ref="b", good="c", bad=f"d{i}", phenomenon=ph) for i, ph in enumerate(["ne", "zz"])]
+    now = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
+    recs = [
+        dict(
+            id="x",
+            src_lang="es",
+            tgt_lang="en",
+            builder="t",
+            builder_version="1",
+            created_at=now,
+            src="a",
+            ref="b",
+            good="c",
+            bad=f"d{i}",
+            phenomenon=ph,
+        )
+        for i, ph in enumerate(["ne", "zz"])
+    ]
     (tmp_path / "d").mkdir()
     pq.write_table(to_table("smaug_pair", recs), tmp_path / "d" / "p.parquet")
     rep = validate(tmp_path / "d")
@@ -128,11 +166,16 @@ def test_smaug_nli_rules_with_a_real_classifier(tmp_path, sample_path):
 
     path = tiny_models.classifier(tmp_path / "nli", 3, {0: "entailment", 1: "neutral", 2: "contradiction"})
     nli = registry.load("nli", f"hf:{path}")
-    rows = [{"ref": "The dog barks.", "good": "The dog is barking.", "bad": "The dog does not bark.", "phenomenon": p}
-            for p in ("neg", "neg", "num")]
+    rows = [
+        {"ref": "The dog barks.", "good": "The dog is barking.", "bad": "The dog does not bark.", "phenomenon": p}
+        for p in ("neg", "neg", "num")
+    ]
     out = smaug_nli_rules(rows, nli)
-    assert set(out) >= {"smaug.nli.bad_contradicts_ref_rate", "smaug.nli.neg.bad_contradicts_ref_rate",
-                        "smaug.nli.num.good_contradicts_ref_rate"}
+    assert set(out) >= {
+        "smaug.nli.bad_contradicts_ref_rate",
+        "smaug.nli.neg.bad_contradicts_ref_rate",
+        "smaug.nli.num.good_contradicts_ref_rate",
+    }
     assert all(0.0 <= v <= 1.0 for v in out.values())
 
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import heapq
 import math
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 ALGORITHMS = ("brute", "greedy", "eps-greedy", "contextual", "ucb")
 REWARD_RANGE = 100.0  # difficulty = 100 - QE lies in [0, 100]
@@ -57,8 +57,16 @@ def ucb_bonus(pulls: int, count: int) -> float:
     return REWARD_RANGE * math.sqrt(2 * math.log(max(1, pulls)) / count)
 
 
-def choose(algorithm: str, state: BanditState, rng: random.Random, *, cap: float = math.inf, epsilon: float = 0.7,
-           b: int = 1, neighbours: Sequence[Sequence[tuple[int, float]]] | None = None) -> list[int]:
+def choose(
+    algorithm: str,
+    state: BanditState,
+    rng: random.Random,
+    *,
+    cap: float = math.inf,
+    epsilon: float = 0.7,
+    b: int = 1,
+    neighbours: Sequence[Sequence[tuple[int, float]]] | None = None,
+) -> list[int]:
     avail = state.available(cap)
     if not avail:
         return []

@@ -19,7 +19,8 @@ from __future__ import annotations
 import random
 import re
 from collections import Counter
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -33,12 +34,24 @@ def n_words(text: str) -> int:
 
 
 class CorpusSampler:
-    flags = {"corpus_sampler": "texts were drawn from a local corpus (by topic label or e5 retrieval), not from a "
-                               "search-grounded LLM (the paper)"}
+    flags = {
+        "corpus_sampler": "texts were drawn from a local corpus (by topic label or e5 retrieval), not from a "
+        "search-grounded LLM (the paper)"
+    }
 
-    def __init__(self, rows: Sequence[dict[str, Any]], topics: Sequence[Topic], *, text_key: str = "src",
-                 label_key: str | None = None, min_words: int = 20, max_words: int = 40, candidates: int = 5,
-                 embedder: str | None = None, seed: int = 13):
+    def __init__(
+        self,
+        rows: Sequence[dict[str, Any]],
+        topics: Sequence[Topic],
+        *,
+        text_key: str = "src",
+        label_key: str | None = None,
+        min_words: int = 20,
+        max_words: int = 40,
+        candidates: int = 5,
+        embedder: str | None = None,
+        seed: int = 13,
+    ):
         self.seed = seed
         self.rows = [r for r in rows if min_words <= n_words(str(r.get(text_key) or "")) <= max_words]
         self.text_key, self.label_key, self.candidates = text_key, label_key, candidates
@@ -64,12 +77,16 @@ class CorpusSampler:
         if not pool:
             return None
         if not self.label_key:
-            pool = pool[:self.candidates]  # the most similar unused texts
+            pool = pool[: self.candidates]  # the most similar unused texts
         name = self.topics[topic].name
         i = min(pool, key=lambda j: keyed_rank(self.seed, name, self._id(j), self.rows[j][self.text_key]))
         r = self.rows[i]
-        return {"text": str(r[self.text_key]), "source_id": self._id(i), "url": r.get("url") or r.get("URL"),
-                "source_dataset": r.get("source_dataset")}
+        return {
+            "text": str(r[self.text_key]),
+            "source_id": self._id(i),
+            "url": r.get("url") or r.get("URL"),
+            "source_dataset": r.get("source_dataset"),
+        }
 
     def sample_many(self, topics: Sequence[int], used: set[str], rng: random.Random) -> list[dict[str, Any] | None]:
         """One text per topic (in order, never one drawn earlier in the list or in ``used``)."""
@@ -103,8 +120,10 @@ class LLMSampler:
     is drawn first, in order, then a snippet is chosen from each answer in order."""
 
     max_tokens = 800
-    flags = {"no_search_grounding": "texts were sampled from an LLM without web-search grounding (the paper: a "
-                                    "search-grounded LLM with the source URL of each snippet)"}
+    flags = {
+        "no_search_grounding": "texts were sampled from an LLM without web-search grounding (the paper: a "
+        "search-grounded LLM with the source URL of each snippet)"
+    }
 
     def __init__(self, llm, language: str = "English", retries: int = 2, min_words: int = 20, max_words: int = 40):
         self.llm, self.language, self.retries = llm, language, retries
@@ -133,13 +152,23 @@ class LLMSampler:
             if attempt:
                 self.failures["sampler_retries"] += len(pending)
             seeds = [rng.randrange(2**31) for _ in pending]
-            objs = structured.ask(self.llm, [asks[i] for i in pending], structured.SNIPPETS, parse_json_object,
-                                  max_tokens=self.max_tokens, temperature=0.7, seed=seeds)[1]
+            objs = structured.ask(
+                self.llm,
+                [asks[i] for i in pending],
+                structured.SNIPPETS,
+                parse_json_object,
+                max_tokens=self.max_tokens,
+                temperature=0.7,
+                seed=seeds,
+            )[1]
             for i, obj in zip(pending, objs):
                 if obj is None:
                     self.failures["sampler_failures"] += 1
-                snippets = [s for s in (obj or {}).get("extracted_snippets", []) if isinstance(s, dict)
-                            and isinstance(s.get("text"), str) and s["text"] and s["text"] not in taken]
+                snippets = [
+                    s
+                    for s in (obj or {}).get("extracted_snippets", [])
+                    if isinstance(s, dict) and isinstance(s.get("text"), str) and s["text"] and s["text"] not in taken
+                ]
                 in_band = [s for s in snippets if self.min_words <= count_words(s["text"]) <= self.max_words]
                 if snippets and not in_band:
                     self.failures["sampler_length_failures"] += 1
@@ -147,7 +176,11 @@ class LLMSampler:
                 if snippets:
                     s = rng.choice(snippets)
                     taken.add(s["text"])
-                    out[i] = {"text": s["text"], "source_id": s["text"], "url": s.get("source_url"),
-                              "source_dataset": "llm"}
+                    out[i] = {
+                        "text": s["text"],
+                        "source_id": s["text"],
+                        "url": s.get("source_url"),
+                        "source_dataset": "llm",
+                    }
             pending = [i for i in pending if out[i] is None]
         return out

@@ -17,8 +17,9 @@ import math
 import sys
 import time
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -58,18 +59,35 @@ def with_bandit_qe_prompt(scorer):
     from mtgauntlet.models.llm_roles import LLMQualityEstimator
 
     qe = scorer.qe
-    qe.backends = [registry.load("qe", c.backend_spec, prompt="bandit") if isinstance(b, LLMQualityEstimator) else b
-                   for c, b in zip(qe.components, qe.backends)]
+    qe.backends = [
+        registry.load("qe", c.backend_spec, prompt="bandit") if isinstance(b, LLMQualityEstimator) else b
+        for c, b in zip(qe.components, qe.backends)
+    ]
     return scorer
 
 
 class BanditSearch:
     name = "bandit"
 
-    def __init__(self, topics: Sequence[Topic], sampler, *, mt: Sequence[str], qe, algorithm: str,
-                 budget: int, k: int = 10, cap: float = math.inf, epsilon: float = 0.7, batch: int = 1,
-                 seed: int = 13, src_lang: str = "en", tgt_lang: str = "es", source: str = "",
-                 input_sha256: str | None = None):
+    def __init__(
+        self,
+        topics: Sequence[Topic],
+        sampler,
+        *,
+        mt: Sequence[str],
+        qe,
+        algorithm: str,
+        budget: int,
+        k: int = 10,
+        cap: float = math.inf,
+        epsilon: float = 0.7,
+        batch: int = 1,
+        seed: int = 13,
+        src_lang: str = "en",
+        tgt_lang: str = "es",
+        source: str = "",
+        input_sha256: str | None = None,
+    ):
         if algorithm not in ALGORITHMS:
             raise GauntletError(f"unknown algorithm {algorithm!r}; choose from {', '.join(ALGORITHMS)}")
         if budget < 1 or batch < 1 or k < 1:
@@ -78,21 +96,41 @@ class BanditSearch:
         from mtgauntlet.models.qe_ensemble import split_specs
 
         self.mt_specs, self.qe_specs = list(mt), split_specs(qe) or ["qe"]
-        self.algorithm, self.budget, self.k, self.cap, self.epsilon, self.batch = algorithm, budget, k, cap, epsilon, batch
+        self.algorithm, self.budget, self.k, self.cap, self.epsilon, self.batch = (
+            algorithm,
+            budget,
+            k,
+            cap,
+            epsilon,
+            batch,
+        )
         self.seed, self.src_lang, self.tgt_lang, self.source = seed, src_lang, tgt_lang, source
         self.input_sha256 = input_sha256  # content of the corpus and topics: a resume never mixes inputs
         self.neigh = neighbours(self.topics) if algorithm == "contextual" else None
         self._scorer = None
 
     def signature(self) -> str:
-        return make_signature({"builder": "bandit", "src": self.src_lang, "tgt": self.tgt_lang,
-                               "algorithm": self.algorithm, "budget": self.budget, "k": self.k,
-                               "cap": "inf" if self.cap == math.inf else int(self.cap), "epsilon": self.epsilon,
-                               "batch": self.batch, "topics": len(self.topics), "source": self.source,
-                               "mt": signature_spec(self.mt_specs), "qe": signature_spec(self.qe_specs),
-                               "seed": self.seed, **({"input": self.input_sha256[:12]} if self.input_sha256 else {}),
-                               **({"words": band} if (band := getattr(self._text_sampler, "word_band", None)) else {})},
-                              version=f"{__version__}+bandit.{VERSION}")
+        return make_signature(
+            {
+                "builder": "bandit",
+                "src": self.src_lang,
+                "tgt": self.tgt_lang,
+                "algorithm": self.algorithm,
+                "budget": self.budget,
+                "k": self.k,
+                "cap": "inf" if self.cap == math.inf else int(self.cap),
+                "epsilon": self.epsilon,
+                "batch": self.batch,
+                "topics": len(self.topics),
+                "source": self.source,
+                "mt": signature_spec(self.mt_specs),
+                "qe": signature_spec(self.qe_specs),
+                "seed": self.seed,
+                **({"input": self.input_sha256[:12]} if self.input_sha256 else {}),
+                **({"words": band} if (band := getattr(self._text_sampler, "word_band", None)) else {}),
+            },
+            version=f"{__version__}+bandit.{VERSION}",
+        )
 
     @property
     def scorer(self):
@@ -163,26 +201,48 @@ class BanditSearch:
             m = json.loads(mpath.read_text())
             if m.get("signature") != sig:
                 if not overwrite:
-                    raise BuildStateError(f"{mpath} holds a different search:\n  found:     {m.get('signature')}\n"
-                                          f"  requested: {sig}\nuse another --out or --overwrite")
-                for p in [*(out / "pulls").glob("*.parquet"), *(out / "pulls").glob("*.sampler.json"),
-                          *(out / "data").glob("*.parquet"), out / usage.JOURNAL]:
+                    raise BuildStateError(
+                        f"{mpath} holds a different search:\n  found:     {m.get('signature')}\n"
+                        f"  requested: {sig}\nuse another --out or --overwrite"
+                    )
+                for p in [
+                    *(out / "pulls").glob("*.parquet"),
+                    *(out / "pulls").glob("*.sampler.json"),
+                    *(out / "data").glob("*.parquet"),
+                    out / usage.JOURNAL,
+                ]:
                     p.unlink(missing_ok=True)
                 m = None
         else:
             m = None
         if m is None:
-            m = {"builder": "bandit", "builder_version": VERSION, "kind": "topic_text", "signature": sig,
-                 "seed": self.seed, "input_sha256": self.input_sha256, "config": {"algorithm": self.algorithm, "budget": self.budget, "k": self.k,
-                                               "cap": None if self.cap == math.inf else self.cap,
-                                               "epsilon": self.epsilon, "batch": self.batch,
-                                               "n_topics": len(self.topics), "source_datasets": [self.source],
-                                               **self._flags()},
-                 "models": {"mt": ",".join(signature_spec(self.mt_specs)),
-                            "qe": ",".join(signature_spec(self.qe_specs))},
-                 **self._runtime(),
-                 "versions": package_versions(),
-                 "created_at": utcnow().isoformat(), "status": "in_progress"}
+            m = {
+                "builder": "bandit",
+                "builder_version": VERSION,
+                "kind": "topic_text",
+                "signature": sig,
+                "seed": self.seed,
+                "input_sha256": self.input_sha256,
+                "config": {
+                    "algorithm": self.algorithm,
+                    "budget": self.budget,
+                    "k": self.k,
+                    "cap": None if self.cap == math.inf else self.cap,
+                    "epsilon": self.epsilon,
+                    "batch": self.batch,
+                    "n_topics": len(self.topics),
+                    "source_datasets": [self.source],
+                    **self._flags(),
+                },
+                "models": {
+                    "mt": ",".join(signature_spec(self.mt_specs)),
+                    "qe": ",".join(signature_spec(self.qe_specs)),
+                },
+                **self._runtime(),
+                "versions": package_versions(),
+                "created_at": utcnow().isoformat(),
+                "status": "in_progress",
+            }
             write_json_atomic(mpath, m)
         with self._journal(out, m):
             return self._search(out, m, mpath, sig, progress)
@@ -194,13 +254,24 @@ class BanditSearch:
         run_id = search_run_id(sig)
         t0 = time.perf_counter()
         step = len(log)
-        bar = Progress(sys.stderr.isatty() if progress is None else progress, total=self.budget, done=spent,
-                       label="build bandit (pulls)")
+        bar = Progress(
+            sys.stderr.isatty() if progress is None else progress,
+            total=self.budget,
+            done=spent,
+            label="build bandit (pulls)",
+        )
         try:
             while spent < self.budget:
                 rng = item_rng(self.seed, step)
-                picks = choose(self.algorithm, state, rng, cap=self.cap, epsilon=self.epsilon,
-                               b=min(self.batch, self.budget - spent), neighbours=self.neigh)
+                picks = choose(
+                    self.algorithm,
+                    state,
+                    rng,
+                    cap=self.cap,
+                    epsilon=self.epsilon,
+                    b=min(self.batch, self.budget - spent),
+                    neighbours=self.neigh,
+                )
                 if not picks:
                     break  # every topic capped or exhausted
                 before_sampling = self._sampler_counts()
@@ -227,21 +298,38 @@ class BanditSearch:
                 failures[f"{r['failure']}_failures"] += 1
         failures.update(self._logged_sampler_counts(out))  # the LLM sampler's, over every run of this search
         m.update(**self._runtime())
-        record_usage(m, before, out / usage.JOURNAL, status="complete", finished_at=utcnow().isoformat(),
-                 counts={"pulls": spent, "scored_pulls": state.pulls, **failures,
-                         "topics_explored": sum(1 for c in state.counts if c), "exhausted": len(state.exhausted),
-                         "produced": len(records)},
-                 top_topics=[{"topic": self.topics[t].name, "mean_difficulty": state.mean(t), "pulls": state.counts[t]}
-                             for t in top], seconds=time.perf_counter() - t0)
+        record_usage(
+            m,
+            before,
+            out / usage.JOURNAL,
+            status="complete",
+            finished_at=utcnow().isoformat(),
+            counts={
+                "pulls": spent,
+                "scored_pulls": state.pulls,
+                **failures,
+                "topics_explored": sum(1 for c in state.counts if c),
+                "exhausted": len(state.exhausted),
+                "produced": len(records),
+            },
+            top_topics=[
+                {"topic": self.topics[t].name, "mean_difficulty": state.mean(t), "pulls": state.counts[t]} for t in top
+            ],
+            seconds=time.perf_counter() - t0,
+        )
         write_json_atomic(mpath, m)
         return m
 
-    def _pull(self, picks: list[int], state: BanditState, used: set[str], rng, run_id: str,
-              step: int) -> list[dict[str, Any]]:
+    def _pull(
+        self, picks: list[int], state: BanditState, used: set[str], rng, run_id: str, step: int
+    ) -> list[dict[str, Any]]:
         """Sample a text for each picked topic, translate and score them; update the state; the log rows."""
         rows, samples = [], []
-        drawn = (self.sampler.sample_many(picks, used, rng) if hasattr(self.sampler, "sample_many")
-                 else [self.sampler.sample(t, used, rng) for t in picks])
+        drawn = (
+            self.sampler.sample_many(picks, used, rng)
+            if hasattr(self.sampler, "sample_many")
+            else [self.sampler.sample(t, used, rng) for t in picks]
+        )
         for t, s in zip(picks, drawn):
             if s is None:
                 state.exhausted.add(t)
@@ -262,11 +350,19 @@ class BanditSearch:
     def _row(self, run_id, step, t, s, scored, phase) -> dict[str, Any]:
         scored = scored or {}
         qe_mean = scored.get("qe_mean")
-        return {"run_id": run_id, "step": step, "topic": self.topics[t].name, "text": s["text"] if s else None,
-                "source_id": s["source_id"] if s else None, "translations": scored.get("translations"),
-                "qe": scored.get("qe"), "qe_components": scored.get("qe_components"),
-                "difficulty": None if qe_mean is None else 100.0 - qe_mean, "phase": phase,
-                "failure": scored.get("failure")}
+        return {
+            "run_id": run_id,
+            "step": step,
+            "topic": self.topics[t].name,
+            "text": s["text"] if s else None,
+            "source_id": s["source_id"] if s else None,
+            "translations": scored.get("translations"),
+            "qe": scored.get("qe"),
+            "qe_components": scored.get("qe_components"),
+            "difficulty": None if qe_mean is None else 100.0 - qe_mean,
+            "phase": phase,
+            "failure": scored.get("failure"),
+        }
 
     def _sampler_counts(self) -> Counter:
         """The LLM sampler's counters so far (``sampler_failures``, ``sampler_retries``); empty for a corpus."""
@@ -300,11 +396,21 @@ class BanditSearch:
         for r in self._load_log(out):
             if r["topic"] in names and r["difficulty"] is not None:
                 url, ds = urls.get(r["source_id"], (None, None))
-                rec = {"topic": r["topic"], "topic_path": self.topics[names[r["topic"]]].path, "text": r["text"],
-                       "provenance_url": url, "difficulty": r["difficulty"], "qe_components": r.get("qe_components"),
-                       "src_lang": self.src_lang,
-                       "tgt_lang": self.tgt_lang, "builder": "bandit", "builder_version": VERSION,
-                       "created_at": utcnow(), "source_dataset": ds or self.source, "source_id": r["source_id"]}
+                rec = {
+                    "topic": r["topic"],
+                    "topic_path": self.topics[names[r["topic"]]].path,
+                    "text": r["text"],
+                    "provenance_url": url,
+                    "difficulty": r["difficulty"],
+                    "qe_components": r.get("qe_components"),
+                    "src_lang": self.src_lang,
+                    "tgt_lang": self.tgt_lang,
+                    "builder": "bandit",
+                    "builder_version": VERSION,
+                    "created_at": utcnow(),
+                    "source_dataset": ds or self.source,
+                    "source_id": r["source_id"],
+                }
                 rec["id"] = record_id("topic_text", rec)
                 records.append(rec)
         return records

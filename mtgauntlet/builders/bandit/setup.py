@@ -6,7 +6,8 @@ taxonomy."""
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from mtgauntlet.builders.bandit import topics as T
 from mtgauntlet.builders.bandit.sampler import CorpusSampler, LLMSampler
@@ -33,8 +34,16 @@ class TopicAdapter:
         return self.sampler.sample_many([self.topics[t] for t in ts], used, rng)
 
 
-def bandit_plan(scorer, pulls: int, topic_names: Sequence[str], words: int, src_lang: str, tgt_lang: str,
-                sampler=None, tree: tuple[Any, str] | None = None) -> Plan:
+def bandit_plan(
+    scorer,
+    pulls: int,
+    topic_names: Sequence[str],
+    words: int,
+    src_lang: str,
+    tgt_lang: str,
+    sampler=None,
+    tree: tuple[Any, str] | None = None,
+) -> Plan:
     """The bandit's dry run: ``pulls`` = the budget; each pull is one ``sampler`` call (``--sampler llm``; the
     topics asked in turn), one translation per ``--mt`` and one QE call per QE spec and translation, on a stand-in
     text of ``words`` words (the texts are not known before they are drawn). ``tree``: (llm, prompts,
@@ -43,8 +52,9 @@ def bandit_plan(scorer, pulls: int, topic_names: Sequence[str], words: int, src_
     if tree is not None:
         plan.add(tree[0], list(tree[1]), tree[2])
     if sampler is not None:
-        plan.add(sampler.llm, [sampler.prompt(topic_names[i % len(topic_names)]) for i in range(pulls)],
-                 sampler.max_tokens)
+        plan.add(
+            sampler.llm, [sampler.prompt(topic_names[i % len(topic_names)]) for i in range(pulls)], sampler.max_tokens
+        )
     stand_in = " ".join(["word"] * words)
     for translator in scorer.translators:
         plan.add_role(translator, [stand_in], None, src_lang, tgt_lang, times=pulls)
@@ -60,15 +70,21 @@ def _topics(o: BanditBuildOptions, rows: list[dict[str, Any]], corpus: str | Non
         return T.from_taxonomy(o.topics), None
     if o.llm_topics and dry_run:  # the trees are asked for, not known: the sampler's prompts name the domains
         domains = T.domains_of(o.llm_topics)
-        tree = (registry.load("llm", o.llm), [T.tree_prompt(d, o.topic_levels, o.topic_branching) for d in domains],
-                T.tree_max_tokens(o.topic_levels, o.topic_branching))
+        tree = (
+            registry.load("llm", o.llm),
+            [T.tree_prompt(d, o.topic_levels, o.topic_branching) for d in domains],
+            T.tree_max_tokens(o.topic_levels, o.topic_branching),
+        )
         return [T.Topic(d, []) for d in domains], tree
     if o.llm_topics:
-        found = T.from_llm_domains(registry.load("llm", o.llm), T.domains_of(o.llm_topics), o.topic_levels,
-                                   o.topic_branching)
+        found = T.from_llm_domains(
+            registry.load("llm", o.llm), T.domains_of(o.llm_topics), o.topic_levels, o.topic_branching
+        )
         if not found:
-            raise GauntletError(f"the LLM ({o.llm or 'embedded default'}) gave no topic for --llm-topics "
-                                f"{o.llm_topics!r}: its answer held an empty tree")
+            raise GauntletError(
+                f"the LLM ({o.llm or 'embedded default'}) gave no topic for --llm-topics "
+                f"{o.llm_topics!r}: its answer held an empty tree"
+            )
         return found, None
     if label:
         found = T.from_column(rows, label)
@@ -78,15 +94,20 @@ def _topics(o: BanditBuildOptions, rows: list[dict[str, Any]], corpus: str | Non
     raise UsageError("give --topics FILE, --llm-topics DOMAIN, or a --corpus with --topic-column")
 
 
-def prepare(o: BanditBuildOptions, rows: list[dict[str, Any]], corpus: str | None, named_format: str | None,
-            input_sha256: str | None, dry_run: bool = False) -> BanditSearch | Plan:
+def prepare(
+    o: BanditBuildOptions,
+    rows: list[dict[str, Any]],
+    corpus: str | None,
+    named_format: str | None,
+    input_sha256: str | None,
+    dry_run: bool = False,
+) -> BanditSearch | Plan:
     """The search over ``rows`` (the corpus read, possibly empty) — or, with ``dry_run``, the plan of its calls.
     ``o``: the options of ``gauntlet build bandit`` (its languages normalised)."""
     from mtgauntlet.builders.mtbreaker import Scorer
     from mtgauntlet.models import registry
 
-    label = o.topic_column or (NAMED_TOPIC_COLUMNS.get(named_format or "")
-                               if not (o.topics or o.llm_topics) else None)
+    label = o.topic_column or (NAMED_TOPIC_COLUMNS.get(named_format or "") if not (o.topics or o.llm_topics) else None)
     topic_list, tree = _topics(o, rows, corpus, label, dry_run)
     llm_sampler = None
     if o.sampler == "llm":
@@ -95,8 +116,9 @@ def prepare(o: BanditBuildOptions, rows: list[dict[str, Any]], corpus: str | Non
     else:
         if not rows:
             raise UsageError("the corpus sampler needs --corpus")
-        samp = CorpusSampler(rows, topic_list, text_key="src", label_key=label, min_words=o.min_words,
-                             max_words=o.max_words, seed=o.seed)
+        samp = CorpusSampler(
+            rows, topic_list, text_key="src", label_key=label, min_words=o.min_words, max_words=o.max_words, seed=o.seed
+        )
     algorithm, cap, budget = o.algorithm, o.cap, o.budget
     if o.prescore is not None:
         if o.prescore < 1:
@@ -104,11 +126,35 @@ def prepare(o: BanditBuildOptions, rows: list[dict[str, Any]], corpus: str | Non
         algorithm, cap, budget = "brute", o.prescore, o.prescore * len(topic_list)
     if dry_run:
         if tree is not None and o.prescore is not None:
-            raise UsageError("--dry-run with --llm-topics and --prescore: the number of pulls depends on the "
-                             "topics the LLM answers; dry-run with --budget instead")
-        return bandit_plan(Scorer(split_specs(o.mt), o.qe, o.src_lang, o.tgt_lang), budget, [t.name for t in topic_list],
-                           o.max_words, o.src_lang, o.tgt_lang, llm_sampler, tree)
+            raise UsageError(
+                "--dry-run with --llm-topics and --prescore: the number of pulls depends on the "
+                "topics the LLM answers; dry-run with --budget instead"
+            )
+        return bandit_plan(
+            Scorer(split_specs(o.mt), o.qe, o.src_lang, o.tgt_lang),
+            budget,
+            [t.name for t in topic_list],
+            o.max_words,
+            o.src_lang,
+            o.tgt_lang,
+            llm_sampler,
+            tree,
+        )
     source = corpus.rsplit("/", 1)[-1].split(".")[0] if corpus else "llm"
-    return BanditSearch(topic_list, samp, mt=split_specs(o.mt), qe=o.qe, algorithm=algorithm, budget=budget, k=o.k,
-                        cap=math.inf if not cap else cap, epsilon=o.epsilon, batch=o.batch, seed=o.seed,
-                        src_lang=o.src_lang, tgt_lang=o.tgt_lang, source=source, input_sha256=input_sha256)
+    return BanditSearch(
+        topic_list,
+        samp,
+        mt=split_specs(o.mt),
+        qe=o.qe,
+        algorithm=algorithm,
+        budget=budget,
+        k=o.k,
+        cap=math.inf if not cap else cap,
+        epsilon=o.epsilon,
+        batch=o.batch,
+        seed=o.seed,
+        src_lang=o.src_lang,
+        tgt_lang=o.tgt_lang,
+        source=source,
+        input_sha256=input_sha256,
+    )

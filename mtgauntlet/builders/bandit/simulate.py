@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -71,9 +72,13 @@ def fit_mixture(topic_means: Sequence[float], within_sd: float, source: str = ""
     x = np.asarray(topic_means, dtype=float).reshape(-1, 1)
     gm = GaussianMixture(n_components=min(3, len(x)), random_state=0).fit(x)
     order = np.argsort(gm.means_[:, 0])
-    return Mixture(weights=tuple(gm.weights_[order]), means=tuple(gm.means_[order, 0]),
-                   sds=tuple(np.sqrt(gm.covariances_.reshape(-1)[order])), sigma=float(within_sd),
-                   fitted_from=source)
+    return Mixture(
+        weights=tuple(gm.weights_[order]),
+        means=tuple(gm.means_[order, 0]),
+        sds=tuple(np.sqrt(gm.covariances_.reshape(-1)[order])),
+        sigma=float(within_sd),
+        fitted_from=source,
+    )
 
 
 def fit_from_pull_log(path) -> Mixture:
@@ -87,8 +92,9 @@ def fit_from_pull_log(path) -> Mixture:
 
     files = sorted(Path(path).glob("pulls/*.parquet")) or sorted(Path(path).glob("*.parquet"))
     if not files:
-        raise InputError("no pull log here (expected OUT/pulls/*.parquet of a bandit search)", file=str(path),
-                         field="--fit")
+        raise InputError(
+            "no pull log here (expected OUT/pulls/*.parquet of a bandit search)", file=str(path), field="--fit"
+        )
     try:
         table = pa.concat_tables([pq.read_table(f, columns=["topic", "difficulty"]) for f in files])
     except (OSError, KeyError, pa.ArrowException) as exc:
@@ -254,8 +260,18 @@ class SimResult:
     algorithms: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
-def run_algorithm(name: str, mu: np.ndarray, sigma: float, budget: int, k: int, cap: float, epsilon: float,
-                  batch: int, seed: int, truth: np.ndarray | None = None) -> dict[str, Any]:
+def run_algorithm(
+    name: str,
+    mu: np.ndarray,
+    sigma: float,
+    budget: int,
+    k: int,
+    cap: float,
+    epsilon: float,
+    batch: int,
+    seed: int,
+    truth: np.ndarray | None = None,
+) -> dict[str, Any]:
     """Run one algorithm; report the *true* mean difficulty (``truth``, default :func:`true_means`) of the topics
     it selects by their observed means (top-1 and top-k), beside the optimistic observed mean."""
     truth = true_means(mu, sigma) if truth is None else truth
@@ -276,11 +292,16 @@ def run_algorithm(name: str, mu: np.ndarray, sigma: float, budget: int, k: int, 
     secs = time.perf_counter() - t0
     top = observed_top_k(counts, sums, k)
     pulls = int(counts.sum())
-    return {"topk_true_mean": float(truth[top].mean()) if len(top) else float("nan"),
-            "top1_true": float(truth[top[0]]) if len(top) else float("nan"),
-            "topk_observed_mean": float((sums[top] / counts[top]).mean()) if len(top) else float("nan"),
-            "pulls": pulls, "max_pulls_per_topic": int(counts.max()), "topics_explored": int((counts > 0).sum()),
-            "seconds": secs, "pulls_per_s": pulls / secs if secs > 0 else float("inf")}
+    return {
+        "topk_true_mean": float(truth[top].mean()) if len(top) else float("nan"),
+        "top1_true": float(truth[top[0]]) if len(top) else float("nan"),
+        "topk_observed_mean": float((sums[top] / counts[top]).mean()) if len(top) else float("nan"),
+        "pulls": pulls,
+        "max_pulls_per_topic": int(counts.max()),
+        "topics_explored": int((counts > 0).sum()),
+        "seconds": secs,
+        "pulls_per_s": pulls / secs if secs > 0 else float("inf"),
+    }
 
 
 def warm_up() -> None:
@@ -290,9 +311,19 @@ def warm_up() -> None:
         run_algorithm(name, mu, 1.0, 20, 2, 3, 0.5, 2, 0)
 
 
-def simulate(n_topics: int, budget: int, algorithms: Sequence[str], *, k: int = 10, cap: float = math.inf,
-             epsilon: float = 0.7, batch: int = 1, seed: int = 13, mixture: Mixture | None = None,
-             mu: np.ndarray | None = None) -> SimResult:
+def simulate(
+    n_topics: int,
+    budget: int,
+    algorithms: Sequence[str],
+    *,
+    k: int = 10,
+    cap: float = math.inf,
+    epsilon: float = 0.7,
+    batch: int = 1,
+    seed: int = 13,
+    mixture: Mixture | None = None,
+    mu: np.ndarray | None = None,
+) -> SimResult:
     mixture = mixture or Mixture()
     if mu is None:
         mu = mixture.sample_means(n_topics, np.random.default_rng(seed))
@@ -301,13 +332,15 @@ def simulate(n_topics: int, budget: int, algorithms: Sequence[str], *, k: int = 
     res = SimResult(oracle_topk_mean=float(top[-k:].mean()), oracle_top1=float(top[-1]))
     warm_up()
     for name in algorithms:
-        res.algorithms[name] = run_algorithm(name, mu, mixture.sigma, budget, k, cap, epsilon, batch, seed + 1,
-                                             truth=truth)
+        res.algorithms[name] = run_algorithm(
+            name, mu, mixture.sigma, budget, k, cap, epsilon, batch, seed + 1, truth=truth
+        )
     return res
 
 
-def oracle_scaling(sizes: Sequence[int], k: int = 10, mixture: Mixture | None = None,
-                   seed: int = 13) -> list[dict[str, float]]:
+def oracle_scaling(
+    sizes: Sequence[int], k: int = 10, mixture: Mixture | None = None, seed: int = 13
+) -> list[dict[str, float]]:
     """Oracle top-1 and top-k true difficulty for topic sets of these sizes (the paper's Figure 5)."""
     mixture = mixture or Mixture()
     rows = []
@@ -325,9 +358,14 @@ def budget_curve(n_topics: int, pulls_per_topic: Sequence[float], algorithms: Se
     rows = []
     for ppt in pulls_per_topic:
         r = simulate(n_topics, max(1, int(ppt * n_topics)), algorithms, mixture=mixture, mu=mu, **kw)
-        rows.append({"pulls_per_topic": ppt, "oracle": r.oracle_topk_mean,
-                     **{a: v.get("topk_true_mean") for a, v in r.algorithms.items()},
-                     "pulls_per_s": {a: v.get("pulls_per_s") for a, v in r.algorithms.items()}})
+        rows.append(
+            {
+                "pulls_per_topic": ppt,
+                "oracle": r.oracle_topk_mean,
+                **{a: v.get("topk_true_mean") for a, v in r.algorithms.items()},
+                "pulls_per_s": {a: v.get("pulls_per_s") for a, v in r.algorithms.items()},
+            }
+        )
     return {"n_topics": n_topics, "rows": rows, "mu": mu, "mixture": mixture}
 
 
@@ -339,16 +377,21 @@ def mixture_panel(mu: np.ndarray, mixture: Mixture, k: int = 10, points: int = 3
     difficulty = true_means(mu, mixture.sigma)
     lo_mu = min(float(np.min(mu)), min(m - 4 * s for m, s in zip(mixture.means, mixture.sds)))
     grid = np.linspace(lo_mu, float(np.max(mu)), points * 4)
-    dens_mu = sum(w * np.exp(-(grid - m) ** 2 / (2 * s * s)) / (s * np.sqrt(2 * np.pi))
-                  for w, m, s in zip(np.asarray(mixture.weights) / np.sum(mixture.weights), mixture.means,
-                                     mixture.sds))
+    dens_mu = sum(
+        w * np.exp(-((grid - m) ** 2) / (2 * s * s)) / (s * np.sqrt(2 * np.pi))
+        for w, m, s in zip(np.asarray(mixture.weights) / np.sum(mixture.weights), mixture.means, mixture.sds)
+    )
     on_scale = true_means(grid, mixture.sigma)
     slope = np.gradient(on_scale, grid)
     keep = slope > 1e-9
     xs = np.linspace(0.0, float(min(100.0, np.max(difficulty) * 1.02 + 1e-9)), points)
     density = np.interp(xs, on_scale[keep], dens_mu[keep] / slope[keep], left=0.0, right=0.0)
-    return {"difficulty": difficulty, "xs": xs, "density": density,
-            "oracle_topk": float(np.sort(difficulty)[-k:].mean())}
+    return {
+        "difficulty": difficulty,
+        "xs": xs,
+        "density": density,
+        "oracle_topk": float(np.sort(difficulty)[-k:].mean()),
+    }
 
 
 def plot(curve: dict[str, Any], path, k: int = 10):
@@ -369,8 +412,14 @@ def plot(curve: dict[str, Any], path, k: int = 10):
     a1.set_title(f"{curve['n_topics']:,} synthetic topics")
     a1.legend()
     panel = mixture_panel(curve["mu"], curve["mixture"], k=k)
-    a2.hist(panel["difficulty"], bins=80, range=(0.0, float(panel["xs"][-1])), color="0.7", density=True,
-            label="topic difficulty")
+    a2.hist(
+        panel["difficulty"],
+        bins=80,
+        range=(0.0, float(panel["xs"][-1])),
+        color="0.7",
+        density=True,
+        label="topic difficulty",
+    )
     a2.plot(panel["xs"], panel["density"], "r-", label="3-component mixture")
     a2.axvline(panel["oracle_topk"], color="orange", label=f"oracle top-{k} mean")
     a2.set_xlabel("topic difficulty")

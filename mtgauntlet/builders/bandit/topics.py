@@ -6,9 +6,10 @@ from __future__ import annotations
 import ast
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from mtgauntlet.errors import GauntletError, InputError
 
@@ -71,7 +72,7 @@ PAPER_DOMAINS = ("science", "business", "law", "education", "culture")  # the ba
 
 def tree_size(levels: int, branching: int) -> int:
     """Topics of one full tree: the root and ``branching``**i subtopics on each of ``levels`` levels beneath it."""
-    return sum(branching ** i for i in range(levels + 1))
+    return sum(branching**i for i in range(levels + 1))
 
 
 def tree_max_tokens(levels: int = 2, branching: int = 5) -> int:
@@ -93,8 +94,9 @@ def domains_of(llm_topics: str) -> list[str]:
     return [d.strip() for d in llm_topics.split(",") if d.strip()]
 
 
-def from_llm_domains(llm, domains: Sequence[str], levels: int = 2, branching: int = 5,
-                     language: str = "English") -> list[Topic]:
+def from_llm_domains(
+    llm, domains: Sequence[str], levels: int = 2, branching: int = 5, language: str = "English"
+) -> list[Topic]:
     """One ontologist tree per root domain (the paper: five roots, five subtopics per topic, five levels with the
     roots, 3.9k topics), the roots included, duplicates across trees dropped."""
     out: list[Topic] = []
@@ -105,8 +107,10 @@ def from_llm_domains(llm, domains: Sequence[str], levels: int = 2, branching: in
 
 def from_llm(llm, domain: str, levels: int = 2, branching: int = 5, language: str = "English") -> list[Topic]:
     """The paper's ontologist prompt; the answer's dict literal is parsed safely (no code is run)."""
-    answer = llm.chat([{"role": "user", "content": tree_prompt(domain, levels, branching, language)}],
-                      max_tokens=tree_max_tokens(levels, branching))
+    answer = llm.chat(
+        [{"role": "user", "content": tree_prompt(domain, levels, branching, language)}],
+        max_tokens=tree_max_tokens(levels, branching),
+    )
     m = re.search(r"\{.*\}", answer, re.S)
     if not m:
         raise GauntletError("the LLM answer holds no nested dictionary")

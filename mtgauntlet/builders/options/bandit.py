@@ -2,7 +2,7 @@
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Optional, Union
+from typing import Any
 
 from mtgauntlet import shared_options as shared
 from mtgauntlet.options import option
@@ -12,25 +12,34 @@ from mtgauntlet.options import option
 class BanditBuildOptions:
     """Search for the hardest topics with a bandit; writes the pull log and topic_text records."""
 
-    out: Union[str, Path] = shared.out("Output directory: pull log (pulls/), topic_text records (data/).")
-    corpus: Any = option(None, flags=("--corpus",),
-                         help="Local corpus to sample texts from (flores, wmt24, any table).",
-                         doc="Local corpus to sample texts from (a file, flores / wmt24, an in-memory table; "
-                             "``mg.build``: ``input=``).")
-    topics: Optional[str] = option(None, flags=("--topics",),
-                                   help="Taxonomy YAML/JSON; texts retrieved by e5 similarity.")
-    llm_topics: Optional[str] = option(None, flags=("--llm-topics",),
-                                       help="Generate a topic tree for each of these root domains (comma-separated; "
-                                            "'paper': science,business,law,education,culture) with --llm.")
-    topic_levels: int = option(2, flags=("--topic-levels",), min=1, help="Levels of subtopics beneath each root of "
-                               "--llm-topics (the paper: 4, five levels with the roots).")
-    topic_branching: int = option(5, flags=("--topic-branching",), min=1, help="Subtopics of each topic of "
-                                  "--llm-topics (the paper: 5).")
-    llm: Optional[str] = option(None, flags=("--llm",), help="LLM spec for --llm-topics or --sampler llm.")
+    out: str | Path = shared.out("Output directory: pull log (pulls/), topic_text records (data/).")
+    corpus: Any = option(
+        None,
+        flags=("--corpus",),
+        help="Local corpus to sample texts from (flores, wmt24, any table).",
+        doc="Local corpus to sample texts from (a file, flores / wmt24, an in-memory table; ``mg.build``: ``input=``).",
+    )
+    topics: str | None = option(None, flags=("--topics",), help="Taxonomy YAML/JSON; texts retrieved by e5 similarity.")
+    llm_topics: str | None = option(
+        None,
+        flags=("--llm-topics",),
+        help="Generate a topic tree for each of these root domains (comma-separated; "
+        "'paper': science,business,law,education,culture) with --llm.",
+    )
+    topic_levels: int = option(
+        2,
+        flags=("--topic-levels",),
+        min=1,
+        help="Levels of subtopics beneath each root of --llm-topics (the paper: 4, five levels with the roots).",
+    )
+    topic_branching: int = option(
+        5, flags=("--topic-branching",), min=1, help="Subtopics of each topic of --llm-topics (the paper: 5)."
+    )
+    llm: str | None = option(None, flags=("--llm",), help="LLM spec for --llm-topics or --sampler llm.")
     sampler: str = option("corpus", help="corpus (offline) | llm (search-grounded LLM, paper prompt).")
-    topic_column: Optional[str] = option(None, help="Corpus column with topic labels (flores: topic, wmt24: domain).")
+    topic_column: str | None = option(None, help="Corpus column with topic labels (flores: topic, wmt24: domain).")
     text_column: str = option("src", help="Corpus text column (tables; named layouts decide their own).")
-    format: Optional[str] = shared.format()
+    format: str | None = shared.format()
     quoting: str = shared.quoting()
     max_chars: int = shared.max_chars()
     skip_bad: bool = shared.skip_bad()
@@ -38,24 +47,32 @@ class BanditBuildOptions:
     budget: int = option(300, min=1, help="Pulls (sample + translate + QE), cost 1 each; failed pulls cost too.")
     k: int = option(10, min=1, help="Topics to return.")
     cap: int = option(10, min=0, help="Max pulls per topic (the paper's c; 0 = no cap).")
-    epsilon: float = option(0.7, min=0.0, max=1.0,
-                            help="eps-greedy: probability of exploring an unsampled topic (paper: 0.7).")
+    epsilon: float = option(
+        0.7, min=0.0, max=1.0, help="eps-greedy: probability of exploring an unsampled topic (paper: 0.7)."
+    )
     batch: int = option(1, min=1, help="Topics chosen per step (batched variants).")
-    prescore: Optional[int] = option(None, help="Pre-score a replay pool instead: N samples per topic (brute force, "
-                                     "cap N, budget N x topics; the paper used 25). Then: gauntlet evaluate bandit "
-                                     "--pool OUT.")
+    prescore: int | None = option(
+        None,
+        help="Pre-score a replay pool instead: N samples per topic (brute force, "
+        "cap N, budget N x topics; the paper used 25). Then: gauntlet evaluate bandit "
+        "--pool OUT.",
+    )
     mt: str = option("apertium", help="Translator spec(s), comma-separated (artificial crowd).")
-    qe: str = option("qe", help="QE spec(s), comma-separated, averaged per text on 0-100 (qe, roundtrip, "
-                                "llm-as-qe:..., metricx:..., hf:...#error=25).")
+    qe: str = option(
+        "qe",
+        help="QE spec(s), comma-separated, averaged per text on 0-100 (qe, roundtrip, "
+        "llm-as-qe:..., metricx:..., hf:...#error=25).",
+    )
     src_lang: str = shared.src_lang()
     tgt_lang: str = shared.tgt_lang()
-    lp: Optional[str] = shared.lp("multi-pair corpora (wmt24)")
-    min_words: int = option(20, min=1, help="Shortest text sampled (corpus row or LLM snippet), in words "
-                            "(paper: 20-40).")
+    lp: str | None = shared.lp("multi-pair corpora (wmt24)")
+    min_words: int = option(
+        20, min=1, help="Shortest text sampled (corpus row or LLM snippet), in words (paper: 20-40)."
+    )
     max_words: int = option(40, min=1, help="Longest text sampled (corpus row or LLM snippet), in words.")
     seed: int = shared.seed()
-    concurrency: Optional[int] = shared.concurrency()
-    max_cost: Optional[float] = shared.max_cost()
-    max_requests: Optional[int] = shared.max_requests()
+    concurrency: int | None = shared.concurrency()
+    max_cost: float | None = shared.max_cost()
+    max_requests: int | None = shared.max_requests()
     dry_run: bool = shared.dry_run()
     overwrite: bool = shared.overwrite()

@@ -3,17 +3,19 @@
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Optional, Union
+from typing import Any
 
 from mtgauntlet import shared_options as shared
 from mtgauntlet.builders.mtbreaker import DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE
 from mtgauntlet.builders.options import BREAKER_SHARD_SIZE
 from mtgauntlet.options import REQUIRED, option
 
-SHARD_HELP = (f"Items per resumable shard, advanced together (their model calls go out as one list per step) "
-              f"[default: {BREAKER_SHARD_SIZE}, or the shard size of the build already in --out]. An LLM step "
-              "sends one request per item of the shard, so requests in flight are at most min(--concurrency, shard "
-              "size); the records do not depend on it.")
+SHARD_HELP = (
+    f"Items per resumable shard, advanced together (their model calls go out as one list per step) "
+    f"[default: {BREAKER_SHARD_SIZE}, or the shard size of the build already in --out]. An LLM step "
+    "sends one request per item of the shard, so requests in flight are at most min(--concurrency, shard "
+    "size); the records do not depend on it."
+)
 MAX_TOKENS_HELP = "Generation budget per LLM answer; answers cut by it are unusable and counted ('truncated')."
 COLUMN_HELP = "Seed text column (tables; named layouts decide their own)."
 GUARD_FLAGS = ("--language-guard/--no-language-guard",)
@@ -24,37 +26,44 @@ GUARD_HELP = "not detected as --src-lang (lingua; not in the paper, stated in th
 class MTBreakerOptions:
     """MT-breaker: an LLM edits each seed step by step until the target MT model translates it badly."""
 
-    seeds: Any = option(REQUIRED, flags=("--seeds",),
-                        help="Seed texts (TSV/CSV/JSONL/Parquet, or flores / wmt24 layouts).",
-                        doc="Seed texts: a file, a named layout (flores, wmt24) or an in-memory table (``mg.build``: "
-                            "``input=``).")
-    out: Union[str, Path] = shared.out("Output build directory (resumable).")
+    seeds: Any = option(
+        REQUIRED,
+        flags=("--seeds",),
+        help="Seed texts (TSV/CSV/JSONL/Parquet, or flores / wmt24 layouts).",
+        doc="Seed texts: a file, a named layout (flores, wmt24) or an in-memory table (``mg.build``: ``input=``).",
+    )
+    out: str | Path = shared.out("Output build directory (resumable).")
     column: str = option("text", flags=("--column",), help=COLUMN_HELP)
-    format: Optional[str] = shared.format()
+    format: str | None = shared.format()
     variant: str = option("seeded", help="seeded | seedless | seeded+qe | seedless+qe")
-    llm: Optional[str] = option(None, help="Editing LLM spec (default: embedded SmolLM2).")
+    llm: str | None = option(None, help="Editing LLM spec (default: embedded SmolLM2).")
     mt: str = option("apertium", help="Target translator spec(s), comma-separated (several = multi).")
     qe: str = option("qe", help=shared.QE_HELP)
     steps: int = option(10, min=1, help="Edit steps after the initial source.")
     src_lang: str = shared.src_lang()
     tgt_lang: str = shared.tgt_lang()
-    lp: Optional[str] = shared.lp("wmt24 seeds")
-    limit: Optional[int] = shared.limit("seeds")
-    sample: Optional[int] = shared.sample()
+    lp: str | None = shared.lp("wmt24 seeds")
+    limit: int | None = shared.limit("seeds")
+    sample: int | None = shared.sample()
     quoting: str = shared.quoting()
     max_chars: int = shared.max_chars()
     skip_bad: bool = shared.skip_bad()
-    temperature: float = option(DEFAULT_TEMPERATURE, help="Sampling temperature of the LLM (zero-shot uses the same "
-                                                          "default).")
+    temperature: float = option(
+        DEFAULT_TEMPERATURE, help="Sampling temperature of the LLM (zero-shot uses the same default)."
+    )
     max_tokens: int = option(DEFAULT_MAX_TOKENS, min=1, help=MAX_TOKENS_HELP)
-    grammatical_edits: bool = option(False, flags=("--grammatical-edits",), help="Add 'Only make grammatical edits' "
-                                     "to every follow-up (section 3.7 of the paper; not in its Appendix B prompts).")
+    grammatical_edits: bool = option(
+        False,
+        flags=("--grammatical-edits",),
+        help="Add 'Only make grammatical edits' "
+        "to every follow-up (section 3.7 of the paper; not in its Appendix B prompts).",
+    )
     language_guard: bool = option(False, flags=GUARD_FLAGS, help="Reject proposals " + GUARD_HELP)
     seed: int = shared.seed()
-    shard_size: Optional[int] = option(None, flags=("--shard-size",), min=1, help=SHARD_HELP)
-    concurrency: Optional[int] = shared.concurrency()
-    max_cost: Optional[float] = shared.max_cost()
-    max_requests: Optional[int] = shared.max_requests()
+    shard_size: int | None = option(None, flags=("--shard-size",), min=1, help=SHARD_HELP)
+    concurrency: int | None = shared.concurrency()
+    max_cost: float | None = shared.max_cost()
+    max_requests: int | None = shared.max_requests()
     dry_run: bool = shared.dry_run()
     overwrite: bool = shared.overwrite()
 
@@ -63,37 +72,47 @@ class MTBreakerOptions:
 class ZeroShotOptions:
     """Zero-shot baselines: one generation per item, with history, or the most difficult of n (min)."""
 
-    seeds: Any = option(REQUIRED, flags=("--seeds",),
-                        help="Seed texts: only their lengths are used (length matching).",
-                        doc="Seed texts: only their lengths are used (``mg.build``: ``input=``; an in-memory table "
-                            "too).")
-    out: Union[str, Path] = shared.out("Output build directory (resumable).")
+    seeds: Any = option(
+        REQUIRED,
+        flags=("--seeds",),
+        help="Seed texts: only their lengths are used (length matching).",
+        doc="Seed texts: only their lengths are used (``mg.build``: ``input=``; an in-memory table too).",
+    )
+    out: str | Path = shared.out("Output build directory (resumable).")
     column: str = option("text", flags=("--column",), help=COLUMN_HELP)
-    format: Optional[str] = shared.format()
+    format: str | None = shared.format()
     variant: str = option("plain", help="plain | history | min")
-    llm: Optional[str] = option(None, help="Generating LLM spec (default: embedded SmolLM2).")
+    llm: str | None = option(None, help="Generating LLM spec (default: embedded SmolLM2).")
     mt: str = option("apertium", help="Target translator spec(s), comma-separated (several = multi).")
     qe: str = option("qe", help=shared.QE_HELP)
-    generations: int = option(10, flags=("--generations", "--n"), help="Texts generated per item by the 'min' "
-                              "variant (the most difficult is kept).")
+    generations: int = option(
+        10,
+        flags=("--generations", "--n"),
+        help="Texts generated per item by the 'min' variant (the most difficult is kept).",
+    )
     src_lang: str = shared.src_lang()
     tgt_lang: str = shared.tgt_lang()
-    lp: Optional[str] = shared.lp("wmt24 seeds")
-    limit: Optional[int] = shared.limit("seeds")
-    sample: Optional[int] = shared.sample()
+    lp: str | None = shared.lp("wmt24 seeds")
+    limit: int | None = shared.limit("seeds")
+    sample: int | None = shared.sample()
     quoting: str = shared.quoting()
     max_chars: int = shared.max_chars()
     skip_bad: bool = shared.skip_bad()
     temperature: float = option(DEFAULT_TEMPERATURE, help="Sampling temperature (MT-breaker's default).")
     max_tokens: int = option(DEFAULT_MAX_TOKENS, min=1, help=MAX_TOKENS_HELP)
-    history_size: Optional[int] = option(None, flags=("--history-size",), min=1, help="'history' variant: list only "
-                                         "the last N earlier texts (default: all, as the paper; the card states a "
-                                         "cap).")
+    history_size: int | None = option(
+        None,
+        flags=("--history-size",),
+        min=1,
+        help="'history' variant: list only "
+        "the last N earlier texts (default: all, as the paper; the card states a "
+        "cap).",
+    )
     language_guard: bool = option(False, flags=GUARD_FLAGS, help="Reject texts " + GUARD_HELP)
     seed: int = shared.seed()
-    shard_size: Optional[int] = option(None, flags=("--shard-size",), min=1, help=SHARD_HELP)
-    concurrency: Optional[int] = shared.concurrency()
-    max_cost: Optional[float] = shared.max_cost()
-    max_requests: Optional[int] = shared.max_requests()
+    shard_size: int | None = option(None, flags=("--shard-size",), min=1, help=SHARD_HELP)
+    concurrency: int | None = shared.concurrency()
+    max_cost: float | None = shared.max_cost()
+    max_requests: int | None = shared.max_requests()
     dry_run: bool = shared.dry_run()
     overwrite: bool = shared.overwrite()

@@ -1,8 +1,9 @@
 """The options of ``gauntlet build smaug`` / ``mg.build_smaug``, declared once."""
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Optional, Sequence, Union
+from typing import Any
 
 from mtgauntlet import shared_options as shared
 from mtgauntlet.options import REQUIRED, option
@@ -14,52 +15,73 @@ from mtgauntlet.phenomena import HELP as PHENOMENA_HELP
 class SmaugOptions:
     """SMAUG: (source, good, bad, reference, phenomenon) records; bad = reference with one critical error."""
 
-    input: Any = option(REQUIRED, flags=("--input", "-i"),
-                        help="Parallel corpus (TSV/CSV/JSONL/Parquet, .gz ok) or named layout.",
-                        doc="Parallel corpus file, named layout, or an in-memory table.")
-    out: Union[str, Path] = shared.out()
+    input: Any = option(
+        REQUIRED,
+        flags=("--input", "-i"),
+        help="Parallel corpus (TSV/CSV/JSONL/Parquet, .gz ok) or named layout.",
+        doc="Parallel corpus file, named layout, or an in-memory table.",
+    )
+    out: str | Path = shared.out()
     src_lang: str = shared.src_lang(REQUIRED)
     tgt_lang: str = option(REQUIRED, help="Target language (BCP-47): the side that is perturbed.")
-    format: Optional[str] = shared.format()
+    format: str | None = shared.format()
     src_col: str = option("src", help="Source column (tables; named layouts decide their own).")
     ref_col: str = option("ref", help="Reference column (perturbed into the bad hypothesis).")
-    good_col: Optional[str] = option(None, help="Column with the good hypothesis (second reference or MT).")
-    good_from: Optional[str] = option(None, help="column | translator | reference. Items whose good equals the "
-                                      "reference are rejected (good_equals_ref), as the paper; 'reference' is the "
-                                      "explicit reference-free mode (good = reference, stated in the manifest).")
-    phenomena: Union[str, Sequence[str]] = option(
-        PHENOMENA_DEFAULT, help=PHENOMENA_HELP,
+    good_col: str | None = option(None, help="Column with the good hypothesis (second reference or MT).")
+    good_from: str | None = option(
+        None,
+        help="column | translator | reference. Items whose good equals the "
+        "reference are rejected (good_equals_ref), as the paper; 'reference' is the "
+        "explicit reference-free mode (good = reference, stated in the manifest).",
+    )
+    phenomena: str | Sequence[str] = option(
+        PHENOMENA_DEFAULT,
+        help=PHENOMENA_HELP,
         doc="Subset of the registered phenomena (``mtgauntlet.phenomena.NAMES``: ne,num,neg,ins,del with the package "
-            "as shipped), a list or comma-separated; default: ``mtgauntlet.phenomena.DEFAULT``.")
-    translator: Optional[str] = option(None, help="Translator spec for the good hypothesis (e.g. apertium).")
-    infiller: Optional[str] = option(None, help="Infiller spec (mT5: hf:google/mt5-large); default: model-free.")
-    nli: Optional[str] = option(None, help="NLI spec for the negation contradiction check (hf:roberta-large-mnli).")
-    require_nli: bool = option(False, flags=("--require-nli",), help="Drop neg records whose NLI check did not run "
-                               "(needs --nli); without it they are kept and flagged (nli_contradiction = null).")
-    annotator: Optional[str] = option(None, help="Annotator spec (default spacy:<tgt-lang>).")
-    polyjuice: Optional[str] = option(None, help="Polyjuice causal LM spec for negation (hf:uw-hai/polyjuice).")
-    lp: Optional[str] = shared.lp("multi-pair layouts (e.g. en-es)")
-    limit: Optional[int] = shared.limit()
+        "as shipped), a list or comma-separated; default: ``mtgauntlet.phenomena.DEFAULT``.",
+    )
+    translator: str | None = option(None, help="Translator spec for the good hypothesis (e.g. apertium).")
+    infiller: str | None = option(None, help="Infiller spec (mT5: hf:google/mt5-large); default: model-free.")
+    nli: str | None = option(None, help="NLI spec for the negation contradiction check (hf:roberta-large-mnli).")
+    require_nli: bool = option(
+        False,
+        flags=("--require-nli",),
+        help="Drop neg records whose NLI check did not run "
+        "(needs --nli); without it they are kept and flagged (nli_contradiction = null).",
+    )
+    annotator: str | None = option(None, help="Annotator spec (default spacy:<tgt-lang>).")
+    polyjuice: str | None = option(None, help="Polyjuice causal LM spec for negation (hf:uw-hai/polyjuice).")
+    lp: str | None = shared.lp("multi-pair layouts (e.g. en-es)")
+    limit: int | None = shared.limit()
     quoting: str = shared.quoting()
     max_chars: int = shared.max_chars()
     min_char_edit: int = option(5, min=0, help="ne: minimum character edit distance.")
     min_word_edit: int = option(8, min=0, help="ins: minimum word edit distance.")
     del_min_words: int = option(5, min=1, help="del: fewest words in the deleted span (reference implementation: > 4).")
     del_max_words: int = option(9, min=1, help="del: most words in the deleted span (reference implementation: < 10).")
-    max_parse_chars: int = option(5000, min=1, help="Longest source or reference SMAUG parses and perturbs, in "
-                                  "characters; longer rows are skipped and counted (too_long).")
-    ne_types: str = option("all", help="ne: entities to replace: all (the paper: every NER type, dates and numbers "
-                                       "included) or names.")
+    max_parse_chars: int = option(
+        5000,
+        min=1,
+        help="Longest source or reference SMAUG parses and perturbs, in "
+        "characters; longer rows are skipped and counted (too_long).",
+    )
+    ne_types: str = option(
+        "all", help="ne: entities to replace: all (the paper: every NER type, dates and numbers included) or names."
+    )
     seed: int = shared.seed()
     shard_size: int = shared.shard_size(200)
     skip_bad: bool = shared.skip_bad()
-    engine: str = option("local", builds=False, choices=lambda: ("local", "ray"),
-                         help="Build the shards with: local, or ray (RAY_ADDRESS or a local cluster; each actor builds "
-                              "its own SMAUG builder from these options); the records are the same. mtbreaker, "
-                              "zeroshot and bandit run locally only (docs/scaling.md).")
-    actors: Optional[int] = option(None, builds=False, min=1, help="Ray actors (default: one per CPU).")
-    concurrency: Optional[int] = shared.concurrency()
-    max_cost: Optional[float] = shared.max_cost()
-    max_requests: Optional[int] = shared.max_requests()
+    engine: str = option(
+        "local",
+        builds=False,
+        choices=lambda: ("local", "ray"),
+        help="Build the shards with: local, or ray (RAY_ADDRESS or a local cluster; each actor builds "
+        "its own SMAUG builder from these options); the records are the same. mtbreaker, "
+        "zeroshot and bandit run locally only (docs/scaling.md).",
+    )
+    actors: int | None = option(None, builds=False, min=1, help="Ray actors (default: one per CPU).")
+    concurrency: int | None = shared.concurrency()
+    max_cost: float | None = shared.max_cost()
+    max_requests: int | None = shared.max_requests()
     dry_run: bool = shared.dry_run()
     overwrite: bool = shared.overwrite()

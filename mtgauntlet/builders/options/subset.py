@@ -1,8 +1,9 @@
 """The options of ``gauntlet build subset`` / ``mg.build_subset``, declared once."""
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Optional, Sequence, Union
+from typing import Any
 
 from mtgauntlet import shared_options as shared
 from mtgauntlet.options import REQUIRED, option
@@ -12,36 +13,48 @@ from mtgauntlet.options import REQUIRED, option
 class SubsetOptions:
     """Score a corpus with a difficulty estimator and keep the B hardest texts (selected_text records)."""
 
-    input: Any = option(REQUIRED, flags=("--input", "-i"),
-                        help="Corpus file (TSV/CSV/JSONL/Parquet, .gz ok) or named layout.",
-                        doc="Corpus file (TSV/CSV/JSONL/Parquet, .gz ok), named layout, or an in-memory table.")
-    out: Union[str, Path] = shared.out()
-    estimator: str = option("length", help="Difficulty estimator spec (length, syntax, rarity, random, learned, "
-                                           "sentinel:..., llm-judge:...).")
+    input: Any = option(
+        REQUIRED,
+        flags=("--input", "-i"),
+        help="Corpus file (TSV/CSV/JSONL/Parquet, .gz ok) or named layout.",
+        doc="Corpus file (TSV/CSV/JSONL/Parquet, .gz ok), named layout, or an in-memory table.",
+    )
+    out: str | Path = shared.out()
+    estimator: str = option(
+        "length",
+        help="Difficulty estimator spec (length, syntax, rarity, random, learned, sentinel:..., llm-judge:...).",
+    )
     budget: int = option(100, min=1, help="Number of texts to keep (B).")
-    stratify: Optional[str] = option(None, help="Keep diversity: 'domain' or 'clusters'.")
-    format: Optional[str] = shared.format()
+    stratify: str | None = option(None, help="Keep diversity: 'domain' or 'clusters'.")
+    format: str | None = shared.format()
     src_col: str = option("src", help="Source text column (tables; named layouts decide their own).")
-    domain_col: Optional[str] = option(None, help="Domain column (for --stratify domain).")
-    src_lang: Optional[str] = option(None, help="Source language (BCP-47); named layouts give it.")
-    tgt_lang: Union[str, Sequence[str]] = option(
-        (), help="Target language (BCP-47), if the subset is meant for one pair; repeat it (or cs,de): a "
-                 "target-aware estimator's score is the mean over the languages (Sentinel section 6.1).",
+    domain_col: str | None = option(None, help="Domain column (for --stratify domain).")
+    src_lang: str | None = option(None, help="Source language (BCP-47); named layouts give it.")
+    tgt_lang: str | Sequence[str] = option(
+        (),
+        help="Target language (BCP-47), if the subset is meant for one pair; repeat it (or cs,de): a "
+        "target-aware estimator's score is the mean over the languages (Sentinel section 6.1).",
         doc="Target language, if the subset is meant for one pair (default: none, or the layout's); several (a list "
-            "or ``\"cs,de\"``): a target-aware estimator's score is the mean over them (the Sentinel paper's section "
-            "6.1), and the records are for no single pair.")
-    lp: Optional[str] = shared.lp("multi-pair layouts (e.g. en-de)")
-    limit: Optional[int] = shared.limit()
+        "or ``\"cs,de\"``): a target-aware estimator's score is the mean over them (the Sentinel paper's section "
+        "6.1), and the records are for no single pair.",
+    )
+    lp: str | None = shared.lp("multi-pair layouts (e.g. en-de)")
+    limit: int | None = shared.limit()
     quoting: str = shared.quoting()
     max_chars: int = shared.max_chars()
     seed: int = shared.seed()
     shard_size: int = shared.shard_size(500)
     skip_bad: bool = shared.skip_bad()
     overwrite: bool = shared.overwrite()
-    engine: str = option("local", builds=False, choices=lambda: ("local", "ray"), help="Score with: local, or ray (RAY_ADDRESS or a local cluster; scores kept in "
-                                       "OUT/scores/); the selection is the same.")
-    actors: Optional[int] = option(None, builds=False, help="Ray actors (default: one per CPU, or per GPU on cuda).")
-    concurrency: Optional[int] = shared.concurrency()
-    max_cost: Optional[float] = shared.max_cost()
-    max_requests: Optional[int] = shared.max_requests()
+    engine: str = option(
+        "local",
+        builds=False,
+        choices=lambda: ("local", "ray"),
+        help="Score with: local, or ray (RAY_ADDRESS or a local cluster; scores kept in "
+        "OUT/scores/); the selection is the same.",
+    )
+    actors: int | None = option(None, builds=False, help="Ray actors (default: one per CPU, or per GPU on cuda).")
+    concurrency: int | None = shared.concurrency()
+    max_cost: float | None = shared.max_cost()
+    max_requests: int | None = shared.max_requests()
     dry_run: bool = shared.dry_run()

@@ -53,15 +53,33 @@ class SmaugBuilder(Builder):
     kind = "smaug_pair"
     batched = True  # a shard is annotated (spaCy) and perturbed as one batch
 
-    def __init__(self, *, src_lang: str, tgt_lang: str, phenomena: Sequence[str] = PHENOMENA,
-                 translator: str | None = None, infiller: str | None = None, nli: str | None = None,
-                 annotator: str | None = None, polyjuice: str | None = None, good_col: str | None = None,
-                 good_from: str | None = None, min_char_edit: int = 5, min_word_edit: int = 8,
-                 del_min_words: int = 5, del_max_words: int = 9, require_nli: bool = False, seed: int = 13,
-                 max_parse_chars: int = DEFAULT_MAX_PARSE_CHARS, ne_types: str = "all"):
+    def __init__(
+        self,
+        *,
+        src_lang: str,
+        tgt_lang: str,
+        phenomena: Sequence[str] = PHENOMENA,
+        translator: str | None = None,
+        infiller: str | None = None,
+        nli: str | None = None,
+        annotator: str | None = None,
+        polyjuice: str | None = None,
+        good_col: str | None = None,
+        good_from: str | None = None,
+        min_char_edit: int = 5,
+        min_word_edit: int = 8,
+        del_min_words: int = 5,
+        del_max_words: int = 9,
+        require_nli: bool = False,
+        seed: int = 13,
+        max_parse_chars: int = DEFAULT_MAX_PARSE_CHARS,
+        ne_types: str = "all",
+    ):
         if polyjuice and base_lang(tgt_lang) != "en":
-            raise GauntletError(f"--polyjuice: Polyjuice negates English only, and the target language is {tgt_lang}; "
-                                "leave out --polyjuice")
+            raise GauntletError(
+                f"--polyjuice: Polyjuice negates English only, and the target language is {tgt_lang}; "
+                "leave out --polyjuice"
+            )
         if ne_types not in NE_TYPES:
             raise GauntletError(f"--ne-types must be one of {', '.join(NE_TYPES)}, not {ne_types!r}")
         bad = [p for p in phenomena if p not in NAMES]
@@ -72,28 +90,42 @@ class SmaugBuilder(Builder):
         if not 1 <= del_min_words <= del_max_words:
             raise GauntletError(f"--del-min-words/--del-max-words: need 1 <= {del_min_words} <= {del_max_words}")
         if require_nli and not nli and "neg" in phenomena:
-            raise GauntletError("--require-nli keeps only NLI-checked negations: pass --nli SPEC "
-                                "(e.g. hf:roberta-large-mnli), or leave out --require-nli")
+            raise GauntletError(
+                "--require-nli keeps only NLI-checked negations: pass --nli SPEC "
+                "(e.g. hf:roberta-large-mnli), or leave out --require-nli"
+            )
         self.src_lang, self.tgt_lang, self.seed = src_lang, tgt_lang, seed
         if translator is None and good_col is None and good_from in (None, "translator"):
             translator = packaged_translator(src_lang, tgt_lang)  # e.g. bergamot for en<->pt; None elsewhere
         self.phenomena = tuple(phenomena)
-        self.specs = {"translator": translator, "infiller": infiller, "nli": nli, "polyjuice": polyjuice,
-                      "annotator": annotator or f"spacy:{tgt_lang.split('-')[0]}"}
+        self.specs = {
+            "translator": translator,
+            "infiller": infiller,
+            "nli": nli,
+            "polyjuice": polyjuice,
+            "annotator": annotator or f"spacy:{tgt_lang.split('-')[0]}",
+        }
         self.public_specs = {k: public_spec(v) for k, v in self.specs.items()}  # as records and build.json name them
         self.good_col, self.good_from, self.require_nli = good_col, good_from, require_nli
-        self.params: dict[str, Any] = {"min_char_edit": min_char_edit, "min_word_edit": min_word_edit,
-                       "del_min_words": del_min_words, "del_max_words": del_max_words,
-                       "max_parse_chars": max_parse_chars, "ne_types": ne_types}
+        self.params: dict[str, Any] = {
+            "min_char_edit": min_char_edit,
+            "min_word_edit": min_word_edit,
+            "del_min_words": del_min_words,
+            "del_max_words": del_max_words,
+            "max_parse_chars": max_parse_chars,
+            "ne_types": ne_types,
+        }
         self._load_backends()
         self.support = support_report(self.tgt_lang, self)
         missing = {p: self.support[p][1] for p in self.phenomena if not self.support[p][0]}
         if missing:
-            raise GauntletError("phenomena not supported for target language "
-                                f"{self.tgt_lang} with the configured backends: "
-                                + "; ".join(f"{p}: {why}" for p, why in missing.items())
-                                + ". Pass --phenomena with a subset of: "
-                                + ",".join(p for p in NAMES if self.support[p][0]))
+            raise GauntletError(
+                "phenomena not supported for target language "
+                f"{self.tgt_lang} with the configured backends: "
+                + "; ".join(f"{p}: {why}" for p, why in missing.items())
+                + ". Pass --phenomena with a subset of: "
+                + ",".join(p for p in NAMES if self.support[p][0])
+            )
         self._good_origin()
 
     # -- backends ---------------------------------------------------------------------------------
@@ -110,8 +142,10 @@ class SmaugBuilder(Builder):
     def _good_origin(self) -> None:
         mode = self.good_from or ("column" if self.good_col else "translator" if self.translator else None)
         if mode is None:
-            raise GauntletError("no good hypothesis: pass --good-col COLUMN (a second reference or MT output), "
-                                "--translator SPEC (e.g. apertium for es->en), or --good-from reference")
+            raise GauntletError(
+                "no good hypothesis: pass --good-col COLUMN (a second reference or MT output), "
+                "--translator SPEC (e.g. apertium for es->en), or --good-from reference"
+            )
         if mode == "column" and not self.good_col:
             raise GauntletError("--good-from column needs --good-col")
         if mode == "translator" and self.translator is None:
@@ -119,31 +153,48 @@ class SmaugBuilder(Builder):
         self.good_mode = mode
 
     def signature_fields(self) -> dict[str, Any]:
-        return {"src": self.src_lang, "tgt": self.tgt_lang, "phenomena": list(self.phenomena),
-                "good": self.good_mode + (f"={self.good_col}" if self.good_mode == "column" else ""),
-                **{k: v for k, v in self.specs.items() if v}, **self.params,
-                **({"require_nli": "yes"} if self.require_nli else {})}
+        return {
+            "src": self.src_lang,
+            "tgt": self.tgt_lang,
+            "phenomena": list(self.phenomena),
+            "good": self.good_mode + (f"={self.good_col}" if self.good_mode == "column" else ""),
+            **{k: v for k, v in self.specs.items() if v},
+            **self.params,
+            **({"require_nli": "yes"} if self.require_nli else {}),
+        }
 
     def config(self) -> dict[str, Any]:
-        return {"phenomena": list(self.phenomena), "good_from": self.good_mode, "good_col": self.good_col,
-                "specs": self.public_specs, "params": self.params, "require_nli": self.require_nli,
-                "flags": self.flags(),
-                "support": {p: {"supported": ok, "how": how} for p, (ok, how) in self.support.items()}}
+        return {
+            "phenomena": list(self.phenomena),
+            "good_from": self.good_mode,
+            "good_col": self.good_col,
+            "specs": self.public_specs,
+            "params": self.params,
+            "require_nli": self.require_nli,
+            "flags": self.flags(),
+            "support": {p: {"supported": ok, "how": how} for p, (ok, how) in self.support.items()},
+        }
 
     def flags(self) -> dict[str, str]:
         """Departures from the paper that a dataset card must state (config.flags): the build's own, then each built
         phenomenon's (its ``flags`` hook: e.g. the model-free method used in place of the paper's model)."""
-        out = {"not_hand_checked": "records are not filtered by hand (the paper hand-checked its ~50 records per "
-                                   "phenomenon)",
-               "no_bicleaner": "the input corpus is not filtered with Bicleaner (the paper kept pairs scoring >= 0.85)"}
+        out = {
+            "not_hand_checked": "records are not filtered by hand (the paper hand-checked its ~50 records per "
+            "phenomenon)",
+            "no_bicleaner": "the input corpus is not filtered with Bicleaner (the paper kept pairs scoring >= 0.85)",
+        }
         if self.good_mode == "reference":
-            out["good_equals_ref"] = ("good = reference for every record (--good-from reference): the paper keeps "
-                                      "only pairs whose good differs from the reference; use these pairs for "
-                                      "reference-free evaluation only")
+            out["good_equals_ref"] = (
+                "good = reference for every record (--good-from reference): the paper keeps "
+                "only pairs whose good differs from the reference; use these pairs for "
+                "reference-free evaluation only"
+            )
         annotator = str(self.specs.get("annotator") or "")
         if not annotator.startswith("stanza"):
-            out["annotator"] = (f"entities and parts of speech come from {annotator or 'spaCy'} (the paper: Stanza; "
-                                "--annotator stanza:LANG)")
+            out["annotator"] = (
+                f"entities and parts of speech come from {annotator or 'spaCy'} (the paper: Stanza; "
+                "--annotator stanza:LANG)"
+            )
         phenomena = all_phenomena()
         for name in self.phenomena:
             out.update(phenomena[name].flags(self))
@@ -162,15 +213,23 @@ class SmaugBuilder(Builder):
         if self.good_mode == "translator":
             plan.add_role(self.translator, [it.data["src"] for it in items], None, self.src_lang, self.tgt_lang)
         if self.polyjuice is not None and "neg" in self.phenomena:
-            plan.add(self.polyjuice, [polyjuice_prompt(it.data["ref"], it.data["ref"]) for it in items],
-                     POLYJUICE_MAX_TOKENS)
+            plan.add(
+                self.polyjuice, [polyjuice_prompt(it.data["ref"], it.data["ref"]) for it in items], POLYJUICE_MAX_TOKENS
+            )
         return plan
 
     def runtime_info(self) -> dict[str, Any]:
         from mtgauntlet.builders.runtime_info import roles_runtime
 
-        return roles_runtime({"annotator": self.annotator, "infiller": self.infiller, "nli": self.nli,
-                              "polyjuice": self.polyjuice, "translator": self.translator})
+        return roles_runtime(
+            {
+                "annotator": self.annotator,
+                "infiller": self.infiller,
+                "nli": self.nli,
+                "polyjuice": self.polyjuice,
+                "translator": self.translator,
+            }
+        )
 
     # -- build ------------------------------------------------------------------------------------
     def prepare(self, items: Sequence[Item], progress=None) -> None:
@@ -180,11 +239,11 @@ class SmaugBuilder(Builder):
         bounded: list[Item] = []
         p = self.params
         for start in range(0, len(items), PARSE_CHUNK):  # the work of a chunk is bounded: PARSE_CHUNK * max_parse_chars
-            chunk = [it for it in items[start:start + PARSE_CHUNK] if self.within_bounds(it)]
+            chunk = [it for it in items[start : start + PARSE_CHUNK] if self.within_bounds(it)]
             bounded += chunk
             docs += self.annotator.annotate([it.data["ref"] for it in chunk]) if self.annotator else [None] * len(chunk)
             if progress is not None:
-                for _ in items[start:start + PARSE_CHUNK]:
+                for _ in items[start : start + PARSE_CHUNK]:
                     progress.advance()
         self.docs = {it.index: d for it, d in zip(bounded, docs)}
         entities = entity_pool(docs, p["ne_types"]) if self.annotator else {}
@@ -270,13 +329,24 @@ class SmaugBuilder(Builder):
             good, origin = goods[pos]
             assert good is not None  # an item without a good hypothesis was skipped above
             checks["good_differs_from_ref"] = float(not same_text(good, ref))
-            results[pos].records.append({
-                "src": item.data["src"], "ref": ref, "good": good, "bad": edit.text, "phenomenon": ph,
-                "span_original": edit.span_original, "span_replacement": edit.span_replacement,
-                "span_start": edit.start, "span_end": edit.end,
-                "perturbation": f"{ph}/{edit.meta.get('method') or edit.meta.get('rule', '')}",
-                "good_origin": origin, "checks": checks,
-                "src_lang": item.data.get("src_lang", self.src_lang), "tgt_lang": item.data.get("tgt_lang", self.tgt_lang)})
+            results[pos].records.append(
+                {
+                    "src": item.data["src"],
+                    "ref": ref,
+                    "good": good,
+                    "bad": edit.text,
+                    "phenomenon": ph,
+                    "span_original": edit.span_original,
+                    "span_replacement": edit.span_replacement,
+                    "span_start": edit.start,
+                    "span_end": edit.end,
+                    "perturbation": f"{ph}/{edit.meta.get('method') or edit.meta.get('rule', '')}",
+                    "good_origin": origin,
+                    "checks": checks,
+                    "src_lang": item.data.get("src_lang", self.src_lang),
+                    "tgt_lang": item.data.get("tgt_lang", self.tgt_lang),
+                }
+            )
         return results
 
     def _constraints(self, phenomenon: str):

@@ -16,8 +16,10 @@ from mtgauntlet.builders.base import Constraint
 
 MASK_TOKEN = re.compile(r"<extra_id_\d{1,2}>|extra_id")
 # generator special tokens: Polyjuice's control codes ([EMPTY] = "could not fill"), mT5 sentinels, BPE markers
-SPECIAL_TOKEN = re.compile(r"\[(?:EMPTY|BLANK|SEP|ANSWER|MASK|CLS|PAD|UNK|negation)\]|<\|[a-z_]+\|>|"
-                           r"<extra_id_\d{1,2}>|</?s>|<pad>|<unk>|<mask>|<\|endoftext\|>")
+SPECIAL_TOKEN = re.compile(
+    r"\[(?:EMPTY|BLANK|SEP|ANSWER|MASK|CLS|PAD|UNK|negation)\]|<\|[a-z_]+\|>|"
+    r"<extra_id_\d{1,2}>|</?s>|<pad>|<unk>|<mask>|<\|endoftext\|>"
+)
 BRACKETS = "()[]{}_"
 NUMBER = re.compile(r"[-+]?\.?(\d+[.,])*\d+")
 

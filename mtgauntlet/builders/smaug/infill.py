@@ -36,14 +36,17 @@ def fill_masks(infiller, masked: str, n_masks: int, *, top_k: int = 50, seed: in
         return (got + [None] * n_masks)[:n_masks]
     model, tok = getattr(infiller, "model", None), getattr(infiller, "tokenizer", None)
     if model is None or tok is None or not hasattr(model, "generate"):
-        raise GauntletError(f"infiller {getattr(infiller, 'spec', infiller)!r} cannot fill several masks in one call "
-                            "(it needs fill_spans() or an hf: seq2seq model)")
+        raise GauntletError(
+            f"infiller {getattr(infiller, 'spec', infiller)!r} cannot fill several masks in one call "
+            "(it needs fill_spans() or an hf: seq2seq model)"
+        )
     import torch
 
     if seed is not None:
         torch.manual_seed(seed)
     enc = tok(masked, return_tensors="pt").to(getattr(infiller, "device", "cpu"))
     with torch.no_grad():
-        gen = model.generate(**enc, do_sample=True, top_k=top_k,
-                             max_new_tokens=getattr(infiller, "max_tokens", 16) * n_masks)
+        gen = model.generate(
+            **enc, do_sample=True, top_k=top_k, max_new_tokens=getattr(infiller, "max_tokens", 16) * n_masks
+        )
     return parse_spans(tok.decode(gen[0], skip_special_tokens=False), n_masks)

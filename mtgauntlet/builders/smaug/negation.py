@@ -13,8 +13,28 @@ from mtgauntlet.models.base import Doc, Token
 SUPPORTED = ("en", "fr", "es")
 EN_CONTRACTED = {"ca": "can", "wo": "will", "sha": "shall", "ai": "is"}
 NEG_WORDS_FR = {"pas", "jamais", "plus", "point"}
-CLITICS_FR = {"y", "en", "le", "la", "les", "lui", "leur", "me", "te", "se", "nous", "vous", "l'", "m'", "t'", "s'",
-              "l’", "m’", "t’", "s’"}
+CLITICS_FR = {
+    "y",
+    "en",
+    "le",
+    "la",
+    "les",
+    "lui",
+    "leur",
+    "me",
+    "te",
+    "se",
+    "nous",
+    "vous",
+    "l'",
+    "m'",
+    "t'",
+    "s'",
+    "l’",
+    "m’",
+    "t’",
+    "s’",
+}
 CLITICS_ES = {"me", "te", "se", "lo", "la", "le", "los", "las", "les", "nos", "os"}
 
 
@@ -23,8 +43,9 @@ def verb_groups(doc: Doc) -> list[tuple[int, list[int]]]:
     out = []
     for i, t in enumerate(doc.tokens):
         if t.pos == "VERB" or (t.pos == "AUX" and t.dep in ("ROOT", "cop") and t.head == i):
-            auxes = [j for j, a in enumerate(doc.tokens[:i]) if a.head == i and a.pos == "AUX"
-                     and a.dep.startswith("aux")]
+            auxes = [
+                j for j, a in enumerate(doc.tokens[:i]) if a.head == i and a.pos == "AUX" and a.dep.startswith("aux")
+            ]
             out.append((i, auxes))
     return out
 
@@ -38,8 +59,14 @@ def _edit(doc: Doc, changes: list[tuple[int, int, str]], meta: dict) -> Edit:
     for s, e, r in reversed(changes):
         new = new[:s] + r + new[e:]
     delta = sum(len(r) - (e - s) for s, e, r in changes)
-    return Edit(text=new, span_original=text[start:end], span_replacement=new[start:end + delta], start=start,
-                end=end, meta=meta)
+    return Edit(
+        text=new,
+        span_original=text[start:end],
+        span_replacement=new[start : end + delta],
+        start=start,
+        end=end,
+        meta=meta,
+    )
 
 
 def _delete(tok: Token) -> tuple[int, int, str]:

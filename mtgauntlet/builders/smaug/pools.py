@@ -59,8 +59,21 @@ def as_pool(candidates: Iterable[str] | KeyedPool, seed: Any = 0, name: str = "p
     return candidates if isinstance(candidates, KeyedPool) else KeyedPool(candidates, seed, name)
 
 
-NAMED_LABELS = {"PERSON", "PER", "ORG", "GPE", "LOC", "NORP", "FAC", "EVENT", "WORK_OF_ART", "PRODUCT", "LANGUAGE",
-                "MISC", "LAW"}
+NAMED_LABELS = {
+    "PERSON",
+    "PER",
+    "ORG",
+    "GPE",
+    "LOC",
+    "NORP",
+    "FAC",
+    "EVENT",
+    "WORK_OF_ART",
+    "PRODUCT",
+    "LANGUAGE",
+    "MISC",
+    "LAW",
+}
 
 
 def entities_of(doc: Doc, types: str = "all"):

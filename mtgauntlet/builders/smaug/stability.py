@@ -34,23 +34,28 @@ def write_tsv(path: str | Path, rows: Sequence[Mapping[str, str]]) -> None:
         w.writerows(rows)
 
 
-def variants(rows: Sequence[dict[str, str]], touched: Sequence[int], text_cols: Sequence[str],
-             id_col: str = "id") -> dict[str, list[dict[str, str]]]:
+def variants(
+    rows: Sequence[dict[str, str]], touched: Sequence[int], text_cols: Sequence[str], id_col: str = "id"
+) -> dict[str, list[dict[str, str]]]:
     """The input with the ``touched`` rows edited (:func:`edit_text` on ``text_cols``), deleted, or copied to the
     end (edited, with new ids): ``{"edit": rows, "delete": rows, "append": rows}``."""
+
     def edited(r):
         return dict(r, **{c: edit_text(r[c]) for c in text_cols})
 
-    return {"edit": [edited(r) if i in touched else r for i, r in enumerate(rows)],
-            "delete": [r for i, r in enumerate(rows) if i not in touched],
-            "append": list(rows) + [dict(edited(r), **{id_col: f"new-{r[id_col]}"}) for i, r in enumerate(rows)
-                                    if i in touched]}
+    return {
+        "edit": [edited(r) if i in touched else r for i, r in enumerate(rows)],
+        "delete": [r for i, r in enumerate(rows) if i not in touched],
+        "append": list(rows)
+        + [dict(edited(r), **{id_col: f"new-{r[id_col]}"}) for i, r in enumerate(rows) if i in touched],
+    }
 
 
 def record_bytes(rec: Mapping[str, Any]) -> str:
     """The record as canonical JSON without the volatile fields (what 'byte-identical' compares)."""
-    return json.dumps({k: v for k, v in rec.items() if k not in VOLATILE}, sort_keys=True, ensure_ascii=False,
-                      default=str)
+    return json.dumps(
+        {k: v for k, v in rec.items() if k not in VOLATILE}, sort_keys=True, ensure_ascii=False, default=str
+    )
 
 
 def by_source(records: Iterable[Mapping[str, Any]]) -> dict[str, list[str]]:
@@ -60,8 +65,9 @@ def by_source(records: Iterable[Mapping[str, Any]]) -> dict[str, list[str]]:
     return {k: sorted(v) for k, v in out.items()}
 
 
-def unchanged_share(before: Iterable[Mapping[str, Any]], after: Iterable[Mapping[str, Any]],
-                    untouched: Sequence[str]) -> tuple[int, int]:
+def unchanged_share(
+    before: Iterable[Mapping[str, Any]], after: Iterable[Mapping[str, Any]], untouched: Sequence[str]
+) -> tuple[int, int]:
     """(records of the ``untouched`` source ids found byte-identical in ``after``, records of them in ``before``),
     counted per phenomenon-independent record: a record counts as kept when the same bytes are built again."""
     a, b = by_source(before), by_source(after)
@@ -76,10 +82,15 @@ def unchanged_share(before: Iterable[Mapping[str, Any]], after: Iterable[Mapping
     return kept, total
 
 
-def per_phenomenon(before: Iterable[Mapping[str, Any]], after: Iterable[Mapping[str, Any]],
-                   untouched: Sequence[str]) -> dict[str, tuple[int, int]]:
+def per_phenomenon(
+    before: Iterable[Mapping[str, Any]], after: Iterable[Mapping[str, Any]], untouched: Sequence[str]
+) -> dict[str, tuple[int, int]]:
     """:func:`unchanged_share` for each phenomenon of a SMAUG build."""
     before, after = list(before), list(after)
     phenomena = sorted({r["phenomenon"] for r in before})
-    return {ph: unchanged_share([r for r in before if r["phenomenon"] == ph],
-                                [r for r in after if r["phenomenon"] == ph], untouched) for ph in phenomena}
+    return {
+        ph: unchanged_share(
+            [r for r in before if r["phenomenon"] == ph], [r for r in after if r["phenomenon"] == ph], untouched
+        )
+        for ph in phenomena
+    }

@@ -29,8 +29,14 @@ def base_lang(lang: str) -> str:
 
 
 def _replace(text: str, start: int, end: int, new: str, meta: dict) -> Edit:
-    return Edit(text=text[:start] + new + text[end:], span_original=text[start:end], span_replacement=new,
-                start=start, end=end, meta=meta)
+    return Edit(
+        text=text[:start] + new + text[end:],
+        span_original=text[start:end],
+        span_replacement=new,
+        start=start,
+        end=end,
+        meta=meta,
+    )
 
 
 def covering_edit(text: str, new: str, start: int, end: int, meta: dict) -> Edit:
@@ -44,8 +50,14 @@ def covering_edit(text: str, new: str, start: int, end: int, meta: dict) -> Edit
     while q < limit - p and text[len(text) - 1 - q] == new[len(new) - 1 - q]:
         q += 1
     s, e = p, max(end, len(text) - q)
-    return Edit(text=new, span_original=text[s:e], span_replacement=new[s:len(new) - (len(text) - e)], start=s, end=e,
-                meta=meta)
+    return Edit(
+        text=new,
+        span_original=text[s:e],
+        span_replacement=new[s : len(new) - (len(text) - e)],
+        start=s,
+        end=e,
+        meta=meta,
+    )
 
 
 class NamedEntitySwap(Transformation):
@@ -65,7 +77,7 @@ class NamedEntitySwap(Transformation):
             return None
         ent = rng.choice(entities)
         if self.infiller is not None:
-            masked = text[:ent.start] + MASK + text[ent.end:]
+            masked = text[: ent.start] + MASK + text[ent.end :]
             fill = self.infiller.fill([masked], n=1, top_k=self.top_k, seed=rng.randrange(2**31))[0]
             fill = LEADING_PUNCT.sub("", fill[0]).strip() if fill else ""
             if not fill:
@@ -87,7 +99,7 @@ def change_number(number: str, rng: random.Random) -> str:
     old = number[i]
     first = i == positions[0] and len(positions) > 1
     choices = [d for d in "0123456789" if d != old and not (first and d == "0")]
-    return number[:i] + rng.choice(choices) + number[i + 1:]
+    return number[:i] + rng.choice(choices) + number[i + 1 :]
 
 
 NUMBER_PREFIX = re.compile(r"[-+]?\.?")  # the sign and leading decimal point of NUMBER ("-3", "+2", ".5", "-.5")
@@ -98,7 +110,7 @@ def keep_number_prefix(replaced: str, fill: str) -> str:
     point are kept ("-3" filled "7" -> "-7", ".5" filled "25" -> ".25"; the infiller strips leading punctuation).
     A fill that does not start with a number is left as it came (the constraints judge it)."""
     prefix = NUMBER_PREFIX.match(replaced).group(0)  # type: ignore[union-attr]  # the pattern matches ""
-    rest = fill[NUMBER_PREFIX.match(fill).end():]  # type: ignore[union-attr]
+    rest = fill[NUMBER_PREFIX.match(fill).end() :]  # type: ignore[union-attr]
     if not prefix or not rest[:1].isdigit():
         return fill
     return prefix + rest
@@ -116,7 +128,7 @@ class NumberChange(Transformation):
             return None
         m = rng.choice(matches)
         if self.infiller is not None:
-            masked = text[:m.start()] + MASK + text[m.end():]
+            masked = text[: m.start()] + MASK + text[m.end() :]
             fill = self.infiller.fill([masked], n=1, top_k=self.top_k, seed=rng.randrange(2**31))[0]
             new = keep_number_prefix(m.group(0), fill[0]) if fill else ""
             if not new:
@@ -210,7 +222,9 @@ def polyjuice_negate(llm, doc: Doc, first: int, last: int) -> Edit:
     masked = doc.text[:start] + "[BLANK]" + doc.text[end:]
     answer = llm.complete(polyjuice_prompt(doc.text, masked), max_tokens=POLYJUICE_MAX_TOKENS, temperature=0.0)
     if ANSWER not in answer:
-        raise UnusableAnswer("polyjuice_cut" if used_budget(llm, answer, POLYJUICE_MAX_TOKENS) else "polyjuice_unparsed")
+        raise UnusableAnswer(
+            "polyjuice_cut" if used_budget(llm, answer, POLYJUICE_MAX_TOKENS) else "polyjuice_unparsed"
+        )
     fill = answer.split(ANSWER)[0].strip()
     if not fill:
         raise UnusableAnswer("polyjuice_empty")
@@ -219,8 +233,16 @@ def polyjuice_negate(llm, doc: Doc, first: int, last: int) -> Edit:
 
 # Model-free insertion: the coordinating conjunction that joins the inserted clause, per target language
 # (``{clause}`` marks where the clause goes). A language without one gets no model-free insertion (pass --infiller).
-CONJUNCTIONS = {"en": ", and {clause}", "fr": " et {clause}", "es": " y {clause}", "pt": " e {clause}",
-                "it": " e {clause}", "de": ", und {clause}", "cs": " a {clause}", "zh": "，而且{clause}"}
+CONJUNCTIONS = {
+    "en": ", and {clause}",
+    "fr": " et {clause}",
+    "es": " y {clause}",
+    "pt": " e {clause}",
+    "it": " e {clause}",
+    "de": ", und {clause}",
+    "cs": " a {clause}",
+    "zh": "，而且{clause}",
+}
 ES_E_BEFORE = re.compile(r"h?i(?![aeiouáéíóú])", re.IGNORECASE)  # 'y' -> 'e' before an /i/ sound (e inglés, e hijos)
 
 
@@ -262,9 +284,14 @@ class Insertion(Transformation):
             f = None if f is None else LEADING_PUNCT.sub("", f).strip()
             inserts.append(" " + mask_token(i) if f is None else (" " + f if f else ""))
         new = _insert_at(text, points, inserts)
-        return Edit(text=new, span_original=text[points[0]:points[-1]],
-                    span_replacement=new[points[0]:points[-1] + len(new) - len(text)], start=points[0], end=points[-1],
-                    meta={"method": "infill", "n_masks": len(points)})
+        return Edit(
+            text=new,
+            span_original=text[points[0] : points[-1]],
+            span_replacement=new[points[0] : points[-1] + len(new) - len(text)],
+            start=points[0],
+            end=points[-1],
+            meta={"method": "infill", "n_masks": len(points)},
+        )
 
     def _insert_clause(self, text, rng, context):
         clause = as_pool(context.get("clause_pool", ())).pick(rng, lambda c: c.lower() not in text.lower())
@@ -278,8 +305,9 @@ class Insertion(Transformation):
         if end == 0 or ins is None:
             return None
         new = text[:end] + ins + text[end:]
-        return Edit(text=new, span_original="", span_replacement=ins, start=end, end=end,
-                    meta={"method": "reference-clause"})
+        return Edit(
+            text=new, span_original="", span_replacement=ins, start=end, end=end, meta={"method": "reference-clause"}
+        )
 
 
 def _insert_at(text: str, points: list[int], inserts: list[str]) -> str:
@@ -315,7 +343,7 @@ def end_with_terminal(text: str) -> str:
     if not body or body[-1] in TERMINAL:
         return text
     body = body[:-1] + "." if body[-1] in ",;:" else body + "."
-    return body + text[len(text.rstrip(CLOSERS)):]
+    return body + text[len(text.rstrip(CLOSERS)) :]
 
 
 class Deletion(Transformation):
@@ -331,8 +359,11 @@ class Deletion(Transformation):
 
     def apply(self, text, rng, context=None):
         bounds = [0] + delimiter_ends(text) + [len(text)]
-        spans = [(s, e) for s, e in zip(bounds[:-1], bounds[1:])
-                 if s > 0 and self.min_words <= len(text[s:e].split()) <= self.max_words]  # never the first span
+        spans = [
+            (s, e)
+            for s, e in zip(bounds[:-1], bounds[1:])
+            if s > 0 and self.min_words <= len(text[s:e].split()) <= self.max_words
+        ]  # never the first span
         if not spans:
             return None
         s, e = rng.choice(spans)
@@ -346,8 +377,9 @@ def keeps_capital(first, lang: str) -> bool:
     return (lang == "en" and first.text == "I") or (lang == "de" and first.pos == "NOUN")
 
 
-def clause_pool(docs: list[Doc], min_words: int = 7, max_words: int = 16, lang: str = "en",
-                identities: list | None = None) -> dict[str, Any]:
+def clause_pool(
+    docs: list[Doc], min_words: int = 7, max_words: int = 16, lang: str = "en", identities: list | None = None
+) -> dict[str, Any]:
     """Single-clause references (one finite verb, no inner punctuation) of ``min_words``..``max_words``
     words, first letter lowered unless it starts with a proper noun (or a word that keeps its capital in
     ``lang``: English 'I', German nouns): content to coordinate, as ``{clause: identity}`` (``identities[i]``,
@@ -361,11 +393,14 @@ def clause_pool(docs: list[Doc], min_words: int = 7, max_words: int = 16, lang: 
         n_verbs = sum(1 for t in body if t.pos in ("VERB", "AUX") and t.dep in ("ROOT",))
         if n_verbs != 1 or any(t.pos == "PUNCT" for t in body) or not (min_words <= len(body) <= max_words):
             continue
-        text = d.text[body[0].idx:body[-1].idx + len(body[-1].text)]
+        text = d.text[body[0].idx : body[-1].idx + len(body[-1].text)]
         starts_entity = body[0].pos != "DET" and any(e.start == body[0].idx for e in d.entities)  # not "The Bank of"
-        if (body[0].pos != "PROPN" and not starts_entity and not (body[0].text.isupper() and len(body[0].text) > 1)
-                and not keeps_capital(body[0], lang)):
+        if (
+            body[0].pos != "PROPN"
+            and not starts_entity
+            and not (body[0].text.isupper() and len(body[0].text) > 1)
+            and not keeps_capital(body[0], lang)
+        ):
             text = text[:1].lower() + text[1:]
         out.setdefault(text, text if identities is None or identities[i] is None else identities[i])
     return out
-

@@ -13,15 +13,23 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from mtgauntlet.validators.rules import Rules
 
 
-def audit_data(path: str | Path, against: str | Path | None = None, *, rules: Rules | None = None,
-               examples: int = 5, seed: int = 13, progress: bool | None = None,
-               metric_results: Sequence[str | Path] = ()):
+def audit_data(
+    path: str | Path,
+    against: str | Path | None = None,
+    *,
+    rules: Rules | None = None,
+    examples: int = 5,
+    seed: int = 13,
+    progress: bool | None = None,
+    metric_results: Sequence[str | Path] = (),
+):
     """(source, data, diff data or None, old source or None): every number of the page, before rendering.
     ``metric_results``: ``gauntlet evaluate metric --json`` outputs, shown as metric sensitivity per phenomenon."""
     from mtgauntlet.cards.audit.collect import AuditOptions, collect
@@ -42,8 +50,10 @@ def audit_data(path: str | Path, against: str | Path | None = None, *, rules: Ru
         diff_data = None
         if old is not None:
             old_data = collect(old, opts, step=lambda _: bar.advance())
-            diff_data = {"records": record_diff(_with_pulls(src), _with_pulls(old)),
-                         "metrics": metric_diff(data, old_data)}
+            diff_data = {
+                "records": record_diff(_with_pulls(src), _with_pulls(old)),
+                "metrics": metric_diff(data, old_data),
+            }
             bar.advance()
     finally:
         bar.close()
@@ -57,9 +67,18 @@ def _with_pulls(src):
     return {**src.tables, "bandit_pull": src.pulls}
 
 
-def write_audit(path: str | Path, out: str | Path, against: str | Path | None = None, *, rules: Rules | None = None,
-                examples: int = 5, seed: int = 13, progress: bool | None = None, location: str | None = None,
-                metric_results: Sequence[str | Path] = ()) -> Path:
+def write_audit(
+    path: str | Path,
+    out: str | Path,
+    against: str | Path | None = None,
+    *,
+    rules: Rules | None = None,
+    examples: int = 5,
+    seed: int = 13,
+    progress: bool | None = None,
+    location: str | None = None,
+    metric_results: Sequence[str | Path] = (),
+) -> Path:
     """Audit a build or release directory (``path``) into one HTML file ``out`` (written atomically).
 
     ``against``: an older build/release to diff with. ``metric_results``: ``evaluate metric --json`` outputs. ``rules``: validation rules (default: ``gauntlet
@@ -70,8 +89,9 @@ def write_audit(path: str | Path, out: str | Path, against: str | Path | None = 
     from mtgauntlet.atomic import write_text_atomic
     from mtgauntlet.cards.audit.page import render
 
-    src, data, diff_data, old = audit_data(path, against, rules=rules, examples=examples, seed=seed, progress=progress,
-                                           metric_results=metric_results)
+    src, data, diff_data, old = audit_data(
+        path, against, rules=rules, examples=examples, seed=seed, progress=progress, metric_results=metric_results
+    )
     src.location = location
     old_label: Any = None
     if old is not None:

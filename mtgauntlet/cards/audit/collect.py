@@ -23,11 +23,24 @@ from mtgauntlet.validators.rules import Rules
 from mtgauntlet.validators.validate import MAIN_TEXT
 
 # (column, label) counted in the overview, in this order
-COUNTED = (("phenomenon", "phenomenon"), ("method", "variant"), ("topic", "topic"), ("domain", "domain"),
-           ("estimator", "estimator"), ("protocol", "protocol"), ("source_dataset", "source"))
+COUNTED = (
+    ("phenomenon", "phenomenon"),
+    ("method", "variant"),
+    ("topic", "topic"),
+    ("domain", "domain"),
+    ("estimator", "estimator"),
+    ("protocol", "protocol"),
+    ("source_dataset", "source"),
+)
 # the column examples are grouped (and filtered) by
-GROUP_BY = {"smaug_pair": "phenomenon", "breaker_text": "method", "topic_text": "topic", "selected_text": "domain",
-            "bandit_pull": "topic", "judgment": "lp"}
+GROUP_BY = {
+    "smaug_pair": "phenomenon",
+    "breaker_text": "method",
+    "topic_text": "topic",
+    "selected_text": "domain",
+    "bandit_pull": "topic",
+    "judgment": "lp",
+}
 
 
 @dataclass
@@ -81,15 +94,22 @@ def _jsonable(v: Any) -> Any:
     return v
 
 
-def examples(kind: str, table: pa.Table, flagged: dict[str, list[flagmod.Flag]], opts: AuditOptions,
-             source: str | None = None) -> dict[str, Any]:
+def examples(
+    kind: str, table: pa.Table, flagged: dict[str, list[flagmod.Flag]], opts: AuditOptions, source: str | None = None
+) -> dict[str, Any]:
     """Per group: a seeded sample of records plus the flagged ones (capped), each with its flags; ``source``: the
     one source dataset the build states, for records that do not name theirs (bandit pulls)."""
     col = group_column(kind, table)
-    groups = [str(v) if v is not None else "(none)" for v in table.column(col).to_pylist()] if col \
+    groups = (
+        [str(v) if v is not None else "(none)" for v in table.column(col).to_pylist()]
+        if col
         else ["all"] * table.num_rows
-    ids = [str(i) for i in table.column("id").to_pylist()] if "id" in table.column_names else \
-        [f"row-{i + 1}" for i in range(table.num_rows)]
+    )
+    ids = (
+        [str(i) for i in table.column("id").to_pylist()]
+        if "id" in table.column_names
+        else [f"row-{i + 1}" for i in range(table.num_rows)]
+    )
     members: dict[str, list[int]] = {}
     for i, g in enumerate(groups):
         members.setdefault(g, []).append(i)
@@ -98,7 +118,7 @@ def examples(kind: str, table: pa.Table, flagged: dict[str, list[flagmod.Flag]],
     for g in sorted(members):
         rows = members[g]
         chosen = sorted(rng.sample(rows, min(opts.examples, len(rows))))
-        extra = [i for i in rows if ids[i] in flagged and i not in chosen][:opts.flagged_examples]
+        extra = [i for i in rows if ids[i] in flagged and i not in chosen][: opts.flagged_examples]
         shown = sorted(set(chosen) | set(extra))
         recs = []
         for i in shown:
@@ -121,8 +141,9 @@ def grammar_flagged(kind: str, table: pa.Table) -> dict[str, Any]:
     return {"records": flagged, "metrics": metrics}
 
 
-def collect(src: AuditSource, opts: AuditOptions | None = None,
-            step: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
+def collect(
+    src: AuditSource, opts: AuditOptions | None = None, step: Callable[[str], None] = lambda _: None
+) -> dict[str, Any]:
     """The audit's data: overview, validation (with per-record flags), quality, examples and method plots."""
     from mtgauntlet.validators.validate import validate
 
@@ -130,8 +151,13 @@ def collect(src: AuditSource, opts: AuditOptions | None = None,
     rules = opts.rules or Rules.default()
     report = validate(src.path, rules)
     step("validation")
-    data: dict[str, Any] = {"overview": {"counts": {k: kind_counts(t) for k, t in src.tables.items()}},
-                            "validation": report, "flags": {}, "quality": {}, "examples": {}}
+    data: dict[str, Any] = {
+        "overview": {"counts": {k: kind_counts(t) for k, t in src.tables.items()}},
+        "validation": report,
+        "flags": {},
+        "quality": {},
+        "examples": {},
+    }
     shown_ids: dict[str, set[str]] = {}
     source = src.sources[0] if src.sources and len(src.sources) == 1 else None
     for kind, table in sorted(src.tables.items()):
@@ -144,11 +170,13 @@ def collect(src: AuditSource, opts: AuditOptions | None = None,
         data["examples"][kind] = examples(kind, table, by_id, opts, source)
         shown_ids[kind] = {r["_id"] for g in data["examples"][kind]["groups"].values() for r in g["records"]}
         data["flags"][kind] = {"summary": flagmod.summarize(kind_flags), "records": len(by_id)}
-        data["quality"][kind] = {"column": text_col if text_col in table.column_names else None,
-                                 "measures": kind_quality(kind, table, text_col, metrics, rules.options),
-                                 "distributions": distributions(kind, table),
-                                 "phenomena": phenomenon_quality(table),
-                                 "grammar": grammar_flagged(kind, table) if rules.grammar_on() else None}
+        data["quality"][kind] = {
+            "column": text_col if text_col in table.column_names else None,
+            "measures": kind_quality(kind, table, text_col, metrics, rules.options),
+            "distributions": distributions(kind, table),
+            "phenomena": phenomenon_quality(table),
+            "grammar": grammar_flagged(kind, table) if rules.grammar_on() else None,
+        }
         step(f"quality {kind}")
     data["shown_ids"] = {k: sorted(v) for k, v in shown_ids.items()}
     data["methods"] = method_data(src)

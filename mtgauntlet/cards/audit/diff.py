@@ -53,8 +53,11 @@ def record_diff(new: dict[str, pa.Table], old: dict[str, pa.Table]) -> dict[str,
         b = rows_by_key(old[kind]) if kind in old else {}
         changed = {}
         for rid in sorted(set(a) & set(b)):
-            cols = [c for c in sorted(set(a[rid]) | set(b[rid])) if c not in IGNORED_COLUMNS
-                    and a[rid].get(c) != b[rid].get(c)]
+            cols = [
+                c
+                for c in sorted(set(a[rid]) | set(b[rid]))
+                if c not in IGNORED_COLUMNS and a[rid].get(c) != b[rid].get(c)
+            ]
             if cols:
                 changed[rid] = cols
         text = MAIN_TEXT.get(kind) or ("text" if kind in new and "text" in new[kind].column_names else None)
@@ -64,8 +67,9 @@ def record_diff(new: dict[str, pa.Table], old: dict[str, pa.Table]) -> dict[str,
         paired_new = {p["new"]["id"] for p in replaced}
         paired_old = {p["old"]["id"] for p in replaced}
         out[kind] = {
-            "key": "id" if (kind in new and "id" in new[kind].column_names) or
-                           (kind in old and "id" in old[kind].column_names) else "content hash",
+            "key": "id"
+            if (kind in new and "id" in new[kind].column_names) or (kind in old and "id" in old[kind].column_names)
+            else "content hash",
             "added": [r for r in added if r["id"] not in paired_new],
             "removed": [r for r in removed if r["id"] not in paired_old],
             "replaced": replaced,
@@ -77,6 +81,7 @@ def record_diff(new: dict[str, pa.Table], old: dict[str, pa.Table]) -> dict[str,
 
 def _pair_replacements(added: list[dict[str, Any]], removed: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """(old, new) pairs: the only removed and the only added record of one (source_id, group)."""
+
     def by_item(rows):
         out: dict[tuple, list[dict[str, Any]]] = {}
         for r in rows:
@@ -85,13 +90,20 @@ def _pair_replacements(added: list[dict[str, Any]], removed: list[dict[str, Any]
         return out
 
     olds, news = by_item(removed), by_item(added)
-    return [{"old": olds[k][0], "new": news[k][0]} for k in sorted(set(olds) & set(news), key=str)
-            if len(olds[k]) == 1 and len(news[k]) == 1]
+    return [
+        {"old": olds[k][0], "new": news[k][0]}
+        for k in sorted(set(olds) & set(news), key=str)
+        if len(olds[k]) == 1 and len(news[k]) == 1
+    ]
 
 
 def _brief(row: dict[str, Any], text_col: str | None) -> dict[str, Any]:
-    return {"id": str(row.get("id")), "source_id": row.get("source_id"), "group": _group(row),
-            "text": row.get(text_col) if text_col else None}
+    return {
+        "id": str(row.get("id")),
+        "source_id": row.get("source_id"),
+        "group": _group(row),
+        "text": row.get(text_col) if text_col else None,
+    }
 
 
 def _group(row: dict[str, Any]) -> str | None:
@@ -134,8 +146,17 @@ def metric_diff(new: dict[str, Any], old: dict[str, Any]) -> list[dict[str, Any]
         nv, ov = a.get(key), b.get(key)
         n, o = _num(nv), _num(ov)
         delta = n - o if n is not None and o is not None else None
-        same = (nv == ov) or (nv is not None and ov is not None and n is not None and o is not None
-                              and math.isclose(n, o, rel_tol=0, abs_tol=1e-12)) or (_nan(nv) and _nan(ov))
+        same = (
+            (nv == ov)
+            or (
+                nv is not None
+                and ov is not None
+                and n is not None
+                and o is not None
+                and math.isclose(n, o, rel_tol=0, abs_tol=1e-12)
+            )
+            or (_nan(nv) and _nan(ov))
+        )
         rows.append({"section": key[0], "metric": key[1], "old": ov, "new": nv, "delta": delta, "changed": not same})
     return rows
 

@@ -16,9 +16,26 @@ from mtgauntlet.schema import checks_dict
 from mtgauntlet.validators.validate import MAIN_TEXT
 
 # shown in the card's head (or not worth a line): left out of the field list
-HEAD_FIELDS = {"id", "created_at", "builder", "builder_version", "_flags", "_id", "_source", "checks", "trajectory", "src_lang",
-               "tgt_lang", "qe_score", "difficulty", "rank", "llm_failures", "perturbation", "source_dataset",
-               "source_id"}
+HEAD_FIELDS = {
+    "id",
+    "created_at",
+    "builder",
+    "builder_version",
+    "_flags",
+    "_id",
+    "_source",
+    "checks",
+    "trajectory",
+    "src_lang",
+    "tgt_lang",
+    "qe_score",
+    "difficulty",
+    "rank",
+    "llm_failures",
+    "perturbation",
+    "source_dataset",
+    "source_id",
+}
 
 
 def _row(label: str, html: str) -> str:
@@ -27,14 +44,23 @@ def _row(label: str, html: str) -> str:
 
 def _smaug(rec: dict[str, Any]) -> str:
     ref_html, bad_html, how = smaug_edit(rec)
-    rows = [_row("source", e(rec.get("src"))), _row("reference", ref_html), _row("bad", bad_html),
-            _row("good", e(rec.get("good")) + (f' <span class="note">({e(rec.get("good_origin"))})</span>'
-                                              if rec.get("good_origin") else ""))]
+    rows = [
+        _row("source", e(rec.get("src"))),
+        _row("reference", ref_html),
+        _row("bad", bad_html),
+        _row(
+            "good",
+            e(rec.get("good"))
+            + (f' <span class="note">({e(rec.get("good_origin"))})</span>' if rec.get("good_origin") else ""),
+        ),
+    ]
     checks = checks_dict(rec.get("checks"))
     check_txt = " · ".join(f"{k} = {fmt_value(v) if v is not None else 'not checked'}" for k, v in checks.items())
     located = "" if how == "span offsets" else f"edit located by {e(how)}; "
-    return (f'<table class="fields">{"".join(rows)}</table>'
-            f'<div class="checks">{located}{"checks: " + e(check_txt) if check_txt else ""}</div>')
+    return (
+        f'<table class="fields">{"".join(rows)}</table>'
+        f'<div class="checks">{located}{"checks: " + e(check_txt) if check_txt else ""}</div>'
+    )
 
 
 def kept_step(rec: dict[str, Any]) -> int | None:
@@ -56,17 +82,28 @@ def _trajectory(rec: dict[str, Any]) -> str:
         translations = "<br>".join(e(t) for t in (s.get("translations") or []))
         qe = ", ".join(f"{q:.1f}" for q in (s.get("qe") or []) if q is not None)
         cls = ' class="kept"' if i == kept_i else ""
-        rows.append(f'<tr{cls}><td class="num">{e(s.get("step"))}{" ★" if cls else ""}</td><td>{shown}</td>'
-                    f'<td>{translations}</td><td class="num">{e(qe)}</td>'
-                    f'<td class="num">{e(fmt_value(s.get("qe_mean")))}</td></tr>')
-    head = ("<tr><th class=num>step</th><th>source (changes against the previous step)</th><th>translation(s)</th>"
-            "<th class=num>QE</th><th class=num>mean</th></tr>")
-    fields = [_row("kept text", e(kept)), _row("seed", e(rec.get("seed")) if rec.get("seed") else '<span class="note">'
-                                                 "none (seedless)</span>")]
-    return (f'<table class="fields">{"".join(fields)}</table>'
+        rows.append(
+            f'<tr{cls}><td class="num">{e(s.get("step"))}{" ★" if cls else ""}</td><td>{shown}</td>'
+            f'<td>{translations}</td><td class="num">{e(qe)}</td>'
+            f'<td class="num">{e(fmt_value(s.get("qe_mean")))}</td></tr>'
+        )
+    head = (
+        "<tr><th class=num>step</th><th>source (changes against the previous step)</th><th>translation(s)</th>"
+        "<th class=num>QE</th><th class=num>mean</th></tr>"
+    )
+    fields = [
+        _row("kept text", e(kept)),
+        _row("seed", e(rec.get("seed")) if rec.get("seed") else '<span class="note">none (seedless)</span>'),
+    ]
+    return (
+        (
+            f'<table class="fields">{"".join(fields)}</table>'
             f'<table class="traj"><thead>{head}</thead><tbody>{"".join(rows)}</tbody></table>'
-            '<div class="checks">★ = the kept step (lowest QE: hardest)</div>') if rows else \
-        f'<table class="fields">{"".join(fields)}</table>'
+            '<div class="checks">★ = the kept step (lowest QE: hardest)</div>'
+        )
+        if rows
+        else f'<table class="fields">{"".join(fields)}</table>'
+    )
 
 
 def _generic(rec: dict[str, Any], text_col: str | None, group_by: str | None) -> str:
@@ -101,7 +138,9 @@ def card(kind: str, rec: dict[str, Any], group_by: str | None) -> str:
             head.append(f'<span class="note">{e(key)} {e(fmt_value(rec[key]))}</span>')
     for f in flags:
         status = {"failed": "fail", "not checked": "not_checked"}.get(f["status"], "nc")
-        head.append(f'{badge(status) if status != "nc" else badge(f["status"])} <span class="note">{e(f["reason"])}</span>')
+        head.append(
+            f'{badge(status) if status != "nc" else badge(f["status"])} <span class="note">{e(f["reason"])}</span>'
+        )
     if kind == "smaug_pair":
         body = _smaug(rec)
     elif rec.get("trajectory"):
@@ -109,25 +148,38 @@ def card(kind: str, rec: dict[str, Any], group_by: str | None) -> str:
     else:
         body = _generic(rec, MAIN_TEXT.get(kind), group_by)
     cls = "card flagged" if flags else "card"
-    return (f'<article class="{cls}" id="{anchor(kind, rec["_id"])}"><div class="head">{" ".join(head)}</div>'
-            f"{body}</article>")
+    return (
+        f'<article class="{cls}" id="{anchor(kind, rec["_id"])}"><div class="head">{" ".join(head)}</div>'
+        f"{body}</article>"
+    )
 
 
 def examples(data: dict[str, Any]) -> str:
-    body = [('<p class="note">A seeded sample of records per group, plus every flagged record (up to a cap). '
-             "Use the buttons to filter by group (scripts on); with scripts off every example is listed.</p>")]
+    body = [
+        (
+            '<p class="note">A seeded sample of records per group, plus every flagged record (up to a cap). '
+            "Use the buttons to filter by group (scripts on); with scripts off every example is listed.</p>"
+        )
+    ]
     for kind, ex in data["examples"].items():
         group_by = ex["group_by"]
         groups = ex["groups"]
         body.append(f"<h3><code>{e(kind)}</code>" + (f" by {e(group_by)}" if group_by else "") + "</h3>")
         buttons = ['<button type="button" data-group="*" aria-pressed="true">all</button>']
-        buttons += [f'<button type="button" data-group="{e(g)}" aria-pressed="false">{e(g)} '
-                    f'<span class="note">{info["total"]}</span></button>' for g, info in groups.items()]
-        body.append(f'<div class="filters" data-kind="{e(kind)}" hidden>{"".join(buttons)}'
-                    '<label><input type="checkbox"> flagged only</label></div>')
+        buttons += [
+            f'<button type="button" data-group="{e(g)}" aria-pressed="false">{e(g)} '
+            f'<span class="note">{info["total"]}</span></button>'
+            for g, info in groups.items()
+        ]
+        body.append(
+            f'<div class="filters" data-kind="{e(kind)}" hidden>{"".join(buttons)}'
+            '<label><input type="checkbox"> flagged only</label></div>'
+        )
         for g, info in groups.items():
             shown = len(info["records"])
-            body.append(f'<div class="ex-group" data-kind="{e(kind)}" data-group="{e(g)}">'
-                        f'<h4>{e(group_by or "group")}: {e(g)} — {info["total"]} record{"s" if info["total"] != 1 else ""}, {info["flagged"]} flagged, '
-                        f'{shown} shown</h4>' + "".join(card(kind, r, group_by) for r in info["records"]) + "</div>")
+            body.append(
+                f'<div class="ex-group" data-kind="{e(kind)}" data-group="{e(g)}">'
+                f"<h4>{e(group_by or 'group')}: {e(g)} — {info['total']} record{'s' if info['total'] != 1 else ''}, {info['flagged']} flagged, "
+                f"{shown} shown</h4>" + "".join(card(kind, r, group_by) for r in info["records"]) + "</div>"
+            )
     return section("examples", "4. Examples", "".join(body))

@@ -34,17 +34,25 @@ def record_flags(kind_name: str, table: pa.Table, metrics: dict[str, Any], text_
     """Flags of every record of one kind; ``metrics`` are the kind's validation metrics (outlier bounds)."""
     kind = get_kind(kind_name)
     cols = table.column_names
-    ids = [str(v) if v is not None else f"(row {i + 1}, no id)" for i, v in
-           enumerate(table.column("id").to_pylist() if "id" in cols else [None] * table.num_rows)]
+    ids = [
+        str(v) if v is not None else f"(row {i + 1}, no id)"
+        for i, v in enumerate(table.column("id").to_pylist() if "id" in cols else [None] * table.num_rows)
+    ]
     flags: list[Flag] = []
     for col in kind.non_null_columns():
         if col in cols and table.column(col).null_count:
-            flags += [Flag(ids[i], FAILED, f"null in non-null column {col}", "values.null_violations")
-                      for i, v in enumerate(table.column(col).to_pylist()) if v is None]
+            flags += [
+                Flag(ids[i], FAILED, f"null in non-null column {col}", "values.null_violations")
+                for i, v in enumerate(table.column(col).to_pylist())
+                if v is None
+            ]
     for col, allowed in kind.allowed.items():
         if col in cols:
-            flags += [Flag(ids[i], FAILED, f"{col} = {v!r} is not one of {', '.join(allowed)}", "values.not_allowed")
-                      for i, v in enumerate(table.column(col).to_pylist()) if v not in allowed]
+            flags += [
+                Flag(ids[i], FAILED, f"{col} = {v!r} is not one of {', '.join(allowed)}", "values.not_allowed")
+                for i, v in enumerate(table.column(col).to_pylist())
+                if v not in allowed
+            ]
     seen = Counter(ids)
     flags += [Flag(i, FAILED, "duplicate id", "ids.duplicates") for i in sorted(seen) if seen[i] > 1]
     if text_col and text_col in cols:
@@ -54,8 +62,9 @@ def record_flags(kind_name: str, table: pa.Table, metrics: dict[str, Any], text_
             if n == 0:
                 flags.append(Flag(ids[i], FAILED, f"empty {text_col}", "text.empty_rate"))
             elif lo is not None and hi is not None and not lo <= n <= hi:
-                flags.append(Flag(ids[i], OUTLIER, f"word count of {text_col} outside [{lo:g}, {hi:g}]",
-                                  "text.outlier_rate"))
+                flags.append(
+                    Flag(ids[i], OUTLIER, f"word count of {text_col} outside [{lo:g}, {hi:g}]", "text.outlier_rate")
+                )
     if "checks" in cols:
         for i, value in enumerate(table.column("checks").to_pylist()):
             for name, v in checks_dict(value).items():
@@ -71,6 +80,7 @@ def summarize(flags: list[Flag]) -> list[dict[str, Any]]:
         key = (f.status, f.reason, f.rule)
         groups.setdefault(key, []).append(f.record_id)
     order = {FAILED: 0, NOT_CHECKED: 1, OUTLIER: 2}
-    return [{"status": s, "reason": r, "rule": rule, "ids": list(dict.fromkeys(ids))}
-            for (s, r, rule), ids in sorted(groups.items(), key=lambda kv: (order.get(kv[0][0], 9), kv[0][1]))]
-
+    return [
+        {"status": s, "reason": r, "rule": rule, "ids": list(dict.fromkeys(ids))}
+        for (s, r, rule), ids in sorted(groups.items(), key=lambda kv: (order.get(kv[0][0], 9), kv[0][1]))
+    ]

@@ -66,8 +66,9 @@ def tag(text: Any) -> str:
 
 def table(header: Sequence[str], rows: Iterable[str], cls: str = "", num_cols: Sequence[int] = ()) -> str:
     """``rows`` are ready ``<tr>`` strings; header cells are escaped here."""
-    head = "".join(f'<th class="num">{e(h)}</th>' if i in num_cols else f"<th>{e(h)}</th>"
-                   for i, h in enumerate(header))
+    head = "".join(
+        f'<th class="num">{e(h)}</th>' if i in num_cols else f"<th>{e(h)}</th>" for i, h in enumerate(header)
+    )
     body = "".join(rows)
     if not body:
         return ""

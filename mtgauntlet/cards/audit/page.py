@@ -22,27 +22,50 @@ def _kpis(src: AuditSource, data: dict[str, Any], diff_data: dict[str, Any] | No
     failed = sum(r["status"] == "fail" for r in rep["rules"])
     not_checked = sum(r["status"] == "not_checked" for r in rep["rules"])
     flagged = sum(f["records"] for f in data["flags"].values())
-    items = [("", fmt_value(n), "records"), ("", str(len(src.tables)), "record kinds: " + ", ".join(src.tables)),
-             ("pass" if rep["passed"] else "fail", "PASSED" if rep["passed"] else "FAILED",
-              f"validation: {failed} failed, {not_checked} not checked"),
-             ("", fmt_value(flagged), "records flagged")]
+    items = [
+        ("", fmt_value(n), "records"),
+        ("", str(len(src.tables)), "record kinds: " + ", ".join(src.tables)),
+        (
+            "pass" if rep["passed"] else "fail",
+            "PASSED" if rep["passed"] else "FAILED",
+            f"validation: {failed} failed, {not_checked} not checked",
+        ),
+        ("", fmt_value(flagged), "records flagged"),
+    ]
     if diff_data is not None:
         rec = diff_data["records"].values()
-        changes = (f"+{sum(len(d['added']) for d in rec)} −{sum(len(d['removed']) for d in rec)} "
-                   f"⇄{sum(len(d['replaced']) for d in rec)} ~{sum(len(d['changed']) for d in rec)}")
+        changes = (
+            f"+{sum(len(d['added']) for d in rec)} −{sum(len(d['removed']) for d in rec)} "
+            f"⇄{sum(len(d['replaced']) for d in rec)} ~{sum(len(d['changed']) for d in rec)}"
+        )
         items.append(("", changes, "records added / removed / replaced / changed"))
-    return '<div class="kpis">' + "".join(f'<div class="kpi {cls}"><b>{e(big)}</b><span>{e(small)}</span></div>'
-                                           for cls, big, small in items) + "</div>"
+    return (
+        '<div class="kpis">'
+        + "".join(f'<div class="kpi {cls}"><b>{e(big)}</b><span>{e(small)}</span></div>' for cls, big, small in items)
+        + "</div>"
+    )
 
 
-def render(src: AuditSource, data: dict[str, Any], diff_data: dict[str, Any] | None = None,
-           old_label: str | None = None) -> str:
-    parts = [overview(src, data), validation(data, src), quality(data),
-             search_section(*search_index(src.tables, data["shown_ids"])), examples(data), methods(data)]
+def render(
+    src: AuditSource, data: dict[str, Any], diff_data: dict[str, Any] | None = None, old_label: str | None = None
+) -> str:
+    parts = [
+        overview(src, data),
+        validation(data, src),
+        quality(data),
+        search_section(*search_index(src.tables, data["shown_ids"])),
+        examples(data),
+        methods(data),
+    ]
     if diff_data is not None:
         parts.append(diff_section(diff_data, old_label or "the previous version", data["shown_ids"]))
-    toc = [("overview", "Overview"), ("validation", "Validation"), ("quality", "Data quality"),
-           ("search", "Search"), ("examples", "Examples")]
+    toc = [
+        ("overview", "Overview"),
+        ("validation", "Validation"),
+        ("quality", "Data quality"),
+        ("search", "Search"),
+        ("examples", "Examples"),
+    ]
     if data["methods"]:
         toc.append(("methods", "Method plots"))
     if diff_data is not None:

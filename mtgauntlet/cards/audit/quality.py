@@ -42,8 +42,9 @@ def _per_language(estimator_spec: str, texts: Sequence[str], langs: Sequence[str
     return mean_by_language(estimator_spec, texts, langs)
 
 
-def kind_quality(kind: str, table: pa.Table, text_col: str | None, metrics: dict[str, Any],
-                 options: Options) -> list[dict[str, Any]]:
+def kind_quality(
+    kind: str, table: pa.Table, text_col: str | None, metrics: dict[str, Any], options: Options
+) -> list[dict[str, Any]]:
     """The Table 2 measures of one kind's main text column (``metrics``: the kind's validation metrics; the
     validation options give chrF's word order and the sample size of pairwise and per-text measures)."""
     from mtgauntlet.validators import checks
@@ -54,48 +55,87 @@ def kind_quality(kind: str, table: pa.Table, text_col: str | None, metrics: dict
     texts = [t or "" for t in table.column(text_col).to_pylist()]
     lang_col = "tgt_lang" if text_col in TARGET_SIDE.get(kind, ()) else "src_lang"
     langs = table.column(lang_col).to_pylist() if lang_col in table.column_names else ["und"] * len(texts)
-    out = [measure("Diversity (embedding)", metrics.get("embedding_diversity"),
-                   "1 − mean pairwise cosine similarity of e5 embeddings (validate)", "embedding_diversity")]
+    out = [
+        measure(
+            "Diversity (embedding)",
+            metrics.get("embedding_diversity"),
+            "1 − mean pairwise cosine similarity of e5 embeddings (validate)",
+            "embedding_diversity",
+        )
+    ]
     if options.chrf_word_order == 2 and "chrf_diversity" in metrics:
         chrfpp = metrics["chrf_diversity"]
     else:
         chrfpp = checks.chrf_diversity(texts, word_order=2, max_texts=options.max_texts)["chrf_diversity"]
-    out.append(measure("Diversity (chrF++)", chrfpp, "1 − mean pairwise chrF++ / 100 (nc:6|nw:2)",
-                       "chrfpp_diversity"))
-    out.append(measure("Diversity (unique words)", metrics.get("unique_words"), "distinct lower-cased words (validate)",
-                       "unique_words"))
+    out.append(measure("Diversity (chrF++)", chrfpp, "1 − mean pairwise chrF++ / 100 (nc:6|nw:2)", "chrfpp_diversity"))
+    out.append(
+        measure(
+            "Diversity (unique words)",
+            metrics.get("unique_words"),
+            "distinct lower-cased words (validate)",
+            "unique_words",
+        )
+    )
     if "unique_topics" in metrics:
-        out.append(measure("Diversity (topics)", metrics["unique_topics"], "distinct topic labels (validate)",
-                           "unique_topics"))
-    out.append(measure("Avg. word count", metrics.get("text.words_mean"), "words per text (validate)",
-                       "text.words_mean"))
+        out.append(
+            measure("Diversity (topics)", metrics["unique_topics"], "distinct topic labels (validate)", "unique_topics")
+        )
+    out.append(
+        measure("Avg. word count", metrics.get("text.words_mean"), "words per text (validate)", "text.words_mean")
+    )
     out.append(measure("Avg. word length", avg_word_length(texts), "characters per word", "avg_word_length"))
     sample = sample_texts(list(zip(texts, langs)), options.max_texts)  # spaCy on 100k texts would take long
     on = "" if len(sample) == len(texts) else f" (on a sample of {len(sample)} texts)"
     rarity, notes = _per_language("rarity", [t for t, _ in sample], [lang for _, lang in sample])
-    out.append(measure("Word rarity", rarity, "mean over words of 8 − wordfreq Zipf frequency (higher = rarer)" + on
-                       + ("; " + "; ".join(notes) if notes else ""), "word_rarity"))
+    out.append(
+        measure(
+            "Word rarity",
+            rarity,
+            "mean over words of 8 − wordfreq Zipf frequency (higher = rarer)"
+            + on
+            + ("; " + "; ".join(notes) if notes else ""),
+            "word_rarity",
+        )
+    )
     syntax, notes = _per_language("syntax", [t for t, _ in sample], [lang for _, lang in sample])
-    out.append(measure("Syntax complexity", syntax, "mean dependency-tree height (spaCy)" + on
-                       + ("; " + "; ".join(notes) if notes else ""), "syntax_complexity"))
+    out.append(
+        measure(
+            "Syntax complexity",
+            syntax,
+            "mean dependency-tree height (spaCy)" + on + ("; " + "; ".join(notes) if notes else ""),
+            "syntax_complexity",
+        )
+    )
     if "lm_naturalness_mean" in metrics:
-        out.append(measure("LM naturalness", metrics["lm_naturalness_mean"],
-                           "embedded SmolLM2 mean token log-prob, calibrated 0–100 (validate --lm)",
-                           "lm_naturalness_mean"))
+        out.append(
+            measure(
+                "LM naturalness",
+                metrics["lm_naturalness_mean"],
+                "embedded SmolLM2 mean token log-prob, calibrated 0–100 (validate --lm)",
+                "lm_naturalness_mean",
+            )
+        )
     else:
-        out.append(measure("LM naturalness", None, "not computed (audit or validate with --lm)",
-                           "lm_naturalness_mean"))
-    for key, label in (("judge_grammaticality_mean", "Grammaticality (LLM judge)"),
-                       ("judge_naturalness_mean", "Naturalness (LLM judge)"),
-                       ("judge_word_rarity_mean", "Word rarity (LLM judge, 0–100)"),
-                       ("judge_syntax_complexity_mean", "Syntax complexity (LLM judge, 0–100)")):
+        out.append(measure("LM naturalness", None, "not computed (audit or validate with --lm)", "lm_naturalness_mean"))
+    for key, label in (
+        ("judge_grammaticality_mean", "Grammaticality (LLM judge)"),
+        ("judge_naturalness_mean", "Naturalness (LLM judge)"),
+        ("judge_word_rarity_mean", "Word rarity (LLM judge, 0–100)"),
+        ("judge_syntax_complexity_mean", "Syntax complexity (LLM judge, 0–100)"),
+    ):
         if key in metrics:
             out.append(measure(label, metrics[key], "MT-breaker source-analysis prompt (validate options.judge)", key))
     if "judge_unique_topics" in metrics:
         failed = metrics.get("judge_failures") or 0
-        out.append(measure("Diversity (topics, LLM judge)", metrics["judge_unique_topics"],
-                           "distinct topics the source-analysis prompt names (validate options.judge)"
-                           + (f"; {failed} unusable answer(s) left out" if failed else ""), "judge_unique_topics"))
+        out.append(
+            measure(
+                "Diversity (topics, LLM judge)",
+                metrics["judge_unique_topics"],
+                "distinct topics the source-analysis prompt names (validate options.judge)"
+                + (f"; {failed} unusable answer(s) left out" if failed else ""),
+                "judge_unique_topics",
+            )
+        )
     return out
 
 
@@ -142,7 +182,14 @@ def phenomenon_quality(table: pa.Table) -> list[dict[str, Any]]:
         ratios = [len(r["bad"] or "") / len(r["good"]) for r in rows if r["good"]]
         spans = [len(_WORD.findall(r["span_original"])) for r in rows if r.get("span_original") is not None]
         repl = [len(_WORD.findall(r["span_replacement"])) for r in rows if r.get("span_replacement") is not None]
-        out.append({"phenomenon": ph, "n": len(rows), "length_ratio": _mean(ratios),
-                    "edit_distance": _mean([float(word_edit_distance(r["good"], r["bad"])) for r in rows]),
-                    "span_words": _mean([float(x) for x in spans]), "replacement_words": _mean([float(x) for x in repl])})
+        out.append(
+            {
+                "phenomenon": ph,
+                "n": len(rows),
+                "length_ratio": _mean(ratios),
+                "edit_distance": _mean([float(word_edit_distance(r["good"], r["bad"])) for r in rows]),
+                "span_words": _mean([float(x) for x in spans]),
+                "replacement_words": _mean([float(x) for x in repl]),
+            }
+        )
     return out

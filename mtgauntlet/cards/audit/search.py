@@ -29,10 +29,16 @@ def search_index(tables: dict[str, pa.Table], shown_ids: dict[str, list[str]]) -
                 break
             rid = str(r["id"]) if r.get("id") is not None else f"row-{i + 1}"
             group = next((str(r[c]) for c in GROUP_COLUMNS if r.get(c) is not None), "")
-            entries.append({"k": kind, "i": rid, "g": group,
-                            "s": "" if r.get("source_id") is None else str(r["source_id"]),
-                            "t": [str(r[c]) for c in TEXT_COLUMNS if r.get(c)],
-                            "a": anchor(kind, rid) if rid in shown else None})
+            entries.append(
+                {
+                    "k": kind,
+                    "i": rid,
+                    "g": group,
+                    "s": "" if r.get("source_id") is None else str(r["source_id"]),
+                    "t": [str(r[c]) for c in TEXT_COLUMNS if r.get(c)],
+                    "a": anchor(kind, rid) if rid in shown else None,
+                }
+            )
     return entries, total
 
 
@@ -43,12 +49,17 @@ def embed_json(value: Any) -> str:
 
 
 def search_section(entries: list[dict[str, Any]], total: int) -> str:
-    capped = (f" The first {len(entries):,} of {total:,} records are indexed." if len(entries) < total else "")
-    return section("search", "Search records", (
-        f'<p class="note">Find records by any word of their texts, id, group or source item ({total:,} records).'
-        f"{e(capped)} Matches link to their example when it is shown. Needs scripts; everything stays in this "
-        "file.</p>"
-        '<div class="search" hidden><input type="search" id="record-search" placeholder="search the records" '
-        'aria-label="search the records" autocomplete="off"> <span class="note" id="search-count"></span>'
-        '<ol id="search-results"></ol></div>'
-        f'<script type="application/json" id="search-index">{embed_json(entries)}</script>'))
+    capped = f" The first {len(entries):,} of {total:,} records are indexed." if len(entries) < total else ""
+    return section(
+        "search",
+        "Search records",
+        (
+            f'<p class="note">Find records by any word of their texts, id, group or source item ({total:,} records).'
+            f"{e(capped)} Matches link to their example when it is shown. Needs scripts; everything stays in this "
+            "file.</p>"
+            '<div class="search" hidden><input type="search" id="record-search" placeholder="search the records" '
+            'aria-label="search the records" autocomplete="off"> <span class="note" id="search-count"></span>'
+            '<ol id="search-results"></ol></div>'
+            f'<script type="application/json" id="search-index">{embed_json(entries)}</script>'
+        ),
+    )

@@ -95,8 +95,19 @@ def _str_list(value: Any) -> list[str] | None:
 
 
 def _build_entry(manifest: dict[str, Any]) -> dict[str, Any]:
-    keys = ("builder", "builder_version", "signature", "counts", "models", "config", "created_at", "finished_at",
-            "status", "seed", "top_topics")
+    keys = (
+        "builder",
+        "builder_version",
+        "signature",
+        "counts",
+        "models",
+        "config",
+        "created_at",
+        "finished_at",
+        "status",
+        "seed",
+        "top_topics",
+    )
     return {k: manifest.get(k) for k in keys if manifest.get(k) is not None}
 
 
@@ -153,12 +164,18 @@ def open_source(path: str | Path) -> AuditSource:
 
 def _release(p: Path, m: dict[str, Any]) -> AuditSource:
     builds = [b for b in (m.get("builds") or []) if isinstance(b, dict)]
-    src = AuditSource(path=p, what="release", name=str(m.get("name") or p.name),
-                      version=str(m["version"]) if m.get("version") is not None else None,
-                      created_at=m.get("created_at"), signatures=[str(s) for s in m.get("signatures") or []],
-                      builds=builds, models=_str_dict(m.get("models")) or models_of_builds(builds),
-                      versions=_str_dict(m.get("versions")),
-                      release_validation=m.get("validation") if isinstance(m.get("validation"), dict) else None)
+    src = AuditSource(
+        path=p,
+        what="release",
+        name=str(m.get("name") or p.name),
+        version=str(m["version"]) if m.get("version") is not None else None,
+        created_at=m.get("created_at"),
+        signatures=[str(s) for s in m.get("signatures") or []],
+        builds=builds,
+        models=_str_dict(m.get("models")) or models_of_builds(builds),
+        versions=_str_dict(m.get("versions")),
+        release_validation=m.get("validation") if isinstance(m.get("validation"), dict) else None,
+    )
     card = card_front_matter(p / RELEASE_CARD)
     for attr, key, origin in (("licence", "license", "card"), ("sources", "source_datasets", "card")):
         value = _str_list(card.get(key))
@@ -178,9 +195,16 @@ def _release(p: Path, m: dict[str, Any]) -> AuditSource:
 def _build(p: Path, m: dict[str, Any]) -> AuditSource:
     entry = _build_entry(m)
     builder = str(m.get("builder") or "records")
-    src = AuditSource(path=p, what=f"{builder} build", name=p.name, created_at=m.get("created_at"),
-                      signatures=[str(m["signature"])] if m.get("signature") else [], builds=[entry],
-                      models=_str_dict(m.get("models")), versions=_str_dict(m.get("versions")))
+    src = AuditSource(
+        path=p,
+        what=f"{builder} build",
+        name=p.name,
+        created_at=m.get("created_at"),
+        signatures=[str(m["signature"])] if m.get("signature") else [],
+        builds=[entry],
+        models=_str_dict(m.get("models")),
+        versions=_str_dict(m.get("versions")),
+    )
     licence = _str_list(m.get("license"))
     if licence:
         src.licence, src.licence_origin = ", ".join(licence), "build.json"

@@ -53,17 +53,23 @@ class _Frame:
         out = []
         for t in self.yt:
             y = self.y(t)
-            out.append(f'<line x1="{LEFT}" x2="{W - RIGHT}" y1="{y:.1f}" y2="{y:.1f}" stroke="#e3e3e3"/>'
-                       f'<text x="{LEFT - 6}" y="{y + 4:.1f}" text-anchor="end">{escape(fmt(t))}</text>')
+            out.append(
+                f'<line x1="{LEFT}" x2="{W - RIGHT}" y1="{y:.1f}" y2="{y:.1f}" stroke="#e3e3e3"/>'
+                f'<text x="{LEFT - 6}" y="{y + 4:.1f}" text-anchor="end">{escape(fmt(t))}</text>'
+            )
         for t in self.xt:
             x = self.x(t)
-            out.append(f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{self.h - BOTTOM}" y2="{self.h - BOTTOM + 4}" '
-                       f'stroke="#888"/><text x="{x:.1f}" y="{self.h - BOTTOM + 16}" text-anchor="middle">'
-                       f'{escape(fmt(t))}</text>')
+            out.append(
+                f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{self.h - BOTTOM}" y2="{self.h - BOTTOM + 4}" '
+                f'stroke="#888"/><text x="{x:.1f}" y="{self.h - BOTTOM + 16}" text-anchor="middle">'
+                f"{escape(fmt(t))}</text>"
+            )
         out.append(f'<line x1="{LEFT}" x2="{W - RIGHT}" y1="{self.h - BOTTOM}" y2="{self.h - BOTTOM}" stroke="#888"/>')
         out.append(f'<text x="{(LEFT + W - RIGHT) / 2}" y="{self.h - 8}" text-anchor="middle">{escape(xlabel)}</text>')
-        out.append(f'<text transform="translate(14 {(TOP + self.h - BOTTOM) / 2}) rotate(-90)" '
-                   f'text-anchor="middle">{escape(ylabel)}</text>')
+        out.append(
+            f'<text transform="translate(14 {(TOP + self.h - BOTTOM) / 2}) rotate(-90)" '
+            f'text-anchor="middle">{escape(ylabel)}</text>'
+        )
         return out
 
 
@@ -72,15 +78,20 @@ def _svg(title: str, body: Sequence[str], height: int = H, legend: Sequence[str]
     x = LEFT
     for i, name in enumerate(legend):
         color = PALETTE[i % len(PALETTE)]
-        items.append(f'<rect x="{x}" y="8" width="12" height="12" fill="{color}"/>'
-                     f'<text x="{x + 16}" y="18">{escape(name)}</text>')
+        items.append(
+            f'<rect x="{x}" y="8" width="12" height="12" fill="{color}"/>'
+            f'<text x="{x + 16}" y="18">{escape(name)}</text>'
+        )
         x += 28 + 7 * len(name)
-    return (f'<svg class="chart" viewBox="0 0 {W} {height}" role="img" preserveAspectRatio="xMinYMin meet">'
-            f'<title>{escape(title)}</title>{"".join(items)}{"".join(body)}</svg>')
+    return (
+        f'<svg class="chart" viewBox="0 0 {W} {height}" role="img" preserveAspectRatio="xMinYMin meet">'
+        f"<title>{escape(title)}</title>{''.join(items)}{''.join(body)}</svg>"
+    )
 
 
-def histogram(series: dict[str, Sequence[float]], *, title: str, xlabel: str, share: bool = False,
-              bins: int | None = None) -> str:
+def histogram(
+    series: dict[str, Sequence[float]], *, title: str, xlabel: str, share: bool = False, bins: int | None = None
+) -> str:
     """Overlaid histograms on common bins (default: about 2·√n, 5 to 30); ``share``: bar height = share of
     the series (to compare sets of different sizes)."""
     values = [v for vs in series.values() for v in vs if not math.isnan(v)]
@@ -111,15 +122,23 @@ def histogram(series: dict[str, Sequence[float]], *, title: str, xlabel: str, sh
             if hgt:
                 x0, x1 = f.x(lo + b * width), f.x(lo + (b + 1) * width)
                 y = f.y(hgt)
-                body.append(f'<rect x="{x0 + 0.5:.1f}" y="{y:.1f}" width="{max(x1 - x0 - 1, 1):.1f}" '
-                            f'height="{f.y(0) - y:.1f}" fill="{color}" fill-opacity="{0.55 if len(heights) > 1 else 0.85}">'
-                            f'<title>{escape(name)}: {escape(fmt(hgt) if not share else f"{hgt:.0%}")} in '
-                            f'[{fmt(lo + b * width)}, {fmt(lo + (b + 1) * width)})</title></rect>')
+                body.append(
+                    f'<rect x="{x0 + 0.5:.1f}" y="{y:.1f}" width="{max(x1 - x0 - 1, 1):.1f}" '
+                    f'height="{f.y(0) - y:.1f}" fill="{color}" fill-opacity="{0.55 if len(heights) > 1 else 0.85}">'
+                    f"<title>{escape(name)}: {escape(fmt(hgt) if not share else f'{hgt:.0%}')} in "
+                    f"[{fmt(lo + b * width)}, {fmt(lo + (b + 1) * width)})</title></rect>"
+                )
     return _svg(title, body, legend=list(series) if len(series) > 1 else ())
 
 
-def lines(series: dict[str, Sequence[tuple[float, float]]], *, title: str, xlabel: str, ylabel: str,
-          points: dict[str, Sequence[tuple[float, float]]] | None = None) -> str:
+def lines(
+    series: dict[str, Sequence[tuple[float, float]]],
+    *,
+    title: str,
+    xlabel: str,
+    ylabel: str,
+    points: dict[str, Sequence[tuple[float, float]]] | None = None,
+) -> str:
     """Line chart with markers; ``points``: extra unconnected series (e.g. every single pull)."""
     points = points or {}
     allp = [p for s in (*series.values(), *points.values()) for p in s if not math.isnan(p[1])]
@@ -137,8 +156,10 @@ def lines(series: dict[str, Sequence[tuple[float, float]]], *, title: str, xlabe
             body.append(f'<polyline points="{path}" fill="none" stroke="{color}" stroke-width="2"/>')
         r = 3.5 if name in series else 2.5
         for x, y in pts:
-            body.append(f'<circle cx="{f.x(x):.1f}" cy="{f.y(y):.1f}" r="{r}" fill="{color}">'
-                        f'<title>{escape(name)}: {escape(fmt(x))}, {y:.2f}</title></circle>')
+            body.append(
+                f'<circle cx="{f.x(x):.1f}" cy="{f.y(y):.1f}" r="{r}" fill="{color}">'
+                f"<title>{escape(name)}: {escape(fmt(x))}, {y:.2f}</title></circle>"
+            )
     return _svg(title, body, legend=names)
 
 
@@ -157,14 +178,18 @@ def hbars(items: Sequence[tuple[str, float, bool]], *, title: str, xlabel: str) 
 
     body = []
     for t in ticks:
-        body.append(f'<line x1="{x(t):.1f}" x2="{x(t):.1f}" y1="{TOP - 4}" y2="{height - BOTTOM}" stroke="#e3e3e3"/>'
-                    f'<text x="{x(t):.1f}" y="{height - BOTTOM + 16}" text-anchor="middle">{escape(fmt(t))}</text>')
+        body.append(
+            f'<line x1="{x(t):.1f}" x2="{x(t):.1f}" y1="{TOP - 4}" y2="{height - BOTTOM}" stroke="#e3e3e3"/>'
+            f'<text x="{x(t):.1f}" y="{height - BOTTOM + 16}" text-anchor="middle">{escape(fmt(t))}</text>'
+        )
     for i, (label, v, hl) in enumerate(items):
         y = TOP + i * row
         short = label if len(label) <= 30 else label[:29] + "…"
-        body.append(f'<text x="{x0 - 6}" y="{y + 15}" text-anchor="end">{escape(short)}</text>'
-                    f'<rect x="{x(min(0.0, v)):.1f}" y="{y + 3}" width="{abs(x(v) - x(0.0)):.1f}" height="{row - 6}" '
-                    f'fill="{PALETTE[0] if hl else "#b9b9b9"}"><title>{escape(label)}: {v:.2f}</title></rect>'
-                    f'<text x="{x(max(0.0, v)) + 4:.1f}" y="{y + 15}">{escape(f"{v:.1f}")}</text>')
+        body.append(
+            f'<text x="{x0 - 6}" y="{y + 15}" text-anchor="end">{escape(short)}</text>'
+            f'<rect x="{x(min(0.0, v)):.1f}" y="{y + 3}" width="{abs(x(v) - x(0.0)):.1f}" height="{row - 6}" '
+            f'fill="{PALETTE[0] if hl else "#b9b9b9"}"><title>{escape(label)}: {v:.2f}</title></rect>'
+            f'<text x="{x(max(0.0, v)) + 4:.1f}" y="{y + 15}">{escape(f"{v:.1f}")}</text>'
+        )
     body.append(f'<text x="{(x0 + x1) / 2}" y="{height - 8}" text-anchor="middle">{escape(xlabel)}</text>')
     return _svg(title, body, height=height)

@@ -28,9 +28,13 @@ def _opcodes(a: str, b: str):
         merged = False
         for k in range(1, len(ops) - 1):
             op, i1, i2 = ops[k][:3]
-            if op == "equal" and ops[k - 1][0] != "equal" and ops[k + 1][0] != "equal" \
-                    and sum(t[0].isalnum() or t[0] == "_" for t in ta[i1:i2]) <= 1:
-                ops[k - 1:k + 2] = [["replace", ops[k - 1][1], ops[k + 1][2], ops[k - 1][3], ops[k + 1][4]]]
+            if (
+                op == "equal"
+                and ops[k - 1][0] != "equal"
+                and ops[k + 1][0] != "equal"
+                and sum(t[0].isalnum() or t[0] == "_" for t in ta[i1:i2]) <= 1
+            ):
+                ops[k - 1 : k + 2] = [["replace", ops[k - 1][1], ops[k + 1][2], ops[k - 1][3], ops[k + 1][4]]]
                 merged = True
                 break
     for op, i1, i2, j1, j2 in ops:
@@ -70,8 +74,9 @@ def smaug_edit(rec: dict[str, Any]) -> tuple[str, str, str]:
     if isinstance(s, int) and isinstance(e, int) and 0 <= s <= e <= len(ref):
         ref_html = f"{escape(ref[:s])}<del>{escape(ref[s:e])}</del>{escape(ref[e:])}" if e > s else escape(ref)
         if bad == ref[:s] + repl + ref[e:]:
-            bad_html = f"{escape(bad[:s])}<ins>{escape(repl)}</ins>{escape(bad[s + len(repl):])}" if repl \
-                else escape(bad)
+            bad_html = (
+                f"{escape(bad[:s])}<ins>{escape(repl)}</ins>{escape(bad[s + len(repl) :])}" if repl else escape(bad)
+            )
             return ref_html, bad_html, "span offsets"
         return ref_html, word_diff(ref, bad)[1], "span offsets in the reference; word diff in the bad hypothesis"
     a, b = word_diff(ref, bad)

@@ -19,9 +19,19 @@ from mtgauntlet.cards.audit.svg import hbars
 from mtgauntlet.schema import utcnow
 
 PAIR_COLUMNS = ("accuracy", "aces_tau", "smaug_tau", "smaug_d")
-HUMAN_COLUMNS = (("seg_acc_eq", "item"), ("seg_acc_eq", "sys"), ("seg_pearson", "none"), ("seg_pearson", "item"),
-                 ("seg_pearson", "sys"), ("seg_kendall", "none"), ("seg_kendall", "item"), ("seg_kendall", "sys"),
-                 ("sys_pairwise_accuracy", "none"), ("sys_soft_pairwise_accuracy", "none"), ("sys_pearson", "none"))
+HUMAN_COLUMNS = (
+    ("seg_acc_eq", "item"),
+    ("seg_acc_eq", "sys"),
+    ("seg_pearson", "none"),
+    ("seg_pearson", "item"),
+    ("seg_pearson", "sys"),
+    ("seg_kendall", "none"),
+    ("seg_kendall", "item"),
+    ("seg_kendall", "sys"),
+    ("sys_pairwise_accuracy", "none"),
+    ("sys_soft_pairwise_accuracy", "none"),
+    ("sys_pearson", "none"),
+)
 
 
 def _interval(r: dict[str, Any] | None) -> str:
@@ -42,29 +52,59 @@ def _pair_section(name: str, version: str, rows: list[dict[str, Any]], sid: str)
         for ph in phenomena:
             acc = cells.get((m, ph, "accuracy"))
             if acc is None or acc["lp"] != "all":
-                acc = next((r for r in rows if (r["metric"], r["phenomenon"], r["statistic"], r["lp"])
-                            == (m, ph, "accuracy", "all")), None)
-            vals = {s: next((r for r in rows if (r["metric"], r["phenomenon"], r["statistic"], r["lp"])
-                             == (m, ph, s, "all")), None) for s in PAIR_COLUMNS}
-            body.append(f"<tr><td>{e(m)}</td><td>{e(ph)}</td>"
-                        + value_cell(vals["accuracy"] and vals["accuracy"]["value"], f"{m}|{ph}|accuracy")
-                        + _interval(vals["accuracy"])
-                        + "".join(value_cell(vals[s] and vals[s]["value"], f"{m}|{ph}|{s}") for s in PAIR_COLUMNS[1:])
-                        + value_cell(vals["accuracy"] and vals["accuracy"]["n"]) + "</tr>")
+                acc = next(
+                    (
+                        r
+                        for r in rows
+                        if (r["metric"], r["phenomenon"], r["statistic"], r["lp"]) == (m, ph, "accuracy", "all")
+                    ),
+                    None,
+                )
+            vals = {
+                s: next(
+                    (r for r in rows if (r["metric"], r["phenomenon"], r["statistic"], r["lp"]) == (m, ph, s, "all")),
+                    None,
+                )
+                for s in PAIR_COLUMNS
+            }
+            body.append(
+                f"<tr><td>{e(m)}</td><td>{e(ph)}</td>"
+                + value_cell(vals["accuracy"] and vals["accuracy"]["value"], f"{m}|{ph}|accuracy")
+                + _interval(vals["accuracy"])
+                + "".join(value_cell(vals[s] and vals[s]["value"], f"{m}|{ph}|{s}") for s in PAIR_COLUMNS[1:])
+                + value_cell(vals["accuracy"] and vals["accuracy"]["n"])
+                + "</tr>"
+            )
     scores = [r for r in rows if r["statistic"] == "aces_score" and r["lp"] == "all"]
-    bars = [(r["metric"], 100 * r["value"], True) for r in rows
-            if (r["statistic"], r["phenomenon"], r["lp"]) == ("accuracy", "all", "all") and r["value"] is not None]
+    bars = [
+        (r["metric"], 100 * r["value"], True)
+        for r in rows
+        if (r["statistic"], r["phenomenon"], r["lp"]) == ("accuracy", "all", "all") and r["value"] is not None
+    ]
     extra = ""
     if scores:
         extra = "<p>ACES score (all phenomena with an ACES category): " + ", ".join(
-            f"{e(r['metric'])} <b>{e(format(r['value'], '.3f'))}</b>" for r in scores if r["value"] is not None)
+            f"{e(r['metric'])} <b>{e(format(r['value'], '.3f'))}</b>" for r in scores if r["value"] is not None
+        )
         extra += "</p>"
-    chart = hbars(sorted(bars, key=lambda b: -b[1]), title=f"{name}: accuracy (good scored above bad)",
-                  xlabel="accuracy, %") if bars else ""
-    return (f'<section id="{e(sid)}"><h2>{e(name)} <span class="ver">v{e(version)}</span> · pairs</h2>'
-            f'<figure class="plot">{chart}</figure>{extra}'
-            + table(["metric", "phenomenon", "accuracy", "95% interval", "ACES tau", "SMAUG tau", "SMAUG d", "n"],
-                    body, "stats", num_cols=(2, 3, 4, 5, 6, 7)) + "</section>")
+    chart = (
+        hbars(
+            sorted(bars, key=lambda b: -b[1]), title=f"{name}: accuracy (good scored above bad)", xlabel="accuracy, %"
+        )
+        if bars
+        else ""
+    )
+    return (
+        f'<section id="{e(sid)}"><h2>{e(name)} <span class="ver">v{e(version)}</span> · pairs</h2>'
+        f'<figure class="plot">{chart}</figure>{extra}'
+        + table(
+            ["metric", "phenomenon", "accuracy", "95% interval", "ACES tau", "SMAUG tau", "SMAUG d", "n"],
+            body,
+            "stats",
+            num_cols=(2, 3, 4, 5, 6, 7),
+        )
+        + "</section>"
+    )
 
 
 def _human_section(name: str, version: str, rows: list[dict[str, Any]], sid: str) -> str:
@@ -73,33 +113,58 @@ def _human_section(name: str, version: str, rows: list[dict[str, Any]], sid: str
         mine = [r for r in rows if r["lp"] == lp and (r["gold"] or "") == gold]
         cell = {(r["metric"], r["statistic"], r["grouping"]): r for r in mine}
         metrics = sorted({r["metric"] for r in mine})
-        body = ["<tr><td>" + e(m) + "</td>" + "".join(
-            value_cell(cell.get((m, s, g), {}).get("value"), f"{lp}|{gold}|{m}|{s}|{g}") for s, g in HUMAN_COLUMNS)
-            + "</tr>" for m in metrics]
-        bars = [(m, 100 * cell[(m, "seg_acc_eq", "item")]["value"], True) for m in metrics
-                if (m, "seg_acc_eq", "item") in cell and cell[(m, "seg_acc_eq", "item")]["value"] is not None]
-        chart = hbars(sorted(bars, key=lambda b: -b[1]), title=f"{lp} vs {gold}: segment-level acc_eq (by item)",
-                      xlabel="acc_eq, %") if bars else ""
+        body = [
+            "<tr><td>"
+            + e(m)
+            + "</td>"
+            + "".join(
+                value_cell(cell.get((m, s, g), {}).get("value"), f"{lp}|{gold}|{m}|{s}|{g}") for s, g in HUMAN_COLUMNS
+            )
+            + "</tr>"
+            for m in metrics
+        ]
+        bars = [
+            (m, 100 * cell[(m, "seg_acc_eq", "item")]["value"], True)
+            for m in metrics
+            if (m, "seg_acc_eq", "item") in cell and cell[(m, "seg_acc_eq", "item")]["value"] is not None
+        ]
+        chart = (
+            hbars(
+                sorted(bars, key=lambda b: -b[1]),
+                title=f"{lp} vs {gold}: segment-level acc_eq (by item)",
+                xlabel="acc_eq, %",
+            )
+            if bars
+            else ""
+        )
         head = ["metric"] + [f"{s} ({g})" if g != "none" else s for s, g in HUMAN_COLUMNS]
-        parts.append(f"<h3>{e(lp)} · compared with {e(gold)}</h3><figure class=\"plot\">{chart}</figure>"
-                     + '<div class="wide">' + table(head, body, "stats", num_cols=tuple(range(1, len(head))))
-                     + "</div>")
+        parts.append(
+            f'<h3>{e(lp)} · compared with {e(gold)}</h3><figure class="plot">{chart}</figure>'
+            + '<div class="wide">'
+            + table(head, body, "stats", num_cols=tuple(range(1, len(head))))
+            + "</div>"
+        )
     return "".join(parts) + "</section>"
 
 
 def _other_section(rows: list[dict[str, Any]]) -> str:
     if not rows:
         return ""
-    body = [f"<tr><td>{e(r['metric'])}</td><td>{e(r['set'])}</td><td>{e(r['lp'])}</td><td>{e(r['statistic'])}</td>"
-            + value_cell(r["value"], f"{r['metric']}|{r['set']}|{r['lp']}|{r['statistic']}") + value_cell(r["n"])
-            + "</tr>" for r in rows]
-    return ('<section id="estimators"><h2>Difficulty estimators (DEC)</h2>'
-            + table(["estimator", "judgments", "lp", "statistic", "value", "n"], body, "stats", (4, 5))
-            + "</section>")
+    body = [
+        f"<tr><td>{e(r['metric'])}</td><td>{e(r['set'])}</td><td>{e(r['lp'])}</td><td>{e(r['statistic'])}</td>"
+        + value_cell(r["value"], f"{r['metric']}|{r['set']}|{r['lp']}|{r['statistic']}")
+        + value_cell(r["n"])
+        + "</tr>"
+        for r in rows
+    ]
+    return (
+        '<section id="estimators"><h2>Difficulty estimators (DEC)</h2>'
+        + table(["estimator", "judgments", "lp", "statistic", "value", "n"], body, "stats", (4, 5))
+        + "</section>"
+    )
 
 
-def render(stats: list[dict[str, Any]], title: str, where: str, sizes: dict[tuple[str, str], int] | None = None
-           ) -> str:
+def render(stats: list[dict[str, Any]], title: str, where: str, sizes: dict[tuple[str, str], int] | None = None) -> str:
     by_set: dict[tuple[str, str, str], list[dict[str, Any]]] = defaultdict(list)
     for r in stats:
         by_set[(r["set"], r["version"], r["record_kind"])].append(r)
@@ -113,15 +178,22 @@ def render(stats: list[dict[str, Any]], title: str, where: str, sizes: dict[tupl
         else:
             continue
         if sizes is not None:
-            note = (f"{sizes[(name, version)]:,} records in the catalog" if (name, version) in sizes
-                    else "not in the catalog given")
+            note = (
+                f"{sizes[(name, version)]:,} records in the catalog"
+                if (name, version) in sizes
+                else "not in the catalog given"
+            )
             sections[-1] = sections[-1].replace("</h2>", f' <span class="sub">{e(note)}</span></h2>', 1)
         toc.append((sid, f"{name} {version}"))
-    sections.append(_other_section([r for r in stats if r["record_kind"] not in
-                                    ("smaug_pair", "challenge_pair", "human_score")]))
+    sections.append(
+        _other_section([r for r in stats if r["record_kind"] not in ("smaug_pair", "challenge_pair", "human_score")])
+    )
     signatures = sorted({(r["metric"], r["metric_signature"]) for r in stats})
-    sig_table = table(["metric", "signature"], [f"<tr><td>{e(m)}</td><td><code>{e(s)}</code></td></tr>"
-                                                for m, s in signatures], "sigs")
+    sig_table = table(
+        ["metric", "signature"],
+        [f"<tr><td>{e(m)}</td><td><code>{e(s)}</code></td></tr>" for m, s in signatures],
+        "sigs",
+    )
     nav = "".join(f'<a href="#{e(sid)}">{e(label)}</a>' for sid, label in toc)
     return f"""<!doctype html>
 <html lang="en">
@@ -138,7 +210,7 @@ div.wide {{ overflow-x: auto; }}</style>
 <div class="eyebrow">mtgauntlet leaderboard</div>
 <h1>{e(title)}</h1>
 <p class="sub">{e(where)} · written {e(utcnow().isoformat())} · {len(stats)} statistics,
-{len({r['metric'] for r in stats})} metrics, {len(by_set)} sets</p>
+{len({r["metric"] for r in stats})} metrics, {len(by_set)} sets</p>
 </header>
 <nav class="toc">{nav}<a href="#signatures">Signatures</a></nav>
 <main>

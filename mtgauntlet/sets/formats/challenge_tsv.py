@@ -49,10 +49,14 @@ class PairColumns:
     bad_span: tuple[str, ...] = ()
 
 
-ACES = PairColumns(("source",), ("good-translation",), ("incorrect-translation",), ("reference",), ("phenomena",),
-                   ("langpair", "lp"))
-SPAN_ACES = PairColumns(*[getattr(ACES, f) for f in ("src", "good", "bad", "ref", "phenomenon", "lp")],
-                        good_span=("good-translation-span",), bad_span=("incorrect-translation-span",))
+ACES = PairColumns(
+    ("source",), ("good-translation",), ("incorrect-translation",), ("reference",), ("phenomena",), ("langpair", "lp")
+)
+SPAN_ACES = PairColumns(
+    *[getattr(ACES, f) for f in ("src", "good", "bad", "ref", "phenomenon", "lp")],
+    good_span=("good-translation-span",),
+    bad_span=("incorrect-translation-span",),
+)
 WMT_CHALLENGE = PairColumns(("source",), ("good",), ("incorrect",), ("reference",), ("phenomena",), ("lp",))
 FORMATS = {"aces": ACES, "span-aces": SPAN_ACES, "wmt-challenge": WMT_CHALLENGE}
 FIELDS = ("src", "good", "bad", "ref", "phenomenon", "lp", "good_span", "bad_span")
@@ -73,15 +77,27 @@ def _resolve(spec: PairColumns, columns: Iterable[str], path: str, fmt: str) -> 
             continue
         found = next((n for n in names if n in present), None)
         if found is None:
-            raise InputError(f"no column {' or '.join(repr(n) for n in names)} (a {fmt} file has "
-                             f"{', '.join(getattr(spec, g)[0] for g in FIELDS if getattr(spec, g))})",
-                             file=path, line=1)
+            raise InputError(
+                f"no column {' or '.join(repr(n) for n in names)} (a {fmt} file has "
+                f"{', '.join(getattr(spec, g)[0] for g in FIELDS if getattr(spec, g))})",
+                file=path,
+                line=1,
+            )
         out[f] = found
     return out
 
 
-def _record(fields: dict[str, str], row: dict[str, Any], others: list[str], numeric: list[str], *, path: str,
-            line: int, row_number: int, id_col: str | None) -> dict[str, Any]:
+def _record(
+    fields: dict[str, str],
+    row: dict[str, Any],
+    others: list[str],
+    numeric: list[str],
+    *,
+    path: str,
+    line: int,
+    row_number: int,
+    id_col: str | None,
+) -> dict[str, Any]:
     rec: dict[str, Any] = {}
     for f, col in fields.items():
         value = row[col]
@@ -93,15 +109,18 @@ def _record(fields: dict[str, str], row: dict[str, Any], others: list[str], nume
         rec[f] = value
     for f in ("src", "good", "bad", "phenomenon"):
         if rec[f] == "":
-            raise InputError("empty value (every pair needs a source, both translations and a phenomenon)",
-                             file=path, line=line, field=fields[f])
+            raise InputError(
+                "empty value (every pair needs a source, both translations and a phenomenon)",
+                file=path,
+                line=line,
+                field=fields[f],
+            )
     rec["src_lang"], rec["tgt_lang"] = split_lp(rec["lp"], file=path, line=line, field_name=fields["lp"])
     scores = {}
     for c in numeric:
         value = row.get(c)
         try:
-            scores[c] = (as_number(value) if isinstance(value, str) else
-                         None if value is None else float(value))
+            scores[c] = as_number(value) if isinstance(value, str) else None if value is None else float(value)
         except (TypeError, ValueError):
             raise InputError(f"not a number: {value!r}", file=path, line=line, field=c) from None
     rec["scores"] = scores or None
@@ -139,6 +158,7 @@ def _json_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
 def _json_numeric(rows: list[dict[str, Any]], columns: list[str]) -> list[str]:
     def number(v):
         return v is None or (isinstance(v, (int, float)) and not isinstance(v, bool))
+
     return [c for c in columns if all(number(r.get(c)) for r in rows) and any(r.get(c) is not None for r in rows)]
 
 
@@ -165,8 +185,7 @@ def read_pairs(path: str | Path, fmt: str) -> ImportedSet:
         others = [c for c in columns if c not in fields.values() and c != id_col]
         numeric = numeric_columns([r for _, r in rows], [c for c in others if not _is_id(c)])
     for n, (line, row) in enumerate(rows, start=1):
-        out.records.append(_record(fields, row, others, numeric, path=str(p), line=line, row_number=n,
-                                   id_col=id_col))
+        out.records.append(_record(fields, row, others, numeric, path=str(p), line=line, row_number=n, id_col=id_col))
     return out
 
 
@@ -185,9 +204,18 @@ def pair_rows(kind: str, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     out = []
     for r in records:
         lp = r.get("lp") or "-".join(x for x in (r.get("src_lang"), r.get("tgt_lang")) if x)
-        row = {"src": r["src"], "good": r["good"], "bad": r["bad"], "ref": r.get("ref"),
-               "phenomenon": r["phenomenon"], "lp": lp, "good_span": r.get("good_span"),
-               "bad_span": r.get("bad_span"), "id": r["id"], "source_id": r.get("source_id")}
+        row = {
+            "src": r["src"],
+            "good": r["good"],
+            "bad": r["bad"],
+            "ref": r.get("ref"),
+            "phenomenon": r["phenomenon"],
+            "lp": lp,
+            "good_span": r.get("good_span"),
+            "bad_span": r.get("bad_span"),
+            "id": r["id"],
+            "source_id": r.get("source_id"),
+        }
         if kind == "smaug_pair":
             more = {k: r.get(k) for k in ("perturbation", "good_origin") if r.get(k) is not None}
         else:
@@ -207,16 +235,18 @@ def write_pairs(path: Path, fmt: str, kind: str, records: list[dict[str, Any]], 
         main = ["lp", *[f for f in main if f != "lp"]]
     if any(r["good_span"] is not None or r["bad_span"] is not None for r in rows) and not spec.good_span:
         main += ["good_span", "bad_span"]
-        spec = PairColumns(*[getattr(spec, f) for f in FIELDS[:6]], good_span=SPAN_ACES.good_span,
-                           bad_span=SPAN_ACES.bad_span)
+        spec = PairColumns(
+            *[getattr(spec, f) for f in FIELDS[:6]], good_span=SPAN_ACES.good_span, bad_span=SPAN_ACES.bad_span
+        )
     header = [getattr(spec, f)[0] for f in main]
     if any(r["source_id"] is not None for r in rows):
         header.append(ID_COLUMNS[0])
     more = list(dict.fromkeys(k for r in rows for k in r["more"]))
     clash = [k for k in more if k in header]
     if clash:
-        raise InputError(f"the set's own column {clash[0]!r} has the name of a {fmt} column; rename it first",
-                         file=str(path))
+        raise InputError(
+            f"the set's own column {clash[0]!r} has the name of a {fmt} column; rename it first", file=str(path)
+        )
 
     def cells(text: bool) -> Iterator[tuple[str, dict[str, Any]]]:
         for r in rows:
@@ -227,6 +257,9 @@ def write_pairs(path: Path, fmt: str, kind: str, records: list[dict[str, Any]], 
 
     if jsonl:
         with open(path, "w", encoding="utf-8", newline="") as f:
-            f.writelines(json.dumps({k: values.get(k) for k in header + more}, ensure_ascii=False) + "\n" for _, values in cells(False))
+            f.writelines(
+                json.dumps({k: values.get(k) for k in header + more}, ensure_ascii=False) + "\n"
+                for _, values in cells(False)
+            )
         return len(rows)
     return write_tsv(path, header + more, cells(True))

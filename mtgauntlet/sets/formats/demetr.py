@@ -20,8 +20,19 @@ from mtgauntlet.sets.categories import demetr_category
 from mtgauntlet.sets.imported import ImportedSet, extra_json
 from mtgauntlet.sets.text_files import read_text
 
-LANGUAGES = {"chinese_simple": "zh", "chinese": "zh", "german": "de", "hindi": "hi", "japanese": "ja",
-             "polish": "pl", "russian": "ru", "czech": "cs", "french": "fr", "spanish": "es", "italian": "it"}
+LANGUAGES = {
+    "chinese_simple": "zh",
+    "chinese": "zh",
+    "german": "de",
+    "hindi": "hi",
+    "japanese": "ja",
+    "polish": "pl",
+    "russian": "ru",
+    "czech": "cs",
+    "french": "fr",
+    "spanish": "es",
+    "italian": "it",
+}
 FIELDS = {"src": "src_sent", "good": "mt_sent", "bad": "pert_sent", "ref": "eng_sent", "phenomenon": "pert_name"}
 USED = (*FIELDS.values(), "pert_check")
 
@@ -47,8 +58,9 @@ def _items(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
 def demetr_files(path: str | Path) -> list[Path]:
     p = Path(path)
     if p.is_dir():
-        files = sorted(f for f in p.iterdir() if f.is_file() and f.name.endswith((".json", ".jsonl", ".json.gz",
-                                                                                   ".jsonl.gz")))
+        files = sorted(
+            f for f in p.iterdir() if f.is_file() and f.name.endswith((".json", ".jsonl", ".json.gz", ".jsonl.gz"))
+        )
         if not files:
             raise GauntletError(f"{p}: no DEMETR .json/.jsonl files in this folder")
         return files
@@ -68,18 +80,28 @@ def read_demetr(path: str | Path) -> ImportedSet:
                     raise InputError(f"no key {key!r}", file=str(f), line=line, field=key)
             for key in FIELDS.values():
                 if not isinstance(item[key], str):
-                    raise InputError(f"expected text, got {type(item[key]).__name__}", file=str(f), line=line,
-                                     field=key)
+                    raise InputError(
+                        f"expected text, got {type(item[key]).__name__}", file=str(f), line=line, field=key
+                    )
             if item.get("pert_check") is False:
                 out.skipped["pert_check = false (the perturbation could not be applied)"] += 1
                 continue
             lang = LANGUAGES.get(item["lang_tag"])
             if lang is None:
-                raise InputError(f"unknown lang_tag {item['lang_tag']!r} (known: {', '.join(sorted(LANGUAGES))})",
-                                 file=str(f), line=line, field="lang_tag")
+                raise InputError(
+                    f"unknown lang_tag {item['lang_tag']!r} (known: {', '.join(sorted(LANGUAGES))})",
+                    file=str(f),
+                    line=line,
+                    field="lang_tag",
+                )
             rec: dict[str, Any] = {k: item[v] for k, v in FIELDS.items()}
-            rec.update(lp=f"{lang}-en", src_lang=lang, tgt_lang="en", source_id=f"{item['pert_name']}:{item['id']}",
-                       aces_category=demetr_category(item["pert_name"]),
-                       extra=extra_json({k: v for k, v in item.items() if k not in USED}))
+            rec.update(
+                lp=f"{lang}-en",
+                src_lang=lang,
+                tgt_lang="en",
+                source_id=f"{item['pert_name']}:{item['id']}",
+                aces_category=demetr_category(item["pert_name"]),
+                extra=extra_json({k: v for k, v in item.items() if k not in USED}),
+            )
             out.records.append(rec)
     return out

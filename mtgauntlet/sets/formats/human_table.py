@@ -28,9 +28,12 @@ def read_human_table(path: str | Path, score_cols: Sequence[str]) -> ImportedSet
     p = str(path)
     missing = [c for c in (*REQUIRED, *score_cols) if c not in table.columns]
     if missing:
-        raise InputError(f"no column {missing[0]!r} (a human-table has {', '.join(REQUIRED)}, the score columns "
-                         f"and optionally ref, tgt, doc_id, domain; it has {', '.join(table.columns)})",
-                         file=p, line=1)
+        raise InputError(
+            f"no column {missing[0]!r} (a human-table has {', '.join(REQUIRED)}, the score columns "
+            f"and optionally ref, tgt, doc_id, domain; it has {', '.join(table.columns)})",
+            file=p,
+            line=1,
+        )
     optional = {f: next((c for c in names if c in table.columns), None) for f, names in OPTIONAL.items()}
     used = {*REQUIRED, *score_cols, *(c for c in optional.values() if c)}
     others = [c for c in table.columns if c not in used]
@@ -39,8 +42,12 @@ def read_human_table(path: str | Path, score_cols: Sequence[str]) -> ImportedSet
     for line, row in table.rows:
         key = (row["lp"], row["seg_id"], row["system"])
         if key in seen:
-            raise InputError(f"lp {key[0]}, seg_id {key[1]}, system {key[2]} again (first on line {seen[key]})",
-                             file=p, line=line, field="seg_id")
+            raise InputError(
+                f"lp {key[0]}, seg_id {key[1]}, system {key[2]} again (first on line {seen[key]})",
+                file=p,
+                line=line,
+                field="seg_id",
+            )
         seen[key] = line
         for c in ("seg_id", "system"):
             if row[c] == "":
@@ -55,9 +62,16 @@ def read_human_table(path: str | Path, score_cols: Sequence[str]) -> ImportedSet
             out.skipped["no human score in the score columns"] += 1
             continue
         src_lang, tgt_lang = split_lp(row["lp"], file=p, line=line, field_name="lp")
-        rec = {"lp": row["lp"], "seg_id": row["seg_id"], "system": row["system"], "src": row["src"],
-               "src_lang": src_lang, "tgt_lang": tgt_lang, "scores": scores,
-               "extra": extra_json({c: row[c] for c in others})}
+        rec = {
+            "lp": row["lp"],
+            "seg_id": row["seg_id"],
+            "system": row["system"],
+            "src": row["src"],
+            "src_lang": src_lang,
+            "tgt_lang": tgt_lang,
+            "scores": scores,
+            "extra": extra_json({c: row[c] for c in others}),
+        }
         for f, col in optional.items():
             rec[f] = row[col] if col else None
         for f in ("doc", "domain"):

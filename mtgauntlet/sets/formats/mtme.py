@@ -52,8 +52,9 @@ def _human_scores(root: Path, lp: str, n: int) -> dict[str, dict[str, list[float
                 raise InputError(f"not a number: {parts[1]!r}", file=str(f), line=i, field="score") from None
         for system, values in per.items():
             if len(values) != n:
-                raise InputError(f"system {system} has {len(values)} scores, sources/{lp}.txt has {n} segments",
-                                 file=str(f))
+                raise InputError(
+                    f"system {system} has {len(values)} scores, sources/{lp}.txt has {n} segments", file=str(f)
+                )
         out[m.group("name")] = dict(per)
     return out
 
@@ -64,7 +65,7 @@ def read_mtme(path: str | Path) -> ImportedSet:
         raise GauntletError(f"{root}: not an mt-metrics-eval folder (needs sources/ and system-outputs/)")
     out = ImportedSet("human_score")
     for src_file in sorted((root / "sources").glob("*.txt")):
-        lp = src_file.name[:-len(".txt")]
+        lp = src_file.name[: -len(".txt")]
         src_lang, tgt_lang = split_lp(lp, file=str(src_file), line=None, field_name="file name")
         sources = text_lines(src_file)
         n = len(sources)
@@ -73,14 +74,14 @@ def read_mtme(path: str | Path) -> ImportedSet:
         refs = text_lines(ref_file) if ref_file else None
         docs_file = root / "documents" / f"{lp}.docs"
         docs = [line.split("\t", 1) for line in text_lines(docs_file)] if docs_file.is_file() else None
-        for what, lines, f in (("references", refs, ref_file), ("documents", docs, docs_file)):
+        for _what, lines, f in (("references", refs, ref_file), ("documents", docs, docs_file)):
             if lines is not None and len(lines) != n:
                 raise InputError(f"{len(lines)} lines, sources/{lp}.txt has {n}", file=str(f))
         scores = _human_scores(root, lp, n)
         out.files += [f for f in (ref_file, docs_file) if f is not None and f.is_file()]
         out.files += sorted((root / "human-scores").glob(f"{lp}.*.seg.score"))
         for sys_file in sorted((root / "system-outputs" / lp).glob("*.txt")):
-            system = sys_file.name[:-len(".txt")]
+            system = sys_file.name[: -len(".txt")]
             outputs = text_lines(sys_file)
             out.files.append(sys_file)
             if len(outputs) != n:
@@ -91,10 +92,21 @@ def read_mtme(path: str | Path) -> ImportedSet:
                     out.skipped["no human score for this system and segment"] += 1
                     continue
                 domain, doc = (docs[i] + [""])[:2] if docs else (None, None)
-                out.records.append({"lp": lp, "seg_id": str(i), "system": system, "src": sources[i],
-                                    "ref": refs[i] if refs is not None else None, "tgt": outputs[i],
-                                    "domain": domain or None, "doc": doc or None, "scores": seg_scores,
-                                    "src_lang": src_lang, "tgt_lang": tgt_lang})
+                out.records.append(
+                    {
+                        "lp": lp,
+                        "seg_id": str(i),
+                        "system": system,
+                        "src": sources[i],
+                        "ref": refs[i] if refs is not None else None,
+                        "tgt": outputs[i],
+                        "domain": domain or None,
+                        "doc": doc or None,
+                        "scores": seg_scores,
+                        "src_lang": src_lang,
+                        "tgt_lang": tgt_lang,
+                    }
+                )
     if not out.files:
         raise GauntletError(f"{root}/sources: no LP.txt files")
     return out
@@ -111,8 +123,10 @@ def _by_segment(records: list[dict[str, Any]], field: str, n: int, lp: str) -> l
     for r in records:
         i, v = int(r["seg_id"]), r.get(field)
         if values[i] is not None and v is not None and values[i] != v:
-            raise GauntletError(f"{lp} seg_id {i}: two different {field} texts (system {r['system']}); the "
-                                "mt-metrics-eval layout has one per segment")
+            raise GauntletError(
+                f"{lp} seg_id {i}: two different {field} texts (system {r['system']}); the "
+                "mt-metrics-eval layout has one per segment"
+            )
         values[i] = v if values[i] is None else values[i]
     return None if all(v is None for v in values) else ["" if v is None else v for v in values]
 
@@ -124,8 +138,10 @@ def write_mtme(root: Path, records: list[dict[str, Any]]) -> int:
     by_lp: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in records:
         if not str(r["seg_id"]).isdigit():
-            raise GauntletError(f"record {r['id']}: seg_id {r['seg_id']!r} is not a line number; the "
-                                "mt-metrics-eval layout numbers segments 0, 1, 2, ...")
+            raise GauntletError(
+                f"record {r['id']}: seg_id {r['seg_id']!r} is not a line number; the "
+                "mt-metrics-eval layout numbers segments 0, 1, 2, ..."
+            )
         by_lp[_name(r["lp"], "language pair")].append(r)
     for lp, recs in sorted(by_lp.items()):
         n = max(int(r["seg_id"]) for r in recs) + 1
@@ -137,21 +153,32 @@ def write_mtme(root: Path, records: list[dict[str, Any]]) -> int:
             write_lines(root / "references" / f"{lp}.refA.txt", refs, f"{lp} references")
         domains, docs = _by_segment(recs, "domain", n, lp), _by_segment(recs, "doc", n, lp)
         if domains is not None or docs is not None:
-            write_lines(root / "documents" / f"{lp}.docs",
-                        list(zip(domains or [""] * n, docs or [""] * n)), f"{lp} documents", ("domain", "doc"))
+            write_lines(
+                root / "documents" / f"{lp}.docs",
+                list(zip(domains or [""] * n, docs or [""] * n)),
+                f"{lp} documents",
+                ("domain", "doc"),
+            )
         systems: dict[str, dict[int, dict[str, Any]]] = defaultdict(dict)
         for r in recs:
             systems[_name(r["system"], "system")][int(r["seg_id"])] = r
         names = list(dict.fromkeys(k for r in recs for k in checks_dict(r.get("scores"))))
         for system, segs in sorted(systems.items()):
-            write_lines(root / "system-outputs" / lp / f"{system}.txt",
-                        [segs[i].get("tgt") or "" if i in segs else "" for i in range(n)], f"{lp} {system}")
+            write_lines(
+                root / "system-outputs" / lp / f"{system}.txt",
+                [segs[i].get("tgt") or "" if i in segs else "" for i in range(n)],
+                f"{lp} {system}",
+            )
         for name in names:
             lines = []
             for system, segs in sorted(systems.items()):
                 for i in range(n):
                     v = checks_dict(segs[i].get("scores")).get(name) if i in segs else None
                     lines.append((system, "None" if v is None else repr(v)))
-            write_lines(root / "human-scores" / f"{lp}.{_name(name, 'score name')}.seg.score", lines,
-                        f"{lp} {name} scores", ("system", "score"))
+            write_lines(
+                root / "human-scores" / f"{lp}.{_name(name, 'score name')}.seg.score",
+                lines,
+                f"{lp} {name} scores",
+                ("system", "score"),
+            )
     return len(records)

@@ -30,8 +30,9 @@ def _text(value: Any, what: str) -> str:
     return text
 
 
-def seg_score_lines(scores: Iterable[Mapping[str, Any]],
-                    items: Mapping[str, tuple[str, str, str]]) -> dict[str, tuple[list[str], list[str]]]:
+def seg_score_lines(
+    scores: Iterable[Mapping[str, Any]], items: Mapping[str, tuple[str, str, str]]
+) -> dict[str, tuple[list[str], list[str]]]:
     """metric -> (seg-level lines, sys-level lines). ``items``: record id -> (lp, system, seg) for human-judgment
     records; pair records are looked up by id for their lp and written with their side as the system."""
     seg: dict[str, list[str]] = defaultdict(list)
@@ -39,22 +40,36 @@ def seg_score_lines(scores: Iterable[Mapping[str, Any]],
     for s in scores:
         metric, rid = _text(s["metric"], "metric"), s["record_id"]
         if rid not in items:
-            raise GauntletError(f"score of record {rid} ({s['set_name']} {s['set_version']}): the record is not in "
-                                "the set's release")
+            raise GauntletError(
+                f"score of record {rid} ({s['set_name']} {s['set_version']}): the record is not in the set's release"
+            )
         lp, system, segment = items[rid]
         if s["side"] in ("good", "bad"):
             system, segment = s["side"], rid
         testset = _text(s["set_name"], "set name")
         value = s.get("score")
-        seg[metric].append("\t".join([metric, _text(lp, "lp"), testset, REF, _text(system, "system"),
-                                      _text(segment, "segment"), "None" if value is None else repr(float(value))]))
+        seg[metric].append(
+            "\t".join(
+                [
+                    metric,
+                    _text(lp, "lp"),
+                    testset,
+                    REF,
+                    _text(system, "system"),
+                    _text(segment, "segment"),
+                    "None" if value is None else repr(float(value)),
+                ]
+            )
+        )
         per = sums[metric][(lp, testset, system)]
         if value is not None:
             per.append(float(value))
     out = {}
     for metric, lines in seg.items():
-        sys_lines = ["\t".join([metric, lp, testset, REF, system, repr(sum(v) / len(v)) if v else "None"])
-                     for (lp, testset, system), v in sorted(sums[metric].items())]
+        sys_lines = [
+            "\t".join([metric, lp, testset, REF, system, repr(sum(v) / len(v)) if v else "None"])
+            for (lp, testset, system), v in sorted(sums[metric].items())
+        ]
         out[metric] = (lines, sys_lines)
     return out
 

@@ -90,8 +90,9 @@ def test_simulation_kernel_budget_cap_and_quality():
     for r in res.values():
         assert r["pulls"] == 10_000 and r["max_pulls_per_topic"] <= 10
     assert res["eps-greedy"]["topk_true_mean"] > res["brute"]["topk_true_mean"]
-    r = invoke(["simulate", "bandit", "--topics", "20000", "--budget", "30000", "--algorithms",
-                            "eps-greedy,brute", "--json"])
+    r = invoke(
+        ["simulate", "bandit", "--topics", "20000", "--budget", "30000", "--algorithms", "eps-greedy,brute", "--json"]
+    )
     assert r.exit_code == 0, r.output
     data = json.loads(r.stdout)
     assert set(data["algorithms"]) == {"eps-greedy", "brute"}
@@ -115,8 +116,18 @@ def test_real_search_on_flores_resumes_identically(tmp_path, shared_data):
     rows = read_flores(shared_data / "flores200-devtest/flores200_devtest.tsv.gz", src="en", tgt="es").rows
     topics = T.from_column(rows, "topic")
     sampler = CorpusSampler(rows, topics, label_key="topic")
-    kw = dict(mt=["apertium"], qe="roundtrip", algorithm="eps-greedy", budget=14, k=3, cap=3, seed=5,
-              src_lang="en", tgt_lang="es", source="flores")
+    kw = dict(
+        mt=["apertium"],
+        qe="roundtrip",
+        algorithm="eps-greedy",
+        budget=14,
+        k=3,
+        cap=3,
+        seed=5,
+        src_lang="en",
+        tgt_lang="es",
+        source="flores",
+    )
     full = BanditSearch(topics, sampler, **kw).run(tmp_path / "full")
     with pytest.raises(KeyboardInterrupt):
         BanditSearch(topics, _Interrupting(sampler, 6), **kw).run(tmp_path / "cut")
@@ -124,8 +135,10 @@ def test_real_search_on_flores_resumes_identically(tmp_path, shared_data):
     assert resumed["top_topics"] == full["top_topics"]
     import pyarrow.parquet as pq
 
-    log = lambda d: [(r["topic"], r["source_id"], r["difficulty"]) for r in  # noqa: E731
-                     sorted(pq.read_table(d / "pulls").to_pylist(), key=lambda r: r["step"])]
+    log = lambda d: [  # noqa: E731
+        (r["topic"], r["source_id"], r["difficulty"])
+        for r in sorted(pq.read_table(d / "pulls").to_pylist(), key=lambda r: r["step"])
+    ]
     assert log(tmp_path / "cut") == log(tmp_path / "full")
     recs = load_records(tmp_path / "full").to_pylist()
     assert {r["topic"] for r in recs} == {t["topic"] for t in full["top_topics"]}
@@ -185,11 +198,28 @@ def test_replay_reports_true_difficulty_of_the_selected_topics(tmp_path):
     pool = {f"t{i}": [min(100.0, max(0.0, rng.gauss(3 * i, 15))) for _ in range(25)] for i in range(30)}
     truth = {t: sum(v) / len(v) for t, v in pool.items()}
     path = tmp_path / "pool.tsv"
-    path.write_text("topic\tdifficulty\n" + "".join(f"{t}\t{d}\n" for t, v in pool.items() for d in v) +
-                    "t1\t\n", encoding="utf-8")  # an unscored sample is left out
-    r = invoke(["evaluate", "bandit", "--pool", str(path), "--budgets", "30,60,100", "--k", "3",
-                            "--algorithms", "brute,greedy,eps-greedy,greedy-10%", "--repeats", "4", "--json",
-                            "--plot", str(tmp_path / "fig2.png")])
+    path.write_text(
+        "topic\tdifficulty\n" + "".join(f"{t}\t{d}\n" for t, v in pool.items() for d in v) + "t1\t\n", encoding="utf-8"
+    )  # an unscored sample is left out
+    r = invoke(
+        [
+            "evaluate",
+            "bandit",
+            "--pool",
+            str(path),
+            "--budgets",
+            "30,60,100",
+            "--k",
+            "3",
+            "--algorithms",
+            "brute,greedy,eps-greedy,greedy-10%",
+            "--repeats",
+            "4",
+            "--json",
+            "--plot",
+            str(tmp_path / "fig2.png"),
+        ]
+    )
     assert r.exit_code == 0, r.output
     res = json.loads(r.stdout)
     assert (tmp_path / "fig2.png").stat().st_size > 1000
@@ -198,7 +228,9 @@ def test_replay_reports_true_difficulty_of_the_selected_topics(tmp_path):
     assert res["unscored_samples_left_out"] == 1 and res["samples"] == 30 * 25
     for row in res["rows"]:
         for algo in ("brute", "greedy", "eps-greedy", "greedy-10%"):
-            assert row[algo]["top1"] <= res["oracle"]["top1"] + 1e-9 and row[algo]["topk"] <= res["oracle"]["topk"] + 1e-9
+            assert (
+                row[algo]["top1"] <= res["oracle"]["top1"] + 1e-9 and row[algo]["topk"] <= res["oracle"]["topk"] + 1e-9
+            )
     assert greedy_beats_brute(res)
     # a topic whose first sample happens to be very hard is selected, but reported with its TRUE mean (20), never
     # the optimistic observed 100
@@ -209,23 +241,48 @@ def test_replay_reports_true_difficulty_of_the_selected_topics(tmp_path):
 
 def greedy_beats_brute(res) -> bool:
     last = res["rows"][-1]  # 100 pulls over 30 topics: exploitation pays, greedy on 10% of the topics misses
-    return (last["eps-greedy"]["topk"] > last["brute"]["topk"] and last["greedy"]["topk"] > last["brute"]["topk"]
-            and last["greedy-10%"]["topk"] < last["greedy"]["topk"])
+    return (
+        last["eps-greedy"]["topk"] > last["brute"]["topk"]
+        and last["greedy"]["topk"] > last["brute"]["topk"]
+        and last["greedy-10%"]["topk"] < last["greedy"]["topk"]
+    )
 
 
 def test_cli_bandit_end_to_end_without_apertium(tmp_path):
     from tests.support.scripted_roles import QE_FAILS_ON, cli, scripted_stack
 
     words = ["harbour", "ledger", "tenancy", "estate", "remainder", "jail", "prison", "court", "statute", "removal"]
-    rows = [(f"topic {t}", f"The {words[(t + i) % 10]} case number {i} was discussed at length"
-             + (f" {QE_FAILS_ON}" if (t, i) == (1, 0) else "")) for t in range(6) for i in range(3)]
+    rows = [
+        (
+            f"topic {t}",
+            f"The {words[(t + i) % 10]} case number {i} was discussed at length"
+            + (f" {QE_FAILS_ON}" if (t, i) == (1, 0) else ""),
+        )
+        for t in range(6)
+        for i in range(3)
+    ]
     corpus = tmp_path / "corpus.tsv"
     corpus.write_text("src\ttopic\n" + "".join(f"{s}\t{t}\n" for t, s in rows), encoding="utf-8")
     with scripted_stack() as s:
-        common = ["--corpus", str(corpus), "--topic-column", "topic", "--min-words", "3", "--mt", s["mt"],
-                  "--qe", f"{s['qe_a']},{s['qe_b']}", "--src-lang", "en", "--tgt-lang", "de"]
-        code, out, err = cli("build", "bandit", *common, "--budget", "9", "--k", "2",
-                                  "--cap", "2", "--out", str(tmp_path / "search"))
+        common = [
+            "--corpus",
+            str(corpus),
+            "--topic-column",
+            "topic",
+            "--min-words",
+            "3",
+            "--mt",
+            s["mt"],
+            "--qe",
+            f"{s['qe_a']},{s['qe_b']}",
+            "--src-lang",
+            "en",
+            "--tgt-lang",
+            "de",
+        ]
+        code, out, err = cli(
+            "build", "bandit", *common, "--budget", "9", "--k", "2", "--cap", "2", "--out", str(tmp_path / "search")
+        )
         assert code == 0, err
         # the progress display of every build (a bar on a terminal, else a line per 30 s and at the end)
         assert err.count("build bandit (pulls): 9/9") == 1 and "pulls 1/9" not in err
@@ -240,20 +297,42 @@ def test_cli_bandit_end_to_end_without_apertium(tmp_path):
                 comps = p["qe_components"][0]
                 assert p["difficulty"] == pytest.approx(100 - sum(comps) / 2)
         # pre-score a pool (3 samples per topic), then replay the algorithms over it
-        code, out, err = cli("build", "bandit", *common, "--prescore", "3",
-                                  "--out", str(tmp_path / "pool"))
+        code, out, err = cli("build", "bandit", *common, "--prescore", "3", "--out", str(tmp_path / "pool"))
         assert code == 0, err
         assert json.loads((tmp_path / "pool" / "build.json").read_text())["counts"]["pulls"] == 18
-        code, out, err = cli("evaluate", "bandit", "--pool", str(tmp_path / "pool"),
-                                  "--k", "2", "--cap", "2", "--algorithms", "greedy,eps-greedy,contextual",
-                                  "--repeats", "2", "--min-samples", "3")
+        code, out, err = cli(
+            "evaluate",
+            "bandit",
+            "--pool",
+            str(tmp_path / "pool"),
+            "--k",
+            "2",
+            "--cap",
+            "2",
+            "--algorithms",
+            "greedy,eps-greedy,contextual",
+            "--repeats",
+            "2",
+            "--min-samples",
+            "3",
+        )
         assert code == 0, err
         # topic 1's failed pull leaves it 2 scored samples: under --min-samples, left out and counted
         assert "oracle top-1" in out and "1 unscored left out; 1 topics under 3 samples left out" in out
         assert "pool: 5 topics" in out
     with ScriptedServer(default=lambda m: "```python\n{}\n```") as empty:
-        code, out, err = cli("build", "bandit", "--llm-topics", "Law", "--llm",
-                                  f"openai:o@{empty.url}", "--corpus", str(corpus), "--out", str(tmp_path / "x"))
+        code, out, err = cli(
+            "build",
+            "bandit",
+            "--llm-topics",
+            "Law",
+            "--llm",
+            f"openai:o@{empty.url}",
+            "--corpus",
+            str(corpus),
+            "--out",
+            str(tmp_path / "x"),
+        )
     assert code == 2 and "error: the LLM" in err and "gave no topic" in err
 
 
@@ -262,11 +341,24 @@ def test_figure3_eps_greedy_reaches_the_oracle_by_1_5_pulls_per_topic():
     # the paper: "close to oracle difficulty with approximately 1.5 samples per topic"; with the old within-topic
     # sd of 12 the cap-10 observed means stay too noisy (about 3 below the oracle however large the budget)
     def run(*extra):
-        r = invoke(["simulate", "bandit", "--topics", "100000", "--budget", "150000", "--algorithms", "eps-greedy",
-                    "--json", *extra])
+        r = invoke(
+            [
+                "simulate",
+                "bandit",
+                "--topics",
+                "100000",
+                "--budget",
+                "150000",
+                "--algorithms",
+                "eps-greedy",
+                "--json",
+                *extra,
+            ]
+        )
         assert r.exit_code == 0, r.output
         data = json.loads(r.stdout)
         return data["oracle_topk_mean"] - data["algorithms"]["eps-greedy"]["topk_true_mean"], data
+
     gap, data = run()
     assert data["mixture"]["sigma"] == 5.0 and 0 <= gap <= 0.6
     noisy_gap, _ = run("--sigma", "12")
@@ -316,8 +408,13 @@ def test_llm_sampler_retries_an_unparseable_answer_before_exhausting_a_topic():
     from mtgauntlet.builders.bandit.sampler import LLMSampler
     from mtgauntlet.models import registry
 
-    good = json.dumps({"extracted_snippets": [{"text": "The harbour tenancy case was heard on Monday morning.",
-                                               "source_url": "http://example.com/a"}]})
+    good = json.dumps(
+        {
+            "extracted_snippets": [
+                {"text": "The harbour tenancy case was heard on Monday morning.", "source_url": "http://example.com/a"}
+            ]
+        }
+    )
     with ScriptedServer(default=lambda m: good) as srv:
         sampler = LLMSampler(registry.load("llm", f"openai:s@{srv.url}"), min_words=5)
         srv.script = [("ok", "I could not find anything, sorry.")]
@@ -336,20 +433,42 @@ def test_bandit_llm_qe_asks_with_the_bandit_papers_prompt(tmp_path):
     from tests.support.scripted_roles import cli, scripted_stack
 
     corpus = tmp_path / "corpus.tsv"
-    corpus.write_text("src\ttopic\n" + "".join(f"The ledger entry {i} was written by the clerk\tt{i % 2}\n"
-                                                for i in range(4)), encoding="utf-8")
+    corpus.write_text(
+        "src\ttopic\n" + "".join(f"The ledger entry {i} was written by the clerk\tt{i % 2}\n" for i in range(4)),
+        encoding="utf-8",
+    )
     with scripted_stack() as s:
-        code, out, err = cli("build", "bandit", "--corpus", str(corpus), "--topic-column", "topic", "--min-words", "3",
-                             "--mt", s["mt"], "--qe", s["qe_a"], "--budget", "3", "--k", "1",
-                             "--out", str(tmp_path / "b"))
+        code, out, err = cli(
+            "build",
+            "bandit",
+            "--corpus",
+            str(corpus),
+            "--topic-column",
+            "topic",
+            "--min-words",
+            "3",
+            "--mt",
+            s["mt"],
+            "--qe",
+            s["qe_a"],
+            "--budget",
+            "3",
+            "--k",
+            "1",
+            "--out",
+            str(tmp_path / "b"),
+        )
         assert code == 0, err
         asked = [r["body"]["messages"][-1]["content"] for r in s["servers"]["qe_a"].requests]
-        assert len(asked) == 3 and all(a.startswith("Evaluate the quality of the translation on a scale from 0 to "
-                                                    "100.") and "Don't think for too long (max 10 sentences)." in a
-                                       for a in asked)
+        assert len(asked) == 3 and all(
+            a.startswith("Evaluate the quality of the translation on a scale from 0 to 100.")
+            and "Don't think for too long (max 10 sentences)." in a
+            for a in asked
+        )
         s["servers"]["qe_a"].requests.clear()  # MT-breaker in the same process keeps its own paper's prompt
         MTBreakerBuilder(llm=s["llm"], mt=[s["mt"]], qe=s["qe_a"], steps=1).process(
-            Item(0, {"src": "The clerk wrote a new ledger entry."}), item_rng(1, 0))
+            Item(0, {"src": "The clerk wrote a new ledger entry."}), item_rng(1, 0)
+        )
         mtb = [r["body"]["messages"][-1]["content"] for r in s["servers"]["qe_a"].requests]
         assert mtb and all("scale from 0 100" in a and "max 10 sentences" not in a for a in mtb)
 
@@ -385,9 +504,29 @@ def test_llm_topics_grow_the_papers_tree(tmp_path):
         assert max(len(t.path) for t in topics) == 5  # five levels, the roots included
         assert len(srv.requests) == 5 and all(r["body"]["max_tokens"] >= 24 * 781 for r in srv.requests)
         assert len(T.from_llm_domains(llm, ["law"])) == 31  # the default: 2 levels beneath the root
-        r = invoke(["build", "bandit", "--llm-topics", "paper", "--topic-levels", "4", "--llm", f"openai:o@{srv.url}",
-                    "--sampler", "llm", "--mt", f"llm-as-translator:openai:mt@{srv.url}",
-                    "--qe", f"llm-as-qe:openai:qe@{srv.url}", "--budget", "10", "--dry-run", "--out", tmp_path / "b"])
+        r = invoke(
+            [
+                "build",
+                "bandit",
+                "--llm-topics",
+                "paper",
+                "--topic-levels",
+                "4",
+                "--llm",
+                f"openai:o@{srv.url}",
+                "--sampler",
+                "llm",
+                "--mt",
+                f"llm-as-translator:openai:mt@{srv.url}",
+                "--qe",
+                f"llm-as-qe:openai:qe@{srv.url}",
+                "--budget",
+                "10",
+                "--dry-run",
+                "--out",
+                tmp_path / "b",
+            ]
+        )
         assert r.exit_code == 0, r.output
         # the LLM: 5 trees + 10 sampler pulls; the dry run sends nothing
         assert f"openai:o@{srv.url}: 15 calls" in r.stdout and len(srv.requests) == 6
@@ -416,9 +555,26 @@ def test_llm_sampler_keeps_the_papers_20_to_40_word_snippets(tmp_path):
         taxonomy = tmp_path / "topics.yaml"
         taxonomy.write_text("- tax law\n- music\n", encoding="utf-8")
         with scripted_stack() as s:
-            code, out, err = cli("build", "bandit", "--topics", str(taxonomy), "--llm", f"openai:o@{srv.url}",
-                                 "--sampler", "llm", "--mt", s["mt"], "--qe", s["qe_a"], "--budget", "2", "--k", "1",
-                                 "--out", str(tmp_path / "b"))
+            code, out, err = cli(
+                "build",
+                "bandit",
+                "--topics",
+                str(taxonomy),
+                "--llm",
+                f"openai:o@{srv.url}",
+                "--sampler",
+                "llm",
+                "--mt",
+                s["mt"],
+                "--qe",
+                s["qe_a"],
+                "--budget",
+                "2",
+                "--k",
+                "1",
+                "--out",
+                str(tmp_path / "b"),
+            )
     assert code == 0, err
     manifest = json.loads((tmp_path / "b" / "build.json").read_text())
     assert manifest["counts"]["sampler_length_failures"] >= 1 and "|words:20-40|" in manifest["signature"]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 import re
-from functools import lru_cache
+from functools import cache
 
 import pytest
 
@@ -22,7 +22,7 @@ FLORES = "flores200-devtest/flores200_devtest.tsv.gz"
 MIN_COUNT = 10  # a conjunction of the language occurs hundreds of times in its 1,012 FLORES sentences
 
 
-@lru_cache(maxsize=None)
+@cache
 def _target_side(shared_data, lang: str) -> tuple[str, ...]:
     column = {"zh": "cmn_Hans"}.get(lang, lang)
     return tuple(r["ref"] for r in read_flores(shared_data / FLORES, src="en", tgt=column).rows)
@@ -71,7 +71,7 @@ def test_inserted_clause_is_in_the_target_language(shared_data, lang):
     edits = {text: e for text, e in edits.items() if e is not None}
     assert len(edits) >= 35
     for text, e in edits.items():
-        assert text[:e.start] + e.span_replacement + text[e.end:] == e.text
+        assert text[: e.start] + e.span_replacement + text[e.end :] == e.text
         _assert_in_language(e.span_replacement, lang, corpus)
 
 
@@ -93,9 +93,28 @@ def test_build_insertions_are_in_the_target_language(tmp_path, shared_data, lang
         pytest.fail(f"no spaCy pipeline for {lang}: `make setup` installs en, es and fr")
     src = "de" if lang == "en" else "en"
     out = tmp_path / "smaug"
-    r = invoke(["build", "smaug", "--input", str(shared_data / FLORES), "--format", "flores", "--limit", "300",
-                "--src-lang", src, "--tgt-lang", lang, "--good-from", "reference", "--phenomena", "ins",
-                "--out", str(out)])
+    r = invoke(
+        [
+            "build",
+            "smaug",
+            "--input",
+            str(shared_data / FLORES),
+            "--format",
+            "flores",
+            "--limit",
+            "300",
+            "--src-lang",
+            src,
+            "--tgt-lang",
+            lang,
+            "--good-from",
+            "reference",
+            "--phenomena",
+            "ins",
+            "--out",
+            str(out),
+        ]
+    )
     assert r.exit_code == 0, r
     df = load_records(out).to_pandas()
     assert len(df) >= 20, len(df)
@@ -114,4 +133,3 @@ def test_unknown_language_has_no_model_free_insertion():
     ok, why = support_report("ko", _B())["ins"]
     assert not ok and "no conjunction" in why and "--infiller" in why
     assert support_report("fr", _B())["ins"][0]
-

