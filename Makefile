@@ -1,5 +1,5 @@
 # mtgauntlet: `make demo` sets up a virtualenv and runs the demo on embedded defaults;
-# `make test` sets up (if needed) and runs the test suite; `make test-fast` its fast tier (no slow, no e2e tests);
+# `make test` sets up (if needed), runs `make lint` and the test suite; `make test-fast` its fast tier (no slow, no e2e tests);
 # `make lint` runs ruff (lint + format check) and mypy.
 SHELL := /bin/bash
 VENV ?= .venv
@@ -39,7 +39,8 @@ $(STAMP): pyproject.toml Makefile
 demo: setup
 	$(PY) -m mtgauntlet.demo
 
-test: setup
+# lint and types first (ruff check, ruff format --check, mypy), then the suite without the slow tests
+test: setup lint
 	MTGAUNTLET_STRICT_SKIPS=1 $(PY) -m pytest -q -m "not slow" tests
 
 # the edit-test loop: unit tests only (markers in pyproject.toml; e2e modules listed in tests/conftest.py),
