@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import random
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -37,22 +37,6 @@ def keyed_rank(seed: Any, *parts: Any) -> int:
 def keyed_rng(seed: Any, *parts: Any) -> random.Random:
     """A ``random.Random`` seeded from ``(seed, *parts)`` (same parts -> same stream, in any process)."""
     return random.Random(keyed_rank(seed, *parts))
-
-
-def keyed_numpy_rng(seed: Any, *parts: Any):
-    """The numpy ``Generator`` counterpart of :func:`keyed_rng` (numpy imported lazily)."""
-    import numpy as np
-
-    return np.random.default_rng(keyed_rank(seed, *parts))
-
-
-def keyed_order(candidates: Iterable[T], seed: Any, *parts: Any, key: Callable[[T], Any] = str) -> list[T]:
-    """``candidates`` sorted by ``keyed_rank(seed, *parts, key(candidate))``.
-
-    Taking the first valid candidate of this order is stable: another candidate appearing or
-    disappearing moves the choice only if it ranks before the current choice (or is the choice).
-    """
-    return sorted(candidates, key=lambda c: keyed_rank(seed, *parts, key(c)))
 
 
 def seed_list(builder: Any, items: Iterable[Any]) -> dict[str, Any]:

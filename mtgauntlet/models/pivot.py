@@ -22,10 +22,6 @@ SEPARATOR = ">"
 _PAIR = re.compile(r"^([a-z]{2,3})(?:_[A-Za-z]+)?-([a-z]{2,3})(?:[_-][A-Za-z0-9_]+)?$")
 
 
-def is_pivot(spec: str) -> bool:
-    return SEPARATOR in spec
-
-
 def _lang2(code: str) -> str:
     from mtgauntlet.models.apertium import ISO3
 

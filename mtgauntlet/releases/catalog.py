@@ -284,9 +284,3 @@ def query_arrow(root: str | Path, sql: str, report=_log_skipped, results: str | 
     """Run a read-only query over the catalog at ``root`` (and a workbench ``results`` folder); returns a pyarrow
     Table (NULL and NaN distinct). ``report`` gets the (path, reason) of everything the catalog skipped."""
     return _execute(root, sql, lambda con, q: con.sql(q).to_arrow_table(), report, results)
-
-
-def list_views(con) -> list[str]:
-    return [
-        r[0] for r in con.execute("SELECT table_name FROM information_schema.tables ORDER BY table_name").fetchall()
-    ]
