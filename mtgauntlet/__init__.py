@@ -29,11 +29,11 @@ _API = {
     "query": "mtgauntlet.api.catalog",
     "audit": "mtgauntlet.api.auditing",
     "run": "mtgauntlet.recipes.running",
-    "reproduce": "mtgauntlet.recipes.running",
+    "reproduce": "mtgauntlet.recipes.reproducing",
     "score": "mtgauntlet.api.scoring",
     "evaluate": "mtgauntlet.api.evaluating",
     "simulate": "mtgauntlet.api.evaluating",
-    "list_models": "mtgauntlet.api.evaluating",
+    "list_models": "mtgauntlet.api.model_listing",
     "leaderboard": "mtgauntlet.api.metric_workbench",
     "Build": "mtgauntlet.api.results",
     "Report": "mtgauntlet.api.results",
@@ -43,7 +43,7 @@ _API = {
     "Reproduction": "mtgauntlet.api.results",
     "BudgetSpent": "mtgauntlet.core.usage",
     "RuleFailed": "mtgauntlet.recipes.running",
-    "NotVerified": "mtgauntlet.recipes.running",
+    "NotVerified": "mtgauntlet.recipes.reproducing",
 }
 
 __all__ = ["__version__", "GauntletError", "GauntletWarning", "InputError", "UsageError", *_API]

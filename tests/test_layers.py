@@ -14,8 +14,9 @@ to top (a package may import the packages of the layers below it and, sideways, 
 - L1 ``corpora`` (reading input files), L2 ``models`` (backends), L3 ``validators`` and ``engines``,
   L4 ``builders`` (they run validators' checks and models), L5 ``evaluation``, ``runner``, ``training``,
   L6 ``cards``, L7 ``releases`` and ``sets`` (a release writes its card, so cards never import releases),
-  L8 ``api`` (one function per verb), L9 ``recipes`` (run through the API: ``mg.run`` and ``mg.reproduce``
-  live in ``recipes/running.py``), L10 ``cli`` and ``demo`` (the demo runs ``gauntlet`` commands as typed).
+  L8 ``api`` (one function per verb), L9 ``recipes`` (run through the API: ``mg.run`` lives in
+  ``recipes/running.py``, ``mg.reproduce`` in ``recipes/reproducing.py``), L10 ``cli`` and ``demo`` (the demo runs
+  ``gauntlet`` commands as typed).
 
 The package root sits at L0 for what it holds (``__version__``, the error classes); its ``_API`` map names the
 API and recipe functions as strings imported on first attribute access (``mg.build``, ``mg.run``): the front

@@ -1,6 +1,6 @@
 """How a build of :mod:`mtgauntlet.api.building` runs and reports: its pace and budget (``concurrency``,
-``max_cost``, ``max_requests``), the shard size MT-breaker and zero-shot resume with, and the lines ``gauntlet
-build`` prints of a finished build or search."""
+``max_cost``, ``max_requests``), the builder run over its shards, the shard size MT-breaker and zero-shot resume
+with, and the lines ``gauntlet build`` prints of a finished build or search."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import contextlib
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 from mtgauntlet.builders.options import BREAKER_SHARD_SIZE
 
@@ -37,6 +38,29 @@ def paced(concurrency: int | None, max_cost: float | None, max_requests: int | N
 
     with api_concurrency(concurrency), budget(max_cost, max_requests):
         yield
+
+
+def run_builder(
+    builder,
+    out: str,
+    rows,
+    *,
+    seed: int,
+    shard_size: int,
+    overwrite: bool,
+    engine: str = "local",
+    actors: int | None = None,
+) -> Any:
+    """Run ``builder`` over the read ``rows`` (a corpus reader's result, with its skip counts) into ``out`` in
+    resumable shards, on the local or the Ray engine; the runner's summary."""
+    from mtgauntlet.builders.base import iter_items
+    from mtgauntlet.engines import get_engine
+    from mtgauntlet.runner.build_runner import BuildRunner
+
+    shards = get_engine(engine, **({"actors": actors} if engine == "ray" else {}))
+    return BuildRunner(builder, out, seed=seed, shard_size=shard_size, overwrite=overwrite, engine=shards).run(
+        iter_items(rows.rows), rows.skipped_counts()
+    )
 
 
 def breaker_shard_size(requested: int | None, out: str, builder: str, overwrite: bool) -> int:

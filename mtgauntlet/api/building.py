@@ -20,13 +20,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from mtgauntlet.api.build_run import api_concurrency, breaker_shard_size, describe_run, describe_search  # noqa: F401
-from mtgauntlet.api.build_run import paced as _paced
+from mtgauntlet.api.build_breakers import build_mtbreaker, build_zeroshot
+from mtgauntlet.api.build_run import paced, run_builder
 from mtgauntlet.api.checks import listed, one_of, unknown_keywords
 from mtgauntlet.api.inputs import as_input_path, cache_dir, input_format
 from mtgauntlet.api.results import Build
 from mtgauntlet.api.session import public
-from mtgauntlet.builders.options import BREAKER_SHARD_SIZE  # noqa: F401 (the default, named where it is used)
 from mtgauntlet.builders.options.bandit import BanditBuildOptions
 from mtgauntlet.builders.options.breaker import MTBreakerOptions, ZeroShotOptions
 from mtgauntlet.builders.options.smaug import SmaugOptions
@@ -34,7 +33,6 @@ from mtgauntlet.builders.options.subset import SubsetOptions
 from mtgauntlet.core.progress import info
 from mtgauntlet.corpora.options import comma_list, lang_pair, load_corpus, one_pair
 from mtgauntlet.errors import GauntletError, UsageError
-from mtgauntlet.models.qe_ensemble import split_specs
 from mtgauntlet.options import Declared, check, declared, placement, takes
 
 __all__ = ["build", "build_subset", "build_smaug", "build_mtbreaker", "build_zeroshot", "build_bandit"]
@@ -49,29 +47,6 @@ OPTIONS = {
 }
 # how fast, where to, whether at all: never what is built, so not part of the content-addressed out folder
 PLACEMENT = tuple(dict.fromkeys(name for cls in OPTIONS.values() for name in placement(cls)))
-
-
-def _run(
-    builder,
-    out: str,
-    rows,
-    *,
-    seed: int,
-    shard_size: int,
-    overwrite: bool,
-    engine: str = "local",
-    actors: int | None = None,
-    **fields: Any,
-) -> Build:
-    from mtgauntlet.builders.base import iter_items
-    from mtgauntlet.engines import get_engine
-    from mtgauntlet.runner.build_runner import BuildRunner
-
-    shards = get_engine(engine, **({"actors": actors} if engine == "ray" else {}))
-    summary = BuildRunner(builder, out, seed=seed, shard_size=shard_size, overwrite=overwrite, engine=shards).run(
-        iter_items(rows.rows), rows.skipped_counts()
-    )
-    return Build.open(out, run=summary, skipped=rows.skipped_counts(), **fields)
 
 
 @public
@@ -116,7 +91,7 @@ def build_subset(o: SubsetOptions) -> Build:
     if len(targets) > 1:  # the subset is for no single pair: no row's target language goes into its record
         for row in rows.rows:
             row.pop("tgt_lang", None)
-    with _paced(o.concurrency, o.max_cost, o.max_requests):
+    with paced(o.concurrency, o.max_cost, o.max_requests):
         builder = SubsetBuilder(
             estimator=o.estimator,
             budget=o.budget,
@@ -132,7 +107,8 @@ def build_subset(o: SubsetOptions) -> Build:
             from mtgauntlet.builders.base import iter_items
 
             return Build(Path(o.out), plan=builder.plan(iter_items(rows.rows)))
-        return _run(builder, str(o.out), rows, seed=o.seed, shard_size=o.shard_size, overwrite=o.overwrite)
+        summary = run_builder(builder, str(o.out), rows, seed=o.seed, shard_size=o.shard_size, overwrite=o.overwrite)
+    return Build.open(o.out, run=summary, skipped=rows.skipped_counts())
 
 
 @public
@@ -169,7 +145,7 @@ def build_smaug(o: SmaugOptions) -> Build:
         quoting=o.quoting,
         max_chars=o.max_chars,
     )
-    with _paced(o.concurrency, o.max_cost, o.max_requests):
+    with paced(o.concurrency, o.max_cost, o.max_requests):
         builder = SmaugBuilder(
             src_lang=src_lang,
             tgt_lang=tgt_lang,
@@ -196,138 +172,17 @@ def build_smaug(o: SmaugOptions) -> Build:
             info(f"  {note}")
         if o.dry_run:
             return Build(Path(o.out), plan=builder.plan(iter_items(rows.rows)), notes=notes)
-        return _run(
+        summary = run_builder(
             builder,
             str(o.out),
             rows,
             seed=o.seed,
             shard_size=o.shard_size,
             overwrite=o.overwrite,
-            notes=notes,
             engine=o.engine,
             actors=o.actors,
         )
-
-
-def _seed_rows(o: MTBreakerOptions | ZeroShotOptions, src_lang: str, tgt_lang: str):
-    """Seed texts (source side only) of any table or named layout, with the reader's skip counts, drawn to
-    ``sample`` (content-keyed: the same ``sample`` and ``seed`` give both methods the same seeds)."""
-    from mtgauntlet.builders.mtbreaker import keyed_sample
-
-    rows = load_corpus(
-        as_input_path(o.seeds),
-        format=input_format(o.seeds, o.format),
-        src_col=o.column,
-        ref_col=None,
-        src_lang=src_lang,
-        tgt_lang=tgt_lang,
-        limit=o.limit,
-        lp=o.lp,
-        quoting=o.quoting,
-        max_chars=o.max_chars,
-        skip_bad=o.skip_bad,
-    )
-    rows.rows = keyed_sample(rows.rows, o.sample, o.seed)
-    return rows
-
-
-def _breaker_build(make_builder: Callable[[], Any], name: str, rows, o: MTBreakerOptions | ZeroShotOptions) -> Build:
-    """MT-breaker / zero-shot: the builder made and run under ``concurrency`` and the budget, with the resumable
-    shard size (the failure counts are in build.json: counts.failures)."""
-    with _paced(o.concurrency, o.max_cost, o.max_requests):
-        builder = make_builder()
-        if o.dry_run:
-            from mtgauntlet.builders.base import iter_items
-
-            return Build(Path(o.out), plan=builder.plan(iter_items(rows.rows)))
-        return _run(
-            builder,
-            str(o.out),
-            rows,
-            seed=o.seed,
-            overwrite=o.overwrite,
-            shard_size=breaker_shard_size(o.shard_size, str(o.out), name, o.overwrite),
-        )
-
-
-@public
-@takes(MTBreakerOptions, Build)
-def build_mtbreaker(o: MTBreakerOptions) -> Build:
-    """MT-breaker: an LLM edits each seed step by step until the target MT model translates it badly
-    (``gauntlet build mtbreaker``; every option as there, see its ``--help``).
-
-    Returns:
-        The `Build`.
-
-    Raises:
-        UsageError: An option out of range. BudgetSpent: the budget ran out. GauntletError: bad input or spec.
-
-    Examples:
-        >>> b = mg.build("mtbreaker", seeds="seeds.tsv", out="builds/mtb", column="en", steps=3, max_requests=500)
-    """
-    from mtgauntlet.builders.mtbreaker import MTBreakerBuilder
-
-    src_lang, tgt_lang = lang_pair(o.src_lang, o.tgt_lang)
-    rows = _seed_rows(o, src_lang, tgt_lang)
-    return _breaker_build(
-        lambda: MTBreakerBuilder(
-            variant=o.variant,
-            llm=o.llm,
-            mt=split_specs(o.mt),
-            qe=o.qe,
-            steps=o.steps,
-            src_lang=src_lang,
-            tgt_lang=tgt_lang,
-            temperature=o.temperature,
-            max_tokens=o.max_tokens,
-            language_guard=o.language_guard,
-            grammatical_edits=o.grammatical_edits,
-            sample=o.sample,
-        ),
-        "mtbreaker",
-        rows,
-        o,
-    )
-
-
-@public
-@takes(ZeroShotOptions, Build)
-def build_zeroshot(o: ZeroShotOptions) -> Build:
-    """Zero-shot baselines: one generation per item, with history, or the most difficult of ``generations``
-    (``gauntlet build zeroshot``; every option as there, see its ``--help``).
-
-    Returns:
-        The `Build`.
-
-    Raises:
-        UsageError: An option out of range. BudgetSpent: the budget ran out. GauntletError: bad input or spec.
-
-    Examples:
-        >>> b = mg.build("zeroshot", seeds="seeds.tsv", out="builds/zs", column="en", variant="min", generations=4)
-    """
-    from mtgauntlet.builders.zeroshot import ZeroShotBuilder
-
-    src_lang, tgt_lang = lang_pair(o.src_lang, o.tgt_lang)
-    rows = _seed_rows(o, src_lang, tgt_lang)
-    return _breaker_build(
-        lambda: ZeroShotBuilder(
-            variant=o.variant,
-            llm=o.llm,
-            mt=split_specs(o.mt),
-            qe=o.qe,
-            src_lang=src_lang,
-            tgt_lang=tgt_lang,
-            generations=o.generations,
-            temperature=o.temperature,
-            max_tokens=o.max_tokens,
-            history_size=o.history_size,
-            language_guard=o.language_guard,
-            sample=o.sample,
-        ),
-        "zeroshot",
-        rows,
-        o,
-    )
+    return Build.open(o.out, run=summary, skipped=rows.skipped_counts(), notes=notes)
 
 
 @public
@@ -355,7 +210,7 @@ def build_bandit(o: BanditBuildOptions) -> Build:
     out = o.out
     fmt = input_format(o.corpus, o.format)  # in memory: always its Parquet file
     corpus = as_input_path(o.corpus) if o.corpus is not None else None
-    with _paced(o.concurrency, o.max_cost, o.max_requests):  # every model below is loaded with it
+    with paced(o.concurrency, o.max_cost, o.max_requests):  # every model below is loaded with it
         src_lang, tgt_lang = lang_pair(o.src_lang, o.tgt_lang)
         rows, skipped = [], {}
         if corpus:

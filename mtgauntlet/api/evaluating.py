@@ -1,6 +1,5 @@
-"""Evaluations from Python: `evaluate` (``gauntlet evaluate metric|dec|breaker|bandit``), `simulate`
-(``gauntlet simulate bandit``, in `mtgauntlet.api.simulating`) and `list_models` (``gauntlet models``), with one
-function per kind behind the first two. Each returns what the command's ``--json`` prints; the CLI prints tables
+"""Evaluations from Python: `evaluate` (``gauntlet evaluate metric|dec|breaker|bandit``) and `simulate`
+(``gauntlet simulate bandit``, in `mtgauntlet.api.simulating`), with one function per kind behind each. Each returns what the command's ``--json`` prints; the CLI prints tables
 from the same result. The keywords, docstring ``Args`` and range checks of each kind come from its options
 dataclass (`mtgauntlet.api.evaluate_options`, declared once)."""
 
@@ -18,16 +17,16 @@ from mtgauntlet.api.evaluate_options import (
     EvaluateMetricOptions,
 )
 from mtgauntlet.api.inputs import in_memory
-from mtgauntlet.api.metric_workbench import REFERENCE_BASED, metric_specs  # noqa: F401 (re-exported)
+from mtgauntlet.api.judgments import judgment_summary, load_judgments
+from mtgauntlet.api.metric_workbench import REFERENCE_BASED, metric_specs
 from mtgauntlet.api.session import public, warn
-from mtgauntlet.api.simulating import SIMULATIONS, simulate, simulate_bandit  # noqa: F401 (mg.simulate is here too)
+from mtgauntlet.api.simulating import simulate, simulate_bandit  # noqa: F401 (mg.simulate is here too)
 from mtgauntlet.errors import GauntletError, InputError, UsageError
 from mtgauntlet.options import takes
 
 __all__ = [
     "evaluate",
     "simulate",
-    "list_models",
     "evaluate_metric",
     "evaluate_dec",
     "evaluate_breaker",
@@ -130,38 +129,6 @@ def spec_list(value: str | Sequence[str] | None) -> list[str]:
     return [s for v in ([value] if isinstance(value, str) else value or []) for s in split_specs(v)]
 
 
-def _load_judgments(
-    path: str, format: str | None, mapping: str | None, protocol: str | None, quoting: str | None = None
-):
-    """Judgment rows of a named layout or a plain table; human translations are kept and marked ``human``."""
-    from mtgauntlet.corpora.formats import READERS, read_judgments, sniff_named_format
-    from mtgauntlet.corpora.readers import parse_column_map
-
-    named = format or sniff_named_format(path)
-    if named in ("google-mqm", "wmt23-mtme", "wmt23-esa"):
-        if protocol:
-            raise UsageError(f"--protocol: the {named} layout has its own protocol")
-        return READERS[named](path, keep_refs=True).rows
-    return read_judgments(
-        path, columns=parse_column_map(mapping), protocol=protocol, keep_refs=True, quoting=quoting
-    ).rows
-
-
-def _judgment_summary(rows, include_human: bool) -> dict:
-    """Which protocol each lp uses and where it came from; which human translations there are, and whether
-    they count (the paper's DEC ranks items over MT systems and human translators)."""
-    protocols: dict[str, set] = {}
-    for r in rows:
-        protocols.setdefault(r["lp"], set()).add(f"{r['protocol']} ({r.get('protocol_source', 'layout')})")
-    human = sorted({r["system"] for r in rows if r.get("human")})
-    return {
-        "protocols": {lp: sorted(v) for lp, v in sorted(protocols.items())},
-        "include_human": include_human,
-        "human_systems": human,
-        "human_rows": sum(1 for r in rows if r.get("human")),
-    }
-
-
 @public
 @takes(EvaluateDecOptions, dict[str, Any])
 def evaluate_dec(o: EvaluateDecOptions) -> dict[str, Any]:
@@ -188,11 +155,11 @@ def evaluate_dec(o: EvaluateDecOptions) -> dict[str, Any]:
     from mtgauntlet.models import registry
 
     path = str(o.judgments)
-    rows = _load_judgments(path, o.format, o.map, o.protocol, o.quoting)
+    rows = load_judgments(path, o.format, o.map, o.protocol, o.quoting)
     if o.lp:
         keep = set(listed(o.lp))
         rows = [r for r in rows if r["lp"] in keep]
-    info = _judgment_summary(rows, o.include_human)
+    info = judgment_summary(rows, o.include_human)
     if not o.include_human:
         rows = [r for r in rows if not r.get("human")]
     if not rows:
@@ -387,37 +354,3 @@ def evaluate(kind: str, *, progress: bool = False, **options) -> dict[str, Any]:
         >>> [(r["phenomenon"], r["tau"]) for r in res["results"]][:3]
     """
     return dispatch("evaluate", EVALUATIONS, kind, options)
-
-
-@public
-def list_models(*, progress: bool = False):
-    """The model backends mtgauntlet knows: the embedded (offline) ones, installed or not, and every backend spec
-    name with its roles (``gauntlet models``).
-
-    Returns:
-        A ``pandas.DataFrame`` with one row per embedded backend (``role``, ``spec``, ``installed``, ``what``, ...).
-            ``df.attrs`` holds the rest of ``gauntlet models --json``: ``defaults`` (the spec per role when none is
-            given), ``default_translator_by_pair``, ``backends`` (spec name -> roles) and ``suggestions``.
-
-    Examples:
-        >>> df = mg.list_models()
-        >>> df[df.installed][["role", "spec"]], df.attrs["backends"]["openai"]
-    """
-    import pandas as pd
-
-    from mtgauntlet.models.embedded import packaged_translator
-    from mtgauntlet.models.registry import DEFAULTS, REGISTRY, SUGGESTIONS, embedded_status
-
-    by_pair = {f"{a}-{b}": packaged_translator(a, b) for a, b in (("en", "pt"), ("pt", "en"))}
-    from mtgauntlet.validators.grammar import available_languages
-
-    df = pd.DataFrame(embedded_status(tuple(available_languages())))
-    df.attrs.update(
-        {
-            "defaults": dict(DEFAULTS),
-            "default_translator_by_pair": {k: v for k, v in by_pair.items() if v},  # used when none given
-            "backends": {k: sorted(v) for k, v in REGISTRY.items()},
-            "suggestions": SUGGESTIONS,
-        }
-    )
-    return df

@@ -7,7 +7,7 @@ import typer
 
 def models(json_out: bool = typer.Option(False, "--json", help="Print JSON instead of a table.")):
     """List model roles, embedded offline backends (installed or not) and every backend spec name."""
-    from mtgauntlet.api.evaluating import list_models as listing
+    from mtgauntlet.api.model_listing import list_models as listing
 
     df = listing(progress=None)
     rows, extra = df.to_dict("records"), df.attrs

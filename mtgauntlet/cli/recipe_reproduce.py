@@ -1,5 +1,5 @@
 """`gauntlet reproduce RELEASE_DIR`: verify the release, rebuild it from the recipe stored in it, compare
-(:func:`mtgauntlet.recipes.running.reproduce`)."""
+(:func:`mtgauntlet.recipes.reproducing.reproduce`)."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ def reproduce(
     and every text and value; exit 0 when identical, 1 when anything differs (each difference listed) or the
     release does not verify."""
     from mtgauntlet.cli.common import print_json
-    from mtgauntlet.recipes.running import reproduce as rebuild
+    from mtgauntlet.recipes.reproducing import reproduce as rebuild
 
     done = rebuild(release_dir, inputs=inputs, work=work, progress=None)
     if json_out:

@@ -38,13 +38,11 @@ API_OF = {  # CLI command path -> (public function of mtgauntlet, options only t
     "evaluate breaker": ("mtgauntlet.api.evaluating:evaluate_breaker", ()),
     "evaluate bandit": ("mtgauntlet.api.evaluating:evaluate_bandit", ()),
     "simulate bandit": ("mtgauntlet.api.simulating:simulate_bandit", ()),
-    "models": ("mtgauntlet.api.evaluating:list_models", ()),  # mg.list_models (mtgauntlet.models is a package)
+    "models": ("mtgauntlet.api.model_listing:list_models", ()),  # mg.list_models (mtgauntlet.models is a package)
     "run": ("run", ()),
     "reproduce": ("reproduce", ()),
-    **{
-        f"build {m}": (f"mtgauntlet.api.building:build_{m}", ())
-        for m in ("subset", "smaug", "mtbreaker", "zeroshot", "bandit")
-    },
+    **{f"build {m}": (f"mtgauntlet.api.building:build_{m}", ()) for m in ("subset", "smaug", "bandit")},
+    **{f"build {m}": (f"mtgauntlet.api.build_breakers:build_{m}", ()) for m in ("mtbreaker", "zeroshot")},
 }
 
 # options required on the CLI that the API makes optional on purpose: option -> the API's default

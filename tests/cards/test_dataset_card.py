@@ -354,7 +354,7 @@ def test_provenance_stated_or_recognised_by_sha256(own_files, sample_path, tmp_p
     ],
 )
 def test_size_category_boundaries(n, bucket):
-    from mtgauntlet.cards.card import size_category
+    from mtgauntlet.cards.card_metadata import size_category
 
     assert size_category(n) == bucket
 
