@@ -30,7 +30,8 @@ REPO = HERE.parent
 WORKER = r"""
 import json, sys, time
 from pathlib import Path
-from mtgauntlet.corpora.formats import read_flores, read_wmt23_esa
+from mtgauntlet.corpora.formats import read_flores
+from mtgauntlet.corpora.judgment_formats import read_wmt23_esa
 from mtgauntlet.models import registry
 shared, n, task = Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 esa = read_wmt23_esa(shared / "wmt23-mqm-mtme/wmt23_ende_esa_campaign.tsv.gz").rows

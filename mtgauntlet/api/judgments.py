@@ -10,7 +10,8 @@ def load_judgments(
     path: str, format: str | None, mapping: str | None, protocol: str | None, quoting: str | None = None
 ):
     """Judgment rows of a named layout or a plain table; human translations are kept and marked ``human``."""
-    from mtgauntlet.corpora.formats import READERS, read_judgments, sniff_named_format
+    from mtgauntlet.corpora.formats import READERS, sniff_named_format
+    from mtgauntlet.corpora.judgment_formats import read_judgments
     from mtgauntlet.corpora.readers import parse_column_map
 
     named = format or sniff_named_format(path)

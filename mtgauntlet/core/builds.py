@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from mtgauntlet.core import usage
+from mtgauntlet.core import usage, usage_journal
 from mtgauntlet.errors import BuildStateError
 
 MANIFEST = "build.json"
@@ -50,15 +50,15 @@ def discard_build(out_dir: Path) -> None:
         for p in (out_dir / sub).glob("part-*.parquet"):
             p.unlink()
     (out_dir / MANIFEST).unlink(missing_ok=True)
-    (out_dir / usage.JOURNAL).unlink(missing_ok=True)
+    (out_dir / usage_journal.JOURNAL).unlink(missing_ok=True)
 
 
 def record_usage(manifest: dict[str, Any], before: dict, journal: Path | None = None, **fields: Any) -> dict[str, Any]:
     """``manifest`` with its API usage, its ``stopped`` note removed, and ``fields`` set. The usage: the sum of
-    ``journal`` (a build's `usage.journal`: all its runs) when given, else the usage since ``before`` (a ledger
+    ``journal`` (a build's `usage_journal.journal`: all its runs) when given, else the usage since ``before`` (a ledger
     snapshot) added to the usage of earlier runs."""
     if journal is not None:
-        spent = usage.report(usage.journal_totals(journal))
+        spent = usage.report(usage_journal.journal_totals(journal))
     else:
         spent = usage.report(usage.since(before), manifest.get("usage"))
     manifest.pop("stopped", None)

@@ -17,9 +17,8 @@ bytes and its ``max_tokens`` at the spec's price: an upper bound) would pass ``m
 ``#price`` under ``--max-cost`` is refused before it sends anything. Answers received before the stop are cached
 (each the moment it arrives), so the same command run again pays only for what is left.
 
-Inside a `journal` scope (a build sets ``OUT/usage.jsonl``) every count is also appended to that file the moment it
-is recorded, one JSON line each: a run that fails, is killed or crashes is still in the build's totals
-(`journal_totals`), and cached answers (``cached``) stay apart from paid ones (``requests``).
+Inside a `~mtgauntlet.core.usage_journal.journal` scope (a build's ``OUT/usage.jsonl``) every count is also appended
+to that file the moment it is recorded (:mod:`.usage_journal`).
 """
 
 from __future__ import annotations
@@ -31,7 +30,6 @@ import os
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from mtgauntlet.errors import GauntletError
@@ -244,55 +242,6 @@ def no_price_message(spec: str, max_cost: float) -> str:
         f"--max-cost {max_cost:g} needs the price of every paid API: spec {spec!r} has no #price=IN/OUT (USD per "
         "1M input/output tokens); add one, or use --max-requests"
     )
-
-
-JOURNAL = "usage.jsonl"
-
-
-@contextlib.contextmanager
-def journal(path: str | Path, carried: dict[str, dict] | None = None) -> Iterator[None]:
-    """Append every count recorded inside to ``path`` (see the module). ``carried``: a ``build.json`` ``usage``
-    of runs made before the build kept a journal, written first when the journal is new."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    new = not path.exists() or path.stat().st_size == 0
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
-    try:
-        if new and carried:
-            for spec, u in carried.items():
-                line = {"spec": spec, "price": u.get("price_per_1m"), **{k: int(u.get(k) or 0) for k in COUNTERS}}
-                os.write(fd, (json.dumps(line, ensure_ascii=False) + "\n").encode("utf-8"))
-        with LEDGER._lock:
-            LEDGER.journals.append(fd)
-        yield
-    finally:
-        with LEDGER._lock:
-            LEDGER.journals.remove(fd)
-        os.close(fd)
-
-
-def journal_totals(path: str | Path) -> dict[str, dict[str, Any]]:
-    """The counts of a journal summed per spec (the shape of `since`); a line cut short by a kill is skipped."""
-    out: dict[str, dict[str, Any]] = {}
-    try:
-        text = Path(path).read_text(encoding="utf-8", errors="replace")
-    except FileNotFoundError:
-        return out
-    for line in text.splitlines():
-        try:
-            entry = json.loads(line)
-            spec = entry["spec"]
-        except (ValueError, KeyError, TypeError):
-            continue
-        total = out.setdefault(spec, {**dict.fromkeys(COUNTERS, 0), "price": None})
-        for key in COUNTERS:
-            value = entry.get(key)
-            if isinstance(value, int) and not isinstance(value, bool):
-                total[key] += value
-        price = entry.get("price")
-        if isinstance(price, list) and len(price) == 2:
-            total["price"] = Price(float(price[0]), float(price[1]))
-    return out
 
 
 def since(before: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:

@@ -4,7 +4,7 @@ Credentials: the key of ``key_env`` (``OPENAI_API_KEY`` by default) or ``#key=KE
 in the URL (``http://user:password@host/v1``) as basic auth; never written out (:mod:`.spec_public`).
 
 vLLM, llama.cpp's server, Ollama and hosted APIs speak this protocol. Requests go through one pooled
-``httpx.AsyncClient`` per backend, driven by an event loop in a background thread, so plain
+``httpx.AsyncClient`` per backend, driven by an event loop in a background thread (:mod:`.openai_http`), so plain
 synchronous callers and :meth:`OpenAIChatLLM.chat_many` (up to ``concurrency`` requests at once,
 replies in input order) share the connections. ``timeout`` covers the whole response, headers and
 body: a server that trickles bytes cannot hold a call longer. HTTP 408/409/425/429/5xx, timeouts,
@@ -27,13 +27,9 @@ an unknown, repeated or non-finite one is a one-line error.
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import json
 import os
 import random
-import threading
-import time
-import urllib.parse
 from typing import Any
 
 from mtgauntlet.core import cache
@@ -53,68 +49,11 @@ from mtgauntlet.errors import GauntletError
 from mtgauntlet.models.base import ChatLLM, per_item_seeds
 from mtgauntlet.models.openai_batch import run_batch
 from mtgauntlet.models.openai_errors import OpenAIError
+from mtgauntlet.models.openai_http import RETRY_STATUS, LoopThread, check_base_url, retry_after_seconds
 from mtgauntlet.models.ratelimit import estimate_tokens, limiter_for
 from mtgauntlet.models.runtime import default_concurrency, parse_positive
 
 DEFAULT_URL = "https://api.openai.com/v1"
-RETRY_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
-
-
-class _LoopThread:
-    """One asyncio event loop per process, in a daemon thread; synchronous code submits coroutines to it."""
-
-    _lock = threading.Lock()
-    _loop: asyncio.AbstractEventLoop | None = None
-    _pid: int | None = None
-
-    @classmethod
-    def get(cls) -> asyncio.AbstractEventLoop:
-        with cls._lock:
-            if cls._loop is None or cls._pid != os.getpid():  # a forked child needs its own thread
-                loop = asyncio.new_event_loop()
-                threading.Thread(target=loop.run_forever, name="mtgauntlet-http", daemon=True).start()
-                cls._loop, cls._pid = loop, os.getpid()
-            return cls._loop
-
-    @classmethod
-    def run(cls, coro):
-        future = asyncio.run_coroutine_threadsafe(coro, cls.get())
-        try:
-            return future.result()
-        except BaseException:  # KeyboardInterrupt in the caller: stop the requests in flight
-            future.cancel()
-            raise
-
-
-def check_base_url(url: str, spec: str) -> str:
-    parts = urllib.parse.urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise GauntletError(f"spec {spec!r}: {url!r} is not an http(s) URL; write openai:<model>@http://host:port/v1")
-    try:
-        _ = parts.port
-    except ValueError:
-        raise GauntletError(f"spec {spec!r}: {url!r} has an invalid port") from None
-    if parts.query or "?" in url:  # request paths are appended to the base URL; a query would also be published
-        raise GauntletError(
-            f"spec {spec!r}: the base URL has a query (?...); write openai:<model>@http://host:port/v1 "
-            "and options after #"
-        )
-    return url.rstrip("/")
-
-
-def retry_after_seconds(value: str | None, cap: float) -> float | None:
-    """``Retry-After`` as seconds to wait (delta-seconds or an HTTP date), or None when absent/unreadable."""
-    if not value:
-        return None
-    try:
-        seconds = float(value)
-    except ValueError:
-        try:
-            when = email.utils.parsedate_to_datetime(value)
-        except (TypeError, ValueError):
-            return None
-        seconds = when.timestamp() - time.time()
-    return min(max(seconds, 0.0), cap)
 
 
 class OpenAIChatLLM(ChatLLM):
@@ -333,7 +272,7 @@ class OpenAIChatLLM(ChatLLM):
         return await self._paid("/chat/completions", payload, lambda data: self.answer_of(data, schema))
 
     def _chat_once(self, messages, max_tokens, temperature, seed) -> str:
-        return _LoopThread.run(self._chat_async(messages, max_tokens, temperature, seed))
+        return LoopThread.run(self._chat_async(messages, max_tokens, temperature, seed))
 
     async def _gather(
         self, jobs: list[tuple], max_tokens, temperature, limit: int, schema=None, keep=lambda i, answer: None
@@ -374,10 +313,10 @@ class OpenAIChatLLM(ChatLLM):
             cache.store(spec, [(keys[todo[j]], answer)])
 
         if self.batch and jobs:
-            results = _LoopThread.run(run_batch(self, payloads, schema, keep))
+            results = LoopThread.run(run_batch(self, payloads, schema, keep))
         else:
             limit = parse_positive(concurrency or self.concurrency, "concurrency")
-            results = _LoopThread.run(self._gather(jobs, max_tokens, temperature, limit, schema, keep))
+            results = LoopThread.run(self._gather(jobs, max_tokens, temperature, limit, schema, keep))
         errors = [r for r in results if isinstance(r, BaseException)]
         if errors:
             raise errors[0]
@@ -400,7 +339,7 @@ class OpenAIChatLLM(ChatLLM):
             LEDGER.add(self.usage_key, **answer_counts(data))
             return data
 
-        data = _LoopThread.run(self._paid("/completions", payload, record))
+        data = LoopThread.run(self._paid("/completions", payload, record))
         try:
             text = data["choices"][0]["text"]
         except (KeyError, IndexError, TypeError):

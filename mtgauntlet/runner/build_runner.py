@@ -6,7 +6,7 @@ Layout of a build directory::
     OUT/data/part-S-E.parquet    records of items S..E-1 (the final output)
     OUT/work/part-S-E.parquet    per-item records of a finalizing builder (final output in data/)
 
-Each shard covers a fixed range of item indices and is written atomically (temp + rename), so a
+Each shard covers a fixed range of item indices and is written atomically (temp + rename; :mod:`.build_shards`), so a
 build killed at any point (even SIGKILL) resumes by skipping the ranges whose shard exists. Per-item
 randomness is seeded from (seed, the item's content identity) where the builder names it (``item_key``), else from
 (seed, item index), so a resumed build equals an uninterrupted one.
@@ -35,7 +35,6 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -43,52 +42,26 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from mtgauntlet import __version__
-from mtgauntlet.atomic import atomic_path, write_json_atomic
+from mtgauntlet.atomic import write_json_atomic
 from mtgauntlet.builders.base import Builder, Item, overrides
 from mtgauntlet.builders.keyed import seed_list
-from mtgauntlet.core import usage
+from mtgauntlet.core import usage, usage_journal
 from mtgauntlet.core.builds import MANIFEST, build_lock, discard_build, input_digest, item_rng, record_usage
 from mtgauntlet.core.progress import OnDemandProgress, Progress
 from mtgauntlet.errors import BuildStateError, GauntletError
 from mtgauntlet.models import openai_batch
 from mtgauntlet.models.runtime import signature_spec
+from mtgauntlet.runner.build_shards import DoneShards, existing_shards, failure_totals, shard_name, write_shard
+from mtgauntlet.runner.build_summary import BuildSummary, EmptyBuild
 from mtgauntlet.schema import get_kind, record_id, to_table, utcnow
 from mtgauntlet.shards import Shard, map_here
 from mtgauntlet.signature import make_signature
 from mtgauntlet.versions import package_versions
 
 log = logging.getLogger(__name__)
-COUNTS_KEY = b"mtgauntlet.shard_counts"
 
 
 RUNNER_KEYS = ("builder", "input", "n", "seed")  # signature keys the runner sets; a builder may not reuse them
-
-
-@dataclass
-class BuildSummary:
-    out_dir: Path
-    signature: str
-    produced: int
-    items: int
-    rejected: dict[str, int] = field(default_factory=dict)
-    skipped: dict[str, int] = field(default_factory=dict)
-    resumed_shards: int = 0
-    seconds: float = 0.0
-    failures: dict[str, int] = field(default_factory=dict)  # summed per-record failure counters (MT-breaker)
-    usage: dict[str, dict] = field(default_factory=dict)  # API usage per spec (build.json usage)
-
-
-class EmptyBuild(GauntletError):
-    """A build that produced no record: an error that says why (the reasons items were rejected or skipped)."""
-
-    def __init__(self, summary: BuildSummary, hint: str = ""):
-        self.summary = summary
-        why = {**summary.rejected, **summary.skipped}
-        reasons = ", ".join(f"{k}={v}" for k, v in sorted(why.items(), key=lambda kv: -kv[1])) or "no reason recorded"
-        super().__init__(
-            f"{summary.out_dir}: the build produced no record from {summary.items} item(s) ({reasons})"
-            + (f"; {hint}" if hint else "")
-        )
 
 
 class BuildRunner:
@@ -210,28 +183,6 @@ class BuildRunner:
             return keyed_rng(self.seed, *key)
         return item_rng(self.seed, item.index)
 
-    # -- shards -----------------------------------------------------------------------------------
-    def _shard_name(self, start: int, end: int) -> str:
-        return f"part-{start:08d}-{end:08d}.parquet"
-
-    def _existing_shards(self) -> dict[tuple[int, int], Path]:
-        out = {}
-        for p in self._shard_dir().glob("part-*-*.parquet"):
-            try:
-                _, s, e = p.stem.split("-")
-                out[(int(s), int(e))] = p
-            except ValueError:
-                continue
-        return out
-
-    def _write_shard(self, path: Path, records: list[dict], counts: dict, signature: str) -> None:
-        table = to_table(self.kind, records, signature=signature)
-        meta = dict(table.schema.metadata or {})
-        meta[COUNTS_KEY] = json.dumps(counts, sort_keys=True).encode()
-        table = table.replace_schema_metadata(meta)
-        with atomic_path(path) as tmp:
-            pq.write_table(table, tmp, compression="zstd")
-
     # -- main loop --------------------------------------------------------------------------------
     def run(self, items: Sequence[Item], input_skipped: dict[str, int] | None = None) -> BuildSummary:
         """Build (or resume) over ``items``; ``input_skipped`` are the reader's skipped rows by reason,
@@ -240,7 +191,7 @@ class BuildRunner:
             return self._run(items, dict(input_skipped or {}))
 
     def _record_usage(self, manifest: dict[str, Any], before: dict, **fields: Any) -> dict[str, Any]:
-        return record_usage(manifest, before, self.out_dir / usage.JOURNAL, **fields)
+        return record_usage(manifest, before, self.out_dir / usage_journal.JOURNAL, **fields)
 
     def _run(self, items: Sequence[Item], input_skipped: dict[str, int]) -> BuildSummary:
         t0 = time.perf_counter()
@@ -250,7 +201,7 @@ class BuildRunner:
         signature = self.signature(n, digest)
         self.builder.load_backends()  # fail on a bad model spec before anything is written
         manifest = self._load_or_start_manifest(signature, n, digest, items)
-        with usage.journal(self.out_dir / usage.JOURNAL, carried=manifest.get("usage")):
+        with usage_journal.journal(self.out_dir / usage_journal.JOURNAL, carried=manifest.get("usage")):
             return self._run_journalled(items, input_skipped, manifest, signature, before, t0)
 
     def _run_journalled(
@@ -267,19 +218,12 @@ class BuildRunner:
         import datetime as dt
 
         created = dt.datetime.fromisoformat(created_at)
-        existing = self._existing_shards()
-        seen_ids: set[str] = set()
-        totals = Counter()
-        rejected, skipped = Counter(), Counter(input_skipped)
-        resumed = 0
-        for _range, p in sorted(existing.items()):
-            pf = pq.ParquetFile(p)
-            counts = json.loads((pf.schema_arrow.metadata or {}).get(COUNTS_KEY, b"{}"))
-            rejected.update(counts.get("rejected", {}))
-            skipped.update(counts.get("skipped", {}))
-            totals["produced"] += pf.metadata.num_rows
-            seen_ids.update(pq.read_table(p, columns=["id"]).column("id").to_pylist())
-            resumed += 1
+        existing = existing_shards(self._shard_dir())
+        done = DoneShards.read(existing)
+        seen_ids, totals = done.ids, Counter(produced=done.produced)
+        rejected, skipped = done.rejected, Counter(input_skipped)
+        skipped.update(done.skipped)
+        resumed = len(existing)
         ranges = [(s, min(s + self.shard_size, n)) for s in range(0, n, self.shard_size)]
         todo = [r for r in ranges if r not in existing]
         if resumed and todo:
@@ -316,8 +260,9 @@ class BuildRunner:
                         seen_ids.add(rec["id"])
                         shard_records.append(rec)
                     progress.advance()
-                self._write_shard(
-                    self._shard_dir() / self._shard_name(s, e),
+                write_shard(
+                    self._shard_dir() / shard_name(s, e),
+                    self.kind,
                     shard_records,
                     {k: dict(v) for k, v in counts.items()},
                     signature,
@@ -377,15 +322,7 @@ class BuildRunner:
 
     def _failure_totals(self) -> dict[str, int] | None:
         """Sums of the builder's per-record failure counters (``failure_columns``) over the final records."""
-        cols = tuple(self.builder.failure_columns)
-        if not cols:
-            return None
-        totals = dict.fromkeys(cols, 0)
-        for p in sorted((self.out_dir / "data").glob("part-*.parquet")):
-            t = pq.read_table(p, columns=[c for c in cols if c in self.kind.column_names])
-            for c in t.column_names:
-                totals[c] += int(sum(v or 0 for v in t.column(c).to_pylist()))
-        return totals
+        return failure_totals(self.out_dir / "data", self.kind, tuple(self.builder.failure_columns))
 
     def _prepare(self, items: Sequence[Item]) -> None:
         """Corpus-level state (pools, indexes; deterministic, so safe on resume), with its own progress display
@@ -406,7 +343,7 @@ class BuildRunner:
         )
         final = self.builder.finalize(table.to_pylist())
         out = self.out_dir / "data" / "part-final.parquet"
-        self._write_shard(out, final, {}, signature)
+        write_shard(out, self.kind, final, {}, signature)
         return len(final)
 
     def _complete(self, rec: dict, item: Item, created) -> dict:

@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from mtgauntlet.corpora.formats import read_google_mqm, read_wmt23_esa, read_wmt23_mtme
+from mtgauntlet.corpora.judgment_formats import read_google_mqm, read_wmt23_esa, read_wmt23_mtme
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ import pandas as pd
 import pytest
 
 from mtgauntlet.corpora import formats as F
+from mtgauntlet.corpora import judgment_formats as J
 from mtgauntlet.corpora.langs import normalize_lang, split_lp
 from mtgauntlet.corpora.readers import parse_column_map, read_rows
 from mtgauntlet.errors import InputError
@@ -62,18 +63,18 @@ def test_parallel_samples_direction_and_filter(shared_data):
 
 def test_judgment_readers_against_pandas(shared_data):
     gpath = shared_data / "google-wmt-mqm/google_mqm_seg_scores.tsv.gz"
-    rs = F.read_google_mqm(gpath)
+    rs = J.read_google_mqm(gpath)
     df = pd.read_csv(gpath, sep="\t", quoting=3, keep_default_na=False)
     expected = ((df["is_human_ref"].astype(str) != "1") & (df["mqm_avg_score"].astype(str) != "")).sum()
     assert len(rs) == expected
     assert {r["protocol"] for r in rs.rows} == {"mqm"}
     assert all(r["score"] <= 0 for r in rs.rows)
     mpath = shared_data / "wmt23-mqm-mtme/wmt23_mtme_seg_scores.tsv.gz"
-    da = F.read_wmt23_mtme(mpath, score="da_sqm")
+    da = J.read_wmt23_mtme(mpath, score="da_sqm")
     mdf = pd.read_csv(mpath, sep="\t", quoting=3, keep_default_na=False)
     expected = ((mdf["is_human_ref"].astype(str) != "1") & (mdf["da_sqm"].astype(str) != "")).sum()
     assert len(da) == expected and {r["protocol"] for r in da.rows} == {"da"}
-    esa = F.read_wmt23_esa(shared_data / "wmt23-mqm-mtme/wmt23_ende_esa_campaign.tsv.gz")
+    esa = J.read_wmt23_esa(shared_data / "wmt23-mqm-mtme/wmt23_ende_esa_campaign.tsv.gz")
     assert len(esa) == 2691 and 0 <= min(r["score"] for r in esa.rows) <= max(r["score"] for r in esa.rows) <= 100
 
 

@@ -12,7 +12,8 @@ import pytest
 from mtgauntlet.core import cache
 from mtgauntlet.errors import BackendUnavailable, GauntletError
 from mtgauntlet.models import registry
-from mtgauntlet.models.openai_compat import OpenAIChatLLM, OpenAIError, retry_after_seconds
+from mtgauntlet.models.openai_compat import OpenAIChatLLM, OpenAIError
+from mtgauntlet.models.openai_http import retry_after_seconds
 from mtgauntlet.models.prompts import parse_score, parse_tagged, parse_translation
 from tests.support.cli import invoke
 from tests.support.openai_server import ScriptedServer

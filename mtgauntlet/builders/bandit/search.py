@@ -29,7 +29,7 @@ from mtgauntlet.atomic import atomic_path, write_json_atomic
 from mtgauntlet.builders.bandit.algorithms import ALGORITHMS, BanditState, choose
 from mtgauntlet.builders.bandit.sampler import row_source_id
 from mtgauntlet.builders.bandit.topics import Topic, neighbours
-from mtgauntlet.core import usage
+from mtgauntlet.core import usage, usage_journal
 from mtgauntlet.core.builds import item_rng, record_usage
 from mtgauntlet.core.progress import Progress
 from mtgauntlet.errors import BuildStateError, GauntletError
@@ -192,7 +192,7 @@ class BanditSearch:
 
     def _journal(self, out: Path, m: dict[str, Any]):
         """The API usage journal of the search (``OUT/usage.jsonl``: every run, however it ended)."""
-        return usage.journal(out / usage.JOURNAL, carried=m.get("usage"))
+        return usage_journal.journal(out / usage_journal.JOURNAL, carried=m.get("usage"))
 
     def _run(self, out: Path, progress: bool | None, overwrite: bool) -> dict[str, Any]:
         sig = self.signature()
@@ -209,7 +209,7 @@ class BanditSearch:
                     *(out / "pulls").glob("*.parquet"),
                     *(out / "pulls").glob("*.sampler.json"),
                     *(out / "data").glob("*.parquet"),
-                    out / usage.JOURNAL,
+                    out / usage_journal.JOURNAL,
                 ]:
                     p.unlink(missing_ok=True)
                 m = None
@@ -283,7 +283,7 @@ class BanditSearch:
                         spent += 1
                         bar.advance()
         except usage.BudgetSpent as exc:  # the pull log is the state: the same command resumes at this step
-            write_json_atomic(mpath, record_usage(m, before, out / usage.JOURNAL, stopped=str(exc)))
+            write_json_atomic(mpath, record_usage(m, before, out / usage_journal.JOURNAL, stopped=str(exc)))
             raise
         finally:
             bar.close()
@@ -301,7 +301,7 @@ class BanditSearch:
         record_usage(
             m,
             before,
-            out / usage.JOURNAL,
+            out / usage_journal.JOURNAL,
             status="complete",
             finished_at=utcnow().isoformat(),
             counts={

@@ -1,0 +1,64 @@
+"""A build's usage journal, ``OUT/usage.jsonl``: every count the ledger (:mod:`.usage`) records inside a `journal`
+scope is also appended to that file the moment it is recorded, one JSON line each: a run that fails, is killed or
+crashes is still in the build's totals (`journal_totals`), and cached answers (``cached``) stay apart from paid ones
+(``requests``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from mtgauntlet.core.usage import COUNTERS, LEDGER, Price
+
+JOURNAL = "usage.jsonl"
+
+
+@contextlib.contextmanager
+def journal(path: str | Path, carried: dict[str, dict] | None = None) -> Iterator[None]:
+    """Append every count recorded inside to ``path`` (see the module). ``carried``: a ``build.json`` ``usage``
+    of runs made before the build kept a journal, written first when the journal is new."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    new = not path.exists() or path.stat().st_size == 0
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+    try:
+        if new and carried:
+            for spec, u in carried.items():
+                line = {"spec": spec, "price": u.get("price_per_1m"), **{k: int(u.get(k) or 0) for k in COUNTERS}}
+                os.write(fd, (json.dumps(line, ensure_ascii=False) + "\n").encode("utf-8"))
+        with LEDGER._lock:
+            LEDGER.journals.append(fd)
+        yield
+    finally:
+        with LEDGER._lock:
+            LEDGER.journals.remove(fd)
+        os.close(fd)
+
+
+def journal_totals(path: str | Path) -> dict[str, dict[str, Any]]:
+    """The counts of a journal summed per spec (the shape of `since`); a line cut short by a kill is skipped."""
+    out: dict[str, dict[str, Any]] = {}
+    try:
+        text = Path(path).read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        return out
+    for line in text.splitlines():
+        try:
+            entry = json.loads(line)
+            spec = entry["spec"]
+        except (ValueError, KeyError, TypeError):
+            continue
+        total = out.setdefault(spec, {**dict.fromkeys(COUNTERS, 0), "price": None})
+        for key in COUNTERS:
+            value = entry.get(key)
+            if isinstance(value, int) and not isinstance(value, bool):
+                total[key] += value
+        price = entry.get("price")
+        if isinstance(price, list) and len(price) == 2:
+            total["price"] = Price(float(price[0]), float(price[1]))
+    return out
