@@ -254,7 +254,7 @@ def leaderboard(
     out: str | Path = "leaderboard.html",
     releases: str | Path | None = None,
     title: str | None = None,
-    progress: bool = False,
+    progress: bool | None = False,
 ) -> dict[str, Any]:
     """Write the self-contained HTML leaderboard page of a results folder (``gauntlet leaderboard``): one file,
     offline (no external URL), tables and plots of every metric on every set, everything escaped.
