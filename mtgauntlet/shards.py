@@ -38,6 +38,8 @@ class ArgsRecorded:
     """A base that records the constructor's arguments (``init_args``) so that an engine can make the same worker in
     another process."""
 
+    init_args: tuple[tuple, dict[str, Any]]
+
     def __new__(cls, *args: Any, **kwargs: Any):
         self = super().__new__(cls)
         self.init_args = (args, kwargs)

@@ -295,7 +295,7 @@ def build(
     input: Any = None,
     out: str | Path | None = None,
     input_name: str | None = None,
-    progress: bool = False,
+    progress: bool | None = False,
     **options: Any,
 ) -> Build:
     """Build a challenge set with one of the methods: ``subset``, ``smaug``, ``mtbreaker``, ``zeroshot`` or

@@ -46,10 +46,10 @@ def _column_problem(name: str, values: list[Any], what: str) -> UsageError | Non
     import pyarrow as pa
 
     for i, v in enumerate(values):
-        if isinstance(v, str) and _SURROGATE.search(v):
+        if isinstance(v, str) and (surrogate := _SURROGATE.search(v)):
             return UsageError(
                 f"input: {what} row {i}, column {name!r}: the text is not valid Unicode (a lone "
-                f"surrogate at character {_SURROGATE.search(v).start()})"
+                f"surrogate at character {surrogate.start()})"
             )
     try:
         pa.array(values, from_pandas=True)
@@ -68,7 +68,9 @@ def _checked(convert: Callable[[], Any], columns: dict[str, list[Any]], what: st
 
     for name, values in columns.items():
         if any(isinstance(v, str) and _SURROGATE.search(v) for v in values):
-            raise _column_problem(name, values, what)  # Arrow would fail with a bare UnicodeEncodeError
+            problem = _column_problem(name, values, what)  # Arrow would fail with a bare UnicodeEncodeError
+            if problem is not None:  # always: a lone surrogate is a problem
+                raise problem
     try:
         return convert()
     except (pa.ArrowException, ValueError, TypeError, OverflowError, UnicodeError):

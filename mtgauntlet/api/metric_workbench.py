@@ -109,7 +109,7 @@ def evaluate_catalog(
     stored = read_scores(sealed + unsealed)
     con = open_catalog(releases)
     try:
-        refs = select_sets(con, ",".join(listed(sets)) if isinstance(sets, (list, tuple)) else sets)
+        refs = select_sets(con, sets if sets is None or isinstance(sets, str) else ",".join(listed(sets)))
         all_items = [load_items(con, r) for r in refs]
     finally:
         con.close()
@@ -125,10 +125,11 @@ def evaluate_catalog(
     same_params = previous.get("statistics") == params
     kept = {(r["metric_signature"], r["set"], r["version"]) for r in read_stats(root).to_pylist()}
 
-    def finish(stopped: str | None = None) -> dict[str, Any]:
-        """Seal the results with every stored score and the statistics of the (metric, set) pairs done."""
+    def finish(stopped: str | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Seal the results with every stored score and the statistics of the (metric, set) pairs done: (the
+        manifest, the run's summary)."""
         old = [r for r in read_stats(root).to_pylist() if (r["metric_signature"], r["set"], r["version"]) not in done]
-        run = {
+        run: dict[str, Any] = {
             "metrics": [s.name for _, s in scorers],
             "sets": [f"{r.name}@{r.version}" for r in refs],
             "counts": counts,
@@ -254,7 +255,7 @@ def leaderboard(
     out: str | Path = "leaderboard.html",
     releases: str | Path | None = None,
     title: str | None = None,
-    progress: bool = False,
+    progress: bool | None = False,
 ) -> dict[str, Any]:
     """Write the self-contained HTML leaderboard page of a results folder (``gauntlet leaderboard``): one file,
     offline (no external URL), tables and plots of every metric on every set, everything escaped.

@@ -119,7 +119,8 @@ def public(fn: F) -> F:
     checked against its annotation first (`argument_checks`).
 
     ``progress=None`` is for the CLI, which calls the same functions: its own display then decides (``-q``, and a
-    bar only when stderr is a terminal)."""
+    bar only when stderr is a terminal); a function the CLI calls that way declares ``progress: bool | None = False``.
+    """
     from mtgauntlet.core.progress import output_mode
 
     sig = inspect.signature(fn)

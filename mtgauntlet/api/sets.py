@@ -44,7 +44,7 @@ def import_set(
     provenance: Sequence[str] = (),
     out: str | Path = "releases",
     score_col: str | Sequence[str] | None = None,
-    progress: bool = False,
+    progress: bool | None = False,
 ) -> Release:
     """Import a public challenge set or human-judgment set as a sealed release ``OUT/name=NAME/version=VERSION``
     (manifest, card, Croissant), of ``challenge_pair`` (pair sets) or ``human_score`` (human judgments) records.
@@ -97,7 +97,7 @@ def import_set(
 
 @public
 def export_set(
-    format: str, release: Any, *, out: str | Path, releases: str | Path = "releases", progress: bool = False
+    format: str, release: Any, *, out: str | Path, releases: str | Path = "releases", progress: bool | None = False
 ) -> Export:
     """Write a release in one of the field's formats.
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import typer
 
-from mtgauntlet.api.building import BUILDERS
+from mtgauntlet.api.building import BUILDERS, OPTIONS
 from mtgauntlet.cli.common import build_result, json_option, print_json, print_result
 from mtgauntlet.cli.declared import command
 
@@ -55,5 +55,5 @@ def _bandit(params: dict[str, Any]) -> None:
         typer.echo(built.describe())
 
 
-for _method, _fn in BUILDERS.items():
-    command(app, _method, _fn.options, _bandit if _method == "bandit" else _build(_method), extra=JSON)
+for _method in BUILDERS:
+    command(app, _method, OPTIONS[_method], _bandit if _method == "bandit" else _build(_method), extra=JSON)

@@ -42,7 +42,11 @@ TIES = ("discordant", "ignore")
 
 
 def tau_and_d(
-    good: Sequence[float], bad: Sequence[float], lo: float, hi: float, ties: str = "discordant"
+    good: Sequence[float] | np.ndarray,
+    bad: Sequence[float] | np.ndarray,
+    lo: float,
+    hi: float,
+    ties: str = "discordant",
 ) -> tuple[float, float, int, int]:
     """(tau, d, concordant, discordant); with ``ties="ignore"`` tied pairs are in neither count. tau is NaN
     without a counted pair, d is NaN without a concordant pair (both undefined there)."""

@@ -186,7 +186,7 @@ async def run_batch(backend, bodies: list[dict], schema=None, keep=lambda i, ans
     if _state_path(batch_key(backend, bodies)).is_file():  # sent by an earlier run (and paid): resumed as it is
         return await _run(backend, bodies, schema, keep)
     fit, reserved, stop = _reserve(backend, bodies)
-    if not fit:
+    if stop is not None and not fit:
         raise stop
     try:
         out = await _run(backend, bodies[:fit], schema, keep)
@@ -267,7 +267,8 @@ def _result(backend, batch_id: str, i: int, lines: list[dict], schema, bound: fl
         return answers[0]
     LEDGER.add(backend.usage_key, failures=1)
     line = lines[0] if lines else {}
-    response = line.get("response") if isinstance(line.get("response"), dict) else {}
-    body = response.get("body") if isinstance(response.get("body"), dict) else {}
+    response = line.get("response")
+    body = response.get("body") if isinstance(response, dict) else None
+    body = body if isinstance(body, dict) else {}
     why = line.get("error") or body.get("error") or "no answer in the output file"
     return OpenAIError(f"{backend.base_url}: batch {batch_id} request {i}: {str(why)[:200]}")

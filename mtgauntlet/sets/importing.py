@@ -147,7 +147,8 @@ def _recognisable(path: Path, files: Sequence[Path]) -> list[Path]:
     if path.is_file():
         return [path]
     known = [recognise(sha256_file(f)) for f in files]
-    return list(files) if known and all(known) and len({k.describe for k in known}) == 1 else []
+    described = {k.describe for k in known if k is not None}
+    return list(files) if known and None not in known and len(described) == 1 else []
 
 
 def import_release(

@@ -8,6 +8,7 @@ TAB only; quotes, trailing spaces and every other character are kept. ``.gz`` fi
 from __future__ import annotations
 
 import gzip
+import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +30,17 @@ def read_text(path: str | Path) -> str:
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         raise InputError(f"not UTF-8 (byte {exc.start})", file=str(p), line=line) from None
+
+
+def parse_json(text: str, path: str | Path, line: int | None = None) -> Any:
+    """``json.loads``; malformed JSON (or a number Python refuses, e.g. one over its digit limit) is one line naming
+    the file and the line (``line``, or where the parser stopped)."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"not JSON ({exc.msg})", file=str(path), line=line or exc.lineno) from None
+    except ValueError as exc:
+        raise InputError(f"not JSON ({exc})", file=str(path), line=line) from None
 
 
 def text_lines(path: str | Path) -> list[str]:

@@ -108,7 +108,9 @@ def smaug_nli_rates(rows: list[dict[str, Any]], bad: list[dict], good: list[dict
     out: dict[str, float] = {}
     per: dict[str, list[tuple[bool, bool]]] = defaultdict(list)
     for r, b, g in zip(rows, bad, good):
-        per[r["phenomenon"]].append((max(b, key=b.get) == "contradiction", max(g, key=g.get) == "contradiction"))
+        per[r["phenomenon"]].append(
+            (max(b, key=b.__getitem__) == "contradiction", max(g, key=g.__getitem__) == "contradiction")
+        )
     allv = [x for v in per.values() for x in v]
     if per.get("neg"):
         out["smaug.nli.bad_contradicts_ref_rate"] = sum(b for b, _ in per["neg"]) / len(per["neg"])

@@ -11,7 +11,7 @@ whose model calls scale on the server side."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from mtgauntlet.shards import ArgsRecorded, cut, map_here
 
@@ -23,7 +23,7 @@ class RecordChecks(ArgsRecorded):
     check of its fluent side, ``None`` without a checker for its language) and ``lm`` (its main text's LM
     naturalness), as far as they are asked for."""
 
-    batched = True
+    batched: ClassVar[bool] = True
 
     def __init__(
         self,
@@ -59,10 +59,10 @@ class RecordChecks(ArgsRecorded):
 
             for res, checked in zip(out, grammar_results(self.kind_name, rows)):
                 res["grammar"] = checked
-        if self.lm:
+        if self.lm and (col := self.text_col) is not None:  # lm is asked for only when the kind has a main text
             from mtgauntlet.validators.fluency import lm_naturalness
 
-            for res, value in zip(out, lm_naturalness([r.get(self.text_col) or "" for r in rows])):
+            for res, value in zip(out, lm_naturalness([r.get(col) or "" for r in rows])):
                 res["lm"] = value
         return out
 

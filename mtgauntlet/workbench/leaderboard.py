@@ -114,7 +114,7 @@ def pair_stats(
         rows.append(_row(base, "smaug_d", d, int(((gi > bi) & ~np.isnan(gi) & ~np.isnan(bi)).sum()), **where))
         computed[tuple(idx)] = rows
         out += rows
-    categories = {info[i][0]: info[i][2].lower() for i in ids if info[i][2] and info[i][2].lower() in ACES_WEIGHTS}
+    categories = {info[i][0]: cat.lower() for i in ids if (cat := info[i][2]) and cat.lower() in ACES_WEIGHTS}
     if categories:
         for lp in sorted(lps | {"all"}):
             taus = {
@@ -139,7 +139,7 @@ def _matrices(items: Items, scores: Sequence[float | None], gold: str, lp: str):
     metric: dict[str, list] = {}
     human: dict[str, list] = {}
     for seg, sys_, pair, s, kept in zip(items.seg_id, items.system, items.lp, scores, items.scores):
-        if pair != lp:
+        if pair != lp or sys_ is None:  # (a human_score record always names its system)
             continue
         metric.setdefault(sys_, [None] * len(segs))[pos[seg]] = s
         human.setdefault(sys_, [None] * len(segs))[pos[seg]] = kept.get(gold)

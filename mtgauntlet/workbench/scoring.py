@@ -39,16 +39,16 @@ class Known:
         self.by_key = {k: (x, f) for k, x, f in zip(cols["item_key"], cols["score"], cols["failure"])}
 
 
-def col_values(scorer: Scorer, items: Items, idx: Sequence[int]) -> list[tuple[float | None, str | None]]:
+def col_values(column: str, items: Items, idx: Sequence[int]) -> list[tuple[float | None, str | None]]:
     """A ``col:`` metric's values: the records' kept scores (``col:GOOD,BAD`` on pairs, ``col:NAME`` on a human set)."""
     from mtgauntlet.workbench.metrics import clean
 
-    names = scorer.column.split(",")
-    out = []
+    names = column.split(",")
+    out: list[tuple[float | None, str | None]] = []
     for i in idx:
         name = (names[0] if items.side[i] == "good" else names[-1]) if items.set.kind in PAIR_KINDS else names[0]
         if len(names) == 2 and items.set.kind not in PAIR_KINDS:
-            out.append((None, f"col:{scorer.column}: a human-judgment set takes col:NAME"))
+            out.append((None, f"col:{column}: a human-judgment set takes col:NAME"))
             continue
         value = clean(items.scores[i].get(name))
         out.append((value, None if value is not None else f"no numeric {name!r} in the record"))
@@ -65,7 +65,9 @@ def chunks(items: Items, todo: list[int], size: int) -> list[Chunk]:
 def score_chunk(scorer: Scorer, items: Items, chunk: Chunk) -> list[tuple[float | None, str | None]]:
     idx, sl, tl = chunk
     if scorer.column is not None:
-        return col_values(scorer, items, idx)
+        return col_values(scorer.column, items, idx)
+    score = scorer.score
+    assert score is not None, "a scorer without a column has a score function"
     ok = [i for i in idx if items.hyp[i] is not None and (items.ref[i] or not scorer.needs_ref)]
     answers = (
         dict(
@@ -73,8 +75,8 @@ def score_chunk(scorer: Scorer, items: Items, chunk: Chunk) -> list[tuple[float 
                 ok,
                 check_answer(
                     scorer.name,
-                    scorer.score(
-                        [items.src[i] for i in ok], [items.hyp[i] for i in ok], [items.ref[i] for i in ok], sl, tl
+                    score(
+                        [items.src[i] for i in ok], [items.hyp[i] or "" for i in ok], [items.ref[i] for i in ok], sl, tl
                     ),
                     len(ok),
                 ),
@@ -83,7 +85,7 @@ def score_chunk(scorer: Scorer, items: Items, chunk: Chunk) -> list[tuple[float 
         if ok
         else {}
     )
-    out = []
+    out: list[tuple[float | None, str | None]] = []
     for i in idx:
         if items.hyp[i] is None:
             out.append((None, "no translation"))
@@ -103,7 +105,6 @@ def _ray_map(spec: Any, items: Items, work: list[Chunk]):
 
     ray = start_ray()
 
-    @ray.remote
     class _Worker:
         def __init__(self, spec):
             self.scorer = make_scorer(spec)
@@ -127,7 +128,8 @@ def _ray_map(spec: Any, items: Items, work: list[Chunk]):
 
     limited = any(x is not None for x in remaining())
     n = 1 if limited else max(1, min(len(work), int(ray.available_resources().get("CPU", 1))))
-    workers = [_Worker.remote(spec) for _ in range(n)]
+    remote_worker = ray.remote(_Worker)
+    workers = [remote_worker.remote(spec) for _ in range(n)]
     ref = ray.put(items)
     ahead = [] if limited else [workers[k % n].score.remote(ref, c, (None, None)) for k, c in enumerate(work)]
     cost_left, requests_left = remaining()

@@ -439,3 +439,20 @@ def test_the_same_item_twice_is_a_one_line_error(shared_data, tmp_path):
     r = invoke(["import", "demetr", src, "--name", "twice", "--version", "1.0.0", "--out", tmp_path / "rel"])
     assert r.exit_code == 2 and "two challenge_pair records are the same item" in r.exception
     assert r.stderr.count("\n") == 1 and not (tmp_path / "rel").exists()
+
+
+@pytest.mark.parametrize("fmt", ["demetr", "aces"])
+def test_a_number_python_refuses_in_json_is_a_one_line_error_naming_file_and_line(fmt, shared_data, tmp_path):
+    item = demetr_items(shared_data, 1)[0]
+    if fmt == "aces":
+        item = {"source": item["src_sent"], "good-translation": item["mt_sent"], "langpair": "fr-en"}
+    good = json.dumps(item, ensure_ascii=False)
+    src = tmp_path / "huge.jsonl"
+    src.write_text(good + "\n" + good[:-1] + ', "n": ' + "9" * 5000 + "}\n", encoding="utf-8")
+    r = invoke(["import", fmt, src, "--name", "huge", "--version", "1.0.0", "--out", tmp_path / "rel"])
+    assert r.exit_code == 2 and r.exception.startswith(f"error: {src}, line 2: not JSON (Exceeds the limit")
+    array = tmp_path / "huge.json"
+    array.write_text("[" + good[:-1] + ', "n": ' + "9" * 5000 + "}]", encoding="utf-8")
+    r = invoke(["import", fmt, array, "--name", "huge", "--version", "1.0.0", "--out", tmp_path / "rel"])
+    assert r.exit_code == 2 and r.exception.startswith(f"error: {array}: not JSON (Exceeds the limit")
+    assert not (tmp_path / "rel").exists()

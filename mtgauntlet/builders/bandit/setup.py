@@ -42,7 +42,7 @@ def bandit_plan(
     src_lang: str,
     tgt_lang: str,
     sampler=None,
-    tree: tuple[Any, str] | None = None,
+    tree: tuple[Any, Sequence[str], int] | None = None,
 ) -> Plan:
     """The bandit's dry run: ``pulls`` = the budget; each pull is one ``sampler`` call (``--sampler llm``; the
     topics asked in turn), one translation per ``--mt`` and one QE call per QE spec and translation, on a stand-in

@@ -34,6 +34,11 @@ HUMAN_COLUMNS = (
 )
 
 
+def _field(r: dict[str, Any] | None, key: str) -> Any:
+    """``r[key]``, or None where there is no row."""
+    return None if r is None else r[key]
+
+
 def _interval(r: dict[str, Any] | None) -> str:
     if not r or r["ci_low"] is None:
         return "<td></td>"
@@ -69,10 +74,10 @@ def _pair_section(name: str, version: str, rows: list[dict[str, Any]], sid: str)
             }
             body.append(
                 f"<tr><td>{e(m)}</td><td>{e(ph)}</td>"
-                + value_cell(vals["accuracy"] and vals["accuracy"]["value"], f"{m}|{ph}|accuracy")
+                + value_cell(_field(vals["accuracy"], "value"), f"{m}|{ph}|accuracy")
                 + _interval(vals["accuracy"])
-                + "".join(value_cell(vals[s] and vals[s]["value"], f"{m}|{ph}|{s}") for s in PAIR_COLUMNS[1:])
-                + value_cell(vals["accuracy"] and vals["accuracy"]["n"])
+                + "".join(value_cell(_field(vals[s], "value"), f"{m}|{ph}|{s}") for s in PAIR_COLUMNS[1:])
+                + value_cell(_field(vals["accuracy"], "n"))
                 + "</tr>"
             )
     scores = [r for r in rows if r["statistic"] == "aces_score" and r["lp"] == "all"]

@@ -6,15 +6,13 @@ As mt-metrics-eval's ``ComputeSigMatrix`` / ``PermutationSigDiff`` (PERM-BOTH, D
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
 
 from mtgauntlet.errors import GauntletError
-from mtgauntlet.evaluation.statistics.missing import matrices
-
-Matrix = Mapping[str, Sequence[Any]]
+from mtgauntlet.evaluation.statistics.missing import Matrix, matrices
 
 
 def _value(statistic: Callable[[Matrix, Matrix], Any], metric: Matrix, human: Matrix) -> float:

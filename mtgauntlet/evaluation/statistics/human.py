@@ -14,17 +14,16 @@ e.g. constant scores), is left out of the average. The returned count is the num
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
 from mtgauntlet.errors import GauntletError
-from mtgauntlet.evaluation.statistics.missing import as_float, matrices
+from mtgauntlet.evaluation.statistics.missing import Matrix, as_float, matrices
 from mtgauntlet.evaluation.statistics.pair_counts import CON, DIS, TIE_H, TIE_HM, TIE_M, group_counts
 from mtgauntlet.evaluation.statistics.tie_calibration import optimal_acc_eq
 
-Matrix = Mapping[str, Sequence[Any]]
 GROUPINGS = ("none", "item", "sys")
 KENDALL_VARIANTS = ("b", "c", "23", "acc23")
 

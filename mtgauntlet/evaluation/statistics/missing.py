@@ -9,17 +9,18 @@ import numpy as np
 
 from mtgauntlet.errors import GauntletError
 
+Scores = Sequence[Any] | np.ndarray  # one score per item, a list or an array; None or NaN = missing
+Matrix = Mapping[str, Scores]  # system -> its scores, the items in the same order for every system
 
-def as_float(values: Sequence[Any] | np.ndarray) -> np.ndarray:
+
+def as_float(values: Scores) -> np.ndarray:
     """A float array with NaN wherever ``values`` holds ``None`` or NaN."""
     if isinstance(values, np.ndarray) and values.dtype.kind in "fiub":
         return values.astype(float, copy=False).ravel()
     return np.array([np.nan if v is None else float(v) for v in values], dtype=float)
 
 
-def matrices(
-    metric: Mapping[str, Sequence[Any]], human: Mapping[str, Sequence[Any]]
-) -> tuple[list[str], np.ndarray, np.ndarray]:
+def matrices(metric: Matrix, human: Matrix) -> tuple[list[str], np.ndarray, np.ndarray]:
     """(systems, metric S×N, human S×N) over the systems both score matrices have, sorted by name; a missing score
     is NaN. Every system must score the same number of items (the same item order is the caller's promise)."""
     systems = sorted(set(metric) & set(human))

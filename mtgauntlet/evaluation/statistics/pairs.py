@@ -6,13 +6,12 @@ neither a success nor a failure); with no item left the statistic is NaN.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Mapping
 
 import numpy as np
 
 from mtgauntlet.errors import GauntletError
-from mtgauntlet.evaluation.statistics.missing import as_float
+from mtgauntlet.evaluation.statistics.missing import Scores, as_float
 
 # ACES's summary weights (Amrhein et al. 2022, aces/cli/evaluate.py `comp_aces_score`), under ACES's own keys.
 ACES_WEIGHTS: dict[str, float] = {
@@ -29,7 +28,7 @@ ACES_WEIGHTS: dict[str, float] = {
 }
 
 
-def scored_pairs(good: Sequence[Any], bad: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
+def scored_pairs(good: Scores, bad: Scores) -> tuple[np.ndarray, np.ndarray]:
     """(good, bad) as float arrays without the items where either score is missing."""
     g, b = as_float(good), as_float(bad)
     if len(g) != len(b):
@@ -38,7 +37,7 @@ def scored_pairs(good: Sequence[Any], bad: Sequence[Any]) -> tuple[np.ndarray, n
     return g[keep], b[keep]
 
 
-def pair_accuracy(good: Sequence[Any], bad: Sequence[Any]) -> float:
+def pair_accuracy(good: Scores, bad: Scores) -> float:
     """Accuracy: the share of items whose good hypothesis scores strictly higher than its bad one.
 
     ``accuracy = #{good > bad} / #items``. A tie (good == bad) counts as a failure. Items with a missing score are
@@ -47,7 +46,7 @@ def pair_accuracy(good: Sequence[Any], bad: Sequence[Any]) -> float:
     return float((g > b).mean()) if len(g) else float("nan")
 
 
-def aces_tau(good: Sequence[Any], bad: Sequence[Any]) -> float:
+def aces_tau(good: Scores, bad: Scores) -> float:
     """ACES's Kendall-like tau: ``(C - D) / (C + D)`` with C = #{good > bad} and D = #{good <= bad}.
 
     A tie is discordant (as ACES's ``comp_corr`` and the WMT challenge-set evaluation count it), so
@@ -61,7 +60,7 @@ def aces_tau(good: Sequence[Any], bad: Sequence[Any]) -> float:
     return (concordant - discordant) / len(g)
 
 
-def smaug_tau_d(good: Sequence[Any], bad: Sequence[Any], lo: float, hi: float) -> tuple[float, float]:
+def smaug_tau_d(good: Scores, bad: Scores, lo: float, hi: float) -> tuple[float, float]:
     """SMAUG's (tau, d) (eq. 1-2), by :func:`mtgauntlet.evaluation.metric_robustness.tau_and_d` with ties discordant.
 
     tau is :func:`aces_tau`; d is the mean of ``(good - bad) / (hi - lo)`` over the concordant items (good > bad),

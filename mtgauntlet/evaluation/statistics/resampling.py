@@ -8,14 +8,14 @@ so the columns of one item stay together. Missing scores are the statistic's bus
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
 
 import numpy as np
 
 from mtgauntlet.errors import GauntletError
+from mtgauntlet.evaluation.statistics.missing import Scores
 
 
-def _columns(columns: Sequence[Sequence[Any]]) -> tuple[list[np.ndarray], int]:
+def _columns(columns: Sequence[Scores]) -> tuple[list[np.ndarray], int]:
     cols = [np.asarray(c) for c in columns]
     sizes = {len(c) for c in cols}
     if len(sizes) != 1:
@@ -25,7 +25,7 @@ def _columns(columns: Sequence[Sequence[Any]]) -> tuple[list[np.ndarray], int]:
 
 def bootstrap_ci(
     statistic: Callable[..., float],
-    *columns: Sequence[Any],
+    *columns: Scores,
     n_resamples: int = 1000,
     confidence: float = 0.95,
     seed: int = 0,
@@ -57,8 +57,8 @@ def bootstrap_ci(
 
 def paired_permutation_test(
     statistic: Callable[..., float],
-    a_columns: Sequence[Sequence[Any]],
-    b_columns: Sequence[Sequence[Any]],
+    a_columns: Sequence[Scores],
+    b_columns: Sequence[Scores],
     n_resamples: int = 1000,
     seed: int = 0,
 ) -> float:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +32,7 @@ from mtgauntlet.sets.imported import (
     numeric_columns,
     split_lp,
 )
-from mtgauntlet.sets.text_files import read_text, read_tsv, text_lines, write_tsv
+from mtgauntlet.sets.text_files import parse_json, read_text, read_tsv, text_lines, write_tsv
 
 
 @dataclass(frozen=True)
@@ -52,11 +52,7 @@ class PairColumns:
 ACES = PairColumns(
     ("source",), ("good-translation",), ("incorrect-translation",), ("reference",), ("phenomena",), ("langpair", "lp")
 )
-SPAN_ACES = PairColumns(
-    *[getattr(ACES, f) for f in ("src", "good", "bad", "ref", "phenomenon", "lp")],
-    good_span=("good-translation-span",),
-    bad_span=("incorrect-translation-span",),
-)
+SPAN_ACES = replace(ACES, good_span=("good-translation-span",), bad_span=("incorrect-translation-span",))
 WMT_CHALLENGE = PairColumns(("source",), ("good",), ("incorrect",), ("reference",), ("phenomena",), ("lp",))
 FORMATS = {"aces": ACES, "span-aces": SPAN_ACES, "wmt-challenge": WMT_CHALLENGE}
 FIELDS = ("src", "good", "bad", "ref", "phenomenon", "lp", "good_span", "bad_span")
@@ -134,10 +130,7 @@ def _json_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """JSON lines (line numbers), or one JSON array of objects (item numbers)."""
     text = read_text(path)
     if text.lstrip().startswith("["):
-        try:
-            items = json.loads(text)
-        except ValueError as exc:
-            raise InputError(f"not JSON ({exc.msg})", file=str(path), line=exc.lineno) from None
+        items = parse_json(text, path)
         for i, obj in enumerate(items, start=1):
             if not isinstance(obj, dict):
                 raise InputError(f"item {i}: expected a JSON object", file=str(path))
@@ -146,10 +139,7 @@ def _json_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     for i, line in enumerate(text_lines(path), start=1):
         if not line.strip():
             continue
-        try:
-            obj = json.loads(line)
-        except ValueError as exc:
-            raise InputError(f"not JSON ({exc.msg})", file=str(path), line=i) from None
+        obj = parse_json(line, path, line=i)
         if not isinstance(obj, dict):
             raise InputError("expected a JSON object per line", file=str(path), line=i)
         yield i, obj
@@ -235,9 +225,7 @@ def write_pairs(path: Path, fmt: str, kind: str, records: list[dict[str, Any]], 
         main = ["lp", *[f for f in main if f != "lp"]]
     if any(r["good_span"] is not None or r["bad_span"] is not None for r in rows) and not spec.good_span:
         main += ["good_span", "bad_span"]
-        spec = PairColumns(
-            *[getattr(spec, f) for f in FIELDS[:6]], good_span=SPAN_ACES.good_span, bad_span=SPAN_ACES.bad_span
-        )
+        spec = replace(spec, good_span=SPAN_ACES.good_span, bad_span=SPAN_ACES.bad_span)
     header = [getattr(spec, f)[0] for f in main]
     if any(r["source_id"] is not None for r in rows):
         header.append(ID_COLUMNS[0])

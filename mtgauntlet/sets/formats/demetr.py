@@ -10,7 +10,6 @@ source_id = ``pert_name:id``; every other key (but ``pert_check``, true for ever
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,7 +17,7 @@ from typing import Any
 from mtgauntlet.errors import GauntletError, InputError
 from mtgauntlet.sets.categories import demetr_category
 from mtgauntlet.sets.imported import ImportedSet, extra_json
-from mtgauntlet.sets.text_files import read_text
+from mtgauntlet.sets.text_files import parse_json, read_text
 
 LANGUAGES = {
     "chinese_simple": "zh",
@@ -40,19 +39,13 @@ USED = (*FIELDS.values(), "pert_check")
 def _items(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     text = read_text(path)
     if text.lstrip().startswith("["):
-        try:
-            items = json.loads(text)
-        except ValueError as exc:
-            raise InputError(f"not JSON ({exc.msg})", file=str(path), line=exc.lineno) from None
+        items = parse_json(text, path)
         for i, item in enumerate(items, start=1):
             yield i, item  # item number in the array
         return
     for i, line in enumerate(text.split("\n"), start=1):
         if line.strip():
-            try:
-                yield i, json.loads(line)
-            except ValueError as exc:
-                raise InputError(f"not JSON ({exc.msg})", file=str(path), line=i) from None
+            yield i, parse_json(line, path, line=i)
 
 
 def demetr_files(path: str | Path) -> list[Path]:
