@@ -212,7 +212,7 @@ def build_smaug(o: SmaugOptions) -> Build:
 def _seed_rows(o: MTBreakerOptions | ZeroShotOptions, src_lang: str, tgt_lang: str):
     """Seed texts (source side only) of any table or named layout, with the reader's skip counts, drawn to
     ``sample`` (content-keyed: the same ``sample`` and ``seed`` give both methods the same seeds)."""
-    from mtgauntlet.builders.mtbreaker import keyed_sample
+    from mtgauntlet.builders.breaker_sources import keyed_sample
 
     rows = load_corpus(
         as_input_path(o.seeds),

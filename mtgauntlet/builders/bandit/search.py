@@ -135,7 +135,7 @@ class BanditSearch:
     @property
     def scorer(self):
         if self._scorer is None:
-            from mtgauntlet.builders.mtbreaker import Scorer
+            from mtgauntlet.builders.breaker_scoring import Scorer
 
             self._scorer = with_bandit_qe_prompt(Scorer(self.mt_specs, self.qe_specs, self.src_lang, self.tgt_lang))
         return self._scorer
