@@ -59,7 +59,7 @@ class Scorer:
                     "translations": translations,
                     "qe": qe,
                     "qe_components": components,
-                    "qe_mean": None if failure else sum(qe) / len(qe),
+                    "qe_mean": None if failure else sum(q for q in qe if q is not None) / len(qe),
                     "failure": failure,
                 }
             )
