@@ -8,6 +8,7 @@ import hashlib
 import time
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -117,7 +118,10 @@ def loco_src_quality(shared: Path, sample: dict[str, list[dict]], cache: Path) -
     from mtgauntlet.models.difficulty import LearnedDifficulty
     from mtgauntlet.training import difficulty as D
 
-    cfg = D.Config(**{k: tuple(v) if k == "groups" else v for k, v in LearnedDifficulty().model.meta["config"].items()})
+    fields: dict[str, Any] = {
+        k: tuple(v) if k == "groups" else v for k, v in LearnedDifficulty().model.meta["config"].items()
+    }
+    cfg = D.Config(**fields)
     camps = load_campaigns(shared)
     data = D.Data(camps, D.FeatureStore(cache))
     out = {}
