@@ -28,7 +28,7 @@ def languages(o: MTBreakerOptions | ZeroShotOptions) -> tuple[str, str]:
 def seed_rows(o: MTBreakerOptions | ZeroShotOptions, src_lang: str, tgt_lang: str):
     """Seed texts (source side only) of any table or named layout, with the reader's skip counts, drawn to
     ``sample`` (content-keyed: the same ``sample`` and ``seed`` give both methods the same seeds)."""
-    from mtgauntlet.builders.mtbreaker import keyed_sample
+    from mtgauntlet.builders.breaker_sources import keyed_sample
 
     rows = load_corpus(
         as_input_path(o.seeds),

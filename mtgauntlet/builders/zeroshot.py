@@ -22,18 +22,15 @@ from collections.abc import Sequence
 from typing import Any
 
 from mtgauntlet.builders.base import Builder, Item, ItemResult
-from mtgauntlet.builders.mtbreaker import (
+from mtgauntlet.builders.breaker_scoring import Scorer, best_step, failure_counts, plan_walks
+from mtgauntlet.builders.breaker_sources import (
     DEFAULT_MAX_TOKENS,
     DEFAULT_TEMPERATURE,
     EMPTY_HINT,
     FAILURE_KEYS,
     LANGUAGE_GUARD_FLAG,
-    Scorer,
     SourceRequest,
     ask_for_sources,
-    best_step,
-    failure_counts,
-    plan_walks,
     temperature_flag,
     word_count_flag,
     words,

@@ -323,7 +323,7 @@ def save_figure(fig, path: str | Path) -> Path:
 
 
 def _mean_qe(texts: Sequence[str], mt_specs: Sequence[str], qe_specs, src_lang: str, tgt_lang: str) -> dict[str, Any]:
-    from mtgauntlet.builders.mtbreaker import Scorer
+    from mtgauntlet.builders.breaker_scoring import Scorer
 
     scored = Scorer(mt_specs, qe_specs, src_lang, tgt_lang)(list(texts))
     ok = [s["qe_mean"] for s in scored if s["qe_mean"] is not None]

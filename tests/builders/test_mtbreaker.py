@@ -513,7 +513,7 @@ def test_zeroshot_history_lists_all_earlier_texts_unless_capped(stack, tmp_path)
 def test_wmt24_sample_draws_the_same_english_sources_for_every_target_language(shared_data):
     """The paper's 100 sampled English sources are compared across target languages (Table 5, "Seeds"): the draw is
     by the source text, not by WMT24's pair-specific id (``en-cs:1``), which overlapped on 10-12 of 100."""
-    from mtgauntlet.builders.mtbreaker import keyed_sample
+    from mtgauntlet.builders.breaker_sources import keyed_sample
     from mtgauntlet.corpora.formats import read_wmt24
 
     path = shared_data / "wmt24-general-testset/wmt24_general_testset.tsv.gz"
@@ -595,7 +595,7 @@ def _flores(shared_data, n=40):
 def test_words_of_scripts_without_spaces_are_comparable_to_english(shared_data, column, lang):
     """A Chinese or Japanese sentence is not "2 words": over 40 FLORES sentences its count is within 25% of the
     parallel English's word count (the ``\\w+`` count was a handful per sentence), with and without the language."""
-    from mtgauntlet.builders.mtbreaker import usable_source, words
+    from mtgauntlet.builders.breaker_sources import usable_source, words
 
     rows = _flores(shared_data)
     english = sum(words(r["eng"], "en") for r in rows)
@@ -609,7 +609,7 @@ def test_words_of_scripts_without_spaces_are_comparable_to_english(shared_data, 
 
 @pytest.mark.parametrize("column,lang", [("eng", "en"), ("rus", "ru"), ("kor", "ko"), ("hin", "hi")])
 def test_words_of_spaced_scripts_are_unchanged(shared_data, column, lang):
-    from mtgauntlet.builders.mtbreaker import words
+    from mtgauntlet.builders.breaker_sources import words
 
     for r in _flores(shared_data, 10):
         assert words(r[column], lang) == len(re.findall(r"\w+", r[column]))
@@ -617,7 +617,7 @@ def test_words_of_spaced_scripts_are_unchanged(shared_data, column, lang):
 
 @pytest.mark.parametrize("column,lang", [("cmn_Hans", "zh"), ("jpn", "ja")])
 def test_prompt_length_target_counts_chinese_and_japanese_words(stack, shared_data, column, lang):
-    from mtgauntlet.builders.mtbreaker import words
+    from mtgauntlet.builders.breaker_sources import words
 
     seed = _flores(shared_data, 1)[0][column]
     _scripted(stack, steps=1, src_lang=lang, tgt_lang="en").process(Item(0, {"src": seed}), item_rng(1, 0))

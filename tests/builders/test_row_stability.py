@@ -73,7 +73,7 @@ def test_zeroshot_sample_draws_the_mtbreaker_seeds(tmp_path, stack):
     and --seed give zero-shot the seeds MT-breaker drew (issue #30.4), recorded in build.json."""
     import re
 
-    from mtgauntlet.builders.mtbreaker import words
+    from mtgauntlet.builders.breaker_sources import words
     from mtgauntlet.records import load_records
 
     corpus = write_tsv(sample_rows(), tmp_path / "in" / "sample.tsv")

@@ -11,7 +11,6 @@ equals an uninterrupted one. At the end, ``OUT/data/`` holds ``topic_text`` reco
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import sys
@@ -21,12 +20,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import pyarrow as pa
 import pyarrow.parquet as pq
 
 from mtgauntlet import __version__
 from mtgauntlet.atomic import atomic_path, write_json_atomic
 from mtgauntlet.builders.bandit.algorithms import ALGORITHMS, BanditState, choose
+from mtgauntlet.builders.bandit.pull_log import flush, load_log, logged_sampler_counts, replay, search_run_id
 from mtgauntlet.builders.bandit.sampler import row_source_id
 from mtgauntlet.builders.bandit.topics import Topic, neighbours
 from mtgauntlet.core import usage, usage_journal
@@ -45,11 +44,6 @@ VERSION = "7"  # 2: failed pulls carry no difficulty; QE ensembles; UCB bonus on
 # 5: the corpus sampler draws a topic's text by a keyed hash of (seed, topic, source id, text), not by position
 # 6: llm-as-qe asks with the bandit paper's Appendix E QE prompt; the LLM sampler retries unparseable answers
 # 7: the LLM sampler keeps only snippets of --min-words..--max-words (20-40, the paper's), retrying, then counting
-
-
-def search_run_id(signature: str) -> str:
-    """The pull log's ``run_id``: sha256 of the whole build signature (16 hex digits); equal ids = same search."""
-    return hashlib.sha256(signature.encode("utf-8")).hexdigest()[:16]
 
 
 def with_bandit_qe_prompt(scorer):
@@ -135,7 +129,7 @@ class BanditSearch:
     @property
     def scorer(self):
         if self._scorer is None:
-            from mtgauntlet.builders.mtbreaker import Scorer
+            from mtgauntlet.builders.breaker_scoring import Scorer
 
             self._scorer = with_bandit_qe_prompt(Scorer(self.mt_specs, self.qe_specs, self.src_lang, self.tgt_lang))
         return self._scorer
@@ -157,29 +151,6 @@ class BanditSearch:
 
         info = roles_runtime({"sampler": getattr(self._text_sampler, "llm", None), **self.scorer.roles()})
         return {"runtime": info} if info else {}
-
-    # -- state ------------------------------------------------------------------------------------
-    def _load_log(self, out: Path) -> list[dict[str, Any]]:
-        files = sorted((out / "pulls").glob("part-*.parquet"))
-        if not files:
-            return []
-        rows = pa.concat_tables([pq.read_table(f) for f in files]).to_pylist()
-        return sorted(rows, key=lambda r: r["step"])
-
-    def _replay(self, log: list[dict[str, Any]]) -> tuple[BanditState, set[str], int]:
-        """State, used text ids and spent budget (every sampled pull, failed ones included) from the log."""
-        index = {t.name: i for i, t in enumerate(self.topics)}
-        state = BanditState(len(self.topics))
-        used, spent = set(), 0
-        for r in log:
-            if r["phase"] == "exhausted":
-                state.exhausted.add(index[r["topic"]])
-                continue
-            spent += 1
-            used.add(r["source_id"])
-            if r["difficulty"] is not None:
-                state.update(index[r["topic"]], r["difficulty"])
-        return state, used, spent
 
     # -- search -----------------------------------------------------------------------------------
     def run(self, out_dir: str | Path, progress: bool | None = None, overwrite: bool = False) -> dict[str, Any]:
@@ -249,8 +220,8 @@ class BanditSearch:
 
     def _search(self, out: Path, m: dict[str, Any], mpath: Path, sig: str, progress: bool | None) -> dict[str, Any]:
         before = usage.LEDGER.snapshot()
-        log = self._load_log(out)
-        state, used, spent = self._replay(log)
+        log = load_log(out)
+        state, used, spent = replay(self.topics, log)
         run_id = search_run_id(sig)
         t0 = time.perf_counter()
         step = len(log)
@@ -276,7 +247,7 @@ class BanditSearch:
                     break  # every topic capped or exhausted
                 before_sampling = self._sampler_counts()
                 rows = self._pull(picks, state, used, rng, run_id, step)
-                self._flush(out, rows, self._sampler_counts() - before_sampling)
+                flush(out, rows, self._sampler_counts() - before_sampling)
                 step += len(rows)
                 for r in rows:
                     if r["phase"] != "exhausted":
@@ -293,10 +264,10 @@ class BanditSearch:
         with atomic_path(out / "data" / "part-final.parquet") as tmp:
             pq.write_table(table, tmp)
         failures = {"mt_failures": 0, "qe_failures": 0}
-        for r in self._load_log(out):
+        for r in load_log(out):
             if r["phase"] == "failed":
                 failures[f"{r['failure']}_failures"] += 1
-        failures.update(self._logged_sampler_counts(out))  # the LLM sampler's, over every run of this search
+        failures.update(logged_sampler_counts(out))  # the LLM sampler's, over every run of this search
         m.update(**self._runtime())
         record_usage(
             m,
@@ -368,32 +339,13 @@ class BanditSearch:
         """The LLM sampler's counters so far (``sampler_failures``, ``sampler_retries``); empty for a corpus."""
         return Counter(getattr(self._text_sampler, "failures", None) or {})
 
-    def _flush(self, out: Path, rows: list[dict[str, Any]], sampler_counts: Counter | None = None) -> None:
-        """The pulls of one step as a log part; what the sampler counted meanwhile beside it, written first, so
-        a resumed search sums the counts of exactly the parts it finds."""
-        if not rows:
-            return
-        part = out / "pulls" / f"part-{rows[0]['step']:08d}.parquet"
-        if sampler_counts:
-            write_json_atomic(part.with_suffix(".sampler.json"), dict(sampler_counts))
-        with atomic_path(part) as tmp:
-            pq.write_table(to_table("bandit_pull", rows), tmp)
-
-    def _logged_sampler_counts(self, out: Path) -> Counter:
-        total: Counter = Counter()
-        for part in sorted((out / "pulls").glob("part-*.parquet")):
-            counts = part.with_suffix(".sampler.json")
-            if counts.exists():
-                total.update(json.loads(counts.read_text(encoding="utf-8")))
-        return total
-
     def _records(self, out: Path, top: list[int]) -> list[dict[str, Any]]:
         names = {self.topics[t].name: t for t in top}
         urls = {}
         for r in getattr(self.sampler, "rows", []):
             urls[row_source_id(r, None)] = (r.get("url") or r.get("URL"), r.get("source_dataset"))
         records = []
-        for r in self._load_log(out):
+        for r in load_log(out):
             if r["topic"] in names and r["difficulty"] is not None:
                 url, ds = urls.get(r["source_id"], (None, None))
                 rec = {

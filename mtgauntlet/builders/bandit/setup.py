@@ -104,7 +104,7 @@ def prepare(
 ) -> BanditSearch | Plan:
     """The search over ``rows`` (the corpus read, possibly empty) — or, with ``dry_run``, the plan of its calls.
     ``o``: the options of ``gauntlet build bandit`` (its languages normalised)."""
-    from mtgauntlet.builders.mtbreaker import Scorer
+    from mtgauntlet.builders.breaker_scoring import Scorer
     from mtgauntlet.models import registry
 
     label = o.topic_column or (NAMED_TOPIC_COLUMNS.get(named_format or "") if not (o.topics or o.llm_topics) else None)

@@ -28,17 +28,10 @@ from typing import Any
 
 import numpy as np
 
+from mtgauntlet.builders.bandit.sim_kernels import brute, eps_greedy, ucb
+
 SIM_ALGORITHMS = ("brute", "greedy", "eps-greedy", "ucb")
 UCB_MAX_TOPICS = 100_000  # UCB rescans every topic per pull
-
-
-def _jit(fn):
-    try:
-        from numba import njit
-
-        return njit(cache=False, nogil=True)(fn)
-    except ModuleNotFoundError:  # pragma: no cover - exercised only without numba
-        return fn
 
 
 @dataclass
@@ -111,139 +104,6 @@ def fit_from_pull_log(path) -> Mixture:
     return fit_mixture(means, within, source=str(path))
 
 
-# -- kernels -------------------------------------------------------------------------------------------
-@_jit
-def _draw(mu, sigma):
-    """One item's difficulty: N(mu, sigma^2) clipped to [0, 100]."""
-    return min(100.0, max(0.0, mu + sigma * np.random.standard_normal()))
-
-
-@_jit
-def _heap_push(keys, ids, size, key, tid):
-    i = size
-    keys[i] = key
-    ids[i] = tid
-    while i > 0:
-        p = (i - 1) // 2
-        if keys[p] >= keys[i]:
-            break
-        keys[p], keys[i] = keys[i], keys[p]
-        ids[p], ids[i] = ids[i], ids[p]
-        i = p
-    return size + 1
-
-
-@_jit
-def _heap_pop(keys, ids, size):
-    top = ids[0]
-    size -= 1
-    keys[0] = keys[size]
-    ids[0] = ids[size]
-    i = 0
-    while True:
-        left, right, m = 2 * i + 1, 2 * i + 2, i
-        if left < size and keys[left] > keys[m]:
-            m = left
-        if right < size and keys[right] > keys[m]:
-            m = right
-        if m == i:
-            break
-        keys[m], keys[i] = keys[i], keys[m]
-        ids[m], ids[i] = ids[i], ids[m]
-        i = m
-    return top, size
-
-
-@_jit
-def _eps_greedy(mu, sigma, budget, cap, eps, batch, seed):
-    """eps-greedy (eps=1 is greedy: every topic once, then exploit); batched top-b; cap per topic."""
-    np.random.seed(seed)
-    n = mu.shape[0]
-    perm = np.random.permutation(n)
-    counts = np.zeros(n, np.int64)
-    sums = np.zeros(n, np.float64)
-    keys = np.empty(n, np.float64)
-    ids = np.empty(n, np.int64)
-    size = 0
-    nxt = 0
-    pulls = 0
-    chosen = np.empty(batch, np.int64)
-    while pulls < budget:
-        m = 0
-        for _ in range(batch):
-            if nxt < n and (size == 0 or np.random.random() < eps):
-                chosen[m] = perm[nxt]
-                nxt += 1
-                m += 1
-            elif size > 0:
-                t, size = _heap_pop(keys, ids, size)
-                chosen[m] = t
-                m += 1
-        if m == 0:
-            break
-        for j in range(m):
-            t = chosen[j]
-            if pulls >= budget:
-                break
-            counts[t] += 1
-            sums[t] += _draw(mu[t], sigma)
-            pulls += 1
-        for j in range(m):
-            t = chosen[j]
-            if counts[t] < cap:
-                size = _heap_push(keys, ids, size, sums[t] / counts[t], t)
-    return counts, sums
-
-
-@_jit
-def _brute(mu, sigma, budget, cap, seed):
-    np.random.seed(seed)
-    n = mu.shape[0]
-    counts = np.zeros(n, np.int64)
-    sums = np.zeros(n, np.float64)
-    pulls = 0
-    full = 0
-    while pulls < budget and full < n:
-        t = np.random.randint(0, n)
-        if counts[t] >= cap:
-            continue
-        counts[t] += 1
-        sums[t] += _draw(mu[t], sigma)
-        pulls += 1
-        if counts[t] >= cap:
-            full += 1
-    return counts, sums
-
-
-@_jit
-def _ucb(mu, sigma, budget, cap, seed):
-    np.random.seed(seed)
-    n = mu.shape[0]
-    perm = np.random.permutation(n)
-    counts = np.zeros(n, np.int64)
-    sums = np.zeros(n, np.float64)
-    pulls = 0
-    nxt = 0
-    while pulls < budget:
-        if nxt < n:
-            t = perm[nxt]
-            nxt += 1
-        else:
-            best, t = -1e300, -1
-            lg = math.log(pulls)
-            for i in range(n):
-                if counts[i] < cap:
-                    s = sums[i] / counts[i] + 100.0 * math.sqrt(2.0 * lg / counts[i])
-                    if s > best:
-                        best, t = s, i
-            if t < 0:
-                break
-        counts[t] += 1
-        sums[t] += _draw(mu[t], sigma)
-        pulls += 1
-    return counts, sums
-
-
 def observed_top_k(counts: np.ndarray, sums: np.ndarray, k: int) -> np.ndarray:
     means = np.where(counts > 0, sums / np.maximum(counts, 1), -np.inf)
     k = min(k, int((counts > 0).sum()))
@@ -278,15 +138,15 @@ def run_algorithm(
     cap_i = np.int64(2**62) if cap == math.inf else np.int64(cap)
     t0 = time.perf_counter()
     if name == "eps-greedy":
-        counts, sums = _eps_greedy(mu, sigma, budget, cap_i, epsilon, batch, seed)
+        counts, sums = eps_greedy(mu, sigma, budget, cap_i, epsilon, batch, seed)
     elif name == "greedy":
-        counts, sums = _eps_greedy(mu, sigma, budget, cap_i, 1.0, batch, seed)
+        counts, sums = eps_greedy(mu, sigma, budget, cap_i, 1.0, batch, seed)
     elif name == "brute":
-        counts, sums = _brute(mu, sigma, budget, cap_i, seed)
+        counts, sums = brute(mu, sigma, budget, cap_i, seed)
     elif name == "ucb":
         if len(mu) > UCB_MAX_TOPICS:
             return {"skipped": f"ucb rescans all topics per pull; skipped above {UCB_MAX_TOPICS:,} topics"}
-        counts, sums = _ucb(mu, sigma, budget, cap_i, seed)
+        counts, sums = ucb(mu, sigma, budget, cap_i, seed)
     else:
         raise ValueError(f"unknown simulation algorithm {name!r}; choose from {', '.join(SIM_ALGORITHMS)}")
     secs = time.perf_counter() - t0

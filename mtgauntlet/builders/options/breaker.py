@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from mtgauntlet import shared_options as shared
-from mtgauntlet.builders.mtbreaker import DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE
+from mtgauntlet.builders.breaker_sources import DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE
 from mtgauntlet.builders.options import BREAKER_SHARD_SIZE
 from mtgauntlet.options import REQUIRED, option
 

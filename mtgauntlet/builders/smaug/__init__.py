@@ -11,10 +11,11 @@ from typing import Any
 
 from mtgauntlet.builders.base import Builder, Item, ItemResult, run_constraints
 from mtgauntlet.builders.keyed import keyed_rng
+from mtgauntlet.builders.smaug.clause_edits import clause_pool
 from mtgauntlet.builders.smaug.constraints import NLIContradiction
 from mtgauntlet.builders.smaug.phenomena import all_phenomena
 from mtgauntlet.builders.smaug.pools import KeyedPool, entity_pool
-from mtgauntlet.builders.smaug.transformations import UnusableAnswer, base_lang, clause_pool
+from mtgauntlet.builders.smaug.transformations import UnusableAnswer, base_lang
 from mtgauntlet.errors import BackendUnavailable, GauntletError
 from mtgauntlet.models import registry
 from mtgauntlet.models.embedded import packaged_translator

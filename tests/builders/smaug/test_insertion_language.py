@@ -13,7 +13,7 @@ from functools import cache
 
 import pytest
 
-from mtgauntlet.builders.smaug.transformations import CONJUNCTIONS, Insertion, coordinate
+from mtgauntlet.builders.smaug.clause_edits import CONJUNCTIONS, Insertion, coordinate
 from mtgauntlet.corpora.formats import read_flores
 from mtgauntlet.models import langid
 from tests.support.cli import invoke

@@ -6,7 +6,8 @@ import pytest
 from mtgauntlet.builders.base import Edit, iter_items
 from mtgauntlet.builders.smaug import SmaugBuilder, negation
 from mtgauntlet.builders.smaug import constraints as C
-from mtgauntlet.builders.smaug.transformations import Deletion, Insertion, NamedEntitySwap, change_number
+from mtgauntlet.builders.smaug.clause_edits import Deletion, Insertion
+from mtgauntlet.builders.smaug.transformations import NamedEntitySwap, change_number
 from mtgauntlet.core.builds import item_rng
 from mtgauntlet.errors import GauntletError
 from mtgauntlet.evaluation.metric_robustness import PairSet, evaluate, tau_and_d

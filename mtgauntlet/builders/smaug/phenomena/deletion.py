@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from mtgauntlet.builders.smaug.clause_edits import Deletion as DeletionTransformation
 from mtgauntlet.builders.smaug.constraints import Differs
 from mtgauntlet.builders.smaug.phenomena.base import Phenomenon
-from mtgauntlet.builders.smaug.transformations import Deletion as DeletionTransformation
 
 
 class Deletion(Phenomenon):

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from mtgauntlet.builders.smaug.clause_edits import CONJUNCTIONS, coordinate
+from mtgauntlet.builders.smaug.clause_edits import Insertion as InsertionTransformation
 from mtgauntlet.builders.smaug.constraints import Differs, NoMaskTokens, NoSpecialTokens, WordEditDistance
 from mtgauntlet.builders.smaug.phenomena.base import Phenomenon
-from mtgauntlet.builders.smaug.transformations import CONJUNCTIONS, coordinate
-from mtgauntlet.builders.smaug.transformations import Insertion as InsertionTransformation
 
 
 class Insertion(Phenomenon):
