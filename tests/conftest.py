@@ -72,6 +72,16 @@ E2E_MODULES = {
     "builders/test_model_backed_paths.py",
     "builders/test_row_stability.py",
     "cards/test_audit_page.py",
+    # paid runs killed and re-run against local servers, and the adversarial round (each test is quick; together
+    # about three minutes of waiting on servers and subprocesses)
+    "models/test_paid_runs_killed.py",
+    "models/test_paid_runs_adversarial.py",
+    "models/test_spec_secrets.py",
+    # the workbench over whole catalogs (releases built, scored, a SIGKILL-ed run resumed) and whole-set imports
+    "evaluation/test_workbench.py",
+    "sets/test_import_human.py",
+    "sets/test_import_pairs.py",
+    "test_contributing_backend.py",
     "cards/test_dataset_card.py",
     "cli/test_error_style.py",
     "cli/test_flags_and_progress.py",
