@@ -10,6 +10,7 @@ from typing import Any
 from mtgauntlet import shared_options as shared
 from mtgauntlet.api.checks import judgment_formats
 from mtgauntlet.options import REQUIRED, option
+from mtgauntlet.validators.set_measures import CHRF_REFERENCES, TOKENIZATIONS
 
 Names = str | Sequence[str] | None  # comma-separated on the command line; a list too in Python
 
@@ -199,6 +200,20 @@ class EvaluateBreakerOptions:
         help="Source-only difficulty estimator spec(s), "
         "comma-separated (e.g. learned, sentinel:...): their mean per method, in place of the "
         "paper's SRCQE row.",
+    )
+    words: str = option(
+        "whitespace",
+        flags=("--words",),
+        choices=lambda: tuple(TOKENIZATIONS),
+        help="Words of Table 2's unique-word count, word count and word length: whitespace (the paper's "
+        "Seeds column: 4.69 characters, 1,566 words) or word-runs (\\w+ runs, the toolkit's earlier count).",
+    )
+    chrf_references: str = option(
+        "all-others",
+        flags=("--chrf-references",),
+        choices=lambda: CHRF_REFERENCES,
+        help="chrF++ diversity: all-others (each text against all the others as references, corpus level; "
+        "reproduces the paper's 0.76 for seeds) or pairwise (1 - mean pairwise sentence chrF, the earlier one).",
     )
     max_cost: float | None = shared.max_cost()
     max_requests: int | None = shared.max_requests()

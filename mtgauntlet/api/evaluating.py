@@ -259,6 +259,8 @@ def evaluate_breaker(o: EvaluateBreakerOptions) -> dict[str, Any]:
                 embedder=registry.load("embedder", o.embedder) if o.embedder else None,
                 lm=o.lm,
                 difficulty=listed(o.difficulty),
+                tokenization=o.words,
+                chrf_references=o.chrf_references,
             ),
         }
         pairs = sorted({language_pair(r) for r in records})
