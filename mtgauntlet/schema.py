@@ -177,6 +177,7 @@ BANDIT_PULL = _register(
                 "phase", pa.string()
             ),  # explore | exploit | failed (no score: costs budget, no update) | exhausted
             pa.field("failure", pa.string()),  # null, "mt" or "qe"
+            pa.field("provenance_url", pa.string()),  # the URL the text came with (corpus row, LLM snippet)
         ],
         id_fields=("run_id", "step"),
     )
