@@ -9,6 +9,7 @@ from typing import Any
 
 from mtgauntlet import shared_options as shared
 from mtgauntlet.api.checks import judgment_formats
+from mtgauntlet.evaluation.dec_selection import SELECTIONS
 from mtgauntlet.options import REQUIRED, option
 from mtgauntlet.validators.set_measures import CHRF_REFERENCES, TOKENIZATIONS
 
@@ -143,6 +144,14 @@ class EvaluateDecOptions:
     )
     fraction: float = option(
         0.25, min=0.01, max=1.0, help="Budget fraction for AvgScore / %Perfect of the hardest subset."
+    )
+    selection: str = option(
+        "per-pair",
+        flags=("--selection",),
+        choices=lambda: SELECTIONS,
+        help="per-pair: the hardest --fraction of each language pair by its own scores; source-set (Sentinel "
+        "section 6.1): a source's score averaged over the pairs that translate it, one hardest set of sources "
+        "for every target language (DEC uses the averaged score too).",
     )
     quoting: str = shared.quoting()
     out: str | Path | None = option(
