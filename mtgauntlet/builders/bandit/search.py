@@ -36,7 +36,7 @@ from mtgauntlet.builders.bandit.pull_log import (
 from mtgauntlet.builders.bandit.sampler import row_source_id
 from mtgauntlet.builders.bandit.topics import Topic, neighbours
 from mtgauntlet.core import usage, usage_journal
-from mtgauntlet.core.builds import item_rng, record_usage
+from mtgauntlet.core.builds import failed_fields, item_rng, record_usage, resumed
 from mtgauntlet.core.progress import Progress
 from mtgauntlet.errors import BuildStateError, GauntletError
 from mtgauntlet.models.runtime import signature_spec
@@ -201,6 +201,8 @@ class BanditSearch:
                 m = None
         else:
             m = None
+        if m is not None:
+            m = resumed(m)
         if m is None:
             m = {
                 "builder": "bandit",
@@ -274,6 +276,9 @@ class BanditSearch:
                         bar.advance()
         except usage.BudgetSpent as exc:  # the pull log is the state: the same command resumes at this step
             write_json_atomic(mpath, record_usage(m, before, out / usage_journal.JOURNAL, stopped=str(exc)))
+            raise
+        except Exception as exc:  # a failed search: what it paid, and the error, are in build.json
+            write_json_atomic(mpath, record_usage(m, before, out / usage_journal.JOURNAL, **failed_fields(exc)))
             raise
         finally:
             bar.close()
