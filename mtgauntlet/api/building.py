@@ -213,9 +213,9 @@ def build_bandit(o: BanditBuildOptions) -> Build:
     corpus = as_input_path(o.corpus) if o.corpus is not None else None
     with paced(o.concurrency, o.max_cost, o.max_requests):  # every model below is loaded with it
         given = [o.tgt_lang] if isinstance(o.tgt_lang, str) else list(o.tgt_lang)
-        targets = [t for g in given for t in comma_list(g)]  # several: the crowd's languages (builders.bandit.crowd)
-        src_lang, tgt_lang = lang_pair(o.src_lang, targets[0] if targets else None)
-        more = [lang_pair(None, t)[1] for t in targets[1:]]
+        targets = [t for g in given for t in comma_list(g)] or ["es"]  # several: the crowd's (builders.bandit.crowd)
+        src_lang, tgt_lang = lang_pair(o.src_lang, targets[0])
+        more = [lang_pair(o.src_lang, t)[1] for t in targets[1:]]
         rows, skipped = [], {}
         if corpus:
             read = load_corpus(

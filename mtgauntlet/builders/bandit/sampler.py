@@ -197,8 +197,10 @@ class LLMSampler:
         in_band = [s for s in texts if self.min_words <= count_words(s["text"]) <= self.max_words]
         if texts and not in_band:
             self.failures["sampler_length_failures"] += 1
-        seen: set[str] = set()
-        return [s for s in in_band if not (s["text"] in seen or seen.add(s["text"]))]
+        first: dict[str, dict[str, Any]] = {}
+        for s in in_band:  # each text once, in the answer's order
+            first.setdefault(s["text"], s)
+        return list(first.values())
 
     def sample_many(self, topics: Sequence[Topic], used: set[str], rng: random.Random) -> list[dict[str, Any] | None]:
         from mtgauntlet.models import structured
