@@ -112,3 +112,45 @@ def test_search_over_two_target_languages_rewards_the_mean_and_keeps_urls(tmp_pa
     assert records and all(
         r["tgt_lang"] is None and r["provenance_url"] == f"http://example.com/{r['text'].split()[0]}" for r in records
     )
+
+
+class _StopAfter:
+    """The LLM sampler (behind the search's topic adapter), interrupted after ``after`` steps."""
+
+    def __init__(self, adapter, after):
+        self.adapter, self.sampler, self.after, self.n, self.rows = adapter, adapter.sampler, after, 0, []
+
+    def sample_many(self, ts, used, rng):
+        self.n += 1
+        if self.n > self.after:
+            raise KeyboardInterrupt
+        return self.adapter.sample_many(ts, used, rng)
+
+
+def test_a_resumed_search_takes_up_the_undrawn_snippets(tmp_path):
+    """The pools of undrawn snippets travel with the pull log: a search interrupted after 3 steps and resumed in a
+    fresh process (a new sampler, empty pools) logs the pulls an uninterrupted one logs."""
+    from mtgauntlet.builders.bandit.pull_log import load_log
+    from mtgauntlet.builders.bandit.search import BanditSearch
+    from mtgauntlet.builders.bandit.setup import TopicAdapter
+
+    def three(messages, body) -> str:  # texts of the asked topic, depending on the request's seed
+        tag = "tax" if "tax law" in messages[-1]["content"] else "music"
+        return answer(*(snippet(f"{tag}{body.get('seed')}x{i}") for i in range(3)))
+
+    three.wants_body = True
+    topics = [T.Topic("tax law", ["tax law"]), T.Topic("music", ["music"])]
+    with ScriptedServer(default=three) as llm, scripted_stack() as s:
+        kw = dict(mt=[s["mt"]], qe=s["qe_a"], algorithm="eps-greedy", budget=8, k=2, cap=10, seed=3, source="llm")
+
+        def adapter():
+            return TopicAdapter(LLMSampler(registry.load("llm", f"openai:o@{llm.url}")), topics)
+
+        full = BanditSearch(topics, adapter(), **kw).run(tmp_path / "full")
+        with pytest.raises(KeyboardInterrupt):
+            BanditSearch(topics, _StopAfter(adapter(), 3), **kw).run(tmp_path / "cut")
+        assert list((tmp_path / "cut" / "pulls").glob("*.state.json"))
+        resumed = BanditSearch(topics, adapter(), **kw).run(tmp_path / "cut")
+    pulls = lambda d: [(r["topic"], r["source_id"], r["provenance_url"]) for r in load_log(d)]  # noqa: E731
+    assert pulls(tmp_path / "cut") == pulls(tmp_path / "full") and resumed["top_topics"] == full["top_topics"]
+    assert full["counts"]["sampler_calls"] < full["counts"]["pulls"]  # three texts an answer
