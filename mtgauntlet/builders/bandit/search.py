@@ -34,6 +34,7 @@ from mtgauntlet.builders.bandit.pull_log import (
     search_run_id,
 )
 from mtgauntlet.builders.bandit.sampler import row_source_id
+from mtgauntlet.builders.bandit.snippets import sampler_signature, url_note
 from mtgauntlet.builders.bandit.topics import Topic, neighbours
 from mtgauntlet.core import usage, usage_journal
 from mtgauntlet.core.builds import failed_fields, item_rng, record_usage, resumed
@@ -121,17 +122,10 @@ class BanditSearch:
                 "seed": self.seed,
                 **({"input": self.input_sha256[:12]} if self.input_sha256 else {}),
                 **({"words": band} if (band := getattr(self._text_sampler, "word_band", None)) else {}),
-                **self._sampler_signature(),
+                **sampler_signature(self._text_sampler),
             },
             version=f"{__version__}+bandit.{VERSION}",
         )
-
-    def _sampler_signature(self) -> dict[str, Any]:
-        """The LLM sampler's token limit and temperature (a corpus sampler has neither)."""
-        sampler = self._text_sampler
-        if getattr(sampler, "max_tokens", None) is None:
-            return {}
-        return {"sampler_tokens": sampler.max_tokens, "sampler_temp": sampler.temperature}
 
     @property
     def scorer(self):
@@ -293,6 +287,8 @@ class BanditSearch:
                 failures[f"{r['failure']}_failures"] += 1
         failures.update(logged_sampler_counts(out))  # the LLM sampler's, over every run of this search
         m.update(**self._runtime())
+        if getattr(self._text_sampler, "llm", None) is not None:  # the card's provenance: how many texts have a URL
+            m["config"].setdefault("flags", {})["snippet_urls"] = url_note(records)
         record_usage(
             m,
             before,

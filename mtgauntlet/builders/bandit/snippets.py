@@ -80,3 +80,19 @@ def as_sample(snippet: dict[str, Any]) -> dict[str, Any]:
         "url": url.strip() if isinstance(url, str) and url.strip() else None,
         "source_dataset": "llm",
     }
+
+
+def url_note(records: list[dict[str, Any]]) -> str:
+    """The card's word on the sampled texts' provenance: how many records carry the URL the LLM gave."""
+    with_url = sum(1 for r in records if r.get("provenance_url"))
+    return (
+        f"{with_url} of {len(records)} texts carry the source URL the LLM paired with the snippet (provenance_url); "
+        "the URLs were not fetched or checked"
+    )
+
+
+def sampler_signature(sampler: Any) -> dict[str, Any]:
+    """The LLM sampler's token limit and temperature for the search's signature (a corpus sampler has neither)."""
+    if getattr(sampler, "max_tokens", None) is None:
+        return {}
+    return {"sampler_tokens": sampler.max_tokens, "sampler_temp": sampler.temperature}

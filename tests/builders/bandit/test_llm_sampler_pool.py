@@ -99,6 +99,18 @@ def test_search_over_two_target_languages_rewards_the_mean_and_keeps_urls(tmp_pa
         assert {r["body"]["max_tokens"] for r in llm.requests} == {512} and len(llm.requests) == 2  # 3 texts/answer
     m = json.loads((tmp_path / "b" / "build.json").read_text())
     assert "|tgt:cs+de|" in m["signature"] and m["config"]["tgt_langs"] == ["cs", "de"]
+    from mtgauntlet.cards.card import build_notes
+
+    notes = build_notes({"builds": [m]})  # the card: the texts' URLs, the sampler's settings
+    assert any(
+        n.endswith(
+            "texts carry the source URL the LLM paired with the snippet (provenance_url); the URLs "
+            "were not fetched or checked"
+        )
+        and " 0 of" not in n
+        for n in notes
+    )
+    assert any("at most 512 tokens per answer (the paper gives neither" in n for n in notes)
     assert m["counts"]["pulls"] == 4 and m["counts"]["sampler_calls"] == 2
     from mtgauntlet.builders.bandit.pull_log import load_log
 
