@@ -399,15 +399,16 @@ def test_answers_that_copy_the_prompt_are_not_sources(server):
 def test_seedless_writes_as_many_texts_as_zeroshot_min_generates(stack):
     """The paper's zero-shot (min) runs "10x (same number of steps as MT-breaker)": seedless with --steps 4 picks
     from 4 LLM texts (its first and 3 edits), as zero-shot with --generations 4; seeded edits its seed 4 times."""
-    for variant, llm_texts, candidates in (("seedless", 4, 4), ("seeded", 4, 5)):
+    for variant, candidates in (("seedless", 4), ("seeded", 5)):  # (the request cache may answer some calls)
         stack["reset"]()
-        before = len(stack["servers"]["llm"].requests)
         rec = (
             _scripted(stack, variant=variant, steps=4, retries=0)
             .process(Item(0, {"src": "The clerk kept the ledger."}), item_rng(1, 0))
             .records[0]
         )
-        assert len(stack["servers"]["llm"].requests) - before == llm_texts and len(rec["trajectory"]) == candidates
+        assert len(rec["trajectory"]) == candidates and [s["step"] for s in rec["trajectory"]] == list(
+            range(candidates)
+        )
     z = ZeroShotBuilder(variant="min", llm=stack["llm"], mt=[stack["mt"]], qe=stack["qe_a"], generations=4)
     rec = z.process(Item(0, {"src": "The clerk kept the ledger."}), item_rng(1, 0)).records[0]
     assert len(rec["trajectory"]) == 4  # (its first generation is seedless's step 0: the request cache answers it)
