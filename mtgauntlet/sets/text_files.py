@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from mtgauntlet.errors import GauntletError, InputError
+from mtgauntlet.sets.field_checks import text_value
 
 
 def read_text(path: str | Path) -> str:
@@ -70,6 +71,8 @@ def read_tsv(path: str | Path) -> Table:
     if crlf:
         lines = [ln.removesuffix("\r") for ln in lines]
     columns = lines[0].split("\t")
+    for c in columns:
+        text_value(c, file=str(path), line=1, field="header")
     seen = set()
     for c in columns:
         if c in seen:
@@ -84,6 +87,8 @@ def read_tsv(path: str | Path) -> Table:
                 file=str(path),
                 line=i,
             )
+        for c, v in zip(columns, values):
+            text_value(v, file=str(path), line=i, field=c)
         table.rows.append((i, dict(zip(columns, values))))
     return table
 
