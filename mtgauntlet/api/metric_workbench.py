@@ -108,9 +108,8 @@ def evaluate_catalog(
     from mtgauntlet.schema import to_table
     from mtgauntlet.workbench.leaderboard import set_stats
     from mtgauntlet.workbench.metrics import make_scorer
-    from mtgauntlet.workbench.scoring import Known, score_set
+    from mtgauntlet.workbench.scoring import Known, check_kept, score_set
     from mtgauntlet.workbench.sets import load_items, select_sets
-    from mtgauntlet.workbench.scoring import check_kept
     from mtgauntlet.workbench.store import (
         append_scores,
         open_results,

@@ -10,6 +10,7 @@ one (``tgt``). Its key is the content hash of what a metric reads (source, hypot
 
 from __future__ import annotations
 
+import builtins
 import hashlib
 import json
 from dataclasses import dataclass, field
@@ -47,8 +48,8 @@ class Items:
     seg_id: list[str | None] = field(default_factory=list)  # human_score
     scores: list[dict[str, float | None]] = field(default_factory=list)  # the record's kept scores
     key: list[str] = field(default_factory=list)
-    score_names: set[str] = field(default_factory=set)  # the names its records keep in ``scores``
-    extra_names: set[str] = field(default_factory=set)  # the columns its records keep as text in ``extra``
+    score_names: builtins.set[str] = field(default_factory=builtins.set)  # the names its records keep in ``scores``
+    extra_names: builtins.set[str] = field(default_factory=builtins.set)  # the columns kept as text in ``extra``
 
     def __len__(self) -> int:
         return len(self.record_id)
