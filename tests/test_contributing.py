@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 import pyarrow.parquet as pq
+import pytest
 
 from tests.support.cli import REPO
 
@@ -211,11 +212,12 @@ def _url_pairs(shared_data: Path, broken: int) -> list[list[str]]:
         good = r["refA"]
         if i < broken:
             u = url.findall(r["src"])[0]
-            good = good.replace(u, u.rstrip("/") + "/es")  # a URL "translated": no longer the source's
+            good = good.replace(u, u.replace("://", "://es.", 1))  # a URL "translated": no longer the source's
         out.append(["en-es", r["src"], good, url.sub("", r["refA"]).strip(), r["refA"], "url-dropped"])
     return out
 
 
+@pytest.mark.slow  # a copy of the repository, its registry tests run there, two imports and validations
 def test_the_rule_walkthrough_adds_a_rule_in_one_file_and_one_line(tmp_path, shared_data):
     root = tmp_path / "repo"
     for part in ("mtgauntlet", "tests", "docs"):
