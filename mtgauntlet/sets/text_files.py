@@ -94,13 +94,11 @@ def read_tsv(path: str | Path) -> Table:
 
 
 def check_field(value: str, where: str, name: str, hint: str = "") -> str:
-    """A text that a TSV (or line) file can hold: no TAB, no newline (a lone CR is kept as it is)."""
-    bad = [c for c in ("\t", "\n") if c in value]
+    """A text that a TSV (or line) file can hold: no TAB, no newline, no NUL byte (a lone CR is kept as it is)."""
+    bad = [c for c in ("\t", "\n", "\x00") if c in value]
     if bad:
-        raise GauntletError(
-            f"{where}: field {name} holds a {'TAB' if bad[0] == chr(9) else 'line break'}, which the "
-            f"format cannot carry{hint}"
-        )
+        what = {"\t": "TAB", "\n": "line break", "\x00": "NUL byte"}[bad[0]]
+        raise GauntletError(f"{where}: field {name} holds a {what}, which the format cannot carry{hint}")
     return value
 
 

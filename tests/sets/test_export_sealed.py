@@ -110,3 +110,21 @@ def test_an_edited_release_is_not_exported(scored, tmp_path):
     assert r.exit_code == 2 and f"{rel}: missing" in r.exception, r.output
     manifest = json.loads((release / "manifest.json").read_text())
     assert any(f["path"] == rel for f in manifest["files"])
+
+
+def test_a_nul_byte_already_in_a_release_is_not_written_into_a_tsv(shared_data, tmp_path):
+    from tests.evaluation.workbench_sets import write_build
+    from tests.support.release_helpers import cli
+
+    it = demetr_items(shared_data, 1)[0]
+    row = {"lp": "de-en", "src": it["src_sent"], "good": it["mt_sent"], "bad": it["pert_sent"][:4] + "\x00"}
+    row |= {"ref": it["eng_sent"], "phenomenon": it["pert_name"], "src_lang": "de", "tgt_lang": "en"}
+    build = write_build(tmp_path / "b", "challenge_pair", [row])  # made before importers refused NUL bytes
+    cli("release", build, "--name", "nul", "--version", "1.0.0", "--out", tmp_path / "rel", "--license", "mit")
+    rel = tmp_path / "rel" / "name=nul" / "version=1.0.0"
+    r = invoke(["export", "aces", rel, "--out", tmp_path / "nul.tsv"])
+    assert (
+        r.exit_code == 2
+        and "field incorrect-translation holds a NUL byte, which the format cannot carry" in r.exception
+    ), r.output
+    assert not (tmp_path / "nul.tsv").exists()
