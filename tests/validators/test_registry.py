@@ -130,3 +130,27 @@ def test_a_rules_file_may_name_every_declared_metric_and_nothing_else(tmp_path):
     p.write_text("version: 1\nthresholds:\n  " + names[0] + "x: {min: 0}\n", encoding="utf-8")
     r = invoke(["validate", str(tmp_path), "--rules", str(p)])
     assert r.exit_code == 2 and f"unknown rule '{names[0]}x'" in r.stderr and json.dumps(names[0]) is not None
+
+
+def test_a_mixed_release_reports_a_rule_only_for_the_kinds_it_measures(tmp_path):
+    """SMAUG pairs and bandit texts in one folder: a SMAUG-only metric without the ``smaug.`` prefix is not NOT CHECKED
+    for the texts, nor a topic count for the pairs (they have no topic); both are checked where they are measured."""
+    example = next(r.example() for r in RULES.values() if r.example().kind == "smaug_pair")
+    folder = tmp_path / "mixed"
+    folder.mkdir()
+    pq.write_table(example_table(example), folder / "pairs.parquet")
+    texts = [
+        {"topic": "health", "text": "Drink water every day.", "src_lang": "en", "tgt_lang": "es"},
+        {"topic": "sport", "text": "The match ended in a draw.", "src_lang": "en", "tgt_lang": "es"},
+    ]
+    pq.write_table(example_table(registry.Example("topic_text", tuple(texts))), folder / "texts.parquet")
+    rules = tmp_path / "rules.yaml"
+    rules.write_text("version: 1\nthresholds:\n  length_ratio.src_ref_mean: {max: 10}\n  unique_topics: {min: 2}\n")
+    r = invoke(["validate", str(folder), "--rules", str(rules), "--json"])
+    assert r.exit_code == 0, r.output
+    report = json.loads(r.stdout)
+    assert report["not_checked"] == [] and report["passed"] is True
+    assert {(e["kind"], e["metric"], e["status"]) for e in report["rules"]} == {
+        ("smaug_pair", "length_ratio.src_ref_mean", "pass"),
+        ("topic_text", "unique_topics", "pass"),
+    }
