@@ -71,6 +71,13 @@ class EvaluateMetricOptions:
         min=1,
         help="With --out: bootstrap resamples of the 95% intervals (and permutations of soft pairwise accuracy).",
     )
+    sig_resamples: int = option(
+        1000,
+        flags=("--sig-resamples",),
+        min=1,
+        help="With --out: permutation resamples of the significance tests between metrics (the leaderboard's "
+        "cluster column).",
+    )
     shard_size: int = option(
         10_000,
         flags=("--shard-size",),

@@ -58,7 +58,8 @@ def import_set(
         format: ``aces`` (TSV or JSON lines), ``span-aces``, ``demetr`` (a folder of its per-perturbation JSON
             files or their JSON-lines concatenation, ``.gz`` accepted), ``wmt-challenge`` (TSV ``lp, source, good,
             incorrect, reference, phenomena``), ``mtme`` (a folder in the mt-metrics-eval layout) or
-            ``human-table`` (a flat TSV ``lp, seg_id, system, <score columns>, src, ref, tgt``).
+            ``human-table`` (a flat TSV ``lp, seg_id, system, <score columns>, src, ref, tgt``) or ``mqm-spans``
+            (Google's MQM error annotations, one row per error, the span marked ``<v>…</v>`` in the target).
         path: The file or folder to import.
         name: Release name (letters, digits, ``.`` ``_`` ``-``).
         version: Semantic version ``X.Y.Z``; never overwritten.

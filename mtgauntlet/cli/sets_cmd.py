@@ -15,7 +15,7 @@ def import_set(
     ),
     path: str = typer.Argument(
         ...,
-        help="The file (aces, span-aces, wmt-challenge, human-table; demetr JSON lines, "
+        help="The file (aces, span-aces, wmt-challenge, human-table, mqm-spans; demetr JSON lines, "
         ".gz accepted) or folder (demetr's per-perturbation JSON files, mtme's "
         "mt-metrics-eval layout) to import.",
     ),
@@ -53,7 +53,7 @@ def import_set(
     json_out: bool = json_option("the release summary"),
 ):
     """Import a public set (ACES, Span-ACES, DEMETR, WMT challenge TSV, mt-metrics-eval folder, flat human-judgment
-    table) as a sealed release of challenge_pair or human_score records; skipped rows are counted in the card."""
+    table, Google's MQM error spans) as a sealed release of challenge_pair or human_score records; skipped rows are counted in the card."""
     from mtgauntlet.api import sets
     from mtgauntlet.cli.release_cmd import print_release
 

@@ -22,7 +22,7 @@ from mtgauntlet.errors import GauntletError, UsageError
 from mtgauntlet.sets.imported import ImportedSet
 from mtgauntlet.sets.systems import SystemChoice
 
-IMPORT_FORMATS = ("aces", "span-aces", "demetr", "wmt-challenge", "mtme", "human-table")
+IMPORT_FORMATS = ("aces", "span-aces", "demetr", "wmt-challenge", "mtme", "human-table", "mqm-spans")
 TITLES = {
     "aces": "ACES (TSV or JSON lines)",
     "span-aces": "Span-ACES",
@@ -30,6 +30,7 @@ TITLES = {
     "wmt-challenge": "a WMT challenge-set TSV",
     "mtme": "an mt-metrics-eval folder",
     "human-table": "a flat human-judgment table",
+    "mqm-spans": "error-span annotations in Google's MQM format",
 }
 BUILDER_VERSION = "1"
 _FIELD_FIRST = re.compile(r"(name|license|url|citation|license[_-]name|license[_-]link|hub[_-]id)=", re.DOTALL)
@@ -61,6 +62,10 @@ def read_set(
         return read_mtme(path, systems)
     if not Path(path).is_file():
         raise GauntletError(f"{path}: no such file")
+    if fmt == "mqm-spans":
+        from mtgauntlet.sets.formats.mqm_spans import read_mqm_spans
+
+        return read_mqm_spans(path)
     if fmt == "human-table":
         from mtgauntlet.sets.formats.human_table import read_human_table
 
