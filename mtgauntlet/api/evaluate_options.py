@@ -78,6 +78,12 @@ class EvaluateMetricOptions:
         help="With --out: permutation resamples of the significance tests between metrics (the leaderboard's "
         "cluster column).",
     )
+    error_free_threshold: float | None = option(
+        None,
+        flags=("--error-free-threshold",),
+        help="With --out, sets with error spans: error_free_f1 of a metric without spans, a score strictly above "
+        "this saying the translation is error-free (WMT26's binary task).",
+    )
     shard_size: int = option(
         10_000,
         flags=("--shard-size",),

@@ -54,6 +54,7 @@ def run_catalog(o: Any) -> dict[str, Any]:
         gold=o.gold,
         ci_resamples=o.ci_resamples,
         sig_resamples=o.sig_resamples,
+        error_free_threshold=o.error_free_threshold,
         shard_size=o.shard_size,
         max_cost=o.max_cost,
         max_requests=o.max_requests,
@@ -85,6 +86,7 @@ def evaluate_catalog(
     gold: str | Sequence[str] | None = None,
     ci_resamples: int = 1000,
     sig_resamples: int = 1000,
+    error_free_threshold: float | None = None,
     shard_size: int = 10_000,
     max_cost: float | None = None,
     max_requests: int | None = None,
@@ -132,7 +134,12 @@ def evaluate_catalog(
     per_set: dict[tuple[str, str, str], tuple[Any, list[Scored]]] = {}
     total = len(scorers) * sum(len(i) for i in all_items)
     before = LEDGER.snapshot()
-    params = {"ci_resamples": ci_resamples, "sig_resamples": sig_resamples, "gold": sorted(listed(gold))}
+    params = {
+        "ci_resamples": ci_resamples,
+        "sig_resamples": sig_resamples,
+        "gold": sorted(listed(gold)),
+        "error_free_threshold": error_free_threshold,
+    }
     previous = read_manifest(root) if (root / RELEASE_MANIFEST).is_file() else {}
     same_params = previous.get("statistics") == params
     kept = {(r["metric_signature"], r["set"], r["version"]) for r in read_stats(root).to_pylist()}
@@ -155,6 +162,7 @@ def evaluate_catalog(
                         ci_resamples,
                         corpus=scored.corpus,
                         spans=scored.spans,
+                        error_free_threshold=error_free_threshold,
                     )
                 )
         add_clusters(stats, {k: v for k, v in per_set.items() if k[:2] in fresh}, sig_resamples)

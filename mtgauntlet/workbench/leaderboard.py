@@ -115,15 +115,21 @@ def set_stats(
     seed: int = 0,
     corpus: CorpusScorer | None = None,
     spans: Sequence[Any] | None = None,
+    error_free_threshold: float | None = None,
 ) -> list[dict[str, Any]]:
     """Every statistic of one metric on one set (``base``: metric, metric_signature, set, version, record_kind);
     ``corpus``: the metric's corpus-level scorer (chrF, BLEU), for system scores at corpus level; ``spans``: the
-    metric's error spans per item (span statistics where the set has annotated spans)."""
-    from mtgauntlet.workbench.span_stats import span_rows
+    metric's error spans per item (span statistics where the set has annotated spans); ``error_free_threshold``:
+    ``error_free_f1`` of a metric without spans from its scores."""
+    from mtgauntlet.workbench.span_stats import span_rows, threshold_rows
 
     if items.set.kind in PAIR_KINDS:
         return pair_stats(items, scores, base, n_resamples, seed)
     rows = (
         human_stats(items, scores, base, gold, n_resamples, seed, corpus) if any(s is not None for s in scores) else []
     )
-    return rows + (span_rows(items, spans, base) if spans is not None else [])
+    if spans is not None:
+        return rows + span_rows(items, spans, base)
+    return rows + (
+        threshold_rows(items, scores, base, error_free_threshold) if error_free_threshold is not None else []
+    )

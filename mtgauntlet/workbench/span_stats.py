@@ -34,3 +34,20 @@ def span_rows(items: Items, spans: Sequence[Any], base: dict[str, Any]) -> list[
         free, n = error_free_f1(gold, pred)
         out.append(stat_row(base, "error_free_f1", free, n, lp=lp, gold="spans"))
     return out
+
+
+def threshold_rows(
+    items: Items, scores: Sequence[float | None], base: dict[str, Any], threshold: float
+) -> list[dict[str, Any]]:
+    """``error_free_f1`` of a metric without spans: a score strictly above ``threshold`` says error-free (per
+    language pair and over the set, items with a gold annotation and a score)."""
+    from mtgauntlet.evaluation.statistics.spans import error_free_f1
+
+    keep = [i for i in range(len(items)) if items.gold_spans[i] is not None and scores[i] is not None]
+    out = []
+    lps = sorted({items.lp[i] for i in keep})
+    for lp in [*lps, *(["all"] if len(lps) > 1 else [])]:
+        idx = [i for i in keep if lp in ("all", items.lp[i])]
+        value, n = error_free_f1([items.gold_spans[i] for i in idx], None, [scores[i] for i in idx], threshold)
+        out.append(stat_row(base, "error_free_f1", value, n, lp=lp, gold="spans", epsilon=None))
+    return out

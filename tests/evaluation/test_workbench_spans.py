@@ -108,3 +108,17 @@ def test_a_bad_file_line_is_one_line_naming_file_and_line(ted, tmp_path):
         r.exit_code == 2
         and r.exception == f"error: {bad}, line 1, field 'spans': spans: each needs integer start and end"
     )
+
+
+def test_error_free_f1_of_a_metric_without_spans_from_a_threshold(ted, tmp_path):
+    releases, records = ted
+    mg.evaluate("metric", releases=releases, metric=["col:mqm"], out=tmp_path / "res", error_free_threshold=-0.5)
+    got = _span_stats(releases, tmp_path / "res", "col:mqm")
+    assert set(got) == {"error_free_f1"}
+    # by hand: error-free = no gold span; said error-free = MQM strictly above -0.5
+    free = [not r["spans"] for r in records]
+    said = [r["scores"][0]["value"] > -0.5 for r in records]
+    tp = sum(f and s for f, s in zip(free, said))
+    fp = sum(s and not f for f, s in zip(free, said))
+    fn = sum(f and not s for f, s in zip(free, said))
+    assert got["error_free_f1"] == (pytest.approx(2 * tp / (2 * tp + fp + fn)), len(records))
