@@ -108,7 +108,8 @@ def test_the_page_shows_the_blind_spot_matrix_clusters_and_system_scores(page):
         results=results,
     )
     row = df.iloc[0]
-    cell = html.split(f'data-key="{row["phenomenon"]}|chrf|accuracy"', 1)[1].split("</td>", 1)[0]
+    at = html.index(f'data-key="{row["phenomenon"]}|chrf|accuracy"')
+    cell = html[html.rindex("<td", 0, at) : html.index("</td>", at)]
     assert f"{row['value']:.3f}" in cell and f"[{row['ci_low']:.3f}, {row['ci_high']:.3f}]" in cell
     assert f"#{int(row['cluster'])}" in cell and "background: hsl(" in cell  # the cluster, coloured by value
     assert "sys_pearson (corpus)" in html and "sys_pearson (mean)" in html  # chrF's two system scores
