@@ -96,7 +96,12 @@ def _pair_clusters(
 def _human_clusters(
     items: Items, metrics: list[Scored], values: dict[Key, dict[str, float]], n_resamples: int, seed: int
 ):
-    from mtgauntlet.evaluation.statistics.perm_both import assign_clusters, seg_pearson_p_value, system_p_value
+    from mtgauntlet.evaluation.statistics.perm_both import (
+        assign_clusters,
+        pooled_accuracy_p_value,
+        seg_pearson_p_value,
+        system_p_value,
+    )
     from mtgauntlet.workbench.human_stats import corpus_system_scores, lp_matrices
 
     rng = np.random.default_rng(seed)
@@ -119,9 +124,23 @@ def _human_clusters(
             m = corpus_system_scores(lm, valid, np.zeros((0, valid.shape[1])), corpus)[0]
         return m, h
 
+    lps = sorted(set(items.lp))
     for key, by_metric in values.items():
         _, _, _, lp, gold, grouping, system_score, statistic = key
-        if lp == "all" or gold is None:
+        if gold is None:
+            continue
+        if lp == "all":
+            if statistic != "sys_pairwise_accuracy" or not system_score:
+                continue
+
+            def pooled_p(a: str, b: str, gold: str = gold, kind: str = system_score) -> float:
+                va = [system_vector(a, gold, x, kind) for x in lps]
+                vb = [system_vector(b, gold, x, kind) for x in lps]
+                return pooled_accuracy_p_value(
+                    [m for m, _ in va], [m for m, _ in vb], [h for _, h in va], n_resamples, rng
+                )
+
+            out[key] = assign_clusters(by_metric, pooled_p, ALPHA)
             continue
         if statistic == "seg_pearson":
 

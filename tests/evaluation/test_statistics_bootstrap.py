@@ -116,3 +116,30 @@ def test_system_and_pair_permutations():
     assert p == pytest.approx(1 / 16, abs=0.01)
     ranks = P.assign_clusters({"a": 1.0, "b": 0.9, "c": 0.1, "d": float("nan")}, lambda x, y: 0.01 if y == "c" else 0.5)
     assert ranks == {"a": 1, "b": 1, "c": 2}
+
+
+def test_pooled_accuracy_permutation_equals_the_loop():
+    from mtgauntlet.evaluation.statistics.human import sys_pairwise_accuracy
+
+    rng = np.random.default_rng(3)
+    human = [rng.normal(size=5), rng.normal(size=4)]
+    better = [h + rng.normal(scale=0.3, size=len(h)) for h in human]
+    worse = [h + rng.normal(scale=1.5, size=len(h)) for h in human]
+    n = 200
+    got = P.pooled_accuracy_p_value(better, worse, human, n, np.random.default_rng(5))
+    every = np.concatenate(better), np.concatenate(worse)
+    z1, z2 = [(x - x.mean()) / x.std() for x in every]
+
+    def pooled(z):
+        start, agree, pairs = 0, 0.0, 0
+        for h in human:
+            part = z[start : start + len(h)]
+            start += len(h)
+            acc, k = sys_pairwise_accuracy(dict(enumerate(part)), dict(enumerate(h)))
+            agree, pairs = agree + acc * k, pairs + k
+        return agree / pairs
+
+    observed = pooled(z1) - pooled(z2)
+    swaps = np.random.default_rng(5).random((n, len(z1))) < 0.5
+    count = sum(pooled(np.where(s, z2, z1)) - pooled(np.where(s, z1, z2)) >= observed - 1e-12 for s in swaps)
+    assert got == count / n

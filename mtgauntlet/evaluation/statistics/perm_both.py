@@ -111,6 +111,41 @@ def system_p_value(
     return _count(observed, stat(m1, hh) - stat(m2, hh)) / n_resamples
 
 
+def pooled_accuracy_p_value(
+    better: list[np.ndarray],
+    worse: list[np.ndarray],
+    human: list[np.ndarray],
+    n_resamples: int,
+    rng: np.random.Generator,
+) -> float:
+    """PERM-BOTH p-value for the pooled system-level pairwise accuracy over language pairs (one system-score vector
+    per language pair): as mt-metrics-eval's ``CompareMetricsWithGlobalAccuracy``, each metric is z-scored over the
+    system scores of every language pair together, each system's score is swapped with probability 1/2, and the
+    statistic is Σ agreeing pairs / Σ pairs over the language pairs."""
+    keeps = [~(np.isnan(b) | np.isnan(w) | np.isnan(h)) for b, w, h in zip(better, worse, human)]
+    b = np.concatenate([x[k] for x, k in zip(better, keeps)])
+    w = np.concatenate([x[k] for x, k in zip(worse, keeps)])
+    sizes = [int(k.sum()) for k in keeps]
+    if sum(s * (s - 1) // 2 for s in sizes) == 0:
+        return float("nan")
+    every = np.ones(len(b), bool)
+    z1, z2 = _z(b, every), _z(w, every)
+    bounds = np.r_[0, np.cumsum(sizes)]
+    hs = [x[k] for x, k in zip(human, keeps)]
+
+    def accuracy(m: np.ndarray) -> np.ndarray:  # m: R × all systems
+        agree, pairs = np.zeros(m.shape[0]), 0
+        for (lo, hi), h in zip(zip(bounds[:-1], bounds[1:]), hs):
+            i, j = np.triu_indices(hi - lo, 1)
+            agree += (np.sign(m[:, lo + i] - m[:, lo + j]) == np.sign(h[i] - h[j])).sum(1)
+            pairs += len(i)
+        return agree / pairs
+
+    observed = float(accuracy(z1[None, :])[0] - accuracy(z2[None, :])[0])
+    swap = rng.random((n_resamples, len(z1))) < 0.5
+    return _count(observed, accuracy(np.where(swap, z2, z1)) - accuracy(np.where(swap, z1, z2))) / n_resamples
+
+
 def pair_accuracy_p_value(
     better_ok: np.ndarray, worse_ok: np.ndarray, n_resamples: int, rng: np.random.Generator
 ) -> float:
