@@ -248,6 +248,8 @@ CHALLENGE_PAIR = _register(
             pa.field("aces_category", pa.string()),  # the ACES-score category the importer maps the phenomenon to
             pa.field("good_span", pa.string()),  # Span-ACES: the marked span of the good translation
             pa.field("bad_span", pa.string()),  # Span-ACES: the marked span of the incorrect translation
+            pa.field("good_spans", SPANS_TYPE),  # the spans marked <v>…</v> in good_span, as offsets into good
+            pa.field("bad_spans", SPANS_TYPE),  # the spans marked <v>…</v> in bad_span, as offsets into bad
             pa.field("scores", SCORES_TYPE),  # numeric columns of the set kept as given (e.g. a metric already run)
             pa.field("extra", pa.string()),  # the set's other columns, as a JSON object, values as given
         ],

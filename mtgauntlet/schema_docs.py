@@ -109,6 +109,10 @@ COLUMN_DOCS: dict[str, dict[str, str]] = {
         "mistranslation, ...); null when it has none.",
         "good_span": "Span-ACES: the marked error-free span of `good` (null elsewhere).",
         "bad_span": "Span-ACES: the marked error span of `bad` (null elsewhere).",
+        "good_spans": "Span-ACES: the spans marked `<v>…</v>` in `good_span`, as character offsets into `good` (start, "
+        "end; the shape of a human_score's `spans`); null when the span column is not `good` marked.",
+        "bad_spans": "Span-ACES: the spans marked `<v>…</v>` in `bad_span`, as character offsets into `bad`; null "
+        "when the span column is not `bad` marked.",
         "scores": "Numeric columns of the set kept by name, as a list of (name, value) pairs (read with `col:NAME`).",
         "extra": "The set's other columns as a JSON object, values as given.",
     },

@@ -81,3 +81,14 @@ def test_google_ted_spans_import_with_googles_scores(shared_data, tmp_path):
     assert compared > 6000
     r = got[("Facebook-AI", "1")]
     assert [r["tgt"][s["start"] : s["end"]] for s in r["spans"]] == ["in Betracht zu ziehen"]
+
+
+def test_span_aces_marked_spans_become_offsets():
+    from mtgauntlet.sets.formats.challenge_tsv import marked_spans
+
+    got = marked_spans("Er hat <v>keinen</v> Hund.", "Er hat keinen Hund.")
+    assert [(s["start"], s["end"]) for s in got] == [(7, 13)]
+    assert [(s["start"], s["end"]) for s in marked_spans("Hund", "Er hat keinen Hund.")] == [(14, 18)]
+    assert marked_spans("e", "Er hat keinen Hund.") is None  # ambiguous: more than once
+    assert marked_spans("Er <v>hat</v>", "Er hatte") is None  # marks another text
+    assert marked_spans(None, "x") is None
