@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from mtgauntlet.errors import InputError
-from mtgauntlet.sets.imported import ImportedSet, extra_json, split_lp
+from mtgauntlet.sets.field_checks import language_pair, text_value
+from mtgauntlet.sets.imported import ImportedSet, extra_json
 from mtgauntlet.sets.text_files import read_tsv
 
 REQUIRED = ("system", "seg_id", "rater", "source", "target", "category", "severity")
@@ -83,7 +84,12 @@ def read_mqm_spans(path: str | Path) -> ImportedSet:
         lp = _lp_of(p, row)
         if lp is None:
             raise InputError("no lp column and no _xxyy language pair in the file name", file=str(p), line=line)
-        src_lang, tgt_lang = split_lp(lp, file=str(p), line=line, field_name="lp")
+        src_lang, tgt_lang = language_pair(lp, file=str(p), line=line, field="lp")
+        for c in ("source", "target", "system", "seg_id", "rater"):
+            text_value(row[c], file=str(p), line=line, field=c)
+        for c in ("seg_id", "system"):
+            if not row[c]:
+                raise InputError("empty value", file=str(p), line=line, field=c)
         key = (lp, row["seg_id"], row["system"])
         tgt, marked = unmark(row["target"])
         src, _ = unmark(row["source"])
