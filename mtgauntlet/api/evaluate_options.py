@@ -73,6 +73,19 @@ class EvaluateMetricOptions:
         min=1,
         help="With --out: bootstrap resamples of the 95% intervals (and permutations of soft pairwise accuracy).",
     )
+    sig_resamples: int = option(
+        1000,
+        flags=("--sig-resamples",),
+        min=1,
+        help="With --out: permutation resamples of the significance tests between metrics (the leaderboard's "
+        "cluster column).",
+    )
+    error_free_threshold: float | None = option(
+        None,
+        flags=("--error-free-threshold",),
+        help="With --out, sets with error spans: error_free_f1 of a metric without spans, a score strictly above "
+        "this saying the translation is error-free (WMT26's binary task).",
+    )
     shard_size: int = option(
         10_000,
         flags=("--shard-size",),
