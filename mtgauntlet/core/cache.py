@@ -12,7 +12,7 @@ import json
 import os
 import sqlite3
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -120,3 +120,27 @@ def parse_options(arg: str) -> tuple[str, dict[str, str]]:
                     raise GauntletError(f"spec {arg!r}: option #{k.strip()} is given twice")
                 out[k.strip()] = v.strip()
     return main, out
+
+
+def take_options(arg: str, names: Collection[str]) -> tuple[str, dict[str, str]]:
+    """A wrapper's own ``#`` options taken out of the spec it wraps: ``('openai:m@u#json=1,spans=1', {'spans'})``
+    -> ``('openai:m@u#json=1', {'spans': '1'})``; the other options stay as written, for the wrapped backend."""
+    main, sep, opts = arg.partition("#")
+    parse_options(arg)  # an option given twice is an error here too
+    keep, own = [], {}
+    for part in opts.split(",") if sep else ():
+        key, _, value = part.partition("=")
+        if key.strip() in names:
+            own[key.strip()] = value.strip()
+        elif part:
+            keep.append(part)
+    return main + ("#" + ",".join(keep) if keep else ""), own
+
+
+def flag_option(value: str | None, name: str, spec: str) -> bool:
+    """A ``#name=1`` / ``#name=0`` option (absent: off; ``#name`` alone: on); anything else is a one-line error."""
+    if value is None or value.lower() in ("0", "false", "no", "off"):
+        return False
+    if value.lower() in ("", "1", "true", "yes", "on"):
+        return True
+    raise GauntletError(f"spec {spec!r}: #{name}={value!r} must be 1 or 0")

@@ -47,7 +47,8 @@ class Backend(ABC):  # noqa: B024 (abstract: the role classes below declare the 
     - ``options``: the ``#`` options its spec may carry, each with its kind (:mod:`.spec_public`: ``ANSWER``,
       ``PLACE``, ``COST``, ``PACE``, ``ACCESS``, ``SECRET``); an option not declared is a one-line error at load,
       and only ``ANSWER`` and ``PLACE`` options reach records, signatures and published files. ``None``: the
-      argument is another spec, whose backend declares the options.
+      argument is another spec, whose backend declares the options; such a wrapper may take some options out of
+      that spec for itself: ``wrapper_options`` (same kinds; ``llm-as-qe:openai:m@u#json=1,spans=1``).
     - ``requires``: ``(python module, extra)`` pairs checked before the class is instantiated: a missing module is a
       one-line `BackendUnavailable` naming ``pip install 'mtgauntlet[extra]'``.
     - ``plan_calls``: the paid API calls a role would send for some texts, for ``--dry-run`` (:mod:`.estimate`).
@@ -59,6 +60,7 @@ class Backend(ABC):  # noqa: B024 (abstract: the role classes below declare the 
     description: str = ""
     neural: bool = False  # runs a torch model: has a device, a dtype and a batch size
     options: Mapping[str, str] | None = {}
+    wrapper_options: Mapping[str, str] = {}
     requires: tuple[tuple[str, str], ...] = ()
 
     def __repr__(self) -> str:  # pragma: no cover - debugging aid

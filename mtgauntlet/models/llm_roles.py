@@ -12,6 +12,7 @@ answer did not parse, and so on. An answer depends only on its prompt and its at
 0.7 with the attempt as seed), so results do not depend on how many texts are asked at once or in which order.
 With ``openai:...#json=1`` the QE and difficulty roles ask for schema-constrained JSON (:mod:`.structured`) and
 read the score from it; an answer that does not validate is retried and counted as the text path's garbage.
+``llm-as-qe:<llm spec>#spans=1`` asks the QE judge for error spans (:mod:`.error_spans`).
 """
 
 from __future__ import annotations
@@ -19,8 +20,11 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 
+from mtgauntlet.core.cache import flag_option, take_options
+from mtgauntlet.core.spec_public import ANSWER
 from mtgauntlet.corpora.langs import normalize_lang
-from mtgauntlet.models import prompts, structured
+from mtgauntlet.errors import GauntletError
+from mtgauntlet.models import error_spans, prompts, structured
 from mtgauntlet.models.base import DifficultyEstimator, QualityEstimator, Translator
 
 LANG_NAMES = {
@@ -126,19 +130,32 @@ class LLMTranslator(_LLMRole, Translator):
 
 
 class LLMQualityEstimator(_LLMRole, QualityEstimator):
-    description = "any ChatLLM as QE (the MT-breaker paper's LLM-as-QE prompt); failures are None"
+    """With ``#spans=1`` after the LLM spec (``llm-as-qe:openai:m@u#json=1,spans=1``) the judge is asked for error
+    spans with a GEMBA-MQM-like prompt (:mod:`.error_spans`): the score is then the negated MQM score of the
+    errors it lists, and :meth:`score_spans` gives their character spans too."""
+
+    description = "any ChatLLM as QE (the MT-breaker paper's LLM-as-QE prompt; #spans=1: GEMBA-MQM error spans)"
     PROMPTS = {"mtbreaker": prompts.LLM_QE, "bandit": prompts.BANDIT_QE}  # the bandit search asks for its paper's
+    wrapper_options = {"spans": ANSWER}  # taken out of the LLM spec's options; the LLM's backend declares the rest
 
     def __init__(self, arg: str = "", retries: int = 2, max_tokens: int | None = None, prompt: str = "mtbreaker"):
-        super().__init__(arg, retries, max_tokens)
+        inner, own = take_options(arg, self.wrapper_options)
+        super().__init__(inner, retries, max_tokens)
         self.prompt = self.PROMPTS[prompt]
+        self.spans = flag_option(own.get("spans"), "spans", self.spec or arg)
+        self.gives_spans = self.spans  # the workbench keeps the spans of score_spans
 
     def planned_prompts(self, sources, translations, src_lang, tgt_lang) -> list[str]:
         # the MT-breaker prompt, as --dry-run has always estimated it (the bandit prompt is of similar length)
+        if self.spans:
+            return self._span_prompts(sources, translations or sources, src_lang, tgt_lang)
         return [prompts.LLM_QE.format(source=s, translation=t) for s, t in zip(sources, translations or sources)]
 
     def score(self, sources, translations, src_lang, tgt_lang) -> list[float | None]:
-        """0..100 scores; ``None`` where the answer held no ``SCORE |||x|||`` in range (counted in ``failures``)."""
+        """0..100 scores (with ``#spans=1``: negated MQM scores, 0 = no error); ``None`` where the answer held no
+        ``SCORE |||x|||`` in range (no error list) (counted in ``failures``)."""
+        if self.spans:
+            return [score for score, _ in self.score_spans(sources, translations, src_lang, tgt_lang)]
         out = self._ask_many(
             [self.prompt.format(source=s, translation=t) for s, t in zip(sources, translations)],
             prompts.parse_score,
@@ -148,6 +165,33 @@ class LLMQualityEstimator(_LLMRole, QualityEstimator):
         return out
 
     score_or_none = score  # earlier name of the same method
+
+    def _span_prompts(self, sources, translations, src_lang, tgt_lang) -> list[str]:
+        names = {"src_lang": lang_name(src_lang), "tgt_lang": lang_name(tgt_lang)}
+        return [error_spans.GEMBA_MQM.format(source=s, translation=t, **names) for s, t in zip(sources, translations)]
+
+    def score_spans(self, sources, translations, src_lang, tgt_lang) -> list[tuple[float | None, list | None]]:
+        """(negated MQM score, error spans) per item (:mod:`.error_spans`); ``(None, None)`` where no error list
+        came (counted as ``unparseable_errors``); span texts not in the translation are counted in
+        ``span_not_in_target``. Needs ``#spans=1``."""
+        if not self.spans:
+            raise GauntletError(f"{self.spec}: error spans need #spans=1")
+        translations = list(translations)
+        answers = self._ask_many(
+            self._span_prompts(sources, translations, src_lang, tgt_lang),
+            error_spans.parse_errors,
+            error_spans.ERROR_SPANS,
+        )
+        out: list[tuple[float | None, list | None]] = []
+        for errors, translation in zip(answers, translations):
+            if errors is None:
+                self.failures["unparseable_errors"] += 1
+                out.append((None, None))
+                continue
+            found = error_spans.locate(errors, translation)
+            self.failures["span_not_in_target"] += found.not_found
+            out.append((found.score, found.spans))
+        return out
 
 
 class LLMDifficultyJudge(_LLMRole, DifficultyEstimator):

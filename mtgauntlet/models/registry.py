@@ -89,6 +89,8 @@ def _all_kinds() -> dict[str, str]:
     for name in REGISTRY:
         try:
             declared = options_of(name) or {}
+            for cls in classes_of(name):  # a wrapper's own options (llm-as-qe's #spans)
+                declared = {**getattr(cls, "wrapper_options", {}), **declared}
         except ImportError:  # a backend module that cannot be imported here declares nothing here
             continue
         for option, kind in declared.items():

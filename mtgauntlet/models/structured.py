@@ -3,7 +3,7 @@
 
 Each :class:`AnswerSchema` names the answer object (a reasoning field first where the paper's prompt asks for
 reasoning before the answer, then the value), validates it (the small subset of JSON Schema used here: object,
-required properties, no others, string / number with bounds / array of strings) and extracts what the text parser
+required properties, no others, string (with an enum) / number with bounds / array) and extracts what the text parser
 would give, so that both paths hand the caller the same value. An answer that does not validate is ``None`` (the
 caller retries it and counts it, as an unparseable text answer) and is counted in the backend's usage
 (``invalid_json``). Backends without ``#json=1`` get the text prompt and today's text parsers.
@@ -57,7 +57,7 @@ class AnswerSchema:
 def _fits(value: Any, prop: dict[str, Any]) -> bool:
     kind = prop.get("type")
     if kind == "string":
-        return isinstance(value, str)
+        return isinstance(value, str) and value in prop.get("enum", [value])
     if kind == "number":
         if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
             return False

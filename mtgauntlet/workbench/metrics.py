@@ -30,6 +30,7 @@ class Scorer:
     score: BatchFn | None = None  # None for col: (the values come from the records)
     column: str | None = None  # col:NAME / col:GOOD,BAD: the record's kept score(s)
     needs_ref: bool = False
+    gives_spans: bool = False  # score returns (score, spans) per item (llm-as-qe:…#spans=1, xCOMET)
 
 
 def _sacrebleu(name: str) -> Scorer:
@@ -86,6 +87,13 @@ def _qe(spec: str) -> Scorer:
     signature = "|".join(
         [f"qe:{signature_spec(spec)}", *backend_facts(qe), *(f"{k}={versions[k]}" for k in keep if versions.get(k))]
     )
+
+    if getattr(qe, "gives_spans", False):  # a QE model that marks error spans: its scores and spans
+
+        def marked(src, hyp, ref, src_lang, tgt_lang):
+            return [(clean(s), spans) for s, spans in qe.score_spans(src, hyp, src_lang, tgt_lang)]
+
+        return Scorer(spec, signature, marked, gives_spans=True)
 
     def score(src, hyp, ref, src_lang, tgt_lang):
         return [clean(s) for s in qe.score(src, hyp, src_lang, tgt_lang)]

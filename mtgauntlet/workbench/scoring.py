@@ -38,7 +38,9 @@ class Known:
                 cols["set"], cols["version"], cols["record_id"], cols["side"], cols["score"], cols["failure"]
             )
         }
-        self.by_key = {k: (x, f) for k, x, f in zip(cols["item_key"], cols["score"], cols["failure"])}
+        self.by_key = {
+            k: (x, f, sp) for k, x, f, sp in zip(cols["item_key"], cols["score"], cols["failure"], cols["spans"])
+        }
         self.spans = {
             (s, v, r, d): sp
             for s, v, r, d, sp in zip(cols["set"], cols["version"], cols["record_id"], cols["side"], cols["spans"])
@@ -100,28 +102,26 @@ def score_chunk(scorer: Scorer, items: Items, chunk: Chunk) -> list[Any]:
     score = scorer.score
     assert score is not None, "a scorer without a column has a score function"
     ok = [i for i in idx if items.hyp[i] is not None and (items.ref[i] or not scorer.needs_ref)]
-    answers = (
-        dict(
-            zip(
-                ok,
-                check_answer(
-                    scorer.name,
-                    score(
-                        [items.src[i] for i in ok], [items.hyp[i] or "" for i in ok], [items.ref[i] for i in ok], sl, tl
-                    ),
-                    len(ok),
-                ),
-            )
-        )
+    got = (
+        score([items.src[i] for i in ok], [items.hyp[i] or "" for i in ok], [items.ref[i] for i in ok], sl, tl)
         if ok
-        else {}
+        else []
     )
-    out: list[tuple[float | None, str | None]] = []
+    marks: dict[int, Any] = {}
+    if scorer.gives_spans:  # (score, spans) per item
+        got = list(got) if got is not None else None
+        marks = dict(zip(ok, (g[1] if isinstance(g, tuple) else None for g in got or [])))
+        got = None if got is None else [g[0] if isinstance(g, tuple) else g for g in got]
+    answers = dict(zip(ok, check_answer(scorer.name, got, len(ok)))) if ok else {}
+    out: list[Any] = []
     for i in idx:
         if items.hyp[i] is None:
             out.append((None, "no translation"))
         elif scorer.needs_ref and not items.ref[i]:
             out.append((None, f"{scorer.name} needs a reference; the item has none"))
+        elif scorer.gives_spans:
+            failed = answers[i] is None and marks.get(i) is None
+            out.append((answers[i], f"{scorer.name} returned no score" if failed else None, marks.get(i)))
         else:
             out.append((answers[i], None if answers[i] is not None else f"{scorer.name} returned no score"))
     return out
@@ -236,9 +236,9 @@ def score_set(
             scores[i], reused = hit[0], reused + 1
             item_spans[i] = known.spans.get(where)
         elif share and items.key[i] in known.by_key:
-            value, failure = known.by_key[items.key[i]]
+            value, failure, item_spans[i] = known.by_key[items.key[i]]
             scores[i], reused = value, reused + 1
-            copied.append(row(i, value, failure))
+            copied.append(row(i, value, failure, item_spans[i]))
         else:
             todo.append(i)
     append(copied)
@@ -257,16 +257,16 @@ def score_set(
             value, failure = answer[0], answer[1]
             scores[i] = value
             item_spans[i] = answer[2] if len(answer) > 2 else None
-            known.by_key[items.key[i]] = (value, failure)
+            known.by_key[items.key[i]] = (value, failure, item_spans[i])
             new.append(row(i, value, failure, item_spans[i]))
         append(new)
         computed += len(idx)
         tick(len(idx))
     again = []
     for i in dups:
-        value, failure = known.by_key[items.key[i]]
+        value, failure, item_spans[i] = known.by_key[items.key[i]]
         scores[i] = value
-        again.append(row(i, value, failure))
+        again.append(row(i, value, failure, item_spans[i]))
     append(again)
     tick(len(dups))
     if spans is not None:

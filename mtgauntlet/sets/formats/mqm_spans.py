@@ -19,6 +19,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from mtgauntlet.core.mqm import mqm_weight
 from mtgauntlet.errors import InputError
 from mtgauntlet.sets.field_checks import language_pair, text_value
 from mtgauntlet.sets.imported import ImportedSet, extra_json
@@ -27,20 +28,7 @@ from mtgauntlet.sets.text_files import read_tsv
 REQUIRED = ("system", "seg_id", "rater", "source", "target", "category", "severity")
 MARK = re.compile(r"</?v>")
 _LP_IN_NAME = re.compile(r"_([a-z]{2})([a-z]{2})(?=[._]|$)")
-
-
-def mqm_weight(category: str, severity: str) -> float:
-    """Google's MQM weight of one error (Freitag et al. 2021)."""
-    sev, cat = severity.strip().lower(), category.strip().lower()
-    if sev in ("no-error", "neutral") or cat == "no-error":
-        return 0.0
-    if cat.startswith("non-translation"):
-        return 25.0
-    if sev == "major" or sev == "critical":
-        return 5.0
-    if sev == "minor":
-        return 0.1 if cat == "fluency/punctuation" else 1.0
-    return 0.0
+__all__ = ["mqm_weight", "read_mqm_spans", "unmark"]
 
 
 def unmark(marked: str) -> tuple[str, list[tuple[int, int]]]:
