@@ -24,7 +24,10 @@ REFERENCE_BASED = ("chrf", "bleu")
 
 
 def metric_specs(values: str | Sequence[str]) -> list[str]:
-    """``["chrf,bleu", "col:g,b"]`` -> ``["chrf", "bleu", "col:g,b"]`` (a ``col:`` spec keeps its comma)."""
+    """``["chrf,bleu", "col:g,b"]`` -> ``["chrf", "bleu", "col:g,b"]`` (a ``col:`` spec keeps its comma, and a
+    spec with ``#`` its ``key=value`` options: ``llm-as-qe:openai:m@u#json=1,spans=1`` is one spec)."""
+    from mtgauntlet.models.qe_ensemble import split_specs
+
     out: list[str] = []
     for value in [values] if isinstance(values, str) else values:
         parts = [x.strip() for x in value.split(",")]
@@ -34,7 +37,9 @@ def metric_specs(values: str | Sequence[str]) -> list[str]:
                 out.append(f"{parts[i]},{parts[i + 1]}")
                 i += 2
                 continue
-            if parts[i]:
+            if "=" in parts[i] and out and "#" in out[-1] and len(split_specs(f"{out[-1]},{parts[i]}")) == 1:
+                out[-1] += f",{parts[i]}"  # an option of the spec before
+            elif parts[i]:
                 out.append(parts[i])
             i += 1
     return list(dict.fromkeys(out))

@@ -88,10 +88,11 @@ def _qe(spec: str) -> Scorer:
         [f"qe:{signature_spec(spec)}", *backend_facts(qe), *(f"{k}={versions[k]}" for k in keep if versions.get(k))]
     )
 
-    if getattr(qe, "gives_spans", False):  # a QE model that marks error spans: its scores and spans
+    one = qe.backends[0] if len(qe.backends) == 1 and qe.components[0].max_error is None else None
+    if getattr(one, "gives_spans", False):  # one QE model that marks error spans: its scores and spans
 
         def marked(src, hyp, ref, src_lang, tgt_lang):
-            return [(clean(s), spans) for s, spans in qe.score_spans(src, hyp, src_lang, tgt_lang)]
+            return [(clean(s), spans) for s, spans in one.score_spans(src, hyp, src_lang, tgt_lang)]
 
         return Scorer(spec, signature, marked, gives_spans=True)
 
