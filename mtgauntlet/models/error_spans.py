@@ -57,9 +57,7 @@ class MarkedError:
 
 
 def _errors(obj: dict) -> list[MarkedError]:
-    return [
-        MarkedError(e["span"], e["category"].strip().lower(), e["severity"].strip().lower()) for e in obj["errors"]
-    ]
+    return [MarkedError(e["span"], e["category"].strip().lower(), e["severity"].strip().lower()) for e in obj["errors"]]
 
 
 ERROR_SPANS = AnswerSchema("translation_errors", {"errors": {"type": "array", "items": _ERROR}}, _errors)
@@ -113,4 +111,3 @@ def locate(errors: list[MarkedError], translation: str) -> LocatedErrors:
         out.spans.append({"start": start, "end": start + len(text), "severity": e.severity, "category": e.category})
     out.spans.sort(key=lambda s: (s["start"], s["end"]))
     return out
-
