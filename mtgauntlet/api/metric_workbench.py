@@ -10,9 +10,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from mtgauntlet.api.catalog_options import LeaderboardOptions
 from mtgauntlet.api.checks import at_least, listed, one_of
 from mtgauntlet.api.session import public
 from mtgauntlet.errors import UsageError
+from mtgauntlet.options import takes
 
 __all__ = ["evaluate_catalog", "run_catalog", "leaderboard"]
 
@@ -249,22 +251,10 @@ def store_dec(out: str | Path, judgments: str, result: dict[str, Any]) -> int:
 
 
 @public
-def leaderboard(
-    *,
-    results: str | Path,
-    out: str | Path = "leaderboard.html",
-    releases: str | Path | None = None,
-    title: str | None = None,
-    progress: bool | None = False,
-) -> dict[str, Any]:
+@takes(LeaderboardOptions, returns=dict[str, Any])
+def leaderboard(o: LeaderboardOptions) -> dict[str, Any]:
     """Write the self-contained HTML leaderboard page of a results folder (``gauntlet leaderboard``): one file,
     offline (no external URL), tables and plots of every metric on every set, everything escaped.
-
-    Args:
-        results: A results folder of ``gauntlet evaluate metric --out`` (only the files its manifest seals are read).
-        out: The HTML file to write.
-        releases: The catalog the sets came from (names their releases' descriptions on the page).
-        title: The page's title.
 
     Returns:
         ``{"out": path, "rows": leaderboard rows shown, "metrics": [...], "sets": [...]}``.
@@ -277,4 +267,4 @@ def leaderboard(
     """
     from mtgauntlet.workbench.page import write_leaderboard
 
-    return write_leaderboard(Path(results), Path(out), releases=releases, title=title)
+    return write_leaderboard(Path(o.results), Path(o.out), releases=o.releases, title=o.title)

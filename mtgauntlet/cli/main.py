@@ -45,18 +45,17 @@ app.add_typer(score.app, name="score")
 app.add_typer(evaluate.app, name="evaluate")
 app.add_typer(simulate.app, name="simulate")
 app.add_typer(validate_cmd.app, name="validate")
-app.command("query")(query_mod.query)
-app.command("models")(models_cmd.models)
-app.command("release")(release_cmd.release)
-app.command("verify")(release_cmd.verify)
-app.command("publish")(release_cmd.publish)
-app.command("import")(sets_cmd.import_set)
-app.command("export")(sets_cmd.export_set)
-app.command("run")(recipe_cmd.run_recipe)
-app.command("reproduce")(recipe_cmd.reproduce)
-app.command("audit")(audit_cmd.audit)
-app.command("leaderboard")(leaderboard_cmd.leaderboard)
-app.command("completion")(completion.completion)
+for _commands in (  # each declares its options once (mtgauntlet.cli.declared); registered in this order
+    query_mod,
+    models_cmd,
+    release_cmd,  # release, verify, publish
+    sets_cmd,  # import, export
+    recipe_cmd,  # run, reproduce
+    audit_cmd,
+    leaderboard_cmd,
+    completion,
+):
+    _commands.register(app)
 
 
 def _print_version(value: bool) -> None:
