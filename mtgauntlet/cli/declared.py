@@ -113,6 +113,8 @@ def command(
 
     handler.__name__ = name.replace("-", "_")
     handler.__doc__ = inspect.cleandoc(cls.__doc__ or "")
+    handler.options = cls  # type: ignore[attr-defined]  # what the command is made of (cli.introspect.declared)
+    handler.printing = tuple(extra or ())  # type: ignore[attr-defined]  # its CLI-only options (--json, ...)
     handler.__signature__ = inspect.Signature(parameters(cls, extra))  # type: ignore[attr-defined]
     handler.__annotations__ = {}
     return app.command(name, hidden=hidden)(handler)
