@@ -56,4 +56,6 @@ class DeclaredSignatures(griffe.Extension):
         func.returns = _annotation(sig.return_annotation)
         doc = inspect.getdoc(fn)
         if doc:
-            func.docstring = griffe.Docstring(doc, parent=func, lineno=func.docstring.lineno if func.docstring else None)
+            func.docstring = griffe.Docstring(
+                doc, parent=func, lineno=func.docstring.lineno if func.docstring else None
+            )

@@ -9,15 +9,10 @@ from pathlib import Path
 from typing import Any
 
 from mtgauntlet import shared_options as shared
+from mtgauntlet.api.checks import engine_names
 from mtgauntlet.options import REQUIRED, argument, option
 
 RECORDS_DOC = "A build or release directory (or a `Build` / `Release`), or Parquet record file(s)."
-
-
-def engines() -> tuple[str, ...]:
-    from mtgauntlet.engines import ENGINES
-
-    return tuple(ENGINES)
 
 
 @dataclass(kw_only=True, frozen=True)
@@ -49,7 +44,7 @@ class ValidateOptions:
     )
     engine: str = option(
         "local",
-        choices=engines,
+        choices=engine_names,
         builds=False,
         help="Run the per-record checks (NLI, grammar, LM naturalness) with: local, or ray (RAY_ADDRESS or a local "
         "cluster); the report is the same. Corpus-level measures and the LLM judge run locally (docs/scaling.md).",
