@@ -76,14 +76,3 @@ def build_result(summary) -> dict[str, Any]:
         "signature": summary.signature,
         "seconds": round(summary.seconds, 3),
     }
-
-
-def checked(choices: tuple[str, ...], what: str = "format"):
-    """An option callback that refuses a value outside ``choices`` (a usage error, exit 2, before any work)."""
-
-    def check(value):
-        if value is not None and value not in choices:
-            raise typer.BadParameter(f"unknown {what} {value!r} (one of {', '.join(choices)})")
-        return value
-
-    return check

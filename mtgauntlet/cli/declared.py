@@ -34,11 +34,21 @@ def json_flag(what: str = "the result", help: str | None = None) -> Declared:
     return printing("json_out", False, flags=("--json",), help=help or JSON_HELP.format(what=what))
 
 
+def checked(choices: tuple[str, ...], what: str = "format"):
+    """An option callback that refuses a value outside ``choices`` (a usage error, exit 2, before any work)."""
+
+    def check(value):
+        if value is not None and value not in choices:
+            raise typer.BadParameter(f"unknown {what} {value!r} (one of {', '.join(choices)})")
+        return value
+
+    check.choices = choices  # type: ignore[attr-defined]  # what the command reference lists
+    return check
+
+
 def typer_option(o: Declared) -> Any:
     """The ``typer.Option`` (``typer.Argument`` for an argument) of one declared option (a required one defaults
-    to ``...``; choices are checked by `mtgauntlet.cli.common.checked`)."""
-    from mtgauntlet.cli.common import checked
-
+    to ``...``; choices are checked by :func:`checked`)."""
     extra: dict[str, Any] = {}
     if o.info.min is not None:
         extra["min"] = o.info.min
