@@ -203,6 +203,17 @@ def release_version(help: str, doc: str) -> Any:
     return option(REQUIRED, flags=("--version", "-V"), help=help, doc=doc)
 
 
+def html_page(default: str) -> Any:
+    """``--out`` of a command that writes one HTML page (audit, leaderboard)."""
+    return option(
+        default,
+        flags=("--out", "-o"),
+        builds=False,
+        help="The HTML page to write (one self-contained file).",
+        doc="The HTML page to write.",
+    )
+
+
 # -- checking records (validate, audit) -----------------------------------------------------------------------------
 def nli() -> Any:
     return option(None, flags=("--nli",), help="NLI spec for the SMAUG contradiction rules.")

@@ -5,6 +5,7 @@ signatures, ``Args`` and checks are made from these dataclasses."""
 from dataclasses import dataclass
 from pathlib import Path
 
+from mtgauntlet import shared_options as shared
 from mtgauntlet.options import REQUIRED, argument, option
 
 RESULTS_HELP = "A results folder of `gauntlet evaluate metric --out`"
@@ -43,13 +44,7 @@ class LeaderboardOptions:
         help=RESULTS_HELP + " (only the files its manifest seals are read).",
         doc="A results folder of ``gauntlet evaluate metric --out`` (only the files its manifest seals are read).",
     )
-    out: str | Path = option(
-        "leaderboard.html",
-        flags=("--out", "-o"),
-        builds=False,
-        help="The HTML page to write (one self-contained file).",
-        doc="The HTML file to write.",
-    )
+    out: str | Path = shared.html_page("leaderboard.html")
     releases: str | Path | None = option(
         None,
         flags=("--releases", "-r"),

@@ -104,13 +104,7 @@ class AuditOptions:
     method plots and, with --against, what changed since the older version. Works offline; prints, too."""
 
     path: Any = argument(help="Build directory, release directory, or Parquet record file(s).", doc=RECORDS_DOC)
-    out: str | Path = option(
-        "report.html",
-        flags=("--out", "-o"),
-        builds=False,
-        help="The HTML page to write (one self-contained file).",
-        doc="The HTML page to write.",
-    )
+    out: str | Path = shared.html_page("report.html")
     against: Any = option(
         None,
         flags=("--against",),
