@@ -11,6 +11,7 @@ from typing import Any
 from mtgauntlet import shared_options as shared
 from mtgauntlet.api.checks import engine_names
 from mtgauntlet.options import REQUIRED, argument, option
+from mtgauntlet.validators import registry as rule_registry
 
 RECORDS_DOC = "A build or release directory (or a `Build` / `Release`), or Parquet record file(s)."
 
@@ -23,7 +24,7 @@ class ValidateOptions:
     rules: str | Path | None = option(
         None,
         flags=("--rules",),
-        help="Rules YAML (thresholds + options).",
+        help=rule_registry.help_line(),
         doc="Rules YAML (thresholds and options); default: the built-in rules.",
     )
     report: str | Path | None = option(
