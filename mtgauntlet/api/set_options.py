@@ -2,9 +2,10 @@
 declared once (`mtgauntlet.options`): the commands, the functions' signatures and ``Args`` and the checks are made
 from these dataclasses.
 
-An importer's own option (``--score-col`` of human-table) is one field of `ImportOptions` after ``out``: every
-such field reaches `mtgauntlet.sets.importing.import_release` as a keyword of the same name
-(`mtgauntlet.api.sets.importer_keywords`), so adding one is this field and the importer reading its keyword."""
+An importer's own option (``--score-col`` of human-table, ``--reference``) is one field of `ImportOptions` after
+``out``: every such field reaches `mtgauntlet.sets.importing.import_release` as the keyword of its name
+(`mtgauntlet.api.sets.importer_keywords`; ``score_col`` and the reference/system choices are converted there), so
+adding one is this field and the importer reading its keyword."""
 
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -30,7 +31,8 @@ def export_formats() -> tuple[str, ...]:
 @dataclass(kw_only=True, frozen=True)
 class ImportOptions:
     """Import a public set (ACES, Span-ACES, DEMETR, WMT challenge TSV, mt-metrics-eval folder, flat human-judgment
-    table) as a sealed release of challenge_pair or human_score records; skipped rows are counted in the card."""
+    table, Google's MQM error spans) as a sealed release of challenge_pair or human_score records; skipped rows are
+    counted in the card."""
 
     format: str = argument(
         choices=import_formats,
@@ -38,10 +40,11 @@ class ImportOptions:
         doc="``aces`` (TSV or JSON lines), ``span-aces``, ``demetr`` (a folder of its per-perturbation JSON files or "
         "their JSON-lines concatenation, ``.gz`` accepted), ``wmt-challenge`` (TSV ``lp, source, good, incorrect, "
         "reference, phenomena``), ``mtme`` (a folder in the mt-metrics-eval layout) or ``human-table`` (a flat TSV "
-        "``lp, seg_id, system, <score columns>, src, ref, tgt``).",
+        "``lp, seg_id, system, <score columns>, src, ref, tgt``) or ``mqm-spans`` (Google's MQM error annotations, one "
+        "row per error, the span marked ``<v>…</v>`` in the target).",
     )
     path: str | Path = argument(
-        help="The file (aces, span-aces, wmt-challenge, human-table; demetr JSON lines, .gz accepted) or folder "
+        help="The file (aces, span-aces, wmt-challenge, human-table, mqm-spans; demetr JSON lines, .gz accepted) or folder "
         "(demetr's per-perturbation JSON files, mtme's mt-metrics-eval layout) to import.",
         doc="The file or folder to import.",
     )
@@ -66,6 +69,29 @@ class ImportOptions:
         flags=("--score-col",),
         help="human-table: the human score column(s), comma-separated (e.g. mqm,da_sqm).",
         doc='human-table only: the human score column(s), e.g. ``"mqm,da_sqm"``.',
+    )
+    reference: str | Sequence[str] | None = option(
+        None,
+        flags=("--reference",),
+        help="mtme, human-table: the standard reference, NAME or LP=NAME (he-en=refB), never a system (default: the "
+        "table's ref column, the folder's refA).",
+        doc="Human-judgment sets (mtme, human-table): the standard reference, ``NAME`` for every language pair or "
+        '``LP=NAME`` (``"he-en=refB"``); never a system. Default: a human table\'s ``ref`` column, an '
+        "mt-metrics-eval folder's refA.",
+    )
+    ref_systems: str | Sequence[str] | None = option(
+        None,
+        flags=("--ref-systems",),
+        help="mtme, human-table: human references scored as systems: all, NAME or LP:NAME, comma-separated (default "
+        "none, as WMT: their rows are skipped and counted).",
+        doc='Human-judgment sets: the human references scored as systems, ``"all"``, names or ``LP:NAME``. Default '
+        "none, as in WMT's metrics task: their rows are skipped, counted, and warned about.",
+    )
+    exclude_systems: str | Sequence[str] | None = option(
+        None,
+        flags=("--exclude-systems",),
+        help="mtme, human-table: systems left out (outliers), NAME or LP:NAME, comma-separated.",
+        doc="Human-judgment sets: systems left out (a task's outliers), names or ``LP:NAME``.",
     )
 
 

@@ -38,10 +38,15 @@ def _names(value: str | Sequence[str] | None) -> list[str]:
 
 def importer_keywords(o: ImportOptions) -> dict[str, Any]:
     """The importers' own options of ``o`` (the fields after ``out``), as keywords of
-    `mtgauntlet.sets.importing.import_release`; ``score_col`` as the list of columns ``score_cols``."""
+    `mtgauntlet.sets.importing.import_release` (a field of the keyword's name passes as it is); ``score_col`` as
+    the list of columns ``score_cols``, the reference and system choices as one ``systems``."""
+    from mtgauntlet.sets.systems import SystemChoice
+
     names = [d.name for d in declared(ImportOptions)]
     keywords = {name: getattr(o, name) for name in names[names.index("out") + 1 :]}
     keywords["score_cols"] = _names(keywords.pop("score_col", None))
+    chosen = (keywords.pop("reference", None), keywords.pop("ref_systems", None), keywords.pop("exclude_systems", None))
+    keywords["systems"] = SystemChoice.parse(*chosen)
     return keywords
 
 
@@ -67,7 +72,7 @@ def import_set(o: ImportOptions) -> Release:
     from mtgauntlet.api.releasing import release_warnings
     from mtgauntlet.sets.importing import import_release
 
-    target = import_release(
+    target, said = import_release(
         o.format,
         path_of(o.path),
         name=o.name,
@@ -77,7 +82,7 @@ def import_set(o: ImportOptions) -> Release:
         **importer_keywords(o),
     )
     result = Release.open(target)
-    result.warnings = release_warnings(result.manifest)
+    result.warnings = said + release_warnings(result.manifest)
     for w in result.warnings:
         warn(w)
     return result
