@@ -29,6 +29,7 @@ from mtgauntlet.cli import (
     validate_cmd,
 )
 from mtgauntlet.cli import query as query_mod
+from mtgauntlet.core.paid_run import DRAIN_SECONDS
 from mtgauntlet.core.progress import QUIET_ENV
 
 app = typer.Typer(
@@ -103,14 +104,16 @@ def _root(
         None,
         "--max-cost",
         envvar="MTGAUNTLET_MAX_COST",
-        help="Stop (exit 3, resumable) once the openai: requests of this run "
-        "cost USD (needs #price=IN/OUT in the specs).",
+        help="Budget in USD of the paid API requests of this run (any paid backend; needs #price=IN/OUT in "
+        "the specs): a request leaves only when its worst case fits beside those in flight; exit 3, resumable, "
+        "when the next one does not fit with none in flight. Ctrl-C/SIGTERM stop sending and wait up to "
+        f"{DRAIN_SECONDS:g} s for the requests in flight (a second one aborts).",
     ),
     max_requests: int | None = typer.Option(
         None,
         "--max-requests",
         envvar="MTGAUNTLET_MAX_REQUESTS",
-        help="Stop (exit 3, resumable) after N requests to openai: backends.",
+        help="Stop (exit 3, resumable) after N requests to paid backends.",
     ),
 ):
     from mtgauntlet.core.usage import set_global_budget
@@ -169,7 +172,10 @@ def run(argv: list[str] | None = None) -> int:
     quiet_before = os.environ.get(QUIET_ENV)
     try:
         return _run(args)
-    finally:  # -q of one command does not leak into the next one run in this process
+    finally:  # -q and the budget of one command do not leak into the next one run in this process
+        from mtgauntlet.core.usage import set_global_budget
+
+        set_global_budget(None, None)
         if quiet_before is None:
             os.environ.pop(QUIET_ENV, None)
         else:
@@ -197,9 +203,9 @@ def _run(args: list[str]) -> int:
         return rv if isinstance(rv, int) else 0
     except exits as exc:
         return getattr(exc, "exit_code", 0)
-    except aborts:
+    except aborts as exc:
         typer.echo("interrupted; finished work is kept, run the same command again to resume", err=True)
-        return 130
+        return getattr(exc, "exit_code", 130)
     except no_args as exc:
         typer.echo(exc.ctx.get_help() if exc.ctx is not None else str(exc))
         return 0

@@ -11,6 +11,7 @@ import threading
 import time
 import urllib.parse
 
+from mtgauntlet.core.paid_run import stop_if_draining
 from mtgauntlet.errors import GauntletError
 
 RETRY_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
@@ -34,12 +35,18 @@ class LoopThread:
 
     @classmethod
     def run(cls, coro):
+        """The result of ``coro`` run on the loop; once a graceful stop began (:mod:`mtgauntlet.core.paid_run`)
+        and the requests of ``coro`` ended, `Interrupted` instead."""
         future = asyncio.run_coroutine_threadsafe(coro, cls.get())
         try:
-            return future.result()
-        except BaseException:  # KeyboardInterrupt in the caller: stop the requests in flight
+            result = future.result()
+        except BaseException as exc:  # KeyboardInterrupt in the caller: stop the requests in flight
             future.cancel()
+            if not isinstance(exc, KeyboardInterrupt):
+                stop_if_draining()
             raise
+        stop_if_draining()
+        return result
 
 
 def check_base_url(url: str, spec: str) -> str:
