@@ -55,6 +55,7 @@ def validate(
         >>> report = mg.validate("builds/smaug", report="reports/smaug")
         >>> report.passed or print(report.failed_rules)
     """
+    from mtgauntlet.core.paid_run import paid_run
     from mtgauntlet.engines import ENGINES, get_engine
     from mtgauntlet.validators.rules import Rules
     from mtgauntlet.validators.validate import validate as run
@@ -67,7 +68,10 @@ def validate(
     r.options.gx = r.options.gx or gx
     if r.options.gx and not report:
         raise UsageError("--gx needs --report DIR (Data Docs are written there)")
-    data = run(path_of(path), r, report, engine=None if engine == "local" else get_engine(engine, actors=actors))
+    # an LLM judge (rules' options.judge) may be a paid backend: the run's budget (the command line's), its usage
+    # journal beside the report (REPORT/usage.jsonl) and the graceful stop on signals
+    with paid_run(report if report and r.options.judge else None):
+        data = run(path_of(path), r, report, engine=None if engine == "local" else get_engine(engine, actors=actors))
     return Report(data=data, path=Path(report) if report else None)
 
 

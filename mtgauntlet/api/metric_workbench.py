@@ -83,8 +83,10 @@ def evaluate_catalog(
     max_requests: int | None = None,
 ) -> dict[str, Any]:
     """The catalog-wide evaluation behind `evaluate_metric` (see there)."""
+    from mtgauntlet.core.paid_run import paid_run
     from mtgauntlet.core.progress import Progress, want_bar
-    from mtgauntlet.core.usage import LEDGER, BudgetSpent, budget, report, since
+    from mtgauntlet.core.usage import BudgetSpent, report
+    from mtgauntlet.core.usage_journal import JOURNAL, journal_totals
     from mtgauntlet.releases.catalog import open_catalog
     from mtgauntlet.releases.manifest import RELEASE_MANIFEST, read_manifest
     from mtgauntlet.schema import to_table
@@ -119,7 +121,6 @@ def evaluate_catalog(
     done: set[tuple[str, str, str]] = set()
     known: dict[str, Known] = {}
     total = len(scorers) * sum(len(i) for i in all_items)
-    before = LEDGER.snapshot()
     params = {"ci_resamples": ci_resamples, "gold": sorted(listed(gold))}
     previous = read_manifest(root) if (root / RELEASE_MANIFEST).is_file() else {}
     same_params = previous.get("statistics") == params
@@ -133,14 +134,14 @@ def evaluate_catalog(
             "metrics": [s.name for _, s in scorers],
             "sets": [f"{r.name}@{r.version}" for r in refs],
             "counts": counts,
-            "usage": report(since(before)),
+            "usage": report(journal_totals(root / JOURNAL)),  # every run into RESULTS, killed ones included
             "stopped": stopped,
         }
         return seal(root, to_table("metric_stat", old + stats), [run], statistics=params), run
 
     try:
         with (
-            budget(max_cost, max_requests),
+            paid_run(root, max_cost=max_cost, max_requests=max_requests),
             Progress(want_bar(None), total, 0, "evaluate metric (items)", every=10.0) as bar,
         ):
             for spec, scorer in scorers:
@@ -180,8 +181,8 @@ def evaluate_catalog(
                     done.add(key)
                     if any(s is not None for s in scores):  # a metric that scores none of a set has no row there
                         stats.extend(set_stats(items, scores, base, listed(gold) or None, ci_resamples))
-    except BudgetSpent as exc:
-        finish(str(exc))  # what was scored stays stored and sealed; the same command resumes
+    except (BudgetSpent, KeyboardInterrupt) as exc:
+        finish(str(exc) if isinstance(exc, BudgetSpent) else "interrupted")  # stored, sealed; the same command resumes
         raise
     manifest, run = finish()
     return {

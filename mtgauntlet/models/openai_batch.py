@@ -203,7 +203,9 @@ async def run_batch(backend, bodies: list[dict], schema=None, keep=lambda i, ans
                 raise stop
             return out + [stop] * len(rest)
         start = len(out)
-        out += await _run(backend, rest[:fit], schema, lambda i, answer: keep(start + i, answer), held=True)
+        out += await _run(
+            backend, rest[:fit], schema, lambda i, answer, start=start: keep(start + i, answer), held=True
+        )
     return out
 
 
