@@ -21,20 +21,11 @@ REFERENCE_BASED = ("chrf", "bleu")
 
 
 def metric_specs(values: str | Sequence[str]) -> list[str]:
-    """``["chrf,bleu", "col:g,b"]`` -> ``["chrf", "bleu", "col:g,b"]`` (a ``col:`` spec keeps its comma)."""
-    out: list[str] = []
-    for value in [values] if isinstance(values, str) else values:
-        parts = [x.strip() for x in value.split(",")]
-        i = 0
-        while i < len(parts):
-            if parts[i].startswith("col:") and i + 1 < len(parts):
-                out.append(f"{parts[i]},{parts[i + 1]}")
-                i += 2
-                continue
-            if parts[i]:
-                out.append(parts[i])
-            i += 1
-    return list(dict.fromkeys(out))
+    """``["chrf,bleu", "col:g,b", "llm-as-qe:openai:m@URL#price=1/2,json=1"]`` -> each metric spec whole: the one
+    spec-list parser (:func:`mtgauntlet.models.qe_ensemble.split_specs`), where ``chrf`` and ``bleu`` are names."""
+    from mtgauntlet.models.qe_ensemble import split_specs
+
+    return split_specs(values, REFERENCE_BASED)
 
 
 def run_catalog(o: Any) -> dict[str, Any]:

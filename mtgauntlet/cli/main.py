@@ -200,12 +200,17 @@ def _run(args: list[str]) -> int:
 
         with cli_warnings(lambda line: typer.echo(redact_secrets(line), err=True)):
             rv = app(args=args, prog_name="gauntlet", standalone_mode=False)
+        if rv == 130:  # typer returns Exit(130) for a KeyboardInterrupt: Ctrl-C, or a graceful stop's Interrupted
+            from mtgauntlet.core.paid_run import last_interrupt
+
+            return _interrupted(last_interrupt())
         return rv if isinstance(rv, int) else 0
     except exits as exc:
+        if isinstance(exc.__cause__, KeyboardInterrupt):  # typer turns Ctrl-C into Exit(130)
+            return _interrupted(exc.__cause__)
         return getattr(exc, "exit_code", 0)
     except aborts as exc:
-        typer.echo("interrupted; finished work is kept, run the same command again to resume", err=True)
-        return getattr(exc, "exit_code", 130)
+        return _interrupted(exc if isinstance(exc, KeyboardInterrupt) else exc.__cause__ or exc.__context__)
     except no_args as exc:
         typer.echo(exc.ctx.get_help() if exc.ctx is not None else str(exc))
         return 0
@@ -237,6 +242,13 @@ def _run(args: list[str]) -> int:
             err=True,
         )
         return 2
+
+
+def _interrupted(exc: BaseException | None) -> int:
+    """Ctrl-C or SIGTERM (a graceful stop drained the requests in flight: :mod:`mtgauntlet.core.paid_run`): 130 or
+    143."""
+    typer.echo("interrupted; finished work is kept, run the same command again to resume", err=True)
+    return 128 + getattr(exc, "signum", 2)
 
 
 def main() -> None:

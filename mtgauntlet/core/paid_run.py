@@ -40,10 +40,19 @@ log = logging.getLogger(__name__)
 class Interrupted(KeyboardInterrupt):
     """The command was stopped by a signal once its requests in flight were recorded (see the module)."""
 
+    last: Interrupted | None = None  # the latest one raised in this process (the CLI's exit code names its signal)
+
     def __init__(self, signum: int):
         super().__init__(signal.Signals(signum).name)
         self.signum = signum
         self.exit_code = 128 + signum
+        Interrupted.last = self
+
+
+def last_interrupt() -> Interrupted | None:
+    """The `Interrupted` raised by the latest graceful stop, taken (None: none since the last call)."""
+    found, Interrupted.last = Interrupted.last, None
+    return found
 
 
 class _Drain:
