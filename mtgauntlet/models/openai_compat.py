@@ -94,8 +94,8 @@ class OpenAIChatLLM(ChatLLM):
         self.key_env = opts.get("key_env", "OPENAI_API_KEY")
         if self.api_key is None and "key_env" in opts and not os.environ.get(self.key_env):
             raise GauntletError(
-                f"spec {spec!r}: #key_env={self.key_env} names an environment variable that is not set (or empty); "
-                "set it, or leave #key_env out"
+                f"spec {spec!r}: #key_env names the variable {self.key_env}, which is not set (or empty): "
+                "nothing was sent; set it, or leave #key_env out"
             )
         try:
             self.timeout = float(opts.get("timeout", timeout))
