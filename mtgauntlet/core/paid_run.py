@@ -62,7 +62,7 @@ class _Drain:
     def __init__(self) -> None:
         self.depth = 0
         self.phase = 0
-        self.signum = signal.SIGINT
+        self.signum: int = signal.SIGINT.value
         self.seconds = DRAIN_SECONDS
         self.saved: dict[int, Any] = {}
 
@@ -122,7 +122,7 @@ def _watch(signum: int) -> None:
     time.sleep(0.5)  # the main thread, waiting on those requests, stops by itself (stop_if_draining)
     if _DRAIN.phase == 1:
         _DRAIN.phase = 2
-        _thread.interrupt_main(signum)
+        _thread.interrupt_main(signal.Signals(signum))
 
 
 @contextlib.contextmanager

@@ -300,7 +300,7 @@ class Ledger:
         with self._lock:
             return self._fits(spec, cost, True)
 
-    def settle(self, spec: str | None, cost: float, *, held: bool = True, **counts: int) -> None:
+    def settle(self, spec: str | None, cost: float, held: bool = True, /, **counts: int) -> None:
         """A reserved attempt got its answer (or an error status): its usage ``counts`` (`answer_counts`) and the
         end of the attempt in one journal line. An answer without valid usage stays spent at ``cost``. ``held``
         False: the attempt was reserved by an earlier run (a resumed batch)."""

@@ -293,10 +293,7 @@ def _result(backend, batch_id: str, i: int, lines: list[dict], schema, bound: fl
             f"{backend.base_url}: batch {batch_id}: custom_id {str(i)!r} appears {len(lines)} times in "
             "its results with different answers; neither answer is used"
         )
-    if held:
-        LEDGER.settle(backend.usage_key, bound, **counts)
-    else:
-        LEDGER.settle(backend.usage_key, bound, held=False, **counts)
+    LEDGER.settle(backend.usage_key, bound, held, **counts)
     if answer is not None:
         return answer
     response = lines[0].get("response")

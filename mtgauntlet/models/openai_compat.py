@@ -216,7 +216,11 @@ class OpenAIChatLLM(ChatLLM):
                         if record is None:
                             paid.settle()
                             return data
-                        value, counts = record(data)
+                        try:
+                            value, counts = record(data)
+                        except BaseException:
+                            paid.settle(requests=1, failures=1, missing_usage=1)  # billed; its usage unread
+                            raise
                         paid.settle(**counts)
                         if isinstance(value, BaseException):
                             raise value

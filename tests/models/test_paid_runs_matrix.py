@@ -213,7 +213,7 @@ COMMANDS: dict[str, tuple[Args, str]] = {  # command -> (its arguments, where it
             "--translator",
             "llm-as-translator",
             "mt",
-            ["--ref-col", "en", "--tgt-lang", "en", "--limit", "16", "--phenomena", "num,del"],
+            ["--ref-col", "en", "--tgt-lang", "en", "--limit", "8", "--phenomena", "num,del"],
         ),
         "build",
     ),
@@ -262,6 +262,17 @@ COMMANDS: dict[str, tuple[Args, str]] = {  # command -> (its arguments, where it
         ],
         "results",
     ),
+    "evaluate breaker": (
+        lambda srv, tmp, out, opts: [
+            "evaluate",
+            "breaker",
+            "--set",
+            tmp / "zs" if (tmp / "zs").exists() else _breaker_set(tmp),
+            "--judge",
+            _spec(srv, "bj", opts),
+        ],
+        "none",
+    ),
     "evaluate dec": (
         lambda srv, tmp, out, opts: [
             "evaluate",
@@ -272,17 +283,6 @@ COMMANDS: dict[str, tuple[Args, str]] = {  # command -> (its arguments, where it
             "llm-judge-src:" + _spec(srv, "j", opts),
             "--out",
             tmp / out,
-        ],
-        "none",
-    ),
-    "evaluate breaker": (
-        lambda srv, tmp, out, opts: [
-            "evaluate",
-            "breaker",
-            "--set",
-            tmp / "zs" if (tmp / "zs").exists() else _breaker_set(tmp),
-            "--judge",
-            _spec(srv, "bj", opts),
         ],
         "none",
     ),
