@@ -38,7 +38,7 @@ def budget(max_cost: float | None = None, max_requests: int | None = None) -> It
     saved = LEDGER.scope
     if max_cost is not None or max_requests is not None:
         with LEDGER._lock:
-            LEDGER.scope = (max_cost, max_requests, LEDGER.sent, LEDGER.spent())
+            LEDGER.scope = (max_cost, max_requests, LEDGER.sent, LEDGER.spent(), LEDGER.total_cost(), LEDGER.lost_count)
     try:
         yield
     finally:

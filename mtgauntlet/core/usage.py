@@ -158,7 +158,8 @@ class SpecUsage:
         )
 
 
-Budget = tuple[float | None, int | None, int, float]  # (max_cost, max_requests, sent before it, spent before it)
+# (max_cost, max_requests, and before it: requests sent, spent, paid (recorded cost), attempts lost)
+Budget = tuple[float | None, int | None, int, float, float, int]
 
 
 class Ledger:
@@ -171,6 +172,7 @@ class Ledger:
         self.in_flight = 0  # attempts reserved and not ended
         self.reserved = 0.0  # what the attempts in flight may cost at most
         self.lost = 0.0  # upper bounds of attempts that ended without an answer: perhaps billed, spent for budgets
+        self.lost_count = 0  # those attempts
         self.unmetered = 0.0  # upper bounds of answers without valid usage: spent for budgets, never a cost_usd
         self.scope: Budget | None = None  # the innermost budget() scope
         self.global_budget: tuple[float | None, int | None] = (None, None)  # the command line's (set_global_budget)
@@ -227,7 +229,7 @@ class Ledger:
         return self.total_cost() + self.unmetered + self.lost
 
     def budget_in_force(self) -> Budget:
-        return self.scope or (*self._outer_budget(), 0, 0.0)
+        return self.scope or (*self._outer_budget(), 0, 0.0, 0.0, 0)
 
     def _outer_budget(self) -> tuple[float | None, int | None]:
         cost, requests = self.global_budget
@@ -239,10 +241,10 @@ class Ledger:
         flight settle. Called with the lock held."""
         if self.draining:
             raise RunStopped(f"stopping ({self.draining}): no new request is sent")
-        max_cost, max_requests, sent_base, cost_base = self.budget_in_force()
+        max_cost, max_requests, sent_base, cost_base, paid_base, lost_base = self.budget_in_force()
         if first and max_requests is not None and self.sent - sent_base >= max_requests:
             raise BudgetSpent(
-                f"budget reached: --max-requests {max_requests} requests sent; {self._paid_note(cost_base)}; "
+                f"budget reached: --max-requests {max_requests} requests sent; {self._paid_note(paid_base, lost_base)}; "
                 "finished work is kept, run the same command again (with a larger budget or none) to resume"
             )
         if max_cost is not None:
@@ -252,7 +254,7 @@ class Ledger:
                 if self.in_flight:
                     return False
                 raise BudgetSpent(
-                    f"budget reached: --max-cost {max_cost:g} USD; {self._paid_note(cost_base)}; the next request "
+                    f"budget reached: --max-cost {max_cost:g} USD; {self._paid_note(paid_base, lost_base)}; the next request "
                     f"may cost up to {cost:.4f} USD; finished work is kept, run the same command again (with a "
                     "larger budget or none) to resume"
                 )
@@ -267,14 +269,12 @@ class Ledger:
             self._write(spec, {"sent": 1, "sent_usd": cost})
         return True
 
-    def _paid_note(self, cost_base: float) -> str:
-        """'paid 1.9800 USD (answered), 0 requests unanswered (at most 0.0000 USD)' of the budget's scope."""
-        paid = self.total_cost() - cost_base
-        maybe = self.lost + self.unmetered
-        unanswered = sum(max(0, int(e.tally["sent"] - e.tally["settled"])) for e in self._specs.values())
+    def _paid_note(self, paid_base: float, lost_base: int) -> str:
+        """'paid 1.9800 USD (answered), 0 in flight, 0 unanswered (at most 0.0000 USD more)' since the budget began."""
+        paid = self.total_cost() - paid_base
         return (
-            f"paid {max(paid, 0.0):.4f} USD (answered), {unanswered} request(s) unanswered or unmetered (at most "
-            f"{maybe + self.reserved:.4f} USD more)"
+            f"paid {max(paid, 0.0):.4f} USD (answered), {self.in_flight} in flight, {self.lost_count - lost_base} "
+            f"unanswered (at most {self.spent() - self.total_cost() + self.reserved:.4f} USD more with the unmetered)"
         )
 
     def reserve(self, spec: str | None = None, cost: float = 0.0, *, first: bool = True) -> None:
@@ -328,6 +328,7 @@ class Ledger:
         with self._lock:
             self._end(cost)
             self.lost += cost
+            self.lost_count += 1
 
     def _end(self, cost: float) -> None:
         self.in_flight = max(0, self.in_flight - 1)
@@ -343,7 +344,7 @@ class Ledger:
     def remaining(self) -> tuple[float | None, int | None]:
         """(USD, requests) the budget in force still allows (None: no limit)."""
         with self._lock:
-            max_cost, max_requests, sent_base, cost_base = self.budget_in_force()
+            max_cost, max_requests, sent_base, cost_base, _, _ = self.budget_in_force()
             return (
                 None if max_cost is None else max(0.0, max_cost - (self.spent() - cost_base)),
                 None if max_requests is None else max(0, max_requests - (self.sent - sent_base)),

@@ -69,7 +69,7 @@ def test_a_stopped_run_spent_within_one_worst_case_of_its_cap_and_says_what_was_
         worst = max(line["sent_usd"] for line in _journal(tmp_path) if "sent" in line)
         billed = srv.cost(PRICE)
         assert 2.5 - worst <= billed <= 2.5, (billed, worst)
-        m = re.search(r"--max-cost 2.5 USD; paid (\d+\.\d{4}) USD \(answered\), 0 request\(s\) unanswered", r.stderr)
+        m = re.search(r"--max-cost 2.5 USD; paid (\d+\.\d{4}) USD \(answered\), 0 in flight, 0 unanswered", r.stderr)
         assert m and abs(float(m.group(1)) - billed) < 1e-4, r.stderr
 
 
