@@ -492,3 +492,38 @@ def _journal(tmp: Path, where: str) -> list[dict]:
     if path is None or not path.exists():
         return []
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def test_a_metrics_credentials_reach_no_file_and_no_output(tmp_path):
+    """Item 7: ``-m llm-as-qe:openai:m@http://alice:PW@HOST/v1#key=sk-...`` was the metric's name in the results
+    manifest, the metric_score and leaderboard Parquet, the page's title, ``export seg-score`` file names, ``--json``,
+    ``query`` and ``mg.evaluate``'s return: every command that writes or prints what the run stored."""
+    import mtgauntlet as mg
+
+    make, _ = COMMANDS["evaluate metric"]
+    with ScriptedServer(default=_answer) as srv:
+        args = make(srv, tmp_path, "out", _opts(8, False))
+        outputs = [invoke([*args, "--json"]).output]
+        spec = next(a for a in args if isinstance(a, str) and a.startswith("llm-as-qe:"))
+        returned = mg.evaluate("metric", releases=tmp_path / "releases", metric=spec, out=tmp_path / "out2")
+        outputs.append(json.dumps(returned))
+    results = tmp_path / "out"
+    for extra in (
+        ["leaderboard", "--results", results, "--releases", tmp_path / "releases", "--out", tmp_path / "lb.html"],
+        ["export", "seg-score", results, "--out", tmp_path / "wmt", "--releases", tmp_path / "releases", "--json"],
+        ["query", "--releases", tmp_path / "releases", "--results", results, "-f", "json", "SELECT * FROM leaderboard"],
+        [
+            "query",
+            "--releases",
+            tmp_path / "releases",
+            "--results",
+            results,
+            "SELECT DISTINCT metric FROM metric_score",
+        ],
+    ):
+        r = invoke(extra)
+        assert r.exit_code == 0, r.output
+        outputs.append(r.output)
+    assert "llm-as-qe:openai:qa@http://127.0.0.1" in outputs[-1]  # named, by its public spec
+    _no_secret(tmp_path, outputs)
+    assert [p.name for p in (tmp_path / "wmt").iterdir() if "matrix" in p.name or "key" in p.name] == []
