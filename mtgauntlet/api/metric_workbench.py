@@ -76,8 +76,9 @@ def evaluate_catalog(
     """The catalog-wide evaluation behind `evaluate_metric` (see there)."""
     from mtgauntlet.core.paid_run import paid_run
     from mtgauntlet.core.progress import Progress, want_bar
-    from mtgauntlet.core.usage import BudgetSpent, report
+    from mtgauntlet.core.usage import BudgetSpent
     from mtgauntlet.core.usage_journal import JOURNAL, journal_totals
+    from mtgauntlet.core.usage_report import report
     from mtgauntlet.releases.catalog import open_catalog
     from mtgauntlet.releases.manifest import RELEASE_MANIFEST, read_manifest
     from mtgauntlet.schema import to_table

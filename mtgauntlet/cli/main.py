@@ -116,7 +116,7 @@ def _root(
         help="Stop (exit 3, resumable) after N requests to paid backends.",
     ),
 ):
-    from mtgauntlet.core.usage import set_global_budget
+    from mtgauntlet.core.budget import set_global_budget
     from mtgauntlet.models.runtime import set_defaults
 
     set_defaults(device=device, dtype=dtype, batch=batch_size, concurrency=concurrency)
@@ -173,7 +173,7 @@ def run(argv: list[str] | None = None) -> int:
     try:
         return _run(args)
     finally:  # -q and the budget of one command do not leak into the next one run in this process
-        from mtgauntlet.core.usage import set_global_budget
+        from mtgauntlet.core.budget import set_global_budget
 
         set_global_budget(None, None)
         if quiet_before is None:

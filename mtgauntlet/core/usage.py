@@ -376,15 +376,3 @@ def _env_budget() -> tuple[float | None, int | None]:
     if limits is None or (limits[0] is not None and not 0 <= limits[0] < math.inf):
         raise GauntletError(f"{ENV['max_cost']} must be a finite number and {ENV['max_requests']} an integer")
     return limits
-
-
-# re-exported: callers use ``usage.budget``, ``usage.report``, ... (they read the ledger above)
-from mtgauntlet.core.budget import budget as budget  # noqa: E402
-from mtgauntlet.core.budget import check_budget as check_budget  # noqa: E402
-from mtgauntlet.core.budget import set_global_budget as set_global_budget  # noqa: E402
-from mtgauntlet.core.usage_report import absorb as absorb  # noqa: E402
-from mtgauntlet.core.usage_report import progress_note as progress_note  # noqa: E402
-from mtgauntlet.core.usage_report import report as report  # noqa: E402
-from mtgauntlet.core.usage_report import since as since  # noqa: E402
-from mtgauntlet.core.usage_report import summary_line as summary_line  # noqa: E402
-from mtgauntlet.core.usage_report import to_json as to_json  # noqa: E402

@@ -33,7 +33,15 @@ def journal(path: str | Path, carried: dict[str, dict] | None = None) -> Iterato
     try:
         if new and carried:
             for spec, u in carried.items():
-                line = {"spec": spec, "price": u.get("price_per_1m"), **{k: int(u.get(k) or 0) for k in COUNTERS}}
+                line = {
+                    "spec": spec,
+                    "price": u.get("price_per_1m"),
+                    **{k: int(u.get(k) or 0) for k in COUNTERS},
+                    # what was unanswered or unmetered then stays so (a request sent, never settled)
+                    "sent": int(u.get("unanswered") or 0),
+                    "sent_usd": float(u.get("unanswered_max_usd") or 0.0),
+                    "unmetered_usd": float(u.get("unmetered_max_usd") or 0.0),
+                }
                 os.write(fd, (json.dumps(line, ensure_ascii=False) + "\n").encode("utf-8"))
         with LEDGER._lock:
             LEDGER.journals.append(fd)

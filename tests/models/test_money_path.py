@@ -167,7 +167,8 @@ def test_a_command_line_budget_does_not_outlive_its_command(tmp_path):
 
 def test_a_per_character_api_is_counted_in_characters():
     """#41: a per-character backend's units were labelled tokens."""
-    from mtgauntlet.core.usage import LEDGER, report, since, summary_line
+    from mtgauntlet.core.usage import LEDGER
+    from mtgauntlet.core.usage_report import report, since, summary_line
 
     before = LEDGER.snapshot()
     LEDGER.register("chartr:http://127.0.0.1:9#price=20/0", None, "characters")
