@@ -49,7 +49,13 @@ from mtgauntlet.errors import GauntletError
 from mtgauntlet.models.base import ChatLLM, per_item_seeds
 from mtgauntlet.models.openai_batch import run_batch
 from mtgauntlet.models.openai_errors import OpenAIError
-from mtgauntlet.models.openai_http import RETRY_STATUS, LoopThread, check_base_url, retry_after_seconds
+from mtgauntlet.models.openai_http import (
+    RETRY_STATUS,
+    LoopThread,
+    PaidAttempt,
+    check_base_url,
+    retry_after_seconds,
+)
 from mtgauntlet.models.ratelimit import estimate_tokens, limiter_for
 from mtgauntlet.models.runtime import default_concurrency, parse_positive
 
@@ -170,7 +176,7 @@ class OpenAIChatLLM(ChatLLM):
         headers = self._headers()
         if "content" not in send:
             headers.pop("Content-Type")  # multipart uploads and GETs set their own
-        paid = _Attempt(self.usage_key, bound)
+        paid = PaidAttempt(self.usage_key, bound)
         last: OpenAIError | None = None
         for attempt in range(self.max_retries + 1):
             if attempt:
@@ -369,26 +375,6 @@ class OpenAIChatLLM(ChatLLM):
         except (KeyError, IndexError, TypeError):
             raise OpenAIError(f"{self.base_url}: unexpected response shape: {str(data)[:200]}") from None
         return text
-
-
-class _Attempt:
-    """The budget and journal side of one request's attempts (`OpenAIChatLLM._request`); nothing for an unpaid
-    call (``bound`` None: a file upload, a batch status)."""
-
-    def __init__(self, spec: str, bound: float | None):
-        self.spec, self.bound = spec, bound
-
-    async def reserve(self, first: bool) -> None:
-        if self.bound is not None:
-            await LEDGER.reserve_async(self.spec, self.bound, first=first)
-
-    def settle(self, **counts: int) -> None:
-        if self.bound is not None:
-            LEDGER.settle(self.spec, self.bound, **counts)
-
-    def abandon(self) -> None:
-        if self.bound is not None:
-            LEDGER.abandon(self.bound)
 
 
 def _flag(value: str | None, name: str, spec: str) -> bool:
