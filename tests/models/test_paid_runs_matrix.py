@@ -72,11 +72,12 @@ def _check_accounts(srv: ScriptedServer, usage: dict | None, exact: bool) -> Non
         assert abs(cost - billed) < 0.005, (cost, billed, usage)  # to the cent
 
 
-def _no_secret(tmp: Path, outputs: list[str]) -> None:
+def _no_secret(tmp: Path, outputs: list[str], given: tuple[Path, ...] = ()) -> None:
+    """No secret in ``outputs`` nor in any file under ``tmp`` but the ``given`` inputs that hold one."""
     for text in outputs:
         assert not [s for s in SECRETS if s in text], text[-2000:]
     for path in tmp.rglob("*"):
-        if path.is_file() and path.stat().st_size < 50_000_000:
+        if path.is_file() and path not in given and path.stat().st_size < 50_000_000:
             data = path.read_bytes()
             assert not [s for s in SECRETS if s.encode() in data], path
 
@@ -266,3 +267,24 @@ def test_a_metrics_credentials_reach_no_file_and_no_output(tmp_path):
     assert "llm-as-qe:openai:qa@http://127.0.0.1" in outputs[-1]  # named, by its public spec
     _no_secret(tmp_path, outputs)
     assert [p.name for p in (tmp_path / "wmt").iterdir() if "matrix" in p.name or "key" in p.name] == []
+
+
+def test_validate_with_an_llm_judge_runs_in_the_same_scope(tmp_path):
+    """`validate` takes no --max-cost of its own but its rules may name a paid LLM judge: the command line's budget
+    holds, every request is journalled beside the report, and the secret reaches no file or output."""
+    from tests.support.paid_commands import _breaker_set, _spec
+
+    build = _breaker_set(tmp_path)
+    with ScriptedServer(default=answer_any_role) as srv:
+        rules = tmp_path / "rules.yaml"
+        rules.write_text(f"version: 1\noptions:\n  judge: {_spec(srv, 'bj', ',concurrency=8')}\n", encoding="utf-8")
+        args = ["validate", build, "--rules", rules, "--report", tmp_path / "report"]
+        stopped = invoke(["--max-requests", "1", *args])
+        assert stopped.exit_code == 3 and "--max-requests 1" in stopped.stderr, stopped.output
+        assert srv.usage["requests"] == 1
+        journal = [json.loads(x) for x in (tmp_path / "report" / "usage.jsonl").read_text().splitlines()]
+        assert sum(line.get("sent", 0) for line in journal) == 1 == sum(line.get("settled", 0) for line in journal)
+        done = invoke(args)
+        assert done.exit_code in (0, 1), done.output  # 1: a rule failed, which is no error of the run
+        assert srv.paid_twice() == 0
+    _no_secret(tmp_path, [stopped.output, done.output], given=(rules,))
