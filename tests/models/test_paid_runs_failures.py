@@ -228,8 +228,9 @@ def test_a_malformed_result_line_fails_only_its_request_which_the_rerun_sends_ag
         _, second = srv.batches.values()
         assert len(srv.files[second["input_file_id"]].splitlines()) == 1  # only the request without an answer
         assert srv.paid_twice() == 1  # the request whose answer never reached the client, and no other
-        u = _usage(tmp_path / "s.parquet")
-        assert u["requests"] == 1 and u["cached"] == len(SEEDS) - 1
+        u = _usage(tmp_path / "s.parquet")  # both runs (the journal in s.parquet.work/): what was paid, in total
+        assert u["requests"] == len(SEEDS) and u["cached"] == len(SEEDS) - 1 and u["unanswered"] == 1
+        assert u["cost_usd"] <= srv.cost(PRICE) <= u["cost_usd"] + u["unanswered_max_usd"]  # line 0 billed, unread
 
 
 def test_a_purged_batch_clears_its_state_and_the_next_run_starts_a_new_one(tmp_path):
