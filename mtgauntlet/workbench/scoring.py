@@ -111,13 +111,9 @@ def _ray_map(spec: Any, items: Items, work: list[Chunk]):
             self.scorer = make_scorer(spec)
 
         def score(self, items, chunk, limits):
-            from mtgauntlet.core.usage import (
-                LEDGER,
-                BudgetSpent,
-                budget,
-                since,
-                to_json,
-            )
+            from mtgauntlet.core.budget import budget
+            from mtgauntlet.core.usage import LEDGER, BudgetSpent
+            from mtgauntlet.core.usage_report import since, to_json
 
             before = LEDGER.snapshot()
             try:
