@@ -27,10 +27,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from mtgauntlet.errors import InputError
 from mtgauntlet.validators.metric_names import is_known, suggestion
+from mtgauntlet.validators.rule_options import Options
 
 RULES_VERSION = 1
 
@@ -66,44 +67,22 @@ class Threshold:
 
 
 @dataclass
-class Options:
-    embedder: str | None = None
-    chrf_word_order: int = 0
-    lm: bool = False
-    nli: str | None = None
-    judge: str | None = None
-    max_texts: int = 5000
-    gx: bool = False
-    grammar: bool = False
-    iqr_k: float = 3.0
-
-
-@dataclass
 class Rules:
     thresholds: list[Threshold] = field(default_factory=list)
     options: Options = field(default_factory=Options)
 
     def grammar_on(self) -> bool:
         """The grammar checks run: ``options.grammar`` or any ``grammar.*`` threshold."""
-        return self.options.grammar or any(t.metric.startswith("grammar.") for t in self.thresholds)
+        from mtgauntlet.validators.registry import all_rules
+
+        return all_rules()["grammar"].switched_on(self.options, [t.metric for t in self.thresholds])
 
     @classmethod
     def default(cls) -> Rules:
-        return cls(
-            thresholds=[
-                Threshold("schema.valid", equals=1.0),
-                Threshold("values.null_violations", max=0),
-                Threshold("values.not_allowed", max=0),
-                Threshold("ids.duplicates", max=0),
-                Threshold("text.empty_rate", max=0),
-                Threshold("chrf_diversity", min=0.3),
-                Threshold("embedding_diversity", min=0.05),
-                Threshold("smaug.span_mismatches", max=0),
-                Threshold("smaug.nli.bad_contradicts_ref_rate", min=0.8),
-                Threshold("smaug.nli.good_contradicts_ref_rate", max=0.2),
-                Threshold("lm_naturalness_mean", min=30.0),
-            ]
-        )
+        """Every registered rule's default thresholds (:func:`mtgauntlet.validators.registry.default_thresholds`)."""
+        from mtgauntlet.validators.registry import default_thresholds
+
+        return cls(thresholds=[Threshold(metric, **bounds) for metric, bounds in default_thresholds()])
 
     @classmethod
     def from_yaml(cls, path: str | Path) -> Rules:
@@ -141,7 +120,7 @@ class Rules:
                 "thresholds must be a mapping metric -> {min, max, equals}", file=str(p), field="thresholds"
             )
         for metric, spec in section.items():
-            where = {"file": str(p), "line": _line_of(text, str(metric)), "field": f"thresholds.{metric}"}
+            where: _Where = {"file": str(p), "line": _line_of(text, str(metric)), "field": f"thresholds.{metric}"}
             if not is_known(str(metric)):
                 raise InputError(f"unknown rule {metric!r}: no validator computes it{suggestion(str(metric))}", **where)
             if not isinstance(spec, dict) or not set(spec) <= {"min", "max", "equals"} or not spec:
@@ -151,6 +130,14 @@ class Rules:
                     raise InputError(f"{bound} must be a number, got {spec[bound]!r}", **where)
             thresholds.append(Threshold(metric, **spec))
         return cls(thresholds=thresholds, options=_options(opts, p, text))
+
+
+class _Where(TypedDict):
+    """Where a rules-file finding is (`InputError`'s keywords)."""
+
+    file: str
+    line: int | None
+    field: str
 
 
 def _line_of(text: str, key: str) -> int | None:
@@ -167,7 +154,7 @@ def _options(opts: dict[str, Any], path: Path, text: str) -> Options:
 
     types = typing.get_type_hints(Options)
     for key, value in opts.items():
-        where = {"file": str(path), "line": _line_of(text, str(key)), "field": f"options.{key}"}
+        where: _Where = {"file": str(path), "line": _line_of(text, str(key)), "field": f"options.{key}"}
         if key not in types:
             raise InputError(f"unknown option {key!r}; known: {', '.join(sorted(types))}", **where)
         want = types[key]
