@@ -18,10 +18,11 @@ CONCURRENCY_HELP = (
     "value."
 )
 MAX_COST_HELP = (
-    "Stop (exit 3) once the openai: requests of this run cost USD (specs need #price=IN/OUT); the same "
-    "command run again resumes."
+    "Budget in USD of the requests to paid backends (any paid backend; specs need #price=IN/OUT): a request "
+    "leaves when its worst case fits beside those in flight, else waits for them; exit 3 when it cannot fit "
+    "with none in flight; the same command run again resumes."
 )
-MAX_REQUESTS_HELP = "Stop (exit 3) after N requests to openai: backends; the same command run again resumes."
+MAX_REQUESTS_HELP = "Stop (exit 3) after N requests to paid backends; the same command run again resumes."
 DRY_RUN_HELP = (
     "Print the API calls per spec with estimated tokens and cost (from the rendered prompts and "
     "--max-tokens), send nothing, write nothing."
@@ -124,7 +125,8 @@ def max_cost() -> Any:
         min=0.0,
         builds=False,
         help=MAX_COST_HELP,
-        doc="Stop (`BudgetSpent`) once the requests cost this many USD; the same call resumes.",
+        doc="Budget in USD of the paid requests: each waits for room beside those in flight; `BudgetSpent` when "
+        "the next cannot fit with none in flight (never more than this is billed); the same call resumes.",
     )
 
 
@@ -135,7 +137,7 @@ def max_requests() -> Any:
         min=0,
         builds=False,
         help=MAX_REQUESTS_HELP,
-        doc="Stop (`BudgetSpent`) after N requests to openai: backends; the same call resumes.",
+        doc="Stop (`BudgetSpent`) after N requests to paid backends; the same call resumes.",
     )
 
 

@@ -35,6 +35,7 @@ def validate(o: ValidateOptions) -> Report:
         >>> report = mg.validate("builds/smaug", report="reports/smaug")
         >>> report.passed or print(report.failed_rules)
     """
+    from mtgauntlet.core.paid_run import paid_run
     from mtgauntlet.engines import get_engine
     from mtgauntlet.validators.rules import Rules
     from mtgauntlet.validators.validate import validate as run
@@ -47,7 +48,10 @@ def validate(o: ValidateOptions) -> Report:
     if r.options.gx and not o.report:
         raise UsageError("--gx needs --report DIR (Data Docs are written there)")
     engine = None if o.engine == "local" else get_engine(o.engine, actors=o.actors)
-    data = run(path_of(o.path), r, o.report, engine=engine)
+    # an LLM judge (rules' options.judge) may be a paid backend: the run's budget (the command line's), its usage
+    # journal beside the report (REPORT/usage.jsonl) and the graceful stop on signals
+    with paid_run(o.report if o.report and r.options.judge else None):
+        data = run(path_of(o.path), r, o.report, engine=engine)
     return Report(data=data, path=Path(o.report) if o.report else None)
 
 

@@ -18,7 +18,7 @@ app = typer.Typer(help="Score texts with a model and write them with a new colum
 def _report(result, json_out: bool, dry_run: bool) -> None:
     """The plan of a dry run, or the summary of the scores written."""
     from mtgauntlet.api.scoring import SUMMARY
-    from mtgauntlet.core.usage import summary_line
+    from mtgauntlet.core.usage_report import summary_line
     from mtgauntlet.corpora.options import skipped_counts_note
 
     if dry_run:
