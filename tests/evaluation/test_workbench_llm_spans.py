@@ -119,12 +119,13 @@ def test_json_mode_sends_the_error_schema_and_spans_change_the_signature(ted, tm
     with ScriptedServer(default=answer) as srv:
         spec = f"llm-as-qe:openai:judge@{srv.url}#json=1,spans=1,price=1/2"
         res = mg.evaluate("metric", releases=releases, metric=spec, out=tmp_path / "res")
-        assert res["metrics"][spec]["failed"] == 0 and len(bodies) == len({r["tgt"] for r in records})
+        name = f"llm-as-qe:openai:judge@{srv.url}#json=1,spans=1"  # the public spec: kept, it changes the answer
+        assert public_spec(spec) == name and list(res["metrics"]) == [name]
+        assert res["metrics"][name]["failed"] == 0 and len(bodies) == len({r["tgt"] for r in records})
         schema = bodies[0]["response_format"]["json_schema"]
         assert schema["name"] == "translation_errors" and "errors" in schema["schema"]["properties"]
         plain = make_scorer(f"llm-as-qe:openai:judge@{srv.url}#json=1").signature
-        assert "spans=1" in res["metrics"][spec]["signature"] and "spans" not in plain
-    assert public_spec(spec) == f"llm-as-qe:openai:judge@{srv.url}#json=1,spans=1"  # kept: it changes the answer
+        assert "spans=1" in res["metrics"][name]["signature"] and "spans" not in plain
     stored = mg.query("SELECT score, spans FROM metric_score", releases=releases, results=tmp_path / "res")
     for score, spans in zip(stored["score"], stored["spans"]):  # the last character, a minor punctuation error
         assert score == pytest.approx(-0.1) and len(spans) == 1 and spans[0]["severity"] == "minor"
