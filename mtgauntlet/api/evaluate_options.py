@@ -10,6 +10,7 @@ from typing import Any
 from mtgauntlet import shared_options as shared
 from mtgauntlet.api.checks import judgment_formats
 from mtgauntlet.options import REQUIRED, option
+from mtgauntlet.workbench import registry
 
 Names = str | Sequence[str] | None  # comma-separated on the command line; a list too in Python
 
@@ -31,10 +32,11 @@ class EvaluateMetricOptions:
     metric: Any = option(
         ("chrf",),
         flags=("--metric", "-m"),
-        help="chrf, bleu, col:GOODCOL,BADCOL (pairs), "
+        help=f"A registered metric: {registry.described()}; col:GOODCOL,BADCOL (pairs), "
         "col:NAME (human-judgment sets), or a QE spec (qe, roundtrip, comet:..., llm-as-qe:...); "
         "several: repeat or comma-separate.",
-        doc="chrf, bleu, ``col:GOODCOL,BADCOL`` (pairs) or ``col:NAME`` (human-judgment sets), or a "
+        doc=f"A registered metric ({', '.join(registry.names())}: `mtgauntlet.workbench.registry`), "
+        "``col:GOODCOL,BADCOL`` (pairs) or ``col:NAME`` (human-judgment sets), or a "
         "QE spec: one, a list, or comma-separated; with ``out`` also a Python callable "
         "``(src, hyp, ref, src_lang, tgt_lang) -> list[float]``.",
     )

@@ -17,7 +17,38 @@ from mtgauntlet.errors import UsageError
 __all__ = ["evaluate_catalog", "run_catalog", "leaderboard"]
 
 ENGINES = ("local", "ray")
-REFERENCE_BASED = ("chrf", "bleu")
+
+
+def reference_based(spec: str) -> bool:
+    """Whether ``spec`` is a registered metric that reads the reference."""
+    from mtgauntlet.workbench.registry import METRICS, metric_class
+
+    return spec in METRICS and metric_class(spec).needs_ref
+
+
+def score_one_set(pairs: Any, spec: str) -> tuple[list[float], list[float]] | None:
+    """(good scores, bad scores) of a registered metric over one set's pairs (``evaluate metric --set``), language
+    pair by language pair; None for another spec (col:, QE: `mtgauntlet.evaluation.metric_robustness`)."""
+    from mtgauntlet.errors import GauntletError
+    from mtgauntlet.workbench.metrics import make_scorer
+    from mtgauntlet.workbench.registry import METRICS
+
+    if spec not in METRICS:
+        return None
+    scorer = make_scorer(spec)
+    assert scorer.score is not None
+    if scorer.needs_ref and any(not r for r in pairs.ref):
+        raise GauntletError(f"{spec} needs references; some pairs have none")
+    good, bad = [float("nan")] * len(pairs.good), [float("nan")] * len(pairs.bad)
+    groups: dict[tuple[str, str], list[int]] = {}
+    for i, (s, t) in enumerate(zip(pairs.src_lang, pairs.tgt_lang)):
+        groups.setdefault((s, t), []).append(i)
+    for (sl, tl), idx in groups.items():
+        src, ref = [pairs.src[i] for i in idx], [pairs.ref[i] for i in idx]
+        for side, out in ((pairs.good, good), (pairs.bad, bad)):
+            for i, x in zip(idx, scorer.score(src, [side[i] for i in idx], ref, sl, tl)):
+                out[i] = float("nan") if x is None else float(x)
+    return good, bad
 
 
 def metric_specs(values: str | Sequence[str]) -> list[str]:
