@@ -126,18 +126,26 @@ def diversity(
         >>> from mtgauntlet.api.checking import diversity
         >>> diversity(input="set.tsv", column="src")["chrf_diversity"]
     """
+    from concurrent.futures import ThreadPoolExecutor
+
+    from mtgauntlet.core.progress import Progress, want_bar
     from mtgauntlet.models import registry
     from mtgauntlet.validators import checks
 
     _, texts = _texts(input, column, format, quoting)
-    res = {
-        "n": len(texts),
-        **checks.chrf_diversity(texts, word_order=word_order, max_texts=max_texts),
-        "embedding_diversity": checks.embedding_diversity(
-            texts, registry.load("embedder", embedder) if embedder else None, max_texts
-        ),
-        "unique_words": checks.unique_words(texts),
-    }
+    model = registry.load("embedder", embedder or "e5")
+    used = min(len(texts), max_texts)
+    label = f"validate diversity: embedding texts ({embedder or 'e5'}, the slow part; pairwise chrF alongside)"
+    # the compiled chrF kernels and the embedder's C code both release the GIL: the two run on both cores
+    with ThreadPoolExecutor(max_workers=1) as pool, Progress(want_bar(None), used, 0, label, every=10.0) as bar:
+        chrf = pool.submit(checks.chrf_diversity, texts, word_order=word_order, max_texts=max_texts)
+        emb = checks.embedding_diversity(texts, model, max_texts, tick=bar.advance)
+        res = {
+            "n": len(texts),
+            **chrf.result(),
+            "embedding_diversity": emb,
+            "unique_words": checks.unique_words(texts),
+        }
     res.pop("chrf_pairs_texts")
     return res
 

@@ -135,6 +135,7 @@ def evaluate_catalog(
     at_least("--shard-size", shard_size, 1)
     at_least("--ci-resamples", ci_resamples, 1)
     specs = _metric_list(metric)
+    scorers = [(spec, make_scorer(spec)) for spec in specs]  # first: a compiled metric warms up meanwhile
     root = Path(out)
     sealed, unsealed = open_results(root)
     stored = read_scores(sealed + unsealed)
@@ -144,7 +145,6 @@ def evaluate_catalog(
         all_items = [load_items(con, r) for r in refs]
     finally:
         con.close()
-    scorers = [(spec, make_scorer(spec)) for spec in specs]
     counts: dict[str, dict[str, int]] = {}
     stats: list[dict[str, Any]] = []
     done: set[tuple[str, str, str]] = set()

@@ -5,6 +5,7 @@ checks it), under sacrebleu's own signature (``chrf|chrF2|nrefs:1|case:mixed|eff
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -31,6 +32,13 @@ class _Sacrebleu(WorkbenchMetric):
     def __init__(self) -> None:
         self.metric = self.make()
         self.metric.corpus_score(["a"], [["a"]])  # sacrebleu knows its signature once it has seen references
+        # the compiled kernels load (or compile) in the background while the workbench reads the catalog
+        self._warm = threading.Thread(target=self.score, args=([""], ["a b"], ["a c"], "", ""), daemon=True)
+        self._warm.start()
+
+    def ready(self) -> None:
+        """Wait for the warm-up (the first call compiles or loads the kernels)."""
+        self._warm.join()
 
     @staticmethod
     def make() -> Any:
@@ -62,6 +70,8 @@ class ChrF(_Sacrebleu):
     ) -> Sequence[float | None]:
         from mtgauntlet.validators.sentence_lexical import chrf_sentences
 
+        if threading.current_thread() is not self._warm:
+            self.ready()
         return chrf_sentences(self.metric, hyp, ref)
 
 
@@ -89,4 +99,6 @@ class Bleu(_Sacrebleu):
     ) -> Sequence[float | None]:
         from mtgauntlet.validators.sentence_lexical import bleu_sentences
 
+        if threading.current_thread() is not self._warm:
+            self.ready()
         return bleu_sentences(self.metric, hyp, ref)

@@ -160,6 +160,24 @@ def _spent(usage: str) -> tuple[float, int]:
     return cost, requests
 
 
+def score_rows(base: dict[str, Any], items: Items, idx: Sequence[int], answers) -> pa.Table:
+    """The ``metric_score`` rows of items ``idx`` with their (score, failure) ``answers``, built column-wise."""
+    from mtgauntlet.schema import get_kind
+
+    schema = get_kind("metric_score").schema
+    n = len(idx)
+    values, failures = zip(*answers) if n else ((), ())
+    columns = {
+        **{name: pa.array([base[name]] * n, pa.string()) for name in base},
+        "item_key": pa.array([items.key[i] for i in idx], pa.string()),
+        "record_id": pa.array([items.record_id[i] for i in idx], pa.string()),
+        "side": pa.array([items.side[i] for i in idx], pa.string()),
+        "score": pa.array(values, pa.float64()),
+        "failure": pa.array(failures, pa.string()),
+    }
+    return pa.Table.from_pydict({f.name: columns[f.name] for f in schema}, schema=schema)
+
+
 def score_set(
     spec: Any,
     scorer: Scorer,
@@ -167,7 +185,7 @@ def score_set(
     known: Known,
     size: int,
     engine: str,
-    append: Callable[[list[dict[str, Any]]], Any],
+    append: Callable[[pa.Table], Any],
     tick: Callable[[int], None] = lambda n: None,
 ) -> tuple[list[float | None], int, int, int]:
     """(score per item, computed, reused, rows added): stored rows reused, equal items copied (reused, added), the
@@ -181,30 +199,22 @@ def score_set(
         "set_version": ref.version,
         "record_kind": ref.kind,
     }
-
-    def row(i: int, value, failure) -> dict[str, Any]:
-        return {
-            **base,
-            "item_key": items.key[i],
-            "record_id": items.record_id[i],
-            "side": items.side[i],
-            "score": value,
-            "failure": failure,
-        }
-
     share = scorer.column is None  # a col: value belongs to its record, not to the text: never shared
-    todo, copied, reused = [], [], 0
-    for i in range(len(items)):
-        hit = known.rows.get((ref.name, ref.version, items.record_id[i], items.side[i]))
+    todo, copied, copied_answers, reused = [], [], [], 0
+    rows, by_key = known.rows, known.by_key
+    for i, (rid, side, key) in enumerate(zip(items.record_id, items.side, items.key)):
+        hit = rows.get((ref.name, ref.version, rid, side)) if rows else None
         if hit is not None:
             scores[i], reused = hit[0], reused + 1
-        elif share and items.key[i] in known.by_key:
-            value, failure = known.by_key[items.key[i]]
-            scores[i], reused = value, reused + 1
-            copied.append(row(i, value, failure))
+        elif share and key in by_key:
+            answer = by_key[key]
+            scores[i], reused = answer[0], reused + 1
+            copied.append(i)
+            copied_answers.append(answer)
         else:
             todo.append(i)
-    append(copied)
+    if copied:
+        append(score_rows(base, items, copied, copied_answers))
     tick(len(items) - len(todo))
     firsts: dict[str, int] = {}
     for i in todo:  # equal items in the set (two systems' same output): scored once
@@ -216,19 +226,16 @@ def score_set(
     )
     computed = 0
     for (idx, _, _), answers in results:
-        new = []
-        for i, (value, failure) in zip(idx, answers):
-            scores[i] = value
-            known.by_key[items.key[i]] = (value, failure)
-            new.append(row(i, value, failure))
-        append(new)
+        for i, answer in zip(idx, answers):
+            scores[i] = answer[0]
+            by_key[items.key[i]] = answer
+        append(score_rows(base, items, idx, answers))
         computed += len(idx)
         tick(len(idx))
-    again = []
-    for i in dups:
-        value, failure = known.by_key[items.key[i]]
-        scores[i] = value
-        again.append(row(i, value, failure))
-    append(again)
+    if dups:
+        again = [by_key[items.key[i]] for i in dups]
+        for i, answer in zip(dups, again):
+            scores[i] = answer[0]
+        append(score_rows(base, items, dups, again))
     tick(len(dups))
     return scores, computed, reused + len(dups), computed + len(copied) + len(dups)

@@ -121,3 +121,22 @@ def test_every_registered_metric_stores_its_own_scores_through_the_workbench(exa
             for side in ("good", "bad"):
                 want = metric.score([rec["src"]], [rec[side]], [rec["ref"]], rec["src_lang"], rec["tgt_lang"])[0]
                 assert _close(mine[(rec["id"], side)], want), (name, rec[side], rec["ref"])
+
+
+def test_item_keys_of_a_set_are_item_key_of_each_item(example_catalog):
+    """The column-wise keys of `load_items` are `item_key` of each item (stored results keep their keys)."""
+    from mtgauntlet.releases.catalog import open_catalog
+    from mtgauntlet.workbench.sets import item_key, load_items, select_sets
+
+    releases, rows = example_catalog
+    con = open_catalog(releases)
+    try:
+        items = load_items(con, select_sets(con, "examples")[0])
+    finally:
+        con.close()
+    assert len(items) == 2 * len(rows) and items.side[:2] == ["good", "bad"]
+    want = [
+        item_key(s, h, r, a, b)
+        for s, h, r, a, b in zip(items.src, items.hyp, items.ref, items.src_lang, items.tgt_lang)
+    ]
+    assert items.key == want and len(set(want)) > len(rows)
