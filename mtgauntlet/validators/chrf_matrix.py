@@ -50,7 +50,7 @@ def _tables(
     texts: Sequence[str], char_order: int, word_order: int, lowercase: bool, whitespace: bool
 ) -> list[OrderTables]:
     lines = [t.lower() if lowercase else t for t in texts]
-    chars = Symbols.of_chars(lines if whitespace else ["".join(t.split()) for t in lines])
+    chars = Symbols.of_chars(lines, drop_whitespace=not whitespace)
     out = [OrderTables(chars, n, keys) for n, keys in chars.orders(char_order)]
     if word_order:
         words = Symbols.of_words([remove_punctuation(t) for t in lines])
@@ -85,14 +85,15 @@ def chrf_blocks(
         m = stop - start
         for a in (score, avg_p, avg_r, eff):
             a[:m] = 0
-        for t in tables:
-            k.block_matches(
-                start, stop, t.row_ptr, t.row_gid, t.row_cnt, t.col_ptr, t.col_txt, t.col_cnt, ref_start, match[:m]
-            )
-            ref_totals = t.totals[ref_start:]
-            k.accumulate(match[:m], t.totals[start:stop], ref_totals, factor, score[:m], avg_p[:m], avg_r[:m], eff[:m])
         out = np.empty((m, nr))
-        k.finish(score[:m], avg_p[:m], avg_r[:m], eff[:m], factor, order, eps_smoothing, out)
+        with k.LOCK:
+            for t in tables:
+                k.block_matches(
+                    start, stop, t.row_ptr, t.row_gid, t.row_cnt, t.col_ptr, t.col_txt, t.col_cnt, ref_start, match[:m]
+                )
+                hyp_totals, ref_totals = t.totals[start:stop], t.totals[ref_start:]
+                k.accumulate(match[:m], hyp_totals, ref_totals, factor, score[:m], avg_p[:m], avg_r[:m], eff[:m])
+            k.finish(score[:m], avg_p[:m], avg_r[:m], eff[:m], factor, order, eps_smoothing, out)
         yield start, out
 
 

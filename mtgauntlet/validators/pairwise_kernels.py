@@ -9,6 +9,8 @@ and F-score follow sacrebleu's ``CHRF._compute_f_score`` in its order of operati
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 
@@ -17,7 +19,16 @@ def _jit(fn):
         from numba import njit
     except ModuleNotFoundError:  # pragma: no cover - exercised only without numba
         return fn
-    return njit(cache=True, nogil=True)(fn)
+    return njit(cache=True, nogil=True, parallel=True)(fn)
+
+
+try:
+    from numba import prange
+except ModuleNotFoundError:  # pragma: no cover - exercised only without numba
+    prange = range  # type: ignore[misc, assignment]
+
+# numba's default threading layer runs one parallel kernel at a time: callers hold this lock around the kernels
+LOCK = threading.Lock()
 
 
 @_jit
@@ -26,10 +37,10 @@ def block_matches(
 ):  # pragma: no cover
     """``match[i - start, j - ref_start]`` = sum over shared n-grams of min(count in i, count in j), for the
     hypotheses ``start <= i < stop`` and every reference ``j >= ref_start`` (``match`` zeroed here)."""
-    match[:, :] = 0
     n_refs = match.shape[1]
-    for i in range(start, stop):
+    for i in prange(start, stop):
         row = match[i - start]
+        row[:] = 0
         for p in range(row_ptr[i], row_ptr[i + 1]):
             g, c = row_gid[p], row_cnt[p]
             for q in range(col_ptr[g], col_ptr[g + 1]):
@@ -43,7 +54,7 @@ def block_matches(
 def accumulate(match, hyp_totals, ref_totals, factor, score, avg_p, avg_r, eff):  # pragma: no cover
     """One order of sacrebleu's ``_compute_f_score`` loop, for every pair of the block."""
     eps = 1e-16
-    for a in range(match.shape[0]):
+    for a in prange(match.shape[0]):
         for b in range(match.shape[1]):
             n_ref = ref_totals[b]
             n_hyp = hyp_totals[a] if n_ref > 0 else 0
@@ -61,7 +72,7 @@ def accumulate(match, hyp_totals, ref_totals, factor, score, avg_p, avg_r, eff):
 @_jit
 def finish(score, avg_p, avg_r, eff, factor, order, eps_smoothing, out):  # pragma: no cover
     """The end of sacrebleu's ``_compute_f_score``: the F-score of the averaged precision and recall."""
-    for a in range(score.shape[0]):
+    for a in prange(score.shape[0]):
         for b in range(score.shape[1]):
             if eps_smoothing:
                 out[a, b] = 100 * score[a, b] / order

@@ -13,6 +13,7 @@ merge the pairs' sorted lists. Without numba the same kernels run as Python; wit
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from itertools import chain
 from typing import Any
@@ -53,9 +54,16 @@ class Symbols:
         self.bits = max(1, int(n_symbols).bit_length())
 
     @classmethod
-    def of_chars(cls, lines: list[str]) -> Symbols:
+    def of_chars(cls, lines: list[str], drop_whitespace: bool = False) -> Symbols:
+        """The characters of each line; ``drop_whitespace``: without the characters ``str.split()`` splits on
+        (sacrebleu's ``"".join(line.split())``)."""
         codes = np.frombuffer("".join(lines).encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
         lengths = np.fromiter(map(len, lines), dtype=np.int64, count=len(lines))
+        if drop_whitespace and len(codes):
+            keep = ~np.isin(codes, _whitespace())
+            owner = np.repeat(np.arange(len(lines)), lengths)
+            lengths = np.bincount(owner[keep], minlength=len(lines)).astype(np.int64)
+            codes = codes[keep]
         if not len(codes):
             return cls(codes, lengths, 0)
         present = np.zeros(int(codes.max()) + 1, dtype=np.int64)
@@ -103,6 +111,12 @@ class Symbols:
         return out
 
 
+@functools.cache
+def _whitespace() -> np.ndarray:
+    """The code points ``str.split()`` splits on (``str.isspace``), found once."""
+    return np.array([c for c in range(0x110000) if chr(c).isspace()], dtype=np.uint32)
+
+
 def _distinct(hyp: Sequence[str], ref: Sequence[str]) -> tuple[list[str], np.ndarray, np.ndarray]:
     """The distinct texts of a batch, and each pair's hypothesis and reference as an index into them."""
     texts = list(dict.fromkeys(chain(hyp, ref)))
@@ -140,9 +154,9 @@ def chrf_sentences(metric: Any, hyp: Sequence[str], ref: Sequence[str | None]) -
 
     def scores(hs: list[str], rs: list[str]) -> np.ndarray:
         texts, h, r = _distinct(hs, rs)
-        lines = [metric._preprocess_segment(t) for t in texts]
-        chars = lines if metric.whitespace else ["".join(t.split()) for t in lines]
-        parts = [Symbols.of_chars(chars).match_stats(metric.char_order, h, r)]
+        lines = [t.lower() for t in texts] if metric.lowercase else texts  # sacrebleu's _preprocess_segment
+        chars = Symbols.of_chars(lines, drop_whitespace=not metric.whitespace)
+        parts = [chars.match_stats(metric.char_order, h, r)]
         if metric.word_order > 0:
             words = Symbols.of_words([remove_punctuation(t) for t in lines])
             parts.append(words.match_stats(metric.word_order, h, r))
@@ -155,17 +169,18 @@ def chrf_sentences(metric: Any, hyp: Sequence[str], ref: Sequence[str | None]) -
     return _with_refs(scores, hyp, ref)
 
 
-def bleu_preprocessor(metric: Any) -> Callable[[str], str]:
-    """``metric._preprocess_segment``, with `tokenize_13a` in place of sacrebleu's 13a tokenizer (equal output)."""
+def bleu_tokens(metric: Any) -> Callable[[str], list[str]]:
+    """``metric._preprocess_segment(sent).split()``, with `tokens_13a` in place of sacrebleu's 13a tokenizer (equal
+    tokens)."""
     from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 
     if type(metric.tokenizer) is not Tokenizer13a:
-        return metric._preprocess_segment
-    from mtgauntlet.validators.tokenize_13a import tokenize_13a
+        return lambda sent: metric._preprocess_segment(sent).split()
+    from mtgauntlet.validators.tokenize_13a import tokens_13a
 
     if metric.lowercase:
-        return lambda sent: tokenize_13a(sent.lower().rstrip())
-    return lambda sent: tokenize_13a(sent.rstrip())
+        return lambda sent: tokens_13a(sent.lower().rstrip())
+    return lambda sent: tokens_13a(sent.rstrip())
 
 
 def bleu_sentences(metric: Any, hyp: Sequence[str], ref: Sequence[str | None]) -> list[float | None]:
@@ -179,11 +194,21 @@ def bleu_sentences(metric: Any, hyp: Sequence[str], ref: Sequence[str | None]) -
     if smooth_value is None:
         smooth_value = BLEU.SMOOTH_DEFAULTS[metric.smooth_method]
 
-    prepare = bleu_preprocessor(metric)
+    from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
+
+    tokens = bleu_tokens(metric)
+
+    def words_of(texts: list[str]) -> Symbols:
+        if type(metric.tokenizer) is not Tokenizer13a:
+            return Symbols.of_words(list(map(tokens, texts)))
+        from mtgauntlet.validators.tokenize_kernels import token_ids_13a
+
+        lines = [t.lower().rstrip() for t in texts] if metric.lowercase else [t.rstrip() for t in texts]
+        return Symbols(*token_ids_13a(lines))
 
     def scores(hs: list[str], rs: list[str]) -> np.ndarray:
         texts, h, r = _distinct(hs, rs)
-        words = Symbols.of_words([prepare(t).split() for t in texts])
+        words = words_of(texts)
         stats = words.match_stats(metric.max_ngram_order, h, r)
         out = np.empty(len(hs))
         k.bleu_scores(

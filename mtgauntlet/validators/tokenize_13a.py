@@ -18,6 +18,11 @@ _SPACED = {".": " . ", ",": " , ", "-": " - "}
 
 def tokenize_13a(line: str) -> str:
     """``Tokenizer13a()(line)``."""
+    return " ".join(tokens_13a(line))
+
+
+def tokens_13a(line: str) -> list[str]:
+    """``Tokenizer13a()(line).split()``: the tokens, without joining them to split them again."""
     line = line.replace("<skipped>", "").replace("-\n", "").replace("\n", " ")
     if "&" in line:
         line = line.replace("&quot;", '"').replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">")
@@ -36,4 +41,4 @@ def tokenize_13a(line: str) -> str:
         if len(parts) > 1:
             parts[2::3] = map(_SPACED.__getitem__, parts[2::3])
             line = "".join(parts)
-    return " ".join(line.split())
+    return line.split()

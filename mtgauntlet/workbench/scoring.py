@@ -160,6 +160,13 @@ def _spent(usage: str) -> tuple[float, int]:
     return cost, requests
 
 
+def _repeat(value: str, n: int) -> pa.Array:
+    """``n`` times ``value`` as a string array (one dictionary entry decoded in C, no Python list)."""
+    import numpy as np
+
+    return pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, dtype=np.int32)), pa.array([value])).cast(pa.string())
+
+
 def score_rows(base: dict[str, Any], items: Items, idx: Sequence[int], answers) -> pa.Table:
     """The ``metric_score`` rows of items ``idx`` with their (score, failure) ``answers``, built column-wise."""
     from mtgauntlet.schema import get_kind
@@ -168,7 +175,7 @@ def score_rows(base: dict[str, Any], items: Items, idx: Sequence[int], answers) 
     n = len(idx)
     values, failures = zip(*answers) if n else ((), ())
     columns = {
-        **{name: pa.array([base[name]] * n, pa.string()) for name in base},
+        **{name: _repeat(base[name], n) for name in base},
         "item_key": pa.array([items.key[i] for i in idx], pa.string()),
         "record_id": pa.array([items.record_id[i] for i in idx], pa.string()),
         "side": pa.array([items.side[i] for i in idx], pa.string()),

@@ -17,6 +17,7 @@ from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 from mtgauntlet.validators import sentence_lexical
 from mtgauntlet.validators.sentence_lexical import bleu_sentences, chrf_sentences
 from mtgauntlet.validators.tokenize_13a import tokenize_13a
+from mtgauntlet.validators.tokenize_kernels import token_ids_13a
 
 PIECES = [
     "the",
@@ -203,4 +204,11 @@ def test_13a_tokenizer_equals_sacrebleus(flores_pairs):
     hyps, refs = random_pairs(3000, seed=3)
     texts = hyps + refs + flores_pairs[0]
     sacre = Tokenizer13a()
-    assert [tokenize_13a(t) for t in texts] == [sacre(t) for t in texts]
+    want = [sacre(t) for t in texts]
+    assert [tokenize_13a(t) for t in texts] == want
+    ids, per_line, distinct = token_ids_13a(texts)  # compiled: exact ids of the same tokens
+    assert per_line.tolist() == [len(w.split()) for w in want]
+    tokens = [tok for w in want for tok in w.split()]
+    assert distinct == len(set(tokens))
+    first: dict[str, int] = {}
+    assert all(first.setdefault(tok, i) == i for tok, i in zip(tokens, ids.tolist()))
