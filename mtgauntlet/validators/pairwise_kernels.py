@@ -25,7 +25,7 @@ def _jit(fn):
 try:
     from numba import prange
 except ModuleNotFoundError:  # pragma: no cover - exercised only without numba
-    prange = range  # type: ignore[misc, assignment]
+    prange = range  # type: ignore[misc]
 
 # numba's default threading layer runs one parallel kernel at a time: callers hold this lock around the kernels
 LOCK = threading.Lock()
