@@ -67,9 +67,9 @@ def build_subset(o: SubsetOptions) -> Build:
     from mtgauntlet.builders.subset import SubsetBuilder
 
     given = [o.tgt_lang] if o.tgt_lang is None or isinstance(o.tgt_lang, str) else list(o.tgt_lang)
-    targets = [t for g in given for t in comma_list(g)] or [None]
+    targets: list[str | None] = [t for g in given for t in comma_list(g)] or [None]
     if len(set(targets)) != len(targets):
-        raise UsageError(f"--tgt-lang: {', '.join(targets)} names a language twice")
+        raise UsageError(f"--tgt-lang: {', '.join(map(str, targets))} names a language twice")
     src_lang, tgt_lang = lang_pair(o.src_lang, targets[0])
     targets = [tgt_lang, *(lang_pair(None, t)[1] for t in targets[1:])]
     rows = load_corpus(
@@ -202,6 +202,7 @@ def build_bandit(o: BanditBuildOptions) -> Build:
         >>> b = mg.build("bandit", out="builds/bandit", corpus="flores", topic_column="topic", budget=50, k=3)
         >>> b.summary["top_topics"]
     """
+    from mtgauntlet.builders.bandit.search import BanditSearch
     from mtgauntlet.builders.bandit.setup import prepare
     from mtgauntlet.builders.base import iter_items
     from mtgauntlet.core.builds import input_digest
@@ -233,6 +234,7 @@ def build_bandit(o: BanditBuildOptions) -> Build:
             return Build(Path(out), skipped=skipped, plan=prepare(options, rows, corpus, named, None, dry_run=True))
         # the digest names the topics asked for; an LLM tree is only known once grown, inside prepare
         search = prepare(options, rows, corpus, named, None)
+        assert isinstance(search, BanditSearch)  # not a dry run: the search itself
         search.input_sha256 = input_digest(
             iter_items([*({"topic": t.name, "path": t.path} for t in search.topics), *rows])
         )

@@ -13,6 +13,7 @@ docs/validation.md).
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -20,6 +21,7 @@ from mtgauntlet.validators import pairwise_kernels as k
 from mtgauntlet.validators.sentence_lexical import Symbols, remove_punctuation
 
 PAIRS_PER_BLOCK = 1 << 22
+T = TypeVar("T")
 
 
 class OrderTables:
@@ -97,7 +99,7 @@ def chrf_blocks(
         yield start, out
 
 
-def pairwise_chrf(hyps: Sequence[str], refs: Sequence[str] | None = None, **options) -> np.ndarray:
+def pairwise_chrf(hyps: Sequence[str], refs: Sequence[str] | None = None, **options: Any) -> np.ndarray:
     """Matrix S[i, j] = sentence chrF of hyps[i] against refs[j] (refs defaults to hyps), 0..100. Options:
     ``char_order``, ``word_order``, ``beta``, ``lowercase``, ``whitespace``, ``eps_smoothing`` (sacrebleu's)."""
     nr = len(hyps) if refs is None else len(refs)
@@ -107,7 +109,7 @@ def pairwise_chrf(hyps: Sequence[str], refs: Sequence[str] | None = None, **opti
     return out
 
 
-def sample_texts(texts: Sequence, max_texts: int | None, seed: int = 13) -> list:
+def sample_texts(texts: Sequence[T], max_texts: int | None, seed: int = 13) -> list[T]:
     """A uniform sample of ``max_texts`` texts (order kept) for pairwise metrics on very large sets."""
     texts = list(texts)
     if max_texts is not None and len(texts) > max_texts:
@@ -117,7 +119,7 @@ def sample_texts(texts: Sequence, max_texts: int | None, seed: int = 13) -> list
 
 
 def mean_pairwise_chrf(
-    texts: Sequence[str], *, max_texts: int | None = 5000, seed: int = 13, **options
+    texts: Sequence[str], *, max_texts: int | None = 5000, seed: int = 13, **options: Any
 ) -> tuple[float, int]:
     """Mean chrF over ordered pairs i != j (text i hypothesis, text j reference); samples ``max_texts``
     texts uniformly when there are more. Returns (mean, number of texts used). Block by block: memory stays
