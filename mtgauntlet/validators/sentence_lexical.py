@@ -7,8 +7,8 @@ chrF++'s punctuation splitting as sacrebleu writes them). Its symbols (character
 (``b`` bits), and the n-gram of order n at a position becomes one 64-bit integer: the n ids packed (n * b <= 64),
 or, where that does not fit, the exact rank of the (n-1)-gram followed by the last id. Equal integers are equal
 n-grams, no hashing. The compiled kernels (`mtgauntlet.validators.lexical_kernels`) sort each text's keys once and
-merge the pairs' sorted lists. Without numba the same kernels run as Python; without sacrebleu's internal steps
-(another major version) the batch falls back to ``sentence_score`` itself.
+merge the pairs' sorted lists. Without numba (or without sacrebleu's internal steps: another major version) the
+batch falls back to ``sentence_score`` itself.
 """
 
 from __future__ import annotations
@@ -149,7 +149,7 @@ def exact_steps(metric: Any) -> bool:
 def chrf_sentences(metric: Any, hyp: Sequence[str], ref: Sequence[str | None]) -> list[float | None]:
     """``metric.sentence_score(h, [r]).score`` for each pair (None where ``r`` is None); ``metric``: a sacrebleu
     ``CHRF``."""
-    if not exact_steps(metric):
+    if not (exact_steps(metric) and k.compiled()):  # without numba the kernels would be slower than sacrebleu
         return [metric.sentence_score(h, [r]).score if r is not None else None for h, r in zip(hyp, ref)]
 
     def scores(hs: list[str], rs: list[str]) -> np.ndarray:
@@ -186,7 +186,7 @@ def bleu_tokens(metric: Any) -> Callable[[str], list[str]]:
 def bleu_sentences(metric: Any, hyp: Sequence[str], ref: Sequence[str | None]) -> list[float | None]:
     """``metric.sentence_score(h, [r]).score`` for each pair (None where ``r`` is None); ``metric``: a sacrebleu
     ``BLEU`` (any tokenizer: its own tokenizer object tokenizes)."""
-    if not exact_steps(metric):
+    if not (exact_steps(metric) and k.compiled()):  # without numba the kernels would be slower than sacrebleu
         return [metric.sentence_score(h, [r]).score if r is not None else None for h, r in zip(hyp, ref)]
     from sacrebleu.metrics import BLEU
 
