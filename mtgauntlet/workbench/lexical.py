@@ -28,6 +28,7 @@ class _Sacrebleu(WorkbenchMetric):
     """A sacrebleu metric scored sentence by sentence, in batches."""
 
     needs_ref = True
+    thread_safe = True  # compiled kernels that release the GIL; the sacrebleu object is only read
 
     def __init__(self) -> None:
         self.metric = self.make()

@@ -30,6 +30,7 @@ class Scorer:
     score: BatchFn | None = None  # None for col: (the values come from the records)
     column: str | None = None  # col:NAME / col:GOOD,BAD: the record's kept score(s)
     needs_ref: bool = False
+    thread_safe: bool = False  # chunks may be scored by two threads at once (compiled code that releases the GIL)
 
 
 def registered(name: str) -> Scorer:
@@ -42,7 +43,9 @@ def registered(name: str) -> Scorer:
     def score(src, hyp, ref, src_lang, tgt_lang):
         return metric.score(src, hyp, ref, src_lang, tgt_lang)
 
-    return Scorer(name, f"{name}|{metric.signature()}", score, needs_ref=metric.needs_ref)
+    return Scorer(
+        name, f"{name}|{metric.signature()}", score, needs_ref=metric.needs_ref, thread_safe=metric.thread_safe
+    )
 
 
 def _qe(spec: str) -> Scorer:

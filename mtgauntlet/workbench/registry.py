@@ -54,9 +54,11 @@ class Example:
 
 class WorkbenchMetric:
     """A metric of the workbench. Subclasses set ``needs_ref`` (an item without a reference is not scored) and
-    define ``signature``, ``score`` and ``example``; the constructor takes no argument."""
+    ``thread_safe`` (``score`` may run in two threads at once: the local engine then scores two chunks at a time),
+    and define ``signature``, ``score`` and ``example``; the constructor takes no argument."""
 
     needs_ref: ClassVar[bool] = True
+    thread_safe: ClassVar[bool] = False
 
     def signature(self) -> str:
         """Everything that makes the scores what they are (versions, options); the stored rows' signature is

@@ -100,7 +100,11 @@ def example_catalog(tmp_path_factory):
 def test_every_registered_metric_stores_its_own_scores_through_the_workbench(example_catalog, tmp_path):
     releases, rows = example_catalog
     out = tmp_path / "results"
-    r = invoke(["evaluate", "metric", "--releases", releases, "-m", ",".join(METRICS), "--out", out, "--json"])
+    metrics = ",".join(METRICS)
+    # chunks of 3 items: a thread-safe metric scores two at a time; every stored score is still its own
+    r = invoke(
+        ["evaluate", "metric", "--releases", releases, "-m", metrics, "--out", out, "--json", "--shard-size", "3"]
+    )
     assert r.exit_code == 0, r.output
     summary = json.loads(r.stdout)
     stored = [
