@@ -6,9 +6,10 @@ of a results folder."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+import functools
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 from mtgauntlet.api.checks import at_least, listed, one_of
 from mtgauntlet.api.session import public
@@ -49,6 +50,10 @@ def score_one_set(pairs: Any, spec: str) -> tuple[list[float], list[float]] | No
             for i, x in zip(idx, scorer.score(src, [side[i] for i in idx], ref, sl, tl)):
                 out[i] = float("nan") if x is None else float(x)
     return good, bad
+
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 def metric_specs(values: str | Sequence[str]) -> list[str]:
@@ -100,6 +105,21 @@ def _metric_list(metric) -> list[Any]:
     return out
 
 
+def _one_run_at_a_time(fn: Callable[P, R]) -> Callable[P, R]:
+    """``fn`` (keyword ``out``: a results folder) run holding the folder's lock: a second run into the same folder
+    is refused at once, naming the pid of the first (:func:`mtgauntlet.workbench.store.results_lock`)."""
+
+    @functools.wraps(fn)
+    def locked(*args: P.args, **kwargs: P.kwargs) -> R:
+        from mtgauntlet.workbench.store import results_lock
+
+        with results_lock(Path(str(kwargs["out"]))):
+            return fn(*args, **kwargs)
+
+    return locked
+
+
+@_one_run_at_a_time
 def evaluate_catalog(
     *,
     releases: str | Path,
@@ -121,7 +141,7 @@ def evaluate_catalog(
     from mtgauntlet.schema import to_table
     from mtgauntlet.workbench.leaderboard import set_stats
     from mtgauntlet.workbench.metrics import make_scorer
-    from mtgauntlet.workbench.scoring import Known, score_set
+    from mtgauntlet.workbench.scoring import Known, check_kept, score_set
     from mtgauntlet.workbench.sets import load_items, select_sets
     from mtgauntlet.workbench.store import (
         append_scores,
@@ -145,6 +165,9 @@ def evaluate_catalog(
         all_items = [load_items(con, r) for r in refs]
     finally:
         con.close()
+    for _, scorer in scorers:
+        if scorer.column is not None:  # a col: metric reads a score some set keeps (else nothing to read)
+            check_kept(scorer.name, scorer.column, all_items)
     counts: dict[str, dict[str, int]] = {}
     stats: list[dict[str, Any]] = []
     done: set[tuple[str, str, str]] = set()
@@ -230,13 +253,14 @@ def evaluate_catalog(
 def store_rows(out: str | Path, rows: list[dict[str, Any]], run: dict[str, Any]) -> dict[str, Any]:
     """Put leaderboard rows into a results folder (replacing those of the same signature and set) and seal it."""
     from mtgauntlet.schema import to_table
-    from mtgauntlet.workbench.store import open_results, read_stats, seal
+    from mtgauntlet.workbench.store import open_results, read_stats, results_lock, seal
 
     root = Path(out)
-    open_results(root)
-    keys = {(r["metric_signature"], r["set"], r["version"]) for r in rows}
-    old = [r for r in read_stats(root).to_pylist() if (r["metric_signature"], r["set"], r["version"]) not in keys]
-    return seal(root, to_table("metric_stat", old + rows), [run])
+    with results_lock(root):
+        open_results(root)
+        keys = {(r["metric_signature"], r["set"], r["version"]) for r in rows}
+        old = [r for r in read_stats(root).to_pylist() if (r["metric_signature"], r["set"], r["version"]) not in keys]
+        return seal(root, to_table("metric_stat", old + rows), [run])
 
 
 def store_dec(out: str | Path, judgments: str, result: dict[str, Any]) -> int:

@@ -10,6 +10,7 @@ one (``tgt``). Its key is the content hash of what a metric reads (source, hypot
 
 from __future__ import annotations
 
+import builtins
 import hashlib
 import json
 from dataclasses import dataclass, field
@@ -48,6 +49,8 @@ class Items:
     seg_id: list[str | None] = field(default_factory=list)  # human_score
     scores: list[dict[str, float | None]] = field(default_factory=list)  # the record's kept scores
     key: list[str] = field(default_factory=list)
+    score_names: builtins.set[str] = field(default_factory=builtins.set)  # the names its records keep in ``scores``
+    extra_names: builtins.set[str] = field(default_factory=builtins.set)  # the columns kept as text in ``extra``
 
     def __len__(self) -> int:
         return len(self.record_id)
@@ -149,6 +152,14 @@ def _interleave(columns: list[list], sides: int) -> list:
     return out
 
 
+def _extra_keys(extra: str | None) -> list[str]:
+    try:
+        value = json.loads(extra) if extra else {}
+    except ValueError:
+        return []
+    return list(value) if isinstance(value, dict) else []
+
+
 def load_items(con, ref: SetRef) -> Items:
     """The items of one set, in record id order (good before bad), read column by column."""
     from mtgauntlet.releases.catalog import quote_ident, quote_literal
@@ -173,12 +184,17 @@ def load_items(con, ref: SetRef) -> Items:
         tls.append(tl)
     hyps = [_column(table, side) for side in side_names]
     keys = item_keys(src, hyps, refs, sls, tls)
-    scores = [_scores(v) for v in _column(table, "scores")]
+    raw_scores = _column(table, "scores")
+    scores = [_scores(v) for v in raw_scores]
 
     def each(column: list) -> list:
         return _interleave([column] * n, n)
 
     items = Items(ref)
+    for value in raw_scores:
+        items.score_names.update(s["name"] for s in value or ())
+    for extra in _column(table, "extra"):
+        items.extra_names.update(_extra_keys(extra))
     items.record_id = each(ids)
     items.side = list(side_names) * len(ids)
     items.src = each(src)
