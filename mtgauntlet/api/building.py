@@ -212,7 +212,10 @@ def build_bandit(o: BanditBuildOptions) -> Build:
     fmt = input_format(o.corpus, o.format)  # in memory: always its Parquet file
     corpus = as_input_path(o.corpus) if o.corpus is not None else None
     with paced(o.concurrency, o.max_cost, o.max_requests):  # every model below is loaded with it
-        src_lang, tgt_lang = lang_pair(o.src_lang, o.tgt_lang)
+        given = [o.tgt_lang] if isinstance(o.tgt_lang, str) else list(o.tgt_lang)
+        targets = [t for g in given for t in comma_list(g)] or ["es"]  # several: the crowd's (builders.bandit.crowd)
+        src_lang, tgt_lang = lang_pair(o.src_lang, targets[0])
+        more = [lang_pair(o.src_lang, t)[1] for t in targets[1:]]
         rows, skipped = [], {}
         if corpus:
             read = load_corpus(
@@ -228,7 +231,7 @@ def build_bandit(o: BanditBuildOptions) -> Build:
                 skip_bad=o.skip_bad,
             )
             rows, skipped = read.rows, read.skipped_counts()
-        options = dataclasses.replace(o, src_lang=src_lang, tgt_lang=tgt_lang)
+        options = dataclasses.replace(o, src_lang=src_lang, tgt_lang=[tgt_lang, *more] if more else tgt_lang)
         named = fmt or (sniff_named_format(corpus) if corpus else None)
         if o.dry_run:
             return Build(Path(out), skipped=skipped, plan=prepare(options, rows, corpus, named, None, dry_run=True))

@@ -16,6 +16,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from mtgauntlet.errors import UsageError
+from mtgauntlet.workbench.file_metric import FileScorer, file_values
 from mtgauntlet.workbench.metrics import Scorer, check_answer, make_scorer
 from mtgauntlet.workbench.sets import PAIR_KINDS, Items
 
@@ -29,15 +30,20 @@ class Known:
         t = table.filter(pc.equal(table.column("metric_signature"), signature))
         cols = {
             c: t.column(c).to_pylist()
-            for c in ("set_name", "set_version", "record_id", "side", "item_key", "score", "failure")
+            for c in ("set", "version", "record_id", "side", "item_key", "score", "failure", "spans")
         }
         self.rows = {
             (s, v, r, d): (x, f)
             for s, v, r, d, x, f in zip(
-                cols["set_name"], cols["set_version"], cols["record_id"], cols["side"], cols["score"], cols["failure"]
+                cols["set"], cols["version"], cols["record_id"], cols["side"], cols["score"], cols["failure"]
             )
         }
         self.by_key = {k: (x, f) for k, x, f in zip(cols["item_key"], cols["score"], cols["failure"])}
+        self.spans = {
+            (s, v, r, d): sp
+            for s, v, r, d, sp in zip(cols["set"], cols["version"], cols["record_id"], cols["side"], cols["spans"])
+            if sp is not None
+        }
 
 
 def col_values(column: str, items: Items, idx: Sequence[int]) -> list[tuple[float | None, str | None]]:
@@ -84,8 +90,11 @@ def chunks(items: Items, todo: list[int], size: int) -> list[Chunk]:
     return [(idx[k : k + size], sl, tl) for (sl, tl), idx in sorted(by_lang.items()) for k in range(0, len(idx), size)]
 
 
-def score_chunk(scorer: Scorer, items: Items, chunk: Chunk) -> list[tuple[float | None, str | None]]:
+def score_chunk(scorer: Scorer, items: Items, chunk: Chunk) -> list[Any]:
+    """(score, failure) per item of the chunk; (score, failure, spans) for a metric that gives spans."""
     idx, sl, tl = chunk
+    if isinstance(scorer, FileScorer):
+        return file_values(scorer, items, idx)
     if scorer.column is not None:
         return col_values(scorer.column, items, idx)
     score = scorer.score
@@ -191,31 +200,6 @@ def _spent(usage: str) -> tuple[float, int]:
     return cost, requests
 
 
-def _repeat(value: str, n: int) -> pa.Array:
-    """``n`` times ``value`` as a string array (one dictionary entry decoded in C, no Python list)."""
-    import numpy as np
-
-    return pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, dtype=np.int32)), pa.array([value])).cast(pa.string())
-
-
-def score_rows(base: dict[str, Any], items: Items, idx: Sequence[int], answers) -> pa.Table:
-    """The ``metric_score`` rows of items ``idx`` with their (score, failure) ``answers``, built column-wise."""
-    from mtgauntlet.schema import get_kind
-
-    schema = get_kind("metric_score").schema
-    n = len(idx)
-    values, failures = zip(*answers) if n else ((), ())
-    columns = {
-        **{name: _repeat(base[name], n) for name in base},
-        "item_key": pa.array([items.key[i] for i in idx], pa.string()),
-        "record_id": pa.array([items.record_id[i] for i in idx], pa.string()),
-        "side": pa.array([items.side[i] for i in idx], pa.string()),
-        "score": pa.array(values, pa.float64()),
-        "failure": pa.array(failures, pa.string()),
-    }
-    return pa.Table.from_pydict({f.name: columns[f.name] for f in schema}, schema=schema)
-
-
 def score_set(
     spec: Any,
     scorer: Scorer,
@@ -223,60 +207,84 @@ def score_set(
     known: Known,
     size: int,
     engine: str,
-    append: Callable[[pa.Table], Any],
+    append: Callable[[list[dict[str, Any]]], Any],
     tick: Callable[[int], None] = lambda n: None,
+    spans: list[Any] | None = None,
 ) -> tuple[list[float | None], int, int, int]:
     """(score per item, computed, reused, rows added): stored rows reused, equal items copied (reused, added), the
-    rest computed and appended (added)."""
+    rest computed and appended (added). ``spans``, when given, is filled with each item's spans (None: none)."""
     ref = items.set
     scores: list[float | None] = [None] * len(items)
+    item_spans: list[Any] = [None] * len(items)
     base = {
         "metric": scorer.name,
         "metric_signature": scorer.signature,
-        "set_name": ref.name,
-        "set_version": ref.version,
+        "set": ref.name,
+        "version": ref.version,
         "record_kind": ref.kind,
     }
-    share = scorer.column is None  # a col: value belongs to its record, not to the text: never shared
-    todo, copied, copied_answers, reused = [], [], [], 0
-    rows, by_key = known.rows, known.by_key
-    for i, (rid, side, key) in enumerate(zip(items.record_id, items.side, items.key)):
-        hit = rows.get((ref.name, ref.version, rid, side)) if rows else None
+
+    def row(i: int, value, failure, marked=None) -> dict[str, Any]:
+        return {
+            **base,
+            "item_key": items.key[i],
+            "record_id": items.record_id[i],
+            "side": items.side[i],
+            "score": value,
+            "failure": failure,
+            "spans": marked,
+        }
+
+    # a col: or file: value belongs to its record, not to the text: never shared
+    share = scorer.column is None and not isinstance(scorer, FileScorer)
+    todo, copied, reused = [], [], 0
+    for i in range(len(items)):
+        where = (ref.name, ref.version, items.record_id[i], items.side[i])
+        hit = known.rows.get(where)
         if hit is not None:
             scores[i], reused = hit[0], reused + 1
-        elif share and key in by_key:
-            answer = by_key[key]
-            scores[i], reused = answer[0], reused + 1
-            copied.append(i)
-            copied_answers.append(answer)
+            item_spans[i] = known.spans.get(where)
+        elif share and items.key[i] in known.by_key:
+            value, failure = known.by_key[items.key[i]]
+            scores[i], reused = value, reused + 1
+            copied.append(row(i, value, failure))
         else:
             todo.append(i)
-    if copied:
-        append(score_rows(base, items, copied, copied_answers))
+    append(copied)
     tick(len(items) - len(todo))
     firsts: dict[str, int] = {}
     for i in todo:  # equal items in the set (two systems' same output): scored once
         firsts.setdefault(items.key[i] if share else f"{items.record_id[i]}:{items.side[i]}", i)
     dups = [i for i in todo if share and firsts[items.key[i]] != i]
     work = chunks(items, list(firsts.values()), size)
-    if engine == "ray" and work:
+    remote = engine == "ray" and work and not isinstance(scorer, FileScorer)  # a file is read here
+    if remote:
         results = _ray_map(spec, items, work)
-    elif scorer.thread_safe and len(work) > 1:  # two chunks at a time, stored in order: the same rows
+    elif (
+        getattr(scorer, "thread_safe", False) and len(work) > 1
+    ):  # two chunks at a time, stored in order: the same rows
         results = _threaded(scorer, items, work)
     else:
         results = ((c, score_chunk(scorer, items, c)) for c in work)
     computed = 0
     for (idx, _, _), answers in results:
+        new = []
         for i, answer in zip(idx, answers):
-            scores[i] = answer[0]
-            by_key[items.key[i]] = answer
-        append(score_rows(base, items, idx, answers))
+            value, failure = answer[0], answer[1]
+            scores[i] = value
+            item_spans[i] = answer[2] if len(answer) > 2 else None
+            known.by_key[items.key[i]] = (value, failure)
+            new.append(row(i, value, failure, item_spans[i]))
+        append(new)
         computed += len(idx)
         tick(len(idx))
-    if dups:
-        again = [by_key[items.key[i]] for i in dups]
-        for i, answer in zip(dups, again):
-            scores[i] = answer[0]
-        append(score_rows(base, items, dups, again))
+    again = []
+    for i in dups:
+        value, failure = known.by_key[items.key[i]]
+        scores[i] = value
+        again.append(row(i, value, failure))
+    append(again)
     tick(len(dups))
+    if spans is not None:
+        spans[:] = item_spans
     return scores, computed, reused + len(dups), computed + len(copied) + len(dups)

@@ -48,6 +48,7 @@ class Items:
     system: list[str | None] = field(default_factory=list)  # human_score
     seg_id: list[str | None] = field(default_factory=list)  # human_score
     scores: list[dict[str, float | None]] = field(default_factory=list)  # the record's kept scores
+    gold_spans: list[list[dict] | None] = field(default_factory=list)  # human_score: annotated error spans
     key: list[str] = field(default_factory=list)
     score_names: builtins.set[str] = field(default_factory=builtins.set)  # the names its records keep in ``scores``
     extra_names: builtins.set[str] = field(default_factory=builtins.set)  # the columns kept as text in ``extra``
@@ -206,5 +207,6 @@ def load_items(con, ref: SetRef) -> Items:
     items.system = each(_column(table, "system"))
     items.seg_id = each(_column(table, "seg_id"))
     items.scores = each(scores)
+    items.gold_spans = each(_column(table, "spans"))
     items.key = _interleave(keys, n)
     return items

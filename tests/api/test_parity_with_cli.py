@@ -253,7 +253,9 @@ def test_the_build_tables_are_read_from_the_declarations():
     assert sorted(building.PLACEMENT) == sorted(
         ["out", "overwrite", "concurrency", "engine", "actors", "max_cost", "max_requests", "dry_run"]
     )
-    assert ranges(building.OPTIONS["bandit"])[1] == {"epsilon": 1.0} and ranges(building.OPTIONS["subset"])[0] == {
+    assert ranges(building.OPTIONS["bandit"])[1] == {"sampler_temperature": 2.0, "epsilon": 1.0} and ranges(
+        building.OPTIONS["subset"]
+    )[0] == {
         "budget": 1,
         "limit": 1,
         "max_chars": 1,

@@ -34,18 +34,28 @@ class TopicAdapter:
         return self.sampler.sample_many([self.topics[t] for t in ts], used, rng)
 
 
+def mt_specs(o: BanditBuildOptions) -> list[str]:
+    """``--mt`` as specs: comma-separated, repeated, or a list."""
+    return [s for v in ([o.mt] if isinstance(o.mt, str) else o.mt) for s in split_specs(v)]
+
+
+def target_languages(o: BanditBuildOptions) -> list[str]:
+    return [o.tgt_lang] if isinstance(o.tgt_lang, str) else list(o.tgt_lang)
+
+
 def bandit_plan(
     scorer,
     pulls: int,
     topic_names: Sequence[str],
     words: int,
     src_lang: str,
-    tgt_lang: str,
+    tgt_langs: Sequence[str],
     sampler=None,
     tree: tuple[Any, Sequence[str], int] | None = None,
 ) -> Plan:
-    """The bandit's dry run: ``pulls`` = the budget; each pull is one ``sampler`` call (``--sampler llm``; the
-    topics asked in turn), one translation per ``--mt`` and one QE call per QE spec and translation, on a stand-in
+    """The bandit's dry run: ``pulls`` = the budget; each pull is at most one ``sampler`` call (``--sampler llm``;
+    the topics asked in turn; an answer's further snippets serve the topic's later pulls without a call), one
+    translation per ``--mt`` and target language and one QE call per QE spec and translation, on a stand-in
     text of ``words`` words (the texts are not known before they are drawn). ``tree``: (llm, prompts,
     max_tokens) of ``--llm-topics`` (one ontologist prompt per root domain)."""
     plan = Plan()
@@ -56,9 +66,10 @@ def bandit_plan(
             sampler.llm, [sampler.prompt(topic_names[i % len(topic_names)]) for i in range(pulls)], sampler.max_tokens
         )
     stand_in = " ".join(["word"] * words)
-    for translator in scorer.translators:
-        plan.add_role(translator, [stand_in], None, src_lang, tgt_lang, times=pulls)
-    plan.add_role(scorer.qe, [stand_in], [stand_in], src_lang, tgt_lang, times=pulls * len(scorer.translators))
+    for tgt_lang in tgt_langs:
+        for translator in scorer.translators:
+            plan.add_role(translator, [stand_in], None, src_lang, tgt_lang, times=pulls)
+        plan.add_role(scorer.qe, [stand_in], [stand_in], src_lang, tgt_lang, times=pulls * len(scorer.translators))
     return plan
 
 
@@ -111,7 +122,13 @@ def prepare(
     topic_list, tree = _topics(o, rows, corpus, label, dry_run)
     llm_sampler = None
     if o.sampler == "llm":
-        llm_sampler = LLMSampler(registry.load("llm", o.llm), min_words=o.min_words, max_words=o.max_words)
+        llm_sampler = LLMSampler(
+            registry.load("llm", o.llm),
+            min_words=o.min_words,
+            max_words=o.max_words,
+            max_tokens=o.sampler_max_tokens,
+            temperature=o.sampler_temperature,
+        )
         samp: Any = TopicAdapter(llm_sampler, topic_list)
     else:
         if not rows:
@@ -131,12 +148,12 @@ def prepare(
                 "topics the LLM answers; dry-run with --budget instead"
             )
         return bandit_plan(
-            Scorer(split_specs(o.mt), o.qe, o.src_lang, o.tgt_lang),
+            Scorer(mt_specs(o), o.qe, o.src_lang, target_languages(o)[0]),
             budget,
             [t.name for t in topic_list],
             o.max_words,
             o.src_lang,
-            o.tgt_lang,
+            target_languages(o),
             llm_sampler,
             tree,
         )
@@ -144,7 +161,7 @@ def prepare(
     return BanditSearch(
         topic_list,
         samp,
-        mt=split_specs(o.mt),
+        mt=mt_specs(o),
         qe=o.qe,
         algorithm=algorithm,
         budget=budget,
@@ -154,7 +171,7 @@ def prepare(
         batch=o.batch,
         seed=o.seed,
         src_lang=o.src_lang,
-        tgt_lang=o.tgt_lang,
+        tgt_lang=target_languages(o),
         source=source,
         input_sha256=input_sha256,
     )
