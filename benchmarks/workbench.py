@@ -231,6 +231,7 @@ def query(n_scores: int, work: Path) -> dict:
                 "side": pa.array(np.where(idx % 2 == 0, "good", "bad")),
                 "score": pa.array(rng.random(n)),
                 "failure": pa.array([None] * n, pa.string()),
+                **({"spans": pa.nulls(n, schema.field("spans").type)} if "spans" in schema.names else {}),
             },
             schema=schema,
         )
