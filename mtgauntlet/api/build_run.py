@@ -34,7 +34,7 @@ def api_concurrency(n: int | None):
 @contextlib.contextmanager
 def paced(concurrency: int | None, max_cost: float | None, max_requests: int | None):
     """A build's ``concurrency`` and budget (``max_cost``/``max_requests``: `BudgetSpent` when spent)."""
-    from mtgauntlet.core.usage import budget
+    from mtgauntlet.core.budget import budget
 
     with api_concurrency(concurrency), budget(max_cost, max_requests):
         yield
@@ -85,7 +85,7 @@ def breaker_shard_size(requested: int | None, out: str, builder: str, overwrite:
 def describe_run(summary) -> str:
     """A runner's summary as ``gauntlet build`` prints it: records, rejected and skipped items, resumed shards,
     signature, API usage, failure counts."""
-    from mtgauntlet.core.usage import summary_line as usage_line
+    from mtgauntlet.core.usage_report import summary_line as usage_line
 
     parts = [f"{summary.produced} records from {summary.items} items -> {Path(summary.out_dir) / 'data'}"]
     if summary.rejected:

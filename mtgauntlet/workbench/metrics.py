@@ -25,7 +25,7 @@ BatchFn = Callable[[list[str], list[str], list, str, str], Sequence[Any]]
 
 @dataclass
 class Scorer:
-    name: str  # what the metric column says: the spec as given, or python:NAME for a callable
+    name: str  # what the metric column says: the public spec (no credential, price or pace), or python:NAME
     signature: str
     score: BatchFn | None = None  # None for col: (the values come from the records)
     column: str | None = None  # col:NAME / col:GOOD,BAD: the record's kept score(s)
@@ -50,6 +50,7 @@ def registered(name: str) -> Scorer:
 
 def _qe(spec: str) -> Scorer:
     from mtgauntlet.models.qe_ensemble import load_qe
+    from mtgauntlet.models.registry import public_spec
     from mtgauntlet.models.runtime import signature_spec
     from mtgauntlet.versions import package_versions
 
@@ -73,7 +74,7 @@ def _qe(spec: str) -> Scorer:
     def score(src, hyp, ref, src_lang, tgt_lang):
         return [clean(s) for s in qe.score(src, hyp, src_lang, tgt_lang)]
 
-    return Scorer(spec, signature, score)
+    return Scorer(public_spec(spec), signature, score)  # named by its public spec: never a credential
 
 
 MODEL_ATTRS = (
