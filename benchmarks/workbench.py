@@ -1,14 +1,17 @@
-"""The metric workbench (`gauntlet evaluate metric --out`, issue #36 section 4).
+"""The metric workbench (`gauntlet evaluate metric --out`, issues #36 section 4 and #42).
 
-1. chrF + BLEU over N pairs (default 1M) of a released smaug_pair set, through the whole workbench (catalog read,
-   item keys, scoring, shards, statistics, seal): pairs/s, beside a plain sacrebleu loop over the same pairs in the
-   same run (ratio = workbench / plain);
-2. a leaderboard query over 10M stored scores in DuckDB (the catalog with ``--results``): the time to open the
-   catalog (every sealed shard's sha256 checked) and, apart, the queries: the ``leaderboard`` view, and accuracy
-   per metric and set computed in SQL from the 10M ``metric_score`` rows (target < 200 ms);
-3. an incremental re-run with one new metric: chrF first, then chrF + BLEU: only BLEU is computed.
+1. chrF + BLEU over N pairs (default 30,000 and 1M) of a released smaug_pair set, through the whole command
+   (``gauntlet evaluate metric -m chrf,bleu --out``, a fresh interpreter: imports, catalog read, item keys,
+   scoring, shards, statistics, seal): pairs/s, beside a plain sacrebleu ``sentence_score`` loop over the same
+   pairs in the same run (ratio = plain time / workbench time; above 50,000 pairs the loop runs on the first
+   30,000 and is extrapolated linearly, as it is per pair); then 2,000 stored scores drawn at random are checked
+   against sacrebleu's ``sentence_score`` to 1e-9 (the run fails otherwise);
+2. pairwise chrF (the validators' diversity) at 1k/2k/5k/10k texts beside a sacrebleu loop's estimate (a 100 x 100
+   block timed in the same run; the block's values compared);
+3. a leaderboard query over 10M stored scores in DuckDB (the catalog with ``--results``; ``--scores 0`` skips);
+4. an incremental re-run with one new metric: chrF first, then chrF + BLEU: only BLEU is computed.
 
-Usage: python benchmarks/workbench.py [--pairs N] [--scores N] [--out benchmarks/results/workbench.json]
+Usage: python benchmarks/workbench.py [--pairs 30000,1000000] [--texts 1000,2000,5000,10000] [--scores N]
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ import csv
 import json
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -82,6 +87,10 @@ def release_pairs(root: Path, pairs: list[dict]) -> Path:
     return root / "releases"
 
 
+PLAIN_MAX = 50_000  # above this many pairs the plain loop runs on the first PLAIN_SAMPLE and is extrapolated
+PLAIN_SAMPLE = 30_000
+
+
 def plain_loop(pairs: list[dict]) -> float:
     from sacrebleu.metrics import BLEU, CHRF
 
@@ -94,32 +103,82 @@ def plain_loop(pairs: list[dict]) -> float:
     return time.perf_counter() - t
 
 
-def scoring(n: int, work: Path) -> dict:
+def whole_command(releases: Path, out: Path) -> float:
+    """Seconds of ``gauntlet evaluate metric -m chrf,bleu`` in a fresh interpreter (everything included)."""
+    env = {**os.environ, "PYTHONPATH": str(REPO), "MTGAUNTLET_QUIET": "1"}
+    cmd = [sys.executable, "-m", "mtgauntlet.cli.main", "evaluate", "metric", "--releases", str(releases)]
+    cmd += ["-m", "chrf,bleu", "--out", str(out), "--ci-resamples", "200", "--json"]
+    t = time.perf_counter()
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    elapsed = time.perf_counter() - t
+    if proc.returncode != 0:
+        raise SystemExit(f"evaluate metric failed: {proc.stderr[-2000:]}")
+    return elapsed
+
+
+def check_sample(results: Path, pairs: list[dict], n: int = 2000, seed: int = 0) -> dict:
+    """Stored scores of ``n`` random items against sacrebleu's ``sentence_score``: the largest difference."""
+    import random
+
+    import pyarrow.parquet as pq
+    from sacrebleu.metrics import BLEU, CHRF
+
+    manifest = json.loads((results / "manifest.json").read_text())
+    rows = [
+        r
+        for f in manifest["files"]
+        if f["kind"] == "metric_score"
+        for r in pq.read_table(results / f["path"], columns=["metric", "item_key", "side", "score"]).to_pylist()
+    ]
+    from mtgauntlet.workbench.sets import item_key
+
+    texts = {}
+    for p in pairs:
+        for side in ("good", "bad"):
+            texts[item_key(p["src"], p[side], p["ref"], p["src_lang"], p["tgt_lang"])] = (p[side], p["ref"])
+    metrics = {"chrf": CHRF(), "bleu": BLEU(effective_order=True)}
+    worst = 0.0
+    for r in random.Random(seed).sample(rows, min(n, len(rows))):
+        hyp, ref = texts[r["item_key"]]
+        worst = max(worst, abs(r["score"] - metrics[r["metric"]].sentence_score(hyp, [ref]).score))
+    if worst > 1e-9:
+        raise SystemExit(f"stored scores differ from sacrebleu's by {worst:.3g} on a sample of {n}")
+    return {"checked": min(n, len(rows)), "max_abs_diff": worst}
+
+
+def scoring(n: int, work: Path, incremental: bool) -> dict:
     import mtgauntlet as mg
 
     pairs = make_pairs(n)
     t = time.perf_counter()
     releases = release_pairs(work, pairs)
     release_s = time.perf_counter() - t
-    plain_s = plain_loop(pairs)
-    t = time.perf_counter()
-    res = mg.evaluate("metric", releases=releases, metric="chrf,bleu", out=work / "results", ci_resamples=200)
-    bench_s = time.perf_counter() - t
+    looped = pairs if n <= PLAIN_MAX else pairs[:PLAIN_SAMPLE]
+    plain_s = plain_loop(looped) * n / len(looped)
+    bench_s = whole_command(releases, work / "results")
+    check = check_sample(work / "results", pairs)
     out = {
         "pairs": n,
         "release_s": release_s,
         "plain_sacrebleu_s": plain_s,
+        "plain_loop_pairs": len(looped),
         "plain_pairs_s": n / plain_s,
         "workbench_s": bench_s,
         "workbench_pairs_s": n / bench_s,
         "ratio_workbench_over_plain": plain_s / bench_s,
-        "computed": {m: c["computed"] for m, c in res["metrics"].items()},
+        "load_average": os.getloadavg()[0],
+        "sample_check": check,
     }
+    estimated = "" if len(looped) == n else f", extrapolated from {len(looped):,} pairs"
     print(
-        f"chrF + BLEU over {n:,} pairs: workbench {out['workbench_pairs_s']:,.0f} pairs/s ({bench_s:.1f} s), "
-        f"plain sacrebleu loop {out['plain_pairs_s']:,.0f} pairs/s ({plain_s:.1f} s): ratio "
-        f"{out['ratio_workbench_over_plain']:.2f}"
+        f"chrF + BLEU over {n:,} pairs: evaluate metric (whole command) {out['workbench_pairs_s']:,.0f} pairs/s "
+        f"({bench_s:.1f} s), plain sacrebleu loop {out['plain_pairs_s']:,.0f} pairs/s ({plain_s:.1f} s{estimated}): "
+        f"ratio {out['ratio_workbench_over_plain']:.1f}; {check['checked']:,} stored scores = sacrebleu's "
+        f"(max |diff| {check['max_abs_diff']:.1g}); load average {out['load_average']:.1f}",
+        flush=True,
     )
+    if not incremental:
+        return out
     # 3. incremental: chrF alone first, then chrF + BLEU
     inc = work / "incremental"
     t = time.perf_counter()
@@ -172,6 +231,7 @@ def query(n_scores: int, work: Path) -> dict:
                 "side": pa.array(np.where(idx % 2 == 0, "good", "bad")),
                 "score": pa.array(rng.random(n)),
                 "failure": pa.array([None] * n, pa.string()),
+                **({"spans": pa.nulls(n, schema.field("spans").type)} if "spans" in schema.names else {}),
             },
             schema=schema,
         )
@@ -241,20 +301,58 @@ def query(n_scores: int, work: Path) -> dict:
     return out
 
 
+def pairwise(sizes: list[int]) -> list[dict]:
+    """Pairwise chrF of n texts (FLORES-200 devtest sentences in 16 languages) beside a sacrebleu loop's estimate."""
+    import gzip
+
+    import numpy as np
+    from sacrebleu.metrics import CHRF
+
+    from mtgauntlet.validators.chrf_matrix import mean_pairwise_chrf, pairwise_chrf
+
+    flores = REPO.parent / "shared" / "data" / "flores200-devtest" / "flores200_devtest.tsv.gz"
+    with gzip.open(flores, "rt", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE))
+    langs = [c for c in rows[0] if c not in ("id", "URL", "domain", "topic", "has_image", "has_hyperlink")]
+    texts = [r[lang] for lang in langs for r in rows]
+    pairwise_chrf(texts[:20])  # the kernels load (compiled once, cached)
+    k, metric = 100, CHRF()
+    t = time.perf_counter()
+    block = np.array([[metric.sentence_score(h, [r]).score for r in texts[:k]] for h in texts[:k]])
+    per_pair = (time.perf_counter() - t) / (k * k)
+    diff = float(np.abs(pairwise_chrf(texts[:k]) - block).max())
+    out = []
+    for n in sizes:
+        t = time.perf_counter()
+        mean, used = mean_pairwise_chrf(texts[:n], max_texts=None)
+        ours = time.perf_counter() - t
+        loop = per_pair * n * n
+        out.append({"texts": n, "seconds": ours, "sacrebleu_loop_estimate_s": loop, "ratio": loop / ours})
+        print(
+            f"pairwise chrF, {n:,} texts ({n * n:,} pairs): {ours:.1f} s; a sacrebleu loop ~{loop:,.0f} s "
+            f"({per_pair * 1e6:.0f} us/pair measured now): {loop / ours:,.0f}x; 100x100 block max |diff| {diff:.1g}; "
+            f"load average {os.getloadavg()[0]:.1f}",
+            flush=True,
+        )
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--pairs", type=int, default=1_000_000)
-    ap.add_argument("--scores", type=int, default=10_000_000)
+    ap.add_argument("--pairs", default="30000,1000000", help="comma-separated numbers of pairs")
+    ap.add_argument("--texts", default="1000,2000,5000,10000", help="pairwise chrF sizes ('' skips)")
+    ap.add_argument("--scores", type=int, default=10_000_000, help="stored scores for the query part (0 skips)")
     ap.add_argument("--out", default=str(REPO / "benchmarks" / "results" / "workbench.json"))
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="workbench-bench-"))
+    sizes = [int(x) for x in args.pairs.split(",") if x]
     try:
-        res = {
-            "cpus": os.cpu_count(),
-            "load_average": os.getloadavg()[0],
-            "scoring": scoring(args.pairs, work),
-            "query": query(args.scores, work),
-        }
+        res: dict = {"cpus": os.cpu_count(), "load_average": os.getloadavg()[0], "scoring": []}
+        for i, n in enumerate(sizes):
+            res["scoring"].append(scoring(n, work / f"pairs-{n}", incremental=i == 0))
+        res["pairwise_chrf"] = pairwise([int(x) for x in args.texts.split(",") if x])
+        if args.scores:
+            res["query"] = query(args.scores, work)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     Path(args.out).write_text(json.dumps(res, indent=2) + "\n")

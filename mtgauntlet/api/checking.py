@@ -91,18 +91,26 @@ def diversity(o: DiversityOptions) -> dict[str, Any]:
         >>> from mtgauntlet.api.checking import diversity
         >>> diversity(input="set.tsv", column="src")["chrf_diversity"]
     """
+    from concurrent.futures import ThreadPoolExecutor
+
+    from mtgauntlet.core.progress import Progress, want_bar
     from mtgauntlet.models import registry
     from mtgauntlet.validators import checks
 
     _, texts = _texts(o.input, o.column, o.format, o.quoting)
-    res = {
-        "n": len(texts),
-        **checks.chrf_diversity(texts, word_order=o.word_order, max_texts=o.max_texts),
-        "embedding_diversity": checks.embedding_diversity(
-            texts, registry.load("embedder", o.embedder) if o.embedder else None, o.max_texts
-        ),
-        "unique_words": checks.unique_words(texts),
-    }
+    model = registry.load("embedder", o.embedder or "e5")
+    used = min(len(texts), o.max_texts)
+    label = f"validate diversity: embedding texts ({o.embedder or 'e5'}, the slow part; pairwise chrF alongside)"
+    # the compiled chrF kernels and the embedder's C code both release the GIL: the two run on both cores
+    with ThreadPoolExecutor(max_workers=1) as pool, Progress(want_bar(None), used, 0, label, every=10.0) as bar:
+        chrf = pool.submit(checks.chrf_diversity, texts, word_order=o.word_order, max_texts=o.max_texts)
+        emb = checks.embedding_diversity(texts, model, o.max_texts, tick=bar.advance)
+        res = {
+            "n": len(texts),
+            **chrf.result(),
+            "embedding_diversity": emb,
+            "unique_words": checks.unique_words(texts),
+        }
     res.pop("chrf_pairs_texts")
     return res
 

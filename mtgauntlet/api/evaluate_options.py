@@ -12,6 +12,7 @@ from mtgauntlet.api.checks import engine_names, judgment_formats
 from mtgauntlet.evaluation.dec_selection import SELECTIONS
 from mtgauntlet.options import REQUIRED, option
 from mtgauntlet.validators.set_measures import CHRF_REFERENCES, TOKENIZATIONS
+from mtgauntlet.workbench import registry
 
 Names = str | Sequence[str] | None  # comma-separated on the command line; a list too in Python
 
@@ -39,10 +40,11 @@ class EvaluateMetricOptions:
     metric: Any = option(
         ("chrf",),
         flags=("--metric", "-m"),
-        help="chrf, bleu, col:GOODCOL,BADCOL (pairs), "
+        help=f"A registered metric: {registry.described()}; col:GOODCOL,BADCOL (pairs), "
         "col:NAME (human-judgment sets), or a QE spec (qe, roundtrip, comet:..., llm-as-qe:...); "
         "several: repeat or comma-separate.",
-        doc="chrf, bleu, ``col:GOODCOL,BADCOL`` (pairs) or ``col:NAME`` (human-judgment sets), or a "
+        doc=f"A registered metric ({', '.join(registry.names())}: `mtgauntlet.workbench.registry`), "
+        "``col:GOODCOL,BADCOL`` (pairs) or ``col:NAME`` (human-judgment sets), or a "
         "QE spec: one, a list, or comma-separated; with ``out`` also a Python callable "
         "``(src, hyp, ref, src_lang, tgt_lang) -> list[float]``.",
     )

@@ -18,7 +18,7 @@ from mtgauntlet.api.evaluate_options import (
 )
 from mtgauntlet.api.inputs import in_memory
 from mtgauntlet.api.judgments import judgment_summary, load_judgments
-from mtgauntlet.api.metric_workbench import REFERENCE_BASED, metric_specs
+from mtgauntlet.api.metric_workbench import metric_specs, reference_based, score_one_set
 from mtgauntlet.api.session import public, warn
 from mtgauntlet.api.simulating import simulate, simulate_bandit  # noqa: F401 (mg.simulate is here too)
 from mtgauntlet.errors import GauntletError, InputError, UsageError
@@ -93,7 +93,7 @@ def evaluate_metric(o: EvaluateMetricOptions) -> dict[str, Any]:
     if not pairs.good:
         raise UsageError("no pairs left after --lp/--phenomena filtering")
     same = sum(g.split() == r.split() for g, r in zip(pairs.good, pairs.ref) if r)
-    if same and any(s in REFERENCE_BASED for s in specs):
+    if same and any(reference_based(s) for s in specs):
         warn(
             f"{same} of {len(pairs.good)} pairs have good == reference: a reference-based metric scores those "
             "good hypotheses as perfect matches"
@@ -107,7 +107,7 @@ def evaluate_metric(o: EvaluateMetricOptions) -> dict[str, Any]:
         for spec in specs:
             skipped[spec] = {}
             with bar.unit(len(pairs.good)):  # score_pairs reports each language pair's scoring inside
-                good, bad = score_pairs(pairs, spec, skipped[spec])
+                good, bad = score_one_set(pairs, spec) or score_pairs(pairs, spec, skipped[spec])
             results += [{"metric": public_spec(spec), **r} for r in evaluate(pairs, good, bad, o.ties)]
     keys = ("metric", "phenomenon", "lp", "n", "tau", "d", "concordant", "discordant", "ties")
     names = [public_spec(s) for s in specs]  # a metric is named by its public spec: never a credential

@@ -20,17 +20,51 @@ from mtgauntlet.options import takes
 __all__ = ["evaluate_catalog", "run_catalog", "leaderboard"]
 
 ENGINES = ("local", "ray")
+
+
+def reference_based(spec: str) -> bool:
+    """Whether ``spec`` is a registered metric that reads the reference."""
+    from mtgauntlet.workbench.registry import METRICS, metric_class
+
+    return spec in METRICS and metric_class(spec).needs_ref
+
+
+def score_one_set(pairs: Any, spec: str) -> tuple[list[float], list[float]] | None:
+    """(good scores, bad scores) of a registered metric over one set's pairs (``evaluate metric --set``), language
+    pair by language pair; None for another spec (col:, QE: `mtgauntlet.evaluation.metric_robustness`)."""
+    from mtgauntlet.errors import GauntletError
+    from mtgauntlet.workbench.metrics import make_scorer
+    from mtgauntlet.workbench.registry import METRICS
+
+    if spec not in METRICS:
+        return None
+    scorer = make_scorer(spec)
+    assert scorer.score is not None
+    if scorer.needs_ref and any(not r for r in pairs.ref):
+        raise GauntletError(f"{spec} needs references; some pairs have none")
+    good, bad = [float("nan")] * len(pairs.good), [float("nan")] * len(pairs.bad)
+    groups: dict[tuple[str, str], list[int]] = {}
+    for i, (s, t) in enumerate(zip(pairs.src_lang, pairs.tgt_lang)):
+        groups.setdefault((s, t), []).append(i)
+    for (sl, tl), idx in groups.items():
+        src, ref = [pairs.src[i] for i in idx], [pairs.ref[i] for i in idx]
+        for side, out in ((pairs.good, good), (pairs.bad, bad)):
+            for i, x in zip(idx, scorer.score(src, [side[i] for i in idx], ref, sl, tl)):
+                out[i] = float("nan") if x is None else float(x)
+    return good, bad
+
+
 P = ParamSpec("P")
 R = TypeVar("R")
-REFERENCE_BASED = ("chrf", "bleu")
 
 
 def metric_specs(values: str | Sequence[str]) -> list[str]:
     """``["chrf,bleu", "col:g,b", "llm-as-qe:openai:m@URL#price=1/2,json=1"]`` -> each metric spec whole: the one
-    spec-list parser (:func:`mtgauntlet.models.qe_ensemble.split_specs`), where ``chrf`` and ``bleu`` are names."""
+    spec-list parser (:func:`mtgauntlet.models.qe_ensemble.split_specs`), where the registered metrics are names."""
     from mtgauntlet.models.qe_ensemble import split_specs
+    from mtgauntlet.workbench.registry import names
 
-    return split_specs(values, REFERENCE_BASED)
+    return split_specs(values, names())
 
 
 def run_catalog(o: Any) -> dict[str, Any]:
@@ -131,6 +165,8 @@ def evaluate_catalog(
     at_least("--ci-resamples", ci_resamples, 1)
     at_least("--sig-resamples", sig_resamples, 1)
     specs = _metric_list(metric)
+    # first: a compiled metric warms up while the catalog is read
+    scorers = [(spec, file_scorer(spec) if _is_file(spec) else make_scorer(spec)) for spec in specs]
     root = Path(out)
     sealed, unsealed = open_results(root)
     stored = read_scores(sealed + unsealed)
@@ -140,7 +176,6 @@ def evaluate_catalog(
         all_items = [load_items(con, r) for r in refs]
     finally:
         con.close()
-    scorers = [(spec, file_scorer(spec) if _is_file(spec) else make_scorer(spec)) for spec in specs]
     for _, scorer in scorers:
         if scorer.column is not None:  # a col: metric reads a score some set keeps (else nothing to read)
             check_kept(scorer.name, scorer.column, all_items)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -22,8 +22,16 @@ def chrf_diversity(texts: Sequence[str], word_order: int = 0, max_texts: int | N
     return {"chrf_diversity": 1 - mean / 100 if mean == mean else float("nan"), "chrf_pairs_texts": used}
 
 
-def embedding_diversity(texts: Sequence[str], embedder=None, max_texts: int | None = 5000, seed: int = 13) -> float:
-    """1 - mean pairwise cosine similarity over i != j of L2-normalised embeddings."""
+def embedding_diversity(
+    texts: Sequence[str],
+    embedder=None,
+    max_texts: int | None = 5000,
+    seed: int = 13,
+    tick: Callable[[int], None] | None = None,
+    batch: int = 64,
+) -> float:
+    """1 - mean pairwise cosine similarity over i != j of L2-normalised embeddings. The texts are embedded
+    ``batch`` at a time (``tick(n)`` after each: the progress line of `gauntlet validate diversity`)."""
     from mtgauntlet.models import registry
     from mtgauntlet.validators.chrf_matrix import sample_texts
 
@@ -31,7 +39,13 @@ def embedding_diversity(texts: Sequence[str], embedder=None, max_texts: int | No
     n = len(texts)
     if n < 2:
         return float("nan")
-    E = (embedder or registry.load("embedder", "e5")).embed(texts).astype(np.float64)
+    model = embedder or registry.load("embedder", "e5")
+    parts = []
+    for start in range(0, n, batch):
+        parts.append(np.asarray(model.embed(texts[start : start + batch]), dtype=np.float64))
+        if tick is not None:
+            tick(len(parts[-1]))
+    E = np.vstack(parts)
     s = E.sum(axis=0)
     total = float(s @ s) - float(np.sum(E * E))  # sum over i != j of e_i . e_j
     return 1 - total / (n * (n - 1))

@@ -1,84 +1,66 @@
-"""Exact pairwise sentence chrF (sacrebleu's definition) without an O(n^2) Python loop.
+"""Exact pairwise sentence chrF (sacrebleu's definition) without an O(n^2) Python loop, in blocks of rows.
 
-For each n-gram order, texts become sparse count vectors. The match count of a (hypothesis,
-reference) pair is sum_g min(c_h(g), c_r(g)) = sum_k [c_h >= k] . [c_r >= k], i.e. a sum of sparse
-binary matrix products, one per count level k. Precision, recall and the F-score then follow
-sacrebleu's CHRF._compute_f_score element-wise (effective order, or eps smoothing), so values equal
-``sacrebleu.sentence_chrf`` to floating-point precision.
+Each text's n-grams (characters, with sacrebleu's whitespace removal; words after its punctuation split for
+chrF++) get exact integer keys (`mtgauntlet.validators.sentence_lexical.Symbols`), then per order dense n-gram ids
+and counts, held by text and by n-gram. A block of hypothesis rows is scored against every reference by the
+compiled kernels of `mtgauntlet.validators.pairwise_kernels` (an inverted index for the matches, sacrebleu's
+F-score arithmetic in its order), so values equal ``sacrebleu.sentence_chrf``. Memory: the count tables (a few
+times the texts' characters) and one block of rows x references (``block_rows``; at most ~4M pairs, ~100 MB):
+:func:`mean_pairwise_chrf` never holds the whole n x n matrix (50,000 texts: peak ~0.6 GB; see
+docs/validation.md).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TypeVar
+from collections.abc import Iterator, Sequence
+from typing import Any, TypeVar
 
 import numpy as np
 
-PUNCTS = set("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+from mtgauntlet.validators import pairwise_kernels as k
+from mtgauntlet.validators.sentence_lexical import Symbols, remove_punctuation
 
+PAIRS_PER_BLOCK = 1 << 22
 T = TypeVar("T")
 
 
-def _remove_punctuation(sent: str) -> list[str]:
-    out = []
-    for w in sent.split():
-        if len(w) == 1:
-            out.append(w)
-        elif w[-1] in PUNCTS:
-            out += [w[:-1], w[-1]]
-        elif w[0] in PUNCTS:
-            out += [w[0], w[1:]]
-        else:
-            out.append(w)
-    return out
+class OrderTables:
+    """One n-gram order of a list of texts: CSR by text (ids, counts), postings by n-gram, totals per text."""
+
+    def __init__(self, symbols: Symbols, n: int, keys: np.ndarray):
+        counts = np.maximum(symbols.lengths - n + 1, 0)
+        texts = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
+        starts = np.repeat(symbols.starts, counts)
+        offsets = np.arange(len(texts), dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
+        grams = keys[starts + offsets] if len(texts) else np.zeros(0, dtype=np.uint64)
+        _, gid = np.unique(grams, return_inverse=True)
+        gid = gid.astype(np.int64).ravel()
+        n_grams = int(gid.max()) + 1 if len(gid) else 0
+        pair, count = np.unique(texts * max(1, n_grams) + gid, return_counts=True)  # (text, n-gram) sorted
+        text_of, gid_of = pair // max(1, n_grams), pair % max(1, n_grams)
+        self.row_ptr = np.zeros(len(counts) + 1, dtype=np.int64)
+        np.cumsum(np.bincount(text_of, minlength=len(counts)), out=self.row_ptr[1:])
+        self.row_gid, self.row_cnt = gid_of.astype(np.int32), count.astype(np.int32)
+        by_gram = np.argsort(gid_of, kind="stable")
+        self.col_ptr = np.zeros(n_grams + 1, dtype=np.int64)
+        np.cumsum(np.bincount(gid_of, minlength=n_grams), out=self.col_ptr[1:])
+        self.col_txt, self.col_cnt = text_of[by_gram].astype(np.int32), self.row_cnt[by_gram]
+        self.totals = counts
 
 
-def _ngram_lists(text: str, char_order: int, word_order: int, lowercase: bool, whitespace: bool) -> list[list[str]]:
-    if lowercase:
-        text = text.lower()
-    line = text if whitespace else "".join(text.split())
-    grams = [[line[i : i + n] for i in range(len(line) - n + 1)] for n in range(1, char_order + 1)]
+def _tables(
+    texts: Sequence[str], char_order: int, word_order: int, lowercase: bool, whitespace: bool
+) -> list[OrderTables]:
+    lines = [t.lower() if lowercase else t for t in texts]
+    chars = Symbols.of_chars(lines, drop_whitespace=not whitespace)
+    out = [OrderTables(chars, n, keys) for n, keys in chars.orders(char_order)]
     if word_order:
-        words = _remove_punctuation(text)
-        grams += [[" ".join(words[i : i + n]) for i in range(len(words) - n + 1)] for n in range(1, word_order + 1)]
-    return grams
-
-
-def _count_matrices(texts: Sequence[str], char_order: int, word_order: int, lowercase: bool, whitespace: bool):
-    """Per order: (list of binary CSR matrices B_k for k = 1..max count, row totals)."""
-    from collections import Counter
-
-    import scipy.sparse as sp
-
-    order = char_order + word_order
-    vocabs: list[dict[str, int]] = [dict() for _ in range(order)]
-    rows: list[list[int]] = [[] for _ in range(order)]
-    cols: list[list[int]] = [[] for _ in range(order)]
-    vals: list[list[int]] = [[] for _ in range(order)]
-    for i, t in enumerate(texts):
-        for o, grams in enumerate(_ngram_lists(t, char_order, word_order, lowercase, whitespace)):
-            vocab = vocabs[o]
-            for g, c in Counter(grams).items():
-                j = vocab.setdefault(g, len(vocab))
-                rows[o].append(i)
-                cols[o].append(j)
-                vals[o].append(c)
-    out = []
-    n = len(texts)
-    for o in range(order):
-        v = np.asarray(vals[o], dtype=np.int64)
-        r, cs = np.asarray(rows[o], dtype=np.int64), np.asarray(cols[o], dtype=np.int64)
-        shape = (n, max(1, len(vocabs[o])))
-        totals = np.bincount(r, weights=v, minlength=n) if len(v) else np.zeros(n)
-        levels = []
-        for k in range(1, int(v.max()) + 1 if len(v) else 1):
-            keep = v >= k
-            levels.append(sp.csr_matrix((np.ones(keep.sum()), (r[keep], cs[keep])), shape=shape))
-        out.append((levels, totals))
+        words = Symbols.of_words([remove_punctuation(t) for t in lines])
+        out += [OrderTables(words, n, keys) for n, keys in words.orders(word_order)]
     return out
 
 
-def pairwise_chrf(
+def chrf_blocks(
     hyps: Sequence[str],
     refs: Sequence[str] | None = None,
     *,
@@ -88,46 +70,42 @@ def pairwise_chrf(
     lowercase: bool = False,
     whitespace: bool = False,
     eps_smoothing: bool = False,
-    block: int = 512,
-) -> np.ndarray:
-    """Matrix S[i, j] = sentence chrF of hyps[i] against refs[j] (refs defaults to hyps), 0..100."""
-    same = refs is None
+    block_rows: int | None = None,
+) -> Iterator[tuple[int, np.ndarray]]:
+    """Yield (first row, block): ``block[a, j]`` = sentence chrF of ``hyps[first + a]`` against ``refs[j]`` (refs
+    defaults to hyps), 0..100, block by block of rows."""
     texts = list(hyps) + ([] if refs is None else list(refs))
     nh = len(hyps)
-    mats = _count_matrices(texts, char_order, word_order, lowercase, whitespace)
-    nr = nh if same else len(texts) - nh
-    out = np.zeros((nh, nr))
-    eps, factor, order = 1e-16, beta**2, char_order + word_order
-    for start in range(0, nh, block):
-        stop = min(nh, start + block)
-        score = np.zeros((stop - start, nr))
-        avg_p = np.zeros_like(score)
-        avg_r = np.zeros_like(score)
-        eff = np.zeros_like(score)
-        for levels, totals in mats:
-            rsl = slice(0, nh) if same else slice(nh, len(texts))
-            match = np.zeros_like(score)
-            for B in levels:
-                match += (B[start:stop] @ B[rsl].T).toarray()
-            n_ref = np.broadcast_to(totals[rsl][None, :], score.shape)
-            n_hyp = np.where(n_ref > 0, totals[start:stop][:, None], 0.0)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                prec = np.where(n_hyp > 0, match / np.where(n_hyp > 0, n_hyp, 1), eps)
-                rec = np.where(n_ref > 0, match / np.where(n_ref > 0, n_ref, 1), eps)
-                denom = factor * prec + rec
-                score += np.where(denom > 0, (1 + factor) * prec * rec / np.where(denom > 0, denom, 1), eps)
-            both = (n_hyp > 0) & (n_ref > 0)
-            avg_p += np.where(both, prec, 0.0)
-            avg_r += np.where(both, rec, 0.0)
-            eff += both
-        if eps_smoothing:
-            out[start:stop] = 100 * score / order
-            continue
-        with np.errstate(divide="ignore", invalid="ignore"):
-            p = np.where(eff > 0, avg_p / np.where(eff > 0, eff, 1), 0.0)
-            r = np.where(eff > 0, avg_r / np.where(eff > 0, eff, 1), 0.0)
-            f = (1 + factor) * p * r / np.where((factor * p + r) > 0, factor * p + r, 1)
-        out[start:stop] = np.where(p + r > 0, 100 * f, 0.0)
+    ref_start = 0 if refs is None else nh
+    nr = len(texts) - ref_start
+    tables = _tables(texts, char_order, word_order, lowercase, whitespace)
+    rows = block_rows or max(1, min(nh, PAIRS_PER_BLOCK // max(1, nr)))
+    factor, order = float(beta**2), char_order + word_order
+    match, score, avg_p, avg_r, eff = k.empty_block(rows, nr)
+    for start in range(0, nh, rows):
+        stop = min(nh, start + rows)
+        m = stop - start
+        for a in (score, avg_p, avg_r, eff):
+            a[:m] = 0
+        out = np.empty((m, nr))
+        with k.LOCK:
+            for t in tables:
+                k.block_matches(
+                    start, stop, t.row_ptr, t.row_gid, t.row_cnt, t.col_ptr, t.col_txt, t.col_cnt, ref_start, match[:m]
+                )
+                hyp_totals, ref_totals = t.totals[start:stop], t.totals[ref_start:]
+                k.accumulate(match[:m], hyp_totals, ref_totals, factor, score[:m], avg_p[:m], avg_r[:m], eff[:m])
+            k.finish(score[:m], avg_p[:m], avg_r[:m], eff[:m], factor, order, eps_smoothing, out)
+        yield start, out
+
+
+def pairwise_chrf(hyps: Sequence[str], refs: Sequence[str] | None = None, **options: Any) -> np.ndarray:
+    """Matrix S[i, j] = sentence chrF of hyps[i] against refs[j] (refs defaults to hyps), 0..100. Options:
+    ``char_order``, ``word_order``, ``beta``, ``lowercase``, ``whitespace``, ``eps_smoothing`` (sacrebleu's)."""
+    nr = len(hyps) if refs is None else len(refs)
+    out = np.zeros((len(hyps), nr))
+    for start, block in chrf_blocks(hyps, refs, **options):
+        out[start : start + len(block)] = block
     return out
 
 
@@ -141,13 +119,17 @@ def sample_texts(texts: Sequence[T], max_texts: int | None, seed: int = 13) -> l
 
 
 def mean_pairwise_chrf(
-    texts: Sequence[str], *, max_texts: int | None = 5000, seed: int = 13, **kw
+    texts: Sequence[str], *, max_texts: int | None = 5000, seed: int = 13, **options: Any
 ) -> tuple[float, int]:
     """Mean chrF over ordered pairs i != j (text i hypothesis, text j reference); samples ``max_texts``
-    texts uniformly when there are more. Returns (mean, number of texts used)."""
+    texts uniformly when there are more. Returns (mean, number of texts used). Block by block: memory stays
+    bounded whatever the number of texts."""
     texts = sample_texts(texts, max_texts, seed)
     n = len(texts)
     if n < 2:
         return float("nan"), n
-    S = pairwise_chrf(texts, **kw)
-    return float((S.sum() - np.trace(S)) / (n * (n - 1))), n
+    total = 0.0
+    for start, block in chrf_blocks(texts, **options):
+        rows = np.arange(len(block))
+        total += float(block.sum()) - float(block[rows, start + rows].sum())
+    return total / (n * (n - 1)), n

@@ -33,7 +33,7 @@ def pair_stats(
         pair_accuracy,
         smaug_tau_d,
     )
-    from mtgauntlet.evaluation.statistics.resampling import bootstrap_ci
+    from mtgauntlet.evaluation.statistics.resampling import pair_bootstrap_cis
 
     good: dict[str, float] = {}
     bad: dict[str, float] = {}
@@ -44,8 +44,8 @@ def pair_stats(
         (good if side == "good" else bad)[rid] = np.nan if s is None else s
         info[rid] = (ph or "none", lp, cat)
     ids = sorted(info)
-    g = np.array([good.get(i, np.nan) for i in ids], dtype=float)
-    b = np.array([bad.get(i, np.nan) for i in ids], dtype=float)
+    g = np.fromiter((good.get(i, np.nan) for i in ids), dtype=float, count=len(ids))
+    b = np.fromiter((bad.get(i, np.nan) for i in ids), dtype=float, count=len(ids))
     both = np.concatenate([g, b])
     lo, hi = (float(np.nanmin(both)), float(np.nanmax(both))) if not np.isnan(both).all() else (0.0, 1.0)
     groups: dict[tuple[str, str], list[int]] = {}
@@ -64,23 +64,10 @@ def pair_stats(
             continue
         gi, bi = g[idx], b[idx]
         n = int((~(np.isnan(gi) | np.isnan(bi))).sum())
+        accuracy_ci, tau_ci = pair_bootstrap_cis(gi, bi, n_resamples=n_resamples, seed=seed)
         rows = [
-            stat_row(
-                base,
-                "accuracy",
-                pair_accuracy(gi, bi),
-                n,
-                bootstrap_ci(pair_accuracy, gi, bi, n_resamples=n_resamples, seed=seed),
-                **where,
-            ),
-            stat_row(
-                base,
-                "aces_tau",
-                aces_tau(gi, bi),
-                n,
-                bootstrap_ci(aces_tau, gi, bi, n_resamples=n_resamples, seed=seed),
-                **where,
-            ),
+            stat_row(base, "accuracy", pair_accuracy(gi, bi), n, accuracy_ci, **where),
+            stat_row(base, "aces_tau", aces_tau(gi, bi), n, tau_ci, **where),
         ]
         tau, d = smaug_tau_d(gi, bi, lo, hi)
         rows.append(stat_row(base, "smaug_tau", tau, n, **where))

@@ -1,4 +1,5 @@
-"""The metrics of the workbench: a spec (or a Python callable) -> a batch scorer with an exact signature.
+"""The metrics of the workbench: a spec (or a Python callable) -> a batch scorer with an exact signature
+(registered metrics: `mtgauntlet.workbench.registry`).
 
 A scorer takes the items of one language pair (source, hypothesis, reference lists and the two languages) and
 returns one float per item, or None where it failed. Its signature names everything that makes its scores what
@@ -20,7 +21,6 @@ from typing import Any
 from mtgauntlet.errors import GauntletError, UsageError
 
 BatchFn = Callable[[list[str], list[str], list, str, str], Sequence[Any]]
-REFERENCE_BASED = ("chrf", "bleu")
 
 
 @dataclass
@@ -30,40 +30,23 @@ class Scorer:
     score: BatchFn | None = None  # None for col: (the values come from the records)
     column: str | None = None  # col:NAME / col:GOOD,BAD: the record's kept score(s)
     needs_ref: bool = False
+    thread_safe: bool = False  # chunks may be scored by two threads at once (compiled code that releases the GIL)
     gives_spans: bool = False  # score returns (score, spans) per item (llm-as-qe:…#spans=1, xCOMET)
 
 
-def _sacrebleu(name: str) -> Scorer:
-    from sacrebleu.metrics import BLEU, CHRF
+def registered(name: str) -> Scorer:
+    """The scorer of a registered metric (`mtgauntlet.workbench.registry`): its stored signature is
+    ``NAME|`` + the metric's own."""
+    from mtgauntlet.workbench.registry import metric_class
 
-    metric = CHRF() if name == "chrf" else BLEU(effective_order=True)
-    metric.corpus_score(["a"], [["a"]])  # sacrebleu knows its signature once it has seen the references
-    signature = f"{name}|{metric.get_signature().format()}"
+    metric = metric_class(name)()
 
     def score(src, hyp, ref, src_lang, tgt_lang):
-        return _sentence_scores(metric, hyp, ref)
+        return metric.score(src, hyp, ref, src_lang, tgt_lang)
 
-    return Scorer(name, signature, score, needs_ref=True)
-
-
-def _sentence_scores(metric, hyp: list[str], ref: list[str | None]) -> list[float | None]:
-    """``metric.sentence_score(h, [r]).score`` for each pair, each distinct reference prepared once (a pair's good
-    and bad translations, a segment's systems share one): sacrebleu's own steps of ``sentence_score``, in order, so
-    the scores are the same; without those steps (another sacrebleu), ``sentence_score`` itself."""
-    steps = ("_cache_references", "_preprocess_segment", "_compute_segment_statistics", "_aggregate_and_compute")
-    if not all(hasattr(metric, s) for s in steps):
-        return [metric.sentence_score(h, [r]).score if r else None for h, r in zip(hyp, ref)]
-    refs = list(dict.fromkeys(r for r in ref if r))
-    where = {r: i for i, r in enumerate(refs)}
-    cache = metric._cache_references([refs]) if refs else []
-    out: list[float | None] = []
-    for h, r in zip(hyp, ref):
-        if not r:
-            out.append(None)
-            continue
-        stats = metric._compute_segment_statistics(metric._preprocess_segment(h), cache[where[r]])
-        out.append(metric._aggregate_and_compute([stats]).score)
-    return out
+    return Scorer(
+        name, f"{name}|{metric.signature()}", score, needs_ref=metric.needs_ref, thread_safe=metric.thread_safe
+    )
 
 
 def _qe(spec: str) -> Scorer:
@@ -158,14 +141,16 @@ def _callable(fn: Callable) -> Scorer:
 
 
 def make_scorer(spec: str | Callable) -> Scorer:
-    """The scorer of a metric spec: chrf, bleu, ``col:NAME`` / ``col:GOOD,BAD``, a QE spec, or a callable
-    ``(src, hyp, ref, src_lang, tgt_lang) -> list[float]``."""
+    """The scorer of a metric spec: a registered metric (chrf, bleu, ...: `mtgauntlet.workbench.registry`),
+    ``col:NAME`` / ``col:GOOD,BAD``, a QE spec, or a callable ``(src, hyp, ref, src_lang, tgt_lang) -> list[float]``."""
     if callable(spec):
         return _callable(spec)
     if not isinstance(spec, str) or not spec.strip():
         raise UsageError(f"--metric: not a metric spec: {spec!r}")
-    if spec in REFERENCE_BASED:
-        return _sacrebleu(spec)
+    from mtgauntlet.workbench.registry import METRICS
+
+    if spec in METRICS:
+        return registered(spec)
     if spec.startswith("col:"):
         column = spec[4:]
         if not column or any(not c.strip() for c in column.split(",")) or column.count(",") > 1:

@@ -127,6 +127,15 @@ def score_chunk(scorer: Scorer, items: Items, chunk: Chunk) -> list[Any]:
     return out
 
 
+def _threaded(scorer: Scorer, items: Items, work: list[Chunk]):
+    """Chunks scored by two threads (a thread-safe scorer's compiled code runs on both cores), yielded in order."""
+    import os
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=max(1, min(2, os.cpu_count() or 1))) as pool:
+        yield from zip(work, pool.map(lambda c: score_chunk(scorer, items, c), work))
+
+
 def _ray_map(spec: Any, items: Items, work: list[Chunk]):
     """Chunks scored on Ray workers (one scorer per worker), yielded in order. The workers' API usage counts in
     this run's totals; under a budget (``--max-cost`` / ``--max-requests``) one worker scores one chunk at a time
@@ -246,7 +255,14 @@ def score_set(
     dups = [i for i in todo if share and firsts[items.key[i]] != i]
     work = chunks(items, list(firsts.values()), size)
     remote = engine == "ray" and work and not isinstance(scorer, FileScorer)  # a file is read here
-    results = _ray_map(spec, items, work) if remote else ((c, score_chunk(scorer, items, c)) for c in work)
+    if remote:
+        results = _ray_map(spec, items, work)
+    elif (
+        getattr(scorer, "thread_safe", False) and len(work) > 1
+    ):  # two chunks at a time, stored in order: the same rows
+        results = _threaded(scorer, items, work)
+    else:
+        results = ((c, score_chunk(scorer, items, c)) for c in work)
     computed = 0
     for (idx, _, _), answers in results:
         new = []

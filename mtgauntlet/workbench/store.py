@@ -58,12 +58,12 @@ def write_parquet(table: pa.Table, target: Path) -> None:
         pq.write_table(table, tmp, compression="zstd")
 
 
-def append_scores(root: Path, rows: list[dict[str, Any]]) -> Path | None:
-    """Write one score shard (atomically); returns its path."""
-    if not rows:
+def append_scores(root: Path, rows: list[dict[str, Any]] | pa.Table) -> Path | None:
+    """Write one score shard (atomically) of rows or of a ``metric_score`` table; returns its path."""
+    if not len(rows):
         return None
     target = root / SCORES_DIR / f"part-{utcnow().strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:12]}.parquet"
-    write_parquet(to_table("metric_score", rows), target)
+    write_parquet(rows if isinstance(rows, pa.Table) else to_table("metric_score", rows), target)
     return target
 
 

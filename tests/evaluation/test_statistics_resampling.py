@@ -105,3 +105,27 @@ def test_significance_clusters_compare_metrics_over_the_systems_they_share():
 
     rows = significance_clusters(metrics, human, statistic, n_resamples=50)
     assert [(r["metric"], r["rank"]) for r in rows] == [("all_four", 1), ("three", 2)]
+
+
+def test_pair_bootstrap_cis_are_bootstrap_ci_of_accuracy_and_aces_tau(shared_data):
+    """The workbench's one-pass intervals equal the generic bootstrap's on real scores (chrF of WMT23 systems'
+    outputs, two systems as good and bad, with ties and missing scores)."""
+    from sacrebleu.metrics import CHRF
+
+    from mtgauntlet.evaluation.statistics.pairs import aces_tau
+    from mtgauntlet.evaluation.statistics.resampling import pair_bootstrap_cis
+    from tests.evaluation.workbench_sets import wmt23_subset
+
+    rows = wmt23_subset(shared_data, segments=40)
+    by_seg: dict[str, list] = {}
+    for r in rows:
+        by_seg.setdefault(r["seg_id"], []).append(CHRF().sentence_score(r["tgt"], [r["ref"]]).score)
+    pairs = [(s[0], s[1]) for s in by_seg.values() if len(s) >= 2]
+    good = [g for g, _ in pairs] + [5.0, None, 7.0]
+    bad = [b for _, b in pairs] + [5.0, 3.0, None]
+    for n, seed in ((200, 0), (50, 3)):
+        acc, tau = pair_bootstrap_cis(good, bad, n_resamples=n, seed=seed)
+        assert acc == bootstrap_ci(pair_accuracy, good, bad, n_resamples=n, seed=seed)
+        assert tau == bootstrap_ci(aces_tau, good, bad, n_resamples=n, seed=seed)
+    assert acc[0] < acc[1]
+    assert all(math.isnan(v) for ci in pair_bootstrap_cis([None], [1.0], n_resamples=5) for v in ci)

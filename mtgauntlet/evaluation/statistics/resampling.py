@@ -90,3 +90,41 @@ def paired_permutation_test(
         delta = float(statistic(*a2)) - float(statistic(*b2))
         extreme += bool(abs(delta) >= threshold)
     return (1 + extreme) / (1 + n_resamples)
+
+
+def pair_bootstrap_cis(
+    good: Scores, bad: Scores, n_resamples: int = 1000, confidence: float = 0.95, seed: int = 0
+) -> tuple[tuple[float, float], tuple[float, float]]:
+    """The intervals of ``bootstrap_ci(pair_accuracy, good, bad)`` and ``bootstrap_ci(aces_tau, good, bad)`` (the
+    same values: the same resamples from the same seed), from one pass that counts, per resample, the scored items
+    N and those whose good beats bad C (accuracy = C / N, tau = (C - (N - C)) / N) instead of calling the
+    statistics on copied columns."""
+    from mtgauntlet.evaluation.statistics.missing import as_float
+
+    if not 0 < confidence < 1:
+        raise GauntletError(f"confidence must be between 0 and 1, not {confidence}")
+    if n_resamples < 1:
+        raise GauntletError(f"n_resamples must be at least 1, not {n_resamples}")
+    g, b = as_float(good), as_float(bad)
+    cols, n = _columns([g, b])
+    nan = (float("nan"), float("nan"))
+    if n == 0:
+        return nan, nan
+    scored = ~(np.isnan(g) | np.isnan(b))
+    code = scored.astype(np.int8) + (scored & (g > b)).astype(np.int8)  # 0 unscored, 1 not won, 2 won
+    rng = np.random.default_rng(seed)
+    wins = np.empty(n_resamples, dtype=np.int64)
+    counted = np.empty(n_resamples, dtype=np.int64)
+    for r in range(n_resamples):
+        tally = np.bincount(code[rng.integers(0, n, n)], minlength=3)
+        wins[r], counted[r] = tally[2], tally[1] + tally[2]
+    keep = counted > 0
+    if not keep.any():
+        return nan, nan
+    c, m = wins[keep], counted[keep]
+    accuracy = c / m
+    tau = (c - (m - c)) / m
+    q = [(1 - confidence) / 2, (1 + confidence) / 2]
+    a_lo, a_hi = np.quantile(accuracy, q)
+    t_lo, t_hi = np.quantile(tau, q)
+    return (float(a_lo), float(a_hi)), (float(t_lo), float(t_hi))
