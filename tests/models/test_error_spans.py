@@ -61,3 +61,15 @@ def test_the_wrappers_own_option_is_taken_out_of_the_llm_spec():
     assert take_options("openai:m", {"spans"}) == ("openai:m", {})
     with pytest.raises(GauntletError, match="given twice"):
         take_options("openai:m#spans=1,spans=0", {"spans"})
+
+
+def test_spans_is_llm_as_qe_s_own_declared_option_and_only_takes_1_or_0():
+    from mtgauntlet.core.spec_public import ANSWER
+    from mtgauntlet.models import registry
+    from mtgauntlet.models.llm_roles import LLMQualityEstimator
+
+    assert LLMQualityEstimator.wrapper_options == {"spans": ANSWER} and registry.options_of("llm-as-qe") is None
+    with pytest.raises(GauntletError, match=r"#spans='2' must be 1 or 0"):
+        registry.load("qe", "llm-as-qe:openai:judge@http://127.0.0.1:9/v1#spans=2")
+    judge = registry.load("qe", "llm-as-qe:openai:judge@http://127.0.0.1:9/v1#json=1,spans=1")
+    assert judge.spans and judge.llm.structured and "spans" not in judge.llm.spec  # the LLM never sees #spans
