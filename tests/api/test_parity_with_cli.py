@@ -14,6 +14,7 @@ import os
 import pytest
 
 import mtgauntlet as mg
+from mtgauntlet.builders.methods import methods
 from mtgauntlet.cli import introspect
 
 # CLI options every command may have that the API has no use for: the API returns objects instead of printing
@@ -41,8 +42,10 @@ API_OF = {  # CLI command path -> (public function of mtgauntlet, options only t
     "models": ("mtgauntlet.api.model_listing:list_models", ()),  # mg.list_models (mtgauntlet.models is a package)
     "run": ("run", ()),
     "reproduce": ("reproduce", ()),
-    **{f"build {m}": (f"mtgauntlet.api.building:build_{m}", ()) for m in ("subset", "smaug", "bandit")},
-    **{f"build {m}": (f"mtgauntlet.api.build_breakers:build_{m}", ()) for m in ("mtbreaker", "zeroshot")},
+    **{
+        f"build {m}": (f"mtgauntlet.api.building:build_{m}", ())
+        for m in ("subset", "smaug", "mtbreaker", "zeroshot", "bandit")
+    },
 }
 
 # options required on the CLI that the API makes optional on purpose: option -> the API's default
@@ -142,9 +145,8 @@ def test_api_refuses_what_the_cli_refuses(command, param, value, tmp_path, monke
 
 
 def test_build_dispatches_to_every_builder_and_refuses_unknown_methods_and_options(tmp_path):
-    from mtgauntlet.api import building
 
-    assert sorted(building.BUILDERS) == sorted(c.split()[1] for c in API_OF if c.startswith("build "))
+    assert sorted(methods()) == sorted(c.split()[1] for c in API_OF if c.startswith("build "))
     with pytest.raises(mg.UsageError, match=r"^method: 'smaugg' is not one of subset, smaug, mtbreaker"):
         mg.build("smaugg", input="x.tsv", out=tmp_path / "o")
     with pytest.raises(
@@ -250,10 +252,10 @@ def test_the_build_tables_are_read_from_the_declarations():
     from mtgauntlet.api import building
     from mtgauntlet.options import declared, ranges
 
-    assert sorted(building.PLACEMENT) == sorted(
+    assert sorted(building.placement_keywords()) == sorted(
         ["out", "overwrite", "concurrency", "engine", "actors", "max_cost", "max_requests", "dry_run"]
     )
-    assert ranges(building.OPTIONS["bandit"])[1] == {"epsilon": 1.0} and ranges(building.OPTIONS["subset"])[0] == {
+    assert ranges(methods()["bandit"].options)[1] == {"epsilon": 1.0} and ranges(methods()["subset"].options)[0] == {
         "budget": 1,
         "limit": 1,
         "max_chars": 1,
@@ -262,10 +264,11 @@ def test_the_build_tables_are_read_from_the_declarations():
         "max_cost": 0.0,
         "max_requests": 0,
     }
-    for method, fn in building.BUILDERS.items():
-        assert fn.options is building.OPTIONS[method]
+    for method, record in methods().items():
+        fn = getattr(building, f"build_{method}")
+        assert fn.options is record.options
         assert [p for p in inspect.signature(fn).parameters if p != "progress"] == [
-            o.name for o in declared(building.OPTIONS[method])
+            o.name for o in declared(record.options)
         ]
     with pytest.raises(mg.UsageError, match="build_smaug.*unexpected keyword argument 'src_coll'"):
         building.build_smaug(input="x.tsv", out="o", src_lang="es", tgt_lang="en", src_coll="es")
