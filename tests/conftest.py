@@ -82,6 +82,8 @@ E2E_MODULES = {
     "sets/test_import_human.py",
     "sets/test_import_pairs.py",
     "test_contributing_backend.py",
+    "test_contributing_builder.py",
+    "builders/test_methods.py",
     "cards/test_dataset_card.py",
     "cli/test_error_style.py",
     "cli/test_flags_and_progress.py",

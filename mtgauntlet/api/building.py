@@ -13,6 +13,7 @@ zeroshot, ``--corpus`` of bandit), a DataFrame / ``datasets.Dataset`` / list of 
 from __future__ import annotations
 
 import hashlib
+import inspect
 import json
 import os
 from pathlib import Path
@@ -131,6 +132,29 @@ def build_bandit(o: BanditBuildOptions) -> Build:
         >>> b.summary["top_topics"]
     """
     return build_method(method_record("bandit"), o)
+
+
+def __getattr__(attr: str) -> Any:
+    """``build_<name>`` of a registered method that has no function written out above: made from its record (the
+    keywords, checks and ``Args`` of its options dataclass), as `build_subset` and its siblings are."""
+    name = attr.removeprefix("build_")
+    if attr == name or name not in methods():
+        raise AttributeError(f"module {__name__!r} has no attribute {attr!r}")
+    record = methods()[name]
+
+    def build_one(o: Any) -> Build:
+        return build_method(record, o)
+
+    build_one.__name__ = build_one.__qualname__ = attr
+    build_one.__doc__ = (
+        f"{inspect.cleandoc(record.options.__doc__ or record.text.title)} (``gauntlet build {name}``; every option "
+        f"as there, see its ``--help``).\n\nReturns:\n    The `Build`.\n\nRaises:\n    UsageError: An option out of "
+        "range. BudgetSpent: the budget ran out. GauntletError: bad input or spec.\n\nExamples:\n"
+        f"    >>> b = mg.build({name!r}, input=..., out=...)"
+    )
+    made = public(takes(record.options, Build)(build_one))
+    globals()[attr] = made
+    return made
 
 
 def _keywords(method: str) -> dict[str, Declared]:

@@ -40,6 +40,10 @@ class Method:
     builder: str
     input: str  # the keyword of the option that names the input (``input``, ``seeds``, ``corpus``)
     text: MethodText
+    #: the test example of the registry-wide tests (tests/builders/test_methods.py): options of a small build, in
+    #: which ``{sample}`` stands for the package's sample corpus (mtgauntlet/data/sample_es_en.tsv: columns id,
+    #: domain, es, en) and ``{llm}``, ``{mt}``, ``{qe}`` for scripted model servers on 127.0.0.1
+    example: dict[str, Any] = dataclasses.field(default_factory=dict)
 
     @property
     def builder_class(self) -> type:

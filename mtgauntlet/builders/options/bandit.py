@@ -85,6 +85,11 @@ METHOD = Method(
     options=BanditBuildOptions,
     builder="mtgauntlet.builders.bandit.setup:BanditMethod",
     input="corpus",
+    example={
+        "corpus": "{sample}",
+        **{"text_column": "en", "topic_column": "domain", "min_words": 5, "budget": 6, "k": 2, "cap": 3},
+        **{"mt": "{mt}", "qe": "{qe}", "src_lang": "en", "tgt_lang": "es"},
+    },
     text=MethodText(
         title="Difficult topics found by bandit search",
         description=(

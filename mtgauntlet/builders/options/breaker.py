@@ -14,6 +14,9 @@ from mtgauntlet.options import REQUIRED, option
 
 MTBREAKER_VARIANTS = ("seeded", "seedless", "seeded+qe", "seedless+qe")
 ZEROSHOT_VARIANTS = ("plain", "history", "min")
+# the test example of both methods (`mtgauntlet.builders.methods.Method.example`): three seeds, scripted models
+EXAMPLE = {"seeds": "{sample}", "column": "en", "limit": 3, "src_lang": "en", "tgt_lang": "es"}
+EXAMPLE_MODELS = {"llm": "{llm}", "mt": "{mt}", "qe": "{qe}"}
 
 SHARD_HELP = (
     f"Items per resumable shard, advanced together (their model calls go out as one list per step) "
@@ -140,6 +143,7 @@ MTBREAKER = Method(
     options=MTBreakerOptions,
     builder="mtgauntlet.builders.mtbreaker:MTBreakerBuilder",
     input="seeds",
+    example={**EXAMPLE, **EXAMPLE_MODELS, "steps": 2},
     text=MethodText(
         title="MT-breaker difficult source texts",
         description=(
@@ -157,6 +161,7 @@ ZEROSHOT = Method(
     options=ZeroShotOptions,
     builder="mtgauntlet.builders.zeroshot:ZeroShotBuilder",
     input="seeds",
+    example={**EXAMPLE, **EXAMPLE_MODELS, "variant": "min", "generations": 2},
     text=MethodText(
         title="Zero-shot difficult source texts",
         description="Texts an LLM generated in one shot to be hard to translate (MT-breaker paper baselines).",

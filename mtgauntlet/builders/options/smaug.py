@@ -101,6 +101,11 @@ METHOD = Method(
     options=SmaugOptions,
     builder="mtgauntlet.builders.smaug:SmaugBuilder",
     input="input",
+    example={
+        "input": "{sample}",
+        **{"src_col": "es", "ref_col": "en", "src_lang": "es", "tgt_lang": "en"},
+        **{"good_from": "reference", "phenomena": "num,del"},
+    },
     text=MethodText(
         title="SMAUG critical-error challenge pairs",
         description=(

@@ -69,6 +69,14 @@ METHOD = Method(
     options=SubsetOptions,
     builder="mtgauntlet.builders.subset:SubsetBuilder",
     input="input",
+    example={
+        "input": "{sample}",
+        "src_col": "es",
+        "src_lang": "es",
+        "budget": 6,
+        "stratify": "domain",
+        "domain_col": "domain",
+    },
     text=MethodText(
         title="Difficulty-selected subset",
         description=(

@@ -19,6 +19,7 @@ from mtgauntlet.cards.methods import method_text
 from mtgauntlet.options import options_of
 from mtgauntlet.schema import get_kind
 from mtgauntlet.validators.metric_names import is_known
+from mtgauntlet.validators.record_checks import span_identity_holds
 from tests.support.cli import REPO, invoke
 
 SUBSTITUTES = {"ne": "ne_corpus_swap", "num": "num_digit_change", "neg": "neg_rules", "ins": "ins_clause"}
@@ -138,3 +139,34 @@ def test_the_registry_sits_at_the_bottom_layer():
         assert not {m for m in package_imports(PACKAGE / low) if m.startswith("mtgauntlet.builders")}, low
     for low in ("cards/methods.py", "builders/methods.py"):
         assert not {m for m in package_imports(PACKAGE / low) if m.startswith("mtgauntlet.builders.smaug")}, low
+
+
+@pytest.mark.parametrize("name", phenomena.NAMES)
+def test_every_registered_phenomenon_builds_on_its_own_example(name, tmp_path, sample_path):
+    """Registry-wide: each phenomenon supplies its example row (``Phenomenon.example``); built alone on the sample
+    corpus with that row added, it makes records of its own, each span describing the whole edit."""
+    import mtgauntlet as mg
+
+    source, reference = all_phenomena()[name].example
+    assert source and reference, f"{name}: give the phenomenon an example (source, reference)"
+    corpus = tmp_path / "with_example.tsv"
+    corpus.write_text(
+        sample_path.read_text(encoding="utf-8").rstrip("\n") + f"\n9999\texample\t{source}\t{reference}\n",
+        encoding="utf-8",
+    )
+    built = mg.build(
+        "smaug",
+        input=corpus,
+        src_col="es",
+        ref_col="en",
+        src_lang="es",
+        tgt_lang="en",
+        good_from="reference",
+        phenomena=name,
+        out=tmp_path / "b",
+    )
+    records = built.to_pandas().to_dict("records")
+    assert records and {r["phenomenon"] for r in records} == {name}
+    assert all(
+        span_identity_holds(r["ref"], r["bad"], r["span_start"], r["span_end"], r["span_replacement"]) for r in records
+    )

@@ -16,6 +16,7 @@ from mtgauntlet.builders.smaug.transformations import NamedEntitySwap
 
 class NamedEntity(Phenomenon):
     name = "ne"
+    example = ("María vive en Madrid con su hermano Pedro.", "Maria lives in Madrid with her brother Peter.")
     paper = (
         "one entity drawn uniformly among **all** the NER finds (dates, times, numbers included; `--ne-types "
         "names`: names only, stated in the card), mT5 `<extra_id_0>` infill, top-k 50 (`--infiller`)"

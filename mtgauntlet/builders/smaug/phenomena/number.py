@@ -16,6 +16,7 @@ from mtgauntlet.builders.smaug.transformations import NumberChange
 
 class Number(Phenomenon):
     name = "num"
+    example = ("El puente mide 250 metros.", "The bridge is 250 metres long.")
     paper = "mT5 infill (the replaced number's sign and leading `.` are kept: `-3` → `-7`, `.5` → `.25`)"
     model_free = "format-preserving digit change"
     validation = "same number count, differs, no mask/special tokens, no extra brackets"
