@@ -16,6 +16,7 @@ import hashlib
 import inspect
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -35,14 +36,33 @@ from mtgauntlet.options import Declared, check, declared, placement, takes
 __all__ = ["build", "build_subset", "build_smaug", "build_mtbreaker", "build_zeroshot", "build_bandit"]
 
 
+RAISES = """Raises:
+    UsageError: An option out of range. BudgetSpent: the budget ran out. GauntletError: bad input or spec.
+
+"""
+
+
+def method_function(options: type) -> Callable[[Callable[..., Build]], Callable[..., Build]]:
+    """``build_<name>``: a public API function of the options' keywords (`mtgauntlet.options.takes`), its docstring
+    given the ``Raises`` every build function shares where it states none of its own."""
+
+    def wrap(fn: Callable[..., Build]) -> Callable[..., Build]:
+        doc = inspect.cleandoc(fn.__doc__ or "")
+        if "\nRaises:" not in doc:
+            doc = doc.replace("\nExamples:", "\n" + RAISES + "Examples:", 1)
+        fn.__doc__ = doc
+        return public(takes(options, Build)(fn))
+
+    return wrap
+
+
 def placement_keywords() -> tuple[str, ...]:
     """How fast, where to, whether at all, of every method: never what is built, so not part of the
     content-addressed out folder."""
     return tuple(dict.fromkeys(name for m in methods().values() for name in placement(m.options)))
 
 
-@public
-@takes(SubsetOptions, Build)
+@method_function(SubsetOptions)
 def build_subset(o: SubsetOptions) -> Build:
     """Score a corpus with a difficulty estimator and keep the ``budget`` hardest texts (``selected_text``
     records). The options are those of ``gauntlet build subset`` (see ``gauntlet build subset --help``).
@@ -50,26 +70,19 @@ def build_subset(o: SubsetOptions) -> Build:
     Returns:
         The `Build`.
 
-    Raises:
-        UsageError: An option out of range. BudgetSpent: the budget ran out. GauntletError: bad input or spec.
-
     Examples:
         >>> b = mg.build("subset", input="corpus.tsv", out="builds/hard", src_lang="en", budget=10)
     """
     return build_method(method_record("subset"), o)
 
 
-@public
-@takes(SmaugOptions, Build)
+@method_function(SmaugOptions)
 def build_smaug(o: SmaugOptions) -> Build:
     """SMAUG: ``(source, good, bad, reference, phenomenon)`` records, bad = the reference with one critical error
     (``gauntlet build smaug``; every option as there, see its ``--help``).
 
     Returns:
         The `Build`; `Build.notes` says how each phenomenon is made here.
-
-    Raises:
-        UsageError: An option out of range. BudgetSpent: the budget ran out. GauntletError: bad input or spec.
 
     Examples:
         >>> b = mg.build("smaug", input="es_en.tsv", out="builds/smaug", src_lang="es", tgt_lang="en",
@@ -78,8 +91,7 @@ def build_smaug(o: SmaugOptions) -> Build:
     return build_method(method_record("smaug"), o)
 
 
-@public
-@takes(MTBreakerOptions, Build)
+@method_function(MTBreakerOptions)
 def build_mtbreaker(o: MTBreakerOptions) -> Build:
     """MT-breaker: an LLM edits each seed step by step until the target MT model translates it badly
     (``gauntlet build mtbreaker``; every option as there, see its ``--help``).
@@ -87,17 +99,13 @@ def build_mtbreaker(o: MTBreakerOptions) -> Build:
     Returns:
         The `Build`.
 
-    Raises:
-        UsageError: An option out of range. BudgetSpent: the budget ran out. GauntletError: bad input or spec.
-
     Examples:
         >>> b = mg.build("mtbreaker", seeds="seeds.tsv", out="builds/mtb", column="en", steps=3, max_requests=500)
     """
     return build_method(method_record("mtbreaker"), o)
 
 
-@public
-@takes(ZeroShotOptions, Build)
+@method_function(ZeroShotOptions)
 def build_zeroshot(o: ZeroShotOptions) -> Build:
     """Zero-shot baselines: one generation per item, with history, or the most difficult of ``generations``
     (``gauntlet build zeroshot``; every option as there, see its ``--help``).
@@ -105,17 +113,13 @@ def build_zeroshot(o: ZeroShotOptions) -> Build:
     Returns:
         The `Build`.
 
-    Raises:
-        UsageError: An option out of range. BudgetSpent: the budget ran out. GauntletError: bad input or spec.
-
     Examples:
         >>> b = mg.build("zeroshot", seeds="seeds.tsv", out="builds/zs", column="en", variant="min", generations=4)
     """
     return build_method(method_record("zeroshot"), o)
 
 
-@public
-@takes(BanditBuildOptions, Build)
+@method_function(BanditBuildOptions)
 def build_bandit(o: BanditBuildOptions) -> Build:
     """Search for the hardest topics with a bandit: the pull log (``pulls/``) and ``topic_text`` records
     (``gauntlet build bandit``; every option as there, see its ``--help``).
@@ -148,11 +152,10 @@ def __getattr__(attr: str) -> Any:
     build_one.__name__ = build_one.__qualname__ = attr
     build_one.__doc__ = (
         f"{inspect.cleandoc(record.options.__doc__ or record.text.title)} (``gauntlet build {name}``; every option "
-        f"as there, see its ``--help``).\n\nReturns:\n    The `Build`.\n\nRaises:\n    UsageError: An option out of "
-        "range. BudgetSpent: the budget ran out. GauntletError: bad input or spec.\n\nExamples:\n"
-        f"    >>> b = mg.build({name!r}, input=..., out=...)"
+        f"as there, see its ``--help``).\n\nReturns:\n    The `Build`.\n\nExamples:\n"
+        f"    >>> b = mg.build({name!r}, {record.input}=..., out=...)"
     )
-    made = public(takes(record.options, Build)(build_one))
+    made = method_function(record.options)(build_one)
     globals()[attr] = made
     return made
 

@@ -72,18 +72,7 @@ class MTBreakerBuilder(SeedTextBuilder):
         return self.signature_with({"steps": self.steps}, {"grammatical": self.grammatical_edits})
 
     def config(self) -> dict[str, Any]:
-        return {
-            "variant": self.variant,
-            "steps": self.steps,
-            "retries": self.retries,
-            "temperature": self.temperature,
-            "max_tokens": self.max_tokens,
-            "language_guard": self.language_guard,
-            "grammatical_edits": self.grammatical_edits,
-            "qe": self.scorer.public_qe,
-            **({"sample": self.sample} if self.sample is not None else {}),
-            "flags": self.flags(),
-        }
+        return self.config_with({"steps": self.steps, "grammatical_edits": self.grammatical_edits})
 
     def flags(self) -> dict[str, str]:
         """Departures from the paper, stated in the card (docs/methods/mtbreaker.md, "Reproducing the paper")."""

@@ -78,6 +78,25 @@ class SeedTextBuilder(Builder):
             **(tail or {}),
         }
 
+    def config_with(self, own: dict[str, Any]) -> dict[str, Any]:
+        """build.json's config: the generation settings, the QE ensemble, the seed sample, the method's ``own``,
+        the card's flags."""
+        return {
+            "variant": self.variant,
+            **own,
+            "retries": self.retries,
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+            "language_guard": self.language_guard,
+            "qe": self.scorer.public_qe,
+            **({"sample": self.sample} if self.sample is not None else {}),
+            "flags": self.flags(),
+        }
+
+    def flags(self) -> dict[str, str]:
+        """Departures from the paper, stated in the card (each method's, via `flags_with`)."""
+        raise NotImplementedError
+
     def flags_with(self, own: dict[str, str]) -> dict[str, str]:
         """Departures from the paper, stated in the card: the temperature, the method's ``own``, the language guard,
         how a Chinese or Japanese source's words are counted."""

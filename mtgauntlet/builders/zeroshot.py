@@ -79,18 +79,9 @@ class ZeroShotBuilder(SeedTextBuilder):
         return self.flags_with(out)
 
     def config(self) -> dict[str, Any]:
-        return {
-            "variant": self.variant,
-            "generations": self.per_item,
-            "retries": self.retries,
-            "temperature": self.temperature,
-            "max_tokens": self.max_tokens,
-            "qe": self.scorer.public_qe,
-            "language_guard": self.language_guard,
-            **({"history_size": self.history_size} if self.capped else {}),
-            **({"sample": self.sample} if self.sample is not None else {}),
-            "flags": self.flags(),
-        }
+        return self.config_with(
+            {"generations": self.per_item, **({"history_size": self.history_size} if self.capped else {})}
+        )
 
     def plan(self, items: Sequence[Item]) -> Plan:
         """``generations`` texts per item, each one prompt (the history the run would add is not known yet)."""
