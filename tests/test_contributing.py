@@ -177,7 +177,11 @@ def test_the_phenomenon_walkthrough_adds_a_phenomenon_in_two_files(tmp_path, sha
     assert "a unit of measurement (`unit`)" in card  # the method text
     assert "is not one of the SMAUG paper's phenomena" in card  # the flag, in the build notes
 
-    # the copy's registry-wide tests pass with the new phenomenon among them (its own example built)
+    # step 3 (the docs table regenerated), then the copy's registry-wide tests pass with the new phenomenon among
+    # them (its own example built)
+    regenerate = [sys.executable, "-m", "mtgauntlet.builders.smaug.phenomena", "--write", "docs/methods/smaug.md"]
+    done = subprocess.run(regenerate, capture_output=True, text=True, env=env, cwd=package.parent, timeout=300)
+    assert done.returncode == 0, done.stderr
     run = run_tests(package.parent, tmp_path, "tests/builders/smaug/test_phenomena.py", "-m", "not slow")
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
     registry_wide = "tests/builders/smaug/test_phenomena.py::test_every_registered_phenomenon_builds_on_its_own_example"

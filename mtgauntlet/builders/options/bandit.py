@@ -80,24 +80,14 @@ class BanditBuildOptions:
     overwrite: bool = shared.overwrite()
 
 
-METHOD = Method(
-    name="bandit",
-    options=BanditBuildOptions,
-    builder="mtgauntlet.builders.bandit.setup:BanditMethod",
-    input="corpus",
-    example={
-        "corpus": "{sample}",
-        **{"text_column": "en", "topic_column": "domain", "min_words": 5, "budget": 6, "k": 2, "cap": 3},
-        **{"mt": "{mt}", "qe": "{qe}", "src_lang": "en", "tgt_lang": "es"},
-    },
-    text=MethodText(
-        title="Difficult topics found by bandit search",
-        description=(
-            "Topics are arms; each pull samples a text for a topic, translates it and scores it with QE "
-            "(difficulty = 100 - mean QE). The search spends a budget of pulls to find the hardest topics; "
-            "records hold texts of the chosen topics with provenance."
-        ),
-        citation="""@misc{xu2025searching,
+TEXT = MethodText(
+    title="Difficult topics found by bandit search",
+    description=(
+        "Topics are arms; each pull samples a text for a topic, translates it and scores it with QE "
+        "(difficulty = 100 - mean QE). The search spends a budget of pulls to find the hardest topics; "
+        "records hold texts of the chosen topics with provenance."
+    ),
+    citation="""@misc{xu2025searching,
   title = {Searching for Difficult-to-Translate Test Examples at Scale},
   author = {Xu, Wenda and Zouhar, Vil{\\'e}m and Riley, Parker and Finkelstein, Mara and Freitag, Markus and Deutsch, Daniel},
   year = {2025},
@@ -105,6 +95,11 @@ METHOD = Method(
   archivePrefix = {arXiv},
   primaryClass = {cs.CL}
 }""",
-        limitations="Texts are retrieved from a local corpus offline; topic difficulty is estimated from few pulls.",
-    ),
+    limitations="Texts are retrieved from a local corpus offline; topic difficulty is estimated from few pulls.",
 )
+EXAMPLE = {
+    "corpus": "{sample}",
+    **{"text_column": "en", "topic_column": "domain", "min_words": 5, "budget": 6, "k": 2, "cap": 3},
+    **{"mt": "{mt}", "qe": "{qe}", "src_lang": "en", "tgt_lang": "es"},
+}
+METHOD = Method("bandit", BanditBuildOptions, "mtgauntlet.builders.bandit.setup:BanditMethod", "corpus", TEXT, EXAMPLE)

@@ -64,26 +64,13 @@ class SubsetOptions:
     dry_run: bool = shared.dry_run()
 
 
-METHOD = Method(
-    name="subset",
-    options=SubsetOptions,
-    builder="mtgauntlet.builders.subset:SubsetBuilder",
-    input="input",
-    example={
-        "input": "{sample}",
-        "src_col": "es",
-        "src_lang": "es",
-        "budget": 6,
-        "stratify": "domain",
-        "domain_col": "domain",
-    },
-    text=MethodText(
-        title="Difficulty-selected subset",
-        description=(
-            "A corpus scored by a source-only difficulty estimator; the B hardest texts are kept (Proietti et "
-            "al. 2025, eq. 1), optionally stratified by domain or embedding cluster for diversity."
-        ),
-        citation="""@misc{proietti2025estimating,
+TEXT = MethodText(
+    title="Difficulty-selected subset",
+    description=(
+        "A corpus scored by a source-only difficulty estimator; the B hardest texts are kept (Proietti et "
+        "al. 2025, eq. 1), optionally stratified by domain or embedding cluster for diversity."
+    ),
+    citation="""@misc{proietti2025estimating,
   title = {Estimating Machine Translation Difficulty},
   author = {Proietti, Lorenzo and Perrella, Stefano and Zouhar, Vil{\\'e}m and Navigli, Roberto and Kocmi, Tom},
   year = {2025},
@@ -91,6 +78,14 @@ METHOD = Method(
   archivePrefix = {arXiv},
   primaryClass = {cs.CL}
 }""",
-        limitations="Heuristic estimators (length, syntax, rarity) correlate only moderately with human difficulty (DEC).",
-    ),
+    limitations="Heuristic estimators (length, syntax, rarity) correlate only moderately with human difficulty (DEC).",
 )
+EXAMPLE = {
+    "input": "{sample}",
+    "src_col": "es",
+    "src_lang": "es",
+    "budget": 6,
+    "stratify": "domain",
+    "domain_col": "domain",
+}
+METHOD = Method("subset", SubsetOptions, "mtgauntlet.builders.subset:SubsetBuilder", "input", TEXT, EXAMPLE)
