@@ -31,7 +31,8 @@ class Worker(Protocol):
 
     def load_backends(self) -> None: ...
 
-    def process_batch(self, items: Sequence[Any], rngs: Sequence[random.Random | None]) -> Iterable[Any]: ...
+    # ``rngs``: what the shards carry (a builder's ``random.Random`` per item; ``None`` for a scorer, which draws none)
+    def process_batch(self, items: Sequence[Any], rngs: Sequence[Any]) -> Iterable[Any]: ...
 
 
 class ArgsRecorded:

@@ -27,7 +27,7 @@ def audit(
     examples: int = 5,
     seed: int = 13,
     metric_results: Sequence[str | Path] = (),
-    progress: bool = False,
+    progress: bool | None = False,
 ) -> Path:
     """Write one self-contained HTML audit page: overview, validation, data quality, examples with their edits,
     method plots and, with ``against``, what changed since the older version. Works offline.

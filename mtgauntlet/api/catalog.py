@@ -24,7 +24,7 @@ def _warn_skipped(items: list[tuple[str, str]]) -> None:
 
 @public
 def query_table(
-    sql: str, *, releases: str | Path = "releases", results: str | Path | None = None, progress: bool = False
+    sql: str, *, releases: str | Path = "releases", results: str | Path | None = None, progress: bool | None = False
 ):
     """`query`'s result as a ``pyarrow.Table`` (what ``gauntlet query`` prints from)."""
     from mtgauntlet.releases.catalog import query_arrow

@@ -27,7 +27,7 @@ def validate(
     gx: bool = False,
     engine: str = "local",
     actors: int | None = None,
-    progress: bool = False,
+    progress: bool | None = False,
 ) -> Report:
     """Check a record set against thresholds. A failed rule is no exception: the report says it
     (``passed`` is False; ``gauntlet validate`` exits 1).
@@ -102,7 +102,7 @@ def diversity(
     max_texts: int = 5000,
     format: str | None = None,
     quoting: str = "auto",
-    progress: bool = False,
+    progress: bool | None = False,
 ) -> dict[str, Any]:
     """Diversity of a text column: chrF diversity, embedding diversity, unique words.
 
@@ -151,7 +151,7 @@ def grammar(
     out: str | Path | None = None,
     format: str | None = None,
     quoting: str = "auto",
-    progress: bool = False,
+    progress: bool | None = False,
 ):
     """Rule-based grammar check of a text column (Harper for English, Grammalecte for French): errors per row and
     per 100 words, spelling kept apart.

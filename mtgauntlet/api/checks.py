@@ -4,7 +4,7 @@ options are declared in a dataclass gets them from `mtgauntlet.options.check`; t
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from mtgauntlet.errors import UsageError
@@ -35,7 +35,7 @@ def option_name(keyword: str) -> str:
     return "--" + keyword.replace("_", "-")
 
 
-def in_ranges(values: dict[str, Any], minimum: dict[str, float], maximum: dict[str, float] | None = None) -> None:
+def in_ranges(values: dict[str, Any], minimum: Mapping[str, float], maximum: Mapping[str, float] | None = None) -> None:
     """Refuse any of ``values`` (keyword -> value) outside the ranges ``minimum`` / ``maximum`` state (keyword ->
     bound: the ``min=``/``max=`` of the CLI option; recipes read the same tables)."""
     for name, value in values.items():

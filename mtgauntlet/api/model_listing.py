@@ -8,7 +8,7 @@ __all__ = ["list_models"]
 
 
 @public
-def list_models(*, progress: bool = False):
+def list_models(*, progress: bool | None = False):
     """The model backends mtgauntlet knows: the embedded (offline) ones, installed or not, and every backend spec
     name with its roles (``gauntlet models``).
 

@@ -84,7 +84,7 @@ def release(
     description: str | None = None,
     recipe: str | Path | None = None,
     audit: bool = False,
-    progress: bool = False,
+    progress: bool | None = False,
 ) -> Release:
     """Package complete builds as ``OUT/name=NAME/version=VERSION/`` (written atomically, never overwritten):
     Parquet per record kind and language pair, dataset card, Croissant, and a manifest with every file's sha256.
@@ -167,7 +167,7 @@ def release(
 
 
 @public
-def verify(path: str | Path, *, progress: bool = False) -> Verification:
+def verify(path: str | Path, *, progress: bool | None = False) -> Verification:
     """Re-check every file of a release against its ``manifest.json``: a changed, missing or extra file is a
     problem. A git clone or Hub download verifies (its ``.git``, ``.gitattributes`` and ``.cache/huggingface/``
     are not release files).
@@ -193,7 +193,7 @@ def verify(path: str | Path, *, progress: bool = False) -> Verification:
 
 @public
 def publish(
-    path: str | Path, *, repo: str, dry_run: bool = False, branch: str = "main", progress: bool = False
+    path: str | Path, *, repo: str, dry_run: bool = False, branch: str = "main", progress: bool | None = False
 ) -> Publication:
     """Publish a release: one atomic commit of exactly the manifest's files, then the immutable tag ``vX.Y.Z``.
     Refused when the tag exists with other files or the release does not verify; a verified copy is uploaded, so

@@ -15,6 +15,7 @@ import os
 import sys
 import warnings
 from collections.abc import Callable
+from types import FrameType
 from typing import Any, TypeVar
 
 from mtgauntlet.errors import GauntletWarning, UsageError
@@ -28,7 +29,8 @@ _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 def warn(message: str) -> None:
     """A warning for the user (``warning: ...`` on the CLI, a `warnings` warning from Python), shown at the
     caller's line that called into mtgauntlet (not at a line inside the package)."""
-    frame, level = sys._getframe(1), 2
+    frame: FrameType | None = sys._getframe(1)
+    level = 2
     while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
         frame, level = frame.f_back, level + 1
     warnings.warn(message, GauntletWarning, stacklevel=level)
@@ -54,8 +56,9 @@ def _accepts(hint: Any) -> tuple[Callable[[Any], bool], str] | None:
 
     origin = typing.get_origin(hint)
     if origin in (typing.Union, types.UnionType):
-        parts = [_accepts(h) for h in typing.get_args(hint)]
-        if any(p is None for p in parts):
+        accepted = [_accepts(h) for h in typing.get_args(hint)]
+        parts = [p for p in accepted if p is not None]
+        if len(parts) < len(accepted):
             return None
         names = list(dict.fromkeys(n for _, n in parts))
         return (lambda v: any(test(v) for test, _ in parts)), (

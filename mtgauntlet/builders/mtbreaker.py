@@ -135,9 +135,9 @@ class MTBreakerBuilder(SeedTextBuilder):
         """Algorithm 1 for several items at once. Each walk's result equals the one it gets alone: its LLM samples
         depend only on its conversation and its own rng, translations and QE only on its texts."""
         rounds = 2 * (self.steps + 1)  # progress: an LLM round and a scoring round per step
-        starts = [(w.seed, f"SOURCE |||{w.seed}|||") for w in walks] if self.seeded else self._ask(walks)
+        starts = [self._seeded_start(w) for w in walks] if self.seeded else self._ask(walks)
         progress.step(1, rounds)
-        proposals = []
+        proposals: list[tuple[Walk, str, str]] = []
         for walk, start in zip(walks, starts):
             if start is None:
                 walk.counts["llm_failures"] += 1
@@ -150,6 +150,7 @@ class MTBreakerBuilder(SeedTextBuilder):
             if not active:
                 break
             for walk in active:
+                assert walk.anchor is not None  # an active walk has a scored step, and keeps one
                 walk.messages.append({"role": "user", "content": self._followup(walk.anchor)})
             proposals = []
             for walk, proposal in zip(active, self._ask(active)):
@@ -161,6 +162,12 @@ class MTBreakerBuilder(SeedTextBuilder):
             progress.step(2 * step + 1, rounds)
             self._score(step, proposals)
             progress.step(2 * step + 2, rounds)
+
+    @staticmethod
+    def _seeded_start(walk: Walk) -> tuple[str, str] | None:
+        """A seeded walk's step 0: the seed itself, as if the editor had proposed it."""
+        assert walk.seed is not None  # seeded builds skip an item without a seed (process_batch)
+        return walk.seed, f"SOURCE |||{walk.seed}|||"
 
     def run(self, seed: str | None, seed_length: int, rng) -> dict[str, Any]:
         """One item's trajectory, counters and conversation."""
@@ -176,7 +183,8 @@ class MTBreakerBuilder(SeedTextBuilder):
             if self.seeded and not (seed and seed.strip()):
                 results[pos] = ItemResult(skipped=["empty_seed"])
                 continue
-            if self.seeded and not words(seed, self.src_lang):  # only emoji/symbols: text.empty_rate counts it as empty
+            # only emoji/symbols: text.empty_rate counts it as empty
+            if self.seeded and seed and not words(seed, self.src_lang):
                 results[pos] = ItemResult(skipped=["no words"])
                 continue
             seed_length = words(seed, self.src_lang) if seed else int(item.data.get("length", 30))

@@ -79,7 +79,7 @@ class SubsetBuilder(Builder):
         self.engine = get_engine(o.engine, **({"actors": o.actors} if o.engine == "ray" else {}))
         self._estimator = None
         self._placement: dict[str, Any] | None = None
-        self._scores: dict[int, float] | None = None
+        self._scores: dict[int, float | None] | None = None
 
     @classmethod
     def read(cls, options: SubsetOptions) -> tuple[SubsetOptions, RowSet]:
@@ -163,6 +163,8 @@ class SubsetBuilder(Builder):
         """With a distributed engine, score the whole corpus first (resumable); shards then only look up."""
         if self.engine_name == "local":
             return
+        work_dir = self.work_dir
+        assert work_dir is not None  # __init__ requires one for a distributed engine
         columns = {"src": [it.data["src"] for it in items]}
         per_lang = [
             [
@@ -170,7 +172,7 @@ class SubsetBuilder(Builder):
                 for s in self.engine.score(
                     self._task(t),
                     columns,
-                    Path(self.work_dir) / f"tgt={t}" if len(self.tgt_langs) > 1 else self.work_dir,
+                    Path(work_dir) / f"tgt={t}" if len(self.tgt_langs) > 1 else work_dir,
                 )
             ]
             for t in self.tgt_langs
@@ -247,9 +249,10 @@ class SubsetBuilder(Builder):
 def mean_or_none(scores: Sequence[float | None]) -> float | None:
     """The mean of one text's scores over the target languages; ``None`` when any is missing (a failure is never a
     number, and a mean over fewer languages would not compare with the others)."""
-    if any(x is None or x != x for x in scores):
+    values = [x for x in scores if x is not None and x == x]
+    if len(values) < len(scores):
         return None
-    return sum(scores) / len(scores)
+    return sum(values) / len(values)
 
 
 def select_hardest(records: list[dict[str, Any]], budget: int, strata: list[str] | None = None) -> list[dict[str, Any]]:

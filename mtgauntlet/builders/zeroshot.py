@@ -116,7 +116,7 @@ class ZeroShotBuilder(SeedTextBuilder):
         return self.process_batch([item], [rng])[0]
 
     def _generate_and_pick(self, items: Sequence[Item], rngs) -> list[ItemResult]:
-        counts = [Counter() for _ in items]
+        counts: list[Counter[str]] = [Counter() for _ in items]
         requests = [
             SourceRequest([{"role": "user", "content": self._prompt(self._length(item))}], rng, c)
             for item, rng, c in zip(items, rngs, counts)

@@ -223,14 +223,14 @@ def creation_section(manifest: dict[str, Any]) -> str:
             + (f"\n\n  API {md_code(spent)}" if spent else "")
             + f"\n\n  {md_code(b.get('signature') or '(no signature)')}"
         )
-    dropped = {k: n for k, n in (manifest.get("dropped_duplicates") or {}).items() if n}
+    duplicates = {k: n for k, n in (manifest.get("dropped_duplicates") or {}).items() if n}
     note = (
         (
             "\n\nDuplicate records (same id in several builds) were dropped, the first kept: "
-            + ", ".join(f"{n} {k}" for k, n in sorted(dropped.items()))
+            + ", ".join(f"{n} {k}" for k, n in sorted(duplicates.items()))
             + "."
         )
-        if dropped
+        if duplicates
         else ""
     )
     return (
@@ -327,6 +327,6 @@ Generated from the record schemas (`mtgauntlet/schema.py`), the single source of
 {md_fence(citations, "bibtex")}
 """
     path = release / "README.md"
-    with open(path, "w", encoding="utf-8", newline="") as f:  # as huggingface_hub's DatasetCard.save writes it
-        f.write(f"---\n{card_yaml(data)}\n---\n{body}")
+    with open(path, "w", encoding="utf-8", newline="") as readme:  # as huggingface_hub's DatasetCard.save writes it
+        readme.write(f"---\n{card_yaml(data)}\n---\n{body}")
     return figs + [path]

@@ -122,7 +122,13 @@ def record_set(kind: str, schema: pa.Schema) -> dict[str, Any]:
         fields.append(_field(f"{kind}/{f.name}", f.name, f.type, src, column_doc(kind, f.name)))
     key = "id" if "id" in schema.names else None
     description = get_kind(kind).description if kind in KINDS else ""
-    out = {"@type": "cr:RecordSet", "@id": kind, "name": kind, "description": description, "field": fields}
+    out: dict[str, Any] = {
+        "@type": "cr:RecordSet",
+        "@id": kind,
+        "name": kind,
+        "description": description,
+        "field": fields,
+    }
     if key:
         out["key"] = {"@id": f"{kind}/{key}"}
     return out

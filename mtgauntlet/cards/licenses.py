@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from mtgauntlet.cards.hub_licenses import HUB_LICENSES, NON_COMMERCIAL_IDS, PERMISSIVE_IDS, SHARE_ALIKE_IDS
 from mtgauntlet.errors import GauntletError
@@ -84,7 +85,7 @@ class KnownData:
     sha256: str = ""  # a published file the project's docs describe (not shipped): its fixed hash
 
 
-_WMT_TERMS = dict(
+_WMT_TERMS: dict[str, Any] = dict(
     license="other", license_name="wmt-research-use", license_link="https://www2.statmt.org/", restriction=RESEARCH_ONLY
 )
 
@@ -216,7 +217,8 @@ def parse_statements(specs: Sequence[str]) -> dict[str, Provenance]:
             entry.get("license_link", ""),
             f"--provenance {dataset}:license",
         )
-        out[dataset] = Provenance(**{"name": dataset, **entry})
+        statement: dict[str, Any] = {"name": dataset, **entry}  # every field a statement sets is text
+        out[dataset] = Provenance(**statement)
     return out
 
 

@@ -131,7 +131,7 @@ def _root(
         os.environ["MTGAUNTLET_VERBOSE"] = "1"
 
 
-def _one_line(text: str) -> str:
+def _one_line(text: object) -> str:
     """One line, with credentials masked (a URL's user info, ``#key=``-like options: never printed)."""
     from mtgauntlet.core.spec_public import redact_secrets
 

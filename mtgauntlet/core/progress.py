@@ -16,7 +16,10 @@ import sys
 import time
 from collections import deque
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rich.progress import Progress as RichProgress
 
 QUIET_ENV = "MTGAUNTLET_QUIET"
 EVERY_ENV = "MTGAUNTLET_PROGRESS_EVERY"  # seconds between two plain progress lines (a log, a pipe)
@@ -195,16 +198,17 @@ class Progress:
         self._t0 = self._last = time.monotonic()
         self._eta = Eta()
         self._eta.add(self._t0, float(done))
-        self._bar = None
+        self._bar: NotebookBar | RichProgress | None = None
+        self._task: Any = None  # rich's task id (0 for the notebook bar)
         self._silent = quiet()
-        self._token = _ACTIVE.set(self)
+        self._token: contextvars.Token[Progress | None] | None = _ACTIVE.set(self)
         if (enabled or _MODE.get() == "bar") and not self._silent and in_notebook():
             self._bar, self._task = NotebookBar(label, total, done), 0  # rich's Jupyter bar needs ipywidgets
         elif (enabled or _MODE.get() == "bar") and not self._silent:
             from rich import progress as rp
             from rich.console import Console
 
-            self._bar = rp.Progress(
+            bar = rp.Progress(
                 "[progress.description]{task.description}",
                 rp.BarColumn(),
                 rp.MofNCompleteColumn(),
@@ -212,8 +216,9 @@ class Progress:
                 console=Console(stderr=True),
                 transient=False,
             )
-            self._bar.start()
-            self._task = self._bar.add_task(label, total=total, completed=done, eta="")
+            bar.start()
+            self._task = bar.add_task(label, total=total, completed=done, eta="")
+            self._bar = bar
 
     @property
     def done(self) -> float:
@@ -302,7 +307,8 @@ class OnDemandProgress:
     """A `Progress` opened only when first advanced: ``make()`` builds it then; ``close`` closes it if it was."""
 
     def __init__(self, make: Callable[[], Progress]):
-        self._make, self._progress = make, None
+        self._make = make
+        self._progress: Progress | None = None
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_"):

@@ -9,7 +9,7 @@ codes are normalised once, here, so signatures and records carry the same code.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, overload
 
 from mtgauntlet.corpora.formats import READERS, read_parallel, sniff_named_format
 from mtgauntlet.corpora.langs import normalize_lang, primary
@@ -40,6 +40,10 @@ class CorpusRequest:
         return None if self.format else sniff_named_format(self.path)
 
 
+@overload
+def lang_option(code: str, option: str) -> str: ...
+@overload
+def lang_option(code: str | None, option: str) -> str | None: ...
 def lang_option(code: str | None, option: str) -> str | None:
     """Normalise a --src-lang/--tgt-lang value (``ES`` -> ``es``, ``zh_Hans`` -> ``zh-Hans``)."""
     if code is None:
@@ -133,7 +137,7 @@ def load_corpus(req: CorpusRequest) -> RowSet:
 
 def one_pair(rows: RowSet, src_lang: str | None, tgt_lang: str | None) -> tuple[str, str | None]:
     """The build's language pair: the declared one, else the one every row has; mixed languages are an error."""
-    out = []
+    out: list[str | None] = []
     for key, declared, option in (("src_lang", src_lang, "--src-lang"), ("tgt_lang", tgt_lang, "--tgt-lang")):
         if declared is not None:
             out.append(declared)
@@ -145,6 +149,7 @@ def one_pair(rows: RowSet, src_lang: str | None, tgt_lang: str | None) -> tuple[
                 file=rows.path,
             )
         out.append(seen[0] if seen else None)
-    if out[0] is None:
+    src = out[0]
+    if src is None:
         raise InputError("source language not given (pass --src-lang)", file=rows.path)
-    return out[0], out[1]
+    return src, out[1]

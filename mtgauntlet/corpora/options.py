@@ -3,6 +3,8 @@ same way for the CLI and for the Python API: one definition of each, no typer he
 
 from __future__ import annotations
 
+from typing import overload
+
 from mtgauntlet.corpora.load import CorpusRequest, one_pair  # noqa: F401 (one_pair: shared here too)
 from mtgauntlet.corpora.load import load_corpus as _load
 from mtgauntlet.corpora.readers import DEFAULT_MAX_CHARS, RowSet, parse_column_map
@@ -48,6 +50,10 @@ def load_corpus(
     )
 
 
+@overload
+def lang_pair(src_lang: str, tgt_lang: str) -> tuple[str, str]: ...
+@overload
+def lang_pair(src_lang: str | None, tgt_lang: str | None) -> tuple[str | None, str | None]: ...
 def lang_pair(src_lang: str | None, tgt_lang: str | None) -> tuple[str | None, str | None]:
     """Normalised --src-lang/--tgt-lang (one code everywhere: signature, records, file columns)."""
     from mtgauntlet.corpora.load import lang_option

@@ -40,7 +40,7 @@ class LocalEngine:
         if todo:
             scorer = ShardScorer(task)
             for start, end in todo:
-                part = {c: list(columns[c][start:end]) for c in task.columns}
+                part: dict[str, Sequence] = {c: list(columns[c][start:end]) for c in task.columns}
                 with unit(end - start):  # the shard's chunks move the progress display inside it
                     scores = scorer.score(part)
                 work.write_scores(start, end, scores)

@@ -50,7 +50,8 @@ class _ShardActor:
 
     def __init__(self, task: dict[str, Any], env: dict[str, str]):
         os.environ.update(env)
-        self.scorer, self.error = None, ""
+        self.scorer: ShardScorer | None = None
+        self.error = ""
         try:
             self.scorer = ShardScorer(ScoreTask(**task))
         except GauntletError as exc:
@@ -66,9 +67,11 @@ class _ShardActor:
             if self.error:
                 errors.append(self.error)
             else:
+                scorer = self.scorer
+                assert scorer is not None  # loaded: no error
                 try:
                     table = pq.read_table(str(source))
-                    scores = self.scorer.score({c: table.column(c).to_pylist() for c in self.scorer.task.columns})
+                    scores = scorer.score({c: table.column(c).to_pylist() for c in scorer.task.columns})
                 except GauntletError as exc:
                     errors.append(str(exc))
                     stopped[-1] = isinstance(exc, usage.BudgetSpent)

@@ -152,7 +152,8 @@ class Watchdog:
     """The watchdog's side: ``before`` are the driver's children that are not the cluster's."""
 
     def __init__(self, driver: int, before: Known, token: str = ""):
-        self.driver, self.before, self.token, self.known, self.sealed = driver, before, token, {}, False
+        self.driver, self.before, self.token, self.sealed = driver, before, token, False
+        self.known: Known = {}
 
     def look(self) -> list:
         """Adopt what started since the last look; return the adopted processes still alive."""
@@ -227,7 +228,7 @@ def guard_local_cluster() -> Iterator[None]:
         started = {
             p: t for p, t in _descendants(me).items() if before.get(p) != t and (watchdog is None or p != watchdog.pid)
         }
-        if watchdog is not None:
+        if watchdog is not None and watchdog.stdin is not None:  # started with stdin=PIPE: always a pipe
             try:
                 watchdog.stdin.write(f"started {_encode(started)}\n")
                 watchdog.stdin.flush()
@@ -248,8 +249,10 @@ def _start_watchdog(before: Known, token: str) -> subprocess.Popen | None:
         start_new_session=True,
         close_fds=True,
     )
-    ready, _, _ = select.select([proc.stdout], [], [], READY_TIMEOUT_S)
-    if ready and proc.stdout.readline().strip() == "ready":
+    stdout = proc.stdout
+    assert stdout is not None  # stdout=PIPE
+    ready, _, _ = select.select([stdout], [], [], READY_TIMEOUT_S)
+    if ready and stdout.readline().strip() == "ready":
         _RUNNING.append(proc)
         return proc
     log.warning("the Ray watchdog did not start: the local cluster may outlive this process if it is killed")

@@ -85,7 +85,8 @@ class ShardScorer:
         from mtgauntlet.models.qe_ensemble import load_qe
 
         self.task = task
-        self.backend = load_qe(task.spec) if task.role == "qe" else registry.load(task.role, task.spec)
+        # a QEEnsemble for role "qe", else the role's backend (a DifficultyEstimator): _score asks by role
+        self.backend: Any = load_qe(task.spec) if task.role == "qe" else registry.load(task.role, task.spec)
 
     @property
     def width(self) -> int:

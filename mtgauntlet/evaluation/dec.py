@@ -19,7 +19,7 @@ import numpy as np
 PERFECT = {"esa": 100.0, "da": 100.0, "mqm": 0.0}
 
 
-def kendall_tau_b(x: Sequence[float], y: Sequence[float]) -> float:
+def kendall_tau_b(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray) -> float:
     """tau_b = (C - D) / sqrt((C + D + T_x)(C + D + T_y)), ties as in appendix A (scipy's variant b)."""
     from scipy.stats import kendalltau
 

@@ -255,7 +255,7 @@ def tau_d_correlation(results: Sequence[dict[str, Any]]) -> dict[str, Any]:
     for r in results:
         if r["phenomenon"] != "all":
             groups.setdefault((r.get("metric", ""), r["lp"]), []).append(r)
-    points = []
+    points: list[dict[str, Any]] = []
     for (m, lp), rows in sorted(groups.items()):
         taus = [r["tau"] for r in rows if r["tau"] is not None]
         ds = [r["d"] for r in rows if r["d"] is not None]
@@ -271,14 +271,14 @@ def tau_d_correlation(results: Sequence[dict[str, Any]]) -> dict[str, Any]:
             }
         )
     both = [p for p in points if p["tau"] is not None and p["d"] is not None]
-    r = None
+    pearson = None
     if len(both) >= 3:
         t, d = np.array([p["tau"] for p in both]), np.array([p["d"] for p in both])
-        r = float(np.corrcoef(t, d)[0, 1]) if t.std() > 0 and d.std() > 0 else None
+        pearson = float(np.corrcoef(t, d)[0, 1]) if t.std() > 0 and d.std() > 0 else None
     phenomena = sum(p["n_phenomena"] for p in points)
     tau_terms, d_terms = sum(p["n_tau"] for p in points), sum(p["n_d"] for p in points)
     return {
-        "pearson_r": r,
+        "pearson_r": pearson,
         "n_points": len(both),
         "points": points,
         "tau_terms": tau_terms,

@@ -57,7 +57,7 @@ class SpacyAnnotator(Annotator):
         except OSError as exc:
             raise BackendUnavailable(f"spaCy package {package!r} is not installed ({exc})") from None
         self.package = package
-        self.lang = lang or self.nlp.lang
+        self.lang = lang or self.nlp.lang or ""  # a pipeline without a language: the Annotator default
         self.batch_size = batch_size
 
     def annotate(self, texts: Sequence[str]) -> list[Doc]:
@@ -113,7 +113,9 @@ class StanzaAnnotator(Annotator):
         out = []
         for text in texts:
             sd = self.nlp(text)
-            tokens, ents, offset = [], [], 0
+            tokens: list[Token] = []
+            ents: list[Entity] = []
+            offset = 0
             for sent in sd.sentences:
                 base = len(tokens)
                 for w in sent.words:

@@ -173,9 +173,10 @@ class ApertiumTranslator(Translator):
                     )
                     for m in (False, True)
                 }
-                if gen[False] is not None and gen[True] is not None:
-                    for m in (False, True):
-                        for i, chunk in zip(todo, gen[m]):
+                plain, marked = gen[False], gen[True]
+                if plain is not None and marked is not None:
+                    for m, chunks in ((False, plain), (True, marked)):
+                        for i, chunk in zip(todo, chunks):
                             out[m][i] = reformat(chunk)
                     return out
         for m in (False, True):  # one apertium process per text: slow, and right by construction

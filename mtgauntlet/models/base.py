@@ -147,13 +147,16 @@ def per_item_seeds(seed: int | Sequence[int | None] | None, n: int) -> list[int 
 
 class Translator(Backend):
     @abstractmethod
-    def translate(self, texts: Sequence[str], src_lang: str, tgt_lang: str) -> list[str]: ...
+    def translate(self, texts: Sequence[str], src_lang: str, tgt_lang: str) -> Sequence[str | None]:
+        """Translations; None where the backend got no usable answer (an LLM's unparseable reply)."""
 
 
 class QualityEstimator(Backend):
     @abstractmethod
-    def score(self, sources: Sequence[str], translations: Sequence[str], src_lang: str, tgt_lang: str) -> list[float]:
-        """Reference-free quality, 0..100, higher = better."""
+    def score(
+        self, sources: Sequence[str], translations: Sequence[str], src_lang: str, tgt_lang: str
+    ) -> Sequence[float | None]:
+        """Reference-free quality, 0..100, higher = better; None where the backend got no usable answer."""
 
 
 NLI_LABELS = ("entailment", "neutral", "contradiction")
@@ -228,5 +231,7 @@ class Embedder(Backend):
 
 class DifficultyEstimator(Backend):
     @abstractmethod
-    def difficulty(self, texts: Sequence[str], src_lang: str | None = None, tgt_lang: str | None = None) -> list[float]:
-        """Higher = harder to translate."""
+    def difficulty(
+        self, texts: Sequence[str], src_lang: str | None = None, tgt_lang: str | None = None
+    ) -> Sequence[float | None]:
+        """Higher = harder to translate; None where the backend got no usable answer."""

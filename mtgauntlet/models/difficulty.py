@@ -81,7 +81,7 @@ class SyntaxDifficulty(DifficultyEstimator):
 
         ann = self._nlp((src_lang or "en").split("-")[0])
         out = []
-        for doc in ann.nlp.pipe(texts, batch_size=128):  # type: ignore[attr-defined]
+        for doc in ann.nlp.pipe(texts, batch_size=128):
             best = 0
             for sent in doc.sents:
                 best = max(best, tree_height(sent.root))
@@ -128,8 +128,8 @@ class RarityDifficulty(DifficultyEstimator):
 
 def score_texts(
     estimator: DifficultyEstimator, texts: Sequence[str], src_lang=None, tgt_lang=None, batch_size: int = 256
-) -> list[float]:
-    out: list[float] = []
+) -> list[float | None]:
+    out: list[float | None] = []
     for i in range(0, len(texts), batch_size):
         out.extend(estimator.difficulty(texts[i : i + batch_size], src_lang=src_lang, tgt_lang=tgt_lang))
     return out
@@ -212,7 +212,8 @@ class ArtificialCrowdDifficulty(DifficultyEstimator):
             kept = set(ok)
             totals = [t if i in kept else None for i, t in enumerate(totals)]
             for i, q in zip(ok, scores):
-                totals[i] = None if q is None or q != q else totals[i] + float(q)
+                total = totals[i]
+                totals[i] = None if q is None or q != q or total is None else total + float(q)
         return [None if t is None else 100.0 - t / len(self.translators) for t in totals]
 
     def plan_calls(self, plan, sources, translations, src_lang, tgt_lang, times=1) -> None:

@@ -45,12 +45,18 @@ class SmolLM2(HFChatLLM):
     ):
         gguf = smollm2_gguf()
         converted = _converted_dir()
-        runtime = dict(device=device, dtype=dtype, batch_size=batch_size)
         opts = arg.partition("#")[2]  # smollm2#device=cuda,dtype=bf16,batch=32
         if (converted / "config.json").exists():
-            super().__init__(str(converted) + (f"#{opts}" if opts else ""), **runtime)
+            super().__init__(
+                str(converted) + (f"#{opts}" if opts else ""), device=device, dtype=dtype, batch_size=batch_size
+            )
             return
-        super().__init__(f"{gguf.parent}#file={gguf.name}" + (f",{opts}" if opts else ""), **runtime)
+        super().__init__(
+            f"{gguf.parent}#file={gguf.name}" + (f",{opts}" if opts else ""),
+            device=device,
+            dtype=dtype,
+            batch_size=batch_size,
+        )
         if self.runtime.dtype != "fp32":  # keep the saved copy full precision
             return
         try:  # save the de-quantised model once; a failure here only costs speed next time

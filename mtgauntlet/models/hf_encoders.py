@@ -150,7 +150,6 @@ class SentinelDifficulty(TorchBackend, DifficultyEstimator):
         config = _from_pretrained(AutoConfig, encoder)
         self.encoder = XLMRobertaModel(config, add_pooling_layer=False)
         self.estimator = _feed_forward(
-            torch,
             config.hidden_size,
             hp.get("hidden_sizes") or [3072, 1024],
             hp.get("activations", "Tanh"),
@@ -166,7 +165,8 @@ class SentinelDifficulty(TorchBackend, DifficultyEstimator):
             raise BackendUnavailable(f"{ckpt}: checkpoint does not match a Sentinel model (missing {missing[:3]})")
         self.estimator.load_state_dict(est)
         for module in (self.encoder, self.estimator):
-            module.to(device=runtime.device, dtype=runtime.torch_dtype()).eval()
+            # transformers declares PreTrainedModel.to with functools.wraps, which mypy reads as a call without self
+            module.to(device=runtime.device, dtype=runtime.torch_dtype()).eval()  # type: ignore[call-arg]
         max_pos = getattr(config, "max_position_embeddings", None)
         if max_pos and self.tokenizer.model_max_length > 100_000:
             self.tokenizer.model_max_length = max_pos - 2
@@ -194,9 +194,9 @@ class SentinelDifficulty(TorchBackend, DifficultyEstimator):
         return [-x for x in q]
 
 
-def _feed_forward(torch, in_dim: int, hidden: list[int], activation: str, final: str | None):
+def _feed_forward(in_dim: int, hidden: list[int], activation: str, final: str | None):
     """The Sentinel/COMET FeedForward: [Linear, act, Dropout]* + Linear(1) [+ final act], as ``ff``."""
-    nn = torch.nn
+    from torch import nn  # imported already: the backend's _torch() found it
 
     def act(name):
         return getattr(nn, name.title())()

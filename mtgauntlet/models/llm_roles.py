@@ -17,6 +17,7 @@ read the score from it; an answer that does not validate is retried and counted 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 
 from mtgauntlet.corpora.langs import normalize_lang
 from mtgauntlet.models import prompts, structured
@@ -65,7 +66,7 @@ def _llm(arg: str):
 class _LLMRole:
     # the papers' QE and judge prompts ask for reasoning before the answer line: leave room for it
     max_tokens_default = 1024
-    options = None  # the argument is an LLM spec: its backend declares the options
+    options: Mapping[str, str] | None = None  # the argument is an LLM spec: its backend declares the options
 
     def planned_prompts(self, sources, translations, src_lang, tgt_lang) -> list[str]:
         """The prompts of one attempt on these texts (``--dry-run``)."""

@@ -113,7 +113,7 @@ class MetricXQE(QualityEstimator):
         params = {"version": self.version, "max_length": self.max_length, "tokenizer": self.tokenizer_name}
         return cached_map(self.spec, "metricx", params, [[s, t] for s, t in zip(sources, translations)], self._predict)
 
-    def score(self, sources, translations, src_lang, tgt_lang) -> list[float]:
+    def score(self, sources, translations, src_lang, tgt_lang) -> list[float | None]:
         from mtgauntlet.models.qe_ensemble import error_to_quality
 
         return [error_to_quality(e, MAX_ERROR) for e in self.errors(sources, translations)]

@@ -52,8 +52,8 @@ def chain_languages(legs: Sequence[str], src_lang: str, tgt_lang: str) -> list[s
             nxt = lang2(tgt_lang)
         elif pair is not None:
             nxt = pair[1]
-        elif named[i + 1] is not None:
-            nxt = named[i + 1][0]
+        elif (following := named[i + 1]) is not None:
+            nxt = following[0]
         else:
             raise GauntletError(
                 f"pivot: cannot tell the language between {legs[i]!r} and {legs[i + 1]!r}; "

@@ -108,9 +108,10 @@ class QEEnsemble(QualityEstimator):
 
     @staticmethod
     def combine(components: Sequence[float | None]) -> float | None:
-        if not components or any(c is None for c in components):
+        values = [c for c in components if c is not None]
+        if not components or len(values) < len(components):
             return None
-        return sum(components) / len(components)
+        return sum(values) / len(values)
 
     def score(self, sources, translations, src_lang, tgt_lang) -> list[float | None]:
         return [self.combine(c) for c in self.score_components(sources, translations, src_lang, tgt_lang)]

@@ -17,7 +17,7 @@ from typing import Any
 
 from mtgauntlet.core.spec_public import ACCESS, ANSWER, COST, PACE, PLACE, SECRET, public_form, redact_secrets
 from mtgauntlet.errors import BackendUnavailable, GauntletError
-from mtgauntlet.models.base import settings
+from mtgauntlet.models.base import Backend, settings
 
 ROLES = ("llm", "translator", "qe", "nli", "infiller", "annotator", "embedder", "difficulty")
 
@@ -58,7 +58,7 @@ REGISTRY: dict[str, dict[str, str]] = {
 }
 
 
-def classes_of(name: str) -> list[type]:
+def classes_of(name: str) -> list[type[Backend]]:
     """The backend classes of backend ``name``, one per role it serves (their modules imported: they import
     heavy libraries only when a backend is made)."""
     out = []
@@ -72,10 +72,12 @@ def options_of(name: str) -> dict[str, str] | None:
     """The ``#`` options backend ``name`` knows, with their kinds: what its classes declare (``Backend.options``),
     merged over its roles. None: its argument is another spec (``llm-as-qe:openai:m@u#json=1``), whose backend
     declares them."""
-    declared = [cls.options for cls in classes_of(name)]
-    if any(d is None for d in declared):
-        return None
-    return {k: v for d in declared for k, v in d.items()}
+    merged: dict[str, str] = {}
+    for cls in classes_of(name):
+        if cls.options is None:
+            return None
+        merged.update(cls.options)
+    return merged
 
 
 @functools.cache
@@ -121,7 +123,7 @@ def public_spec(value: Any) -> Any:
     return public_form(value, _kinds_of)
 
 
-def check_options(s: Spec, cls: type | None = None) -> None:
+def check_options(s: Spec, cls: type[Backend] | None = None) -> None:
     """An option the backend does not know (``#prise=1/2``), or one given twice, is a one-line error: it would
     be ignored in silence (a price, a timeout, a budget that never applies). ``cls``: the class being loaded
     (else every class of the backend)."""
@@ -218,7 +220,7 @@ def check_requirements(cls: type, s: Spec, role: str) -> None:
         raise BackendUnavailable(f"backend {s.name!r} ({role}) {missing}")
 
 
-_INSTANCES: dict[tuple[str, str, tuple], Any] = {}
+_INSTANCES: dict[tuple[str, str, tuple, tuple], Any] = {}
 
 
 def load(role: str, spec: str | None = None, **kwargs):

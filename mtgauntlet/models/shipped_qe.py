@@ -50,6 +50,7 @@ import math
 import re
 from collections.abc import Sequence
 from importlib import resources
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -57,6 +58,9 @@ from mtgauntlet.core.cache import parse_options
 from mtgauntlet.corpora.word_count import words as count_words
 from mtgauntlet.errors import BackendUnavailable
 from mtgauntlet.models.base import QualityEstimator
+
+if TYPE_CHECKING:
+    from mtgauntlet.models.features import LinearModel
 
 SIGNALS = ("rt_chrf", "rt_cos", "xsim", "unk", "len", "lm", "src_quality", "sub_len", "tgt_rare", "tgt_unknown", "copy")
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -105,7 +109,7 @@ def wrong_language(source: str, translation: str, src_lang: str, tgt_lang: str) 
         return copy
     if copy:  # a copy is a translation only where it already reads as target-language text
         conf = langid.confidences(langid.target_script_part(text, tgt))
-        return not conf or max(conf, key=conf.get) != tgt
+        return not conf or max(conf, key=lambda lang: conf[lang]) != tgt
     # judge only the words the translation did not take from the source (names and titles kept as they were say
     # nothing about its language), and not a list of names (most words capitalised)
     kept = {w.casefold() for w in _WORD.findall(source)}
@@ -115,7 +119,7 @@ def wrong_language(source: str, translation: str, src_lang: str, tgt_lang: str) 
     conf = langid.confidences(" ".join(novel))
     if not conf:
         return False
-    top = max(conf, key=conf.get)
+    top = max(conf, key=lambda lang: conf[lang])
     return top != tgt and conf.get(tgt, 0.0) < 0.1 and conf[top] >= 0.5
 
 
@@ -128,6 +132,7 @@ class ShippedQE(QualityEstimator):
 
         _, self.opts = parse_options(arg)
         path = model_path or self.opts.get("model") or resources.files("mtgauntlet") / "data" / "models" / "qe.npz"
+        self.model: LinearModel | None
         try:
             self.model = LinearModel.load(path)
         except (OSError, FileNotFoundError):

@@ -26,7 +26,7 @@ from mtgauntlet.fileio import sha256_file
 from mtgauntlet.models.registry import public_spec
 from mtgauntlet.recipes.commands import command_line
 from mtgauntlet.recipes.options import builder_options, step_options
-from mtgauntlet.recipes.spec import RUNNER_OWNED, BuildSpec, Recipe, parse_recipe
+from mtgauntlet.recipes.spec import RUNNER_OWNED, BuildSpec, OptionDef, Recipe, parse_recipe
 
 PLACEMENT_ONLY = ("concurrency", "engine", "actors")  # how fast or where, not what: never the records
 
@@ -44,9 +44,16 @@ def load_recipe(path: str | Path) -> Recipe:
     return rec
 
 
+def parsed_builder_options(build: BuildSpec) -> dict[str, OptionDef]:
+    """The option table of a parsed build entry's builder (``parse_recipe`` refused an unknown builder)."""
+    defs = builder_options(build.builder)
+    assert defs is not None, build.builder
+    return defs
+
+
 def resolved_options(build: BuildSpec) -> dict[str, Any]:
     """Every option of the build's builder: the recipe's value, else the default."""
-    defs = builder_options(build.builder)
+    defs = parsed_builder_options(build)
     return {name: build.options.get(name, d.default) for name, d in defs.items() if name not in RUNNER_OWNED}
 
 
@@ -105,7 +112,7 @@ def plan_builds(recipe: Recipe, work: Path) -> list[BuildStep]:
     the recipe pins is refused."""
     steps = []
     for b in recipe.builds:
-        defs = builder_options(b.builder)
+        defs = parsed_builder_options(b)
         options = resolved_options(b)
         inputs = {}
         for key, value in b.inputs().items():

@@ -73,7 +73,7 @@ def relocate_inputs(data: Any, file: str, inputs: Path | None, links: Path) -> l
     origin = data.get("origin") if isinstance(data, dict) and isinstance(data.get("origin"), str) else None
     digests, notes = _Digests(), []
     for bid, build in _stored_builds(data, file).items():
-        pins = build.get("sha256") if isinstance(build.get("sha256"), dict) else {}
+        pins = build["sha256"] if isinstance(build.get("sha256"), dict) else {}
         for key in INPUT_OPTIONS:
             value = build.get(key)
             if not isinstance(value, str) or value.startswith("hf:"):

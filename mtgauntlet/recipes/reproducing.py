@@ -54,7 +54,11 @@ def verified_recipe(root: Path) -> Path:
 
 @public
 def reproduce(
-    release_dir: str | Path, *, inputs: str | Path | None = None, work: str | Path | None = None, progress: bool = False
+    release_dir: str | Path,
+    *,
+    inputs: str | Path | None = None,
+    work: str | Path | None = None,
+    progress: bool | None = False,
 ) -> Reproduction:
     """Verify a release, rebuild it from its stored recipe on this machine and compare, per record kind, the ids
     and every text and value.

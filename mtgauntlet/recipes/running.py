@@ -109,7 +109,7 @@ def run(
     dry_run: bool = False,
     work: str | Path | None = None,
     releases: str | Path = "releases",
-    progress: bool = False,
+    progress: bool | None = False,
 ) -> Release | RecipePlan:
     """Run a recipe end to end: every build (resuming; complete and unchanged builds are skipped), validation,
     the release (with the resolved recipe inside), the audit report and publishing when the recipe asks.

@@ -232,8 +232,7 @@ def parse_recipe(
             raise where.error("a build id is letters, digits, '.', '_' and '-' (it names a directory)", "builds", bid)
         entry = _mapping(entry, where, "builds", bid)
         builder = entry.get("builder")
-        defs = builder_options(builder) if isinstance(builder, str) else None
-        if defs is None:
+        if not isinstance(builder, str) or (defs := builder_options(builder)) is None:
             raise where.error(f"unknown or missing builder {builder!r}", "builds", bid, "builder")
         options = _options(entry, defs, where, ("builds", bid), skip=("builder", "sha256"))
         pins = _mapping(entry.get("sha256", {}), where, "builds", bid, "sha256")
@@ -266,9 +265,9 @@ def parse_recipe(
         raw = {} if raw is True else _mapping(raw, where, step)
         steps[step] = StepSpec(_options(raw, step_options.get(step, {}), where, (step,)))
         for key in STEP_PATH_OPTIONS:
-            value = steps[step].options.get(key)
-            if isinstance(value, str) and not resolve_in(p.parent, value).exists():
-                raise where.error(f"not found: {resolve_in(p.parent, value)}", step, _given_key(raw, key))
+            named = steps[step].options.get(key)
+            if isinstance(named, str) and not resolve_in(p.parent, named).exists():
+                raise where.error(f"not found: {resolve_in(p.parent, named)}", step, _given_key(raw, key))
     return Recipe(path=p.resolve(), release=release, builds=builds, origin=origin, lines=lines, **steps)
 
 

@@ -136,7 +136,7 @@ def _create_tables(con, sources: Sources) -> None:
         "CREATE TABLE catalog_files (name VARCHAR, version VARCHAR, kind VARCHAR, lp VARCHAR, part VARCHAR, "
         "rows BIGINT, bytes BIGINT, sha256 VARCHAR, path VARCHAR)"
     )
-    files = [
+    files: list[tuple[Any, ...]] = [  # one catalog_files row each: a build's files have no release
         (
             r.name,
             str(r.version),

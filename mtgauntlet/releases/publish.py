@@ -187,7 +187,9 @@ def plan_publish(release: str | Path, repo: str, api=None, branch: str = "main")
         if parent:
             remote_files = api.list_repo_files(repo, revision=parent, repo_type="dataset")
     local = [f["path"] for f in manifest["files"]] + [RELEASE_MANIFEST]
-    ops = [CommitOperationAdd(path_in_repo=rel, path_or_fileobj=str(root / rel)) for rel in local]
+    ops: list[CommitOperationAdd | CommitOperationDelete] = [
+        CommitOperationAdd(path_in_repo=rel, path_or_fileobj=str(root / rel)) for rel in local
+    ]
     keep = set(local) | KEEP_REMOTE
     ops += [CommitOperationDelete(path_in_repo=f) for f in sorted(remote_files) if f not in keep]
     return PublishPlan(

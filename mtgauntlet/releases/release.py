@@ -154,7 +154,9 @@ def make_release(
         files: list[dict[str, Any]] = []
         for kind in kinds:
             files += _write_data(tmp, kind, tables[kind], signatures.get(kind, []), release_id)
-        builds_meta = [{**{k: b.manifest.get(k) for k in BUILD_KEYS}, "kinds": sorted(b.files)} for b in inputs]
+        builds_meta: list[dict[str, Any]] = [
+            {**{k: b.manifest.get(k) for k in BUILD_KEYS}, "kinds": sorted(b.files)} for b in inputs
+        ]
         manifest: dict[str, Any] = {
             "name": name,
             "version": str(v),

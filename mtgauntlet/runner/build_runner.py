@@ -248,14 +248,14 @@ class BuildRunner:
             for shard, results in mapped:  # in shard order, whichever engine made them
                 s, e = shard.start, shard.end
                 shard_records: list[dict] = []
-                counts = {"rejected": Counter(), "skipped": Counter()}
+                shard_counts: dict[str, Counter[str]] = {"rejected": Counter(), "skipped": Counter()}
                 for item, result in zip(shard.items, results):
-                    counts["rejected"].update(result.rejected)
-                    counts["skipped"].update(result.skipped)
+                    shard_counts["rejected"].update(result.rejected)
+                    shard_counts["skipped"].update(result.skipped)
                     for rec in result.records:
                         rec = self._complete(rec, item, created)
                         if rec["id"] in seen_ids:
-                            counts["rejected"]["duplicate"] += 1
+                            shard_counts["rejected"]["duplicate"] += 1
                             continue
                         seen_ids.add(rec["id"])
                         shard_records.append(rec)
@@ -264,12 +264,12 @@ class BuildRunner:
                     self._shard_dir() / shard_name(s, e),
                     self.kind,
                     shard_records,
-                    {k: dict(v) for k, v in counts.items()},
+                    {k: dict(v) for k, v in shard_counts.items()},
                     signature,
                 )
                 totals["produced"] += len(shard_records)
-                rejected.update(counts["rejected"])
-                skipped.update(counts["skipped"])
+                rejected.update(shard_counts["rejected"])
+                skipped.update(shard_counts["skipped"])
         except KeyboardInterrupt:
             if progress is not None:
                 progress.close()
@@ -290,7 +290,12 @@ class BuildRunner:
         produced = totals["produced"]
         if self.finalizing:
             produced = self._finalize(signature, created)
-        counts = {"items": n, "produced": produced, "rejected": dict(rejected), "skipped": dict(skipped)}
+        counts: dict[str, Any] = {
+            "items": n,
+            "produced": produced,
+            "rejected": dict(rejected),
+            "skipped": dict(skipped),
+        }
         failures = self._failure_totals()
         if failures is not None:
             counts["failures"] = failures

@@ -26,8 +26,10 @@ import hashlib
 import json
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -111,7 +113,7 @@ class FeatureStore:
                 t0 = time.time()
                 X = source_features([texts[i] for i in chunk], lang, groups=(g,), syntax_langs=SYNTAX_LANGS)
                 d.update({keys[i]: x for i, x in zip(chunk, X)})
-                np.savez(self.folder / f"{g}.npz", **d)
+                np.savez(self.folder / f"{g}.npz", **d)  # type: ignore[arg-type]  # numpy's stub: d could be allow_pickle=
                 print(f"  {g} features of {len(chunk)} {lang} texts in {time.time() - t0:.0f} s", flush=True)
             parts.append(np.vstack([d[k] for k in keys]) if keys else np.zeros((0, len(feature_names((g,))))))
         return np.hstack(parts)
@@ -222,6 +224,11 @@ def nested_loco(data: Data, configs: dict[str, Config]) -> dict[str, dict]:
     return out
 
 
+def _per_pair(est: Any) -> Callable[[list[str], str], list[float | None]]:
+    """``est.difficulty`` asked with a language pair ``xx-yy`` (as `score_sources` calls it)."""
+    return lambda texts, lp: est.difficulty(texts, *split_lp(lp))
+
+
 def baselines(camps: dict[str, list[dict]]) -> dict[str, dict[str, dict]]:
     """DEC of the heuristics per campaign (syntax only where a spaCy pipeline covers the source language)."""
     from mtgauntlet.errors import BackendUnavailable
@@ -236,7 +243,7 @@ def baselines(camps: dict[str, list[dict]]) -> dict[str, dict[str, dict]]:
             for lp in sorted({r["lp"] for r in rows}):
                 sub = [r for r in rows if r["lp"] == lp]
                 try:
-                    scores.update(score_sources(sub, lambda texts, lp, est=est: est.difficulty(texts, *split_lp(lp))))
+                    scores.update(score_sources(sub, _per_pair(est)))
                 except BackendUnavailable:
                     continue
             res = dec([r for r in rows if (r["lp"], str(r["item_id"])) in scores], scores)

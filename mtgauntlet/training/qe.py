@@ -59,8 +59,8 @@ def human_pairs(rows: list[dict], n_per_lp: int, rng: np.random.Generator) -> np
     for i, r in enumerate(rows):
         by[r["lp"]].append(i)
     out = []
-    for idx in by.values():
-        idx = np.array(idx)
+    for members in by.values():
+        idx = np.array(members)
         a, b = rng.choice(idx, n_per_lp), rng.choice(idx, n_per_lp)
         sa, sb = np.array([rows[i]["score"] for i in a]), np.array([rows[i]["score"] for i in b])
         keep = sa != sb
@@ -145,8 +145,8 @@ def train(
     Ds = [f[p[:, 0]] - f[p[:, 1]] for f, p in zip(F, pairs_h) if len(p)]
     if not Ds:
         return evidence
-    Ds = np.vstack(Ds)
-    a, b = fit_pairwise_logistic(Ds, np.ones(len(Ds)), 1.0)
+    stacked = np.vstack(Ds)
+    a, b = fit_pairwise_logistic(stacked, np.ones(len(stacked)), 1.0)
     out = max(a, 0.0) * evidence
     out[src] = b
     return out
@@ -206,12 +206,12 @@ class Experiment:
         acc = {st: self.critical_acc(self.fit(campaigns, st)) for st in self.settings}
         ok = [st for st in self.settings if acc[st] >= floor]
         if not ok:  # none keeps the critical errors: the one that keeps them best
-            return max(self.settings, key=acc.get)
+            return max(self.settings, key=lambda st: acc[st])
         scores = {
             st: float(np.mean([self.taus(c, self.fit([x for x in campaigns if x != c], st))[0] for c in campaigns]))
             for st in ok
         }
-        return max(scores, key=scores.get)
+        return max(scores, key=lambda st: scores[st])
 
     def nested_loco(self) -> dict[str, dict]:
         out = {}

@@ -10,10 +10,13 @@ sacrebleu's CHRF._compute_f_score element-wise (effective order, or eps smoothin
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TypeVar
 
 import numpy as np
 
 PUNCTS = set("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+
+T = TypeVar("T")
 
 
 def _remove_punctuation(sent: str) -> list[str]:
@@ -64,13 +67,13 @@ def _count_matrices(texts: Sequence[str], char_order: int, word_order: int, lowe
     n = len(texts)
     for o in range(order):
         v = np.asarray(vals[o], dtype=np.int64)
-        r, c = np.asarray(rows[o], dtype=np.int64), np.asarray(cols[o], dtype=np.int64)
+        r, cs = np.asarray(rows[o], dtype=np.int64), np.asarray(cols[o], dtype=np.int64)
         shape = (n, max(1, len(vocabs[o])))
         totals = np.bincount(r, weights=v, minlength=n) if len(v) else np.zeros(n)
         levels = []
         for k in range(1, int(v.max()) + 1 if len(v) else 1):
             keep = v >= k
-            levels.append(sp.csr_matrix((np.ones(keep.sum()), (r[keep], c[keep])), shape=shape))
+            levels.append(sp.csr_matrix((np.ones(keep.sum()), (r[keep], cs[keep])), shape=shape))
         out.append((levels, totals))
     return out
 
@@ -89,7 +92,7 @@ def pairwise_chrf(
 ) -> np.ndarray:
     """Matrix S[i, j] = sentence chrF of hyps[i] against refs[j] (refs defaults to hyps), 0..100."""
     same = refs is None
-    texts = list(hyps) + ([] if same else list(refs))
+    texts = list(hyps) + ([] if refs is None else list(refs))
     nh = len(hyps)
     mats = _count_matrices(texts, char_order, word_order, lowercase, whitespace)
     nr = nh if same else len(texts) - nh
@@ -128,7 +131,7 @@ def pairwise_chrf(
     return out
 
 
-def sample_texts(texts: Sequence[str], max_texts: int | None, seed: int = 13) -> list[str]:
+def sample_texts(texts: Sequence[T], max_texts: int | None, seed: int = 13) -> list[T]:
     """A uniform sample of ``max_texts`` texts (order kept) for pairwise metrics on very large sets."""
     texts = list(texts)
     if max_texts is not None and len(texts) > max_texts:

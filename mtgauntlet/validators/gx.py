@@ -77,15 +77,14 @@ class DataDocs:
             )
         )
         result = cp.run(batch_parameters={"dataframe": df})
-        expectations = [
-            {
-                "type": r.expectation_config.type,
-                "column": r.expectation_config.kwargs.get("column"),
-                "success": bool(r.success),
-            }
-            for run in result.run_results.values()
-            for r in run.results
-        ]
+        expectations = []
+        for run in result.run_results.values():
+            for r in run.results:
+                config = r.expectation_config
+                assert config is not None  # GX states the expectation of every result it ran
+                expectations.append(
+                    {"type": config.type, "column": config.kwargs.get("column"), "success": bool(r.success)}
+                )
         return {
             "success": bool(result.success),
             "expectations": expectations,

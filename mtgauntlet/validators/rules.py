@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from mtgauntlet.errors import InputError
 from mtgauntlet.validators.metric_names import is_known, suggestion
@@ -141,7 +141,7 @@ class Rules:
                 "thresholds must be a mapping metric -> {min, max, equals}", file=str(p), field="thresholds"
             )
         for metric, spec in section.items():
-            where = {"file": str(p), "line": _line_of(text, str(metric)), "field": f"thresholds.{metric}"}
+            where: _Where = {"file": str(p), "line": _line_of(text, str(metric)), "field": f"thresholds.{metric}"}
             if not is_known(str(metric)):
                 raise InputError(f"unknown rule {metric!r}: no validator computes it{suggestion(str(metric))}", **where)
             if not isinstance(spec, dict) or not set(spec) <= {"min", "max", "equals"} or not spec:
@@ -151,6 +151,14 @@ class Rules:
                     raise InputError(f"{bound} must be a number, got {spec[bound]!r}", **where)
             thresholds.append(Threshold(metric, **spec))
         return cls(thresholds=thresholds, options=_options(opts, p, text))
+
+
+class _Where(TypedDict):
+    """Where a rules-file finding is (`InputError`'s keywords)."""
+
+    file: str
+    line: int | None
+    field: str
 
 
 def _line_of(text: str, key: str) -> int | None:
@@ -167,7 +175,7 @@ def _options(opts: dict[str, Any], path: Path, text: str) -> Options:
 
     types = typing.get_type_hints(Options)
     for key, value in opts.items():
-        where = {"file": str(path), "line": _line_of(text, str(key)), "field": f"options.{key}"}
+        where: _Where = {"file": str(path), "line": _line_of(text, str(key)), "field": f"options.{key}"}
         if key not in types:
             raise InputError(f"unknown option {key!r}; known: {', '.join(sorted(types))}", **where)
         want = types[key]

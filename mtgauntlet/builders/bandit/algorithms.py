@@ -37,6 +37,10 @@ class BanditState:
     def mean(self, t: int) -> float | None:
         return self.sums[t] / self.counts[t] if self.counts[t] else None
 
+    def sampled_mean(self, t: int) -> float:
+        """The mean of a topic pulled at least once."""
+        return self.sums[t] / self.counts[t]
+
     @property
     def pulls(self) -> int:
         return sum(self.counts)
@@ -91,7 +95,7 @@ def choose(
         if unexplored:
             return rng.sample(unexplored, min(b, len(unexplored)))
         n = state.pulls
-        return _best(state, explored, lambda t: state.mean(t) + ucb_bonus(n, state.counts[t]), b)
+        return _best(state, explored, lambda t: state.sampled_mean(t) + ucb_bonus(n, state.counts[t]), b)
     if algorithm == "contextual":  # Algorithm 5
         if neighbours is None:
             raise ValueError("the contextual bandit needs topic neighbours")
@@ -99,7 +103,8 @@ def choose(
         if unexplored and any(s is None for s in scores.values()):
             # some topic cannot be scored yet: explore uniformly among *all* unsampled topics (Alg. 5, line 2)
             return rng.sample(unexplored, min(b, len(unexplored)))
-        return _best(state, [t for t, s in scores.items() if s is not None], lambda t: scores[t], b)
+        known = {t: s for t, s in scores.items() if s is not None}
+        return _best(state, list(known), lambda t: known[t], b)
     raise ValueError(f"unknown algorithm {algorithm!r}; choose from {', '.join(ALGORITHMS)}")
 
 
@@ -110,11 +115,11 @@ def contextual_score(state: BanditState, t: int, neigh: Sequence[tuple[int, floa
     if c == 0 and len(n) < 2:
         return None
     beta = 0.0 if c == 0 else 0.5 if c == 1 else 1.0
-    own = state.mean(t) if c else 0.0
+    own = state.sampled_mean(t) if c else 0.0
     if beta == 1.0 or not n:
         return own if c else None
     m = max(s for _, s in n)
     w = [math.exp(s - m) for _, s in n]
     z = sum(w)
-    neigh_score = sum(wi / z * state.mean(o) for wi, (o, _) in zip(w, n))
+    neigh_score = sum(wi / z * state.sampled_mean(o) for wi, (o, _) in zip(w, n))
     return beta * own + (1 - beta) * neigh_score

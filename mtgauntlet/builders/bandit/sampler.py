@@ -144,7 +144,8 @@ class LLMSampler:
         from mtgauntlet.models.prompts import parse_json_object
 
         asks = [[{"role": "user", "content": self.prompt(t.name)}] for t in topics]
-        taken, out = set(used), [None] * len(topics)
+        taken = set(used)
+        out: list[dict[str, Any] | None] = [None] * len(topics)
         pending = list(range(len(topics)))
         for attempt in range(self.retries + 1):  # every round: all seeds drawn first, then snippets in order
             if not pending:

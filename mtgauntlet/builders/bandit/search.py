@@ -295,7 +295,8 @@ class BanditSearch:
         self, picks: list[int], state: BanditState, used: set[str], rng, run_id: str, step: int
     ) -> list[dict[str, Any]]:
         """Sample a text for each picked topic, translate and score them; update the state; the log rows."""
-        rows, samples = [], []
+        rows: list[dict[str, Any]] = []
+        samples: list[tuple[int, dict[str, Any]]] = []
         drawn = (
             self.sampler.sample_many(picks, used, rng)
             if hasattr(self.sampler, "sample_many")

@@ -68,7 +68,7 @@ def kept_step(rec: dict[str, Any]) -> int | None:
     steps = rec.get("trajectory") or []
     same = [i for i, s in enumerate(steps) if s.get("source") == rec.get("text")]
     exact = [i for i in same if steps[i].get("qe_mean") == rec.get("qe_score")]
-    return (exact or same or [None])[0]
+    return exact[0] if exact else same[0] if same else None
 
 
 def _trajectory(rec: dict[str, Any]) -> str:

@@ -19,7 +19,8 @@ GROUP_COLUMNS = ("phenomenon", "method", "topic", "domain", "estimator", "lp")
 
 def search_index(tables: dict[str, pa.Table], shown_ids: dict[str, list[str]]) -> tuple[list[dict[str, Any]], int]:
     """(entries, records in all): kind, id, group, source item, texts, and the anchor of the record's example."""
-    entries, total = [], 0
+    entries: list[dict[str, Any]] = []
+    total = 0
     for kind, table in sorted(tables.items()):
         total += table.num_rows
         shown = set(shown_ids.get(kind, []))

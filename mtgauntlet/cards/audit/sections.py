@@ -70,9 +70,9 @@ def overview(src: AuditSource, data: dict[str, Any]) -> str:
     )
     rows = []
     for b in src.builds:
-        c = b.get("counts") if isinstance(b.get("counts"), dict) else {}
-        rejected = c.get("rejected") if isinstance(c.get("rejected"), dict) else {}
-        skipped = c.get("skipped") if isinstance(c.get("skipped"), dict) else {}
+        c = b["counts"] if isinstance(b.get("counts"), dict) else {}
+        rejected = c["rejected"] if isinstance(c.get("rejected"), dict) else {}
+        skipped = c["skipped"] if isinstance(c.get("skipped"), dict) else {}
         rows.append(
             "<tr>"
             + "".join(f"<td>{e(x)}</td>" for x in (b.get("builder") or "?", b.get("builder_version") or "?"))

@@ -22,7 +22,7 @@ def _opcodes(a: str, b: str):
     """Token-level edit operations, with short islands of sameness (at most one word, e.g. "of", " in ")
     between two changes folded into the change: a rewritten clause reads as one change, not confetti."""
     ta, tb = tokens(a or ""), tokens(b or "")
-    ops = [list(op) for op in SequenceMatcher(a=ta, b=tb, autojunk=False).get_opcodes()]
+    ops: list[tuple[str, int, int, int, int]] = list(SequenceMatcher(a=ta, b=tb, autojunk=False).get_opcodes())
     merged = True
     while merged:
         merged = False
@@ -34,7 +34,7 @@ def _opcodes(a: str, b: str):
                 and ops[k + 1][0] != "equal"
                 and sum(t[0].isalnum() or t[0] == "_" for t in ta[i1:i2]) <= 1
             ):
-                ops[k - 1 : k + 2] = [["replace", ops[k - 1][1], ops[k + 1][2], ops[k - 1][3], ops[k + 1][4]]]
+                ops[k - 1 : k + 2] = [("replace", ops[k - 1][1], ops[k + 1][2], ops[k - 1][3], ops[k + 1][4])]
                 merged = True
                 break
     for op, i1, i2, j1, j2 in ops:
