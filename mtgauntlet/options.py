@@ -179,8 +179,9 @@ def options_of(cls: type[T], **values: Any) -> T:
     declared default and a required one not given at ``None``: the options of a builder made outside a build
     (a test, a benchmark), which need no input or output folder. ``SmaugOptions`` with
     ``src_lang="de", tgt_lang="en"`` and nothing else is a SMAUG build's defaults for de-en."""
-    check(cls, values)
-    return cls(**{**{o.name: None for o in declared(cls) if o.required}, **values})
+    options_class: type = cls
+    check(options_class, values)
+    return cls(**{**{o.name: None for o in declared(options_class) if o.required}, **values})
 
 
 def signature(cls: type, returns: Any = inspect.Signature.empty) -> inspect.Signature:

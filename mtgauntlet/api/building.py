@@ -36,6 +36,10 @@ from mtgauntlet.options import Declared, check, declared, placement, takes
 __all__ = ["build", "build_subset", "build_smaug", "build_mtbreaker", "build_zeroshot", "build_bandit"]
 
 
+RETURNS = """Returns:
+    The `Build`.
+
+"""
 RAISES = """Raises:
     UsageError: An option out of range. BudgetSpent: the budget ran out. GauntletError: bad input or spec.
 
@@ -44,10 +48,12 @@ RAISES = """Raises:
 
 def method_function(options: type) -> Callable[[Callable[..., Build]], Callable[..., Build]]:
     """``build_<name>``: a public API function of the options' keywords (`mtgauntlet.options.takes`), its docstring
-    given the ``Raises`` every build function shares where it states none of its own."""
+    given the ``Returns`` and ``Raises`` every build function shares where it states none of its own."""
 
     def wrap(fn: Callable[..., Build]) -> Callable[..., Build]:
         doc = inspect.cleandoc(fn.__doc__ or "")
+        if "\nReturns:" not in doc:
+            doc = doc.replace("\nExamples:", "\n" + RETURNS + "Examples:", 1)
         if "\nRaises:" not in doc:
             doc = doc.replace("\nExamples:", "\n" + RAISES + "Examples:", 1)
         fn.__doc__ = doc
@@ -66,9 +72,6 @@ def placement_keywords() -> tuple[str, ...]:
 def build_subset(o: SubsetOptions) -> Build:
     """Score a corpus with a difficulty estimator and keep the ``budget`` hardest texts (``selected_text``
     records). The options are those of ``gauntlet build subset`` (see ``gauntlet build subset --help``).
-
-    Returns:
-        The `Build`.
 
     Examples:
         >>> b = mg.build("subset", input="corpus.tsv", out="builds/hard", src_lang="en", budget=10)
@@ -96,9 +99,6 @@ def build_mtbreaker(o: MTBreakerOptions) -> Build:
     """MT-breaker: an LLM edits each seed step by step until the target MT model translates it badly
     (``gauntlet build mtbreaker``; every option as there, see its ``--help``).
 
-    Returns:
-        The `Build`.
-
     Examples:
         >>> b = mg.build("mtbreaker", seeds="seeds.tsv", out="builds/mtb", column="en", steps=3, max_requests=500)
     """
@@ -109,9 +109,6 @@ def build_mtbreaker(o: MTBreakerOptions) -> Build:
 def build_zeroshot(o: ZeroShotOptions) -> Build:
     """Zero-shot baselines: one generation per item, with history, or the most difficult of ``generations``
     (``gauntlet build zeroshot``; every option as there, see its ``--help``).
-
-    Returns:
-        The `Build`.
 
     Examples:
         >>> b = mg.build("zeroshot", seeds="seeds.tsv", out="builds/zs", column="en", variant="min", generations=4)
@@ -152,7 +149,7 @@ def __getattr__(attr: str) -> Any:
     build_one.__name__ = build_one.__qualname__ = attr
     build_one.__doc__ = (
         f"{inspect.cleandoc(record.options.__doc__ or record.text.title)} (``gauntlet build {name}``; every option "
-        f"as there, see its ``--help``).\n\nReturns:\n    The `Build`.\n\nExamples:\n"
+        f"as there, see its ``--help``).\n\nExamples:\n"
         f"    >>> b = mg.build({name!r}, {record.input}=..., out=...)"
     )
     made = method_function(record.options)(build_one)

@@ -46,8 +46,9 @@ class Method:
     example: dict[str, Any] = dataclasses.field(default_factory=dict)
 
     @property
-    def builder_class(self) -> type:
-        cls: type = _load(self.builder)
+    def builder_class(self) -> type[Any]:
+        """The builder class, imported now."""
+        cls: type[Any] = _load(self.builder)
         return cls
 
 

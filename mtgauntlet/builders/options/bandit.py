@@ -9,6 +9,24 @@ from mtgauntlet import shared_options as shared
 from mtgauntlet.builders.methods import Method, MethodText
 from mtgauntlet.options import option
 
+TEXT = MethodText(
+    title="Difficult topics found by bandit search",
+    description=(
+        "Topics are arms; each pull samples a text for a topic, translates it and scores it with QE "
+        "(difficulty = 100 - mean QE). The search spends a budget of pulls to find the hardest topics; "
+        "records hold texts of the chosen topics with provenance."
+    ),
+    citation="""@misc{xu2025searching,
+  title = {Searching for Difficult-to-Translate Test Examples at Scale},
+  author = {Xu, Wenda and Zouhar, Vil{\\'e}m and Riley, Parker and Finkelstein, Mara and Freitag, Markus and Deutsch, Daniel},
+  year = {2025},
+  eprint = {2509.26619},
+  archivePrefix = {arXiv},
+  primaryClass = {cs.CL}
+}""",
+    limitations="Texts are retrieved from a local corpus offline; topic difficulty is estimated from few pulls.",
+)
+
 
 @dataclass(kw_only=True, frozen=True)
 class BanditBuildOptions:
@@ -80,23 +98,6 @@ class BanditBuildOptions:
     overwrite: bool = shared.overwrite()
 
 
-TEXT = MethodText(
-    title="Difficult topics found by bandit search",
-    description=(
-        "Topics are arms; each pull samples a text for a topic, translates it and scores it with QE "
-        "(difficulty = 100 - mean QE). The search spends a budget of pulls to find the hardest topics; "
-        "records hold texts of the chosen topics with provenance."
-    ),
-    citation="""@misc{xu2025searching,
-  title = {Searching for Difficult-to-Translate Test Examples at Scale},
-  author = {Xu, Wenda and Zouhar, Vil{\\'e}m and Riley, Parker and Finkelstein, Mara and Freitag, Markus and Deutsch, Daniel},
-  year = {2025},
-  eprint = {2509.26619},
-  archivePrefix = {arXiv},
-  primaryClass = {cs.CL}
-}""",
-    limitations="Texts are retrieved from a local corpus offline; topic difficulty is estimated from few pulls.",
-)
 EXAMPLE = {
     "corpus": "{sample}",
     **{"text_column": "en", "topic_column": "domain", "min_words": 5, "budget": 6, "k": 2, "cap": 3},

@@ -15,11 +15,9 @@ from mtgauntlet.options import REQUIRED, option
 class ParallelInput:
     """A parallel corpus (source and reference columns) and where the build goes."""
 
-    input: Any = option(
-        REQUIRED,
-        flags=("--input", "-i"),
-        help="Parallel corpus (TSV/CSV/JSONL/Parquet, .gz ok) or named layout.",
-        doc="Parallel corpus file, named layout, or an in-memory table.",
+    input: Any = shared.input_table(
+        "Parallel corpus (TSV/CSV/JSONL/Parquet, .gz ok) or named layout.",
+        "Parallel corpus file, named layout, or an in-memory table.",
     )
     out: str | Path = shared.out()
     src_lang: str = shared.src_lang(REQUIRED)

@@ -17,15 +17,38 @@ GOOD_FROM = ("column", "translator", "reference")
 NE_TYPES = ("all", "names")  # ne: entities of every type (the paper: Stanza NER, no filter) or names only
 
 
+TEXT = MethodText(
+    title="SMAUG critical-error challenge pairs",
+    description=(
+        "Each record holds a source, a good hypothesis, a bad hypothesis and a reference. The bad hypothesis is "
+        f"the reference with exactly one critical error of a given phenomenon: {errors_in_words()}. Each "
+        "perturbation has a transformation phase and a validation phase (SMAUG, Alves et al. 2022); every record "
+        "stores the changed span and each validation check's result."
+    ),
+    citation="""@inproceedings{alves-etal-2022-robust,
+  title = {Robust {MT} Evaluation with Sentence-level Multilingual Augmentation},
+  author = {Alves, Duarte M. and Rei, Ricardo and Farinha, Ana C. and de Souza, Jos{\\'e} G. C. and Martins, Andr{\\'e} F. T.},
+  booktitle = {Proceedings of the Seventh Conference on Machine Translation (WMT)},
+  address = {Abu Dhabi, United Arab Emirates (Hybrid)},
+  publisher = {Association for Computational Linguistics},
+  year = {2022}
+}""",
+    limitations=(
+        "Model-free perturbations (the offline default) are less fluent than mT5/Polyjuice ones: entity swaps "
+        "draw from the corpus, clause insertion coordinates another reference's clause. Negation records are "
+        "only NLI-validated when an NLI backend was configured (see `checks.nli_contradiction`; null = not "
+        "checked). When `good_origin` is `reference`, the good hypothesis equals the reference."
+    ),
+)
+
+
 @dataclass(kw_only=True, frozen=True)
 class SmaugOptions:
     """SMAUG: (source, good, bad, reference, phenomenon) records; bad = reference with one critical error."""
 
-    input: Any = option(
-        REQUIRED,
-        flags=("--input", "-i"),
-        help="Parallel corpus (TSV/CSV/JSONL/Parquet, .gz ok) or named layout.",
-        doc="Parallel corpus file, named layout, or an in-memory table.",
+    input: Any = shared.input_table(
+        "Parallel corpus (TSV/CSV/JSONL/Parquet, .gz ok) or named layout.",
+        "Parallel corpus file, named layout, or an in-memory table.",
     )
     out: str | Path = shared.out()
     src_lang: str = shared.src_lang(REQUIRED)
@@ -96,29 +119,6 @@ class SmaugOptions:
     overwrite: bool = shared.overwrite()
 
 
-TEXT = MethodText(
-    title="SMAUG critical-error challenge pairs",
-    description=(
-        "Each record holds a source, a good hypothesis, a bad hypothesis and a reference. The bad hypothesis is "
-        f"the reference with exactly one critical error of a given phenomenon: {errors_in_words()}. Each "
-        "perturbation has a transformation phase and a validation phase (SMAUG, Alves et al. 2022); every record "
-        "stores the changed span and each validation check's result."
-    ),
-    citation="""@inproceedings{alves-etal-2022-robust,
-  title = {Robust {MT} Evaluation with Sentence-level Multilingual Augmentation},
-  author = {Alves, Duarte M. and Rei, Ricardo and Farinha, Ana C. and de Souza, Jos{\\'e} G. C. and Martins, Andr{\\'e} F. T.},
-  booktitle = {Proceedings of the Seventh Conference on Machine Translation (WMT)},
-  address = {Abu Dhabi, United Arab Emirates (Hybrid)},
-  publisher = {Association for Computational Linguistics},
-  year = {2022}
-}""",
-    limitations=(
-        "Model-free perturbations (the offline default) are less fluent than mT5/Polyjuice ones: entity swaps "
-        "draw from the corpus, clause insertion coordinates another reference's clause. Negation records are "
-        "only NLI-validated when an NLI backend was configured (see `checks.nli_contradiction`; null = not "
-        "checked). When `good_origin` is `reference`, the good hypothesis equals the reference."
-    ),
-)
 EXAMPLE = {
     "input": "{sample}",
     **{"src_col": "es", "ref_col": "en", "src_lang": "es", "tgt_lang": "en"},

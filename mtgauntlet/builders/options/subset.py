@@ -8,20 +8,36 @@ from typing import Any
 
 from mtgauntlet import shared_options as shared
 from mtgauntlet.builders.methods import Method, MethodText
-from mtgauntlet.options import REQUIRED, option
+from mtgauntlet.options import option
 
 STRATIFY = ("domain", "clusters")
+
+
+TEXT = MethodText(
+    title="Difficulty-selected subset",
+    description=(
+        "A corpus scored by a source-only difficulty estimator; the B hardest texts are kept (Proietti et "
+        "al. 2025, eq. 1), optionally stratified by domain or embedding cluster for diversity."
+    ),
+    citation="""@misc{proietti2025estimating,
+  title = {Estimating Machine Translation Difficulty},
+  author = {Proietti, Lorenzo and Perrella, Stefano and Zouhar, Vil{\\'e}m and Navigli, Roberto and Kocmi, Tom},
+  year = {2025},
+  eprint = {2508.10175},
+  archivePrefix = {arXiv},
+  primaryClass = {cs.CL}
+}""",
+    limitations="Heuristic estimators (length, syntax, rarity) correlate only moderately with human difficulty (DEC).",
+)
 
 
 @dataclass(kw_only=True, frozen=True)
 class SubsetOptions:
     """Score a corpus with a difficulty estimator and keep the B hardest texts (selected_text records)."""
 
-    input: Any = option(
-        REQUIRED,
-        flags=("--input", "-i"),
-        help="Corpus file (TSV/CSV/JSONL/Parquet, .gz ok) or named layout.",
-        doc="Corpus file (TSV/CSV/JSONL/Parquet, .gz ok), named layout, or an in-memory table.",
+    input: Any = shared.input_table(
+        "Corpus file (TSV/CSV/JSONL/Parquet, .gz ok) or named layout.",
+        "Corpus file (TSV/CSV/JSONL/Parquet, .gz ok), named layout, or an in-memory table.",
     )
     out: str | Path = shared.out()
     estimator: str = option(
@@ -64,22 +80,6 @@ class SubsetOptions:
     dry_run: bool = shared.dry_run()
 
 
-TEXT = MethodText(
-    title="Difficulty-selected subset",
-    description=(
-        "A corpus scored by a source-only difficulty estimator; the B hardest texts are kept (Proietti et "
-        "al. 2025, eq. 1), optionally stratified by domain or embedding cluster for diversity."
-    ),
-    citation="""@misc{proietti2025estimating,
-  title = {Estimating Machine Translation Difficulty},
-  author = {Proietti, Lorenzo and Perrella, Stefano and Zouhar, Vil{\\'e}m and Navigli, Roberto and Kocmi, Tom},
-  year = {2025},
-  eprint = {2508.10175},
-  archivePrefix = {arXiv},
-  primaryClass = {cs.CL}
-}""",
-    limitations="Heuristic estimators (length, syntax, rarity) correlate only moderately with human difficulty (DEC).",
-)
 EXAMPLE = {
     "input": "{sample}",
     "src_col": "es",
