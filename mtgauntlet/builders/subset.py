@@ -62,9 +62,9 @@ class SubsetBuilder(Builder):
         engine keeps its score shards (default ``OUT/scores``); ``shard_size``: texts per score shard there."""
         o = options
         tgt_lang = o.tgt_lang
-        self.tgt_langs = [tgt_lang] if tgt_lang is None or isinstance(tgt_lang, str) else list(tgt_lang)
-        if not self.tgt_langs:
-            self.tgt_langs = [None]
+        self.tgt_langs: list[str | None] = (
+            [tgt_lang] if tgt_lang is None or isinstance(tgt_lang, str) else list(tgt_lang)
+        ) or [None]
         if len(set(self.tgt_langs)) != len(self.tgt_langs):
             raise ValueError("tgt_lang: give each target language once")
         if work_dir is None and o.out is not None:
@@ -88,7 +88,7 @@ class SubsetBuilder(Builder):
         row's target language goes into its record (the subset is for no single pair)."""
         o = options
         given = [o.tgt_lang] if o.tgt_lang is None or isinstance(o.tgt_lang, str) else list(o.tgt_lang)
-        targets = [t for g in given for t in comma_list(g)] or [None]
+        targets: list[str | None] = [t for g in given for t in comma_list(g)] or [None]
         if len(set(targets)) != len(targets):
             raise UsageError(f"--tgt-lang: {', '.join(map(str, targets))} names a language twice")
         src_lang, tgt_lang = lang_pair(o.src_lang, targets[0])
@@ -105,7 +105,8 @@ class SubsetBuilder(Builder):
         if len(targets) > 1:
             for row in rows.rows:
                 row.pop("tgt_lang", None)
-        return dataclasses.replace(o, src_lang=src_lang, tgt_lang=targets if len(targets) > 1 else targets[0]), rows
+        targets_given: Any = targets if len(targets) > 1 else targets[0]  # one: None where the rows name none
+        return dataclasses.replace(o, src_lang=src_lang, tgt_lang=targets_given), rows
 
     def load_backends(self) -> None:
         _ = self.estimator  # a bad spec fails before anything is written

@@ -28,6 +28,13 @@ TEXT = MethodText(
 )
 
 
+EXAMPLE = {
+    "corpus": "{sample}",
+    **{"text_column": "en", "topic_column": "domain", "min_words": 5, "budget": 6, "k": 2, "cap": 3},
+    **{"mt": "{mt}", "qe": "{qe}", "src_lang": "en", "tgt_lang": "es"},
+}
+
+
 @dataclass(kw_only=True, frozen=True)
 class BanditBuildOptions:
     """Search for the hardest topics with a bandit; writes the pull log and topic_text records."""
@@ -98,9 +105,4 @@ class BanditBuildOptions:
     overwrite: bool = shared.overwrite()
 
 
-EXAMPLE = {
-    "corpus": "{sample}",
-    **{"text_column": "en", "topic_column": "domain", "min_words": 5, "budget": 6, "k": 2, "cap": 3},
-    **{"mt": "{mt}", "qe": "{qe}", "src_lang": "en", "tgt_lang": "es"},
-}
 METHOD = Method("bandit", BanditBuildOptions, "mtgauntlet.builders.bandit.setup:BanditMethod", "corpus", TEXT, EXAMPLE)

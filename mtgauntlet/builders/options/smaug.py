@@ -42,6 +42,13 @@ TEXT = MethodText(
 )
 
 
+EXAMPLE = {
+    "input": "{sample}",
+    **{"src_col": "es", "ref_col": "en", "src_lang": "es", "tgt_lang": "en"},
+    **{"good_from": "reference", "phenomena": "num,del"},
+}
+
+
 @dataclass(kw_only=True, frozen=True)
 class SmaugOptions:
     """SMAUG: (source, good, bad, reference, phenomenon) records; bad = reference with one critical error."""
@@ -119,9 +126,4 @@ class SmaugOptions:
     overwrite: bool = shared.overwrite()
 
 
-EXAMPLE = {
-    "input": "{sample}",
-    **{"src_col": "es", "ref_col": "en", "src_lang": "es", "tgt_lang": "en"},
-    **{"good_from": "reference", "phenomena": "num,del"},
-}
 METHOD = Method("smaug", SmaugOptions, "mtgauntlet.builders.smaug:SmaugBuilder", "input", TEXT, EXAMPLE)

@@ -31,6 +31,16 @@ TEXT = MethodText(
 )
 
 
+EXAMPLE = {
+    "input": "{sample}",
+    "src_col": "es",
+    "src_lang": "es",
+    "budget": 6,
+    "stratify": "domain",
+    "domain_col": "domain",
+}
+
+
 @dataclass(kw_only=True, frozen=True)
 class SubsetOptions:
     """Score a corpus with a difficulty estimator and keep the B hardest texts (selected_text records)."""
@@ -80,12 +90,4 @@ class SubsetOptions:
     dry_run: bool = shared.dry_run()
 
 
-EXAMPLE = {
-    "input": "{sample}",
-    "src_col": "es",
-    "src_lang": "es",
-    "budget": 6,
-    "stratify": "domain",
-    "domain_col": "domain",
-}
 METHOD = Method("subset", SubsetOptions, "mtgauntlet.builders.subset:SubsetBuilder", "input", TEXT, EXAMPLE)

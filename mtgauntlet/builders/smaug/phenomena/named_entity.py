@@ -4,11 +4,8 @@ from __future__ import annotations
 
 from mtgauntlet.builders.smaug.constraints import (
     CharEditDistance,
-    Differs,
-    NoExtraBrackets,
-    NoMaskTokens,
-    NoSpecialTokens,
     SameCount,
+    infill_checks,
 )
 from mtgauntlet.builders.smaug.phenomena.base import Phenomenon
 from mtgauntlet.builders.smaug.transformations import NamedEntitySwap
@@ -29,10 +26,7 @@ class NamedEntity(Phenomenon):
 
     def constraints(self, builder):
         return [
-            Differs(),
-            NoMaskTokens(),
-            NoSpecialTokens(),
-            NoExtraBrackets(),
+            *infill_checks(),
             SameCount("same_entity_count", builder.entity_count),
             CharEditDistance(builder.params["min_char_edit"]),
         ]

@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 from mtgauntlet.builders.smaug.constraints import (
-    Differs,
-    NoExtraBrackets,
-    NoMaskTokens,
-    NoSpecialTokens,
     SameCount,
     count_numbers,
+    infill_checks,
 )
 from mtgauntlet.builders.smaug.phenomena.base import Phenomenon
 from mtgauntlet.builders.smaug.transformations import NumberChange
@@ -26,10 +23,7 @@ class Number(Phenomenon):
 
     def constraints(self, builder):
         return [
-            Differs(),
-            NoMaskTokens(),
-            NoSpecialTokens(),
-            NoExtraBrackets(),
+            *infill_checks(),
             SameCount("same_number_count", count_numbers),
         ]
 
