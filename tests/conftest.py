@@ -79,8 +79,10 @@ E2E_MODULES = {
     "models/test_spec_secrets.py",
     # the workbench over whole catalogs (releases built, scored, a SIGKILL-ed run resumed) and whole-set imports
     "evaluation/test_workbench.py",
+    "evaluation/test_workbench_guards.py",
     "sets/test_import_human.py",
     "sets/test_import_pairs.py",
+    "sets/test_export_sealed.py",
     "test_contributing_backend.py",
     "test_contributing_builder.py",
     "builders/test_methods.py",

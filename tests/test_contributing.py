@@ -10,11 +10,13 @@ import filecmp
 import gzip
 import json
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pyarrow.parquet as pq
+import pytest
 
 from tests.support.cli import REPO
 
@@ -186,3 +188,120 @@ def test_the_phenomenon_walkthrough_adds_a_phenomenon_in_two_files(tmp_path, sha
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
     registry_wide = "tests/builders/smaug/test_phenomena.py::test_every_registered_phenomenon_builds_on_its_own_example"
     assert passed(run, f"{registry_wide}[unit]")
+
+
+# -- "Add a validator rule", followed as written (self-contained: its own helpers below) ---------------------------
+RULE_FILES = ["validators/measures/urls.py", "validators/registry.py"]
+WMT24 = "wmt24-general-testset/wmt24_general_testset.tsv.gz"
+
+
+def follow_the_rule_walkthrough(root: Path) -> None:
+    """Apply the rule walkthrough's code blocks to ``root`` (a copy of the repository): the new module as written,
+    and its line added to ``MODULES`` after the ``judge`` line, as the guide says."""
+    blocks = BLOCK.findall(_section(GUIDE.read_text(encoding="utf-8"), "Add a validator rule"))
+    assert [title for title, _ in blocks] == [f"mtgauntlet/{f}" for f in RULE_FILES]
+    (module_path, module), (registry_path, line) = blocks
+    target = root / module_path
+    assert not target.exists()
+    target.write_text(module, encoding="utf-8")
+    registry = root / registry_path
+    text = registry.read_text(encoding="utf-8")
+    anchor = next(s for s in text.splitlines(keepends=True) if s.strip() == '"judge",')
+    registry.write_text(text.replace(anchor, anchor + line, 1), encoding="utf-8")
+
+
+def _url_pairs(shared_data: Path, broken: int) -> list[list[str]]:
+    """WMT24 en-es rows whose source URLs the reference keeps, as challenge pairs (good = the reference, bad = it
+    without its URLs); in ``broken`` of them the good translation has its URL's path translated."""
+    with gzip.open(shared_data / WMT24, "rt", encoding="utf-8", newline="") as f:
+        rows = [r for r in csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE) if r["lp"] == "en-es"]
+    url = re.compile(r"https?://\S+")
+    kept = [r for r in rows if url.search(r["src"]) and all(u in r["refA"] for u in url.findall(r["src"]))]
+    kept = [r for r in kept if url.sub("", r["refA"]).strip()][:8]
+    assert len(kept) >= 6
+    out = []
+    for i, r in enumerate(kept):
+        good = r["refA"]
+        if i < broken:
+            u = url.findall(r["src"])[0]
+            good = good.replace(u, u.replace("://", "://es.", 1))  # a URL "translated": no longer the source's
+        out.append(["en-es", r["src"], good, url.sub("", r["refA"]).strip(), r["refA"], "url-dropped"])
+    return out
+
+
+@pytest.mark.slow  # a copy of the repository, its registry tests run there, two imports and validations
+def test_the_rule_walkthrough_adds_a_rule_in_one_file_and_one_line(tmp_path, shared_data):
+    root = tmp_path / "repo"
+    for part in ("mtgauntlet", "tests", "docs"):
+        shutil.copytree(REPO / part, root / part, ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache"))
+    for name in ("pyproject.toml", "mkdocs.yml"):
+        shutil.copy(REPO / name, root / name)
+    follow_the_rule_walkthrough(root)
+    assert _changed_files(REPO / "mtgauntlet", root / "mtgauntlet") == RULE_FILES
+    before = (REPO / "mtgauntlet" / RULE_FILES[1]).read_text(encoding="utf-8").splitlines()
+    after = (root / "mtgauntlet" / RULE_FILES[1]).read_text(encoding="utf-8").splitlines()
+    assert len(after) == len(before) + 1 and [s for s in after if s not in before] == ['    "urls",']
+
+    env = {
+        "PYTHONPATH": str(root),
+        "PATH": "/usr/bin:/bin",
+        "HF_HUB_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
+        "HF_DATASETS_OFFLINE": "1",
+        "MTGAUNTLET_CACHE_DIR": str(tmp_path / "cache"),
+        "MTGAUNTLET_SHARED_DATA": str(shared_data),
+        "HOME": str(tmp_path),
+    }
+
+    def run(*args: str, timeout: int = 900) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, *args], capture_output=True, text=True, env=env, cwd=root, timeout=timeout
+        )
+
+    docs = run("-m", "mtgauntlet.validators", "--write", "docs/validation.md")  # step 3
+    assert docs.returncode == 0, docs.stderr[-2000:]
+    assert "| `urls` | `urls.changed` |" in (root / "docs" / "validation.md").read_text(encoding="utf-8")
+    # the affected tests and the registry-wide ones, in the copy: the new rule runs on its own example there
+    tests = run(
+        "-m",
+        "pytest",
+        "-p",
+        "no:cacheprovider",
+        "-v",
+        "tests/validators/test_registry.py",
+        "tests/cli/test_error_style.py",
+        "-k",
+        "registry or rule or example or known",
+    )
+    assert tests.returncode == 0, tests.stdout[-4000:] + tests.stderr[-2000:]
+    assert "test_every_rule_computes_what_its_example_says[urls] PASSED" in tests.stdout
+    assert " failed" not in tests.stdout and "passed" in tests.stdout
+
+    # step 4: the rule on real rows, through `gauntlet` in the copy: a set that keeps its URLs passes, one whose good
+    # translations change two fails (exit 1) with the count
+    header = ["lp", "source", "good", "incorrect", "reference", "phenomena"]
+    for name, broken in (("kept", 0), ("changed", 2)):
+        rows = _url_pairs(shared_data, broken)
+        (tmp_path / f"{name}.tsv").write_text("".join("\t".join(r) + "\n" for r in [header, *rows]), encoding="utf-8")
+    (tmp_path / "rules.yaml").write_text(
+        "version: 1\nthresholds:\n  urls.changed: {max: 0}\n  urls.in_source: {min: 1}\n", encoding="utf-8"
+    )
+    commands = []
+    for name in ("kept", "changed"):
+        release = ["--version", "1.0.0", "--out", str(tmp_path / "releases"), "--provenance", "license=unknown"]
+        commands.append(["import", "wmt-challenge", str(tmp_path / f"{name}.tsv"), "--name", f"urls-{name}", *release])
+        where = str(tmp_path / "releases" / f"name=urls-{name}" / "version=1.0.0")
+        commands.append(["validate", where, "--rules", str(tmp_path / "rules.yaml"), "--json"])
+    proc = run("-c", RUN_COMMANDS, json.dumps(commands))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    ran = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert Path(ran["package"]).parent == root / "mtgauntlet"  # the copy ran, not the checkout
+    imported_kept, kept, imported_changed, changed = ran["results"]
+    assert imported_kept["code"] == 0 and imported_changed["code"] == 0, ran["results"]
+    assert kept["code"] == 0, kept
+    metrics = json.loads(kept["stdout"])["kinds"]["challenge_pair"]["metrics"]
+    assert metrics["urls.changed"] == 0 and metrics["urls.in_source"] == len(_url_pairs(shared_data, 0))
+    assert changed["code"] == 1, changed
+    report = json.loads(changed["stdout"])
+    assert report["failed_rules"] == ["challenge_pair:urls.changed"]
+    assert report["kinds"]["challenge_pair"]["metrics"]["urls.changed"] == 2

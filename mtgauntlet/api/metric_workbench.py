@@ -6,9 +6,10 @@ of a results folder."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+import functools
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 from mtgauntlet.api.checks import at_least, listed, one_of
 from mtgauntlet.api.session import public
@@ -17,6 +18,8 @@ from mtgauntlet.errors import UsageError
 __all__ = ["evaluate_catalog", "run_catalog", "leaderboard"]
 
 ENGINES = ("local", "ray")
+P = ParamSpec("P")
+R = TypeVar("R")
 REFERENCE_BASED = ("chrf", "bleu")
 
 
@@ -69,6 +72,21 @@ def _metric_list(metric) -> list[Any]:
     return out
 
 
+def _one_run_at_a_time(fn: Callable[P, R]) -> Callable[P, R]:
+    """``fn`` (keyword ``out``: a results folder) run holding the folder's lock: a second run into the same folder
+    is refused at once, naming the pid of the first (:func:`mtgauntlet.workbench.store.results_lock`)."""
+
+    @functools.wraps(fn)
+    def locked(*args: P.args, **kwargs: P.kwargs) -> R:
+        from mtgauntlet.workbench.store import results_lock
+
+        with results_lock(Path(str(kwargs["out"]))):
+            return fn(*args, **kwargs)
+
+    return locked
+
+
+@_one_run_at_a_time
 def evaluate_catalog(
     *,
     releases: str | Path,
@@ -90,7 +108,7 @@ def evaluate_catalog(
     from mtgauntlet.schema import to_table
     from mtgauntlet.workbench.leaderboard import set_stats
     from mtgauntlet.workbench.metrics import make_scorer
-    from mtgauntlet.workbench.scoring import Known, score_set
+    from mtgauntlet.workbench.scoring import Known, check_kept, score_set
     from mtgauntlet.workbench.sets import load_items, select_sets
     from mtgauntlet.workbench.store import (
         append_scores,
@@ -114,6 +132,9 @@ def evaluate_catalog(
     finally:
         con.close()
     scorers = [(spec, make_scorer(spec)) for spec in specs]
+    for _, scorer in scorers:
+        if scorer.column is not None:  # a col: metric reads a score some set keeps (else nothing to read)
+            check_kept(scorer.name, scorer.column, all_items)
     counts: dict[str, dict[str, int]] = {}
     stats: list[dict[str, Any]] = []
     done: set[tuple[str, str, str]] = set()
@@ -199,13 +220,14 @@ def evaluate_catalog(
 def store_rows(out: str | Path, rows: list[dict[str, Any]], run: dict[str, Any]) -> dict[str, Any]:
     """Put leaderboard rows into a results folder (replacing those of the same signature and set) and seal it."""
     from mtgauntlet.schema import to_table
-    from mtgauntlet.workbench.store import open_results, read_stats, seal
+    from mtgauntlet.workbench.store import open_results, read_stats, results_lock, seal
 
     root = Path(out)
-    open_results(root)
-    keys = {(r["metric_signature"], r["set"], r["version"]) for r in rows}
-    old = [r for r in read_stats(root).to_pylist() if (r["metric_signature"], r["set"], r["version"]) not in keys]
-    return seal(root, to_table("metric_stat", old + rows), [run])
+    with results_lock(root):
+        open_results(root)
+        keys = {(r["metric_signature"], r["set"], r["version"]) for r in rows}
+        old = [r for r in read_stats(root).to_pylist() if (r["metric_signature"], r["set"], r["version"]) not in keys]
+        return seal(root, to_table("metric_stat", old + rows), [run])
 
 
 def store_dec(out: str | Path, judgments: str, result: dict[str, Any]) -> int:

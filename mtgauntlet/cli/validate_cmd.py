@@ -7,6 +7,7 @@ import typer
 from typer.core import TyperGroup
 
 from mtgauntlet.cli.common import print_json, quoting_option, table_format_option
+from mtgauntlet.validators import registry as rule_registry
 
 
 class _PathOrSubcommand(TyperGroup):
@@ -102,7 +103,7 @@ def grammar(
 @app.command("records", hidden=True)
 def validate(
     path: str = typer.Argument(..., metavar="PATH", help="Build dir, release dir or Parquet file(s)."),
-    rules: str | None = typer.Option(None, "--rules", help="Rules YAML (thresholds + options)."),
+    rules: str | None = typer.Option(None, "--rules", help=rule_registry.help_line()),
     report: str | None = typer.Option(None, "--report", help="Write report.json/report.txt (and gx-docs/) here."),
     nli: str | None = typer.Option(None, "--nli", help="NLI spec for the SMAUG contradiction rules."),
     lm: bool = typer.Option(False, "--lm", help="Also compute LM naturalness with the embedded LLM (slow)."),

@@ -2,7 +2,9 @@
 ACES TSV (or ACES JSON lines: an ``--out`` path with ``.jsonl``), human-judgment sets (human_score) in the mt-metrics-eval layout, metric results (metric_score) as WMT
 ``*.seg.score`` / ``*.sys.score`` files.
 
-Records are written in a stable order: by source_dataset, then source_id (numbers numerically), so a set imported,
+Records are read as the catalog reads them (:mod:`mtgauntlet.releases.sealed_records`): of a release or a results
+folder, exactly the files its manifest seals, each checked against it, so an edited, deleted or planted file never
+reaches an export. Records are written in a stable order: by source_dataset, then source_id (numbers numerically), so a set imported,
 exported and imported again gets its rows back in their order (and, from a file, the same row numbers).
 """
 
@@ -33,9 +35,9 @@ def _order(r: dict[str, Any]) -> tuple:
 
 
 def _records(release: str | Path, kinds: tuple[str, ...], fmt: str) -> list[tuple[str, list[dict[str, Any]]]]:
-    from mtgauntlet.records import load_records_by_kind
+    from mtgauntlet.releases.sealed_records import load_sealed_by_kind
 
-    tables = load_records_by_kind(release)
+    tables = load_sealed_by_kind(release)
     found = [(k, sorted(tables[k].to_pylist(), key=_order)) for k in kinds if k in tables]
     if not found:
         raise GauntletError(
@@ -53,15 +55,15 @@ def _new_path(out: str | Path) -> Path:
 
 def score_items(scores: list[dict[str, Any]], releases: str | Path) -> dict[str, tuple[str, str, str]]:
     """record id -> (lp, system, seg) of every record the scores name, read from the sets' releases."""
-    from mtgauntlet.records import load_records
     from mtgauntlet.releases.release import release_dir
+    from mtgauntlet.releases.sealed_records import load_sealed
 
     items: dict[str, tuple[str, str, str]] = {}
     for name, version, kind in sorted({(s["set_name"], s["set_version"], s["record_kind"]) for s in scores}):
         rel = release_dir(releases, name, version)
         if not (rel / "manifest.json").is_file():
             raise GauntletError(f"scores of {name} {version}: no such release under {releases} (give --releases)")
-        for r in load_records(rel, kind).to_pylist():
+        for r in load_sealed(rel, kind).to_pylist():
             lp = r.get("lp") or "-".join(x for x in (r.get("src_lang"), r.get("tgt_lang")) if x)
             items[r["id"]] = (lp, r.get("system") or "", r.get("seg_id") or r["id"])
     return items
@@ -98,10 +100,10 @@ def export_release(fmt: str, release: str | Path, out: str | Path, releases: str
             "records": n,
             "files": sorted(str(p) for p in root.rglob("*") if p.is_file()),
         }
-    from mtgauntlet.records import load_records
+    from mtgauntlet.releases.sealed_records import load_sealed
     from mtgauntlet.sets.formats.seg_score import seg_score_lines, write_seg_scores
 
-    scores = load_records(release, "metric_score").to_pylist()
+    scores = load_sealed(release, "metric_score").to_pylist()
     root = _new_path(out)
     lines = seg_score_lines(scores, score_items(scores, releases))
     with atomic_dir(root) as tmp:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mtgauntlet.errors import InputError
+from mtgauntlet.sets.field_checks import language_pair
 
 
 @dataclass
@@ -24,15 +24,14 @@ class ImportedSet:
 
 
 def split_lp(lp: str, *, file: str, line: int | None, field_name: str) -> tuple[str, str]:
-    """(source language, target language) of a language pair ``src-tgt``."""
-    parts = lp.split("-")
-    if len(parts) != 2 or not all(p.strip() for p in parts):
-        raise InputError(f"language pair {lp!r}: expected SRC-TGT (e.g. de-en)", file=file, line=line, field=field_name)
-    return parts[0], parts[1]
+    """(source language, target language) of a language pair ``src-tgt`` (see
+    :func:`mtgauntlet.sets.field_checks.language_pair`)."""
+    return language_pair(lp, file=file, line=line, field=field_name)
 
 
 def as_number(text: str) -> float | None:
-    """A numeric column's value (empty or None = missing); raises ValueError for other text."""
+    """A numeric column's value (empty or None = missing); raises ValueError for other text. ``inf`` parses (so a
+    column holding it is still a score column): :func:`~mtgauntlet.sets.field_checks.score_value` then refuses it."""
     t = text.strip()
     if t in ("", "None", "none", "nan", "NaN", "NA"):
         return None

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from mtgauntlet.errors import GauntletError, InputError
+from mtgauntlet.sets.field_checks import text_value
 
 
 def read_text(path: str | Path) -> str:
@@ -70,6 +71,8 @@ def read_tsv(path: str | Path) -> Table:
     if crlf:
         lines = [ln.removesuffix("\r") for ln in lines]
     columns = lines[0].split("\t")
+    for c in columns:
+        text_value(c, file=str(path), line=1, field="header")
     seen = set()
     for c in columns:
         if c in seen:
@@ -84,18 +87,18 @@ def read_tsv(path: str | Path) -> Table:
                 file=str(path),
                 line=i,
             )
+        for c, v in zip(columns, values):
+            text_value(v, file=str(path), line=i, field=c)
         table.rows.append((i, dict(zip(columns, values))))
     return table
 
 
 def check_field(value: str, where: str, name: str, hint: str = "") -> str:
-    """A text that a TSV (or line) file can hold: no TAB, no newline (a lone CR is kept as it is)."""
-    bad = [c for c in ("\t", "\n") if c in value]
+    """A text that a TSV (or line) file can hold: no TAB, no newline, no NUL byte (a lone CR is kept as it is)."""
+    bad = [c for c in ("\t", "\n", "\x00") if c in value]
     if bad:
-        raise GauntletError(
-            f"{where}: field {name} holds a {'TAB' if bad[0] == chr(9) else 'line break'}, which the "
-            f"format cannot carry{hint}"
-        )
+        what = {"\t": "TAB", "\n": "line break", "\x00": "NUL byte"}[bad[0]]
+        raise GauntletError(f"{where}: field {name} holds a {what}, which the format cannot carry{hint}")
     return value
 
 

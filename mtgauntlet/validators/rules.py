@@ -31,6 +31,7 @@ from typing import Any, TypedDict
 
 from mtgauntlet.errors import InputError
 from mtgauntlet.validators.metric_names import is_known, suggestion
+from mtgauntlet.validators.rule_options import Options
 
 RULES_VERSION = 1
 
@@ -66,44 +67,22 @@ class Threshold:
 
 
 @dataclass
-class Options:
-    embedder: str | None = None
-    chrf_word_order: int = 0
-    lm: bool = False
-    nli: str | None = None
-    judge: str | None = None
-    max_texts: int = 5000
-    gx: bool = False
-    grammar: bool = False
-    iqr_k: float = 3.0
-
-
-@dataclass
 class Rules:
     thresholds: list[Threshold] = field(default_factory=list)
     options: Options = field(default_factory=Options)
 
     def grammar_on(self) -> bool:
         """The grammar checks run: ``options.grammar`` or any ``grammar.*`` threshold."""
-        return self.options.grammar or any(t.metric.startswith("grammar.") for t in self.thresholds)
+        from mtgauntlet.validators.registry import all_rules
+
+        return all_rules()["grammar"].switched_on(self.options, [t.metric for t in self.thresholds])
 
     @classmethod
     def default(cls) -> Rules:
-        return cls(
-            thresholds=[
-                Threshold("schema.valid", equals=1.0),
-                Threshold("values.null_violations", max=0),
-                Threshold("values.not_allowed", max=0),
-                Threshold("ids.duplicates", max=0),
-                Threshold("text.empty_rate", max=0),
-                Threshold("chrf_diversity", min=0.3),
-                Threshold("embedding_diversity", min=0.05),
-                Threshold("smaug.span_mismatches", max=0),
-                Threshold("smaug.nli.bad_contradicts_ref_rate", min=0.8),
-                Threshold("smaug.nli.good_contradicts_ref_rate", max=0.2),
-                Threshold("lm_naturalness_mean", min=30.0),
-            ]
-        )
+        """Every registered rule's default thresholds (:func:`mtgauntlet.validators.registry.default_thresholds`)."""
+        from mtgauntlet.validators.registry import default_thresholds
+
+        return cls(thresholds=[Threshold(metric, **bounds) for metric, bounds in default_thresholds()])
 
     @classmethod
     def from_yaml(cls, path: str | Path) -> Rules:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -10,16 +11,10 @@ import pyarrow as pa
 from mtgauntlet.atomic import write_json_atomic, write_text_atomic
 from mtgauntlet.records import load_records_by_kind, signatures_by_kind
 from mtgauntlet.schema import get_kind
-from mtgauntlet.validators import checks
+from mtgauntlet.validators.registry import MAIN_TEXT, RecordSet, reported, rules_for
 from mtgauntlet.validators.rules import Rules
 
-MAIN_TEXT = {
-    "smaug_pair": "bad",
-    "breaker_text": "text",
-    "topic_text": "text",
-    "selected_text": "text",
-    "judgment": "src",
-}
+__all__ = ["MAIN_TEXT", "kind_metrics", "load_tables", "summary_text", "validate"]
 
 
 def load_tables(path: str | Path) -> dict[str, pa.Table]:
@@ -27,82 +22,32 @@ def load_tables(path: str | Path) -> dict[str, pa.Table]:
 
 
 def kind_metrics(
-    kind_name: str, table: pa.Table, rules: Rules, engine: Any = None
+    kind_name: str, table: pa.Table, rules: Rules, engine: Any = None, only: Sequence[str] | None = None
 ) -> tuple[dict[str, Any], list[str], dict[str, Any]]:
-    """The metrics, problems and notes of one kind's records; the per-record checks (NLI, grammar, LM naturalness)
-    run on ``engine`` (``None``: this process; see :mod:`mtgauntlet.validators.record_engine`)."""
-    from mtgauntlet.validators.record_checks import schema_checks, smaug_nli_rates, smaug_record_metrics
+    """The metrics, problems and notes of one kind's records: every registered rule that measures the kind
+    (``only``: these rules), in registry order. The per-record checks (NLI, grammar, LM naturalness) run first on
+    ``engine`` (``None``: this process; see :mod:`mtgauntlet.validators.record_engine`)."""
     from mtgauntlet.validators.record_engine import RecordChecks, record_results
 
-    kind = get_kind(kind_name)
+    measuring = rules_for(kind_name, only)
+    records = RecordSet(kind_name, table, rules.options, tuple(t.metric for t in rules.thresholds))
     opts = rules.options
-    metrics, problems = schema_checks(table, kind)
-    info: dict[str, Any] = {}
-    metrics["n"] = table.num_rows
-    text_col = MAIN_TEXT.get(kind_name)
-    texts = [t or "" for t in table.column(text_col).to_pylist()] if text_col in table.column_names else []
-    if texts:
-        metrics.update(checks.chrf_diversity(texts, word_order=opts.chrf_word_order, max_texts=opts.max_texts))
-        metrics["embedding_diversity"] = checks.embedding_diversity(texts, _embedder(opts), opts.max_texts)
-        metrics["unique_words"] = checks.unique_words(texts)
-        metrics.update(checks.length_stats(texts, "text", opts.iqr_k))
-    rows = table.to_pylist()
-    per_record = record_results(
+    asked = {r.record_check for r in measuring if r.record_check and r.switched_on(opts, records.thresholded)}
+    records.per_record = record_results(
         RecordChecks(
             kind_name=kind_name,
-            text_col=text_col,
-            grammar=rules.grammar_on(),
-            nli=opts.nli if kind_name == "smaug_pair" else None,
-            lm=bool(opts.lm and texts),
+            text_col=records.text_col,
+            grammar="grammar" in asked,
+            nli=opts.nli if "nli" in asked else None,
+            lm="lm" in asked and bool(records.texts),
         ),
-        rows,
+        records.rows,
         engine,
     )
-    for col in ("topic", "domain", "phenomenon"):
-        if col in table.column_names:
-            metrics[f"unique_{col}s"] = checks.unique_values(table.column(col).to_pylist())
-    if kind_name == "smaug_pair":
-        src, ref = table.column("src").to_pylist(), table.column("ref").to_pylist()
-        metrics.update(checks.length_ratio_stats(src, ref, "src_ref"))
-        metrics.update(checks.length_ratio_stats(ref, table.column("good").to_pylist(), "ref_good"))
-        metrics.update(checks.length_ratio_stats(ref, table.column("bad").to_pylist(), "ref_bad"))
-        metrics.update(smaug_record_metrics(rows))
-        if opts.nli:
-            if rows:
-                metrics.update(
-                    smaug_nli_rates(rows, [r["nli"][0] for r in per_record], [r["nli"][1] for r in per_record])
-                )
-        else:
-            info["nli"] = "not checked: no NLI backend configured (options.nli, e.g. hf:roberta-large-mnli)"
-    if opts.lm and texts:
-        nat = [r["lm"] for r in per_record]
-        metrics["lm_naturalness_mean"] = sum(nat) / len(nat)
-        metrics["lm_naturalness_below_30_rate"] = sum(v < 30 for v in nat) / len(nat)
-    elif not opts.lm:
-        info["lm_naturalness"] = "not computed (options.lm: true runs the embedded LLM)"
-    if rules.grammar_on():
-        from mtgauntlet.validators.grammar import flagged_records
-
-        flagged, grammar_metrics = flagged_records(kind_name, rows, [r.get("grammar") for r in per_record])
-        metrics.update(grammar_metrics)
-        info["grammar_flagged"] = f"{len(flagged)} text(s) with grammar errors" if grammar_metrics else "no checker"
-    if opts.judge and texts:
-        from mtgauntlet.models import registry
-        from mtgauntlet.validators.fluency import judged_measures, llm_judge
-
-        measures = judged_measures(llm_judge(texts, registry.load("llm", opts.judge)))
-        metrics["judge_failures"] = measures["failures"]
-        for key in ("grammaticality", "naturalness", "word_rarity", "syntax_complexity"):
-            if measures[key] is not None:
-                metrics[f"judge_{key}_mean"] = measures[key]
-        metrics["judge_unique_topics"] = measures["unique_topics"] or 0
-    return metrics, problems, info
-
-
-def _embedder(opts):
-    from mtgauntlet.models import registry
-
-    return registry.load("embedder", opts.embedder) if opts.embedder else None
+    metrics: dict[str, Any] = {}
+    for r in measuring:
+        metrics.update(r.measure(records))
+    return metrics, records.problems, records.info
 
 
 def validate(
@@ -139,7 +84,11 @@ def validate(
         report["kinds"][kind_name] = entry
         for th in rules.thresholds:
             status = th.evaluate(metrics.get(th.metric))
-            if th.metric not in metrics and status == "not_checked" and not _relevant(th.metric, kind_name):
+            if (
+                th.metric not in metrics
+                and status == "not_checked"
+                and not reported(th.metric, kind_name, rules.options, [t.metric for t in rules.thresholds])
+            ):
                 continue
             report["rules"].append(
                 {
@@ -175,14 +124,6 @@ def validate(
         write_json_atomic(Path(report_dir) / "report.json", report)
         write_text_atomic(Path(report_dir) / "report.txt", summary_text(report))
     return report
-
-
-def _relevant(metric: str, kind: str) -> bool:
-    if metric.startswith("smaug."):
-        return kind == "smaug_pair"
-    if metric.startswith("grammar."):
-        return kind in ("smaug_pair", "breaker_text", "topic_text")  # the kinds with a side that should be fluent
-    return not metric.startswith(("lm_", "judge_"))
 
 
 def summary_text(report: dict[str, Any]) -> str:

@@ -15,6 +15,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from mtgauntlet.errors import UsageError
 from mtgauntlet.workbench.metrics import Scorer, check_answer, make_scorer
 from mtgauntlet.workbench.sets import PAIR_KINDS, Items
 
@@ -53,6 +54,27 @@ def col_values(column: str, items: Items, idx: Sequence[int]) -> list[tuple[floa
         value = clean(items.scores[i].get(name))
         out.append((value, None if value is not None else f"no numeric {name!r} in the record"))
     return out
+
+
+def check_kept(spec: str, column: str, sets: Sequence[Items]) -> None:
+    """A ``col:`` metric names a score some set keeps: else one line naming the column, where the sets keep it (a
+    text column in ``extra``) and how to keep it as a score; an error before anything is scored or stored."""
+    names = list(dict.fromkeys(column.split(",")))
+    for name in names:
+        if any(name in items.score_names for items in sets):
+            continue
+        in_extra = [f"{i.set.name}@{i.set.version}" for i in sets if name in i.extra_names]
+        kept = ", ".join(sorted({n for i in sets for n in i.score_names})) or "none"
+        where = (
+            f"{', '.join(in_extra)} keep{'s' if len(in_extra) == 1 else ''} it in extra (as text), not in scores"
+            if in_extra
+            else f"the sets keep the scores {kept}"
+        )
+        raise UsageError(
+            f"--metric {spec}: no set keeps a score {name!r}: {where}; import the set again keeping it as a score "
+            f"(human-table: --score-col {name}; a pair set keeps a column in scores when every value is a number "
+            "or empty)"
+        )
 
 
 def chunks(items: Items, todo: list[int], size: int) -> list[Chunk]:

@@ -10,6 +10,7 @@ one (``tgt``). Its key is the content hash of what a metric reads (source, hypot
 
 from __future__ import annotations
 
+import builtins
 import hashlib
 import json
 from dataclasses import dataclass, field
@@ -47,6 +48,8 @@ class Items:
     seg_id: list[str | None] = field(default_factory=list)  # human_score
     scores: list[dict[str, float | None]] = field(default_factory=list)  # the record's kept scores
     key: list[str] = field(default_factory=list)
+    score_names: builtins.set[str] = field(default_factory=builtins.set)  # the names its records keep in ``scores``
+    extra_names: builtins.set[str] = field(default_factory=builtins.set)  # the columns kept as text in ``extra``
 
     def __len__(self) -> int:
         return len(self.record_id)
@@ -113,6 +116,14 @@ def _scores(value) -> dict[str, float | None]:
     return {s["name"]: s["value"] for s in value} if value else {}
 
 
+def _extra_keys(extra: str | None) -> list[str]:
+    try:
+        value = json.loads(extra) if extra else {}
+    except ValueError:
+        return []
+    return list(value) if isinstance(value, dict) else []
+
+
 def load_items(con, ref: SetRef) -> Items:
     """The items of one set, in record id order (good before bad)."""
     from mtgauntlet.releases.catalog import quote_ident, quote_literal
@@ -123,6 +134,8 @@ def load_items(con, ref: SetRef) -> Items:
     ).to_arrow_table()
     items = Items(ref)
     for r in table.to_pylist():
+        items.score_names.update(s["name"] for s in r.get("scores") or ())
+        items.extra_names.update(_extra_keys(r.get("extra")))
         sl, tl = r.get("src_lang"), r.get("tgt_lang")
         lp = r.get("lp") or f"{sl}-{tl}"
         if not sl or not tl:

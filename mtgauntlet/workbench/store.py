@@ -6,7 +6,7 @@ Layout::
     RESULTS/data/metric_score/part-*.parquet    stored scores, one shard per finished (metric, set) chunk
     RESULTS/data/metric_stat/leaderboard.parquet the leaderboard's statistics (rewritten at every seal)
 
-A run appends score shards as they complete (each written atomically) and seals at the end: the manifest is
+A run holds ``RESULTS/.lock`` (:func:`results_lock`): two runs never write one folder. It appends score shards as they complete (each written atomically) and seals at the end: the manifest is
 rewritten with every shard. A killed run leaves complete shards beside the last manifest; the next run reads them
 too (they are its own output) and seals them. Readers (the catalog, the leaderboard page) read only what the
 manifest seals: a shard that differs from its manifest entry is refused.
@@ -14,8 +14,11 @@ manifest seals: a shard that differs from its manifest entry is refused.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +41,7 @@ from mtgauntlet.versions import package_versions
 SCORES_DIR = "data/metric_score"
 STATS_FILE = "data/metric_stat/leaderboard.parquet"
 RESULTS_NAME, RESULTS_VERSION = "metric-results", "0.0.0"
+LOCK_FILE = ".lock"  # held by the run writing the folder (see results_lock)
 
 
 def is_results(path: str | Path) -> bool:
@@ -80,13 +84,52 @@ def _unsealed_shards(root: Path, sealed: set[Path]) -> list[Path]:
     return out
 
 
+@contextlib.contextmanager
+def results_lock(root: Path) -> Iterator[None]:
+    """Hold ``RESULTS/.lock`` while a run writes the folder: a second run is refused at once with the holder's pid
+    (exit 2). The lock is the kernel's (``flock``), so a run that died holds nothing: its lock file, pid and all,
+    is taken over by the next run; the file is removed when the run ends."""
+    import fcntl
+
+    if root.exists() and not root.is_dir():
+        raise GauntletError(f"--out {root}: not a folder")
+    root.mkdir(parents=True, exist_ok=True)
+    path = root / LOCK_FILE
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.read(fd, 64).decode("ascii", "replace").strip()
+            os.close(fd)
+            raise GauntletError(
+                f"another run ({holder or 'pid unknown'}) is writing {root}; wait for it to finish or give another "
+                "--out"
+            ) from None
+        try:
+            same = os.fstat(fd).st_ino == os.stat(path).st_ino  # not a file the last holder removed meanwhile
+        except FileNotFoundError:
+            same = False
+        if same:
+            break
+        os.close(fd)
+    try:
+        os.ftruncate(fd, 0)
+        os.write(fd, f"pid {os.getpid()}".encode())
+        yield
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+        os.close(fd)  # closing the descriptor releases the lock
+
+
 def open_results(root: Path) -> tuple[list[Path], list[Path]]:
     """(sealed score shards, unsealed ones a killed run left) of a results folder (created when missing)."""
     if root.exists() and not root.is_dir():
         raise GauntletError(f"--out {root}: not a folder")
     if (root / RELEASE_MANIFEST).is_file():
         sealed = sealed_files(root, "metric_score")
-    elif root.is_dir() and any(p.name != "data" for p in root.iterdir()):
+    elif root.is_dir() and any(p.name not in ("data", LOCK_FILE) for p in root.iterdir()):
         raise GauntletError(
             f"--out {root}: a folder that is not a results folder (no {RELEASE_MANIFEST}); "
             "give a new or an existing results folder"

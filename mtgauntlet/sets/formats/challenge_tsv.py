@@ -12,7 +12,10 @@ wmt-challenge   ``lp, source, good, incorrect, reference, phenomena``
 Each row becomes a ``challenge_pair``: the set's other columns are kept, numeric ones (every value a number or
 empty; not an ``…id`` column) in ``scores`` (read later with ``col:NAME``), the rest in ``extra`` as text. A row's
 ``source_id`` is its row number (1 = the first row after the header), or the value of an ``id`` column when the
-file has one (``source_id``, ``id`` or ``ID``, the first present; export writes ``source_id``).
+file has one (``source_id``, ``id`` or ``ID``, the first present; export writes ``source_id``). A value of an ``id`` or
+``ID`` column names one row: a repeat is an error naming both lines (``source_id``, the source row a pair was made
+from, may repeat); a row repeated field for field is refused the same way. Scores, languages and texts are checked by
+:mod:`mtgauntlet.sets.field_checks`.
 """
 
 from __future__ import annotations
@@ -25,13 +28,8 @@ from typing import Any
 
 from mtgauntlet.errors import InputError
 from mtgauntlet.sets.categories import any_category
-from mtgauntlet.sets.imported import (
-    ImportedSet,
-    as_number,
-    extra_json,
-    numeric_columns,
-    split_lp,
-)
+from mtgauntlet.sets.field_checks import Once, score_value, texts_in
+from mtgauntlet.sets.imported import ImportedSet, extra_json, numeric_columns, split_lp
 from mtgauntlet.sets.text_files import parse_json, read_text, read_tsv, text_lines, write_tsv
 
 
@@ -57,6 +55,7 @@ WMT_CHALLENGE = PairColumns(("source",), ("good",), ("incorrect",), ("reference"
 FORMATS = {"aces": ACES, "span-aces": SPAN_ACES, "wmt-challenge": WMT_CHALLENGE}
 FIELDS = ("src", "good", "bad", "ref", "phenomenon", "lp", "good_span", "bad_span")
 ID_COLUMNS = ("source_id", "id", "ID")  # the first one present is the source_id
+ROW_IDS = ("id", "ID")  # a set's own row ids: each names one row
 
 
 def _is_id(column: str) -> bool:
@@ -94,6 +93,8 @@ def _record(
     row_number: int,
     id_col: str | None,
 ) -> dict[str, Any]:
+    for col, value in row.items():
+        texts_in(value, file=path, line=line, field=col)
     rec: dict[str, Any] = {}
     for f, col in fields.items():
         value = row[col]
@@ -112,13 +113,7 @@ def _record(
                 field=fields[f],
             )
     rec["src_lang"], rec["tgt_lang"] = split_lp(rec["lp"], file=path, line=line, field_name=fields["lp"])
-    scores = {}
-    for c in numeric:
-        value = row.get(c)
-        try:
-            scores[c] = as_number(value) if isinstance(value, str) else None if value is None else float(value)
-        except (TypeError, ValueError):
-            raise InputError(f"not a number: {value!r}", file=path, line=line, field=c) from None
+    scores = {c: score_value(row.get(c), file=path, line=line, field=c) for c in numeric}
     rec["scores"] = scores or None
     rec["extra"] = extra_json({c: row[c] for c in others if c not in numeric and c in row})
     rec["aces_category"] = any_category(rec["phenomenon"])
@@ -174,7 +169,11 @@ def read_pairs(path: str | Path, fmt: str) -> ImportedSet:
         id_col = next((c for c in ID_COLUMNS if c in columns), None)
         others = [c for c in columns if c not in fields.values() and c != id_col]
         numeric = numeric_columns([r for _, r in rows], [c for c in others if not _is_id(c)])
+    ids, same = Once(str(p), f"{id_col} value"), Once(str(p), "the same row")
     for n, (line, row) in enumerate(rows, start=1):
+        if id_col in ROW_IDS:  # an id names one row (source_id may repeat: several pairs made from one source row)
+            ids.see(json.dumps(row.get(id_col)), line, id_col, shown=repr(row.get(id_col)))
+        same.see(json.dumps(row, sort_keys=True, ensure_ascii=False), line)
         out.records.append(_record(fields, row, others, numeric, path=str(p), line=line, row_number=n, id_col=id_col))
     return out
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from mtgauntlet.errors import GauntletError, InputError
 from mtgauntlet.sets.categories import demetr_category
+from mtgauntlet.sets.field_checks import Once, texts_in
 from mtgauntlet.sets.imported import ImportedSet, extra_json
 from mtgauntlet.sets.text_files import parse_json, read_text
 
@@ -65,9 +66,12 @@ def demetr_files(path: str | Path) -> list[Path]:
 def read_demetr(path: str | Path) -> ImportedSet:
     out = ImportedSet("challenge_pair", files=demetr_files(path))
     for f in out.files:
+        ids = Once(str(f), "pert_name:id")  # an item of one file: a perturbation of one sentence, once
         for line, item in _items(f):
             if not isinstance(item, dict):
                 raise InputError("expected a JSON object per item", file=str(f), line=line)
+            for key, value in item.items():
+                texts_in(value, file=str(f), line=line, field=key)
             for key in (*FIELDS.values(), "lang_tag", "id"):
                 if key not in item:
                     raise InputError(f"no key {key!r}", file=str(f), line=line, field=key)
@@ -76,6 +80,8 @@ def read_demetr(path: str | Path) -> ImportedSet:
                     raise InputError(
                         f"expected text, got {type(item[key]).__name__}", file=str(f), line=line, field=key
                     )
+            source_id = f"{item['pert_name']}:{item['id']}"
+            ids.see(source_id, line, "id", shown=repr(source_id))
             if item.get("pert_check") is False:
                 out.skipped["pert_check = false (the perturbation could not be applied)"] += 1
                 continue
@@ -92,7 +98,7 @@ def read_demetr(path: str | Path) -> ImportedSet:
                 lp=f"{lang}-en",
                 src_lang=lang,
                 tgt_lang="en",
-                source_id=f"{item['pert_name']}:{item['id']}",
+                source_id=source_id,
                 aces_category=demetr_category(item["pert_name"]),
                 extra=extra_json({k: v for k, v in item.items() if k not in USED}),
             )

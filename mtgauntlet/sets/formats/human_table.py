@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from mtgauntlet.errors import InputError, UsageError
-from mtgauntlet.sets.imported import ImportedSet, as_number, extra_json, split_lp
+from mtgauntlet.sets.field_checks import Once, score_value
+from mtgauntlet.sets.imported import ImportedSet, extra_json, split_lp
 from mtgauntlet.sets.text_files import read_tsv
 
 REQUIRED = ("lp", "seg_id", "system", "src")
@@ -38,26 +39,16 @@ def read_human_table(path: str | Path, score_cols: Sequence[str]) -> ImportedSet
     used = {*REQUIRED, *score_cols, *(c for c in optional.values() if c)}
     others = [c for c in table.columns if c not in used]
     out = ImportedSet("human_score", files=[Path(path)])
-    seen: dict[tuple[str, str, str], int] = {}
+    seen = Once(p, "lp, seg_id, system")
     for line, row in table.rows:
         key = (row["lp"], row["seg_id"], row["system"])
-        if key in seen:
-            raise InputError(
-                f"lp {key[0]}, seg_id {key[1]}, system {key[2]} again (first on line {seen[key]})",
-                file=p,
-                line=line,
-                field="seg_id",
-            )
-        seen[key] = line
+        seen.see(key, line, "seg_id", shown=", ".join(key))
         for c in ("seg_id", "system"):
             if row[c] == "":
                 raise InputError("empty value", file=p, line=line, field=c)
         scores: dict[str, Any] = {}
         for c in sorted(score_cols):  # by name, as every importer orders them
-            try:
-                scores[c] = as_number(row[c])
-            except ValueError:
-                raise InputError(f"not a number: {row[c]!r}", file=p, line=line, field=c) from None
+            scores[c] = score_value(row[c], file=p, line=line, field=c)
         if all(v is None for v in scores.values()):
             out.skipped["no human score in the score columns"] += 1
             continue

@@ -21,11 +21,20 @@ from pathlib import Path
 from typing import Any
 
 from mtgauntlet.errors import GauntletError, InputError
-from mtgauntlet.sets.imported import ImportedSet, as_number, split_lp
+from mtgauntlet.sets.field_checks import score_value, text_value
+from mtgauntlet.sets.imported import ImportedSet, split_lp
 from mtgauntlet.sets.text_files import text_lines, write_lines
 
 _SAFE = re.compile(r"[^/\\\x00\n\t]+")
 _SCORE_FILE = re.compile(r"(?P<lp>[^.]+)\.(?P<name>.+)\.seg\.score")
+
+
+def _lines(path: Path, field: str) -> list[str]:
+    """The lines of a layout file, each checked to hold no NUL byte."""
+    lines = text_lines(path)
+    for i, line in enumerate(lines, start=1):
+        text_value(line, file=str(path), line=i, field=field)
+    return lines
 
 
 def _reference(root: Path, lp: str) -> Path | None:
@@ -46,10 +55,8 @@ def _human_scores(root: Path, lp: str, n: int) -> dict[str, dict[str, list[float
             parts = line.split("\t")
             if len(parts) != 2:
                 raise InputError("expected SYSTEM<TAB>SCORE", file=str(f), line=i)
-            try:
-                per[parts[0]].append(as_number(parts[1]))
-            except ValueError:
-                raise InputError(f"not a number: {parts[1]!r}", file=str(f), line=i, field="score") from None
+            text_value(parts[0], file=str(f), line=i, field="system")
+            per[parts[0]].append(score_value(parts[1], file=str(f), line=i, field="score"))
         for system, values in per.items():
             if len(values) != n:
                 raise InputError(
@@ -67,13 +74,13 @@ def read_mtme(path: str | Path) -> ImportedSet:
     for src_file in sorted((root / "sources").glob("*.txt")):
         lp = src_file.name[: -len(".txt")]
         src_lang, tgt_lang = split_lp(lp, file=str(src_file), line=None, field_name="file name")
-        sources = text_lines(src_file)
+        sources = _lines(src_file, "source")
         n = len(sources)
         out.files.append(src_file)
         ref_file = _reference(root, lp)
-        refs = text_lines(ref_file) if ref_file else None
+        refs = _lines(ref_file, "reference") if ref_file else None
         docs_file = root / "documents" / f"{lp}.docs"
-        docs = [line.split("\t", 1) for line in text_lines(docs_file)] if docs_file.is_file() else None
+        docs = [line.split("\t", 1) for line in _lines(docs_file, "document")] if docs_file.is_file() else None
         for _what, lines, f in (("references", refs, ref_file), ("documents", docs, docs_file)):
             if lines is not None and len(lines) != n:
                 raise InputError(f"{len(lines)} lines, sources/{lp}.txt has {n}", file=str(f))
@@ -82,7 +89,7 @@ def read_mtme(path: str | Path) -> ImportedSet:
         out.files += sorted((root / "human-scores").glob(f"{lp}.*.seg.score"))
         for sys_file in sorted((root / "system-outputs" / lp).glob("*.txt")):
             system = sys_file.name[: -len(".txt")]
-            outputs = text_lines(sys_file)
+            outputs = _lines(sys_file, "translation")
             out.files.append(sys_file)
             if len(outputs) != n:
                 raise InputError(f"{len(outputs)} lines, sources/{lp}.txt has {n}", file=str(sys_file))
