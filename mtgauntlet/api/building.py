@@ -205,7 +205,8 @@ def build(
     same defaults and checks; `build_subset` and its siblings document them one by one.
 
     Args:
-        method: The builder: ``subset``, ``smaug``, ``mtbreaker``, ``zeroshot`` or ``bandit``.
+        method: The builder: ``subset``, ``smaug``, ``mtbreaker``, ``zeroshot`` or ``bandit`` as shipped (every method
+            registered in ``mtgauntlet.builders.methods.REGISTERED``).
         input: The input of any method: a path (a table or a named layout such as ``flores``), a
             ``pandas.DataFrame``, a ``datasets.Dataset`` or a list of dicts. It is the CLI's ``--input`` of
             subset and smaug, ``--seeds`` of mtbreaker and zeroshot and ``--corpus`` of bandit; those names
