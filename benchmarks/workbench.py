@@ -165,8 +165,8 @@ def query(n_scores: int, work: Path) -> dict:
                 "item_key": pa.array([f"{k:016x}" for k in idx]),
                 "metric": pa.array(np.array(metrics)[m]),
                 "metric_signature": pa.array(np.array([f"{x}|v:1" for x in metrics])[m]),
-                "set_name": pa.array(np.array([f"set{s}" for s in range(20)])[pair % 20]),
-                "set_version": pa.array(["1.0.0"] * n),
+                "set": pa.array(np.array([f"set{s}" for s in range(20)])[pair % 20]),
+                "version": pa.array(["1.0.0"] * n),
                 "record_kind": pa.array(["smaug_pair"] * n),
                 "record_id": pa.array([f"{p:016x}" for p in pair]),
                 "side": pa.array(np.where(idx % 2 == 0, "good", "bad")),
@@ -205,9 +205,9 @@ def query(n_scores: int, work: Path) -> dict:
     con = open_catalog(empty, results)
     open_s = time.perf_counter() - t
     sql_acc = (
-        "SELECT metric, set_name, avg((g > b)::INT) AS accuracy, count(*) AS n FROM (SELECT metric, set_name, "
+        "SELECT metric, set, avg((g > b)::INT) AS accuracy, count(*) AS n FROM (SELECT metric, set, "
         "record_id, max(score) FILTER (side = 'good') AS g, max(score) FILTER (side = 'bad') AS b "
-        "FROM metric_score GROUP BY ALL) GROUP BY ALL ORDER BY metric, set_name"
+        "FROM metric_score GROUP BY ALL) GROUP BY ALL ORDER BY metric, set"
     )
     sql_board = "SELECT * FROM leaderboard WHERE statistic = 'accuracy' ORDER BY value DESC"
     timings = {}

@@ -177,6 +177,7 @@ BANDIT_PULL = _register(
                 "phase", pa.string()
             ),  # explore | exploit | failed (no score: costs budget, no update) | exhausted
             pa.field("failure", pa.string()),  # null, "mt" or "qe"
+            pa.field("provenance_url", pa.string()),  # the URL the text came with (corpus row, LLM snippet)
         ],
         id_fields=("run_id", "step"),
     )
@@ -220,6 +221,18 @@ JUDGMENT = _register(
 
 # Named numeric scores of one item (human judgments, a metric someone already ran): list of (name, value) structs.
 SCORES_TYPE = CHECKS_TYPE
+# error spans: character offsets into the translation (end exclusive), MQM severity and category, who marked it
+SPANS_TYPE = pa.list_(
+    pa.struct(
+        [
+            pa.field("start", pa.int64()),
+            pa.field("end", pa.int64()),
+            pa.field("severity", pa.string()),
+            pa.field("category", pa.string()),
+            pa.field("rater", pa.string()),
+        ]
+    )
+)
 
 CHALLENGE_PAIR = _register(
     RecordKind(
@@ -236,6 +249,8 @@ CHALLENGE_PAIR = _register(
             pa.field("aces_category", pa.string()),  # the ACES-score category the importer maps the phenomenon to
             pa.field("good_span", pa.string()),  # Span-ACES: the marked span of the good translation
             pa.field("bad_span", pa.string()),  # Span-ACES: the marked span of the incorrect translation
+            pa.field("good_spans", SPANS_TYPE),  # the spans marked <v>…</v> in good_span, as offsets into good
+            pa.field("bad_spans", SPANS_TYPE),  # the spans marked <v>…</v> in bad_span, as offsets into bad
             pa.field("scores", SCORES_TYPE),  # numeric columns of the set kept as given (e.g. a metric already run)
             pa.field("extra", pa.string()),  # the set's other columns, as a JSON object, values as given
         ],
@@ -258,6 +273,7 @@ HUMAN_SCORE = _register(
             pa.field("doc", pa.string()),
             pa.field("scores", SCORES_TYPE),  # human (and kept metric) scores by name, e.g. mqm, da_sqm; null = missing
             pa.field("extra", pa.string()),  # the set's other columns, as a JSON object, values as given
+            pa.field("spans", SPANS_TYPE),  # annotated error spans in tgt (mqm-spans); null = not annotated
         ],
         id_fields=("lp", "seg_id", "system", "source_dataset"),
     )
@@ -276,13 +292,14 @@ METRIC_SCORE = _register(
             pa.field(
                 "metric_signature", pa.string(), nullable=False
             ),  # name, model id/revision, versions, dtype, device
-            pa.field("set_name", pa.string(), nullable=False),
-            pa.field("set_version", pa.string(), nullable=False),
+            pa.field("set", pa.string(), nullable=False),  # the scored set's release name (the leaderboard's naming)
+            pa.field("version", pa.string(), nullable=False),
             pa.field("record_kind", pa.string(), nullable=False),
             pa.field("record_id", pa.string(), nullable=False),
             pa.field("side", pa.string(), nullable=False),  # good | bad (pairs) or tgt (human-judgment sets)
             pa.field("score", pa.float64()),  # null when the metric failed on the item (see failure)
             pa.field("failure", pa.string()),
+            pa.field("spans", SPANS_TYPE),  # the error spans the metric marked (file:, span metrics); null = none given
         ],
         id_fields=("item_key", "metric_signature"),
         allowed={"side": ("good", "bad", "tgt")},
@@ -305,13 +322,26 @@ METRIC_STAT = _register(
             pa.field("lp", pa.string(), nullable=False),  # "all" = every language pair of the set
             pa.field("gold", pa.string()),  # human-judgment sets: the human score compared with (mqm, da_sqm, ...)
             pa.field("grouping", pa.string(), nullable=False),  # none | item | sys
+            pa.field("system_score", pa.string()),  # system-level statistics: corpus | mean
             pa.field("statistic", pa.string(), nullable=False),
             pa.field("value", pa.float64()),  # null when undefined (no item, no spread)
             pa.field("ci_low", pa.float64()),
             pa.field("ci_high", pa.float64()),
             pa.field("n", pa.int64()),
+            pa.field("epsilon", pa.float64()),  # seg_acc_eq: the optimal metric-tie threshold
+            pa.field("cluster", pa.int64()),  # significance cluster among the run's metrics (1 = top)
         ],
-        id_fields=("metric_signature", "set", "version", "phenomenon", "lp", "gold", "grouping", "statistic"),
+        id_fields=(
+            "metric_signature",
+            "set",
+            "version",
+            "phenomenon",
+            "lp",
+            "gold",
+            "grouping",
+            "system_score",
+            "statistic",
+        ),
     )
 )
 

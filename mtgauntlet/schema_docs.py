@@ -109,6 +109,10 @@ COLUMN_DOCS: dict[str, dict[str, str]] = {
         "mistranslation, ...); null when it has none.",
         "good_span": "Span-ACES: the marked error-free span of `good` (null elsewhere).",
         "bad_span": "Span-ACES: the marked error span of `bad` (null elsewhere).",
+        "good_spans": "Span-ACES: the spans marked `<v>…</v>` in `good_span`, as character offsets into `good` (start, "
+        "end; the shape of a human_score's `spans`); null when the span column is not `good` marked.",
+        "bad_spans": "Span-ACES: the spans marked `<v>…</v>` in `bad_span`, as character offsets into `bad`; null "
+        "when the span column is not `bad` marked.",
         "scores": "Numeric columns of the set kept by name, as a list of (name, value) pairs (read with `col:NAME`).",
         "extra": "The set's other columns as a JSON object, values as given.",
     },
@@ -125,19 +129,23 @@ COLUMN_DOCS: dict[str, dict[str, str]] = {
         "scores": "Human scores by name (mqm, da_sqm, esa, ...) and kept metric scores, as (name, value) pairs; "
         "a null value is a missing judgment.",
         "extra": "The set's other columns as a JSON object, values as given.",
+        "spans": "Annotated error spans in `tgt` (start, end: character offsets, end exclusive; severity, category, "
+        "rater), e.g. from Google's MQM format; null when the set has no span annotation.",
     },
     "metric_score": {
         "item_key": "sha256 (16 hex) of what the metric read (source, hypothesis, reference, languages): the key "
         "that makes a re-run score only what is new.",
         "metric": "The metric spec as given (chrf, bleu, comet:..., col:NAME).",
         "metric_signature": "The metric's signature: name, model id and revision, package versions, dtype, device.",
-        "set_name": "Release name of the set scored.",
-        "set_version": "Release version of the set scored.",
+        "set": "Release name of the set scored (as the leaderboard's `set`).",
+        "version": "Release version of the set scored (as the leaderboard's `version`).",
         "record_kind": "Record kind of the scored item (smaug_pair, challenge_pair, human_score).",
         "record_id": "The `id` of the scored record.",
         "side": "good or bad (a pair's two hypotheses) or tgt (a human-judgment set's translation).",
         "score": "The metric's score (higher = better); null when it failed on the item.",
         "failure": "Why there is no score (null when there is one).",
+        "spans": "The error spans the metric marked in the hypothesis (start, end, severity; a metric read with "
+        "`file:` or one that marks spans); an empty list = no error; null when the metric gives no spans.",
     },
     "metric_stat": {
         "metric": "The metric spec as given (chrf, comet:..., col:NAME, python:NAME), or a difficulty estimator.",
@@ -151,12 +159,20 @@ COLUMN_DOCS: dict[str, dict[str, str]] = {
         "for pair sets.",
         "grouping": "none (all items pooled), item (per segment over systems, then averaged) or sys (per system "
         "over segments, then averaged); system-level statistics say none.",
+        "system_score": "System-level statistics of human-judgment sets: how a metric's system score is made, "
+        "`corpus` (sacrebleu's corpus score over the system's scored segments: chrF, BLEU) or `mean` (of its "
+        "segment scores); null otherwise.",
         "statistic": "accuracy, aces_tau, smaug_tau, smaug_d, aces_score, seg_pearson, seg_kendall, seg_acc_eq, "
-        "sys_pairwise_accuracy, sys_soft_pairwise_accuracy, sys_pearson, dec.",
+        "sys_pairwise_accuracy, sys_soft_pairwise_accuracy, sys_pearson, span_precision, span_recall, span_f1, "
+        "span_f1_severity, error_free_f1, dec.",
         "value": "The statistic's value; null when undefined (no item, no spread).",
         "ci_low": "Lower end of the bootstrap 95% interval (null when not computed).",
         "ci_high": "Upper end of the bootstrap 95% interval (null when not computed).",
         "n": "Items (pairs, segments, systems or compared pairs) the value is computed from.",
+        "epsilon": "seg_acc_eq: the metric-tie threshold that maximises it (WMT23's tie calibration); null otherwise.",
+        "cluster": "Significance cluster of the metric among the metrics of the run that computed it, per set, lp, "
+        "gold, statistic, grouping and system_score (1 = the top group; mt-metrics-eval's permutation test and "
+        "AssignRanks); null when not computed.",
     },
 }
 

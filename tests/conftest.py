@@ -80,6 +80,7 @@ E2E_MODULES = {
     # the workbench over whole catalogs (releases built, scored, a SIGKILL-ed run resumed) and whole-set imports
     "evaluation/test_workbench.py",
     "evaluation/test_workbench_guards.py",
+    "evaluation/test_workbench_spans.py",
     "sets/test_import_human.py",
     "sets/test_import_pairs.py",
     "sets/test_export_sealed.py",
@@ -134,6 +135,8 @@ E2E_TESTS = {
     "corpora/test_readers.py::test_parallel_samples_direction_and_filter",
     "evaluation/test_breaker_analysis.py::test_evaluate_breaker_lm_naturalness_is_the_embedded_lm_score",
     "evaluation/test_breaker_analysis.py::test_one_table2_row_per_qe_metric",
+    "sets/test_import_spans.py::test_google_ted_spans_import_with_googles_scores",
+    "sets/test_import_systems.py::test_wmt23_mqm_with_the_documented_command_has_wmts_systems",
     "models/test_difficulty.py::test_shipped_qe_loads_and_prefers_the_faithful_translation",
     "models/test_row_independence.py::test_apertium_translation_of_a_row_does_not_depend_on_the_batch",
     "runner/test_build_runner.py::test_resume_after_sigkill_equals_uninterrupted",

@@ -9,7 +9,9 @@ from typing import Any
 
 from mtgauntlet import shared_options as shared
 from mtgauntlet.api.checks import judgment_formats
+from mtgauntlet.evaluation.dec_selection import SELECTIONS
 from mtgauntlet.options import REQUIRED, option
+from mtgauntlet.validators.set_measures import CHRF_REFERENCES, TOKENIZATIONS
 
 Names = str | Sequence[str] | None  # comma-separated on the command line; a list too in Python
 
@@ -70,6 +72,19 @@ class EvaluateMetricOptions:
         flags=("--ci-resamples",),
         min=1,
         help="With --out: bootstrap resamples of the 95% intervals (and permutations of soft pairwise accuracy).",
+    )
+    sig_resamples: int = option(
+        1000,
+        flags=("--sig-resamples",),
+        min=1,
+        help="With --out: permutation resamples of the significance tests between metrics (the leaderboard's "
+        "cluster column).",
+    )
+    error_free_threshold: float | None = option(
+        None,
+        flags=("--error-free-threshold",),
+        help="With --out, sets with error spans: error_free_f1 of a metric without spans, a score strictly above "
+        "this saying the translation is error-free (WMT26's binary task).",
     )
     shard_size: int = option(
         10_000,
@@ -143,6 +158,14 @@ class EvaluateDecOptions:
     fraction: float = option(
         0.25, min=0.01, max=1.0, help="Budget fraction for AvgScore / %Perfect of the hardest subset."
     )
+    selection: str = option(
+        "per-pair",
+        flags=("--selection",),
+        choices=lambda: SELECTIONS,
+        help="per-pair: the hardest --fraction of each language pair by its own scores; source-set (Sentinel "
+        "section 6.1): a source's score averaged over the pairs that translate it, one hardest set of sources "
+        "for every target language (DEC uses the averaged score too).",
+    )
     quoting: str = shared.quoting()
     out: str | Path | None = option(
         None,
@@ -199,6 +222,20 @@ class EvaluateBreakerOptions:
         help="Source-only difficulty estimator spec(s), "
         "comma-separated (e.g. learned, sentinel:...): their mean per method, in place of the "
         "paper's SRCQE row.",
+    )
+    words: str = option(
+        "whitespace",
+        flags=("--words",),
+        choices=lambda: tuple(TOKENIZATIONS),
+        help="Words of Table 2's unique-word count, word count and word length: whitespace (the paper's "
+        "Seeds column: 4.69 characters, 1,566 words) or word-runs (\\w+ runs, the toolkit's earlier count).",
+    )
+    chrf_references: str = option(
+        "all-others",
+        flags=("--chrf-references",),
+        choices=lambda: CHRF_REFERENCES,
+        help="chrF++ diversity: all-others (each text against all the others as references, corpus level; "
+        "reproduces the paper's 0.76 for seeds) or pairwise (1 - mean pairwise sentence chrF, the earlier one).",
     )
     max_cost: float | None = shared.max_cost()
     max_requests: int | None = shared.max_requests()

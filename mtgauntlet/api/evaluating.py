@@ -151,7 +151,8 @@ def evaluate_dec(o: EvaluateDecOptions) -> dict[str, Any]:
     from mtgauntlet.core.progress import Progress, want_bar
     from mtgauntlet.core.usage import budget
     from mtgauntlet.corpora.langs import split_lp
-    from mtgauntlet.evaluation.dec import dec, score_sources, selection_quality, unique_sources
+    from mtgauntlet.evaluation.dec import score_sources, unique_sources
+    from mtgauntlet.evaluation.dec_selection import LENGTH_UNIT, dec_and_selection, oracle_rows
     from mtgauntlet.models import registry
 
     path = str(o.judgments)
@@ -184,8 +185,7 @@ def evaluate_dec(o: EvaluateDecOptions) -> dict[str, Any]:
             scores = score_sources(rows, fn, failures)
             if not scores:
                 raise GauntletError(f"{spec}: no source could be scored ({sum(failures.values())} failures)")
-            res = dec(rows, scores)
-            sel = selection_quality(rows, scores, o.fraction)
+            res, sel = dec_and_selection(rows, scores, o.fraction, o.selection)
             results.append(
                 {
                     "estimator": spec,
@@ -198,7 +198,16 @@ def evaluate_dec(o: EvaluateDecOptions) -> dict[str, Any]:
                     "failures": failures,
                 }
             )
-    result = {"judgments": path, "n": len(rows), "fraction": o.fraction, **info, "results": results}
+    result = {
+        "judgments": path,
+        "n": len(rows),
+        "fraction": o.fraction,
+        "selection": o.selection,
+        **info,
+        "results": results,
+        "oracles": oracle_rows(rows, o.fraction),
+        **({"units": {"length": LENGTH_UNIT}} if any(x.split(":")[0] == "length" for x in specs) else {}),
+    }
     if o.out is not None:
         from mtgauntlet.api.metric_workbench import store_dec
 
@@ -259,6 +268,8 @@ def evaluate_breaker(o: EvaluateBreakerOptions) -> dict[str, Any]:
                 embedder=registry.load("embedder", o.embedder) if o.embedder else None,
                 lm=o.lm,
                 difficulty=listed(o.difficulty),
+                tokenization=o.words,
+                chrf_references=o.chrf_references,
             ),
         }
         pairs = sorted({language_pair(r) for r in records})

@@ -56,10 +56,17 @@ def run_catalog(o: Any) -> dict[str, Any]:
         engine=o.engine,
         gold=o.gold,
         ci_resamples=o.ci_resamples,
+        sig_resamples=o.sig_resamples,
+        error_free_threshold=o.error_free_threshold,
         shard_size=o.shard_size,
         max_cost=o.max_cost,
         max_requests=o.max_requests,
     )
+
+
+def _is_file(spec: Any) -> bool:
+    """A ``file:PATH`` metric (read from a JSON-lines file, :mod:`mtgauntlet.workbench.file_metric`)."""
+    return isinstance(spec, str) and spec.startswith("file:")
 
 
 def _metric_list(metric) -> list[Any]:
@@ -96,6 +103,8 @@ def evaluate_catalog(
     engine: str = "local",
     gold: str | Sequence[str] | None = None,
     ci_resamples: int = 1000,
+    sig_resamples: int = 1000,
+    error_free_threshold: float | None = None,
     shard_size: int = 10_000,
     max_cost: float | None = None,
     max_requests: int | None = None,
@@ -106,6 +115,9 @@ def evaluate_catalog(
     from mtgauntlet.releases.catalog import open_catalog
     from mtgauntlet.releases.manifest import RELEASE_MANIFEST, read_manifest
     from mtgauntlet.schema import to_table
+    from mtgauntlet.workbench.clusters import Scored, add_clusters
+    from mtgauntlet.workbench.corpus import corpus_scorer
+    from mtgauntlet.workbench.file_metric import file_scorer
     from mtgauntlet.workbench.leaderboard import set_stats
     from mtgauntlet.workbench.metrics import make_scorer
     from mtgauntlet.workbench.scoring import Known, check_kept, score_set
@@ -121,6 +133,7 @@ def evaluate_catalog(
     one_of("--engine", engine, ENGINES)
     at_least("--shard-size", shard_size, 1)
     at_least("--ci-resamples", ci_resamples, 1)
+    at_least("--sig-resamples", sig_resamples, 1)
     specs = _metric_list(metric)
     root = Path(out)
     sealed, unsealed = open_results(root)
@@ -131,7 +144,7 @@ def evaluate_catalog(
         all_items = [load_items(con, r) for r in refs]
     finally:
         con.close()
-    scorers = [(spec, make_scorer(spec)) for spec in specs]
+    scorers = [(spec, file_scorer(spec) if _is_file(spec) else make_scorer(spec)) for spec in specs]
     for _, scorer in scorers:
         if scorer.column is not None:  # a col: metric reads a score some set keeps (else nothing to read)
             check_kept(scorer.name, scorer.column, all_items)
@@ -139,12 +152,41 @@ def evaluate_catalog(
     stats: list[dict[str, Any]] = []
     done: set[tuple[str, str, str]] = set()
     known: dict[str, Known] = {}
+    per_set: dict[tuple[str, str, str], tuple[Any, list[Scored]]] = {}
     total = len(scorers) * sum(len(i) for i in all_items)
     before = LEDGER.snapshot()
-    params = {"ci_resamples": ci_resamples, "gold": sorted(listed(gold))}
+    params = {
+        "ci_resamples": ci_resamples,
+        "sig_resamples": sig_resamples,
+        "gold": sorted(listed(gold)),
+        "error_free_threshold": error_free_threshold,
+    }
     previous = read_manifest(root) if (root / RELEASE_MANIFEST).is_file() else {}
     same_params = previous.get("statistics") == params
     kept = {(r["metric_signature"], r["set"], r["version"]) for r in read_stats(root).to_pylist()}
+
+    pending: list[tuple[tuple[str, str, str], Any, Scored, dict[str, Any], bool]] = []
+
+    def compute_stats() -> None:
+        """The statistics of every (metric, set) of a set where something is new (the set's other metrics of the
+        run too, so that its significance clusters compare them all); the rest stay as the last run left them."""
+        fresh = {key[1:] for key, _, _, _, new in pending if new}
+        for key, items, scored, base, _ in pending:
+            if key[1:] in fresh:
+                done.add(key)
+                stats.extend(
+                    set_stats(
+                        items,
+                        scored.scores,
+                        base,
+                        listed(gold) or None,
+                        ci_resamples,
+                        corpus=scored.corpus,
+                        spans=scored.spans,
+                        error_free_threshold=error_free_threshold,
+                    )
+                )
+        add_clusters(stats, {k: v for k, v in per_set.items() if k[:2] in fresh}, sig_resamples)
 
     def finish(stopped: str | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
         """Seal the results with every stored score and the statistics of the (metric, set) pairs done: (the
@@ -175,6 +217,7 @@ def evaluate_catalog(
                     )
                     if mine.signature not in known:  # one per signature: an item scored in one set serves all
                         known[mine.signature] = Known(stored, mine.signature)
+                    item_spans: list[Any] = []
                     scores, computed, reused, added = score_set(
                         spec,
                         mine,
@@ -184,6 +227,7 @@ def evaluate_catalog(
                         engine,
                         lambda rows: append_scores(root, rows),
                         bar.advance,
+                        item_spans,
                     )
                     c["computed"] += computed
                     c["reused"] += reused
@@ -196,14 +240,16 @@ def evaluate_catalog(
                         "record_kind": ref.kind,
                     }
                     key = (mine.signature, ref.name, ref.version)
-                    if not added and key in kept and same_params:
-                        continue  # nothing new: its statistics stay as the last run computed them
-                    done.add(key)
-                    if any(s is not None for s in scores):  # a metric that scores none of a set has no row there
-                        stats.extend(set_stats(items, scores, base, listed(gold) or None, ci_resamples))
+                    marked = item_spans if any(s is not None for s in item_spans) else None
+                    if any(s is not None for s in scores) or marked:  # none scored or marked: no row there
+                        scored = Scored(mine.signature, scores, corpus_scorer(mine.name), marked)
+                        per_set.setdefault((ref.name, ref.version, ref.kind), (items, []))[1].append(scored)
+                        pending.append((key, items, scored, base, bool(added) or key not in kept or not same_params))
     except BudgetSpent as exc:
+        compute_stats()
         finish(str(exc))  # what was scored stays stored and sealed; the same command resumes
         raise
+    compute_stats()
     manifest, run = finish()
     return {
         "out": str(root),

@@ -44,6 +44,9 @@ def import_set(
     provenance: Sequence[str] = (),
     out: str | Path = "releases",
     score_col: str | Sequence[str] | None = None,
+    reference: str | Sequence[str] | None = None,
+    ref_systems: str | Sequence[str] | None = None,
+    exclude_systems: str | Sequence[str] | None = None,
     progress: bool | None = False,
 ) -> Release:
     """Import a public challenge set or human-judgment set as a sealed release ``OUT/name=NAME/version=VERSION``
@@ -55,7 +58,8 @@ def import_set(
         format: ``aces`` (TSV or JSON lines), ``span-aces``, ``demetr`` (a folder of its per-perturbation JSON
             files or their JSON-lines concatenation, ``.gz`` accepted), ``wmt-challenge`` (TSV ``lp, source, good,
             incorrect, reference, phenomena``), ``mtme`` (a folder in the mt-metrics-eval layout) or
-            ``human-table`` (a flat TSV ``lp, seg_id, system, <score columns>, src, ref, tgt``).
+            ``human-table`` (a flat TSV ``lp, seg_id, system, <score columns>, src, ref, tgt``) or ``mqm-spans``
+            (Google's MQM error annotations, one row per error, the span marked ``<v>…</v>`` in the target).
         path: The file or folder to import.
         name: Release name (letters, digits, ``.`` ``_`` ``-``).
         version: Semantic version ``X.Y.Z``; never overwritten.
@@ -64,6 +68,12 @@ def import_set(
             Data mtgauntlet knows by its sha256 (DEMETR, the WMT23 MQM table) needs none.
         out: Releases root.
         score_col: human-table only: the human score column(s), e.g. ``"mqm,da_sqm"``.
+        reference: Human-judgment sets (mtme, human-table): the standard reference, ``NAME`` for every language
+            pair or ``LP=NAME`` (``"he-en=refB"``); never a system. Default: a human table's ``ref`` column, an
+            mt-metrics-eval folder's refA.
+        ref_systems: Human-judgment sets: the human references scored as systems, ``"all"``, names or ``LP:NAME``.
+            Default none, as in WMT's metrics task: their rows are skipped, counted, and warned about.
+        exclude_systems: Human-judgment sets: systems left out (a task's outliers), names or ``LP:NAME``.
 
     Returns:
         The `Release`; its manifest and card count the skipped rows by reason.
@@ -78,8 +88,9 @@ def import_set(
     """
     from mtgauntlet.api.releasing import release_warnings
     from mtgauntlet.sets.importing import import_release
+    from mtgauntlet.sets.systems import SystemChoice
 
-    target = import_release(
+    target, said = import_release(
         format,
         path_of(path),
         name=name,
@@ -87,9 +98,10 @@ def import_set(
         out=out,
         provenance=list(provenance or ()),
         score_cols=_names(score_col),
+        systems=SystemChoice.parse(reference, ref_systems, exclude_systems),
     )
     result = Release.open(target)
-    result.warnings = release_warnings(result.manifest)
+    result.warnings = said + release_warnings(result.manifest)
     for w in result.warnings:
         warn(w)
     return result

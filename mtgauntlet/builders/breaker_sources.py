@@ -11,6 +11,7 @@ from typing import Any
 
 from mtgauntlet.builders.base import Item
 from mtgauntlet.builders.keyed import keyed_rank
+from mtgauntlet.corpora.word_count import chinese_rule
 from mtgauntlet.corpora.word_count import words as count_words
 from mtgauntlet.models import prompts, structured
 
@@ -31,7 +32,7 @@ def word_count_flag(src_lang: str) -> dict[str, str]:
     """The card's note on how a Chinese or Japanese source's words were counted (``{}`` for other languages)."""
     base = (src_lang or "").split("-")[0].lower()
     if base == "zh":
-        return {"word_count": "Chinese words counted by the jieba segmenter (length target, two-word minimum)"}
+        return {"word_count": f"Chinese words counted by {chinese_rule()} (length target, two-word minimum)"}
     if base == "ja":
         return {
             "word_count": "Japanese words counted as Han/kana characters / 2.3 (no segmenter installed; length "

@@ -8,7 +8,9 @@ wording is the paper's (+qe) prompt in every variant; the plain variants leave o
 once ("multi"): every step is translated by each, and the selection uses their average QE. Several QE specs
 (``--qe A,B``, the paper: MetricX-24-QE and LLM-as-QE) are averaged per text on the 0-100 scale.
 
-Trajectory: step 0 is the seed (seeded) or the LLM's first text (seedless); steps 1..N are edits. An
+Trajectory: step 0 is the seed (seeded) or the LLM's first text (seedless); then edits: N of them seeded (N + 1
+candidates, the seed one of them), N - 1 seedless (N LLM texts in all, as zero-shot (min) picks from N generations:
+the paper's "same number of steps"). An
 unusable LLM answer (no ``SOURCE |||…|||``, fewer than two words, a copy of the prompt's instructions, cut off
 by the generation budget, or — with the opt-in language guard — not in the source language) is retried ``retries``
 times (other sampling seeds), then counted in ``llm_failures`` and the step is skipped — never fatal.
@@ -58,10 +60,11 @@ class Walk:
 
 class MTBreakerBuilder(SeedTextBuilder):
     name = "mtbreaker"
-    version = "6"  # 3: failed scores are missing, QE ensembles, same follow-up in all variants, truncation counted
+    version = "7"  # 3: failed scores are missing, QE ensembles, same follow-up in all variants, truncation counted
     # 4: an item's sampling seeds come from its source id and text (not its position); seeds without a word skipped
     # 5: the chat history keeps the editor's answers as written (not only SOURCE |||x|||); language guard opt-in
     # 6: Chinese/Japanese words counted by jieba / characters (the length target and the two-word check)
+    # 7: seedless makes --steps texts in all (its first text is step 0), as zero-shot (min) makes --generations
 
     def __init__(self, options: MTBreakerOptions, *, retries: int = 2):
         super().__init__(options, retries=retries)
@@ -82,8 +85,15 @@ class MTBreakerBuilder(SeedTextBuilder):
     def item_key(item: Item) -> tuple[str, str]:
         return item_key(item)
 
+    @property
+    def edits(self) -> int:
+        """Edit steps after step 0: ``steps`` after a seed, ``steps - 1`` after a seedless first text (the LLM writes
+        ``steps`` texts either way, as zero-shot (min) writes ``--generations``)."""
+        return self.steps if self.seeded else self.steps - 1
+
     def plan(self, items: Sequence[Item]) -> Plan:
-        """``steps`` edits per seed (+ the first text when seedless); the conversation grows one exchange a step."""
+        """``steps`` LLM texts per item (seeded: edits of the seed; seedless: the first text and ``steps - 1`` edits);
+        the conversation grows one exchange a step."""
 
         def asks(seed: str, length: int, stand_in: str):
             if self.seeded and not seed:
@@ -92,8 +102,8 @@ class MTBreakerBuilder(SeedTextBuilder):
             exchange = f"SOURCE |||{stand_in}|||" + prompts.breaker_followup(
                 stand_in, 50.0 if self.show_qe else None, self.grammatical_edits
             )
-            texts = ([first] if not self.seeded else []) + [first + exchange * k for k in range(1, self.steps + 1)]
-            return texts, self.steps + 1
+            texts = ([first] if not self.seeded else []) + [first + exchange * k for k in range(1, self.edits + 1)]
+            return texts, self.edits + 1
 
         return plan_walks(self, items, asks)
 
@@ -134,7 +144,7 @@ class MTBreakerBuilder(SeedTextBuilder):
     def walk_all(self, walks: Sequence[Walk]) -> None:
         """Algorithm 1 for several items at once. Each walk's result equals the one it gets alone: its LLM samples
         depend only on its conversation and its own rng, translations and QE only on its texts."""
-        rounds = 2 * (self.steps + 1)  # progress: an LLM round and a scoring round per step
+        rounds = 2 * (self.edits + 1)  # progress: an LLM round and a scoring round per step
         starts = [self._seeded_start(w) for w in walks] if self.seeded else self._ask(walks)
         progress.step(1, rounds)
         proposals: list[tuple[Walk, str, str]] = []
@@ -146,7 +156,7 @@ class MTBreakerBuilder(SeedTextBuilder):
         self._score(0, proposals)
         progress.step(2, rounds)
         active = [w for w in walks if w.anchor is not None]  # step 0 scored: the editor can start
-        for step in range(1, self.steps + 1):
+        for step in range(1, self.edits + 1):
             if not active:
                 break
             for walk in active:

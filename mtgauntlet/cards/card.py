@@ -77,6 +77,7 @@ FAILURE_MEANINGS = {
     "truncated": "LLM answers cut by the generation budget, never used",
     "mt_failures": "translations that failed: those steps or pulls are never selected",
     "qe_failures": "QE scores that failed: those steps or pulls are never selected",
+    "sampler_truncated_failures": "sampler answers cut by the token limit (their complete snippets were used)",
 }
 
 

@@ -117,10 +117,16 @@ def _dec(p: dict[str, Any]) -> None:
                     f"AvgScore@{fraction:g}": r["avg_score"],
                     f"%Perfect@{fraction:g}": r["perfect_pct"],
                 }
-                for r in results
+                for r in [*results, *res["oracles"]]
             ]
         )
     )
+    typer.echo(
+        f"selection: {res['selection']} (estimators); the oracles: source text + target lang per pair, source text "
+        "only as one source set (--selection source-set: Sentinel section 6.1)"
+    )
+    if "units" in res:
+        typer.echo(f"length: {res['units']['length']}")
     systems = results[0]["systems"] if results else {}
     typer.echo("translators per lp: " + ", ".join(f"{k} {v}" for k, v in sorted(systems.items())))
     if res["human_systems"]:

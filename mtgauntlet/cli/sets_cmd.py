@@ -15,7 +15,7 @@ def import_set(
     ),
     path: str = typer.Argument(
         ...,
-        help="The file (aces, span-aces, wmt-challenge, human-table; demetr JSON lines, "
+        help="The file (aces, span-aces, wmt-challenge, human-table, mqm-spans; demetr JSON lines, "
         ".gz accepted) or folder (demetr's per-perturbation JSON files, mtme's "
         "mt-metrics-eval layout) to import.",
     ),
@@ -33,15 +33,42 @@ def import_set(
     score_col: str | None = typer.Option(
         None, "--score-col", help="human-table: the human score column(s), comma-separated (e.g. mqm,da_sqm)."
     ),
+    reference: str | None = typer.Option(
+        None,
+        "--reference",
+        help="mtme, human-table: the standard reference, NAME or LP=NAME (he-en=refB), never a system "
+        "(default: the table's ref column, the folder's refA).",
+    ),
+    ref_systems: str | None = typer.Option(
+        None,
+        "--ref-systems",
+        help="mtme, human-table: human references scored as systems: all, NAME or LP:NAME, comma-separated "
+        "(default none, as WMT: their rows are skipped and counted).",
+    ),
+    exclude_systems: str | None = typer.Option(
+        None,
+        "--exclude-systems",
+        help="mtme, human-table: systems left out (outliers), NAME or LP:NAME, comma-separated.",
+    ),
     json_out: bool = json_option("the release summary"),
 ):
     """Import a public set (ACES, Span-ACES, DEMETR, WMT challenge TSV, mt-metrics-eval folder, flat human-judgment
-    table) as a sealed release of challenge_pair or human_score records; skipped rows are counted in the card."""
+    table, Google's MQM error spans) as a sealed release of challenge_pair or human_score records; skipped rows are counted in the card."""
     from mtgauntlet.api import sets
     from mtgauntlet.cli.release_cmd import print_release
 
     rel = sets.import_set(
-        format, path, name=name, version=version, provenance=provenance, out=out, score_col=score_col, progress=None
+        format,
+        path,
+        name=name,
+        version=version,
+        provenance=provenance,
+        out=out,
+        score_col=score_col,
+        reference=reference,
+        ref_systems=ref_systems,
+        exclude_systems=exclude_systems,
+        progress=None,
     )
     print_release(rel, json_out)
 

@@ -68,6 +68,22 @@ def record_usage(manifest: dict[str, Any], before: dict, journal: Path | None = 
     return manifest
 
 
+def failed_fields(exc: BaseException) -> dict[str, str]:
+    """build.json's record of a run that failed: ``status: failed`` and the error (credentials masked); a resume
+    sets the status back (:func:`resumed`)."""
+    from mtgauntlet.core.spec_public import redact_secrets
+
+    return {"status": "failed", "error": redact_secrets(f"{type(exc).__name__}: {exc}")[:2000]}
+
+
+def resumed(manifest: dict[str, Any]) -> dict[str, Any]:
+    """A manifest taken up again: a failed run's status and error give way to ``in_progress``."""
+    if manifest.get("status") == "failed":
+        manifest["status"] = "in_progress"
+        manifest.pop("error", None)
+    return manifest
+
+
 def input_digest(items: Sequence[Any]) -> str:
     """sha256 of the input items' content (order included, file line numbers excluded)."""
     h = hashlib.sha256()

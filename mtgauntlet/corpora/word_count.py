@@ -29,6 +29,22 @@ def _base(lang: str | None) -> str:
     return (lang or "").replace("_", "-").split("-")[0].lower()
 
 
+def has_jieba() -> bool:
+    """Whether Chinese words are counted by jieba here (else by characters / 1.74: :func:`chinese_rule` says so)."""
+    try:
+        import jieba  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def chinese_rule() -> str:
+    """How Chinese words are counted in this environment, in words for a card."""
+    if has_jieba():
+        return "the jieba segmenter"
+    return f"Han characters / {ZH_CHARS_PER_WORD} (jieba is not installed: pip install 'mtgauntlet[nlp]')"
+
+
 def _jieba_words(runs: list[str]) -> int | None:
     try:
         import jieba

@@ -6,15 +6,12 @@ Steps whose translation or score failed (``qe_mean`` null) take no part in any m
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-
-_WORD = re.compile(r"\w+")
 
 
 def _scored(steps) -> list[dict[str, Any]]:
@@ -79,16 +76,6 @@ def summary(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
     for key in ("llm_failures", "truncated", "mt_failures", "qe_failures"):
         out[key] = int(sum(r.get(key) or 0 for r in records))
     return out
-
-
-def word_stats(texts: Sequence[str]) -> dict[str, float | None]:
-    """Average word count per text and average word length in characters (over all words of the set)."""
-    words = [_WORD.findall(t) for t in texts]
-    n_words = sum(len(w) for w in words)
-    return {
-        "avg_word_count": _mean(len(w) for w in words),
-        "avg_word_length": sum(len(x) for w in words for x in w) / n_words if n_words else None,
-    }
 
 
 def selected_step(record: dict[str, Any]) -> dict[str, Any] | None:
@@ -238,9 +225,12 @@ def quality_table(
     lm: bool = False,
     difficulty: Sequence[str] = (),
     seeds: bool = True,
+    tokenization: str = "whitespace",
+    chrf_references: str = "all-others",
 ) -> dict[str, dict[str, Any]]:
-    """Table 2's measures per method: chrF diversity in the paper's setting (chrF++, nw:2; 1 - mean pairwise
-    chrF / 100), unique words, average word count and length, mean QE of the selected texts (averaged, and per
+    """Table 2's measures per method: chrF diversity in the paper's setting (chrF++, nw:2; by default each text
+    against all the others as references, :mod:`mtgauntlet.validators.set_measures`), unique words, average word
+    count and length (whitespace words by default: the definitions that reproduce the paper's Seeds column), mean QE of the selected texts (averaged, and per
     QE spec when the set was scored by several), the variance of QE over every scored step (the paper's
     per-variant variance, e.g. 297 vs 325), and — with a judge LLM — the number of distinct error types; with
     an embedder, embedding diversity. The judge also answers the source-text analysis prompt for every text
@@ -250,7 +240,8 @@ def quality_table(
     With ``seeds``, the seeds of seeded variants are a method of their own
     (the paper's "Seeds" column). Sets of several language pairs get one row per (method, language pair):
     each set is measured in its own target language, never pooled."""
-    from mtgauntlet.validators.checks import chrf_diversity, embedding_diversity, error_mode_diversity, unique_words
+    from mtgauntlet.validators.checks import embedding_diversity, error_mode_diversity
+    from mtgauntlet.validators.set_measures import chrf_diversity, unique_words, word_stats
 
     records = list(records) + (seed_records(records) if seeds else [])
     several = len({language_pair(r) for r in records}) > 1
@@ -264,9 +255,9 @@ def quality_table(
         specs = list(recs[0].get("qe_models") or [])
         row: dict[str, Any] = {
             "items": len(recs),
-            "diversity_chrf": chrf_diversity(texts, word_order=2)["chrf_diversity"],
-            "unique_words": unique_words(texts),
-            **word_stats(texts),
+            "diversity_chrf": chrf_diversity(texts, references=chrf_references, word_order=2)["chrf_diversity"],
+            "unique_words": unique_words(texts, tokenization),
+            **word_stats(texts, tokenization),
             "qe_mean": _mean(r["qe_score"] for r in recs if r.get("qe_score") is not None),
             **(_qe_per_spec(recs, specs) if len(specs) > 1 else {}),
             "qe_step_variance": float(np.var(steps)) if len(steps) > 1 else None,

@@ -84,13 +84,26 @@ class PivotTranslator(Translator):
         failure) and it is counted in ``failures`` (``pivot_leg_failed``)."""
         langs = chain_languages(self.leg_specs, src_lang, tgt_lang)
         out: list[str | None] = list(texts)
-        for leg, a, b in zip(self.legs, langs, langs[1:]):
+        for n, (leg, a, b) in enumerate(zip(self.legs, langs, langs[1:])):
             alive = [i for i, t in enumerate(out) if t is not None]
             if not alive:
                 break
             done = leg.translate([out[i] for i in alive], a, b)
+            self.failures[f"leg {n + 1}"] += sum(t is None for t in done)
             out = [None] * len(out)
             for i, t in zip(alive, done):
                 out[i] = t
         self.failures["pivot_leg_failed"] += sum(t is None for t in out)
         return out
+
+    def runtime_info(self) -> dict:
+        """For build.json's ``runtime``: how many texts a leg failed (``pivot_leg_failed``, and by leg), which the
+        build's own counts show only as ``mt_failures``."""
+        from mtgauntlet.models.registry import public_spec
+
+        by_leg = {
+            f"{i + 1}: {public_spec(spec)}": n
+            for i, spec in enumerate(self.leg_specs)
+            if (n := self.failures[f"leg {i + 1}"])
+        }
+        return {"pivot_leg_failed": self.failures["pivot_leg_failed"], "failed_by_leg": by_leg}

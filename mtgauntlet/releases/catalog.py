@@ -178,12 +178,11 @@ def _lock(con, root: Path, results: Path | None = None) -> None:
 
 def _create_results_views(con, results: Path) -> None:
     """``metric_score`` and ``leaderboard`` over the sealed files of a workbench results folder."""
-    from mtgauntlet.releases.results_files import sealed_files
-    from mtgauntlet.schema import get_kind
+    from mtgauntlet.releases.results_files import sealed_files, view_columns
 
     for view, kind in (("metric_score", "metric_score"), ("leaderboard", "metric_stat")):
         files = sealed_files(results, kind)
-        columns = ", ".join(quote_ident(c) for c in get_kind(kind).schema.names)
+        columns = view_columns(files, kind)
         source = f"SELECT {columns} FROM {_read(files)}" if files else f"SELECT * FROM {_empty(kind)} WHERE false"
         con.execute(f"CREATE OR REPLACE VIEW {quote_ident(view)} AS {source}")
 

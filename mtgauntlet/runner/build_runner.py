@@ -46,7 +46,16 @@ from mtgauntlet.atomic import write_json_atomic
 from mtgauntlet.builders.base import Builder, Item, overrides
 from mtgauntlet.builders.keyed import seed_list
 from mtgauntlet.core import usage, usage_journal
-from mtgauntlet.core.builds import MANIFEST, build_lock, discard_build, input_digest, item_rng, record_usage
+from mtgauntlet.core.builds import (
+    MANIFEST,
+    build_lock,
+    discard_build,
+    failed_fields,
+    input_digest,
+    item_rng,
+    record_usage,
+    resumed,
+)
 from mtgauntlet.core.progress import OnDemandProgress, Progress
 from mtgauntlet.errors import BuildStateError, GauntletError
 from mtgauntlet.models import openai_batch
@@ -136,7 +145,7 @@ class BuildRunner:
                     raise BuildStateError(self._mismatch(path, manifest, signature, digest))
                 self._discard()
             else:
-                return manifest
+                return resumed(manifest)
         manifest = {
             "builder": self.builder.name,
             "builder_version": self.builder.version,
@@ -281,10 +290,10 @@ class BuildRunner:
                 progress.close()
             write_json_atomic(self._manifest_path(), self._record_usage(manifest, before, stopped=str(exc)))
             raise
-        except Exception:  # a failed run: what it paid is in build.json all the same
+        except Exception as exc:  # a failed run: what it paid is in build.json all the same, with the error
             if progress is not None:
                 progress.close()
-            write_json_atomic(self._manifest_path(), self._record_usage(manifest, before))
+            write_json_atomic(self._manifest_path(), self._record_usage(manifest, before, **failed_fields(exc)))
             raise
         progress.close()
         produced = totals["produced"]

@@ -59,7 +59,7 @@ def score_items(scores: list[dict[str, Any]], releases: str | Path) -> dict[str,
     from mtgauntlet.releases.sealed_records import load_sealed
 
     items: dict[str, tuple[str, str, str]] = {}
-    for name, version, kind in sorted({(s["set_name"], s["set_version"], s["record_kind"]) for s in scores}):
+    for name, version, kind in sorted({(s["set"], s["version"], s["record_kind"]) for s in scores}):
         rel = release_dir(releases, name, version)
         if not (rel / "manifest.json").is_file():
             raise GauntletError(f"scores of {name} {version}: no such release under {releases} (give --releases)")
@@ -100,10 +100,11 @@ def export_release(fmt: str, release: str | Path, out: str | Path, releases: str
             "records": n,
             "files": sorted(str(p) for p in root.rglob("*") if p.is_file()),
         }
+    from mtgauntlet.releases.results_files import conform
     from mtgauntlet.releases.sealed_records import load_sealed
     from mtgauntlet.sets.formats.seg_score import seg_score_lines, write_seg_scores
 
-    scores = load_sealed(release, "metric_score").to_pylist()
+    scores = conform(load_sealed(release, "metric_score"), "metric_score").to_pylist()
     root = _new_path(out)
     lines = seg_score_lines(scores, score_items(scores, releases))
     with atomic_dir(root) as tmp:

@@ -20,8 +20,9 @@ from typing import Any
 
 from mtgauntlet.errors import GauntletError, UsageError
 from mtgauntlet.sets.imported import ImportedSet
+from mtgauntlet.sets.systems import SystemChoice
 
-IMPORT_FORMATS = ("aces", "span-aces", "demetr", "wmt-challenge", "mtme", "human-table")
+IMPORT_FORMATS = ("aces", "span-aces", "demetr", "wmt-challenge", "mtme", "human-table", "mqm-spans")
 TITLES = {
     "aces": "ACES (TSV or JSON lines)",
     "span-aces": "Span-ACES",
@@ -29,17 +30,28 @@ TITLES = {
     "wmt-challenge": "a WMT challenge-set TSV",
     "mtme": "an mt-metrics-eval folder",
     "human-table": "a flat human-judgment table",
+    "mqm-spans": "error-span annotations in Google's MQM format",
 }
 BUILDER_VERSION = "1"
 _FIELD_FIRST = re.compile(r"(name|license|url|citation|license[_-]name|license[_-]link|hub[_-]id)=", re.DOTALL)
 
 
-def read_set(fmt: str, path: str | Path, score_cols: Sequence[str] = ()) -> ImportedSet:
-    """The records of a set in format ``fmt`` (see IMPORT_FORMATS), without the common fields."""
+HUMAN_FORMATS = ("mtme", "human-table")
+
+
+def read_set(
+    fmt: str, path: str | Path, score_cols: Sequence[str] = (), systems: SystemChoice | None = None
+) -> ImportedSet:
+    """The records of a set in format ``fmt`` (see IMPORT_FORMATS), without the common fields; ``systems``: which
+    rows of a human-judgment set are systems (:mod:`mtgauntlet.sets.systems`; default: WMT's setup)."""
     if fmt not in IMPORT_FORMATS:
         raise UsageError(f"import format {fmt!r}: choose one of {', '.join(IMPORT_FORMATS)}")
     if score_cols and fmt != "human-table":
         raise UsageError("--score-col is for human-table (other formats keep every numeric column)")
+    if systems is not None and not systems.is_default() and fmt not in HUMAN_FORMATS:
+        raise UsageError(
+            "--reference, --ref-systems and --exclude-systems are for human-judgment sets (mtme, human-table)"
+        )
     if fmt == "demetr":
         from mtgauntlet.sets.formats.demetr import read_demetr
 
@@ -47,13 +59,17 @@ def read_set(fmt: str, path: str | Path, score_cols: Sequence[str] = ()) -> Impo
     if fmt == "mtme":
         from mtgauntlet.sets.formats.mtme import read_mtme
 
-        return read_mtme(path)
+        return read_mtme(path, systems)
     if not Path(path).is_file():
         raise GauntletError(f"{path}: no such file")
+    if fmt == "mqm-spans":
+        from mtgauntlet.sets.formats.mqm_spans import read_mqm_spans
+
+        return read_mqm_spans(path)
     if fmt == "human-table":
         from mtgauntlet.sets.formats.human_table import read_human_table
 
-        return read_human_table(path, score_cols)
+        return read_human_table(path, score_cols, systems)
     from mtgauntlet.sets.formats.challenge_tsv import read_pairs
 
     return read_pairs(path, fmt)
@@ -97,7 +113,13 @@ def expand_provenance(statements: Sequence[str], source_dataset: str) -> list[st
 
 
 def _write_build(
-    folder: Path, fmt: str, path: Path, imported: ImportedSet, records: list[dict[str, Any]], score_cols: Sequence[str]
+    folder: Path,
+    fmt: str,
+    path: Path,
+    imported: ImportedSet,
+    records: list[dict[str, Any]],
+    score_cols: Sequence[str],
+    systems: SystemChoice,
 ) -> None:
     import pyarrow.parquet as pq
 
@@ -115,6 +137,7 @@ def _write_build(
             "builder_version": BUILDER_VERSION,
             "input": content,
             "score_col": list(score_cols) or None,
+            **(systems.config() if fmt in HUMAN_FORMATS else {}),
         }
     )
     (folder / "data").mkdir(parents=True)
@@ -129,7 +152,12 @@ def _write_build(
         "signature": signature,
         "produced": len(records),
         "counts": {"produced": len(records), "items": len(records) + sum(skipped.values()), "skipped": skipped},
-        "config": {"format": fmt, "input": path.name, "score_col": list(score_cols)},
+        "config": {
+            "format": fmt,
+            "input": path.name,
+            "score_col": list(score_cols),
+            **(systems.config() if fmt in HUMAN_FORMATS else {}),
+        },
         "created_at": now,
         "finished_at": now,
         "versions": package_versions(),
@@ -160,8 +188,10 @@ def import_release(
     out: str | Path = "releases",
     provenance: Sequence[str] = (),
     score_cols: Sequence[str] = (),
-) -> Path:
-    """Read a set and release it as ``OUT/name=NAME/version=VERSION``; returns the release directory."""
+    systems: SystemChoice | None = None,
+) -> tuple[Path, list[str]]:
+    """Read a set and release it as ``OUT/name=NAME/version=VERSION``; returns the release directory and what the
+    import warns about (human references left out of the systems)."""
     from mtgauntlet.releases.release import make_release, release_dir
     from mtgauntlet.releases.version import Version, check_name
 
@@ -170,8 +200,10 @@ def import_release(
     if target.exists():
         raise GauntletError(f"{target} already exists: releases are immutable; import as a new version")
     p = Path(path)
-    imported = read_set(fmt, p, score_cols)
+    systems = systems or SystemChoice()
+    imported = read_set(fmt, p, score_cols, systems)
     source = dataset_name(p)
+    said = systems.warning(p.name)
     records = complete(fmt, imported, source)
     if not records:
         raise GauntletError(f"{p}: no records to import (skipped: {dict(imported.skipped) or 'none'})")
@@ -182,10 +214,10 @@ def import_release(
     )
     with tempfile.TemporaryDirectory(prefix="mtgauntlet-import-") as tmp:
         build = Path(tmp) / "build"
-        _write_build(build, fmt, p, imported, records, score_cols)
+        _write_build(build, fmt, p, imported, records, score_cols, systems)
         statements = expand_provenance(provenance, source)
         stated = any(s.startswith(f"{source}:") for s in statements)  # else the input may be recognised by sha256
-        return make_release(
+        made = make_release(
             [build],
             name,
             version,
@@ -194,3 +226,4 @@ def import_release(
             provenance=statements,
             input_files=[] if stated else _recognisable(p, imported.files),
         )
+    return made, [said] if said else []

@@ -3,50 +3,23 @@
 Pair sets (``smaug_pair``, ``challenge_pair``): per phenomenon and language pair, and pooled over each
 (``all``): ``accuracy`` and ``aces_tau`` with a bootstrap 95% interval, ``smaug_tau`` and ``smaug_d`` (scores
 min-max normalised over the whole set), and ``aces_score`` per language pair where the set's importer mapped its
-phenomena to ACES categories. Human-judgment sets (``human_score``): per language pair and human score (``gold``),
-``seg_pearson`` and ``seg_kendall`` (tau-b) grouped none / item / sys, ``seg_acc_eq`` grouped item / sys (over a
-seeded sample of the pairs when there are more than the statistics enumerate at once, 30M),
-``sys_pairwise_accuracy``, ``sys_pearson`` and ``sys_soft_pairwise_accuracy``. The definitions are those of
-:mod:`mtgauntlet.evaluation.statistics`.
+phenomena to ACES categories. Human-judgment sets (``human_score``): :mod:`mtgauntlet.workbench.human_stats`. The
+definitions are those of :mod:`mtgauntlet.evaluation.statistics`.
 """
 
 from __future__ import annotations
 
-import math
-import re
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
+from mtgauntlet.workbench.corpus import CorpusScorer
+from mtgauntlet.workbench.human_stats import human_stats
+from mtgauntlet.workbench.rows import is_human_score, stat_row
 from mtgauntlet.workbench.sets import PAIR_KINDS, Items
 
-HUMAN_SCORE = re.compile(r"(mqm|esa|da|sqm|da[-_]sqm|psqm|wmt[-_](raw|z))([-_ .].*|\d*)", re.IGNORECASE)
-
-
-def is_human_score(name: str) -> bool:
-    """Whether a kept score of a human-judgment set is a human judgment (mqm, da_sqm, esa, ESA-1, ...)."""
-    return bool(HUMAN_SCORE.fullmatch(name))
-
-
-def _num(x: float | None) -> float | None:
-    return None if x is None or (isinstance(x, float) and math.isnan(x)) else float(x)
-
-
-def _row(base: dict[str, Any], statistic: str, value, n, ci=(None, None), **where) -> dict[str, Any]:
-    return {
-        **base,
-        "phenomenon": "all",
-        "lp": "all",
-        "gold": None,
-        "grouping": "none",
-        **where,
-        "statistic": statistic,
-        "value": _num(value),
-        "ci_low": _num(ci[0]),
-        "ci_high": _num(ci[1]),
-        "n": int(n),
-    }
+__all__ = ["human_stats", "is_human_score", "pair_stats", "set_stats"]
 
 
 def pair_stats(
@@ -84,7 +57,7 @@ def pair_stats(
     out = []
     computed: dict[tuple[int, ...], list[dict[str, Any]]] = {}  # one set of pairs, e.g. a set's only lp and "all"
     for (ph, lp), idx in sorted(groups.items()):
-        where = {"phenomenon": ph, "lp": lp}
+        where: dict[str, Any] = {"phenomenon": ph, "lp": lp}
         same = computed.get(tuple(idx))
         if same is not None:
             out += [{**r, **where} for r in same]
@@ -92,7 +65,7 @@ def pair_stats(
         gi, bi = g[idx], b[idx]
         n = int((~(np.isnan(gi) | np.isnan(bi))).sum())
         rows = [
-            _row(
+            stat_row(
                 base,
                 "accuracy",
                 pair_accuracy(gi, bi),
@@ -100,7 +73,7 @@ def pair_stats(
                 bootstrap_ci(pair_accuracy, gi, bi, n_resamples=n_resamples, seed=seed),
                 **where,
             ),
-            _row(
+            stat_row(
                 base,
                 "aces_tau",
                 aces_tau(gi, bi),
@@ -110,8 +83,8 @@ def pair_stats(
             ),
         ]
         tau, d = smaug_tau_d(gi, bi, lo, hi)
-        rows.append(_row(base, "smaug_tau", tau, n, **where))
-        rows.append(_row(base, "smaug_d", d, int(((gi > bi) & ~np.isnan(gi) & ~np.isnan(bi)).sum()), **where))
+        rows.append(stat_row(base, "smaug_tau", tau, n, **where))
+        rows.append(stat_row(base, "smaug_d", d, int(((gi > bi) & ~np.isnan(gi) & ~np.isnan(bi)).sum()), **where))
         computed[tuple(idx)] = rows
         out += rows
     categories = {info[i][0]: cat.lower() for i in ids if (cat := info[i][2]) and cat.lower() in ACES_WEIGHTS}
@@ -129,74 +102,7 @@ def pair_stats(
             n = sum(
                 r["n"] for r in out if r["statistic"] == "aces_tau" and r["lp"] == lp and r["phenomenon"] in categories
             )
-            out.append(_row(base, "aces_score", aces_score(by_cat), n, lp=lp))
-    return out
-
-
-def _matrices(items: Items, scores: Sequence[float | None], gold: str, lp: str):
-    segs = sorted({s for s, pair in zip(items.seg_id, items.lp) if pair == lp}, key=lambda x: (len(str(x)), str(x)))
-    pos = {s: i for i, s in enumerate(segs)}
-    metric: dict[str, list] = {}
-    human: dict[str, list] = {}
-    for seg, sys_, pair, s, kept in zip(items.seg_id, items.system, items.lp, scores, items.scores):
-        if pair != lp or sys_ is None:  # (a human_score record always names its system)
-            continue
-        metric.setdefault(sys_, [None] * len(segs))[pos[seg]] = s
-        human.setdefault(sys_, [None] * len(segs))[pos[seg]] = kept.get(gold)
-    return metric, human
-
-
-def _acc_eq_rate(metric, human, grouping: str) -> float:
-    """1, or the share of pairs acc_eq can enumerate at once (a seeded sample, as mt-metrics-eval's sample_rate)."""
-    from mtgauntlet.evaluation.statistics import human as H
-    from mtgauntlet.evaluation.statistics.tie_calibration import MAX_PAIRS
-
-    m, h = H.grouped(metric, human, grouping)
-    sizes = (~(np.isnan(np.asarray(m, float)) | np.isnan(np.asarray(h, float)))).sum(axis=1)
-    expected = float((sizes * (sizes - 1) // 2).sum())
-    return 1.0 if expected <= MAX_PAIRS else 0.9 * MAX_PAIRS / expected
-
-
-def human_stats(
-    items: Items,
-    scores: Sequence[float | None],
-    base: dict[str, Any],
-    gold: Sequence[str] | None = None,
-    n_resamples: int = 1000,
-    seed: int = 0,
-) -> list[dict[str, Any]]:
-    from mtgauntlet.evaluation.statistics import human as H
-
-    names = sorted({k for kept in items.scores for k in kept})
-    golds = [x for x in (gold or [n for n in names if is_human_score(n)]) if x in names]
-    out = []
-    for lp in sorted(set(items.lp)):
-        for gname in golds:
-            metric, human = _matrices(items, scores, gname, lp)
-            if not any(v is not None for row in human.values() for v in row):
-                continue
-            where = {"lp": lp, "gold": gname}
-            for grouping in H.GROUPINGS:
-                out.append(
-                    _row(base, "seg_pearson", *H.seg_pearson(metric, human, grouping), grouping=grouping, **where)
-                )
-                out.append(
-                    _row(base, "seg_kendall", *H.seg_kendall(metric, human, grouping, "b"), grouping=grouping, **where)
-                )
-            for grouping in ("item", "sys"):
-                acc, n_pairs, _eps = H.seg_acc_eq(metric, human, grouping, _acc_eq_rate(metric, human, grouping), seed)
-                out.append(_row(base, "seg_acc_eq", acc, n_pairs, grouping=grouping, **where))
-            msys, hsys = H.system_scores(metric), H.system_scores(human)
-            out.append(_row(base, "sys_pairwise_accuracy", *H.sys_pairwise_accuracy(msys, hsys), **where))
-            out.append(_row(base, "sys_pearson", *H.sys_pearson(msys, hsys), **where))
-            out.append(
-                _row(
-                    base,
-                    "sys_soft_pairwise_accuracy",
-                    *H.sys_soft_pairwise_accuracy(metric, human, n_resamples, seed),
-                    **where,
-                )
-            )
+            out.append(stat_row(base, "aces_score", aces_score(by_cat), n, lp=lp))
     return out
 
 
@@ -207,8 +113,23 @@ def set_stats(
     gold: Sequence[str] | None = None,
     n_resamples: int = 1000,
     seed: int = 0,
+    corpus: CorpusScorer | None = None,
+    spans: Sequence[Any] | None = None,
+    error_free_threshold: float | None = None,
 ) -> list[dict[str, Any]]:
-    """Every statistic of one metric on one set (``base``: metric, metric_signature, set, version, record_kind)."""
+    """Every statistic of one metric on one set (``base``: metric, metric_signature, set, version, record_kind);
+    ``corpus``: the metric's corpus-level scorer (chrF, BLEU), for system scores at corpus level; ``spans``: the
+    metric's error spans per item (span statistics where the set has annotated spans); ``error_free_threshold``:
+    ``error_free_f1`` of a metric without spans from its scores."""
+    from mtgauntlet.workbench.span_stats import span_rows, threshold_rows
+
     if items.set.kind in PAIR_KINDS:
         return pair_stats(items, scores, base, n_resamples, seed)
-    return human_stats(items, scores, base, gold, n_resamples, seed)
+    rows = (
+        human_stats(items, scores, base, gold, n_resamples, seed, corpus) if any(s is not None for s in scores) else []
+    )
+    if spans is not None:
+        return rows + span_rows(items, spans, base)
+    return rows + (
+        threshold_rows(items, scores, base, error_free_threshold) if error_free_threshold is not None else []
+    )

@@ -16,6 +16,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from mtgauntlet.errors import UsageError
+from mtgauntlet.workbench.file_metric import FileScorer, file_values
 from mtgauntlet.workbench.metrics import Scorer, check_answer, make_scorer
 from mtgauntlet.workbench.sets import PAIR_KINDS, Items
 
@@ -29,15 +30,20 @@ class Known:
         t = table.filter(pc.equal(table.column("metric_signature"), signature))
         cols = {
             c: t.column(c).to_pylist()
-            for c in ("set_name", "set_version", "record_id", "side", "item_key", "score", "failure")
+            for c in ("set", "version", "record_id", "side", "item_key", "score", "failure", "spans")
         }
         self.rows = {
             (s, v, r, d): (x, f)
             for s, v, r, d, x, f in zip(
-                cols["set_name"], cols["set_version"], cols["record_id"], cols["side"], cols["score"], cols["failure"]
+                cols["set"], cols["version"], cols["record_id"], cols["side"], cols["score"], cols["failure"]
             )
         }
         self.by_key = {k: (x, f) for k, x, f in zip(cols["item_key"], cols["score"], cols["failure"])}
+        self.spans = {
+            (s, v, r, d): sp
+            for s, v, r, d, sp in zip(cols["set"], cols["version"], cols["record_id"], cols["side"], cols["spans"])
+            if sp is not None
+        }
 
 
 def col_values(column: str, items: Items, idx: Sequence[int]) -> list[tuple[float | None, str | None]]:
@@ -84,8 +90,11 @@ def chunks(items: Items, todo: list[int], size: int) -> list[Chunk]:
     return [(idx[k : k + size], sl, tl) for (sl, tl), idx in sorted(by_lang.items()) for k in range(0, len(idx), size)]
 
 
-def score_chunk(scorer: Scorer, items: Items, chunk: Chunk) -> list[tuple[float | None, str | None]]:
+def score_chunk(scorer: Scorer, items: Items, chunk: Chunk) -> list[Any]:
+    """(score, failure) per item of the chunk; (score, failure, spans) for a metric that gives spans."""
     idx, sl, tl = chunk
+    if isinstance(scorer, FileScorer):
+        return file_values(scorer, items, idx)
     if scorer.column is not None:
         return col_values(scorer.column, items, idx)
     score = scorer.score
@@ -191,20 +200,22 @@ def score_set(
     engine: str,
     append: Callable[[list[dict[str, Any]]], Any],
     tick: Callable[[int], None] = lambda n: None,
+    spans: list[Any] | None = None,
 ) -> tuple[list[float | None], int, int, int]:
     """(score per item, computed, reused, rows added): stored rows reused, equal items copied (reused, added), the
-    rest computed and appended (added)."""
+    rest computed and appended (added). ``spans``, when given, is filled with each item's spans (None: none)."""
     ref = items.set
     scores: list[float | None] = [None] * len(items)
+    item_spans: list[Any] = [None] * len(items)
     base = {
         "metric": scorer.name,
         "metric_signature": scorer.signature,
-        "set_name": ref.name,
-        "set_version": ref.version,
+        "set": ref.name,
+        "version": ref.version,
         "record_kind": ref.kind,
     }
 
-    def row(i: int, value, failure) -> dict[str, Any]:
+    def row(i: int, value, failure, marked=None) -> dict[str, Any]:
         return {
             **base,
             "item_key": items.key[i],
@@ -212,14 +223,18 @@ def score_set(
             "side": items.side[i],
             "score": value,
             "failure": failure,
+            "spans": marked,
         }
 
-    share = scorer.column is None  # a col: value belongs to its record, not to the text: never shared
+    # a col: or file: value belongs to its record, not to the text: never shared
+    share = scorer.column is None and not isinstance(scorer, FileScorer)
     todo, copied, reused = [], [], 0
     for i in range(len(items)):
-        hit = known.rows.get((ref.name, ref.version, items.record_id[i], items.side[i]))
+        where = (ref.name, ref.version, items.record_id[i], items.side[i])
+        hit = known.rows.get(where)
         if hit is not None:
             scores[i], reused = hit[0], reused + 1
+            item_spans[i] = known.spans.get(where)
         elif share and items.key[i] in known.by_key:
             value, failure = known.by_key[items.key[i]]
             scores[i], reused = value, reused + 1
@@ -233,16 +248,17 @@ def score_set(
         firsts.setdefault(items.key[i] if share else f"{items.record_id[i]}:{items.side[i]}", i)
     dups = [i for i in todo if share and firsts[items.key[i]] != i]
     work = chunks(items, list(firsts.values()), size)
-    results = (
-        _ray_map(spec, items, work) if engine == "ray" and work else ((c, score_chunk(scorer, items, c)) for c in work)
-    )
+    remote = engine == "ray" and work and not isinstance(scorer, FileScorer)  # a file is read here
+    results = _ray_map(spec, items, work) if remote else ((c, score_chunk(scorer, items, c)) for c in work)
     computed = 0
     for (idx, _, _), answers in results:
         new = []
-        for i, (value, failure) in zip(idx, answers):
+        for i, answer in zip(idx, answers):
+            value, failure = answer[0], answer[1]
             scores[i] = value
+            item_spans[i] = answer[2] if len(answer) > 2 else None
             known.by_key[items.key[i]] = (value, failure)
-            new.append(row(i, value, failure))
+            new.append(row(i, value, failure, item_spans[i]))
         append(new)
         computed += len(idx)
         tick(len(idx))
@@ -253,4 +269,6 @@ def score_set(
         again.append(row(i, value, failure))
     append(again)
     tick(len(dups))
+    if spans is not None:
+        spans[:] = item_spans
     return scores, computed, reused + len(dups), computed + len(copied) + len(dups)

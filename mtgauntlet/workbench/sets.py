@@ -47,6 +47,7 @@ class Items:
     system: list[str | None] = field(default_factory=list)  # human_score
     seg_id: list[str | None] = field(default_factory=list)  # human_score
     scores: list[dict[str, float | None]] = field(default_factory=list)  # the record's kept scores
+    gold_spans: list[list[dict] | None] = field(default_factory=list)  # human_score: annotated error spans
     key: list[str] = field(default_factory=list)
     score_names: builtins.set[str] = field(default_factory=builtins.set)  # the names its records keep in ``scores``
     extra_names: builtins.set[str] = field(default_factory=builtins.set)  # the columns kept as text in ``extra``
@@ -155,5 +156,6 @@ def load_items(con, ref: SetRef) -> Items:
             items.system.append(r.get("system"))
             items.seg_id.append(r.get("seg_id"))
             items.scores.append(_scores(r.get("scores")))
+            items.gold_spans.append(r.get("spans"))
             items.key.append(item_key(items.src[-1], hyp, items.ref[-1], sl, tl))
     return items

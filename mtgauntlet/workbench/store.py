@@ -34,8 +34,8 @@ from mtgauntlet.releases.manifest import (
     listed_file,
     read_manifest,
 )
-from mtgauntlet.releases.results_files import RESULTS_KIND, sealed_files  # noqa: F401 (re-exported)
-from mtgauntlet.schema import get_kind, kind_of_schema, to_table, utcnow
+from mtgauntlet.releases.results_files import RESULTS_KIND, conform, sealed_files  # noqa: F401 (re-exported)
+from mtgauntlet.schema import kind_of_schema, to_table, utcnow
 from mtgauntlet.versions import package_versions
 
 SCORES_DIR = "data/metric_score"
@@ -143,14 +143,14 @@ def open_results(root: Path) -> tuple[list[Path], list[Path]]:
 def read_scores(files: list[Path]) -> pa.Table:
     if not files:
         return to_table("metric_score", [])
-    return pa.concat_tables([pq.read_table(f).select(get_kind("metric_score").schema.names) for f in files])
+    return pa.concat_tables([conform(pq.read_table(f), "metric_score") for f in files])
 
 
 def read_stats(root: Path) -> pa.Table:
     files = sealed_files(root, "metric_stat") if (root / RELEASE_MANIFEST).is_file() else []
     if not files:
         return to_table("metric_stat", [])
-    return pa.concat_tables([pq.read_table(f) for f in files])
+    return pa.concat_tables([conform(pq.read_table(f), "metric_stat") for f in files])
 
 
 def seal(

@@ -95,3 +95,21 @@ def test_the_page_opens_offline_in_headless_chromium(page, tmp_path):
     assert ImageStat.Stat(img).stddev[0] > 20  # not blank
     shot = Path(os.environ.get("MTGAUNTLET_SCREENSHOT_DIR", tmp_path)) / "leaderboard.png"
     shot.write_bytes(run.screenshot)
+
+
+def test_the_page_shows_the_blind_spot_matrix_clusters_and_system_scores(page):
+    out, releases, results = page
+    html = out.read_text(encoding="utf-8")
+    assert "Blind spots: accuracy per phenomenon and metric" in html
+    df = mg.query(
+        "SELECT phenomenon, value, ci_low, ci_high, cluster FROM leaderboard WHERE metric = 'chrf' "
+        "AND set = 'aces-like' AND statistic = 'accuracy' AND lp = 'all' ORDER BY phenomenon",
+        releases=releases,
+        results=results,
+    )
+    row = df.iloc[0]
+    at = html.index(f'data-key="{row["phenomenon"]}|chrf|accuracy"')
+    cell = html[html.rindex("<td", 0, at) : html.index("</td>", at)]
+    assert f"{row['value']:.3f}" in cell and f"[{row['ci_low']:.3f}, {row['ci_high']:.3f}]" in cell
+    assert f"#{int(row['cluster'])}" in cell and "background: hsl(" in cell  # the cluster, coloured by value
+    assert "sys_pearson (corpus)" in html and "sys_pearson (mean)" in html  # chrF's two system scores

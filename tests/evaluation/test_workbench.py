@@ -81,7 +81,7 @@ def _stored(results: Path) -> dict:
         if f["kind"] == "metric_score"
         for r in pq.read_table(results / f["path"]).to_pylist()
     ]
-    return {(r["metric_signature"], r["set_name"], r["record_id"], r["side"]): r["score"] for r in rows}
+    return {(r["metric_signature"], r["set"], r["record_id"], r["side"]): r["score"] for r in rows}
 
 
 @pytest.fixture(scope="module")
@@ -405,7 +405,7 @@ def test_sets_by_name_version_or_query_and_one_line_errors(catalog, tmp_path):
     assert [s["name"] for s in res["sets"]] == ["aces-like"] and res["scores"] == 40
     everything = _evaluate(catalog, tmp_path / "a", "chrf")  # adding sets scores only what is new in them
     sql = (
-        "SELECT count(DISTINCT item_key) AS n, count(DISTINCT item_key) FILTER (set_name = 'aces-like') AS old "
+        "SELECT count(DISTINCT item_key) AS n, count(DISTINCT item_key) FILTER (set = 'aces-like') AS old "
         "FROM metric_score"
     )
     r = invoke(["query", "--releases", catalog, "--results", tmp_path / "a", "-f", "json", sql])

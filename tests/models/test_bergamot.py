@@ -146,5 +146,8 @@ def test_pivot_leg_failure_is_missing_and_counted_not_handed_on():
         out = piv.translate(texts, "en", "pt")
         first = registry.load("translator", f"llm-as-translator:openai:mt@{srv.url}").translate(texts, "en", "es")
     assert first[1] is None and out[1] is None and piv.failures["pivot_leg_failed"] == 1
+    info = piv.runtime_info()  # build.json's runtime says which leg failed (the build's counts: mt_failures)
+    assert info["pivot_leg_failed"] == 1 and list(info["failed_by_leg"].values()) == [1]
+    assert next(iter(info["failed_by_leg"])).startswith("1: llm-as-translator:openai:mt@")
     second = registry.load("translator", "apertium:es-pt").translate([first[0], first[2]], "es", "pt")
     assert [out[0], out[2]] == second and all(second)

@@ -118,8 +118,12 @@ def test_failure_keeps_finished_shards_and_leaves_no_partial(tmp_path):
         BuildRunner(_Builder(fail_at=25), tmp_path, shard_size=10, progress=False).run(_items(40))
     names = sorted(p.name for p in (tmp_path / "data").iterdir())
     assert names == ["part-00000000-00000010.parquet", "part-00000010-00000020.parquet"]
+    failed = json.loads((tmp_path / "build.json").read_text())
+    assert failed["status"] == "failed" and failed["error"] == "RuntimeError: boom"  # not left "in_progress"
     s = BuildRunner(_Builder(), tmp_path, shard_size=10, progress=False).run(_items(40))
     assert s.produced == 40 and s.resumed_shards == 2
+    done = json.loads((tmp_path / "build.json").read_text())
+    assert done["status"] == "complete" and "error" not in done
 
 
 def test_signature_determinism_and_mismatch(tmp_path):

@@ -48,6 +48,8 @@ def mqm_release(shared_data, tmp_path_factory):
             "1.0.0",
             "--score-col",
             "mqm,da_sqm",
+            "--ref-systems",
+            "all",  # every row, references included: the whole table comes back through the layout
             "--out",
             out,
             "--json",
@@ -101,6 +103,7 @@ def test_the_mqm_table_round_trips_through_the_mt_metrics_eval_layout(mqm_releas
         version="1.0.0",
         out=tmp_path / "rel",
         provenance=["license=other", "license_name=wmt-research-use", "license_link=https://www2.statmt.org/"],
+        ref_systems="all",
     )
     assert mg.verify(again).ok
     skipped = again.manifest["builds"][0]["counts"]["skipped"]
@@ -126,6 +129,7 @@ def test_a_filtered_subset_loads_with_datasets_and_croissant(shared_data, tmp_pa
         out=tmp_path / "rel",
         score_col="mqm",
         provenance=["license=cc-by-4.0"],
+        ref_systems="refA",
     )
     want = {r["id"]: r for r in records(rel.path, KEY).values()}
     lines = src.read_text(encoding="utf-8").splitlines()[1:]

@@ -278,6 +278,12 @@ def test_span_aces_spans_round_trip(shared_data, tmp_path):
     )
     got = records(rel.path)
     assert got[("1",)]["good_span"] == rows[0][6] and got[("2",)]["bad_span"] == rows[1][7]
+    for r in got.values():  # a span text found once in its translation: its offsets, the shape of mqm-spans
+        for side in ("good", "bad"):
+            span = r[f"{side}_span"]
+            if r[side].count(span) == 1:
+                (s,) = r[f"{side}_spans"]
+                assert r[side][s["start"] : s["end"]] == span
     back = mg.export_set("aces", rel, out=tmp_path / "out" / "span.tsv")
     again = mg.import_set(
         "span-aces",

@@ -50,14 +50,19 @@ def replay(topics: Sequence[Topic], log: list[dict[str, Any]]) -> tuple[BanditSt
     return state, used, spent
 
 
-def flush(out: Path, rows: list[dict[str, Any]], sampler_counts: Counter | None = None) -> None:
-    """The pulls of one step as a log part; what the sampler counted meanwhile beside it, written first, so
-    a resumed search sums the counts of exactly the parts it finds."""
+def flush(
+    out: Path, rows: list[dict[str, Any]], sampler_counts: Counter | None = None, sampler_state: dict | None = None
+) -> None:
+    """The pulls of one step as a log part; what the sampler counted meanwhile, and its state after the step (the
+    LLM sampler's snippets not drawn yet), beside it, written first, so a resumed search sums the counts of exactly
+    the parts it finds and takes the state of the last one."""
     if not rows:
         return
     part = out / "pulls" / f"part-{rows[0]['step']:08d}.parquet"
     if sampler_counts:
         write_json_atomic(part.with_suffix(".sampler.json"), dict(sampler_counts))
+    if sampler_state is not None:
+        write_json_atomic(part.with_suffix(".state.json"), sampler_state)
     with atomic_path(part) as tmp:
         pq.write_table(to_table("bandit_pull", rows), tmp)
 
@@ -69,3 +74,10 @@ def logged_sampler_counts(out: Path) -> Counter:
         if counts.exists():
             total.update(json.loads(counts.read_text(encoding="utf-8")))
     return total
+
+
+def logged_sampler_state(out: Path) -> dict[str, Any] | None:
+    """The sampler's state after the last step of the log (None: no part, or a sampler without state)."""
+    parts = sorted((out / "pulls").glob("part-*.parquet"))
+    state = parts[-1].with_suffix(".state.json") if parts else None
+    return json.loads(state.read_text(encoding="utf-8")) if state is not None and state.exists() else None

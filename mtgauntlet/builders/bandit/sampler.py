@@ -6,11 +6,13 @@
   keyed: a topic's candidates are ordered by a hash of (seed, topic, source id, text) and the first unused one is
   taken, so adding, removing or editing other rows changes a draw only where such a row ranks first.
 - ``LLMSampler``: the paper's extraction prompt for a search-grounded LLM (JSON snippets with URLs). Only snippets
-  of 20-40 words (the paper's samples; ``min_words``/``max_words``) are usable. An answer without a usable snippet
-  (unparseable, every snippet outside the length band, or every snippet drawn before) is asked again with a new
-  seed, up to ``retries`` times, before the topic counts as exhausted; ``failures`` counts unparseable answers
-  (``sampler_failures``), answers whose snippets were all outside the band (``sampler_length_failures``) and
-  retries. The LLM is not grounded in a web search here (an ``openai:`` or local model answers from what it knows):
+  of 20-40 words (the paper's samples; ``min_words``/``max_words``) are usable; every usable snippet of an answer is
+  kept with its URL and drawn by the topic's later pulls before the LLM is asked again. An answer without a usable
+  snippet (unparseable, every snippet outside the length band, or every snippet drawn before) is asked again with
+  a new seed, up to ``retries`` times, before the topic counts as exhausted; ``failures`` counts unparseable answers
+  (``sampler_failures``), answers cut by the token limit (``sampler_truncated_failures``: their complete snippets
+  are still used), answers whose snippets were all outside the band (``sampler_length_failures``), retries and
+  calls (``sampler_calls``). The LLM is not grounded in a web search here (an ``openai:`` or local model answers from what it knows):
   ``flags`` says so on the card.
 """
 
@@ -24,6 +26,14 @@ from typing import Any
 
 import numpy as np
 
+from mtgauntlet.builders.bandit.snippets import (
+    DEFAULT_MAX_TOKENS,
+    DEFAULT_TEMPERATURE,
+    answer_truncated,
+    as_sample,
+    complete_snippets,
+    snippets_of,
+)
 from mtgauntlet.builders.bandit.topics import Topic
 from mtgauntlet.builders.keyed import keyed_rank
 from mtgauntlet.corpora.word_count import words as count_words
@@ -115,73 +125,110 @@ def _one_by_one(sampler, topics, used: set[str], rng: random.Random) -> list[dic
 
 
 class LLMSampler:
-    """Ask a (search-grounded) LLM for 20-40-word snippets about the topic, with source URLs. The topics of one
-    bandit step are asked as one list (``chat_many``: concurrent requests for API backends): every request's seed
-    is drawn first, in order, then a snippet is chosen from each answer in order."""
+    """Ask a (search-grounded) LLM for 20-40-word snippets about the topic, with source URLs. Every usable snippet
+    of an answer is kept with its URL (the paper asks for all relevant snippets and pairs each text with its URL):
+    the first is drawn now, the others wait in the topic's pool, in the answer's order, and are drawn by the topic's
+    next pulls before the LLM is asked again. The topics of one bandit step that need an answer are asked as one
+    list (``chat_many``: concurrent requests for API backends): every request's seed is drawn first, in order.
+    ``state()``/``restore()`` carry the pools across an interrupted search (the pull log keeps them per step)."""
 
-    max_tokens = 800
     flags = {
         "no_search_grounding": "texts were sampled from an LLM without web-search grounding (the paper: a "
         "search-grounded LLM with the source URL of each snippet)"
     }
 
-    def __init__(self, llm, language: str = "English", retries: int = 2, min_words: int = 20, max_words: int = 40):
+    def __init__(
+        self,
+        llm,
+        language: str = "English",
+        retries: int = 2,
+        min_words: int = 20,
+        max_words: int = 40,
+        max_tokens: int = DEFAULT_MAX_TOKENS,
+        temperature: float = DEFAULT_TEMPERATURE,
+    ):
         self.llm, self.language, self.retries = llm, language, retries
         self.min_words, self.max_words = min_words, max_words
+        self.max_tokens, self.temperature = max_tokens, temperature
         self.word_band = f"{min_words}-{max_words}"  # in the search's signature (the LLM's snippets are kept by it)
-        self.failures: Counter = Counter()  # sampler_failures, sampler_length_failures, sampler_retries
+        # sampler_failures, sampler_length_failures, sampler_truncated_failures, sampler_retries, sampler_calls
+        self.failures: Counter = Counter()
+        self.pool: dict[str, list[dict[str, Any]]] = {}  # topic name -> usable snippets not drawn yet
+        self.flags = {
+            **LLMSampler.flags,
+            "sampler_settings": f"sampling temperature {temperature:g}, at most {max_tokens} tokens per answer (the "
+            "paper gives neither; it reports 94 output tokens on average)",
+        }
 
     def prompt(self, topic_name: str) -> str:
         from mtgauntlet.models.prompts import SAMPLE_TEXT
 
         return SAMPLE_TEXT.format(topic=topic_name, language=self.language)
 
+    def state(self) -> dict[str, Any]:
+        return {"pool": {k: list(v) for k, v in self.pool.items() if v}}
+
+    def restore(self, state: dict[str, Any]) -> None:
+        self.pool = {str(k): list(v) for k, v in (state.get("pool") or {}).items()}
+
     def sample(self, topic: Topic, used: set[str], rng: random.Random) -> dict[str, Any] | None:
         return self.sample_many([topic], used, rng)[0]
+
+    def _draw(self, name: str, taken: set[str]) -> dict[str, Any] | None:
+        pool = [s for s in self.pool.get(name, []) if s["text"] not in taken]
+        if not pool:
+            self.pool.pop(name, None)
+            return None
+        first, self.pool[name] = pool[0], pool[1:]
+        taken.add(first["text"])
+        return as_sample(first)
+
+    def _usable(self, answer: str, obj: dict[str, Any] | None, taken: set[str]) -> list[dict[str, Any]]:
+        """The answer's snippets of the word band, not drawn before, each once; counts the unusable answers."""
+        truncated = answer_truncated(self.llm, answer, self.max_tokens)
+        if truncated:
+            self.failures["sampler_truncated_failures"] += 1
+            found = complete_snippets(answer)  # the complete snippets of a cut answer are still the LLM's
+        else:
+            found = snippets_of(obj)
+            if obj is None:
+                self.failures["sampler_failures"] += 1
+        texts = [s for s in found if isinstance(s.get("text"), str) and s["text"] and s["text"] not in taken]
+        in_band = [s for s in texts if self.min_words <= count_words(s["text"]) <= self.max_words]
+        if texts and not in_band:
+            self.failures["sampler_length_failures"] += 1
+        first: dict[str, dict[str, Any]] = {}
+        for s in in_band:  # each text once, in the answer's order
+            first.setdefault(s["text"], s)
+        return list(first.values())
 
     def sample_many(self, topics: Sequence[Topic], used: set[str], rng: random.Random) -> list[dict[str, Any] | None]:
         from mtgauntlet.models import structured
         from mtgauntlet.models.prompts import parse_json_object
 
-        asks = [[{"role": "user", "content": self.prompt(t.name)}] for t in topics]
         taken = set(used)
-        out: list[dict[str, Any] | None] = [None] * len(topics)
-        pending = list(range(len(topics)))
+        out: list[dict[str, Any] | None] = [self._draw(t.name, taken) for t in topics]
+        asks = [[{"role": "user", "content": self.prompt(t.name)}] for t in topics]
+        pending = [i for i in range(len(topics)) if out[i] is None]
         for attempt in range(self.retries + 1):  # every round: all seeds drawn first, then snippets in order
             if not pending:
                 break
             if attempt:
                 self.failures["sampler_retries"] += len(pending)
             seeds = [rng.randrange(2**31) for _ in pending]
-            objs = structured.ask(
+            answers, objs = structured.ask(
                 self.llm,
                 [asks[i] for i in pending],
                 structured.SNIPPETS,
                 parse_json_object,
                 max_tokens=self.max_tokens,
-                temperature=0.7,
+                temperature=self.temperature,
                 seed=seeds,
-            )[1]
-            for i, obj in zip(pending, objs):
-                if obj is None:
-                    self.failures["sampler_failures"] += 1
-                snippets = [
-                    s
-                    for s in (obj or {}).get("extracted_snippets", [])
-                    if isinstance(s, dict) and isinstance(s.get("text"), str) and s["text"] and s["text"] not in taken
-                ]
-                in_band = [s for s in snippets if self.min_words <= count_words(s["text"]) <= self.max_words]
-                if snippets and not in_band:
-                    self.failures["sampler_length_failures"] += 1
-                snippets = in_band
-                if snippets:
-                    s = rng.choice(snippets)
-                    taken.add(s["text"])
-                    out[i] = {
-                        "text": s["text"],
-                        "source_id": s["text"],
-                        "url": s.get("source_url"),
-                        "source_dataset": "llm",
-                    }
+            )
+            self.failures["sampler_calls"] += len(pending)
+            for i, answer, obj in zip(pending, answers, objs):
+                name = topics[i].name
+                self.pool[name] = self.pool.get(name, []) + self._usable(answer, obj, taken)
+                out[i] = self._draw(name, taken)
             pending = [i for i in pending if out[i] is None]
         return out

@@ -25,11 +25,19 @@ import pyarrow.parquet as pq
 from mtgauntlet import __version__
 from mtgauntlet.atomic import atomic_path, write_json_atomic
 from mtgauntlet.builders.bandit.algorithms import ALGORITHMS, BanditState, choose
-from mtgauntlet.builders.bandit.pull_log import flush, load_log, logged_sampler_counts, replay, search_run_id
+from mtgauntlet.builders.bandit.pull_log import (
+    flush,
+    load_log,
+    logged_sampler_counts,
+    logged_sampler_state,
+    replay,
+    search_run_id,
+)
 from mtgauntlet.builders.bandit.sampler import row_source_id
+from mtgauntlet.builders.bandit.snippets import sampler_signature, url_note
 from mtgauntlet.builders.bandit.topics import Topic, neighbours
 from mtgauntlet.core import usage, usage_journal
-from mtgauntlet.core.builds import item_rng, record_usage
+from mtgauntlet.core.builds import failed_fields, item_rng, record_usage, resumed
 from mtgauntlet.core.progress import Progress
 from mtgauntlet.errors import BuildStateError, GauntletError
 from mtgauntlet.models.runtime import signature_spec
@@ -37,27 +45,14 @@ from mtgauntlet.schema import record_id, to_table, utcnow
 from mtgauntlet.signature import make_signature
 from mtgauntlet.versions import package_versions
 
-VERSION = "7"  # 2: failed pulls carry no difficulty; QE ensembles; UCB bonus on the 0-100 scale
+VERSION = "8"  # 2: failed pulls carry no difficulty; QE ensembles; UCB bonus on the 0-100 scale
 # 3: the LLM sampler asks for a step's b texts at once (all seeds drawn first); corpus-sampled searches are unchanged
 # 4: the pull log's run_id hashes the whole signature (it was the 12 characters before the seed: searches that
 #    differed elsewhere collided, and a release of two of them dropped one log as duplicates)
 # 5: the corpus sampler draws a topic's text by a keyed hash of (seed, topic, source id, text), not by position
 # 6: llm-as-qe asks with the bandit paper's Appendix E QE prompt; the LLM sampler retries unparseable answers
 # 7: the LLM sampler keeps only snippets of --min-words..--max-words (20-40, the paper's), retrying, then counting
-
-
-def with_bandit_qe_prompt(scorer):
-    """``scorer`` whose ``llm-as-qe:`` components ask with the bandit paper's QE prompt (Appendix E); other QE
-    backends are kept. Its own instances (the registry keys them by the prompt): MT-breaker's stay as they were."""
-    from mtgauntlet.models import registry
-    from mtgauntlet.models.llm_roles import LLMQualityEstimator
-
-    qe = scorer.qe
-    qe.backends = [
-        registry.load("qe", c.backend_spec, prompt="bandit") if isinstance(b, LLMQualityEstimator) else b
-        for c, b in zip(qe.components, qe.backends)
-    ]
-    return scorer
+# 8: the LLM sampler keeps every usable snippet of an answer (a topic's pool) with its URL; several target languages
 
 
 class BanditSearch:
@@ -78,7 +73,7 @@ class BanditSearch:
         batch: int = 1,
         seed: int = 13,
         src_lang: str = "en",
-        tgt_lang: str = "es",
+        tgt_lang: str | Sequence[str] = "es",
         source: str = "",
         input_sha256: str | None = None,
     ):
@@ -98,7 +93,12 @@ class BanditSearch:
             epsilon,
             batch,
         )
-        self.seed, self.src_lang, self.tgt_lang, self.source = seed, src_lang, tgt_lang, source
+        self.tgt_langs = [tgt_lang] if isinstance(tgt_lang, str) else list(tgt_lang)
+        if not self.tgt_langs or len(set(self.tgt_langs)) != len(self.tgt_langs):
+            raise GauntletError(f"--tgt-lang: {', '.join(self.tgt_langs) or 'none'}: name each language once")
+        self.seed, self.src_lang, self.source = seed, src_lang, source
+        # one target language: the records' tgt_lang; several: the records are for no single pair
+        self.tgt_lang: str | None = self.tgt_langs[0] if len(self.tgt_langs) == 1 else None
         self.input_sha256 = input_sha256  # content of the corpus and topics: a resume never mixes inputs
         self.neigh = neighbours(self.topics) if algorithm == "contextual" else None
         self._scorer = None
@@ -108,7 +108,7 @@ class BanditSearch:
             {
                 "builder": "bandit",
                 "src": self.src_lang,
-                "tgt": self.tgt_lang,
+                "tgt": "+".join(self.tgt_langs),
                 "algorithm": self.algorithm,
                 "budget": self.budget,
                 "k": self.k,
@@ -122,16 +122,24 @@ class BanditSearch:
                 "seed": self.seed,
                 **({"input": self.input_sha256[:12]} if self.input_sha256 else {}),
                 **({"words": band} if (band := getattr(self._text_sampler, "word_band", None)) else {}),
+                **sampler_signature(self._text_sampler),
             },
             version=f"{__version__}+bandit.{VERSION}",
         )
 
     @property
     def scorer(self):
+        """The artificial crowd: every ``--mt`` model into every target language, QE-scored (:mod:`.crowd`)."""
         if self._scorer is None:
+            from mtgauntlet.builders.bandit.crowd import CrowdScorer, with_bandit_qe_prompt
             from mtgauntlet.builders.breaker_scoring import Scorer
 
-            self._scorer = with_bandit_qe_prompt(Scorer(self.mt_specs, self.qe_specs, self.src_lang, self.tgt_lang))
+            self._scorer = CrowdScorer(
+                [
+                    with_bandit_qe_prompt(Scorer(self.mt_specs, self.qe_specs, self.src_lang, lang))
+                    for lang in self.tgt_langs
+                ]
+            )
         return self._scorer
 
     def _flags(self) -> dict[str, Any]:
@@ -179,6 +187,7 @@ class BanditSearch:
                 for p in [
                     *(out / "pulls").glob("*.parquet"),
                     *(out / "pulls").glob("*.sampler.json"),
+                    *(out / "pulls").glob("*.state.json"),
                     *(out / "data").glob("*.parquet"),
                     out / usage_journal.JOURNAL,
                 ]:
@@ -186,6 +195,8 @@ class BanditSearch:
                 m = None
         else:
             m = None
+        if m is not None:
+            m = resumed(m)
         if m is None:
             m = {
                 "builder": "bandit",
@@ -203,6 +214,7 @@ class BanditSearch:
                     "batch": self.batch,
                     "n_topics": len(self.topics),
                     "source_datasets": [self.source],
+                    "tgt_langs": self.tgt_langs,
                     **self._flags(),
                 },
                 "models": {
@@ -222,6 +234,9 @@ class BanditSearch:
         before = usage.LEDGER.snapshot()
         log = load_log(out)
         state, used, spent = replay(self.topics, log)
+        saved = logged_sampler_state(out)
+        if saved is not None and hasattr(self._text_sampler, "restore"):
+            self._text_sampler.restore(saved)  # the snippets its answers left undrawn
         run_id = search_run_id(sig)
         t0 = time.perf_counter()
         step = len(log)
@@ -247,7 +262,7 @@ class BanditSearch:
                     break  # every topic capped or exhausted
                 before_sampling = self._sampler_counts()
                 rows = self._pull(picks, state, used, rng, run_id, step)
-                flush(out, rows, self._sampler_counts() - before_sampling)
+                flush(out, rows, self._sampler_counts() - before_sampling, self._sampler_state())
                 step += len(rows)
                 for r in rows:
                     if r["phase"] != "exhausted":
@@ -255,6 +270,9 @@ class BanditSearch:
                         bar.advance()
         except usage.BudgetSpent as exc:  # the pull log is the state: the same command resumes at this step
             write_json_atomic(mpath, record_usage(m, before, out / usage_journal.JOURNAL, stopped=str(exc)))
+            raise
+        except Exception as exc:  # a failed search: what it paid, and the error, are in build.json
+            write_json_atomic(mpath, record_usage(m, before, out / usage_journal.JOURNAL, **failed_fields(exc)))
             raise
         finally:
             bar.close()
@@ -269,6 +287,8 @@ class BanditSearch:
                 failures[f"{r['failure']}_failures"] += 1
         failures.update(logged_sampler_counts(out))  # the LLM sampler's, over every run of this search
         m.update(**self._runtime())
+        if getattr(self._text_sampler, "llm", None) is not None:  # the card's provenance: how many texts have a URL
+            m["config"].setdefault("flags", {})["snippet_urls"] = url_note(records)
         record_usage(
             m,
             before,
@@ -334,7 +354,12 @@ class BanditSearch:
             "difficulty": None if qe_mean is None else 100.0 - qe_mean,
             "phase": phase,
             "failure": scored.get("failure"),
+            "provenance_url": s.get("url") if s else None,
         }
+
+    def _sampler_state(self) -> dict[str, Any] | None:
+        state = getattr(self._text_sampler, "state", None)
+        return state() if callable(state) else None
 
     def _sampler_counts(self) -> Counter:
         """The LLM sampler's counters so far (``sampler_failures``, ``sampler_retries``); empty for a corpus."""
@@ -349,6 +374,7 @@ class BanditSearch:
         for r in load_log(out):
             if r["topic"] in names and r["difficulty"] is not None:
                 url, ds = urls.get(r["source_id"], (None, None))
+                url = r.get("provenance_url") or url
                 rec = {
                     "topic": r["topic"],
                     "topic_path": self.topics[names[r["topic"]]].path,

@@ -6,6 +6,7 @@ taxonomy and the corpus."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -14,8 +15,9 @@ from mtgauntlet.builders.bandit import topics as T
 from mtgauntlet.builders.bandit.sampler import CorpusSampler, LLMSampler
 from mtgauntlet.builders.bandit.search import BanditSearch
 from mtgauntlet.builders.base import Item, iter_items
-from mtgauntlet.builders.inputs import read_corpus, with_languages
+from mtgauntlet.builders.inputs import read_corpus
 from mtgauntlet.builders.options.bandit import BanditBuildOptions
+from mtgauntlet.corpora.options import comma_list, lang_pair
 from mtgauntlet.corpora.readers import RowSet
 from mtgauntlet.errors import GauntletError, UsageError
 from mtgauntlet.models.estimate import Plan
@@ -38,18 +40,28 @@ class TopicAdapter:
         return self.sampler.sample_many([self.topics[t] for t in ts], used, rng)
 
 
+def mt_specs(o: BanditBuildOptions) -> list[str]:
+    """``--mt`` as specs: comma-separated, repeated, or a list."""
+    return [s for v in ([o.mt] if isinstance(o.mt, str) else o.mt) for s in split_specs(v)]
+
+
+def target_languages(o: BanditBuildOptions) -> list[str]:
+    return [o.tgt_lang] if isinstance(o.tgt_lang, str) else list(o.tgt_lang)
+
+
 def bandit_plan(
     scorer,
     pulls: int,
     topic_names: Sequence[str],
     words: int,
     src_lang: str,
-    tgt_lang: str,
+    tgt_langs: Sequence[str],
     sampler=None,
     tree: tuple[Any, Sequence[str], int] | None = None,
 ) -> Plan:
-    """The bandit's dry run: ``pulls`` = the budget; each pull is one ``sampler`` call (``--sampler llm``; the
-    topics asked in turn), one translation per ``--mt`` and one QE call per QE spec and translation, on a stand-in
+    """The bandit's dry run: ``pulls`` = the budget; each pull is at most one ``sampler`` call (``--sampler llm``;
+    the topics asked in turn; an answer's further snippets serve the topic's later pulls without a call), one
+    translation per ``--mt`` and target language and one QE call per QE spec and translation, on a stand-in
     text of ``words`` words (the texts are not known before they are drawn). ``tree``: (llm, prompts,
     max_tokens) of ``--llm-topics`` (one ontologist prompt per root domain)."""
     plan = Plan()
@@ -60,9 +72,10 @@ def bandit_plan(
             sampler.llm, [sampler.prompt(topic_names[i % len(topic_names)]) for i in range(pulls)], sampler.max_tokens
         )
     stand_in = " ".join(["word"] * words)
-    for translator in scorer.translators:
-        plan.add_role(translator, [stand_in], None, src_lang, tgt_lang, times=pulls)
-    plan.add_role(scorer.qe, [stand_in], [stand_in], src_lang, tgt_lang, times=pulls * len(scorer.translators))
+    for tgt_lang in tgt_langs:
+        for translator in scorer.translators:
+            plan.add_role(translator, [stand_in], None, src_lang, tgt_lang, times=pulls)
+        plan.add_role(scorer.qe, [stand_in], [stand_in], src_lang, tgt_lang, times=pulls * len(scorer.translators))
     return plan
 
 
@@ -115,7 +128,13 @@ def prepare(
     topic_list, tree = _topics(o, rows, corpus, label, dry_run)
     llm_sampler = None
     if o.sampler == "llm":
-        llm_sampler = LLMSampler(registry.load("llm", o.llm), min_words=o.min_words, max_words=o.max_words)
+        llm_sampler = LLMSampler(
+            registry.load("llm", o.llm),
+            min_words=o.min_words,
+            max_words=o.max_words,
+            max_tokens=o.sampler_max_tokens,
+            temperature=o.sampler_temperature,
+        )
         samp: Any = TopicAdapter(llm_sampler, topic_list)
     else:
         if not rows:
@@ -135,12 +154,12 @@ def prepare(
                 "topics the LLM answers; dry-run with --budget instead"
             )
         return bandit_plan(
-            Scorer(split_specs(o.mt), o.qe, o.src_lang, o.tgt_lang),
+            Scorer(mt_specs(o), o.qe, o.src_lang, target_languages(o)[0]),
             budget,
             [t.name for t in topic_list],
             o.max_words,
             o.src_lang,
-            o.tgt_lang,
+            target_languages(o),
             llm_sampler,
             tree,
         )
@@ -148,7 +167,7 @@ def prepare(
     return BanditSearch(
         topic_list,
         samp,
-        mt=split_specs(o.mt),
+        mt=mt_specs(o),
         qe=o.qe,
         algorithm=algorithm,
         budget=budget,
@@ -158,7 +177,7 @@ def prepare(
         batch=o.batch,
         seed=o.seed,
         src_lang=o.src_lang,
-        tgt_lang=o.tgt_lang,
+        tgt_lang=target_languages(o),
         source=source,
         input_sha256=input_sha256,
     )
@@ -175,10 +194,14 @@ class BanditMethod:
     @classmethod
     def read(cls, options: BanditBuildOptions) -> tuple[BanditBuildOptions, RowSet]:
         """The corpus the texts are sampled from (none without ``corpus``: the LLM sampler writes them)."""
-        o = with_languages(options)
-        if o.corpus is None:
-            return o, RowSet(path="", rows=[])
-        return o, read_corpus(o, o.corpus, text=o.text_column)
+        o = options
+        given = [o.tgt_lang] if isinstance(o.tgt_lang, str) else list(o.tgt_lang)
+        targets = [t for g in given for t in comma_list(g)] or ["es"]  # several: the crowd's (builders.bandit.crowd)
+        src_lang, tgt_lang = lang_pair(o.src_lang, targets[0])
+        more = [lang_pair(o.src_lang, t)[1] for t in targets[1:]]
+        first = dataclasses.replace(o, src_lang=src_lang, tgt_lang=tgt_lang)
+        rows = read_corpus(first, o.corpus, text=o.text_column) if o.corpus is not None else RowSet(path="", rows=[])
+        return dataclasses.replace(first, tgt_lang=[tgt_lang, *more] if more else tgt_lang), rows
 
     def load_backends(self) -> None:
         """Every model is loaded when the search is set up."""

@@ -1,6 +1,7 @@
 """The method ``bandit``: the options of ``gauntlet build bandit`` / ``mg.build_bandit``, declared once, and its
 record (`mtgauntlet.builders.methods`)."""
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -64,6 +65,15 @@ class BanditBuildOptions:
     )
     llm: str | None = option(None, flags=("--llm",), help="LLM spec for --llm-topics or --sampler llm.")
     sampler: str = option("corpus", help="corpus (offline) | llm (search-grounded LLM, paper prompt).")
+    sampler_max_tokens: int = option(
+        2048,
+        min=64,
+        help="--sampler llm: most tokens of an answer (the paper gives no limit; it reports 94 output tokens on "
+        "average). A cut answer is counted (sampler_truncated_failures); its complete snippets are kept.",
+    )
+    sampler_temperature: float = option(
+        0.7, min=0.0, max=2.0, help="--sampler llm: sampling temperature (the paper gives none)."
+    )
     topic_column: str | None = option(None, help="Corpus column with topic labels (flores: topic, wmt24: domain).")
     text_column: str = option("src", help="Corpus text column (tables; named layouts decide their own).")
     format: str | None = shared.format()
@@ -84,14 +94,24 @@ class BanditBuildOptions:
         "cap N, budget N x topics; the paper used 25). Then: gauntlet evaluate bandit "
         "--pool OUT.",
     )
-    mt: str = option("apertium", help="Translator spec(s), comma-separated (artificial crowd).")
+    mt: str | Sequence[str] = option(
+        ("apertium",),
+        help="Translator spec(s), comma-separated or repeated (artificial crowd: a pull's QE is the mean over them).",
+        doc="Translator spec(s): a list or comma-separated (the artificial crowd: a pull's QE is the mean over them).",
+    )
     qe: str = option(
         "qe",
         help="QE spec(s), comma-separated, averaged per text on 0-100 (qe, roundtrip, "
         "llm-as-qe:..., metricx:..., hf:...#error=25).",
     )
     src_lang: str = shared.src_lang()
-    tgt_lang: str = shared.tgt_lang()
+    tgt_lang: str | Sequence[str] = option(
+        ("es",),
+        help="Target language (BCP-47); repeat it (or cs,de): a pull's difficulty is the mean over the languages "
+        "and --mt models (the paper's Table 1: 4 languages x 3 models).",
+        doc='Target language; several (a list or ``"cs,de"``): every text is translated into each by every '
+        "``mt`` model, and a pull's difficulty is 100 - the mean QE over them all (the paper's Table 1).",
+    )
     lp: str | None = shared.lp("multi-pair corpora (wmt24)")
     min_words: int = option(
         20, min=1, help="Shortest text sampled (corpus row or LLM snippet), in words (paper: 20-40)."

@@ -20,6 +20,7 @@ import pyarrow as pa
 
 from mtgauntlet.validators.checks import _WORD
 from mtgauntlet.validators.rules import Options
+from mtgauntlet.validators.set_measures import chrf_diversity, unique_words, word_stats
 
 # Columns written in the target language (so rarity and syntax use tgt_lang); every other text is a source.
 TARGET_SIDE = {"smaug_pair": {"bad", "good", "ref"}}
@@ -30,9 +31,10 @@ def measure(label: str, value: Any, how: str, key: str) -> dict[str, Any]:
 
 
 def avg_word_length(texts: Sequence[str]) -> float:
-    """Mean characters per word over every word of the set (words as the validators count them)."""
-    lengths = [len(w) for t in texts for w in _WORD.findall(t or "")]
-    return float(np.mean(lengths)) if lengths else float("nan")
+    """Mean characters per whitespace word over every word of the set (the paper's Seeds column:
+    :mod:`mtgauntlet.validators.set_measures`)."""
+    value = word_stats(texts)["avg_word_length"]
+    return float("nan") if value is None else value
 
 
 def _per_language(estimator_spec: str, texts: Sequence[str], langs: Sequence[str]) -> tuple[float, list[str]]:
@@ -47,7 +49,6 @@ def kind_quality(
 ) -> list[dict[str, Any]]:
     """The Table 2 measures of one kind's main text column (``metrics``: the kind's validation metrics; the
     validation options give chrF's word order and the sample size of pairwise and per-text measures)."""
-    from mtgauntlet.validators import checks
     from mtgauntlet.validators.chrf_matrix import sample_texts
 
     if not text_col or text_col not in table.column_names:
@@ -63,27 +64,27 @@ def kind_quality(
             "embedding_diversity",
         )
     ]
-    if options.chrf_word_order == 2 and "chrf_diversity" in metrics:
-        chrfpp = metrics["chrf_diversity"]
-    else:
-        chrfpp = checks.chrf_diversity(texts, word_order=2, max_texts=options.max_texts)["chrf_diversity"]
-    out.append(measure("Diversity (chrF++)", chrfpp, "1 − mean pairwise chrF++ / 100 (nc:6|nw:2)", "chrfpp_diversity"))
+    chrfpp = chrf_diversity(texts, word_order=2, max_texts=options.max_texts)
     out.append(
         measure(
-            "Diversity (unique words)",
-            metrics.get("unique_words"),
-            "distinct lower-cased words (validate)",
-            "unique_words",
+            "Diversity (chrF++)",
+            chrfpp["chrf_diversity"],
+            "1 − chrF++ / 100, each text against all the others as references (" + str(chrfpp["chrf_definition"]) + ")",
+            "chrfpp_diversity",
+        )
+    )
+    out.append(
+        measure(
+            "Diversity (unique words)", unique_words(texts), "distinct lower-cased whitespace words", "unique_words"
         )
     )
     if "unique_topics" in metrics:
         out.append(
             measure("Diversity (topics)", metrics["unique_topics"], "distinct topic labels (validate)", "unique_topics")
         )
-    out.append(
-        measure("Avg. word count", metrics.get("text.words_mean"), "words per text (validate)", "text.words_mean")
-    )
-    out.append(measure("Avg. word length", avg_word_length(texts), "characters per word", "avg_word_length"))
+    counts = word_stats(texts)
+    out.append(measure("Avg. word count", counts["avg_word_count"], "whitespace words per text", "avg_word_count"))
+    out.append(measure("Avg. word length", avg_word_length(texts), "characters per whitespace word", "avg_word_length"))
     sample = sample_texts(list(zip(texts, langs)), options.max_texts)  # spaCy on 100k texts would take long
     on = "" if len(sample) == len(texts) else f" (on a sample of {len(sample)} texts)"
     rarity, notes = _per_language("rarity", [t for t, _ in sample], [lang for _, lang in sample])

@@ -1,10 +1,12 @@
 """The leaderboard page: one HTML file, offline (styles and plots inline, no script needed, no external URL),
 every value from the results escaped.
 
-Sections: per pair set, a table of metric × phenomenon (accuracy with its 95% interval, ACES tau, SMAUG tau and
-d) and a bar chart of the metrics' overall accuracy; per human-judgment set and human score, a table of metric ×
-statistic (segment-level by item / by system, system-level) and a bar chart of segment-level acc_eq; DEC rows of
-difficulty estimators; and the metrics' signatures. Numbers carry their exact value in ``data-value``.
+Sections: per pair set, a bar chart of the metrics' overall accuracy, the phenomenon × metric matrix (accuracy with
+its 95% interval and significance cluster, coloured: the blind-spot view) and a table of metric × phenomenon
+(accuracy with its interval, ACES tau, SMAUG tau and d); per human-judgment set, language pair (the pooled rows,
+``all``, last) and human score, a bar chart of segment-level acc_eq and a table of metric × statistic (segment level
+by grouping, system level by system score, span statistics) with intervals and clusters; DEC rows of difficulty
+estimators; and the metrics' signatures. Numbers carry their exact value in ``data-value``.
 """
 
 from __future__ import annotations
@@ -16,22 +18,10 @@ from mtgauntlet import __version__
 from mtgauntlet.cards.audit.assets import CSS
 from mtgauntlet.cards.audit.markup import e, table, value_cell
 from mtgauntlet.cards.audit.svg import hbars
+from mtgauntlet.cards.leaderboard.matrix import metric_table, phenomenon_matrix
 from mtgauntlet.schema import utcnow
 
 PAIR_COLUMNS = ("accuracy", "aces_tau", "smaug_tau", "smaug_d")
-HUMAN_COLUMNS = (
-    ("seg_acc_eq", "item"),
-    ("seg_acc_eq", "sys"),
-    ("seg_pearson", "none"),
-    ("seg_pearson", "item"),
-    ("seg_pearson", "sys"),
-    ("seg_kendall", "none"),
-    ("seg_kendall", "item"),
-    ("seg_kendall", "sys"),
-    ("sys_pairwise_accuracy", "none"),
-    ("sys_soft_pairwise_accuracy", "none"),
-    ("sys_pearson", "none"),
-)
 
 
 def _field(r: dict[str, Any] | None, key: str) -> Any:
@@ -102,6 +92,8 @@ def _pair_section(name: str, version: str, rows: list[dict[str, Any]], sid: str)
     return (
         f'<section id="{e(sid)}"><h2>{e(name)} <span class="ver">v{e(version)}</span> · pairs</h2>'
         f'<figure class="plot">{chart}</figure>{extra}'
+        + phenomenon_matrix(rows)
+        + "<h3>Every statistic per metric and phenomenon (all language pairs)</h3>"
         + table(
             ["metric", "phenomenon", "accuracy", "95% interval", "ACES tau", "SMAUG tau", "SMAUG d", "n"],
             body,
@@ -114,25 +106,11 @@ def _pair_section(name: str, version: str, rows: list[dict[str, Any]], sid: str)
 
 def _human_section(name: str, version: str, rows: list[dict[str, Any]], sid: str) -> str:
     parts = [f'<section id="{e(sid)}"><h2>{e(name)} <span class="ver">v{e(version)}</span> · human judgments</h2>']
-    for lp, gold in sorted({(r["lp"], r["gold"] or "") for r in rows}):
+    for lp, gold in sorted({(r["lp"], r["gold"] or "") for r in rows}, key=lambda k: (k[0] == "all", k)):
         mine = [r for r in rows if r["lp"] == lp and (r["gold"] or "") == gold]
-        cell = {(r["metric"], r["statistic"], r["grouping"]): r for r in mine}
         metrics = sorted({r["metric"] for r in mine})
-        body = [
-            "<tr><td>"
-            + e(m)
-            + "</td>"
-            + "".join(
-                value_cell(cell.get((m, s, g), {}).get("value"), f"{lp}|{gold}|{m}|{s}|{g}") for s, g in HUMAN_COLUMNS
-            )
-            + "</tr>"
-            for m in metrics
-        ]
-        bars = [
-            (m, 100 * cell[(m, "seg_acc_eq", "item")]["value"], True)
-            for m in metrics
-            if (m, "seg_acc_eq", "item") in cell and cell[(m, "seg_acc_eq", "item")]["value"] is not None
-        ]
+        acc = {r["metric"]: r for r in mine if (r["statistic"], r["grouping"]) == ("seg_acc_eq", "item")}
+        bars = [(m, 100 * acc[m]["value"], True) for m in metrics if m in acc and acc[m]["value"] is not None]
         chart = (
             hbars(
                 sorted(bars, key=lambda b: -b[1]),
@@ -142,12 +120,10 @@ def _human_section(name: str, version: str, rows: list[dict[str, Any]], sid: str
             if bars
             else ""
         )
-        head = ["metric"] + [f"{s} ({g})" if g != "none" else s for s, g in HUMAN_COLUMNS]
+        label = "all language pairs (pooled)" if lp == "all" else lp
         parts.append(
-            f'<h3>{e(lp)} · compared with {e(gold)}</h3><figure class="plot">{chart}</figure>'
-            + '<div class="wide">'
-            + table(head, body, "stats", num_cols=tuple(range(1, len(head))))
-            + "</div>"
+            f'<h3>{e(label)} · compared with {e(gold)}</h3><figure class="plot">{chart}</figure>'
+            + metric_table(mine, f"{lp}|{gold}")
         )
     return "".join(parts) + "</section>"
 
@@ -208,7 +184,7 @@ def render(stats: list[dict[str, Any]], title: str, where: str, sizes: dict[tupl
 <meta name="generator" content="mtgauntlet {e(__version__)}">
 <title>{e(title)}</title>
 <style>{CSS} td.ci {{ color: #666; white-space: nowrap; }} figure.plot {{ margin: 8px 0; }}
-div.wide {{ overflow-x: auto; }}</style>
+div.wide {{ overflow-x: auto; }} span.ci {{ color: #555; font-size: 85%; }} span.cl {{ font-weight: 600; }}</style>
 </head>
 <body>
 <header class="top">

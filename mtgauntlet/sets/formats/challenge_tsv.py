@@ -117,8 +117,29 @@ def _record(
     rec["scores"] = scores or None
     rec["extra"] = extra_json({c: row[c] for c in others if c not in numeric and c in row})
     rec["aces_category"] = any_category(rec["phenomenon"])
+    rec["good_spans"] = marked_spans(rec.get("good_span"), rec.get("good"))
+    rec["bad_spans"] = marked_spans(rec.get("bad_span"), rec.get("bad"))
     rec["source_id"] = str(row[id_col]) if id_col and row.get(id_col) is not None else str(row_number)
     return rec
+
+
+def marked_spans(marked: Any, text: Any) -> list[dict[str, Any]] | None:
+    """Span-ACES's span column as error spans (the same shape as ``mqm-spans``'s): when it is the translation with
+    its spans marked ``<v>…</v>``, their character offsets into the translation; when it is a text that occurs
+    exactly once in the translation, that occurrence; None otherwise (no span column, an ambiguous span)."""
+    from mtgauntlet.sets.formats.mqm_spans import unmark
+
+    if not isinstance(marked, str) or not isinstance(text, str) or not marked:
+        return None
+    if "<v>" in marked:
+        plain, spans = unmark(marked)
+        if plain != text:
+            return None
+    elif text.count(marked) == 1:
+        spans = [(text.index(marked), text.index(marked) + len(marked))]
+    else:
+        return None
+    return [{"start": a, "end": b, "severity": None, "category": None, "rater": None} for a, b in spans]
 
 
 def _json_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:

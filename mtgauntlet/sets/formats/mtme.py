@@ -1,14 +1,18 @@
 """Human-judgment sets in the mt-metrics-eval layout (Google's mt-metrics-eval, WMT metrics task)::
 
     sources/LP.txt                      one source segment per line (seg_id = 0-based line number)
-    references/LP.refA.txt              the reference (refA; else the only references/LP.*.txt)
+    references/LP.refA.txt              the reference (``--reference NAME``: LP.NAME.txt; else refA; else the only
+                                        references/LP.*.txt)
     system-outputs/LP/SYS.txt           one translation per line, per system
     human-scores/LP.NAME.seg.score      lines ``SYS<TAB>SCORE`` (``None`` = not judged), each system's lines in
                                         segment order
     documents/LP.docs                   optional: lines ``DOMAIN<TAB>DOC``
 
 Each (segment, system) with a system output and at least one human score becomes a ``human_score`` (scores named by
-NAME); pairs without any human score are skipped and counted. Written back the same way by :func:`write_mtme`:
+NAME); pairs without any human score are skipped and counted. Systems as WMT (:mod:`mtgauntlet.sets.systems`): the
+outputs of human references (a system with a ``references/LP.SYS.txt`` file, or named like one: refA, Human-B.0)
+are skipped and counted unless ``--ref-systems`` keeps them, the reference is never a system, and
+``--exclude-systems`` leaves systems out. Written back the same way by :func:`write_mtme`:
 the layout carries no ``extra`` columns, an empty domain or document is null, and segments without records are
 written as empty lines (they have no scores, so they are skipped again on import).
 """
@@ -23,6 +27,7 @@ from typing import Any
 from mtgauntlet.errors import GauntletError, InputError
 from mtgauntlet.sets.field_checks import score_value, text_value
 from mtgauntlet.sets.imported import ImportedSet, split_lp
+from mtgauntlet.sets.systems import SystemChoice, looks_like_reference
 from mtgauntlet.sets.text_files import text_lines, write_lines
 
 _SAFE = re.compile(r"[^/\\\x00\n\t]+")
@@ -37,8 +42,18 @@ def _lines(path: Path, field: str) -> list[str]:
     return lines
 
 
-def _reference(root: Path, lp: str) -> Path | None:
-    refs = sorted((root / "references").glob(f"{lp}.*.txt")) if (root / "references").is_dir() else []
+def _reference_files(root: Path, lp: str) -> list[Path]:
+    return sorted((root / "references").glob(f"{lp}.*.txt")) if (root / "references").is_dir() else []
+
+
+def _reference(root: Path, lp: str, name: str | None = None) -> Path | None:
+    refs = _reference_files(root, lp)
+    if name is not None:
+        chosen = root / "references" / f"{lp}.{name}.txt"
+        if chosen not in refs:
+            have = ", ".join(f.name for f in refs) or "none"
+            raise GauntletError(f"--reference {name}: no references/{lp}.{name}.txt in {root} (it has {have})")
+        return chosen
     preferred = root / "references" / f"{lp}.refA.txt"
     return preferred if preferred in refs else (refs[0] if len(refs) == 1 else None)
 
@@ -66,8 +81,9 @@ def _human_scores(root: Path, lp: str, n: int) -> dict[str, dict[str, list[float
     return out
 
 
-def read_mtme(path: str | Path) -> ImportedSet:
+def read_mtme(path: str | Path, choice: SystemChoice | None = None) -> ImportedSet:
     root = Path(path)
+    choice = choice or SystemChoice()
     if not (root / "sources").is_dir() or not (root / "system-outputs").is_dir():
         raise GauntletError(f"{root}: not an mt-metrics-eval folder (needs sources/ and system-outputs/)")
     out = ImportedSet("human_score")
@@ -77,7 +93,8 @@ def read_mtme(path: str | Path) -> ImportedSet:
         sources = _lines(src_file, "source")
         n = len(sources)
         out.files.append(src_file)
-        ref_file = _reference(root, lp)
+        ref_file = _reference(root, lp, choice.reference_for(lp))
+        ref_names = {f.name[len(lp) + 1 : -len(".txt")] for f in _reference_files(root, lp)}
         refs = _lines(ref_file, "reference") if ref_file else None
         docs_file = root / "documents" / f"{lp}.docs"
         docs = [line.split("\t", 1) for line in _lines(docs_file, "document")] if docs_file.is_file() else None
@@ -93,10 +110,15 @@ def read_mtme(path: str | Path) -> ImportedSet:
             out.files.append(sys_file)
             if len(outputs) != n:
                 raise InputError(f"{len(outputs)} lines, sources/{lp}.txt has {n}", file=str(sys_file))
+            is_ref = system in ref_names or looks_like_reference(system)
             for i in range(n):
                 seg_scores = {name: per[system][i] if system in per else None for name, per in sorted(scores.items())}
                 if all(v is None for v in seg_scores.values()):
                     out.skipped["no human score for this system and segment"] += 1
+                    continue
+                why = choice.skip_reason(lp, system, is_ref)
+                if why is not None:
+                    out.skipped[why] += 1
                     continue
                 domain, doc = (docs[i] + [""])[:2] if docs else (None, None)
                 out.records.append(

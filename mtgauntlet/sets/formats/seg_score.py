@@ -41,12 +41,12 @@ def seg_score_lines(
         metric, rid = _text(s["metric"], "metric"), s["record_id"]
         if rid not in items:
             raise GauntletError(
-                f"score of record {rid} ({s['set_name']} {s['set_version']}): the record is not in the set's release"
+                f"score of record {rid} ({s['set']} {s['version']}): the record is not in the set's release"
             )
         lp, system, segment = items[rid]
         if s["side"] in ("good", "bad"):
             system, segment = s["side"], rid
-        testset = _text(s["set_name"], "set name")
+        testset = _text(s["set"], "set name")
         value = s.get("score")
         seg[metric].append(
             "\t".join(

@@ -422,10 +422,14 @@ def test_llm_sampler_retries_an_unparseable_answer_before_exhausting_a_topic():
         srv.script = [("ok", "I could not find anything, sorry.")]
         got = sampler.sample(T.Topic("tax law", ["tax law"]), set(), random.Random(1))
         assert got["text"].startswith("The harbour") and len(srv.requests) == 2
-        assert sampler.failures == {"sampler_failures": 1, "sampler_retries": 1}
+        assert sampler.failures == {"sampler_failures": 1, "sampler_retries": 1, "sampler_calls": 2}
         srv.script = [("ok", "nothing")] * 3  # every try unparseable: exhausted after 1 + 2 retries, counted
         assert sampler.sample(T.Topic("music", ["music"]), set(), random.Random(2)) is None
-        assert len(srv.requests) == 5 and sampler.failures == {"sampler_failures": 4, "sampler_retries": 3}
+        assert len(srv.requests) == 5 and sampler.failures == {
+            "sampler_failures": 4,
+            "sampler_retries": 3,
+            "sampler_calls": 5,
+        }
 
 
 def test_bandit_llm_qe_asks_with_the_bandit_papers_prompt(tmp_path):
