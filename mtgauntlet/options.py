@@ -4,7 +4,8 @@ flags and whether it changes what is built (part of the signature and of the con
 how (pace, price, where to, whether at all: ``builds=False``). From the dataclass come the Python function's
 signature and the ``Args`` of its docstring (:func:`takes`), the range and choice checks (:func:`check`), the
 keywords a build's content address leaves out (:func:`placement`); the CLI makes its typer options from the same
-fields (``mtgauntlet.cli.declared``) and recipes their option tables (``mtgauntlet.recipes.options``).
+fields (``mtgauntlet.cli.declared``) and recipes their option tables (``mtgauntlet.recipes.options``). A field made
+with :func:`argument` is positional: a command-line argument, and a parameter Python may pass by position.
 
 The models are distilabel's ``RuntimeParameter`` + ``Field(description=...)`` and sacrebleu's class-constant
 defaults: the default, the help and the range sit on one line of the declaration, nowhere else."""
@@ -35,6 +36,9 @@ class OptionInfo:
     builds: bool = True  # False: only how it is built (pace, price, out, overwrite, dry run), never what
     doc: str | None = None  # the docstring's line where Python takes more than the command line (tables in memory)
     cli_required: bool = False  # required on the command line although Python has a default (``out=None``)
+    argument: bool = False  # positional: ``gauntlet verify PATH``, ``mg.verify(path)`` (see :func:`argument`)
+    metavar: str | None = None  # an argument's name on the command line where it is not the keyword's
+    many: bool = False  # an argument that takes one or more values (``gauntlet release BUILD...``)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -52,7 +56,9 @@ class Declared:
 
     @property
     def flag(self) -> str:
-        """The long name on the command line (``--src-lang``)."""
+        """The long name on the command line (``--src-lang``); an argument's name (``format``)."""
+        if self.info.argument:
+            return self.info.metavar or self.name
         return next(
             (f.split("/")[0] for f in self.info.flags if f.startswith("--")), "--" + self.name.replace("_", "-")
         )
@@ -87,18 +93,43 @@ def option(
     return dataclasses.field(default=default, metadata={_KEY: info})
 
 
+def argument(
+    default: Any = REQUIRED,
+    *,
+    help: str,
+    metavar: str | None = None,
+    many: bool = False,
+    choices: Callable[[], tuple[str, ...]] | None = None,
+    doc: str | None = None,
+) -> Any:
+    """A positional field: a command-line argument (``gauntlet import FORMAT PATH``) and a parameter Python may
+    pass by position (``mg.import_set("aces", "aces.tsv", ...)``). Arguments come first in the dataclass, in the
+    order they are given; ``many``: one or more values (``gauntlet release BUILD...``)."""
+    info = OptionInfo(help=help, choices=choices, doc=doc, argument=True, metavar=metavar, many=many)
+    if default is REQUIRED:
+        return dataclasses.field(metadata={_KEY: info})
+    return dataclasses.field(default=default, metadata={_KEY: info})
+
+
 @functools.cache
 def declared(cls: type) -> tuple[Declared, ...]:
     """The options of an options dataclass, in declaration order (the order of the command's ``--help``)."""
     hints = typing.get_type_hints(cls)
-    out = []
+    out: list[Declared] = []
     for f in dataclasses.fields(cls):
         info = f.metadata.get(_KEY)
         if info is None:
             raise TypeError(f"{cls.__name__}.{f.name}: declare it with mtgauntlet.options.option(...)")
         default = REQUIRED if f.default is dataclasses.MISSING else f.default
+        if info.argument and out and not out[-1].info.argument:
+            raise TypeError(f"{cls.__name__}.{f.name}: an argument comes before the options")
         out.append(Declared(f.name, hints[f.name], default, info))
     return tuple(out)
+
+
+def arguments(cls: type) -> tuple[Declared, ...]:
+    """The positional fields of ``cls`` (:func:`argument`), in order."""
+    return tuple(o for o in declared(cls) if o.info.argument)
 
 
 def bare_type(hint: Any) -> Any:
@@ -185,10 +216,16 @@ def options_of(cls: type[T], **values: Any) -> T:
 
 
 def signature(cls: type, returns: Any = inspect.Signature.empty) -> inspect.Signature:
-    """A keyword-only signature of the options (``help()``, IDEs and ``inspect`` see each keyword, its type hint
-    and default), ending with the ``progress: bool = False`` every API function takes (``api.session.public``)."""
+    """The signature of the options (``help()``, IDEs and ``inspect`` see each parameter, its type hint and
+    default): the arguments positional or by keyword, then the options keyword-only, ending with the
+    ``progress: bool = False`` every API function takes (``api.session.public``)."""
     params = [
-        inspect.Parameter(o.name, inspect.Parameter.KEYWORD_ONLY, default=o.default, annotation=o.type)
+        inspect.Parameter(
+            o.name,
+            inspect.Parameter.POSITIONAL_OR_KEYWORD if o.info.argument else inspect.Parameter.KEYWORD_ONLY,
+            default=o.default,
+            annotation=o.type,
+        )
         for o in declared(cls)
     ]
     params.append(inspect.Parameter("progress", inspect.Parameter.KEYWORD_ONLY, default=False, annotation=bool))
@@ -216,17 +253,18 @@ def docstring_args(cls: type, indent: str = "    ", width: int = 116) -> str:
 
 
 def takes(cls: type, returns: Any = inspect.Signature.empty) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Make ``fn(o: cls)`` a function of keywords: its signature is the options' (:func:`signature`), its docstring
-    gets the ``Args:`` (before ``Returns:``); a call checks the keywords as Python would (unknown, missing) and the
-    values as the command line would (:func:`check`), then passes ``fn`` one ``cls`` instance."""
+    """Make ``fn(o: cls)`` a function of keywords (and of its arguments by position): its signature is the
+    options' (:func:`signature`), its docstring gets the ``Args:`` (before ``Returns:``); a call checks the
+    parameters as Python would (unknown, missing) and the values as the command line would (:func:`check`), then
+    passes ``fn`` one ``cls`` instance."""
 
     def wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
         sig = signature(cls, returns)
 
         @functools.wraps(fn)
-        def call(**keywords: Any) -> Any:
+        def call(*args: Any, **keywords: Any) -> Any:
             try:
-                bound = sig.bind(**keywords)
+                bound = sig.bind(*args, **keywords)
             except TypeError as e:
                 raise TypeError(f"{fn.__name__}(): {e}") from None
             values = {k: v for k, v in bound.arguments.items() if k != "progress"}  # api.session.public's
@@ -235,8 +273,11 @@ def takes(cls: type, returns: Any = inspect.Signature.empty) -> Callable[[Callab
 
         doc = inspect.cleandoc(fn.__doc__ or "")
         head, sep, tail = doc.partition("\nReturns:")
-        args = textwrap.dedent(docstring_args(cls))
-        call.__doc__ = f"{head.rstrip()}\n\n{args}\n\n{sep.lstrip()}{tail}" if sep else f"{doc}\n\n{args}"
+        args = textwrap.dedent(docstring_args(cls)) if declared(cls) else ""  # no options: no Args section
+        if not args:
+            call.__doc__ = doc
+        else:
+            call.__doc__ = f"{head.rstrip()}\n\n{args}\n\n{sep.lstrip()}{tail}" if sep else f"{doc}\n\n{args}"
         call.__signature__ = sig  # type: ignore[attr-defined]
         call.__annotations__ = {}
         call.options = cls  # type: ignore[attr-defined]

@@ -1,7 +1,10 @@
-"""The options several commands share (reading a corpus, paying for API calls, where a build goes), as fields of
-their options dataclasses (`mtgauntlet.options`): each function makes a new field, since dataclasses own their
-fields. The help texts are the CLI's too where a command still writes its typer options by hand
-(``mtgauntlet.cli.common``, ``mtgauntlet.cli.spend``)."""
+"""The options several commands share, as fields of their options dataclasses (`mtgauntlet.options`): each function
+makes a new field (dataclasses own their fields), so a command lists the pieces it takes, in the order of its
+``--help``. The groups: reading a corpus or table (``format``, ``quoting``, ``max_chars``, ``skip_bad``,
+``limit``, ``sample``; ``table_input``, ``text_column``, ``table_format`` for a plain table), paying for API
+calls (``concurrency``, ``max_cost``, ``max_requests``, ``dry_run``), where results go (``out``, ``overwrite``;
+``releases_root``, ``release_name``, ``release_version`` for a release) and checking records (``rules``,
+``nli``, ``lm``)."""
 
 from typing import Any
 
@@ -15,10 +18,11 @@ CONCURRENCY_HELP = (
     "value."
 )
 MAX_COST_HELP = (
-    "Stop (exit 3) once the openai: requests of this run cost USD (specs need #price=IN/OUT); the same "
-    "command run again resumes."
+    "Budget in USD of the requests to paid backends (any paid backend; specs need #price=IN/OUT): a request "
+    "leaves when its worst case fits beside those in flight, else waits for them; exit 3 when it cannot fit "
+    "with none in flight; the same command run again resumes."
 )
-MAX_REQUESTS_HELP = "Stop (exit 3) after N requests to openai: backends; the same command run again resumes."
+MAX_REQUESTS_HELP = "Stop (exit 3) after N requests to paid backends; the same command run again resumes."
 DRY_RUN_HELP = (
     "Print the API calls per spec with estimated tokens and cost (from the rendered prompts and "
     "--max-tokens), send nothing, write nothing."
@@ -62,6 +66,19 @@ def input_table(help: str, doc: str) -> Any:
     return option(REQUIRED, flags=("--input", "-i"), help=help, doc=doc)
 
 
+def table_formats() -> tuple[str, ...]:
+    """What ``--format`` of a plain table takes (no named layout)."""
+    from mtgauntlet.corpora.readers import FORMATS
+
+    return tuple(FORMATS)
+
+
+def quotings() -> tuple[str, ...]:
+    from mtgauntlet.corpora.delimited import QUOTING
+
+    return tuple(QUOTING)
+
+
 def out(help: str = "Output build directory.") -> Any:
     return option(REQUIRED, flags=("--out", "-o"), builds=False, help=help)
 
@@ -75,7 +92,7 @@ def limit(what: str = "rows") -> Any:
 
 
 def quoting() -> Any:
-    return option("auto", flags=("--quoting",), help=QUOTING_HELP)
+    return option("auto", flags=("--quoting",), choices=quotings, help=QUOTING_HELP)
 
 
 def max_chars() -> Any:
@@ -113,7 +130,8 @@ def max_cost() -> Any:
         min=0.0,
         builds=False,
         help=MAX_COST_HELP,
-        doc="Stop (`BudgetSpent`) once the requests cost this many USD; the same call resumes.",
+        doc="Budget in USD of the paid requests: each waits for room beside those in flight; `BudgetSpent` when "
+        "the next cannot fit with none in flight (never more than this is billed); the same call resumes.",
     )
 
 
@@ -124,7 +142,7 @@ def max_requests() -> Any:
         min=0,
         builds=False,
         help=MAX_REQUESTS_HELP,
-        doc="Stop (`BudgetSpent`) after N requests to openai: backends; the same call resumes.",
+        doc="Stop (`BudgetSpent`) after N requests to paid backends; the same call resumes.",
     )
 
 
@@ -148,3 +166,65 @@ def tgt_lang(default: Any = "es") -> Any:
 
 def lp(what: str) -> Any:
     return option(None, help=f"Language pair filter for {what}.")
+
+
+# -- a plain table (validate diversity, validate grammar) ---------------------------------------------------------
+def table_input() -> Any:
+    return option(
+        REQUIRED,
+        flags=("--input", "-i"),
+        help="Any table (TSV/CSV/JSONL/Parquet, .gz ok).",
+        doc="Any table (TSV/CSV/JSONL/Parquet, ``.gz`` ok), or a DataFrame, ``datasets.Dataset`` or list of dicts.",
+    )
+
+
+def text_column() -> Any:
+    return option(REQUIRED, flags=("--column", "-c"), help="Text column.", doc="The text column.")
+
+
+def table_format(help: str) -> Any:
+    return option(None, flags=("--format",), choices=table_formats, help=help)
+
+
+# -- a release (release, import) ------------------------------------------------------------------------------------
+def releases_root() -> Any:
+    return option(
+        "releases",
+        flags=("--out", "-o"),
+        builds=False,
+        help="Releases root (hive layout name=/version=).",
+        doc="Releases root (hive layout ``name=``/``version=``).",
+    )
+
+
+def release_name() -> Any:
+    return option(
+        REQUIRED,
+        flags=("--name", "-n"),
+        help="Release name (letters, digits, . _ -).",
+        doc="Release name (letters, digits, ``.`` ``_`` ``-``).",
+    )
+
+
+def release_version(help: str, doc: str) -> Any:
+    return option(REQUIRED, flags=("--version", "-V"), help=help, doc=doc)
+
+
+def html_page(default: str) -> Any:
+    """``--out`` of a command that writes one HTML page (audit, leaderboard)."""
+    return option(
+        default,
+        flags=("--out", "-o"),
+        builds=False,
+        help="The HTML page to write (one self-contained file).",
+        doc="The HTML page to write.",
+    )
+
+
+# -- checking records (validate, audit) -----------------------------------------------------------------------------
+def nli() -> Any:
+    return option(None, flags=("--nli",), help="NLI spec for the SMAUG contradiction rules.")
+
+
+def lm() -> Any:
+    return option(False, flags=("--lm",), help="Also compute LM naturalness with the embedded LLM (slow).")

@@ -75,6 +75,7 @@ E2E_MODULES = {
     # paid runs killed and re-run against local servers, and the adversarial round (each test is quick; together
     # about three minutes of waiting on servers and subprocesses)
     "models/test_paid_runs_killed.py",
+    "models/test_paid_runs_matrix.py",  # issue #40's fault matrix over every paid command (a few minutes)
     "models/test_paid_runs_adversarial.py",
     "models/test_spec_secrets.py",
     # the workbench over whole catalogs (releases built, scored, a SIGKILL-ed run resumed) and whole-set imports

@@ -175,7 +175,7 @@ def test_the_paid_translator_walkthrough_is_counted_capped_estimated_and_carded(
     assert records and all(r["good"] in sources.values() for r in records)  # the API's translations are the goods
 
     card = (tmp_path / "releases" / "name=chartr" / "version=0.1.0" / "README.md").read_text(encoding="utf-8")
-    assert f"{len(sources)} requests, {api.billed} in / 0 out tokens, ${full_cost:.4f}" in card
+    assert f"{len(sources)} requests, {api.billed} in / 0 out characters, ${full_cost:.4f}" in card
     published = [
         manifest_text,
         card,

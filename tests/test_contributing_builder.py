@@ -27,5 +27,8 @@ def test_the_builder_walkthrough_adds_a_method_in_one_module_and_one_line(tmp_pa
     )
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
     assert passed(run, f"{REGISTRY_WIDE}[copynoise]")  # the new method, by its own example
-    assert passed(run, "tests/api/test_parity_with_cli.py::test_api_parameters_are_the_cli_options[build copynoise]")
+    assert passed(
+        run,
+        "tests/api/test_parity_with_cli.py::test_api_parameters_cli_options_and_recipe_tables_are_the_declaration[build copynoise]",
+    )
     assert passed(run, "tests/test_layers.py::test_recipe_option_tables_read_from_the_api_are_the_cli_options")

@@ -2,47 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
-from mtgauntlet.api.checks import in_ranges
+from mtgauntlet.api.check_options import AuditOptions
 from mtgauntlet.api.inputs import path_of
 from mtgauntlet.api.session import public
+from mtgauntlet.options import takes
 
 __all__ = ["audit"]
 
-MINIMUM = {"examples": 0}  # the range of ``--examples`` (recipes read it too: mtgauntlet.recipes.options)
-
 
 @public
-def audit(
-    path: Any,
-    *,
-    out: str | Path = "report.html",
-    against: Any = None,
-    rules: str | Path | None = None,
-    nli: str | None = None,
-    lm: bool = False,
-    examples: int = 5,
-    seed: int = 13,
-    metric_results: Sequence[str | Path] = (),
-    progress: bool | None = False,
-) -> Path:
+@takes(AuditOptions, returns=Path)
+def audit(o: AuditOptions) -> Path:
     """Write one self-contained HTML audit page: overview, validation, data quality, examples with their edits,
     method plots and, with ``against``, what changed since the older version. Works offline.
-
-    Args:
-        path: A build or release directory (or a `Build` / `Release`), or Parquet record file(s).
-        out: The HTML page to write.
-        against: An older build or release: adds a diff section.
-        rules: Validation rules YAML (as for `mtgauntlet.validate`); default: the built-in rules.
-        nli: NLI spec for the SMAUG contradiction rules.
-        lm: Also compute LM naturalness with the embedded LLM (slow).
-        examples: Records shown per phenomenon / variant / topic (``>= 0``).
-        seed: Seed of the example sample.
-        metric_results: Outputs of ``gauntlet evaluate metric --set PATH --json`` to show as metric sensitivity
-            per phenomenon.
 
     Returns:
         The path of the page written.
@@ -58,18 +32,17 @@ def audit(
     from mtgauntlet.cards.audit import write_audit
     from mtgauntlet.validators.rules import Rules
 
-    in_ranges({"examples": examples}, MINIMUM)
-    r = Rules.from_yaml(rules) if rules else Rules.default()
-    if nli:
-        r.options.nli = nli
-    r.options.lm = r.options.lm or lm
+    r = Rules.from_yaml(o.rules) if o.rules else Rules.default()
+    if o.nli:
+        r.options.nli = o.nli
+    r.options.lm = r.options.lm or o.lm
     r.options.gx = False  # Data Docs are a separate site; the page is the audit
     return write_audit(
-        path_of(path),
-        out,
-        None if against is None else path_of(against),
+        path_of(o.path),
+        o.out,
+        None if o.against is None else path_of(o.against),
         rules=r,
-        examples=examples,
-        seed=seed,
-        metric_results=list(metric_results),
+        examples=o.examples,
+        seed=o.seed,
+        metric_results=list(o.metric_results),
     )

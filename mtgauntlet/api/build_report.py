@@ -8,7 +8,7 @@ from pathlib import Path
 def describe_run(summary) -> str:
     """A runner's summary as ``gauntlet build`` prints it: records, rejected and skipped items, resumed shards,
     signature, API usage, failure counts."""
-    from mtgauntlet.core.usage import summary_line as usage_line
+    from mtgauntlet.core.usage_report import summary_line as usage_line
 
     parts = [f"{summary.produced} records from {summary.items} items -> {Path(summary.out_dir) / 'data'}"]
     if summary.rejected:

@@ -75,7 +75,7 @@ def api_concurrency(n: int | None):
 @contextlib.contextmanager
 def paced(concurrency: int | None, max_cost: float | None, max_requests: int | None):
     """A build's ``concurrency`` and budget (``max_cost``/``max_requests``: `BudgetSpent` when spent)."""
-    from mtgauntlet.core.usage import budget
+    from mtgauntlet.core.budget import budget
 
     with api_concurrency(concurrency), budget(max_cost, max_requests):
         yield

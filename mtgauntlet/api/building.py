@@ -135,26 +135,25 @@ def build_bandit(o: BanditBuildOptions) -> Build:
     return build_method(method_record("bandit"), o)
 
 
-def __getattr__(attr: str) -> Any:
-    """``build_<name>`` of a registered method that has no function written out above: made from its record (the
+def _made(name: str) -> Callable[..., Build]:
+    """``build_<name>`` of a registered method that has no function written out above, made from its record (the
     keywords, checks and ``Args`` of its options dataclass), as `build_subset` and its siblings are."""
-    name = attr.removeprefix("build_")
-    if attr == name or name not in methods():
-        raise AttributeError(f"module {__name__!r} has no attribute {attr!r}")
     record = methods()[name]
 
     def build_one(o: Any) -> Build:
         return build_method(record, o)
 
-    build_one.__name__ = build_one.__qualname__ = attr
+    build_one.__name__ = build_one.__qualname__ = f"build_{name}"
     build_one.__doc__ = (
         f"{inspect.cleandoc(record.options.__doc__ or record.text.title)} (``gauntlet build {name}``; every option "
         f"as there, see its ``--help``).\n\nExamples:\n"
         f"    >>> b = mg.build({name!r}, {record.input}=..., out=...)"
     )
-    made = method_function(record.options)(build_one)
-    globals()[attr] = made
-    return made
+    return method_function(record.options)(build_one)
+
+
+for _name in methods():  # every registered method has its build_<name>
+    globals().setdefault(f"build_{_name}", _made(_name))
 
 
 def _keywords(method: str) -> dict[str, Declared]:

@@ -6,9 +6,9 @@ NULL and NaN stay apart, integers with NULLs stay integers and nested values (li
 
 from __future__ import annotations
 
-from pathlib import Path
-
+from mtgauntlet.api.catalog_options import QueryOptions
 from mtgauntlet.api.session import public, warn
+from mtgauntlet.options import takes
 
 __all__ = ["query"]
 
@@ -23,17 +23,17 @@ def _warn_skipped(items: list[tuple[str, str]]) -> None:
 
 
 @public
-def query_table(
-    sql: str, *, releases: str | Path = "releases", results: str | Path | None = None, progress: bool | None = False
-):
+@takes(QueryOptions)
+def query_table(o: QueryOptions):
     """`query`'s result as a ``pyarrow.Table`` (what ``gauntlet query`` prints from)."""
     from mtgauntlet.releases.catalog import query_arrow
 
-    return query_arrow(releases, sql, report=_warn_skipped, results=results)
+    return query_arrow(o.releases, o.sql, report=_warn_skipped, results=o.results)
 
 
 @public
-def query(sql: str, *, releases: str | Path = "releases", results: str | Path | None = None, progress: bool = False):
+@takes(QueryOptions)
+def query(o: QueryOptions):
     """Run a read-only SQL query over the records of every release under ``releases`` (exactly the files their
     manifests list; a folder without releases: every build output's records).
 
@@ -41,12 +41,6 @@ def query(sql: str, *, releases: str | Path = "releases", results: str | Path | 
     ``releases``, ``catalog_files``, ``catalog_info``, ``catalog_skipped``; with ``results`` (a folder of
     ``gauntlet evaluate metric --out``) also ``metric_score`` and ``leaderboard``. What the catalog skips (a corrupt
     manifest, a loose file, a symbolic link) is warned about as `mtgauntlet.GauntletWarning`.
-
-    Args:
-        sql: A ``SELECT`` (or ``EXPLAIN SELECT``) statement; anything else is refused.
-        releases: Directory with releases or build outputs.
-        results: A results folder of the metric workbench (only the files its manifest seals are read; a changed
-            one refuses the folder).
 
     Returns:
         pandas.DataFrame: The result, with ``pandas.ArrowDtype`` columns (NULL is ``pd.NA``, NaN stays NaN,
@@ -60,4 +54,5 @@ def query(sql: str, *, releases: str | Path = "releases", results: str | Path | 
     """
     import pandas as pd
 
-    return query_table(sql, releases=releases, results=results, progress=None).to_pandas(types_mapper=pd.ArrowDtype)
+    table = query_table(o.sql, releases=o.releases, results=o.results, progress=None)
+    return table.to_pandas(types_mapper=pd.ArrowDtype)

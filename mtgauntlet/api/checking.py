@@ -7,41 +7,21 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from mtgauntlet.api.checks import one_of
+from mtgauntlet.api.check_options import DiversityOptions, GrammarOptions, ValidateOptions
 from mtgauntlet.api.inputs import as_input_path, in_memory, input_format, path_of
 from mtgauntlet.api.results import Report
 from mtgauntlet.api.session import public
 from mtgauntlet.errors import UsageError
+from mtgauntlet.options import takes
 
 __all__ = ["validate", "diversity", "grammar"]
 
 
 @public
-def validate(
-    path: Any,
-    *,
-    rules: str | Path | None = None,
-    report: str | Path | None = None,
-    nli: str | None = None,
-    lm: bool = False,
-    gx: bool = False,
-    engine: str = "local",
-    actors: int | None = None,
-    progress: bool | None = False,
-) -> Report:
+@takes(ValidateOptions, returns=Report)
+def validate(o: ValidateOptions) -> Report:
     """Check a record set against thresholds. A failed rule is no exception: the report says it
     (``passed`` is False; ``gauntlet validate`` exits 1).
-
-    Args:
-        path: A build or release directory (or a `Build` / `Release`), or Parquet record file(s).
-        rules: Rules YAML (thresholds and options); default: the built-in rules.
-        report: Write ``report.json`` / ``report.txt`` (and ``gx-docs/``) into this folder; a release can then name
-            the report.
-        nli: NLI spec for the SMAUG contradiction rules.
-        lm: Also compute LM naturalness with the embedded LLM (slow).
-        gx: Also run the Great Expectations suite (needs ``report``: Data Docs are written there).
-        engine: Run the per-record checks (NLI, grammar, LM naturalness) with ``local`` or ``ray``: the same report.
-        actors: Ray actors.
 
     Returns:
         Report: The `Report`: ``passed``, ``failed_rules``, ``to_dict()`` (what ``report.json`` holds) and ``path``
@@ -55,30 +35,33 @@ def validate(
         >>> report = mg.validate("builds/smaug", report="reports/smaug")
         >>> report.passed or print(report.failed_rules)
     """
-    from mtgauntlet.engines import ENGINES, get_engine
+    from mtgauntlet.core.paid_run import paid_run
+    from mtgauntlet.engines import get_engine
     from mtgauntlet.validators.rules import Rules
     from mtgauntlet.validators.validate import validate as run
 
-    one_of("--engine", engine, ENGINES)
-    r = Rules.from_yaml(rules) if rules else Rules.default()
-    if nli:
-        r.options.nli = nli
-    r.options.lm = r.options.lm or lm
-    r.options.gx = r.options.gx or gx
-    if r.options.gx and not report:
+    r = Rules.from_yaml(o.rules) if o.rules else Rules.default()
+    if o.nli:
+        r.options.nli = o.nli
+    r.options.lm = r.options.lm or o.lm
+    r.options.gx = r.options.gx or o.gx
+    if r.options.gx and not o.report:
         raise UsageError("--gx needs --report DIR (Data Docs are written there)")
-    data = run(path_of(path), r, report, engine=None if engine == "local" else get_engine(engine, actors=actors))
-    return Report(data=data, path=Path(report) if report else None)
+    engine = None if o.engine == "local" else get_engine(o.engine, actors=o.actors)
+    # an LLM judge (rules' options.judge) may be a paid backend: the run's budget (the command line's), its usage
+    # journal beside the report (REPORT/usage.jsonl) and the graceful stop on signals
+    with paid_run(o.report if o.report and r.options.judge else None):
+        data = run(path_of(o.path), r, o.report, engine=engine)
+    return Report(data=data, path=Path(o.report) if o.report else None)
 
 
 def _texts(input: Any, column: str, format: str | None, quoting: str):
     """(rows, texts of ``column``) of any table; ``input`` may be a DataFrame, Dataset or list of dicts. A value
     that is not a string (a number, a list, a null) is an `InputError` naming its file, line and column: it is no
     text, and counting it as one without errors would flatter the set."""
-    from mtgauntlet.corpora.readers import FORMATS, read_rows
+    from mtgauntlet.corpora.readers import read_rows
     from mtgauntlet.errors import InputError
 
-    one_of("--format", format, FORMATS)
     path = as_input_path(input)
     format = input_format(input, format)  # in memory: always its Parquet file
     rs = read_rows(path, format=format, required=[column], text_fields=[], quoting=quoting, max_chars=None)
@@ -93,27 +76,9 @@ def _texts(input: Any, column: str, format: str | None, quoting: str):
 
 
 @public
-def diversity(
-    *,
-    input: Any,
-    column: str,
-    embedder: str | None = None,
-    word_order: int = 0,
-    max_texts: int = 5000,
-    format: str | None = None,
-    quoting: str = "auto",
-    progress: bool | None = False,
-) -> dict[str, Any]:
+@takes(DiversityOptions, returns=dict[str, Any])
+def diversity(o: DiversityOptions) -> dict[str, Any]:
     """Diversity of a text column: chrF diversity, embedding diversity, unique words.
-
-    Args:
-        input: Any table (TSV/CSV/JSONL/Parquet, ``.gz`` ok), or a DataFrame, ``datasets.Dataset`` or list of dicts.
-        column: The text column.
-        embedder: Embedder spec (default: e5).
-        word_order: chrF word n-gram order (2 = chrF++, the MT-breaker paper's nw:2).
-        max_texts: Sample this many texts for the pairwise metrics on larger sets.
-        format: tsv, csv, jsonl, parquet or hf; default: from the file name.
-        quoting: TSV/CSV quoting: auto, csv or none.
 
     Returns:
         The measures by name (``n``, ``chrf_diversity``, ``embedding_diversity``, ``unique_words``, ...), as
@@ -129,12 +94,12 @@ def diversity(
     from mtgauntlet.models import registry
     from mtgauntlet.validators import checks
 
-    _, texts = _texts(input, column, format, quoting)
+    _, texts = _texts(o.input, o.column, o.format, o.quoting)
     res = {
         "n": len(texts),
-        **checks.chrf_diversity(texts, word_order=word_order, max_texts=max_texts),
+        **checks.chrf_diversity(texts, word_order=o.word_order, max_texts=o.max_texts),
         "embedding_diversity": checks.embedding_diversity(
-            texts, registry.load("embedder", embedder) if embedder else None, max_texts
+            texts, registry.load("embedder", o.embedder) if o.embedder else None, o.max_texts
         ),
         "unique_words": checks.unique_words(texts),
     }
@@ -143,27 +108,10 @@ def diversity(
 
 
 @public
-def grammar(
-    *,
-    input: Any,
-    column: str,
-    lang: str,
-    out: str | Path | None = None,
-    format: str | None = None,
-    quoting: str = "auto",
-    progress: bool | None = False,
-):
+@takes(GrammarOptions)
+def grammar(o: GrammarOptions):
     """Rule-based grammar check of a text column (Harper for English, Grammalecte for French): errors per row and
     per 100 words, spelling kept apart.
-
-    Args:
-        input: Any table (TSV/CSV/JSONL/Parquet, ``.gz`` ok), or a DataFrame, ``datasets.Dataset`` or list of dicts.
-        column: The text column.
-        lang: Language of the texts: ``en`` or ``fr``.
-        out: Also write the rows with the grammar columns added (.parquet, .jsonl, .tsv, .csv; the issue lists as
-            JSON text in flat formats).
-        format: tsv, csv, jsonl, parquet or hf; default: from the file name.
-        quoting: TSV/CSV quoting: auto, csv or none.
 
     Returns:
         pandas.DataFrame: The rows with ``grammar_errors``, ``grammar_issues`` (a list per
@@ -186,12 +134,13 @@ def grammar(
     from mtgauntlet.tables import check_output_path, write_frame
     from mtgauntlet.validators import grammar as gr
 
+    out, lang = o.out, o.lang
     if out:
         check_output_path(out)
-        if not in_memory(input) and Path(out).resolve() == Path(path_of(input)).resolve():
+        if not in_memory(o.input) and Path(out).resolve() == Path(path_of(o.input)).resolve():
             raise UsageError(f"--out {out}: is the --input file; write the checked rows elsewhere")
     gr.checker(lang)  # a missing checker fails before any reading
-    rows, texts = _texts(input, column, format, quoting)
+    rows, texts = _texts(o.input, o.column, o.format, o.quoting)
     results = gr.check_texts(texts, lang)
     summary = {
         "n": len(texts),

@@ -52,6 +52,13 @@ def judgment_formats() -> tuple[str, ...]:
     return ("google-mqm", "wmt23-mtme", "wmt23-esa", *FORMATS)
 
 
+def engine_names() -> tuple[str, ...]:
+    """What ``--engine`` takes: where per-row work runs (local, ray)."""
+    from mtgauntlet.engines import ENGINES
+
+    return tuple(ENGINES)
+
+
 def unknown_keywords(what: str, given: Iterable[str], known: Iterable[str]) -> None:
     """Refuse a keyword ``what`` does not take, naming it and the close matches among ``known``."""
     import difflib

@@ -8,12 +8,18 @@ from pathlib import Path
 from typing import Any
 
 from mtgauntlet import shared_options as shared
-from mtgauntlet.api.checks import judgment_formats
+from mtgauntlet.api.checks import engine_names, judgment_formats
 from mtgauntlet.evaluation.dec_selection import SELECTIONS
 from mtgauntlet.options import REQUIRED, option
 from mtgauntlet.validators.set_measures import CHRF_REFERENCES, TOKENIZATIONS
 
 Names = str | Sequence[str] | None  # comma-separated on the command line; a list too in Python
+
+
+def tie_rules() -> tuple[str, ...]:
+    from mtgauntlet.evaluation.metric_robustness import TIES
+
+    return tuple(TIES)
 
 
 @dataclass(kw_only=True, frozen=True)
@@ -58,7 +64,7 @@ class EvaluateMetricOptions:
     engine: str = option(
         "local",
         flags=("--engine",),
-        choices=lambda: ("local", "ray"),
+        choices=engine_names,
         help="With --out: local, or ray (chunks scored on Ray workers; the same scores).",
     )
     gold: Names = option(
@@ -107,6 +113,7 @@ class EvaluateMetricOptions:
     ties: str = option(
         "discordant",
         flags=("--ties",),
+        choices=tie_rules,
         help="With --set: discordant: a tie counts against the "
         "metric (WMT challenge-set evaluation); ignore: ties in neither count (SMAUG eq. 1 as written).",
     )
@@ -263,10 +270,14 @@ class EvaluateBanditOptions:
         flags=("--budgets",),
         help="Budgets in pulls, comma-separated (default: 0.25, 0.5, 1, 1.5, 2 and 3 pulls per topic).",
     )
-    k: int = option(10, flags=("--k",), help="Size of the selected topic set (top-k).")
-    cap: int = option(10, flags=("--cap",), help="Max pulls per topic (the paper's c; 0 = no cap).")
-    epsilon: float = option(0.7, flags=("--epsilon",), help="eps-greedy: probability of exploring (paper: 0.7).")
-    repeats: int = option(5, flags=("--repeats",), help="Replays per algorithm (sample order and choices re-drawn).")
+    k: int = option(10, flags=("--k",), min=1, help="Size of the selected topic set (top-k).")
+    cap: int = option(10, flags=("--cap",), min=0, help="Max pulls per topic (the paper's c; 0 = no cap).")
+    epsilon: float = option(
+        0.7, flags=("--epsilon",), min=0.0, max=1.0, help="eps-greedy: probability of exploring (paper: 0.7)."
+    )
+    repeats: int = option(
+        5, flags=("--repeats",), min=1, help="Replays per algorithm (sample order and choices re-drawn)."
+    )
     seed: int = option(13, flags=("--seed",), help="Random seed of the replays.")
     min_samples: int = option(
         25,

@@ -65,8 +65,8 @@ def evaluate_metric(o: EvaluateMetricOptions) -> dict[str, Any]:
         return run_catalog(o)
     if callable(o.metric) or (isinstance(o.metric, (list, tuple)) and any(callable(m) for m in o.metric)):
         raise UsageError("a Python callable metric scores the catalog (out=...), not one --set")
+    from mtgauntlet.core.paid_run import paid_run
     from mtgauntlet.core.progress import Progress, want_bar
-    from mtgauntlet.core.usage import budget
     from mtgauntlet.evaluation.metric_robustness import (
         TIES,
         evaluate,
@@ -76,6 +76,7 @@ def evaluate_metric(o: EvaluateMetricOptions) -> dict[str, Any]:
         tau_d_correlation,
         tau_over_lps,
     )
+    from mtgauntlet.models.registry import public_spec
 
     one_of("--ties", o.ties, TIES)
     specs = metric_specs(o.metric)
@@ -100,21 +101,22 @@ def evaluate_metric(o: EvaluateMetricOptions) -> dict[str, Any]:
     skipped: dict[str, dict[str, str]] = {}
     results = []
     with (
-        budget(o.max_cost, o.max_requests),
+        paid_run(max_cost=o.max_cost, max_requests=o.max_requests),
         Progress(want_bar(None), len(specs) * len(pairs.good), 0, "evaluate metric (pairs)", every=10.0) as bar,
     ):
         for spec in specs:
             skipped[spec] = {}
             with bar.unit(len(pairs.good)):  # score_pairs reports each language pair's scoring inside
                 good, bad = score_pairs(pairs, spec, skipped[spec])
-            results += [{"metric": spec, **r} for r in evaluate(pairs, good, bad, o.ties)]
+            results += [{"metric": public_spec(spec), **r} for r in evaluate(pairs, good, bad, o.ties)]
     keys = ("metric", "phenomenon", "lp", "n", "tau", "d", "concordant", "discordant", "ties")
+    names = [public_spec(s) for s in specs]  # a metric is named by its public spec: never a credential
     return {
-        "metric": specs[0] if len(specs) == 1 else specs,
-        "metrics": specs,
+        "metric": names[0] if len(names) == 1 else names,
+        "metrics": names,
         "ties": o.ties,
         "good_equals_ref": same,
-        "skipped": {k: v for k, v in skipped.items() if v},
+        "skipped": {public_spec(k): v for k, v in skipped.items() if v},
         "results": [{k: r[k] for k in keys} for r in results],
         "tau_over_lps": tau_over_lps(results),
         "tau_d_correlation": tau_d_correlation(results),
@@ -148,12 +150,13 @@ def evaluate_dec(o: EvaluateDecOptions) -> dict[str, Any]:
         >>> res = mg.evaluate("dec", judgments="wmt23_mtme_seg_scores.tsv.gz", lp="en-de")
         >>> res["results"][0]["dec"]
     """
+    from mtgauntlet.core.paid_run import paid_run
     from mtgauntlet.core.progress import Progress, want_bar
-    from mtgauntlet.core.usage import budget
     from mtgauntlet.corpora.langs import split_lp
     from mtgauntlet.evaluation.dec import score_sources, unique_sources
     from mtgauntlet.evaluation.dec_selection import LENGTH_UNIT, dec_and_selection, oracle_rows
     from mtgauntlet.models import registry
+    from mtgauntlet.models.registry import public_spec
 
     path = str(o.judgments)
     rows = load_judgments(path, o.format, o.map, o.protocol, o.quoting)
@@ -169,7 +172,7 @@ def evaluate_dec(o: EvaluateDecOptions) -> dict[str, Any]:
     specs = spec_list(o.estimator)
     n_sources = sum(len(v) for v in unique_sources(rows).values())
     with (
-        budget(o.max_cost, o.max_requests),
+        paid_run(max_cost=o.max_cost, max_requests=o.max_requests),
         Progress(want_bar(None), n_sources * len(specs), 0, "evaluate dec (sources)", every=10.0) as bar,
     ):
         for spec in specs:
@@ -188,7 +191,7 @@ def evaluate_dec(o: EvaluateDecOptions) -> dict[str, Any]:
             res, sel = dec_and_selection(rows, scores, o.fraction, o.selection)
             results.append(
                 {
-                    "estimator": spec,
+                    "estimator": public_spec(spec),  # never a credential
                     "dec": res["dec"],
                     "dec_flat": res["dec_flat"],
                     "per_lp": res["per_lp"],
@@ -232,7 +235,7 @@ def evaluate_breaker(o: EvaluateBreakerOptions) -> dict[str, Any]:
         >>> res = mg.evaluate("breaker", set="builds/mtbreaker", plot="steps.png")
         >>> res["final_mean_qe"], res["table2"]
     """
-    from mtgauntlet.core.usage import budget
+    from mtgauntlet.core.paid_run import paid_run
     from mtgauntlet.evaluation.breaker_analysis import (
         language_pair,
         language_transfer,
@@ -258,7 +261,7 @@ def evaluate_breaker(o: EvaluateBreakerOptions) -> dict[str, Any]:
     if not o.qe and records[0].get("qe_models"):
         qe_specs = records[0]["qe_models"]
     curve = step_curve(records)
-    with budget(o.max_cost, o.max_requests):
+    with paid_run(max_cost=o.max_cost, max_requests=o.max_requests):
         result = {
             **summary(records),
             "step_curve": curve,

@@ -11,9 +11,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
+from mtgauntlet.api.catalog_options import LeaderboardOptions
 from mtgauntlet.api.checks import at_least, listed, one_of
 from mtgauntlet.api.session import public
 from mtgauntlet.errors import UsageError
+from mtgauntlet.options import takes
 
 __all__ = ["evaluate_catalog", "run_catalog", "leaderboard"]
 
@@ -24,20 +26,11 @@ REFERENCE_BASED = ("chrf", "bleu")
 
 
 def metric_specs(values: str | Sequence[str]) -> list[str]:
-    """``["chrf,bleu", "col:g,b"]`` -> ``["chrf", "bleu", "col:g,b"]`` (a ``col:`` spec keeps its comma)."""
-    out: list[str] = []
-    for value in [values] if isinstance(values, str) else values:
-        parts = [x.strip() for x in value.split(",")]
-        i = 0
-        while i < len(parts):
-            if parts[i].startswith("col:") and i + 1 < len(parts):
-                out.append(f"{parts[i]},{parts[i + 1]}")
-                i += 2
-                continue
-            if parts[i]:
-                out.append(parts[i])
-            i += 1
-    return list(dict.fromkeys(out))
+    """``["chrf,bleu", "col:g,b", "llm-as-qe:openai:m@URL#price=1/2,json=1"]`` -> each metric spec whole: the one
+    spec-list parser (:func:`mtgauntlet.models.qe_ensemble.split_specs`), where ``chrf`` and ``bleu`` are names."""
+    from mtgauntlet.models.qe_ensemble import split_specs
+
+    return split_specs(values, REFERENCE_BASED)
 
 
 def run_catalog(o: Any) -> dict[str, Any]:
@@ -110,8 +103,11 @@ def evaluate_catalog(
     max_requests: int | None = None,
 ) -> dict[str, Any]:
     """The catalog-wide evaluation behind `evaluate_metric` (see there)."""
+    from mtgauntlet.core.paid_run import paid_run
     from mtgauntlet.core.progress import Progress, want_bar
-    from mtgauntlet.core.usage import LEDGER, BudgetSpent, budget, report, since
+    from mtgauntlet.core.usage import BudgetSpent
+    from mtgauntlet.core.usage_journal import JOURNAL, journal_totals
+    from mtgauntlet.core.usage_report import report
     from mtgauntlet.releases.catalog import open_catalog
     from mtgauntlet.releases.manifest import RELEASE_MANIFEST, read_manifest
     from mtgauntlet.schema import to_table
@@ -154,7 +150,6 @@ def evaluate_catalog(
     known: dict[str, Known] = {}
     per_set: dict[tuple[str, str, str], tuple[Any, list[Scored]]] = {}
     total = len(scorers) * sum(len(i) for i in all_items)
-    before = LEDGER.snapshot()
     params = {
         "ci_resamples": ci_resamples,
         "sig_resamples": sig_resamples,
@@ -196,14 +191,14 @@ def evaluate_catalog(
             "metrics": [s.name for _, s in scorers],
             "sets": [f"{r.name}@{r.version}" for r in refs],
             "counts": counts,
-            "usage": report(since(before)),
+            "usage": report(journal_totals(root / JOURNAL)),  # every run into RESULTS, killed ones included
             "stopped": stopped,
         }
         return seal(root, to_table("metric_stat", old + stats), [run], statistics=params), run
 
     try:
         with (
-            budget(max_cost, max_requests),
+            paid_run(root, max_cost=max_cost, max_requests=max_requests),
             Progress(want_bar(None), total, 0, "evaluate metric (items)", every=10.0) as bar,
         ):
             for spec, scorer in scorers:
@@ -245,9 +240,9 @@ def evaluate_catalog(
                         scored = Scored(mine.signature, scores, corpus_scorer(mine.name), marked)
                         per_set.setdefault((ref.name, ref.version, ref.kind), (items, []))[1].append(scored)
                         pending.append((key, items, scored, base, bool(added) or key not in kept or not same_params))
-    except BudgetSpent as exc:
+    except (BudgetSpent, KeyboardInterrupt) as exc:
         compute_stats()
-        finish(str(exc))  # what was scored stays stored and sealed; the same command resumes
+        finish(str(exc) if isinstance(exc, BudgetSpent) else "interrupted")  # stored, sealed; the same command resumes
         raise
     compute_stats()
     manifest, run = finish()
@@ -317,22 +312,10 @@ def store_dec(out: str | Path, judgments: str, result: dict[str, Any]) -> int:
 
 
 @public
-def leaderboard(
-    *,
-    results: str | Path,
-    out: str | Path = "leaderboard.html",
-    releases: str | Path | None = None,
-    title: str | None = None,
-    progress: bool | None = False,
-) -> dict[str, Any]:
+@takes(LeaderboardOptions, returns=dict[str, Any])
+def leaderboard(o: LeaderboardOptions) -> dict[str, Any]:
     """Write the self-contained HTML leaderboard page of a results folder (``gauntlet leaderboard``): one file,
     offline (no external URL), tables and plots of every metric on every set, everything escaped.
-
-    Args:
-        results: A results folder of ``gauntlet evaluate metric --out`` (only the files its manifest seals are read).
-        out: The HTML file to write.
-        releases: The catalog the sets came from (names their releases' descriptions on the page).
-        title: The page's title.
 
     Returns:
         ``{"out": path, "rows": leaderboard rows shown, "metrics": [...], "sets": [...]}``.
@@ -345,4 +328,4 @@ def leaderboard(
     """
     from mtgauntlet.workbench.page import write_leaderboard
 
-    return write_leaderboard(Path(results), Path(out), releases=releases, title=title)
+    return write_leaderboard(Path(o.results), Path(o.out), releases=o.releases, title=o.title)

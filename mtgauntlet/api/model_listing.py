@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from mtgauntlet.api.catalog_options import ModelsOptions
 from mtgauntlet.api.session import public
+from mtgauntlet.options import takes
 
 __all__ = ["list_models"]
 
 
 @public
-def list_models(*, progress: bool | None = False):
+@takes(ModelsOptions)
+def list_models(o: ModelsOptions):
     """The model backends mtgauntlet knows: the embedded (offline) ones, installed or not, and every backend spec
     name with its roles (``gauntlet models``).
 

@@ -5,18 +5,17 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from mtgauntlet.api.inputs import path_of
+from mtgauntlet.api.release_options import Paths, PublishOptions, ReleaseOptions, VerifyOptions
 from mtgauntlet.api.results import Publication, Release, Verification
 from mtgauntlet.api.session import public, warn
 from mtgauntlet.errors import GauntletError, UsageError
+from mtgauntlet.options import takes
 
 __all__ = ["release", "verify", "publish", "list_releases", "open_release"]
-
-Paths = Any  # a path, a result object with ``.path`` (Build, Report, Release), or a list of them
 
 
 def _many(value: Paths, name: str) -> list[Any]:
@@ -65,53 +64,10 @@ def release_warnings(manifest: dict[str, Any]) -> list[str]:
 
 
 @public
-def release(
-    builds: Paths,
-    *,
-    name: str,
-    version: str,
-    out: str | Path = "releases",
-    report: Paths = (),
-    license: str | None = None,
-    license_name: str = "",
-    license_link: str = "",
-    provenance: Sequence[str] = (),
-    input_file: Paths = (),
-    url: str | None = None,
-    creator: Sequence[str] = (),
-    pretty_name: str | None = None,
-    figure: Paths = (),
-    description: str | None = None,
-    recipe: str | Path | None = None,
-    audit: bool = False,
-    progress: bool | None = False,
-) -> Release:
+@takes(ReleaseOptions, returns=Release)
+def release(o: ReleaseOptions) -> Release:
     """Package complete builds as ``OUT/name=NAME/version=VERSION/`` (written atomically, never overwritten):
     Parquet per record kind and language pair, dataset card, Croissant, and a manifest with every file's sha256.
-
-    Args:
-        builds: Build directories (or `Build` objects); a path inside a build means the whole build.
-        name: Release name (letters, digits, ``.`` ``_`` ``-``).
-        version: Semantic version ``X.Y.Z`` or ``X.Y.Z-PRERELEASE``.
-        out: Releases root (hive layout ``name=``/``version=``).
-        report: Validation report(s) of these builds (folders, ``report.json`` files or `Report` objects
-            written with ``report=DIR``); refused if a report validated other builds.
-        license: Hugging Face Hub licence id for the card (``other`` with ``license_name`` and ``license_link``);
-            default: derived from the sources' provenance.
-        license_name: Name of the licence when ``license="other"``.
-        license_link: Link to the licence text when ``license="other"``.
-        provenance: What a source is, as ``DATASET:FIELD=VALUE`` statements (FIELD: license, name, url, citation,
-            license_name, license_link, hub_id; ``url`` and ``license_link`` http(s), ``hub_id`` a Hub dataset id;
-            DATASET a ``source_dataset`` of the released records, else refused).
-        input_file: Input files the builds read: data mtgauntlet ships is recognised by its sha256 and brings its
-            licence.
-        url: Where the release is published (http(s)), for Croissant's ``url``.
-        creator: Who made the release (Croissant ``creator``).
-        pretty_name: Human-readable dataset name for the card.
-        figure: Extra PNG figures to embed in the card.
-        description: A paragraph describing the set (card).
-        recipe: The resolved recipe that made these builds, stored as ``recipe.yaml``.
-        audit: Put the audit page (``report.html``, as `mtgauntlet.audit`) into the release.
 
     Returns:
         Release: The `Release`: its ``path``, ``manifest``, ``warnings`` (each also raised as a
@@ -128,36 +84,36 @@ def release(
     from mtgauntlet.releases.inputs import find_build_dir
     from mtgauntlet.releases.release import make_release
 
-    builds = [path_of(b) for b in _many(builds, "builds")]
+    builds = [path_of(b) for b in _many(o.builds, "builds")]
     if not builds:
         raise UsageError("builds: give at least one build directory")
-    reports = [_read_report(r) for r in _many(report, "report")]
-    extra = [Path(path_of(f)) for f in _many(figure, "figure")]
+    reports = [_read_report(r) for r in _many(o.report, "report")]
+    extra = [Path(path_of(f)) for f in _many(o.figure, "figure")]
     for f in extra:
         if not f.is_file():
             raise GauntletError(f"{f}: no such figure file")
     for b in builds:
         extra += sorted((find_build_dir(b) / "figures").glob("*.png"))
-    if recipe and not Path(recipe).is_file():
-        raise GauntletError(f"{recipe}: no such recipe file")
+    if o.recipe and not Path(o.recipe).is_file():
+        raise GauntletError(f"{o.recipe}: no such recipe file")
     path = make_release(
         builds,
-        name,
-        version,
-        out=out,
+        o.name,
+        o.version,
+        out=o.out,
         reports=reports,
-        license=license,
-        pretty_name=pretty_name,
+        license=o.license,
+        pretty_name=o.pretty_name,
         extra_figures=extra,
-        description=description,
-        recipe=recipe,
-        audit=audit,
-        license_name=license_name,
-        license_link=license_link,
-        provenance=list(_many(provenance, "provenance")),
-        input_files=[path_of(f) for f in _many(input_file, "input_file")],
-        url=url,
-        creators=list(_many(creator, "creator")),
+        description=o.description,
+        recipe=o.recipe,
+        audit=o.audit,
+        license_name=o.license_name,
+        license_link=o.license_link,
+        provenance=list(_many(o.provenance, "provenance")),
+        input_files=[path_of(f) for f in _many(o.input_file, "input_file")],
+        url=o.url,
+        creators=list(_many(o.creator, "creator")),
     )
     result = Release.open(path)
     result.warnings = release_warnings(result.manifest)
@@ -167,13 +123,11 @@ def release(
 
 
 @public
-def verify(path: str | Path, *, progress: bool | None = False) -> Verification:
+@takes(VerifyOptions, returns=Verification)
+def verify(o: VerifyOptions) -> Verification:
     """Re-check every file of a release against its ``manifest.json``: a changed, missing or extra file is a
     problem. A git clone or Hub download verifies (its ``.git``, ``.gitattributes`` and ``.cache/huggingface/``
     are not release files).
-
-    Args:
-        path: A release directory (``.../name=NAME/version=X.Y.Z``) or a `Release`.
 
     Returns:
         A `Verification`: ``ok`` (also its truth value) and one line per problem in ``problems``.
@@ -187,25 +141,18 @@ def verify(path: str | Path, *, progress: bool | None = False) -> Verification:
     """
     from mtgauntlet.releases.release import verify_release
 
-    root = Path(path_of(path))
+    root = Path(path_of(o.path))
     return Verification(path=root, problems=verify_release(root))
 
 
 @public
-def publish(
-    path: str | Path, *, repo: str, dry_run: bool = False, branch: str = "main", progress: bool | None = False
-) -> Publication:
+@takes(PublishOptions, returns=Publication)
+def publish(o: PublishOptions) -> Publication:
     """Publish a release: one atomic commit of exactly the manifest's files, then the immutable tag ``vX.Y.Z``.
     Refused when the tag exists with other files or the release does not verify; a verified copy is uploaded, so
     a file changed meanwhile stops the publish. Publishing a release its tag already holds, byte for byte, sends
     nothing and is no error (``already_published``). The token comes only from ``HF_TOKEN`` or
     ``huggingface-cli login``.
-
-    Args:
-        path: A release directory or a `Release`.
-        repo: Hub dataset repository ``ORG/NAME``, or ``file:PATH`` for a local git repository.
-        dry_run: Only plan: the result lists the exact commit operations; nothing is published.
-        branch: Branch to commit to.
 
     Returns:
         Publication: A `Publication`: the tag, the commit (``None`` on a dry run; the tagged commit when
@@ -221,12 +168,12 @@ def publish(
     """
     from mtgauntlet.releases.publish import publish as do_publish
 
-    plan = do_publish(path_of(path), repo, dry_run=dry_run, branch=branch)
+    plan = do_publish(path_of(o.path), o.repo, dry_run=o.dry_run, branch=o.branch)
     return Publication(
         repo=plan.repo_id,
         tag=plan.tag,
         commit=plan.commit,
-        dry_run=dry_run,
+        dry_run=o.dry_run,
         operations=[
             {"op": "add" if type(op).__name__ == "CommitOperationAdd" else "delete", "path": op.path_in_repo}
             for op in plan.operations

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from mtgauntlet import shared_options as shared
+from mtgauntlet.api.checks import engine_names
 from mtgauntlet.corpora.readers import FORMATS
 from mtgauntlet.options import option
 
@@ -28,6 +29,7 @@ def out_field() -> Any:
 def engine_field() -> Any:
     return option(
         "local",
+        choices=engine_names,
         builds=False,
         help="local (this process) or ray (the cluster at RAY_ADDRESS, else a local one); same output.",
     )

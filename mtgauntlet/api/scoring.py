@@ -58,23 +58,25 @@ def _run_engine(
 ):
     """(scores in input order, placement, API usage of the run) with the engine, device and budget options of
     ``o``. A budget spent stops it (BudgetSpent); the finished shards stay in ``work`` so the same call resumes."""
-    from mtgauntlet.core import usage
+    from mtgauntlet.core.paid_run import paid_run
     from mtgauntlet.core.progress import Progress, want_bar
+    from mtgauntlet.core.usage_journal import JOURNAL
     from mtgauntlet.engines import get_engine
     from mtgauntlet.engines.scoring import ScoreTask
     from mtgauntlet.models.runtime import set_defaults
 
-    before = usage.LEDGER.snapshot()
     set_defaults(device=o.device, dtype=o.dtype, batch=o.batch_size)
     task = ScoreTask(role, spec, src_lang, tgt_lang, o.shard_size)
     eng = get_engine(o.engine, **({"actors": o.actors} if o.engine == "ray" else {}))
     n = len(next(iter(columns.values())))
+    work.mkdir(parents=True, exist_ok=True)
+    # the journal lives with the finished shards (OUT.work/): a killed run's spend is in the re-run's totals
     with (
-        usage.budget(o.max_cost, o.max_requests),
+        paid_run(journal=work / JOURNAL, max_cost=o.max_cost, max_requests=o.max_requests) as run,
         Progress(want_bar(None), total=n, done=0, label=f"score {role} ({o.engine})") as progress,
     ):
         scores = eng.score(task, columns, work, on_shard=lambda start, end: progress.advance(end - start))
-    return scores, eng.placement(task), usage.report(usage.since(before))
+    return scores, eng.placement(task), run.usage()
 
 
 def _finish(df, out, work: Path, what: str, engine: str, placement: dict, column: str, rows, spent):
@@ -206,7 +208,7 @@ def score_qe(o: ScoreQEOptions):
         df["qe"] = scores[:, 0]
         if len(specs) > 1:
             for j, spec in enumerate(specs, start=1):
-                df[f"qe:{spec}"] = scores[:, j]
+                df[f"qe:{public_spec(spec)}"] = scores[:, j]  # never a credential in a column name
         return _finish(df, o.out, work, ",".join(public_spec(list(specs))), o.engine, placement, "qe", rs, spent)
 
 

@@ -201,7 +201,7 @@ def licence_section(manifest: dict[str, Any]) -> str:
 
 
 def creation_section(manifest: dict[str, Any]) -> str:
-    from mtgauntlet.core.usage import summary_line as usage_line
+    from mtgauntlet.core.usage_report import summary_line as usage_line
 
     builds = []
     for b in manifest["builds"]:

@@ -9,9 +9,6 @@ from typing import Any
 
 import typer
 
-from mtgauntlet.corpora.readers import FORMATS
-from mtgauntlet.shared_options import QUOTING_HELP
-
 
 def fail(message: str, code: int = 2) -> None:
     typer.echo(f"error: {message}", err=True)
@@ -51,12 +48,10 @@ def print_json(obj: Any) -> None:
 
 
 def json_option(what: str = "the result"):
-    return typer.Option(
-        False,
-        "--json",
-        help=f"Print {what} as one JSON object on stdout (nothing else goes to "
-        "stdout; notes and progress go to stderr).",
-    )
+    """``--json`` as a typer option, made from its declaration (`mtgauntlet.cli.declared.json_flag`)."""
+    from mtgauntlet.cli.declared import json_flag, typer_option
+
+    return typer_option(json_flag(what))
 
 
 def print_result(as_json: bool, text: str, obj: dict[str, Any]) -> None:
@@ -81,35 +76,3 @@ def build_result(summary) -> dict[str, Any]:
         "signature": summary.signature,
         "seconds": round(summary.seconds, 3),
     }
-
-
-# -- options shared by every command that reads a table (one definition, one help text) ---------------
-def quoting_option():
-    return typer.Option("auto", "--quoting", help=QUOTING_HELP)
-
-
-def checked(choices: tuple[str, ...], what: str = "format"):
-    """An option callback that refuses a value outside ``choices`` (a usage error, exit 2, before any work)."""
-
-    def check(value):
-        if value is not None and value not in choices:
-            raise typer.BadParameter(f"unknown {what} {value!r} (one of {', '.join(choices)})")
-        return value
-
-    return check
-
-
-OUTPUT_FORMATS = ("table", "csv", "json")
-
-
-def table_format_option():
-    """``--format`` of a plain table (tsv, csv, jsonl, parquet, hf)."""
-    return typer.Option(
-        None, "--format", callback=checked(FORMATS), help=f"{', '.join(FORMATS)}; default: from the file name."
-    )
-
-
-def output_format_option(default: str = "table"):
-    return typer.Option(
-        default, "--format", "-f", callback=checked(OUTPUT_FORMATS), help=f"Output: {', '.join(OUTPUT_FORMATS)}."
-    )

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 import typer
+
+from mtgauntlet.cli.declared import command
+from mtgauntlet.options import argument
 
 SHELLS = ("bash", "zsh", "fish", "powershell")
 COMPLETE_VAR = "_GAUNTLET_COMPLETE"  # what the script sets when it asks `gauntlet` for completions
@@ -15,18 +21,22 @@ def init() -> None:
     completion_init()
 
 
-def _check_shell(value: str) -> str:
-    if value not in SHELLS:
-        raise typer.BadParameter(f"unknown shell {value!r} (one of {', '.join(SHELLS)})")
-    return value
-
-
-def completion(
-    shell: str = typer.Argument(..., metavar="SHELL", callback=_check_shell, help=f"One of {', '.join(SHELLS)}."),
-):
+@dataclass(kw_only=True, frozen=True)
+class CompletionOptions:
     """Print the completion script of SHELL; e.g. `gauntlet completion bash > ~/.local/share/bash-completion/
     completions/gauntlet`, or `eval "$(gauntlet completion bash)"` in ~/.bashrc."""
+
+    shell: str = argument(metavar="SHELL", choices=lambda: SHELLS, help=f"One of {', '.join(SHELLS)}.")
+
+
+def completion(p: dict[str, Any]) -> None:
+    """``gauntlet completion SHELL``: print typer's script for SHELL."""
     from typer._completion_shared import get_completion_script
 
     init()
-    typer.echo(get_completion_script(prog_name="gauntlet", complete_var=COMPLETE_VAR, shell=shell))
+    typer.echo(get_completion_script(prog_name="gauntlet", complete_var=COMPLETE_VAR, shell=p["shell"]))
+
+
+def register(app: typer.Typer) -> None:
+    """``gauntlet completion`` on the root command."""
+    command(app, "completion", CompletionOptions, completion)

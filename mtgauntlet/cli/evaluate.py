@@ -15,8 +15,9 @@ from mtgauntlet.api.evaluate_options import (
     EvaluateMetricOptions,
 )
 from mtgauntlet.cli.common import print_frame, print_json
-from mtgauntlet.cli.declared import command
+from mtgauntlet.cli.declared import command, json_flag
 from mtgauntlet.core.progress import info
+from mtgauntlet.options import Declared
 
 app = typer.Typer(
     help="Evaluate metrics on challenge sets, or difficulty estimators on judgments.", no_args_is_help=True
@@ -224,8 +225,8 @@ def _bandit(p: dict[str, Any]) -> None:
         typer.echo(f"plot: {plot}")
 
 
-def _json(after: str) -> dict[str, tuple[str, Any, Any]]:
-    return {"json_out": (after, bool, typer.Option(False, "--json", help="Print JSON."))}
+def _json(after: str) -> dict[str, tuple[str, Declared]]:
+    return {"json_out": (after, json_flag(help="Print JSON."))}
 
 
 command(app, "metric", EvaluateMetricOptions, _metric, extra=_json("ties"))

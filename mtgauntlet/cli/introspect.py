@@ -73,3 +73,13 @@ def all_commands():
             yield path, cmd
 
     yield from walk(root_command(), ())
+
+
+def declared_commands():
+    """(path, click command, options dataclass, names of its CLI-only options) for every leaf command made from an
+    options dataclass (`mtgauntlet.cli.declared.command`)."""
+    for path, cmd in all_commands():
+        made = getattr(cmd, "callback", None)
+        cls = getattr(made, "options", None)
+        if cls is not None:
+            yield path, cmd, cls, getattr(made, "printing", ())

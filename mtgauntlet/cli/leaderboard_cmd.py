@@ -1,30 +1,28 @@
-"""`gauntlet leaderboard --results RESULTS [--releases ROOT] --out page.html`."""
+"""`gauntlet leaderboard --results RESULTS [--releases ROOT] --out page.html` (options declared once:
+`mtgauntlet.api.catalog_options.LeaderboardOptions`)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import typer
 
-from mtgauntlet.cli.common import json_option, print_result
+from mtgauntlet.api.catalog_options import LeaderboardOptions
+from mtgauntlet.cli.common import print_result
+from mtgauntlet.cli.declared import command, json_flag
 
 
-def leaderboard(
-    results: str = typer.Option(
-        ...,
-        "--results",
-        help="A results folder of `gauntlet evaluate metric --out` (only the files its manifest seals are read).",
-    ),
-    out: str = typer.Option(
-        "leaderboard.html", "--out", "-o", help="The HTML page to write (one self-contained file)."
-    ),
-    releases: str | None = typer.Option(
-        None, "--releases", "-r", help="The catalog the sets came from (their sizes are shown)."
-    ),
-    title: str | None = typer.Option(None, "--title", help="The page's title."),
-    json_out: bool = json_option("where the page is"),
-):
-    """Write the leaderboard page of a results folder: tables and plots of every metric on every set (pair sets:
-    accuracy, ACES and SMAUG tau, SMAUG d; human-judgment sets: segment- and system-level statistics). Offline."""
+def leaderboard(p: dict[str, Any]) -> None:
+    """``gauntlet leaderboard``: write the page through `mtgauntlet.api.metric_workbench.leaderboard`."""
     from mtgauntlet.api.metric_workbench import leaderboard as write_page
 
-    res = write_page(results=results, out=out, releases=releases, title=title, progress=None)
+    json_out = p.pop("json_out")
+    res = write_page(**p, progress=None)
     print_result(json_out, f"leaderboard: {res['out']} ({res['rows']} statistics)", res)
+
+
+def register(app: typer.Typer) -> None:
+    """``gauntlet leaderboard`` on the root command."""
+    command(
+        app, "leaderboard", LeaderboardOptions, leaderboard, extra={"json_out": (None, json_flag("where the page is"))}
+    )

@@ -29,6 +29,7 @@ from mtgauntlet.cli import (
     validate_cmd,
 )
 from mtgauntlet.cli import query as query_mod
+from mtgauntlet.core.paid_run import DRAIN_SECONDS
 from mtgauntlet.core.progress import QUIET_ENV
 
 app = typer.Typer(
@@ -45,18 +46,17 @@ app.add_typer(score.app, name="score")
 app.add_typer(evaluate.app, name="evaluate")
 app.add_typer(simulate.app, name="simulate")
 app.add_typer(validate_cmd.app, name="validate")
-app.command("query")(query_mod.query)
-app.command("models")(models_cmd.models)
-app.command("release")(release_cmd.release)
-app.command("verify")(release_cmd.verify)
-app.command("publish")(release_cmd.publish)
-app.command("import")(sets_cmd.import_set)
-app.command("export")(sets_cmd.export_set)
-app.command("run")(recipe_cmd.run_recipe)
-app.command("reproduce")(recipe_cmd.reproduce)
-app.command("audit")(audit_cmd.audit)
-app.command("leaderboard")(leaderboard_cmd.leaderboard)
-app.command("completion")(completion.completion)
+for _commands in (  # each declares its options once (mtgauntlet.cli.declared); registered in this order
+    query_mod,
+    models_cmd,
+    release_cmd,  # release, verify, publish
+    sets_cmd,  # import, export
+    recipe_cmd,  # run, reproduce
+    audit_cmd,
+    leaderboard_cmd,
+    completion,
+):
+    _commands.register(app)
 
 
 def _print_version(value: bool) -> None:
@@ -103,17 +103,19 @@ def _root(
         None,
         "--max-cost",
         envvar="MTGAUNTLET_MAX_COST",
-        help="Stop (exit 3, resumable) once the openai: requests of this run "
-        "cost USD (needs #price=IN/OUT in the specs).",
+        help="Budget in USD of the paid API requests of this run (any paid backend; needs #price=IN/OUT in "
+        "the specs): a request leaves only when its worst case fits beside those in flight; exit 3, resumable, "
+        "when the next one does not fit with none in flight. Ctrl-C/SIGTERM stop sending and wait up to "
+        f"{DRAIN_SECONDS:g} s for the requests in flight (a second one aborts).",
     ),
     max_requests: int | None = typer.Option(
         None,
         "--max-requests",
         envvar="MTGAUNTLET_MAX_REQUESTS",
-        help="Stop (exit 3, resumable) after N requests to openai: backends.",
+        help="Stop (exit 3, resumable) after N requests to paid backends.",
     ),
 ):
-    from mtgauntlet.core.usage import set_global_budget
+    from mtgauntlet.core.budget import set_global_budget
     from mtgauntlet.models.runtime import set_defaults
 
     set_defaults(device=device, dtype=dtype, batch=batch_size, concurrency=concurrency)
@@ -169,7 +171,10 @@ def run(argv: list[str] | None = None) -> int:
     quiet_before = os.environ.get(QUIET_ENV)
     try:
         return _run(args)
-    finally:  # -q of one command does not leak into the next one run in this process
+    finally:  # -q and the budget of one command do not leak into the next one run in this process
+        from mtgauntlet.core.budget import set_global_budget
+
+        set_global_budget(None, None)
         if quiet_before is None:
             os.environ.pop(QUIET_ENV, None)
         else:
@@ -194,12 +199,17 @@ def _run(args: list[str]) -> int:
 
         with cli_warnings(lambda line: typer.echo(redact_secrets(line), err=True)):
             rv = app(args=args, prog_name="gauntlet", standalone_mode=False)
+        if rv == 130:  # typer returns Exit(130) for a KeyboardInterrupt: Ctrl-C, or a graceful stop's Interrupted
+            from mtgauntlet.core.paid_run import last_interrupt
+
+            return _interrupted(last_interrupt())
         return rv if isinstance(rv, int) else 0
     except exits as exc:
+        if isinstance(exc.__cause__, KeyboardInterrupt):  # typer turns Ctrl-C into Exit(130)
+            return _interrupted(exc.__cause__)
         return getattr(exc, "exit_code", 0)
-    except aborts:
-        typer.echo("interrupted; finished work is kept, run the same command again to resume", err=True)
-        return 130
+    except aborts as exc:
+        return _interrupted(exc if isinstance(exc, KeyboardInterrupt) else exc.__cause__ or exc.__context__)
     except no_args as exc:
         typer.echo(exc.ctx.get_help() if exc.ctx is not None else str(exc))
         return 0
@@ -231,6 +241,13 @@ def _run(args: list[str]) -> int:
             err=True,
         )
         return 2
+
+
+def _interrupted(exc: BaseException | None) -> int:
+    """Ctrl-C or SIGTERM (a graceful stop drained the requests in flight: :mod:`mtgauntlet.core.paid_run`): 130 or
+    143."""
+    typer.echo("interrupted; finished work is kept, run the same command again to resume", err=True)
+    return 128 + getattr(exc, "signum", 2)
 
 
 def main() -> None:

@@ -2,13 +2,30 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import typer
 
+from mtgauntlet.api.catalog_options import ModelsOptions
+from mtgauntlet.cli.declared import command, json_flag
 
-def models(json_out: bool = typer.Option(False, "--json", help="Print JSON instead of a table.")):
-    """List model roles, embedded offline backends (installed or not) and every backend spec name."""
+
+def register(app: typer.Typer) -> None:
+    """``gauntlet models`` on the root command (its one option, ``--json``, is how it prints)."""
+    command(
+        app,
+        "models",
+        ModelsOptions,
+        models,
+        extra={"json_out": (None, json_flag(help="Print JSON instead of a table."))},
+    )
+
+
+def models(p: dict[str, Any]) -> None:
+    """``gauntlet models``: the listing of `mtgauntlet.api.model_listing.list_models`, as tables or ``--json``."""
     from mtgauntlet.api.model_listing import list_models as listing
 
+    json_out = p["json_out"]
     df = listing(progress=None)
     rows, extra = df.to_dict("records"), df.attrs
     if json_out:

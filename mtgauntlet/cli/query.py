@@ -22,7 +22,9 @@ from typing import Any
 
 import typer
 
-from mtgauntlet.cli.common import fail, output_format_option, print_frame
+from mtgauntlet.api.catalog_options import QueryOptions
+from mtgauntlet.cli.common import fail, print_frame
+from mtgauntlet.cli.declared import command, printing
 
 FORMATS = ("table", "csv", "json")
 
@@ -87,25 +89,22 @@ def write_result(table, fmt: str) -> None:
         fail(f"unknown --format {fmt!r} ({', '.join(FORMATS)})")
 
 
-def query(
-    sql: str = typer.Argument(
-        ...,
-        help="A SELECT statement; views: one per record kind (e.g. smaug_pair), "
-        "latest_<kind>, releases, catalog_files, catalog_info, catalog_skipped.",
-    ),
-    releases: str = typer.Option("releases", "--releases", "-r", help="Directory with releases or build outputs."),
-    results: str = typer.Option(
-        None,
-        "--results",
-        help="A results folder of `gauntlet evaluate metric --out`: "
-        "adds the views metric_score and leaderboard (only the files its manifest seals).",
-    ),
-    format: str = output_format_option(),
-):
-    """Run a read-only SQL query over the records of every release under --releases (exactly the files their
-    manifests list; a folder without releases: every build output's records). What is skipped is warned about."""
+def query(p: dict[str, Any]) -> None:
+    """``gauntlet query``: the result of `mtgauntlet.api.catalog.query_table`, printed as ``--format`` says."""
     from mtgauntlet.api.catalog import query_table
 
-    if format not in FORMATS:
-        fail(f"unknown --format {format!r} ({', '.join(FORMATS)})")
-    write_result(query_table(sql, releases=releases, results=results, progress=None), format)
+    fmt = p.pop("format")
+    write_result(query_table(**p, progress=None), fmt)
+
+
+def register(app: typer.Typer) -> None:
+    """``gauntlet query`` on the root command; ``--format`` is how it prints (``mg.query`` returns a DataFrame)."""
+    output = printing(
+        "format",
+        "table",
+        type=str,
+        flags=("--format", "-f"),
+        choices=lambda: FORMATS,
+        help=f"Output: {', '.join(FORMATS)}.",
+    )
+    command(app, "query", QueryOptions, query, extra={"format": (None, output)})

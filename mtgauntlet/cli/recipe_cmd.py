@@ -1,37 +1,29 @@
 """`gauntlet run RECIPE` (builds, validation, release, audit, publish from one YAML file) and
 `gauntlet reproduce RELEASE_DIR` (rebuild from the recipe stored in a release and compare). Both call
-:mod:`mtgauntlet.recipes.running` and print what it returns."""
+:mod:`mtgauntlet.recipes.running` and print what it returns; their options are declared once
+(`mtgauntlet.recipes.run_options`)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import typer
 
-from mtgauntlet.cli.recipe_reproduce import reproduce  # noqa: F401  (registered by main as `gauntlet reproduce`)
+from mtgauntlet.cli.declared import command, json_flag
+from mtgauntlet.cli.recipe_reproduce import reproduce
+from mtgauntlet.recipes.run_options import ReproduceOptions, RunOptions
+
+RUN_JSON = "Print the plan and the outcome as one JSON object on stdout (the plan's lines and every step's output go to stderr)."
 
 
-def run_recipe(
-    recipe: str = typer.Argument(..., metavar="RECIPE", help="Recipe YAML (see README: Recipes)."),
-    dry_run: bool = typer.Option(
-        False, "--dry-run", help="Print the plan (commands, what is done already); run nothing."
-    ),
-    work: str | None = typer.Option(
-        None, "--work", help="Work directory for builds and reports [default: gauntlet-work/<release name>]."
-    ),
-    releases: str = typer.Option("releases", "--releases", help="Releases root the release is written to."),
-    json_out: bool = typer.Option(
-        False,
-        "--json",
-        help="Print the plan and the outcome as one JSON object on stdout "
-        "(the plan's lines and every step's output go to stderr).",
-    ),
-):
-    """Run a recipe end to end: every build (resuming; complete and unchanged builds are skipped), validation,
-    the release (with the resolved recipe inside), the audit report and publishing when the recipe asks."""
+def run_recipe(p: dict[str, Any]) -> None:
+    """``gauntlet run``: the plan and each step's lines (stderr with ``--json``), then the outcome."""
     from mtgauntlet.recipes import running as recipes
 
-    before = recipes.plan(recipe, work=work, releases=releases) if json_out else None
+    json_out, dry_run = p.pop("json_out"), p["dry_run"]
+    before = recipes.plan(p["recipe"], work=p["work"], releases=p["releases"]) if json_out else None
     with recipes.outcome_lines(lambda line: typer.echo(line, err=json_out)):
-        recipes.run(recipe, dry_run=dry_run, work=work, releases=releases, progress=None)
+        recipes.run(**p, progress=None)
     if before is not None:
         from mtgauntlet.cli.common import print_json
 
@@ -58,3 +50,10 @@ def run_recipe(
                 "publish": before.publish,
             }
         )
+
+
+def register(app: typer.Typer) -> None:
+    """``gauntlet run`` and ``gauntlet reproduce`` on the root command."""
+    command(app, "run", RunOptions, run_recipe, extra={"json_out": (None, json_flag(help=RUN_JSON))})
+    reproduce_json = json_flag(help="Print the comparison as JSON.")
+    command(app, "reproduce", ReproduceOptions, reproduce, extra={"json_out": (None, reproduce_json)})

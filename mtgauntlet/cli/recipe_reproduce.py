@@ -3,32 +3,18 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import typer
 
 
-def reproduce(
-    release_dir: str = typer.Argument(
-        ..., metavar="RELEASE_DIR", help="A release made by `gauntlet run` (it holds recipe.yaml)."
-    ),
-    inputs: str | None = typer.Option(
-        None,
-        "--inputs",
-        help="Folder holding the recipe's input files (by path, "
-        "file name or sha256), where their recorded paths do not exist on this "
-        "machine.",
-    ),
-    work: str | None = typer.Option(
-        None, "--work", help="Where to rebuild [default: a temporary folder, removed afterwards]."
-    ),
-    json_out: bool = typer.Option(False, "--json", help="Print the comparison as JSON."),
-):
-    """Verify a release, rebuild it from its stored recipe on this machine and compare, per record kind, the ids
-    and every text and value; exit 0 when identical, 1 when anything differs (each difference listed) or the
-    release does not verify."""
+def reproduce(p: dict[str, Any]) -> None:
+    """``gauntlet reproduce``: verify, rebuild and compare; exit 1 when anything differs."""
     from mtgauntlet.cli.common import print_json
     from mtgauntlet.recipes.reproducing import reproduce as rebuild
 
-    done = rebuild(release_dir, inputs=inputs, work=work, progress=None)
+    json_out = p.pop("json_out")
+    done = rebuild(**p, progress=None)
     if json_out:
         print_json(
             {

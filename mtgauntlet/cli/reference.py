@@ -28,6 +28,22 @@ def _default(p) -> str:
     return f"`{d}`"
 
 
+def _meaning(p) -> str:
+    """The help of an option, with its range and choices where it has them."""
+    text = _cell(p.help or "")
+    low, high = getattr(p, "min", None), getattr(p, "max", None)
+    if low is not None or high is not None:
+        text += (
+            " Range: "
+            + (f"{low} to {high}" if None not in (low, high) else f">= {low}" if high is None else f"<= {high}")
+            + "."
+        )
+    choices = getattr(p.callback, "choices", None)
+    if choices:
+        text += " One of: " + ", ".join(f"`{c}`" for c in choices) + "."
+    return text
+
+
 def reference() -> str:
     out = [BEGIN, ""]
     root = introspect.root_command()
@@ -42,7 +58,7 @@ def reference() -> str:
     )
     for path, cmd in sorted(introspect.all_commands(), key=lambda pc: pc[0]):
         shown = ["validate", "PATH"] if path == ("validate", "records") else list(path)
-        args = [a.name.upper() for a in cmd.params if getattr(a, "param_type_name", "") == "argument"]
+        args = [(a.metavar or a.name).upper() for a in cmd.params if getattr(a, "param_type_name", "") == "argument"]
         if path != ("validate", "records"):
             shown += args
         out += ["", f"### `gauntlet {' '.join(shown)}`", "", _cell((cmd.help or "").split("\n\n")[0]), ""]
@@ -52,7 +68,7 @@ def reference() -> str:
         out += ["| option | default | meaning |", "|---|---|---|"]
         for p in rows:
             names = " / ".join(f"`{o}`" for o in [*p.opts, *getattr(p, "secondary_opts", [])])
-            out.append(f"| {names} | {_default(p)} | {_cell(p.help or '')} |")
+            out.append(f"| {names} | {_default(p)} | {_meaning(p)} |")
     out += ["", END]
     return "\n".join(out)
 

@@ -8,8 +8,8 @@ from typing import Any
 import typer
 
 from mtgauntlet.api.score_options import ScoreDifficultyOptions, ScoreQEOptions
-from mtgauntlet.cli.common import json_option, print_result
-from mtgauntlet.cli.declared import command
+from mtgauntlet.cli.common import print_result
+from mtgauntlet.cli.declared import command, json_flag
 from mtgauntlet.cli.spend import print_plan
 
 app = typer.Typer(help="Score texts with a model and write them with a new column.", no_args_is_help=True)
@@ -18,7 +18,7 @@ app = typer.Typer(help="Score texts with a model and write them with a new colum
 def _report(result, json_out: bool, dry_run: bool) -> None:
     """The plan of a dry run, or the summary of the scores written."""
     from mtgauntlet.api.scoring import SUMMARY
-    from mtgauntlet.core.usage import summary_line
+    from mtgauntlet.core.usage_report import summary_line
     from mtgauntlet.corpora.options import skipped_counts_note
 
     if dry_run:
@@ -49,6 +49,6 @@ def _score(kind: str):
     return run
 
 
-JSON = {"json_out": ("dry_run", bool, json_option("the summary"))}  # CLI only: how the result is printed
+JSON = {"json_out": ("dry_run", json_flag("the summary"))}  # CLI only: how the result is printed
 command(app, "difficulty", ScoreDifficultyOptions, _score("difficulty"), extra=JSON)
 command(app, "qe", ScoreQEOptions, _score("qe"), extra=JSON)

@@ -8,7 +8,7 @@ import typer
 
 from mtgauntlet.api.evaluate_options import SimulateBanditOptions
 from mtgauntlet.cli.common import print_json
-from mtgauntlet.cli.declared import command
+from mtgauntlet.cli.declared import command, json_flag
 
 app = typer.Typer(help="Simulations.", no_args_is_help=True)
 
@@ -46,5 +46,5 @@ command(
     "bandit",
     SimulateBanditOptions,
     _bandit,
-    extra={"json_out": ("plot", bool, typer.Option(False, "--json", help="Print JSON."))},
+    extra={"json_out": ("plot", json_flag(help="Print JSON."))},
 )

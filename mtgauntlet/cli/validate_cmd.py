@@ -1,13 +1,17 @@
 """`gauntlet validate PATH` (rules + report), `gauntlet validate diversity --input FILE --column NAME` and
-`gauntlet validate grammar --input FILE --column NAME --lang en`."""
+`gauntlet validate grammar --input FILE --column NAME --lang en`; their options are declared once
+(`mtgauntlet.api.check_options`)."""
 
 from __future__ import annotations
+
+from typing import Any
 
 import typer
 from typer.core import TyperGroup
 
-from mtgauntlet.cli.common import print_json, quoting_option, table_format_option
-from mtgauntlet.validators import registry as rule_registry
+from mtgauntlet.api.check_options import DiversityOptions, GrammarOptions, ValidateOptions
+from mtgauntlet.cli.common import print_json
+from mtgauntlet.cli.declared import command, json_flag
 
 
 class _PathOrSubcommand(TyperGroup):
@@ -38,33 +42,12 @@ app = typer.Typer(
 )
 
 
-@app.command("diversity")
-def diversity(
-    input: str = typer.Option(..., "--input", "-i", help="Any table (TSV/CSV/JSONL/Parquet, .gz ok)."),
-    column: str = typer.Option(..., "--column", "-c", help="Text column."),
-    embedder: str | None = typer.Option(None, "--embedder", help="Embedder spec (default e5)."),
-    word_order: int = typer.Option(0, help="chrF word n-gram order (2 = chrF++, the MT-breaker paper's nw:2)."),
-    max_texts: int = typer.Option(5000, help="Sample this many texts for pairwise metrics on larger sets."),
-    json_out: bool = typer.Option(False, "--json", help="Print JSON."),
-    format: str | None = table_format_option(),
-    quoting: str = quoting_option(),
-):
-    """Diversity of a text column: chrF diversity, embedding diversity, unique words."""
+def diversity(p: dict[str, Any]) -> None:
+    """``gauntlet validate diversity``: the measures of `mtgauntlet.api.checking.diversity`."""
     from mtgauntlet.api import checking
 
-    _print_measures(
-        json_out,
-        checking.diversity(
-            input=input,
-            column=column,
-            embedder=embedder,
-            word_order=word_order,
-            max_texts=max_texts,
-            format=format,
-            quoting=quoting,
-            progress=None,
-        ),
-    )
+    json_out = p.pop("json_out")
+    _print_measures(json_out, checking.diversity(**p, progress=None))
 
 
 def _print_measures(json_out: bool, res: dict) -> None:
@@ -75,60 +58,40 @@ def _print_measures(json_out: bool, res: dict) -> None:
             typer.echo(f"{k}: {v:.4f}" if isinstance(v, float) else f"{k}: {v}")
 
 
-@app.command("grammar")
-def grammar(
-    input: str = typer.Option(..., "--input", "-i", help="Any table (TSV/CSV/JSONL/Parquet, .gz ok)."),
-    column: str = typer.Option(..., "--column", "-c", help="Text column."),
-    lang: str = typer.Option(
-        ..., "--lang", help="Language of the texts: en (Harper) or fr (Grammalecte, if installed)."
-    ),
-    out: str | None = typer.Option(
-        None,
-        "--out",
-        "-o",
-        help="Write the rows with grammar_errors, grammar_issues "
-        "and spelling_flags added (.parquet, .jsonl, .tsv, .csv).",
-    ),
-    json_out: bool = typer.Option(False, "--json", help="Print JSON."),
-    format: str | None = typer.Option(None, "--format", help="tsv, csv, jsonl, parquet or hf; default: from the name."),
-    quoting: str = quoting_option(),
-):
-    """Rule-based grammar check of a text column: errors per row and per 100 words (spelling kept apart)."""
+def grammar(p: dict[str, Any]) -> None:
+    """``gauntlet validate grammar``: the summary of `mtgauntlet.api.checking.grammar`."""
     from mtgauntlet.api import checking
 
-    df = checking.grammar(input=input, column=column, lang=lang, out=out, format=format, quoting=quoting, progress=None)
+    json_out = p.pop("json_out")
+    df = checking.grammar(**p, progress=None)
     _print_measures(json_out, df.attrs["mtgauntlet.grammar"])
 
 
-@app.command("records", hidden=True)
-def validate(
-    path: str = typer.Argument(..., metavar="PATH", help="Build dir, release dir or Parquet file(s)."),
-    rules: str | None = typer.Option(None, "--rules", help=rule_registry.help_line()),
-    report: str | None = typer.Option(None, "--report", help="Write report.json/report.txt (and gx-docs/) here."),
-    nli: str | None = typer.Option(None, "--nli", help="NLI spec for the SMAUG contradiction rules."),
-    lm: bool = typer.Option(False, "--lm", help="Also compute LM naturalness with the embedded LLM (slow)."),
-    gx: bool = typer.Option(False, "--gx", help="Also run the Great Expectations suite (needs --report)."),
-    engine: str = typer.Option(
-        "local",
-        help="Run the per-record checks (NLI, grammar, LM naturalness) with: local, "
-        "or ray (RAY_ADDRESS or a local cluster); the report is the same. Corpus-level "
-        "measures and the LLM judge run locally (docs/scaling.md).",
-    ),
-    actors: int | None = typer.Option(None, help="Ray actors (default: one per CPU)."),
-    json_out: bool = typer.Option(False, "--json", help="Print the JSON report."),
-):
-    """Check a record set (build dir, release dir or Parquet files) against thresholds; exit 1 when a rule fails."""
+def validate(p: dict[str, Any]) -> None:
+    """``gauntlet validate PATH``: the summary (or the JSON report); exit 1 when a rule fails."""
     from mtgauntlet.api import checking
     from mtgauntlet.validators.validate import summary_text
 
-    result = checking.validate(
-        path, rules=rules, report=report, nli=nli, lm=lm, gx=gx, engine=engine, actors=actors, progress=None
-    )
+    json_out = p.pop("json_out")
+    result = checking.validate(**p, progress=None)
     if json_out:
         print_json(result.data)
     else:
         typer.echo(summary_text(result.data), nl=False)
-        if report:
-            typer.echo(f"report: {report}/report.json")
+        if p["report"]:
+            typer.echo(f"report: {p['report']}/report.json")
     if not result.passed:
         raise typer.Exit(1)
+
+
+JSON = json_flag(help="Print JSON.")
+command(app, "diversity", DiversityOptions, diversity, extra={"json_out": ("max_texts", JSON)})
+command(app, "grammar", GrammarOptions, grammar, extra={"json_out": ("out", JSON)})
+command(
+    app,
+    "records",
+    ValidateOptions,
+    validate,
+    extra={"json_out": (None, json_flag(help="Print the JSON report."))},
+    hidden=True,
+)

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from mtgauntlet.core import usage, usage_journal
+from mtgauntlet.core import usage_journal, usage_report
 from mtgauntlet.errors import BuildStateError
 
 MANIFEST = "build.json"
@@ -58,9 +58,9 @@ def record_usage(manifest: dict[str, Any], before: dict, journal: Path | None = 
     ``journal`` (a build's `usage_journal.journal`: all its runs) when given, else the usage since ``before`` (a ledger
     snapshot) added to the usage of earlier runs."""
     if journal is not None:
-        spent = usage.report(usage_journal.journal_totals(journal))
+        spent = usage_report.report(usage_journal.journal_totals(journal))
     else:
-        spent = usage.report(usage.since(before), manifest.get("usage"))
+        spent = usage_report.report(usage_report.since(before), manifest.get("usage"))
     manifest.pop("stopped", None)
     if spent:
         manifest["usage"] = spent

@@ -257,7 +257,7 @@ class Progress:
             return
         if self._bar is not None:
             left = self._eta.left(done, self.total)
-            from mtgauntlet.core.usage import progress_note
+            from mtgauntlet.core.usage_report import progress_note
 
             self._bar.update(
                 self._task,
@@ -276,7 +276,7 @@ class Progress:
         left = self._eta.left(done, self.total)
         speed = f"{rate:.2f} items/s" if rate is not None else "rate not known yet"
         tail = f", ~{_duration(left)} left" if left is not None else ""
-        from mtgauntlet.core.usage import progress_note
+        from mtgauntlet.core.usage_report import progress_note
 
         print(
             f"{self.label}: {_count(done)}/{self.total} items ({speed}{tail}; {_duration(now - self._t0)} so far"

@@ -52,6 +52,8 @@ def option_kind(name: str, declared: Mapping[str, str] | None = None) -> str:
     name = name.strip().lower()
     if declared and name in declared:
         return declared[name]
+    if name.endswith("_env"):  # ``key_env``: the name of the variable that holds the key, not the key
+        return ACCESS
     return SECRET if SECRET_NAME.search(name) else ANSWER
 
 

@@ -17,7 +17,7 @@ import os
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from mtgauntlet.core import usage
+from mtgauntlet.core import usage, usage_report
 from mtgauntlet.errors import GauntletError
 from mtgauntlet.shards import Shard, Worker, WorkerFactory
 
@@ -54,7 +54,9 @@ class ShardActor:
                 out["results"] = list(self.worker.process_batch(items, rngs))
             except GauntletError as exc:
                 out["error"], out["budget_spent"] = str(exc), isinstance(exc, usage.BudgetSpent)
-        out["usage"] = usage.to_json(usage.since(before))  # this shard's API usage, for the driver's ledger
+        out["usage"] = usage_report.to_json(
+            usage_report.since(before)
+        )  # this shard's API usage, for the driver's ledger
         return out
 
 
@@ -86,7 +88,7 @@ def map_shards(
             lambda actor, shard: actor.run.remote(shard.start, shard.end, list(shard.items), list(shard.rngs)), todo
         )
         for row in done:  # ActorPool.map keeps the order of the shards
-            usage.absorb(row["usage"])  # the actors' API usage, counted as this process's
+            usage_report.absorb(row["usage"])  # the actors' API usage, counted as this process's
             if row["error"]:
                 raise (usage.BudgetSpent if row["budget_spent"] else GauntletError)(row["error"])
             engine.last_pids.add(int(row["pid"]))

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from mtgauntlet.core import usage
+from mtgauntlet.core import usage, usage_report
 from mtgauntlet.engines.ray_cluster import PASSED_ENV_PREFIXES, _actor_env, budget_shares, pool_size, start_ray  # noqa: F401
 from mtgauntlet.engines.scoring import (
     ScoreTask,
@@ -78,7 +78,9 @@ class _ShardActor:
                 else:
                     write_score_shard(Path(str(target)), scores, int(end) - int(start))
                     errors.append("")
-            spent.append(usage.to_json(usage.since(before)))  # this shard's API usage, for the driver's ledger
+            spent.append(
+                usage_report.to_json(usage_report.since(before))
+            )  # this shard's API usage, for the driver's ledger
         return {
             "start": [int(s) for s in batch["start"]],
             "end": [int(e) for e in batch["end"]],
@@ -169,7 +171,7 @@ class RayEngine:
             )
             self.last_pids = set()
             for row in ds.iter_rows():
-                usage.absorb(row["usage"])  # the actors' API usage, counted as this process's
+                usage_report.absorb(row["usage"])  # the actors' API usage, counted as this process's
                 if row["error"]:
                     raise (usage.BudgetSpent if row["budget_spent"] else GauntletError)(row["error"])
                 self.last_pids.add(int(row["pid"]))

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from mtgauntlet.atomic import write_json_atomic
-from mtgauntlet.core.usage import LEDGER, BudgetSpent
+from mtgauntlet.core.usage import LEDGER, BudgetSpent, RunStopped
 from mtgauntlet.models.openai_errors import OpenAIError
 
 ENDPOINT = "/v1/chat/completions"
@@ -163,17 +163,25 @@ async def _get(backend, path: str, batch_id: str, state: Path, raw: bool = False
         ) from None
 
 
-def _reserve(backend, bodies: list[dict]) -> tuple[int, float, BudgetSpent | None]:
-    """(how many of ``bodies``, from the first, fit in the budget, their reserved cost, why the next did not)."""
-    fit, reserved = 0, 0.0
-    for body in bodies:
-        bound = backend.cost_bound(body)
-        try:
-            LEDGER.reserve(backend.usage_key, bound)
-        except BudgetSpent as exc:
-            return fit, reserved, exc
-        fit, reserved = fit + 1, reserved + bound
-    return fit, reserved, None
+async def _reserve(backend, bodies: list[dict]) -> tuple[int, BudgetSpent | None]:
+    """(how many of ``bodies``, from the first, are reserved in the budget, why none was when none was). Waits
+    while none fits only because of requests in flight; stops at the first that does not fit beside the others."""
+    while True:
+        fit = 0
+        for body in bodies:
+            try:
+                if not LEDGER.try_reserve(backend.usage_key, backend.cost_bound(body)):
+                    break
+            except BudgetSpent as exc:
+                return fit, (exc if not fit else None)
+            except BaseException:  # a graceful stop: the ones reserved were never sent
+                for unsent in bodies[:fit]:
+                    LEDGER.settle(backend.usage_key, backend.cost_bound(unsent))
+                raise
+            fit += 1
+        if fit:
+            return fit, None
+        await asyncio.sleep(0.05)
 
 
 def batch_key(backend, bodies: list[dict]) -> str:
@@ -182,20 +190,39 @@ def batch_key(backend, bodies: list[dict]) -> str:
 
 async def run_batch(backend, bodies: list[dict], schema=None, keep=lambda i, answer: None) -> list[Any]:
     """Replies (or exceptions) of ``bodies``, in order, through one batch (an earlier one for the same requests,
-    when its id was kept); ``keep(i, answer)`` is called with each answer before the batch's state is cleared."""
+    when its id was kept), or through several when the budget lets only some leave at once (each waits for the one
+    before); ``keep(i, answer)`` is called with each answer before the batch's state is cleared."""
     if _state_path(batch_key(backend, bodies)).is_file():  # sent by an earlier run (and paid): resumed as it is
-        return await _run(backend, bodies, schema, keep)
-    fit, reserved, stop = _reserve(backend, bodies)
-    if stop is not None and not fit:
-        raise stop
+        return await _run(backend, bodies, schema, keep, held=False)
+    out: list[Any] = []
+    while len(out) < len(bodies):
+        rest = bodies[len(out) :]
+        fit, stop = await _reserve(backend, rest)
+        if stop is not None:
+            if not out:
+                raise stop
+            return out + [stop] * len(rest)
+        start = len(out)
+        out += await _run(
+            backend, rest[:fit], schema, lambda i, answer, start=start: keep(start + i, answer), held=True
+        )
+    return out
+
+
+async def _run(backend, bodies: list[dict], schema, keep, held: bool) -> list[Any]:
+    """The batch of ``bodies`` (``held``: each reserved in the budget by this run, to be settled or abandoned
+    here; else sent and journalled by an earlier run)."""
+    ended: set[int] = set()
     try:
-        out = await _run(backend, bodies[:fit], schema, keep)
+        return await _run_held(backend, bodies, schema, keep, held, ended)
     finally:
-        LEDGER.release(reserved)
-    return out + [stop] * (len(bodies) - fit)
+        if held:  # requests at the provider that never came back (a kill, a stop, a failed batch): unanswered
+            for i, body in enumerate(bodies):
+                if i not in ended:
+                    LEDGER.abandon(backend.cost_bound(body))
 
 
-async def _run(backend, bodies: list[dict], schema, keep) -> list[Any]:
+async def _run_held(backend, bodies: list[dict], schema, keep, held: bool, ended: set[int]) -> list[Any]:
 
     data = input_file(bodies)
     key = batch_key(backend, bodies)
@@ -211,6 +238,8 @@ async def _run(backend, bodies: list[dict], schema, keep) -> list[Any]:
         batch = await _get(backend, f"/batches/{batch_id}", batch_id, state)
         if batch.get("status") in DONE:
             break
+        if LEDGER.draining:  # a graceful stop: the batch runs on at the provider; the next run waits for it
+            raise RunStopped(f"stopping ({LEDGER.draining}): batch {batch_id} is kept to be resumed")
         await asyncio.sleep(backend.poll)
     if batch["status"] != "completed":
         state.unlink(missing_ok=True)  # nothing to resume: the next run creates a new batch
@@ -233,10 +262,11 @@ async def _run(backend, bodies: list[dict], schema, keep) -> list[Any]:
             batch_id,
             bad,
         )
-    out = [
-        _result(backend, batch_id, i, lines.get(str(i), []), schema, backend.cost_bound(body))
-        for i, body in enumerate(bodies)
-    ]
+    out = []
+    for i, body in enumerate(bodies):
+        out.append(_result(backend, batch_id, i, lines.get(str(i), []), schema, backend.cost_bound(body), held))
+        if lines.get(str(i)):
+            ended.add(i)
     for i, answer in enumerate(out):
         if not isinstance(answer, BaseException):
             keep(i, answer)
@@ -245,30 +275,29 @@ async def _run(backend, bodies: list[dict], schema, keep) -> list[Any]:
     return out
 
 
-def _result(backend, batch_id: str, i: int, lines: list[dict], schema, bound: float) -> Any:
-    """The reply of request ``i`` (or its error) from its result lines; every answered line's usage is counted
-    (a line without valid usage: its ``bound`` is spent)."""
-
-    answers = []
-    for line in lines:
-        body = _body(line)
-        if body is not None:
-            try:
-                answers.append(backend.answer_of(body, schema, bound))
-            except OpenAIError as exc:
-                answers.append(exc)
-    if len(lines) > 1:
+def _result(backend, batch_id: str, i: int, lines: list[dict], schema, bound: float, held: bool) -> Any:
+    """The reply of request ``i`` (or its error) from its result lines, settled in the ledger with the usage of one
+    line: a request billed once is counted once, however many lines repeat it. A request without a line stays
+    unanswered (`run_batch`). Lines that repeat one ``custom_id`` with different answers are an error."""
+    if not lines:
         LEDGER.add(backend.usage_key, failures=1)
-        return OpenAIError(
+        return OpenAIError(f"{backend.base_url}: batch {batch_id} request {i}: no answer in the output file")
+    bodies = [b for b in (_body(line) for line in lines) if b is not None]
+    if bodies:
+        answer, counts = backend.parse_answer(bodies[0], schema)
+    else:
+        answer, counts = None, {"failures": 1}
+    if len({json.dumps(b, sort_keys=True) for b in bodies}) > 1 or (bodies and len(bodies) < len(lines)):
+        counts["failures"] = 1
+        answer = OpenAIError(
             f"{backend.base_url}: batch {batch_id}: custom_id {str(i)!r} appears {len(lines)} times in "
-            "its results; neither answer is used"
+            "its results with different answers; neither answer is used"
         )
-    if answers:
-        return answers[0]
-    LEDGER.add(backend.usage_key, failures=1)
-    line = lines[0] if lines else {}
-    response = line.get("response")
+    LEDGER.settle(backend.usage_key, bound, held, **counts)
+    if answer is not None:
+        return answer
+    response = lines[0].get("response")
     body = response.get("body") if isinstance(response, dict) else None
     body = body if isinstance(body, dict) else {}
-    why = line.get("error") or body.get("error") or "no answer in the output file"
+    why = lines[0].get("error") or body.get("error") or "no answer in the output file"
     return OpenAIError(f"{backend.base_url}: batch {batch_id} request {i}: {str(why)[:200]}")

@@ -49,7 +49,13 @@ from mtgauntlet.errors import GauntletError
 from mtgauntlet.models.base import ChatLLM, per_item_seeds
 from mtgauntlet.models.openai_batch import run_batch
 from mtgauntlet.models.openai_errors import OpenAIError
-from mtgauntlet.models.openai_http import RETRY_STATUS, LoopThread, check_base_url, retry_after_seconds
+from mtgauntlet.models.openai_http import (
+    RETRY_STATUS,
+    LoopThread,
+    PaidAttempt,
+    check_base_url,
+    retry_after_seconds,
+)
 from mtgauntlet.models.ratelimit import estimate_tokens, limiter_for
 from mtgauntlet.models.runtime import default_concurrency, parse_positive
 
@@ -92,6 +98,11 @@ class OpenAIChatLLM(ChatLLM):
         self.base_url = check_base_url(self.base_url, spec)
         self.api_key = opts.get("key")  # #key=... (a secret: never written out) wins over the variable key_env
         self.key_env = opts.get("key_env", "OPENAI_API_KEY")
+        if self.api_key is None and "key_env" in opts and not os.environ.get(self.key_env):
+            raise GauntletError(
+                f"spec {spec!r}: #key_env names the variable {self.key_env}, which is not set (or empty): "
+                "nothing was sent; set it, or leave #key_env out"
+            )
         try:
             self.timeout = float(opts.get("timeout", timeout))
             self.max_retries = int(opts.get("retries", max_retries))
@@ -151,44 +162,75 @@ class OpenAIChatLLM(ChatLLM):
     async def _post(self, path: str, payload: dict) -> dict:
         return await self._request("POST", path, content=json.dumps(payload).encode("utf-8"))
 
-    async def _request(self, method: str, path: str, *, raw: bool = False, **send) -> Any:
+    async def _request(
+        self, method: str, path: str, *, raw: bool = False, bound: float | None = None, record=None, **send
+    ) -> Any:
         """The JSON answer (``raw``: the bytes) of one API call, retried as the module says; the retries and a final
-        failure are counted in the usage ledger."""
+        failure are counted in the usage ledger. ``bound`` makes it a paid request (what one attempt may cost at
+        most): each attempt passes the budget and is journalled before it leaves (:meth:`.usage.Ledger.reserve`),
+        and ends settled with its answer, ``record(data) -> (value or exception, usage counts)``, in one journal
+        line, or abandoned (no answer: a timeout, a broken connection, a cancel), when it may have been billed."""
         import httpx
 
         url = f"{self.base_url}{path}"
         headers = self._headers()
         if "content" not in send:
             headers.pop("Content-Type")  # multipart uploads and GETs set their own
+        paid = PaidAttempt(self.usage_key, bound)
         last: OpenAIError | None = None
         for attempt in range(self.max_retries + 1):
             if attempt:
                 LEDGER.add(self.usage_key, retries=1)
             wait = None
+            await paid.reserve(first=attempt == 0)
             try:  # the whole exchange (connect, headers, body) within one timeout
                 resp = await asyncio.wait_for(self._http().request(method, url, headers=headers, **send), self.timeout)
+            except httpx.ConnectError as exc:  # nothing left this machine: nothing was billed
+                paid.settle()
+                last = OpenAIError(f"{url}: request failed ({type(exc).__name__}: {str(exc)[:200]})")
             except (TimeoutError, httpx.TimeoutException):
+                paid.abandon()
                 last = OpenAIError(
                     f"{url}: request failed (no complete response within the {self.timeout:g} s timeout)"
                 )
-            except httpx.HTTPError as exc:  # refused, reset, truncated body (incomplete read), bad TLS, ...
+            except httpx.HTTPError as exc:  # reset, truncated body (incomplete read), bad TLS, ...
+                paid.abandon()
                 last = OpenAIError(f"{url}: request failed ({type(exc).__name__}: {str(exc)[:200]})")
+            except BaseException:  # cancelled (a second Ctrl-C, a failed sibling): perhaps billed, never answered
+                paid.abandon()
+                raise
             else:
                 if resp.status_code >= 400:
                     detail = resp.content[:300].decode("utf-8", "replace")
                     last = OpenAIError(f"{url}: HTTP {resp.status_code} {resp.reason_phrase}: {detail}")
                     last.status = resp.status_code
                     if resp.status_code not in RETRY_STATUS:
-                        LEDGER.add(self.usage_key, failures=1)
+                        paid.settle(failures=1)
                         raise last
+                    paid.settle()
                     wait = retry_after_seconds(resp.headers.get("retry-after"), self.max_retry_after)
+                elif raw:
+                    paid.settle()
+                    return resp.content
                 else:
-                    if raw:
-                        return resp.content
                     try:
-                        return json.loads(resp.content)
+                        data = json.loads(resp.content)
                     except (json.JSONDecodeError, UnicodeDecodeError):
+                        paid.abandon()  # an answer that cannot be read may have been billed all the same
                         last = OpenAIError(f"{url}: malformed JSON in response: {resp.content[:200]!r}")
+                    else:
+                        if record is None:
+                            paid.settle()
+                            return data
+                        try:
+                            value, counts = record(data)
+                        except BaseException:
+                            paid.settle(requests=1, failures=1, missing_usage=1)  # billed; its usage unread
+                            raise
+                        paid.settle(**counts)
+                        if isinstance(value, BaseException):
+                            raise value
+                        return value
             if attempt < self.max_retries:
                 if wait is None:
                     wait = self.backoff * (2**attempt) * (0.5 + random.random() / 2)
@@ -213,20 +255,19 @@ class OpenAIChatLLM(ChatLLM):
             payload["response_format"] = schema.response_format()
         return payload
 
-    def answer_of(self, data: Any, schema=None, bound: float = 0.0) -> str:
-        """The reply text of a chat-completions answer; its ``usage`` (and an answer that does not validate against
-        ``schema``) recorded in the ledger; without valid usage, ``bound`` (what it may cost) counts as spent."""
+    def parse_answer(self, data: Any, schema=None) -> tuple[Any, dict[str, int]]:
+        """(the reply text of a chat-completions answer, or the error of an answer without one; its usage counts:
+        :func:`.usage.answer_counts`, plus ``invalid_json`` for an answer that does not validate against
+        ``schema``, ``failures`` for one without a reply: paid all the same)."""
         counts = answer_counts(data)  # usage that is not token counts is counted invalid, the answer kept
-        LEDGER.charge_unmetered(counts, bound)
         try:
             content = data["choices"][0]["message"]["content"] or ""
         except (KeyError, IndexError, TypeError):
-            LEDGER.add(self.usage_key, **counts, failures=1)  # paid all the same
-            raise OpenAIError(f"{self.base_url}: unexpected response shape: {str(data)[:200]}") from None
+            counts["failures"] = 1
+            return OpenAIError(f"{self.base_url}: unexpected response shape: {str(data)[:200]}"), counts
         if schema is not None and schema.validate(content) is None:
             counts["invalid_json"] = 1
-        LEDGER.add(self.usage_key, **counts)
-        return content
+        return content, counts
 
     def cost_bound(self, payload: dict) -> float:
         """What the request ``payload`` may cost at most (0 without a price): see :func:`.usage.cost_bound`."""
@@ -255,21 +296,14 @@ class OpenAIChatLLM(ChatLLM):
             )
 
     async def _paid(self, path: str, payload: dict, record) -> Any:
-        """``record(answer)`` of one request sent through the budget (its cost upper bound reserved until its
-        usage is recorded; spent for good when the answer has no valid usage) and the rate limiter."""
-        bound = self.cost_bound(payload)
-        LEDGER.reserve(self.usage_key, bound)
-        try:
-            await self.limiter.acquire(self.request_tokens(payload))
-            data = await self._post(path, payload)
-            LEDGER.charge_unmetered(answer_counts(data), bound)
-            return record(data)
-        finally:
-            LEDGER.release(bound)
+        """``record(answer)`` of one request sent through the rate limiter and the budget (see `_request`)."""
+        await self.limiter.acquire(self.request_tokens(payload))
+        content = json.dumps(payload).encode("utf-8")
+        return await self._request("POST", path, content=content, bound=self.cost_bound(payload), record=record)
 
     async def _chat_async(self, messages, max_tokens, temperature, seed, schema=None) -> str:
         payload = self.payload(messages, max_tokens, temperature, seed, schema)
-        return await self._paid("/chat/completions", payload, lambda data: self.answer_of(data, schema))
+        return await self._paid("/chat/completions", payload, lambda data: self.parse_answer(data, schema))
 
     def _chat_once(self, messages, max_tokens, temperature, seed) -> str:
         return LoopThread.run(self._chat_async(messages, max_tokens, temperature, seed))
@@ -335,11 +369,7 @@ class OpenAIChatLLM(ChatLLM):
 
         self.check_tpm([payload])
 
-        def record(data: Any) -> Any:
-            LEDGER.add(self.usage_key, **answer_counts(data))
-            return data
-
-        data = LoopThread.run(self._paid("/completions", payload, record))
+        data = LoopThread.run(self._paid("/completions", payload, lambda data: (data, answer_counts(data))))
         try:
             text = data["choices"][0]["text"]
         except (KeyError, IndexError, TypeError):

@@ -1,6 +1,6 @@
 """The HTTP plumbing of the ``openai:`` backend (:mod:`.openai_compat`): the event loop thread that runs its
-requests, the base URL check and the retry rules (which statuses are retried, how long ``Retry-After`` says to
-wait)."""
+requests, the base URL check, the retry rules (which statuses are retried, how long ``Retry-After`` says to
+wait) and the budget and journal side of one paid request's attempts (`PaidAttempt`)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,8 @@ import threading
 import time
 import urllib.parse
 
+from mtgauntlet.core.paid_run import stop_if_draining
+from mtgauntlet.core.usage import LEDGER
 from mtgauntlet.errors import GauntletError
 
 RETRY_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
@@ -34,12 +36,18 @@ class LoopThread:
 
     @classmethod
     def run(cls, coro):
+        """The result of ``coro`` run on the loop; once a graceful stop began (:mod:`mtgauntlet.core.paid_run`)
+        and the requests of ``coro`` ended, `Interrupted` instead."""
         future = asyncio.run_coroutine_threadsafe(coro, cls.get())
         try:
-            return future.result()
-        except BaseException:  # KeyboardInterrupt in the caller: stop the requests in flight
+            result = future.result()
+        except BaseException as exc:  # KeyboardInterrupt in the caller: stop the requests in flight
             future.cancel()
+            if not isinstance(exc, KeyboardInterrupt):
+                stop_if_draining()
             raise
+        stop_if_draining()
+        return result
 
 
 def check_base_url(url: str, spec: str) -> str:
@@ -71,3 +79,24 @@ def retry_after_seconds(value: str | None, cap: float) -> float | None:
             return None
         seconds = when.timestamp() - time.time()
     return min(max(seconds, 0.0), cap)
+
+
+class PaidAttempt:
+    """The budget and journal side of one request's attempts (:meth:`.openai_compat.OpenAIChatLLM._request`):
+    each reserved before it leaves, then settled or abandoned; nothing for an unpaid call (``bound`` None: a file
+    upload, a batch status)."""
+
+    def __init__(self, spec: str, bound: float | None):
+        self.spec, self.bound = spec, bound
+
+    async def reserve(self, first: bool) -> None:
+        if self.bound is not None:
+            await LEDGER.reserve_async(self.spec, self.bound, first=first)
+
+    def settle(self, **counts: int) -> None:
+        if self.bound is not None:
+            LEDGER.settle(self.spec, self.bound, **counts)
+
+    def abandon(self) -> None:
+        if self.bound is not None:
+            LEDGER.abandon(self.bound)

@@ -21,14 +21,17 @@ from abc import abstractmethod
 from collections.abc import Sequence
 
 from mtgauntlet.core import cache
-from mtgauntlet.core.usage import LEDGER, Price
+from mtgauntlet.core.paid_run import stop_if_draining
+from mtgauntlet.core.usage import LEDGER, Price, RunStopped
 from mtgauntlet.models.base import Translator
 
 
 class PaidTranslator(Translator):
     """A translator that pays per request. ``price`` (USD per 1M units in / out) and ``usage_key`` (the spec as
-    the ledger and build.json name it: no credential) are set by the registry before ``__init__``."""
+    the ledger and build.json name it: no credential) are set by the registry before ``__init__``; ``unit`` names
+    what the price is quoted per 1M of (``"characters"`` for a per-character API: usage lines say so)."""
 
+    unit: str = "tokens"
     price: Price | None = None
     usage_key: str = ""
     cache_spec: str = ""  # the public spec: a change of price or pace keeps the cached answers
@@ -55,15 +58,19 @@ class PaidTranslator(Translator):
 
     def _paid(self, text: str, src_lang: str, tgt_lang: str) -> str:
         most = self.price.cost(*self.bound(text, src_lang, tgt_lang)) if self.price is not None else 0.0
-        LEDGER.reserve(self.usage_key, most)  # raises BudgetSpent before sending when it would not fit
+        try:  # waits while only requests in flight stand in the way; raises BudgetSpent when it cannot fit
+            LEDGER.reserve(self.usage_key, most)  # and journals the request before it is sent
+        except RunStopped:
+            stop_if_draining()
+            raise
         try:
             answer, units_in, units_out = self.send(text, src_lang, tgt_lang)
-        except BaseException:
+        except BaseException:  # no answer: perhaps billed all the same, so it stays unanswered at its bound
             LEDGER.add(self.usage_key, failures=1)
+            LEDGER.abandon(most)
             raise
-        finally:
-            LEDGER.release(most)
-        LEDGER.add(self.usage_key, requests=1, input_tokens=units_in, output_tokens=units_out)
+        LEDGER.settle(self.usage_key, most, requests=1, input_tokens=units_in, output_tokens=units_out)
+        stop_if_draining()
         return answer
 
     def plan_calls(self, plan, sources, translations, src_lang, tgt_lang, times=1) -> None:

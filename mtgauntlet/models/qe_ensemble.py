@@ -15,31 +15,21 @@ whose scores are *errors* on ``[0, max]`` (lower is better, e.g. a MetricX-like 
 from __future__ import annotations
 
 import math
-import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from mtgauntlet.errors import GauntletError
 from mtgauntlet.models.base import QualityEstimator
 
-_OPTION_PIECE = re.compile(r"^[A-Za-z_][\w-]*(=.*)?$")  # key or key=value (any value: paths, specs)
 
-
-def split_specs(value: str | Sequence[str] | None) -> list[str]:
-    """``"A,B"`` -> ``["A", "B"]``, where a piece that is only a spec option (``key=value`` after a spec with
-    ``#``, e.g. ``hf:x#scale=100,error=25`` or ``qe#fast,model=/path/qe.npz``) stays with its spec."""
-    if value is None:
-        return []
+def split_specs(value: str | Sequence[str] | None, names: Collection[str] = ()) -> list[str]:
+    """``"A,B"`` -> ``["A", "B"]``, each spec with its options (``hf:x#scale=100,error=25``,
+    ``llm-as-qe:openai:m@URL#price=1/2,json=1``): :func:`mtgauntlet.core.spec_list.split_spec_list`, where a bare
+    word is a spec when it names a backend (or one of ``names``)."""
+    from mtgauntlet.core.spec_list import split_spec_list
     from mtgauntlet.models.registry import REGISTRY
 
-    pieces = [p.strip() for p in (value.split(",") if isinstance(value, str) else value) if p.strip()]
-    out: list[str] = []
-    for p in pieces:
-        if out and "#" in out[-1] and _OPTION_PIECE.match(p) and p.split("=")[0] not in REGISTRY:
-            out[-1] += "," + p
-        else:
-            out.append(p)
-    return out
+    return split_spec_list(value, {*REGISTRY, *names})
 
 
 def error_to_quality(error: float | None, max_error: float = 25.0) -> float | None:

@@ -256,7 +256,7 @@ def _prepare_paid(obj: Any, s: Spec) -> None:
     obj.usage_key = redact_secrets(s.raw)  # as build.json and the card name it: never a credential
     obj.cache_spec = public_spec(s.raw)  # a change of price or pace keeps the cached answers
     obj.price = parse_price(parse_options(s.arg)[1].get("price"), obj.usage_key)
-    LEDGER.register(obj.usage_key, obj.price)
+    LEDGER.register(obj.usage_key, obj.price, getattr(obj, "unit", "tokens"))
     LEDGER.require_price(obj.usage_key, obj.price)
 
 

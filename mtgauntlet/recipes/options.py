@@ -1,9 +1,9 @@
-"""What a recipe may set, as :class:`~mtgauntlet.recipes.spec.OptionDef` tables. A build entry takes the options
-of ``builder: NAME``, read from the builder's options dataclass (``mtgauntlet.builders.options``, the declaration
-the command, the API function and its range checks are made from too: :func:`declared_options`); ``validate:``,
-``audit:`` and ``publish:`` take the keywords of ``mg.validate``, ``mg.audit`` and ``mg.publish``, read from their
-signatures (:func:`api_options`), by their CLI names (``src-lang``). The API functions take exactly the options of
-their ``gauntlet`` commands (tests/api/test_parity_with_cli.py), so these tables are the commands' options too."""
+"""What a recipe may set, as :class:`~mtgauntlet.recipes.spec.OptionDef` tables, read from the options dataclasses
+the commands, the API functions and their checks are made from too (:func:`declared_options`: types, defaults,
+ranges, choices): a build entry takes the options of ``builder: NAME`` (``mtgauntlet.builders.options``);
+``validate:``, ``audit:`` and ``publish:`` the options of ``mg.validate``, ``mg.audit`` and ``mg.publish``
+(`mtgauntlet.api.check_options`, `mtgauntlet.api.release_options`; their arguments are set by the run), by their
+CLI names (``src-lang``). :func:`api_options` reads the same from a function's signature (for the log of a call)."""
 
 from __future__ import annotations
 
@@ -60,13 +60,16 @@ def api_options(
     return out
 
 
-def declared_options(cls: type) -> dict[str, OptionDef]:
+def declared_options(cls: type, exclude: tuple[str, ...] = ()) -> dict[str, OptionDef]:
     """The option table of an options dataclass (`mtgauntlet.options`), as :func:`api_options` reads a function:
-    a required option has no default, a tuple default takes several values, the bounds are the declared ones."""
+    a required option has no default, a tuple default takes several values, the bounds and choices are the declared
+    ones; arguments (the run sets them) and ``exclude`` are left out."""
     from mtgauntlet.options import bare_type, declared
 
     out = {}
     for o in declared(cls):
+        if o.info.argument or o.name in exclude:
+            continue
         name = o.name.replace("_", "-")
         multiple = isinstance(o.default, (tuple, list))
         kind = "str" if multiple else bare_type(o.type).__name__
@@ -80,6 +83,7 @@ def declared_options(cls: type) -> dict[str, OptionDef]:
             min=o.info.min,
             max=o.info.max,
             off=f"no-{name}" if kind == "bool" and default is True else None,
+            choices=None if o.info.choices is None else tuple(o.info.choices()),
         )
     return out
 
@@ -94,14 +98,13 @@ def builder_options(name: str) -> dict[str, OptionDef] | None:
 
 def step_options() -> dict[str, dict[str, OptionDef]]:
     """What ``validate:``, ``audit:`` and ``publish:`` take."""
-    from mtgauntlet.api import auditing
-    from mtgauntlet.api.checking import validate
-    from mtgauntlet.api.releasing import publish
+    from mtgauntlet.api.check_options import AuditOptions, ValidateOptions
+    from mtgauntlet.api.release_options import PublishOptions
 
     return {
-        "validate": api_options(validate, exclude=STEP_EXCLUDE["validate"]),
-        "audit": {**api_options(auditing.audit, auditing.MINIMUM, exclude=STEP_EXCLUDE["audit"]), **PRINTING},
-        "publish": {**api_options(publish, exclude=STEP_EXCLUDE["publish"]), **PRINTING},
+        "validate": declared_options(ValidateOptions, exclude=STEP_EXCLUDE["validate"]),
+        "audit": {**declared_options(AuditOptions, exclude=STEP_EXCLUDE["audit"]), **PRINTING},
+        "publish": {**declared_options(PublishOptions, exclude=STEP_EXCLUDE["publish"]), **PRINTING},
     }
 
 

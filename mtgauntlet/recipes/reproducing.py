@@ -10,6 +10,8 @@ from pathlib import Path
 from mtgauntlet.api.results import Reproduction
 from mtgauntlet.api.session import public
 from mtgauntlet.errors import GauntletError
+from mtgauntlet.options import takes
+from mtgauntlet.recipes.run_options import ReproduceOptions
 
 __all__ = ["reproduce", "NotVerified"]
 
@@ -53,22 +55,10 @@ def verified_recipe(root: Path) -> Path:
 
 
 @public
-def reproduce(
-    release_dir: str | Path,
-    *,
-    inputs: str | Path | None = None,
-    work: str | Path | None = None,
-    progress: bool | None = False,
-) -> Reproduction:
+@takes(ReproduceOptions, returns=Reproduction)
+def reproduce(o: ReproduceOptions) -> Reproduction:
     """Verify a release, rebuild it from its stored recipe on this machine and compare, per record kind, the ids
     and every text and value.
-
-    Args:
-        release_dir: A release made by `run` / ``gauntlet run`` (it holds ``recipe.yaml``), or a
-            `Release`.
-        inputs: Folder holding the recipe's input files (by path, file name or sha256), where their recorded
-            paths do not exist on this machine.
-        work: Where to rebuild (default: a temporary folder, removed afterwards).
 
     Returns:
         Reproduction: A `Reproduction`: ``reproduced`` (also its truth value), per kind what differs, and what changed
@@ -95,7 +85,7 @@ def reproduce(
     from mtgauntlet.records import load_records_by_kind
     from mtgauntlet.releases.manifest import read_manifest
 
-    root = Path(path_of(release_dir))
+    root, inputs, work = Path(path_of(o.release_dir)), o.inputs, o.work
     stored = verified_recipe(root)
     data, _ = load_yaml(stored.read_bytes(), str(stored))
     for step in ("validate", "audit", "publish"):

@@ -18,6 +18,8 @@ from mtgauntlet.api.results import Release
 from mtgauntlet.api.session import public
 from mtgauntlet.core.progress import info
 from mtgauntlet.errors import GauntletError
+from mtgauntlet.options import takes
+from mtgauntlet.recipes.run_options import RunOptions
 
 __all__ = ["run", "RecipePlan"]
 
@@ -103,22 +105,10 @@ def outcome_lines(echo: Callable[[str], None]) -> Iterator[None]:
 
 
 @public
-def run(
-    recipe: str | Path,
-    *,
-    dry_run: bool = False,
-    work: str | Path | None = None,
-    releases: str | Path = "releases",
-    progress: bool | None = False,
-) -> Release | RecipePlan:
+@takes(RunOptions, returns=Release | RecipePlan)
+def run(o: RunOptions) -> Release | RecipePlan:
     """Run a recipe end to end: every build (resuming; complete and unchanged builds are skipped), validation,
     the release (with the resolved recipe inside), the audit report and publishing when the recipe asks.
-
-    Args:
-        recipe: The recipe YAML (README: Recipes).
-        dry_run: Only plan: return the `RecipePlan` (the commands, which builds are done); run nothing.
-        work: Work directory for builds and reports (default ``gauntlet-work/<release name>``).
-        releases: Releases root the release is written to.
 
     Returns:
         The `Release` (an existing release with these builds is returned as it is), or the
@@ -136,11 +126,12 @@ def run(
     from mtgauntlet.recipes.plan import dump_resolved, resolved_recipe
     from mtgauntlet.recipes.steps import run_build, say
 
-    p = plan(recipe, work=work, releases=releases)
+    releases = o.releases
+    p = plan(o.recipe, work=o.work, releases=releases)
     rec, steps = p.spec, p.steps
     for line in p.lines():
         say(line)
-    if dry_run:
+    if o.dry_run:
         say("dry run: nothing was run")
         return p
     for st in steps:

@@ -62,6 +62,7 @@ class OptionDef:
     min: float | None = None
     max: float | None = None
     off: str | None = None  # the negative flag of a bool option that defaults to true ("no-language-guard")
+    choices: tuple[str, ...] | None = None  # the values it takes, where the declaration names them
 
 
 PROVENANCE_FIELDS = ("license", "name", "url", "citation", "license_name", "license_link", "hub_id")
@@ -163,7 +164,7 @@ def _typed(value: Any, opt: OptionDef, where: _Where, *path) -> Any:
     """Check (and lightly coerce: int -> float) a value against an option's type and range."""
     if opt.multiple:
         values = value if isinstance(value, list) else [value]
-        return [_typed(v, OptionDef(opt.name, opt.type), where, *path) for v in values]
+        return [_typed(v, OptionDef(opt.name, opt.type, choices=opt.choices), where, *path) for v in values]
     if value is None:
         if opt.required:
             raise where.error("a value is required", *path)
@@ -178,6 +179,8 @@ def _typed(value: Any, opt: OptionDef, where: _Where, *path) -> Any:
         value = float(value)
     if opt.min is not None and value < opt.min or opt.max is not None and value > opt.max:
         raise where.error(f"{value!r} is outside [{opt.min}, {opt.max}]", *path)
+    if opt.choices is not None and value not in opt.choices:
+        raise where.error(f"{value!r} is not one of {', '.join(opt.choices)}", *path)
     return value
 
 

@@ -15,8 +15,10 @@ A resume never mixes inputs: the signature carries a content hash of the input i
 changed or edited input file is refused (``--overwrite`` starts over). One process at a time builds into
 a directory: ``OUT/.lock`` is held (flock) for the whole run and a second run is refused while it is.
 
-API usage (``openai:`` backends) is journalled in ``OUT/usage.jsonl`` the moment it is recorded (one JSON line per
-answer, retry, failure or cached lookup; append-only, so a run that fails, is killed or crashes is in it too) and
+API usage (paid backends) is journalled in ``OUT/usage.jsonl`` the moment it is recorded (each request before it
+is sent, then one JSON line per answer, retry, failure or cached lookup; append-only, so a run that fails, is
+killed or crashes is in it too: :mod:`mtgauntlet.core.paid_run`, which also drains the requests in flight on the
+first SIGTERM/SIGINT) and
 written to ``build.json`` ``usage`` per spec (requests, input/output tokens, retries, failures, cached answers,
 invalid usage, ``cost_usd`` with a ``#price``) as the sum of the whole journal: every run of the build. Whatever
 ends a run (success, a spent budget, Ctrl-C, an error), ``build.json`` gets the usage so far; a kill leaves it to
@@ -56,6 +58,7 @@ from mtgauntlet.core.builds import (
     record_usage,
     resumed,
 )
+from mtgauntlet.core.paid_run import paid_run
 from mtgauntlet.core.progress import OnDemandProgress, Progress
 from mtgauntlet.errors import BuildStateError, GauntletError
 from mtgauntlet.models import openai_batch
@@ -210,7 +213,7 @@ class BuildRunner:
         signature = self.signature(n, digest)
         self.builder.load_backends()  # fail on a bad model spec before anything is written
         manifest = self._load_or_start_manifest(signature, n, digest, items)
-        with usage_journal.journal(self.out_dir / usage_journal.JOURNAL, carried=manifest.get("usage")):
+        with paid_run(self.out_dir, carried=manifest.get("usage")):  # journal beside the build, drain on signals
             return self._run_journalled(items, input_skipped, manifest, signature, before, t0)
 
     def _run_journalled(

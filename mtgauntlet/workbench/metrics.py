@@ -25,7 +25,7 @@ REFERENCE_BASED = ("chrf", "bleu")
 
 @dataclass
 class Scorer:
-    name: str  # what the metric column says: the spec as given, or python:NAME for a callable
+    name: str  # what the metric column says: the public spec (no credential, price or pace), or python:NAME
     signature: str
     score: BatchFn | None = None  # None for col: (the values come from the records)
     column: str | None = None  # col:NAME / col:GOOD,BAD: the record's kept score(s)
@@ -67,6 +67,7 @@ def _sentence_scores(metric, hyp: list[str], ref: list[str | None]) -> list[floa
 
 def _qe(spec: str) -> Scorer:
     from mtgauntlet.models.qe_ensemble import load_qe
+    from mtgauntlet.models.registry import public_spec
     from mtgauntlet.models.runtime import signature_spec
     from mtgauntlet.versions import package_versions
 
@@ -90,7 +91,7 @@ def _qe(spec: str) -> Scorer:
     def score(src, hyp, ref, src_lang, tgt_lang):
         return [clean(s) for s in qe.score(src, hyp, src_lang, tgt_lang)]
 
-    return Scorer(spec, signature, score)
+    return Scorer(public_spec(spec), signature, score)  # named by its public spec: never a credential
 
 
 MODEL_ATTRS = (

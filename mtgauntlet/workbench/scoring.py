@@ -131,7 +131,8 @@ def _ray_map(spec: Any, items: Items, work: list[Chunk]):
     """Chunks scored on Ray workers (one scorer per worker), yielded in order. The workers' API usage counts in
     this run's totals; under a budget (``--max-cost`` / ``--max-requests``) one worker scores one chunk at a time
     with what is left of it, so the budget is never passed."""
-    from mtgauntlet.core.usage import BudgetSpent, absorb, remaining
+    from mtgauntlet.core.usage import BudgetSpent, remaining
+    from mtgauntlet.core.usage_report import absorb
     from mtgauntlet.engines.ray_engine import start_ray
 
     ray = start_ray()
@@ -141,13 +142,9 @@ def _ray_map(spec: Any, items: Items, work: list[Chunk]):
             self.scorer = make_scorer(spec)
 
         def score(self, items, chunk, limits):
-            from mtgauntlet.core.usage import (
-                LEDGER,
-                BudgetSpent,
-                budget,
-                since,
-                to_json,
-            )
+            from mtgauntlet.core.budget import budget
+            from mtgauntlet.core.usage import LEDGER, BudgetSpent
+            from mtgauntlet.core.usage_report import since, to_json
 
             before = LEDGER.snapshot()
             try:
@@ -178,7 +175,7 @@ def _ray_map(spec: Any, items: Items, work: list[Chunk]):
 
 
 def _spent(usage: str) -> tuple[float, int]:
-    """(USD, requests) of a worker's usage (`mtgauntlet.core.usage.to_json`)."""
+    """(USD, requests) of a worker's usage (`mtgauntlet.core.usage_report.to_json`)."""
     import json
 
     from mtgauntlet.core.usage import Price

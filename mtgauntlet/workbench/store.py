@@ -27,6 +27,7 @@ import pyarrow.parquet as pq
 
 from mtgauntlet import __version__
 from mtgauntlet.atomic import atomic_path, write_text_atomic
+from mtgauntlet.core.usage_journal import JOURNAL
 from mtgauntlet.errors import GauntletError
 from mtgauntlet.releases.manifest import (
     RELEASE_MANIFEST,
@@ -129,7 +130,7 @@ def open_results(root: Path) -> tuple[list[Path], list[Path]]:
         raise GauntletError(f"--out {root}: not a folder")
     if (root / RELEASE_MANIFEST).is_file():
         sealed = sealed_files(root, "metric_score")
-    elif root.is_dir() and any(p.name not in ("data", LOCK_FILE) for p in root.iterdir()):
+    elif root.is_dir() and any(p.name not in ("data", LOCK_FILE, JOURNAL) for p in root.iterdir()):
         raise GauntletError(
             f"--out {root}: a folder that is not a results folder (no {RELEASE_MANIFEST}); "
             "give a new or an existing results folder"

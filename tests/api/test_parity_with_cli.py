@@ -1,73 +1,100 @@
-"""The Python API and the CLI take the same options (issue #27): for every CLI command in ``API_OF``, the public
-function's parameters are the command's (arguments positionally, options by name), with the same defaults, and
-every ``min``/``max`` range typer enforces is enforced by the function too (a ``UsageError`` before any work).
+"""The Python API, the CLI and recipes take the same options (issues #27, #41): every command is made from an
+options dataclass (`mtgauntlet.options`); the API function made from the same dataclass takes the command's
+arguments positionally and its options by name, with the same defaults, and refuses what the command refuses
+(a value out of a declared range or outside the declared choices: a ``UsageError`` naming the option before any
+work; the command: one line ``error: ...``, exit 2); a recipe's table has the same defaults, ranges and choices.
 
-Adding a verb is one line in ``API_OF``: ``"CLI COMMAND PATH": ("mg name", (CLI-only options))``; a kind of a
-verb with kinds (``mg.score("qe", ...)``) names its function as ``"module:function"``.
+Nothing here lists commands or options: they are read from the CLI (`mtgauntlet.cli.introspect.declared_commands`),
+the API functions from the modules of `mtgauntlet.api` and `mtgauntlet.recipes` (a function made by
+`mtgauntlet.options.takes` names its dataclass as ``.options``).
 """
 
 from __future__ import annotations
 
+import ast
+import importlib
 import inspect
 import os
+import pkgutil
 
 import pytest
 
 import mtgauntlet as mg
-from mtgauntlet.builders.methods import REGISTERED, methods
+from mtgauntlet.builders.methods import methods
 from mtgauntlet.cli import introspect
+from mtgauntlet.options import Declared, declared
+from tests.support.cli import REPO, invoke
 
-# CLI options every command may have that the API has no use for: the API returns objects instead of printing
-CLI_ONLY = {"json_out", "help"}
+CLI_ONLY_COMMANDS = {"completion"}  # prints a shell script: nothing for Python to call
+RECIPE_STEPS = {"validate": "validate records", "audit": "audit", "publish": "publish"}  # recipe key -> command
 
-API_OF = {  # CLI command path -> (public function of mtgauntlet, options only the CLI has, beyond CLI_ONLY)
-    "release": ("release", ()),
-    "verify": ("verify", ()),
-    "import": ("import_set", ()),
-    "export": ("export_set", ()),
-    "publish": ("publish", ()),
-    "query": ("query", ("format",)),  # how the CLI prints the table; mg.query returns a DataFrame
-    "audit": ("audit", ()),
-    "leaderboard": ("leaderboard", ()),
-    "validate records": ("validate", ()),
-    "validate diversity": ("mtgauntlet.api.checking:diversity", ()),
-    "validate grammar": ("mtgauntlet.api.checking:grammar", ()),
-    "score difficulty": ("mtgauntlet.api.scoring:score_difficulty", ()),
-    "score qe": ("mtgauntlet.api.scoring:score_qe", ()),
-    "evaluate metric": ("mtgauntlet.api.evaluating:evaluate_metric", ()),
-    "evaluate dec": ("mtgauntlet.api.evaluating:evaluate_dec", ()),
-    "evaluate breaker": ("mtgauntlet.api.evaluating:evaluate_breaker", ()),
-    "evaluate bandit": ("mtgauntlet.api.evaluating:evaluate_bandit", ()),
-    "simulate bandit": ("mtgauntlet.api.simulating:simulate_bandit", ()),
-    "models": ("mtgauntlet.api.model_listing:list_models", ()),  # mg.list_models (mtgauntlet.models is a package)
-    "run": ("run", ()),
-    "reproduce": ("reproduce", ()),
-    # every registered method: its build_<name> (written out, or made from its record)
-    **{f"build {m}": (f"mtgauntlet.api.building:build_{m}", ()) for m in REGISTERED},
+
+def _api_functions() -> dict[type, list]:
+    """Options dataclass -> the API functions made from it (``mg.query`` and ``query_table`` share one)."""
+    import mtgauntlet.api
+    import mtgauntlet.recipes
+
+    found: dict[type, list] = {}
+    for package in (mtgauntlet.api, mtgauntlet.recipes):
+        for info in pkgutil.iter_modules(package.__path__):
+            module = importlib.import_module(f"{package.__name__}.{info.name}")
+            for value in vars(module).values():
+                cls = getattr(value, "options", None)
+                if inspect.isfunction(value) and isinstance(cls, type) and value.__module__ == module.__name__:
+                    found.setdefault(cls, []).append(value)
+    return found
+
+
+API_FUNCTIONS = _api_functions()
+COMMANDS = {" ".join(path): (cmd, cls, cli_only) for path, cmd, cls, cli_only in introspect.declared_commands()}
+
+
+def _public_first(fns: list) -> list:
+    """``mg.query`` before ``query_table``: the function ``mg`` exports, where there are several."""
+    return sorted(fns, key=lambda fn: fn.__name__ not in mg.__all__)
+
+
+API_OF = {  # command -> (its API function, the names of its CLI-only options)
+    command: (fn, set(cli_only) | {"help"})
+    for command, (_, cls, cli_only) in COMMANDS.items()
+    for fn in _public_first(API_FUNCTIONS.get(cls, []))[:1]
 }
 
-# options required on the CLI that the API makes optional on purpose: option -> the API's default
-API_DEFAULTS = {
-    "score difficulty": {"out": None},  # the API returns the scored table; writing it is optional
-    "score qe": {"out": None},
-}
+
+def test_every_command_is_declared_and_has_its_api_function():
+    """Every command is made from an options dataclass, and every one but ``completion`` has its API function;
+    every public function of ``mg`` that takes options is made from a dataclass (one declaration)."""
+    leaves = {" ".join(path) for path, _ in introspect.all_commands()}
+    assert leaves == set(COMMANDS), leaves ^ set(COMMANDS)
+    assert {c for c in COMMANDS if c not in API_OF} == CLI_ONLY_COMMANDS
+    assert len(COMMANDS) >= 27 and {"release", "import", "query", "validate records", "run"} <= set(API_OF)
+    dispatchers = {"build", "score", "evaluate", "simulate"}  # mg.build(METHOD, ...) calls the methods' functions
+    made = {fn for fns in API_FUNCTIONS.values() for fn in fns}
+    for name in mg.__all__:
+        fn = getattr(mg, name)
+        if inspect.isfunction(fn) and name not in dispatchers and name not in ("list_releases", "open_release"):
+            assert fn in made, f"mg.{name} is not made from an options dataclass"
 
 
-def _cli_params(command: str):
-    cmd = introspect.command(*command.split())
-    assert cmd is not None, f"no CLI command `gauntlet {command}`"
-    return cmd.params
-
-
-def _api(command: str):
-    name, cli_only = API_OF[command]
-    if ":" in name:  # one kind of a verb (mg.score("qe", ...) -> mtgauntlet.api.scoring.score_qe)
-        import importlib
-
-        module, attr = name.split(":")
-        return getattr(importlib.import_module(module), attr), {*CLI_ONLY, *cli_only}
-    assert name in mg.__all__, f"mtgauntlet.{name} is not exported"
-    return getattr(mg, name), {*CLI_ONLY, *cli_only}
+def test_hand_written_typer_options_only_for_the_global_options():
+    """``typer.Option`` / ``typer.Argument`` are written out only for the global options (main's root callback);
+    every other is made from a declaration (`mtgauntlet.cli.declared`)."""
+    found = []
+    for path in sorted((REPO / "mtgauntlet" / "cli").glob("*.py")):
+        if path.name == "declared.py":  # the generator
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        root = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "_root"]
+        globals_ = range(root[0].lineno, root[0].end_lineno + 1) if path.name == "main.py" and root else range(0)
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in ("Option", "Argument")
+                and node.lineno not in globals_
+            ):
+                found.append(f"{path.name}:{node.lineno}")
+    assert not found, found
 
 
 def _same_default(cli_default, api_default) -> bool:
@@ -76,74 +103,102 @@ def _same_default(cli_default, api_default) -> bool:
     return cli_default == api_default
 
 
+def _choices(o: Declared) -> tuple | None:
+    return None if o.info.choices is None else tuple(o.info.choices())
+
+
+def _recipe_table(command: str):
+    """The recipe's option table of a command (a build entry's or a step's), or None: not in recipes."""
+    from mtgauntlet.recipes.options import builder_options, step_options
+
+    if command.startswith("build "):
+        return builder_options(command.split()[1])
+    step = next((k for k, v in RECIPE_STEPS.items() if v == command), None)
+    return None if step is None else step_options()[step]
+
+
 @pytest.mark.parametrize("command", sorted(API_OF))
-def test_api_parameters_are_the_cli_options(command):
-    fn, cli_only = _api(command)
-    params = [p for p in inspect.signature(fn).parameters.values() if p.kind is not p.VAR_KEYWORD]
-    cli = _cli_params(command)
-    # arguments: positional in both, in the same order (the API may name them for Python: verify(path))
-    cli_args = [p for p in cli if p.param_type_name == "argument"]
-    api_args = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    assert len(api_args) == len(cli_args), (command, [p.name for p in api_args], [p.name for p in cli_args])
-    for c, a in zip(cli_args, api_args):
-        assert (a.default is a.empty) == bool(c.required), (command, a.name)
-    # options: keyword-only, the same names and defaults; a required option has no default
-    options = {p.name: p for p in cli if p.param_type_name == "option" and p.name not in cli_only}
-    keywords = {p.name: p for p in params if p.kind is p.KEYWORD_ONLY and p.name != "progress"}
-    assert sorted(keywords) == sorted(options), command
-    for name, c in options.items():
-        a = keywords[name]
-        if name in API_DEFAULTS.get(command, {}):
-            assert c.required and a.default == API_DEFAULTS[command][name], (command, name)
-        elif c.required:
-            assert a.default is a.empty, f"{command}: {name} is required on the CLI"
-        else:
-            assert _same_default(c.default, a.default), (command, name, c.default, a.default)
+def test_api_parameters_cli_options_and_recipe_tables_are_the_declaration(command):
+    """One declaration, three readers: the API function's parameters (arguments positional, options keyword-only,
+    the same defaults), the command's parameters (required, default, range, a choices check) and the recipe's
+    table (default, range, choices), in the declaration's order."""
+    fn, cli_only = API_OF[command]
+    cmd, cls, _ = COMMANDS[command]
+    fields = declared(cls)
+    params = [p for p in inspect.signature(fn).parameters.values() if p.name != "progress"]
+    assert [p.name for p in params] == [o.name for o in fields], command
+    for o, a in zip(fields, params):
+        kind = a.POSITIONAL_OR_KEYWORD if o.info.argument else a.KEYWORD_ONLY
+        assert a.kind is kind and (a.default is a.empty) == o.required, (command, o.name)
+        assert o.required or _same_default(o.default, a.default), (command, o.name)
+    cli = [p for p in cmd.params if p.name not in cli_only]
+    assert [p.name for p in cli] == [o.name for o in fields], command
+    for o, c in zip(fields, cli):
+        assert c.param_type_name == ("argument" if o.info.argument else "option"), (command, o.name)
+        assert bool(c.required) == (o.required or o.info.cli_required), (command, o.name)
+        assert c.required or _same_default(c.default, o.default), (command, o.name, c.default, o.default)
+        assert (getattr(c, "min", None), getattr(c, "max", None)) == (o.info.min, o.info.max), (command, o.name)
+        assert (c.callback is not None) == (o.info.choices is not None), (command, o.name)
+    table = _recipe_table(command)
+    if table is not None:
+        for o in fields:
+            name = o.name.replace("_", "-")
+            if o.info.argument or name not in table:  # set by the run (a step's path, audit's out, the report)
+                continue
+            d = table[name]
+            assert (d.min, d.max, d.choices, d.required) == (o.info.min, o.info.max, _choices(o), o.required), name
+            assert o.required or _same_default(d.default, o.default), (command, name)
     assert inspect.signature(fn).parameters["progress"].default is False
     doc = inspect.getdoc(fn) or ""
-    takes = [p for p in inspect.signature(fn).parameters if p != "progress"]
-    sections = ("Args:", "Returns:", "Examples:") if takes else ("Returns:", "Examples:")
+    sections = ("Args:", "Returns:", "Examples:") if params else ("Returns:", "Examples:")
     assert all(part in doc for part in sections), f"{command}: docstring"
 
 
-def _ranges():
-    for command in sorted(API_OF):
-        for p in _cli_params(command):
+def _refused():
+    """(command, declared option, a value it refuses) for every range bound and every choice list declared."""
+    for command in sorted(COMMANDS):
+        for o in declared(COMMANDS[command][1]):
             for bound, step in (("min", -1), ("max", 1)):
-                limit = getattr(p, bound, None)
-                if p.param_type_name == "option" and limit is not None:
-                    yield pytest.param(command, p, limit + step, id=f"{command}-{p.name}-{bound}")
+                limit = getattr(o.info, bound)
+                if limit is not None:
+                    yield pytest.param(command, o, limit + step, id=f"{command}-{o.name}-{bound}")
+            if o.info.choices is not None:
+                bad = ["not-a-choice"] if isinstance(o.default, tuple) else "not-a-choice"
+                yield pytest.param(command, o, bad, id=f"{command}-{o.name}-choices")
 
 
-def _required_values(fn, tmp_path):
-    """Values for the parameters without a default: paths that do not exist (the range check must come first)."""
-    missing = str(tmp_path / "does-not-exist")
-    args, kwargs = [], {}
-    for p in inspect.signature(fn).parameters.values():
-        if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
-            args.append(missing)
-        elif p.default is p.empty and p.kind is p.KEYWORD_ONLY:
-            kwargs[p.name] = missing
-    return args, kwargs
-
-
-@pytest.mark.parametrize("command, param, value", list(_ranges()))
-def test_api_refuses_what_the_cli_refuses(command, param, value, tmp_path, monkeypatch):
-    fn, _ = _api(command)
+@pytest.mark.parametrize("command, o, value", list(_refused()))
+def test_api_and_cli_refuse_what_is_declared_out_of_range_or_choices(command, o, value, tmp_path, monkeypatch):
+    """A value outside a declared range or choice list: the API raises a ``UsageError`` naming the option as the
+    command line does, the command prints one line ``error: ...`` and exits 2; neither does any work."""
     work = tmp_path / "cwd"
     work.mkdir()
     monkeypatch.chdir(work)
-    args, kwargs = _required_values(fn, tmp_path)
-    kwargs[param.name] = value
-    with pytest.raises(mg.UsageError) as exc:
-        fn(*args, **kwargs)
-    long = next(o for o in param.opts if o.startswith("--"))
-    assert str(exc.value).startswith(f"{long}: "), str(exc.value)
+    missing = str(tmp_path / "does-not-exist")
+    fields = declared(COMMANDS[command][1])
+    if command in API_OF:
+        fn, _ = API_OF[command]
+        kwargs = {f.name: missing for f in fields if f.required and f is not o}
+        with pytest.raises(mg.UsageError) as exc:
+            fn(**kwargs, **{o.name: value})
+        assert str(exc.value).startswith(f"{o.flag}: "), str(exc.value)
+    argv = [*command.split()]
+    for f in fields:
+        given = value if f is o else missing
+        if f is not o and not (f.required or f.info.cli_required):
+            continue
+        for one in given if isinstance(given, list) else [given]:
+            argv += [str(one)] if f.info.argument else [f.flag, str(one)]
+    r = invoke(argv)
+    lines = r.stderr.strip().splitlines()
+    assert r.exit_code == 2 and len(lines) == 1 and lines[0].startswith("error: "), (argv, r.stderr)
+    assert o.flag in lines[0] or o.flag.upper() in lines[0] or f"'{o.flag}'" in lines[0], lines[0]
     assert not os.listdir(work) and not (tmp_path / "does-not-exist").exists()  # refused before any work
 
 
 def test_build_dispatches_to_every_builder_and_refuses_unknown_methods_and_options(tmp_path):
 
+    assert sorted(methods()) == sorted(c.split()[1] for c in API_OF if c.startswith("build "))
     with pytest.raises(mg.UsageError, match=r"^method: 'smaugg' is not one of subset, smaug, mtbreaker"):
         mg.build("smaugg", input="x.tsv", out=tmp_path / "o")
     with pytest.raises(
@@ -247,22 +302,13 @@ def test_the_build_tables_are_read_from_the_declarations():
     """What ``default_out`` leaves out and the ranges the API checks are the declarations' (as the tables written
     out by hand before said): where to, how fast and whether at all never change what is built."""
     from mtgauntlet.api import building
-    from mtgauntlet.options import declared, ranges
+    from mtgauntlet.options import declared
 
     assert sorted(building.placement_keywords()) == sorted(
         ["out", "overwrite", "concurrency", "engine", "actors", "max_cost", "max_requests", "dry_run"]
     )
-    for method, record in methods().items():  # the CLI's bounds are the declared ones, whatever they are
-        low, high = ranges(record.options)
-        cli = introspect.options("build", method)
-        assert {n: d.min for n, d in cli.items() if d.min is not None} == {
-            k.replace("_", "-"): v for k, v in low.items()
-        }
-        assert {n: d.max for n, d in cli.items() if d.max is not None} == {
-            k.replace("_", "-"): v for k, v in high.items()
-        }
-    for method, record in methods().items():
-        fn = getattr(building, f"build_{method}")
+    for method, record in methods().items():  # every registered method's function takes its options (the ranges:
+        fn = getattr(building, f"build_{method}")  # test_api_parameters_cli_options_and_recipe_tables_...)
         assert fn.options is record.options
         assert [p for p in inspect.signature(fn).parameters if p != "progress"] == [
             o.name for o in declared(record.options)

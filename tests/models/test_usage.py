@@ -176,7 +176,9 @@ def test_global_max_cost_stops_and_names_the_budget(tmp_path):
     with _stack() as s:
         r = invoke(["--max-cost", "0.0001", *_priced(_args(s, tmp_path, "b", llm_opts="#price=100/100"), s)])
         assert r.exit_code == 3, r
-        assert re.search(r"error: budget reached: --max-cost 0.0001 USD \(spent 0\.\d+ USD\)", r.stderr)
+        assert re.search(
+            r"error: budget reached: --max-cost 0.0001 USD; paid 0\.\d+ USD \(answered\), \d+ in flight", r.stderr
+        )
         assert not list((tmp_path / "b" / "data").glob("*.tmp*"))
 
 

@@ -170,8 +170,11 @@ class BanditSearch:
             return self._run(Path(out_dir), progress, overwrite)
 
     def _journal(self, out: Path, m: dict[str, Any]):
-        """The API usage journal of the search (``OUT/usage.jsonl``: every run, however it ended)."""
-        return usage_journal.journal(out / usage_journal.JOURNAL, carried=m.get("usage"))
+        """The paid-run scope of the search: its usage journal (``OUT/usage.jsonl``: every run, however it ended) and
+        the graceful stop on signals (:mod:`mtgauntlet.core.paid_run`)."""
+        from mtgauntlet.core.paid_run import paid_run
+
+        return paid_run(out, carried=m.get("usage"))
 
     def _run(self, out: Path, progress: bool | None, overwrite: bool) -> dict[str, Any]:
         sig = self.signature()
@@ -270,6 +273,9 @@ class BanditSearch:
                         bar.advance()
         except usage.BudgetSpent as exc:  # the pull log is the state: the same command resumes at this step
             write_json_atomic(mpath, record_usage(m, before, out / usage_journal.JOURNAL, stopped=str(exc)))
+            raise
+        except KeyboardInterrupt:  # a graceful stop: what was paid is in build.json
+            write_json_atomic(mpath, record_usage(m, before, out / usage_journal.JOURNAL))
             raise
         except Exception as exc:  # a failed search: what it paid, and the error, are in build.json
             write_json_atomic(mpath, record_usage(m, before, out / usage_journal.JOURNAL, **failed_fields(exc)))

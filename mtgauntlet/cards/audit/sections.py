@@ -20,7 +20,7 @@ from mtgauntlet.cards.audit.markup import (
 from mtgauntlet.cards.audit.sensitivity import sensitivity_section
 from mtgauntlet.cards.audit.source import AuditSource
 from mtgauntlet.cards.card import failure_counts
-from mtgauntlet.core.usage import summary_line as usage_line
+from mtgauntlet.core.usage_report import summary_line as usage_line
 
 NOT_STATED = "not stated"
 IDS_LISTED = 60  # ids written out per flag row (the rest are counted)
