@@ -6,7 +6,7 @@ to top (a package may import the packages of the layers below it and, sideways, 
 ``SIDEWAYS``):
 
 - L0, the bottom: the modules every layer uses and that import nothing above them: the package root
-  (``__version__``), ``errors``, ``atomic``, ``fileio``, ``versions``, ``signature``, ``schema_docs``,
+  (``__version__``), ``errors``, ``atomic``, ``fileio``, ``versions``, ``signature``, ``schema_docs``, ``schema_types``,
   ``schema``, ``records``, ``tables``, ``phenomena``, ``shards``, ``release_layout`` (where records go in a
   release: read by the cards and written by the releases, so it sits below both) and the bottom package
   ``mtgauntlet/core/`` (progress display, usage ledger, answer cache, public specs / secret redaction, the
@@ -44,6 +44,7 @@ LAYERS = (
         "versions",
         "signature",
         "schema_docs",
+        "schema_types",
         "schema",
         "records",
         "tables",
@@ -338,7 +339,7 @@ def test_recipe_option_tables_read_from_the_api_are_the_cli_options():
 
 # modules that are 400 lines or more today, each with what waits for it; an entry that is under 400 again fails the
 # check (delete it), so the list only shrinks
-LONG_KNOWN = {"schema.py": "408 lines after metaeval's Span-ACES spans (f4c3d15): split by meaning"}
+LONG_KNOWN: dict[str, str] = {}
 
 
 def test_every_module_is_under_400_lines():
