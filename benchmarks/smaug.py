@@ -17,10 +17,12 @@ import time
 from pathlib import Path
 
 from mtgauntlet.builders.base import iter_items
+from mtgauntlet.builders.options.smaug import SmaugOptions
 from mtgauntlet.builders.smaug import SmaugBuilder
 from mtgauntlet.corpora.formats import read_flores
 from mtgauntlet.evaluation.metric_robustness import evaluate, filter_pairs, load_pairs, score_pairs
 from mtgauntlet.models import registry
+from mtgauntlet.options import options_of
 from mtgauntlet.runner.build_runner import BuildRunner
 
 HERE = Path(__file__).resolve().parent
@@ -35,7 +37,7 @@ def throughput(shared: Path, n: int) -> None:
     list(nlp.pipe(refs, batch_size=64))
     spacy_rate = len(refs) / (time.perf_counter() - t0)
     with tempfile.TemporaryDirectory() as tmp:
-        builder = SmaugBuilder(src_lang="de", tgt_lang="en", good_from="reference")
+        builder = SmaugBuilder(options_of(SmaugOptions, src_lang="de", tgt_lang="en", good_from="reference"))
         t0 = time.perf_counter()
         s = BuildRunner(builder, tmp, shard_size=200, progress=False).run(iter_items(rows))
         dt = time.perf_counter() - t0

@@ -179,6 +179,15 @@ def not_one_of(flag: str, value: Any, choices: Iterable[Any]) -> str | None:
     return None
 
 
+def listed(value: Any) -> list[str]:
+    """An option that takes several names: ``"a, b,,c"`` (as on the command line) or ``["a", "b"]`` ->
+    ``["a", "b", ...]``; ``None`` or empty -> ``[]``."""
+    if value is None:
+        return []
+    parts = value.split(",") if isinstance(value, str) else [str(v) for v in value]
+    return [x.strip() for x in parts if x.strip()]
+
+
 def check(cls: type, values: dict[str, Any]) -> None:
     """The checks the command line makes (``min=``/``max=``, choices), made on ``values`` (keyword -> value;
     ``None`` passes): a `mtgauntlet.UsageError` naming the option as the CLI names it."""
@@ -191,6 +200,19 @@ def check(cls: type, values: dict[str, Any]) -> None:
     for o in options:
         if o.info.choices is not None and (why := not_one_of(o.flag, values.get(o.name), o.info.choices())):
             raise UsageError(why)
+
+
+T = typing.TypeVar("T")
+
+
+def options_of(cls: type[T], **values: Any) -> T:
+    """An options object of ``cls`` with ``values`` (checked as :func:`check` does), every other option at its
+    declared default and a required one not given at ``None``: the options of a builder made outside a build
+    (a test, a benchmark), which need no input or output folder. ``SmaugOptions`` with
+    ``src_lang="de", tgt_lang="en"`` and nothing else is a SMAUG build's defaults for de-en."""
+    options_class: type = cls
+    check(options_class, values)
+    return cls(**{**{o.name: None for o in declared(options_class) if o.required}, **values})
 
 
 def signature(cls: type, returns: Any = inspect.Signature.empty) -> inspect.Signature:

@@ -61,6 +61,11 @@ def input_formats() -> tuple[str, ...]:
     return (*FORMATS, "parallel", *(name for name in READERS if name != "parallel"))
 
 
+def input_table(help: str, doc: str) -> Any:
+    """The required ``--input`` / ``-i`` of a command that reads a table (``doc``: what Python takes too)."""
+    return option(REQUIRED, flags=("--input", "-i"), help=help, doc=doc)
+
+
 def table_formats() -> tuple[str, ...]:
     """What ``--format`` of a plain table takes (no named layout)."""
     from mtgauntlet.corpora.readers import FORMATS

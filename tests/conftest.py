@@ -87,6 +87,8 @@ E2E_MODULES = {
     "sets/test_export_sealed.py",
     "test_contributing_backend.py",
     "test_contributing_metric.py",  # a copy of the repository and its registry-wide tests (numba compiles there)
+    "test_contributing_builder.py",
+    "builders/test_methods.py",
     "cards/test_dataset_card.py",
     "cli/test_error_style.py",
     "cli/test_flags_and_progress.py",
@@ -116,6 +118,7 @@ E2E_MODULES = {
 
 # single end-to-end tests (over ~4 s each on this 2-core machine) in modules that are otherwise fast: path::test
 E2E_TESTS = {
+    "builders/smaug/test_phenomena.py::test_every_registered_phenomenon_builds_on_its_own_example",
     "api/test_checking_scoring_evaluating.py::test_diversity_and_grammar_return_what_the_cli_prints",
     "api/test_checking_scoring_evaluating.py::test_simulate_and_models_equal_the_cli_json",
     "builders/bandit/test_bandit.py::test_cli_bandit_end_to_end_without_apertium",

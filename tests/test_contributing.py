@@ -86,8 +86,10 @@ def _rows_with_units(shared_data: Path, n_without: int = 6) -> list[dict[str, st
 
 
 def test_the_phenomenon_walkthrough_adds_a_phenomenon_in_two_files(tmp_path, shared_data):
-    package = tmp_path / "copy" / "mtgauntlet"
-    shutil.copytree(REPO / "mtgauntlet", package, ignore=shutil.ignore_patterns("__pycache__"))
+    from mtgauntlet import phenomena
+    from tests.support.walkthrough import passed, repo_copy, run_tests
+
+    package = repo_copy(tmp_path) / "mtgauntlet"
     follow_the_walkthrough(package)
     assert _changed_files(REPO / "mtgauntlet", package) == ["builders/smaug/phenomena/unit.py", "phenomena.py"]
 
@@ -149,9 +151,9 @@ def test_the_phenomenon_walkthrough_adds_a_phenomenon_in_two_files(tmp_path, sha
     helped, built, validated, released = ran["results"]
 
     help_text = re.sub(r"[\s│|]+", "", helped["stdout"])
-    assert helped["code"] == 0 and "subsetofne,num,neg,ins,del,unit." in help_text
+    assert helped["code"] == 0 and f"subsetof{','.join([*phenomena.NAMES, 'unit'])}." in help_text
     # an opt-in phenomenon (default=False) leaves the default --phenomena, hence existing signatures, as they were
-    assert "[default:ne,num,neg,ins,del]" in help_text
+    assert f"[default:{','.join(phenomena.DEFAULT)}]" in help_text
     assert built["code"] == 0, built
     records = [r for f in sorted((tmp_path / "b" / "data").glob("*.parquet")) for r in pq.read_table(f).to_pylist()]
     units = [r for r in records if r["phenomenon"] == "unit"]
@@ -176,6 +178,16 @@ def test_the_phenomenon_walkthrough_adds_a_phenomenon_in_two_files(tmp_path, sha
     card = re.sub(r"\\([\\`*_{}\[\]()#+\-.!~])", r"\1", card)
     assert "a unit of measurement (`unit`)" in card  # the method text
     assert "is not one of the SMAUG paper's phenomena" in card  # the flag, in the build notes
+
+    # step 3 (the docs table regenerated), then the copy's registry-wide tests pass with the new phenomenon among
+    # them (its own example built)
+    regenerate = [sys.executable, "-m", "mtgauntlet.builders.smaug.phenomena", "--write", "docs/methods/smaug.md"]
+    done = subprocess.run(regenerate, capture_output=True, text=True, env=env, cwd=package.parent, timeout=300)
+    assert done.returncode == 0, done.stderr
+    run = run_tests(package.parent, tmp_path, "tests/builders/smaug/test_phenomena.py", "-m", "not slow")
+    assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
+    registry_wide = "tests/builders/smaug/test_phenomena.py::test_every_registered_phenomenon_builds_on_its_own_example"
+    assert passed(run, f"{registry_wide}[unit]")
 
 
 # -- "Add a validator rule", followed as written (self-contained: its own helpers below) ---------------------------

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import csv
 import json
-import shutil
 import subprocess
 import sys
 import threading
@@ -82,8 +81,9 @@ def follow_the_walkthrough(package: Path) -> None:
 
 
 def test_the_paid_translator_walkthrough_is_counted_capped_estimated_and_carded(tmp_path, shared_data):
-    package = tmp_path / "copy" / "mtgauntlet"
-    shutil.copytree(REPO / "mtgauntlet", package, ignore=shutil.ignore_patterns("__pycache__"))
+    from tests.support.walkthrough import passed, repo_copy, run_tests
+
+    package = repo_copy(tmp_path) / "mtgauntlet"
     follow_the_walkthrough(package)
     assert _changed_files(REPO / "mtgauntlet", package) == ["models/chartr.py", "models/registry.py"]
 
@@ -188,3 +188,10 @@ def test_the_paid_translator_walkthrough_is_counted_capped_estimated_and_carded(
         ),
     ]
     assert not [text for text in published if KEY in text]
+
+    # the copy's registry-wide contract tests load the new entry by its own example, secrets kept out
+    run = run_tests(package.parent, tmp_path, "tests/models/test_backend_contract.py", "-k", "chartr or undeclared")
+    assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
+    contract = "tests/models/test_backend_contract.py::test_"
+    assert passed(run, f"{contract}every_registry_entry_loads_or_names_the_extra_to_install[chartr-translator]")
+    assert passed(run, f"{contract}secret_options_stay_out_of_signatures[chartr-translator]")

@@ -1,16 +1,57 @@
-"""How a build of :mod:`mtgauntlet.api.building` runs and reports: its pace and budget (``concurrency``,
-``max_cost``, ``max_requests``), the builder run over its shards, the shard size MT-breaker and zero-shot resume
-with, and the lines ``gauntlet build`` prints of a finished build or search."""
+"""How a build of :mod:`mtgauntlet.api.building` runs and reports, the same for every method (its record in
+`mtgauntlet.builders.methods`): the input read as the method says, the builder made from the options under the
+build's pace and budget (``concurrency``, ``max_cost``, ``max_requests``), then the dry run's plan, or the builder
+run over its shards (a search: run by itself). What ``gauntlet build`` prints of it: `mtgauntlet.api.build_report`."""
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
 from pathlib import Path
 from typing import Any
 
-from mtgauntlet.builders.options import BREAKER_SHARD_SIZE
+from mtgauntlet.api.inputs import as_input_path, input_format
+from mtgauntlet.api.results import Build
+from mtgauntlet.builders.base import Builder, iter_items
+from mtgauntlet.builders.methods import Method
+from mtgauntlet.core.progress import info
+
+
+def build_method(method: Method, options: Any) -> Build:
+    """Build ``method`` with ``options`` (an instance of ``method.options``, checked): read its input (a table in
+    memory is written to a Parquet file first), make its builder under the budget, then return the dry run's plan,
+    or run it into ``options.out``."""
+    source = getattr(options, method.input)
+    o = dataclasses.replace(
+        options,
+        format=input_format(source, options.format),  # in memory: always its Parquet file
+        **{method.input: as_input_path(source) if source is not None else None},
+    )
+    cls = method.builder_class
+    with paced(o.concurrency, o.max_cost, o.max_requests):  # every model the builder loads is loaded with them
+        o, rows = cls.read(o)
+        builder = cls(o)
+        builder.load_backends()  # a bad spec fails before anything is written
+        notes = builder.notes()
+        for note in notes:
+            info(f"  {note}")
+        skipped = rows.skipped_counts()
+        if o.dry_run:
+            return Build(Path(o.out), plan=builder.plan(iter_items(rows.rows)), notes=notes, skipped=skipped)
+        if not isinstance(builder, Builder):  # a search: no shards (the bandit)
+            builder.run(str(o.out), rows.rows, o.overwrite)
+            return Build.open(o.out, skipped=skipped, notes=notes)
+        summary = run_builder(
+            builder,
+            str(o.out),
+            rows,
+            seed=o.seed,
+            shard_size=shard_size(o.shard_size, str(o.out), builder, o.overwrite),
+            overwrite=o.overwrite,
+        )
+    return Build.open(o.out, run=summary, skipped=skipped, notes=notes)
 
 
 @contextlib.contextmanager
@@ -41,32 +82,30 @@ def paced(concurrency: int | None, max_cost: float | None, max_requests: int | N
 
 
 def run_builder(
-    builder,
+    builder: Builder,
     out: str,
     rows,
     *,
     seed: int,
     shard_size: int,
     overwrite: bool,
-    engine: str = "local",
-    actors: int | None = None,
 ) -> Any:
     """Run ``builder`` over the read ``rows`` (a corpus reader's result, with its skip counts) into ``out`` in
-    resumable shards, on the local or the Ray engine; the runner's summary."""
-    from mtgauntlet.builders.base import iter_items
+    resumable shards, on the engine it names (local or Ray); the runner's summary."""
     from mtgauntlet.engines import get_engine
     from mtgauntlet.runner.build_runner import BuildRunner
 
+    engine, actors = builder.shards_engine()
     shards = get_engine(engine, **({"actors": actors} if engine == "ray" else {}))
     return BuildRunner(builder, out, seed=seed, shard_size=shard_size, overwrite=overwrite, engine=shards).run(
         iter_items(rows.rows), rows.skipped_counts()
     )
 
 
-def breaker_shard_size(requested: int | None, out: str, builder: str, overwrite: bool) -> int:
-    """``shard_size`` of mtbreaker/zeroshot: as given; else the shard size of the build of the same builder
-    already in ``out`` (builds started before batching used 1), so that a plain re-run resumes it; else the
-    default."""
+def shard_size(requested: int | None, out: str, builder: Builder, overwrite: bool) -> int:
+    """``shard_size`` as given; where a method leaves it open (``None``: mtbreaker, zeroshot), the shard size of
+    the build of the same builder already in ``out`` (builds started before batching used 1), so that a plain
+    re-run resumes it, else the builder's ``default_shard_size``."""
     if requested is not None:
         return requested
     path = Path(out) / "build.json"
@@ -75,43 +114,8 @@ def breaker_shard_size(requested: int | None, out: str, builder: str, overwrite:
             manifest = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             manifest = None
-        if isinstance(manifest, dict) and manifest.get("builder") == builder:
+        if isinstance(manifest, dict) and manifest.get("builder") == builder.name:
             size = manifest.get("shard_size")
             if isinstance(size, int) and size >= 1:
                 return size
-    return BREAKER_SHARD_SIZE
-
-
-def describe_run(summary) -> str:
-    """A runner's summary as ``gauntlet build`` prints it: records, rejected and skipped items, resumed shards,
-    signature, API usage, failure counts."""
-    from mtgauntlet.core.usage_report import summary_line as usage_line
-
-    parts = [f"{summary.produced} records from {summary.items} items -> {Path(summary.out_dir) / 'data'}"]
-    if summary.rejected:
-        parts.append("rejected: " + ", ".join(f"{k}={v}" for k, v in sorted(summary.rejected.items())))
-    if summary.skipped:
-        parts.append("skipped: " + ", ".join(f"{k}={v}" for k, v in sorted(summary.skipped.items())))
-    if summary.resumed_shards:
-        parts.append(f"resumed {summary.resumed_shards} finished shard(s)")
-    parts.append(f"signature: {summary.signature}")
-    if usage_line(getattr(summary, "usage", {})):
-        parts.append(usage_line(summary.usage))
-    if summary.failures:
-        parts.append("failures: " + ", ".join(f"{k}={v}" for k, v in summary.failures.items()))
-    return "\n".join(parts)
-
-
-def describe_search(build) -> str:
-    """A bandit search (a `Build`) as ``gauntlet build bandit`` prints it: pulls, failures, the top topics, the
-    signature."""
-    from mtgauntlet.corpora.options import skipped_counts_note
-
-    m, c = build.summary, build.summary["counts"]
-    lines = [
-        f"{c['pulls']} pulls over {m['config']['n_topics']} topics ({c['scored_pulls']} scored; failed: "
-        f"mt={c['mt_failures']}, qe={c['qe_failures']}); top-{m['config']['k']}:"
-    ]
-    lines += [f"  {t['mean_difficulty']:6.2f}  ({t['pulls']} pulls)  {t['topic']}" for t in m["top_topics"]]
-    lines.append(f"signature: {m['signature']}" + skipped_counts_note(build.skipped))
-    return "\n".join(lines)
+    return builder.default_shard_size

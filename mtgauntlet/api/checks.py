@@ -8,7 +8,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from mtgauntlet.errors import UsageError
-from mtgauntlet.options import not_one_of, out_of_range
+from mtgauntlet.options import listed, not_one_of, out_of_range  # noqa: F401 (listed: the API's too)
 from mtgauntlet.shared_options import input_formats  # noqa: F401 (what --format of a corpus takes; CLI and API)
 
 
@@ -43,15 +43,6 @@ def in_ranges(values: dict[str, Any], minimum: Mapping[str, float], maximum: Map
             at_least(option_name(name), value, minimum[name])
         if maximum and name in maximum:
             at_most(option_name(name), value, maximum[name])
-
-
-def listed(value: Any) -> list[str]:
-    """An option that takes several names: ``"a, b,,c"`` (as on the command line) or ``["a", "b"]`` ->
-    ``["a", "b", ...]``; ``None`` or empty -> ``[]``."""
-    if value is None:
-        return []
-    parts = value.split(",") if isinstance(value, str) else [str(v) for v in value]
-    return [x.strip() for x in parts if x.strip()]
 
 
 def judgment_formats() -> tuple[str, ...]:

@@ -57,7 +57,7 @@ class Build:
         failure counts); the dry run's plan lines for a dry run."""
         if self.plan is not None:
             return "\n".join(self.plan.lines())
-        from mtgauntlet.api.build_run import describe_run, describe_search
+        from mtgauntlet.api.build_report import describe_run, describe_search
 
         if self.run is None and "top_topics" in self.summary:
             return describe_search(self)

@@ -9,7 +9,7 @@ from typing import Any
 from mtgauntlet import shared_options as shared
 from mtgauntlet.api.checks import engine_names
 from mtgauntlet.corpora.readers import FORMATS
-from mtgauntlet.options import REQUIRED, option
+from mtgauntlet.options import option
 
 OUT_HELP = "Output file (.parquet, .tsv, .tsv.gz, .csv, .csv.gz or .jsonl)."
 
@@ -59,11 +59,9 @@ def actors_field() -> Any:
 class ScoreDifficultyOptions:
     """Add a `difficulty` column (higher = harder) to every row."""
 
-    input: Any = option(
-        REQUIRED,
-        flags=("--input", "-i"),
-        help="Corpus file (TSV/CSV/JSONL/Parquet, .gz ok) or named layout.",
-        doc="Corpus file or named layout, or a DataFrame, ``datasets.Dataset`` or list of dicts.",
+    input: Any = shared.input_table(
+        "Corpus file (TSV/CSV/JSONL/Parquet, .gz ok) or named layout.",
+        "Corpus file or named layout, or a DataFrame, ``datasets.Dataset`` or list of dicts.",
     )
     out: str | Path | None = out_field()
     estimator: str = option("length", help="Difficulty estimator spec.")
@@ -92,11 +90,9 @@ class ScoreQEOptions:
     """Add a `qe` column (0..100, higher = better; empty where the score failed) to every (src, tgt) row, per
     language pair; with several QE specs also one `qe:<spec>` column each."""
 
-    input: Any = option(
-        REQUIRED,
-        flags=("--input", "-i"),
-        help="Table with columns src, tgt, lp (TSV/CSV/JSONL/Parquet).",
-        doc="Table with columns src, tgt, lp (TSV/CSV/JSONL/Parquet), or a DataFrame, Dataset or list of dicts.",
+    input: Any = shared.input_table(
+        "Table with columns src, tgt, lp (TSV/CSV/JSONL/Parquet).",
+        "Table with columns src, tgt, lp (TSV/CSV/JSONL/Parquet), or a DataFrame, Dataset or list of dicts.",
     )
     out: str | Path | None = out_field()
     qe: str = option(

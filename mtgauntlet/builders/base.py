@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from mtgauntlet.corpora.readers import RowSet
 from mtgauntlet.models.estimate import Plan
 from mtgauntlet.shards import ArgsRecorded
 
@@ -67,6 +68,22 @@ class Builder(ArgsRecorded):
     failure_columns: ClassVar[tuple[str, ...]] = ()
     #: what to say when a build produced no record
     empty_hint: ClassVar[str] = ""
+    #: items per shard where the options leave it open (``shard_size=None``) and no build in the folder says
+    default_shard_size: ClassVar[int] = 100
+
+    @classmethod
+    def read(cls, options: Any) -> tuple[Any, RowSet]:
+        """The method's input, read as its options say (``mtgauntlet.builders.inputs.read_corpus``: which columns,
+        how many rows), and the options with their languages normalised: what the builder is then made from."""
+        raise NotImplementedError
+
+    def notes(self) -> list[str]:
+        """What the build says of its setup before it runs (``Build.notes``; SMAUG: how each phenomenon is made)."""
+        return []
+
+    def shards_engine(self) -> tuple[str, int | None]:
+        """Where the runner builds the shards: ``("local", None)`` or ``("ray", actors)``."""
+        return "local", None
 
     def signature_fields(self) -> dict[str, Any]:
         """Ordered fields of the build signature (builder, langs, n, seed, models, ...)."""

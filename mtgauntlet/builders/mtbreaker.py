@@ -28,31 +28,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from mtgauntlet.builders.base import Builder, Item, ItemResult
-from mtgauntlet.builders.breaker_scoring import Scorer, best_step, failure_counts, plan_walks
-from mtgauntlet.builders.breaker_sources import (
-    DEFAULT_MAX_TOKENS,
-    DEFAULT_TEMPERATURE,
-    EMPTY_HINT,
-    FAILURE_KEYS,
-    LANGUAGE_GUARD_FLAG,
-    SourceRequest,
-    ask_for_sources,
-    item_key,
-    temperature_flag,
-    word_count_flag,
-    words,
-)
-from mtgauntlet.builders.runtime_info import roles_runtime
+from mtgauntlet.builders.base import Item, ItemResult
+from mtgauntlet.builders.breaker_scoring import best_step, plan_walks
+from mtgauntlet.builders.breaker_sources import SourceRequest, item_key, words
+from mtgauntlet.builders.options.breaker import MTBreakerOptions
+from mtgauntlet.builders.seed_texts import SeedTextBuilder
 from mtgauntlet.core import progress
-from mtgauntlet.errors import GauntletError
-from mtgauntlet.models import prompts, registry
+from mtgauntlet.models import prompts
 from mtgauntlet.models.estimate import Plan
 from mtgauntlet.models.llm_roles import lang_name
-from mtgauntlet.models.registry import public_spec
 
 log = logging.getLogger(__name__)
-VARIANTS = ("seeded", "seedless", "seeded+qe", "seedless+qe")
 PLAIN_FOLLOWUP_FLAG = (
     "follow-up wording: the paper gives the +qe variants' follow-up only; this plain variant used "
     "it without the score line and without '(one with lowest score)'"
@@ -72,109 +58,38 @@ class Walk:
     counts: Counter = field(default_factory=Counter)
 
 
-class MTBreakerBuilder(Builder):
+class MTBreakerBuilder(SeedTextBuilder):
     name = "mtbreaker"
     version = "7"  # 3: failed scores are missing, QE ensembles, same follow-up in all variants, truncation counted
     # 4: an item's sampling seeds come from its source id and text (not its position); seeds without a word skipped
     # 5: the chat history keeps the editor's answers as written (not only SOURCE |||x|||); language guard opt-in
     # 6: Chinese/Japanese words counted by jieba / characters (the length target and the two-word check)
     # 7: seedless makes --steps texts in all (its first text is step 0), as zero-shot (min) makes --generations
-    kind = "breaker_text"
-    failure_columns = FAILURE_KEYS  # summed into build.json counts.failures by the runner
-    records_seeds = True  # build.json "seeds": the source id and sha256 of each seed, written when planned
-    empty_hint = EMPTY_HINT
-    batched = True  # a shard's trajectories advance step by step together
 
-    def __init__(
-        self,
-        *,
-        variant: str = "seeded",
-        llm: str | None = None,
-        mt: Sequence[str] = ("apertium",),
-        qe: str | Sequence[str] | None = None,
-        steps: int = 10,
-        src_lang: str = "en",
-        tgt_lang: str = "es",
-        retries: int = 2,
-        temperature: float = DEFAULT_TEMPERATURE,
-        max_tokens: int = DEFAULT_MAX_TOKENS,
-        language_guard: bool = False,
-        grammatical_edits: bool = False,
-        sample: int | None = None,
-    ):
-        if variant not in VARIANTS:
-            raise GauntletError(f"unknown variant {variant!r}; choose from {', '.join(VARIANTS)}")
-        if steps < 1:
-            raise GauntletError("--steps must be >= 1")
-        if max_tokens < 16:
-            raise GauntletError("--max-tokens must be >= 16")
-        self.variant, self.steps, self.retries = variant, steps, retries
-        self.seeded, self.show_qe = variant.startswith("seeded"), variant.endswith("+qe")
-        self.llm_spec = llm or "smollm2"
-        self.llm = registry.load("llm", llm)
-        self.scorer = Scorer(mt, qe, src_lang, tgt_lang)
-        self.src_lang, self.tgt_lang = src_lang, tgt_lang
-        self.temperature, self.max_tokens = temperature, max_tokens
-        self.language_guard, self.grammatical_edits = language_guard, grammatical_edits
-        self.sample = sample  # the seeds are a keyed random sample of this size (provenance; drawn by the caller)
+    def __init__(self, options: MTBreakerOptions, *, retries: int = 2):
+        super().__init__(options, retries=retries)
+        self.steps, self.grammatical_edits = options.steps, options.grammatical_edits
+        self.seeded, self.show_qe = self.variant.startswith("seeded"), self.variant.endswith("+qe")
 
     def signature_fields(self) -> dict[str, Any]:
-        return {
-            "src": self.src_lang,
-            "tgt": self.tgt_lang,
-            "variant": self.variant,
-            "llm": self.llm_spec,
-            "mt": self.scorer.mt_specs,
-            "qe": self.scorer.qe_specs,
-            "steps": self.steps,
-            "temperature": self.temperature,
-            "max_tokens": self.max_tokens,
-            "langid": self.language_guard,
-            "grammatical": self.grammatical_edits,
-        }
+        return self.signature_with({"steps": self.steps}, {"grammatical": self.grammatical_edits})
 
     def config(self) -> dict[str, Any]:
-        return {
-            "variant": self.variant,
-            "steps": self.steps,
-            "retries": self.retries,
-            "temperature": self.temperature,
-            "max_tokens": self.max_tokens,
-            "language_guard": self.language_guard,
-            "grammatical_edits": self.grammatical_edits,
-            "qe": self.scorer.public_qe,
-            **({"sample": self.sample} if self.sample is not None else {}),
-            "flags": self.flags(),
-        }
+        return self.config_with({"steps": self.steps, "grammatical_edits": self.grammatical_edits})
 
     def flags(self) -> dict[str, str]:
         """Departures from the paper, stated in the card (docs/methods/mtbreaker.md, "Reproducing the paper")."""
-        out = {"temperature": temperature_flag(self.temperature)}
-        if not self.show_qe:
-            out["followup_wording"] = PLAIN_FOLLOWUP_FLAG
-        if self.language_guard:
-            out["language_guard"] = LANGUAGE_GUARD_FLAG
-        return {**out, **word_count_flag(self.src_lang)}
+        return self.flags_with({} if self.show_qe else {"followup_wording": PLAIN_FOLLOWUP_FLAG})
 
     @staticmethod
     def item_key(item: Item) -> tuple[str, str]:
         return item_key(item)
-
-    def model_specs(self) -> dict[str, str]:
-        return {
-            "llm": public_spec(self.llm_spec),
-            "mt": ",".join(self.scorer.public_mt),
-            "qe": self.scorer.public_qe_spec,
-        }
 
     @property
     def edits(self) -> int:
         """Edit steps after step 0: ``steps`` after a seed, ``steps - 1`` after a seedless first text (the LLM writes
         ``steps`` texts either way, as zero-shot (min) writes ``--generations``)."""
         return self.steps if self.seeded else self.steps - 1
-
-    def runtime_info(self) -> dict[str, Any]:
-        return roles_runtime({"llm": self.llm, **self.scorer.roles()})
 
     def plan(self, items: Sequence[Item]) -> Plan:
         """``steps`` LLM texts per item (seeded: edits of the seed; seedless: the first text and ``steps - 1`` edits);
@@ -196,15 +111,7 @@ class MTBreakerBuilder(Builder):
     def _ask(self, walks: Sequence[Walk]) -> list[tuple[str, str] | None]:
         """Per walk: (the usable source, the answer as the LLM wrote it), or ``None``."""
         requests = [SourceRequest(w.messages, w.rng, w.counts) for w in walks]
-        texts = ask_for_sources(
-            self.llm,
-            requests,
-            budget=self.max_tokens,
-            temperature=self.temperature,
-            retries=self.retries,
-            src_lang=self.src_lang,
-            language_guard=self.language_guard,
-        )
+        texts = self.ask(requests)
         return [None if t is None else (t, r.answer or f"SOURCE |||{t}|||") for t, r in zip(texts, requests)]
 
     def _followup(self, step: dict[str, Any]) -> str:
@@ -308,23 +215,5 @@ class MTBreakerBuilder(Builder):
             return ItemResult(rejected=[f"step0_{traj[0]['failure']}_failed"])
         best = best_step(traj)
         assert best is not None  # step 0 is scored
-        return ItemResult(
-            records=[
-                {
-                    "text": best["source"],
-                    "seed": walk.seed if self.seeded else None,
-                    "method": f"mtbreaker-{self.variant}",
-                    "target_models": self.scorer.public_mt,
-                    "qe_model": self.scorer.public_qe_spec,
-                    "qe_models": self.scorer.public_qe,
-                    "qe_score": best["qe_mean"],
-                    "difficulty": 100.0 - best["qe_mean"],
-                    "trajectory": traj,
-                    "llm_failures": walk.counts["llm_failures"],
-                    "truncated": walk.counts["truncated"],
-                    **failure_counts(traj),
-                    "src_lang": self.src_lang,
-                    "tgt_lang": self.tgt_lang,
-                }
-            ]
-        )
+        seed = walk.seed if self.seeded else None
+        return ItemResult(records=[self.record(best, traj, walk.counts, seed=seed, method=f"mtbreaker-{self.variant}")])

@@ -13,14 +13,21 @@ The records are then for no single pair (``tgt_lang`` null); build.json's config
 
 from __future__ import annotations
 
+import dataclasses
 from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from mtgauntlet.builders.base import Builder, Item, ItemResult
+from mtgauntlet.builders.inputs import read_corpus
+from mtgauntlet.builders.options.subset import SubsetOptions
+from mtgauntlet.corpora.load import one_pair
+from mtgauntlet.corpora.options import comma_list, lang_pair
+from mtgauntlet.corpora.readers import RowSet
 from mtgauntlet.engines import get_engine
 from mtgauntlet.engines.scoring import ScoreTask
+from mtgauntlet.errors import UsageError
 from mtgauntlet.models import registry
 from mtgauntlet.models.estimate import Plan
 from mtgauntlet.models.registry import public_spec
@@ -44,36 +51,65 @@ class SubsetBuilder(Builder):
 
     def __init__(
         self,
-        estimator: str = "length",
-        budget: int = 100,
-        stratify: str | None = None,
-        src_lang: str = "en",
-        tgt_lang: str | Sequence[str | None] | None = None,
+        options: SubsetOptions,
+        *,
         n_clusters: int = 8,
         embedder: str | None = None,
-        engine: str = "local",
         work_dir: str | Path | None = None,
-        actors: int | None = None,
         shard_size: int = 10_000,
     ):
-        if budget < 1:
-            raise ValueError("budget must be >= 1")
-        if stratify not in (None, "domain", "clusters"):
-            raise ValueError("stratify must be 'domain' or 'clusters'")
-        if engine != "local" and work_dir is None:
-            raise ValueError(f"engine {engine!r} needs a work_dir for its score shards")
-        self.estimator_spec, self.budget, self.stratify = estimator, budget, stratify
-        self.tgt_langs = [tgt_lang] if tgt_lang is None or isinstance(tgt_lang, str) else list(tgt_lang)
-        if not self.tgt_langs or len(set(self.tgt_langs)) != len(self.tgt_langs):
+        """The build of ``options`` (its ``tgt_lang`` one language or several). ``work_dir``: where a distributed
+        engine keeps its score shards (default ``OUT/scores``); ``shard_size``: texts per score shard there."""
+        o = options
+        tgt_lang = o.tgt_lang
+        self.tgt_langs: list[str | None] = (
+            [tgt_lang] if tgt_lang is None or isinstance(tgt_lang, str) else list(tgt_lang)
+        ) or [None]
+        if len(set(self.tgt_langs)) != len(self.tgt_langs):
             raise ValueError("tgt_lang: give each target language once")
-        self.src_lang = src_lang
+        if work_dir is None and o.out is not None:
+            work_dir = Path(o.out) / "scores"
+        if o.engine != "local" and work_dir is None:
+            raise ValueError(f"engine {o.engine!r} needs a work_dir for its score shards")
+        self.estimator_spec, self.budget, self.stratify = o.estimator, o.budget, o.stratify
+        self.src_lang = o.src_lang
         self.tgt_lang = self.tgt_langs[0] if len(self.tgt_langs) == 1 else None  # the records' pair, if one
         self.n_clusters, self.embedder_spec = n_clusters, embedder
-        self.engine_name, self.work_dir, self.shard_size = engine, work_dir, shard_size
-        self.engine = get_engine(engine, **({"actors": actors} if engine == "ray" else {}))
+        self.engine_name, self.work_dir, self.shard_size = o.engine, work_dir, shard_size
+        self.engine = get_engine(o.engine, **({"actors": o.actors} if o.engine == "ray" else {}))
         self._estimator = None
         self._placement: dict[str, Any] | None = None
         self._scores: dict[int, float | None] | None = None
+
+    @classmethod
+    def read(cls, options: SubsetOptions) -> tuple[SubsetOptions, RowSet]:
+        """The corpus, and the options' languages normalised: the source language the options' or the rows', the
+        target languages those given (repeated or comma-separated; none: the rows', if one). With several, no
+        row's target language goes into its record (the subset is for no single pair)."""
+        o = options
+        given = [o.tgt_lang] if o.tgt_lang is None or isinstance(o.tgt_lang, str) else list(o.tgt_lang)
+        targets: list[str | None] = [t for g in given for t in comma_list(g)] or [None]
+        if len(set(targets)) != len(targets):
+            raise UsageError(f"--tgt-lang: {', '.join(map(str, targets))} names a language twice")
+        src_lang, tgt_lang = lang_pair(o.src_lang, targets[0])
+        targets = [tgt_lang, *(lang_pair(None, t)[1] for t in targets[1:])]
+        rows = read_corpus(
+            dataclasses.replace(o, src_lang=src_lang),
+            o.input,
+            text=o.src_col,
+            limit=o.limit,
+            columns={"domain": o.domain_col} if o.domain_col else None,
+            tgt_lang=tgt_lang,
+        )
+        src_lang, targets[0] = one_pair(rows, src_lang, tgt_lang)
+        if len(targets) > 1:
+            for row in rows.rows:
+                row.pop("tgt_lang", None)
+        targets_given: Any = targets if len(targets) > 1 else targets[0]  # one: None where the rows name none
+        return dataclasses.replace(o, src_lang=src_lang, tgt_lang=targets_given), rows
+
+    def load_backends(self) -> None:
+        _ = self.estimator  # a bad spec fails before anything is written
 
     @property
     def estimator(self):

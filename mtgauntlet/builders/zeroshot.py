@@ -21,76 +21,32 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from mtgauntlet.builders.base import Builder, Item, ItemResult
-from mtgauntlet.builders.breaker_scoring import Scorer, best_step, failure_counts, plan_walks
-from mtgauntlet.builders.breaker_sources import (
-    DEFAULT_MAX_TOKENS,
-    DEFAULT_TEMPERATURE,
-    EMPTY_HINT,
-    FAILURE_KEYS,
-    LANGUAGE_GUARD_FLAG,
-    SourceRequest,
-    ask_for_sources,
-    temperature_flag,
-    word_count_flag,
-    words,
-)
-from mtgauntlet.builders.runtime_info import roles_runtime
+from mtgauntlet.builders.base import Item, ItemResult
+from mtgauntlet.builders.breaker_scoring import best_step, plan_walks
+from mtgauntlet.builders.breaker_sources import SourceRequest, words
+from mtgauntlet.builders.options.breaker import ZeroShotOptions
+from mtgauntlet.builders.seed_texts import SeedTextBuilder
 from mtgauntlet.core import progress
-from mtgauntlet.errors import GauntletError
-from mtgauntlet.models import prompts, registry
+from mtgauntlet.models import prompts
 from mtgauntlet.models.embedded import refuse_embedded_llm_writer
 from mtgauntlet.models.estimate import Plan
 from mtgauntlet.models.llm_roles import lang_name
-from mtgauntlet.models.registry import public_spec
 
-VARIANTS = ("plain", "history", "min")
 HISTORY = "Do not repeat or paraphrase any of these previously generated texts:\n{texts}"
 
 
-class ZeroShotBuilder(Builder):
+class ZeroShotBuilder(SeedTextBuilder):
     name = "zeroshot"
     version = "5"  # 3: failed scores are missing, QE ensembles, MT-breaker's temperature and budget
     # 4: history lists all earlier texts (history_size caps it); the language guard is opt-in
     # 5: Chinese/Japanese words counted by jieba / characters (the length target and the two-word check)
-    kind = "breaker_text"
-    failure_columns = FAILURE_KEYS  # summed into build.json counts.failures by the runner
-    records_seeds = True  # build.json "seeds": the source id and sha256 of each seed, written when planned
-    empty_hint = EMPTY_HINT
-    batched = True  # a shard's generations are asked together
     stateful = True  # the history variant's prompts list the texts of earlier items: restored on a resume
 
-    def __init__(
-        self,
-        *,
-        variant: str = "plain",
-        llm: str | None = None,
-        mt=("apertium",),
-        qe=None,
-        src_lang: str = "en",
-        tgt_lang: str = "es",
-        generations: int = 10,
-        retries: int = 2,
-        temperature: float = DEFAULT_TEMPERATURE,
-        max_tokens: int = DEFAULT_MAX_TOKENS,
-        history_size: int | None = None,
-        language_guard: bool = False,
-        sample: int | None = None,
-    ):
-        if variant not in VARIANTS:
-            raise GauntletError(f"unknown variant {variant!r}; choose from {', '.join(VARIANTS)}")
-        if generations < 1:
-            raise GauntletError("--generations must be >= 1")
-        if history_size is not None and history_size < 1:
-            raise GauntletError("--history-size must be >= 1")
-        self.variant, self.generations, self.retries, self.temperature = variant, generations, retries, temperature
-        self.max_tokens, self.history_size, self.language_guard = max_tokens, history_size, language_guard
-        self.sample = sample  # the seeds are a keyed random sample of this size (provenance; drawn by the caller)
-        self.llm_spec = llm or "smollm2"
-        refuse_embedded_llm_writer(llm, "zeroshot", variant)  # a default that cannot produce a record says so now
-        self.llm = registry.load("llm", llm)
-        self.scorer = Scorer(mt, qe, src_lang, tgt_lang)
-        self.src_lang, self.tgt_lang = src_lang, tgt_lang
+    def __init__(self, options: ZeroShotOptions, *, retries: int = 2):
+        # a default that cannot produce a record says so before anything is loaded
+        refuse_embedded_llm_writer(options.llm, "zeroshot", options.variant)
+        super().__init__(options, retries=retries)
+        self.generations, self.history_size = options.generations, options.history_size
         self.history: list[str] = []
 
     @property
@@ -98,19 +54,9 @@ class ZeroShotBuilder(Builder):
         return self.generations if self.variant == "min" else 1
 
     def signature_fields(self) -> dict[str, Any]:
-        return {
-            "src": self.src_lang,
-            "tgt": self.tgt_lang,
-            "variant": self.variant,
-            "llm": self.llm_spec,
-            "mt": self.scorer.mt_specs,
-            "qe": self.scorer.qe_specs,
-            "generations": self.per_item,
-            "temperature": self.temperature,
-            "max_tokens": self.max_tokens,
-            "langid": self.language_guard,
-            **({"history_size": self.history_size} if self.capped else {}),
-        }
+        return self.signature_with(
+            {"generations": self.per_item}, {"history_size": self.history_size} if self.capped else {}
+        )
 
     @property
     def capped(self) -> bool:
@@ -119,7 +65,7 @@ class ZeroShotBuilder(Builder):
 
     def flags(self) -> dict[str, str]:
         """Departures from the paper, stated in the card."""
-        out = {"temperature": temperature_flag(self.temperature)}
+        out: dict[str, str] = {}
         if self.variant == "history":
             out["history_wording"] = (
                 "history prompt wording is this project's ('Do not repeat or paraphrase any of "
@@ -130,33 +76,12 @@ class ZeroShotBuilder(Builder):
             out["history_size"] = (
                 f"history capped (not in the paper): each prompt listed only the last {self.history_size} earlier texts"
             )
-        if self.language_guard:
-            out["language_guard"] = LANGUAGE_GUARD_FLAG
-        return {**out, **word_count_flag(self.src_lang)}
+        return self.flags_with(out)
 
     def config(self) -> dict[str, Any]:
-        return {
-            "variant": self.variant,
-            "generations": self.per_item,
-            "retries": self.retries,
-            "temperature": self.temperature,
-            "max_tokens": self.max_tokens,
-            "qe": self.scorer.public_qe,
-            "language_guard": self.language_guard,
-            **({"history_size": self.history_size} if self.capped else {}),
-            **({"sample": self.sample} if self.sample is not None else {}),
-            "flags": self.flags(),
-        }
-
-    def model_specs(self) -> dict[str, str]:
-        return {
-            "llm": public_spec(self.llm_spec),
-            "mt": ",".join(self.scorer.public_mt),
-            "qe": self.scorer.public_qe_spec,
-        }
-
-    def runtime_info(self) -> dict[str, Any]:
-        return roles_runtime({"llm": self.llm, **self.scorer.roles()})
+        return self.config_with(
+            {"generations": self.per_item, **({"history_size": self.history_size} if self.capped else {})}
+        )
 
     def plan(self, items: Sequence[Item]) -> Plan:
         """``generations`` texts per item, each one prompt (the history the run would add is not known yet)."""
@@ -198,15 +123,7 @@ class ZeroShotBuilder(Builder):
         ]
         texts: list[list[str]] = [[] for _ in items]
         for g in range(self.per_item):  # generation g of every item at once; an item's generations stay in order
-            answers = ask_for_sources(
-                self.llm,
-                requests,
-                budget=self.max_tokens,
-                temperature=self.temperature,
-                retries=self.retries,
-                src_lang=self.src_lang,
-                language_guard=self.language_guard,
-            )
+            answers = self.ask(requests)
             for pos, text in enumerate(answers):
                 if text is None:
                     counts[pos]["llm_failures"] += 1
@@ -231,24 +148,5 @@ class ZeroShotBuilder(Builder):
             return ItemResult(rejected=[f"{cands[0]['failure']}_failed"])
         self.history.append(best["source"])
         method = {"plain": "zeroshot", "history": "zeroshot-history", "min": "zeroshot-min"}[self.variant]
-        return ItemResult(
-            records=[
-                {
-                    "text": best["source"],
-                    "seed": None,
-                    "method": method,
-                    "target_models": self.scorer.public_mt,
-                    "qe_model": self.scorer.public_qe_spec,
-                    "qe_models": self.scorer.public_qe,
-                    "qe_score": best["qe_mean"],
-                    "difficulty": 100 - best["qe_mean"],
-                    "trajectory": cands,
-                    "llm_failures": counts["llm_failures"],
-                    "truncated": counts["truncated"],
-                    **failure_counts(cands),
-                    "src_lang": self.src_lang,
-                    "tgt_lang": self.tgt_lang,
-                    "source_id": str(item.index),
-                }
-            ]
-        )
+        record = self.record(best, cands, counts, seed=None, method=method)
+        return ItemResult(records=[{**record, "source_id": str(item.index)}])

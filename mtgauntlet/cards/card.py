@@ -13,7 +13,7 @@ import pyarrow as pa
 from mtgauntlet.cards.card_metadata import card_data, card_yaml
 from mtgauntlet.cards.columns import columns_section
 from mtgauntlet.cards.markdown import md_code, md_fence, md_text
-from mtgauntlet.cards.methods import GENERIC, METHODS, embedded_llm_limitation
+from mtgauntlet.cards.methods import GENERIC, embedded_llm_limitation, method_text
 from mtgauntlet.cards.stats import languages, md_table, statistics
 from mtgauntlet.errors import GauntletError
 from mtgauntlet.release_layout import kind_sort_key, path_part
@@ -265,13 +265,13 @@ def write_card(
         shutil.copyfile(f, dst)
         figs.append(dst)
     builders = list(dict.fromkeys(b.get("builder") for b in manifest["builds"] if b.get("builder")))
-    methods = [METHODS.get(b, GENERIC) for b in builders] or [GENERIC]
-    limitations = [m["limitations"] for m in methods if m["limitations"]]
+    methods = [method_text(b) for b in builders] or [GENERIC]
+    limitations = [m.limitations for m in methods if m.limitations]
     limitations += list(dict.fromkeys(x for b in manifest["builds"] if (x := embedded_llm_limitation(b))))
     pretty_name = " ".join(pretty_name.split()) if pretty_name else None  # one line: it is the card's title
     data = card_data(manifest, languages(tables), pretty_name, release, {k: t.schema for k, t in tables.items()})
     fig_md = "\n\n".join(f"![{path_part(p.stem)}](plots/{path_part(p.name)})" for p in figs)  # letters, digits, ._-
-    citations = "\n\n".join(dict.fromkeys(m["citation"] for m in methods if m["citation"]))
+    citations = "\n\n".join(dict.fromkeys(m.citation for m in methods if m.citation))
     kinds = sorted(manifest["kinds"], key=kind_sort_key)
     body = f"""
 # {md_text(data["pretty_name"])}
@@ -280,7 +280,7 @@ def write_card(
 
 {md_text(manifest.get("description") or "")}
 
-{chr(10).join(f"- **{m['title']}.** {m['description']}" for m in methods)}
+{chr(10).join(f"- **{m.title}.** {m.description}" for m in methods)}
 
 - **Version:** {manifest["version"]} (immutable; `gauntlet publish` tags it `v{manifest["version"]}` on the Hub)
 - **Built with:** mtgauntlet {manifest["mtgauntlet_version"]}

@@ -1,24 +1,7 @@
-"""What each builder's method is, and how to cite its paper (used in dataset cards)."""
+"""What each method is, and how to cite its paper (used in dataset cards): a build method's text is in its record
+(`mtgauntlet.builders.methods`), an imported set's here."""
 
-from mtgauntlet.phenomena import errors_in_words
-
-MTBREAKER_BIBTEX = """@misc{zouhar2025generating,
-  title = {Generating Difficult-to-Translate Texts},
-  author = {Zouhar, Vil{\\'e}m and Xu, Wenda and Riley, Parker and Juraska, Juraj and Finkelstein, Mara and Freitag, Markus and Deutsch, Daniel},
-  year = {2025},
-  eprint = {2509.26592},
-  archivePrefix = {arXiv},
-  primaryClass = {cs.CL}
-}"""
-
-BANDIT_BIBTEX = """@misc{xu2025searching,
-  title = {Searching for Difficult-to-Translate Test Examples at Scale},
-  author = {Xu, Wenda and Zouhar, Vil{\\'e}m and Riley, Parker and Finkelstein, Mara and Freitag, Markus and Deutsch, Daniel},
-  year = {2025},
-  eprint = {2509.26619},
-  archivePrefix = {arXiv},
-  primaryClass = {cs.CL}
-}"""
+from mtgauntlet.builders.methods import MethodText, methods
 
 # The embedded 135M editor cannot follow MT-breaker's instruction (README, benchmarks/mtbreaker.py).
 EMBEDDED_EDITOR_LIMITATION = (
@@ -35,79 +18,16 @@ EMBEDDED_GENERATOR_LIMITATION = (
     "of the pipeline, not a challenge set; build with a capable `--llm` for real use."
 )
 
-METHODS = {
-    "smaug": {
-        "title": "SMAUG critical-error challenge pairs",
-        "description": (
-            "Each record holds a source, a good hypothesis, a bad hypothesis and a reference. The bad hypothesis is "
-            f"the reference with exactly one critical error of a given phenomenon: {errors_in_words()}. Each "
-            "perturbation has a transformation phase and a validation phase (SMAUG, Alves et al. 2022); every record stores "
-            "the changed span and each validation check's result."
-        ),
-        "citation": """@inproceedings{alves-etal-2022-robust,
-  title = {Robust {MT} Evaluation with Sentence-level Multilingual Augmentation},
-  author = {Alves, Duarte M. and Rei, Ricardo and Farinha, Ana C. and de Souza, Jos{\\'e} G. C. and Martins, Andr{\\'e} F. T.},
-  booktitle = {Proceedings of the Seventh Conference on Machine Translation (WMT)},
-  address = {Abu Dhabi, United Arab Emirates (Hybrid)},
-  publisher = {Association for Computational Linguistics},
-  year = {2022}
-}""",
-        "limitations": (
-            "Model-free perturbations (the offline default) are less fluent than mT5/Polyjuice ones: entity swaps "
-            "draw from the corpus, clause insertion coordinates another reference's clause. Negation records are "
-            "only NLI-validated when an NLI backend was configured (see `checks.nli_contradiction`; null = not "
-            "checked). When `good_origin` is `reference`, the good hypothesis equals the reference."
-        ),
-    },
-    "mtbreaker": {
-        "title": "MT-breaker difficult source texts",
-        "description": (
-            "Source texts edited step by step by an LLM until a target MT model translates them badly, judged by "
-            "quality estimation; each record keeps the full trajectory (source, translations, QE per step)."
-        ),
-        "citation": MTBREAKER_BIBTEX,
-        "limitations": "Difficulty is judged by an automatic QE model, not by humans; texts may drift from the seed's topic.",
-    },
-    "zeroshot": {
-        "title": "Zero-shot difficult source texts",
-        "description": "Texts an LLM generated in one shot to be hard to translate (MT-breaker paper baselines).",
-        "citation": MTBREAKER_BIBTEX,
-        "limitations": "Difficulty is judged by an automatic QE model.",
-    },
-    "bandit": {
-        "title": "Difficult topics found by bandit search",
-        "description": (
-            "Topics are arms; each pull samples a text for a topic, translates it and scores it with QE "
-            "(difficulty = 100 - mean QE). The search spends a budget of pulls to find the hardest topics; "
-            "records hold texts of the chosen topics with provenance."
-        ),
-        "citation": BANDIT_BIBTEX,
-        "limitations": "Texts are retrieved from a local corpus offline; topic difficulty is estimated from few pulls.",
-    },
-    "subset": {
-        "title": "Difficulty-selected subset",
-        "description": (
-            "A corpus scored by a source-only difficulty estimator; the B hardest texts are kept (Proietti et "
-            "al. 2025, eq. 1), optionally stratified by domain or embedding cluster for diversity."
-        ),
-        "citation": """@misc{proietti2025estimating,
-  title = {Estimating Machine Translation Difficulty},
-  author = {Proietti, Lorenzo and Perrella, Stefano and Zouhar, Vil{\\'e}m and Navigli, Roberto and Kocmi, Tom},
-  year = {2025},
-  eprint = {2508.10175},
-  archivePrefix = {arXiv},
-  primaryClass = {cs.CL}
-}""",
-        "limitations": "Heuristic estimators (length, syntax, rarity) correlate only moderately with human difficulty (DEC).",
-    },
-}
+GENERIC = MethodText(title="mtgauntlet challenge set", description="Records built with mtgauntlet.")
 
-GENERIC = {
-    "title": "mtgauntlet challenge set",
-    "description": "Records built with mtgauntlet.",
-    "citation": "",
-    "limitations": "",
-}
+
+def method_text(builder: str | None) -> MethodText:
+    """What the card says of the method that made a build (``builder`` of its build.json): a build method's text
+    (its record in `mtgauntlet.builders.methods`), an imported set's, or the generic text."""
+    if builder in IMPORTED:
+        return IMPORTED[builder]
+    found = methods().get(builder or "")
+    return found.text if found is not None else GENERIC
 
 
 def embedded_llm_limitation(build: dict) -> str:
@@ -138,6 +58,7 @@ _IMPORTED = (
     "Records imported with `gauntlet import {fmt}` from a public set, texts byte for byte; the licence and "
     "sources below are the origin's."
 )
+IMPORTED: dict[str, MethodText] = {}
 for _fmt, _title, _cite in (
     ("aces", "ACES challenge pairs (imported)", ACES_BIBTEX),
     ("span-aces", "Span-ACES challenge pairs (imported)", ACES_BIBTEX),
@@ -146,9 +67,4 @@ for _fmt, _title, _cite in (
     ("mtme", "Human judgments, mt-metrics-eval layout (imported)", ""),
     ("human-table", "Human judgments, flat table (imported)", ""),
 ):
-    METHODS[f"import:{_fmt}"] = {
-        "title": _title,
-        "description": _IMPORTED.format(fmt=_fmt),
-        "citation": _cite,
-        "limitations": "",
-    }
+    IMPORTED[f"import:{_fmt}"] = MethodText(title=_title, description=_IMPORTED.format(fmt=_fmt), citation=_cite)

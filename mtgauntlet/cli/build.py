@@ -1,6 +1,6 @@
-"""`gauntlet build <method>`: one subcommand per builder. Each command's options are its builder's options
-dataclass (``mtgauntlet.builders.options``: help, flags, defaults, ranges declared once); the command calls the
-builder's function in :mod:`mtgauntlet.api.building` with the parsed options and prints what it returns."""
+"""`gauntlet build <method>`: one subcommand per registered method (`mtgauntlet.builders.methods`). Each command's
+options are its method's options dataclass (help, flags, defaults, ranges declared once); the command calls
+`mtgauntlet.api.building.build` with the parsed options and prints what it returns."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from typing import Any
 
 import typer
 
-from mtgauntlet.api.building import BUILDERS, OPTIONS
+from mtgauntlet.api.building import build
+from mtgauntlet.builders.methods import methods
 from mtgauntlet.cli.common import build_result, json_option, print_json, print_result
 from mtgauntlet.cli.declared import command
 
@@ -30,7 +31,7 @@ def _call(method: str, params: dict[str, Any]):
     """(the build of a command's options, all but ``--json``, through the API function; ``--json``)."""
     params = dict(params)
     json_out = params.pop("json_out")
-    return BUILDERS[method](**params, progress=None), json_out
+    return build(method, **params, progress=None), json_out
 
 
 def _build(method: str):
@@ -55,5 +56,5 @@ def _bandit(params: dict[str, Any]) -> None:
         typer.echo(built.describe())
 
 
-for _method in BUILDERS:
-    command(app, _method, OPTIONS[_method], _bandit if _method == "bandit" else _build(_method), extra=JSON)
+for _name, _method in methods().items():
+    command(app, _name, _method.options, _bandit if _name == "bandit" else _build(_name), extra=JSON)

@@ -54,6 +54,9 @@ class Backend(ABC):  # noqa: B024 (abstract: the role classes below declare the 
     - ``plan_calls``: the paid API calls a role would send for some texts, for ``--dry-run`` (:mod:`.estimate`).
     - paid backends: ``usage_key`` (the ledger's name of the spec) and ``price`` (a `.usage.Price` or None);
       :class:`.paid.PaidTranslator` is the hook for per-request priced translation APIs (ledger, cache, budget).
+    - ``example``: the backend's test example, a spec of it that loads in the tests (``{url}``: a local server on
+      127.0.0.1, ``{models}``: the folder of the tests' tiny models); the registry-wide contract tests
+      (tests/models/test_backend_contract.py) load every registry entry by it.
     """
 
     spec: str = ""
@@ -62,6 +65,7 @@ class Backend(ABC):  # noqa: B024 (abstract: the role classes below declare the 
     options: Mapping[str, str] | None = {}
     wrapper_options: Mapping[str, str] = {}
     requires: tuple[tuple[str, str], ...] = ()
+    example: str = ""
 
     def __repr__(self) -> str:  # pragma: no cover - debugging aid
         return f"{type(self).__name__}({self.spec!r})"

@@ -90,10 +90,10 @@ def declared_options(cls: type, exclude: tuple[str, ...] = ()) -> dict[str, Opti
 
 def builder_options(name: str) -> dict[str, OptionDef] | None:
     """What a build entry of ``builder: NAME`` takes (None: no such builder)."""
-    from mtgauntlet.api import building
+    from mtgauntlet.builders.methods import methods
 
-    cls = building.OPTIONS.get(name)
-    return None if cls is None else {**declared_options(cls), **PRINTING}
+    found = methods().get(name)
+    return None if found is None else {**declared_options(found.options), **PRINTING}
 
 
 def step_options() -> dict[str, dict[str, OptionDef]]:

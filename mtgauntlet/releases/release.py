@@ -122,7 +122,7 @@ def make_release(
     from mtgauntlet.cards.card import write_card
     from mtgauntlet.cards.croissant import write_croissant
     from mtgauntlet.cards.licenses import check_license, check_stated_datasets, decide_license, parse_statements
-    from mtgauntlet.cards.methods import GENERIC, METHODS
+    from mtgauntlet.cards.methods import method_text
     from mtgauntlet.releases.inputs import input_provenance
 
     check_name(name)
@@ -183,13 +183,7 @@ def make_release(
         if recipe:
             shutil.copyfile(recipe, tmp / RECIPE_FILE)
         write_card(tmp, manifest, tables, pretty_name=pretty_name, extra_figures=extra_figures)
-        cite = "\n\n".join(
-            dict.fromkeys(
-                METHODS.get(b["builder"], GENERIC)["citation"]
-                for b in builds_meta
-                if METHODS.get(b["builder"], GENERIC)["citation"]
-            )
-        )
+        cite = "\n\n".join(dict.fromkeys(m.citation for b in builds_meta if (m := method_text(b["builder"])).citation))
         write_croissant(tmp, manifest, {k: tables[k].schema for k in kinds}, cite_as=cite)
         listed = {f["path"] for f in files}
         files += [describe_file(tmp, rel) for rel in release_files(tmp) if rel not in listed]

@@ -36,15 +36,17 @@ def human_sample(camps: dict[str, list[dict]], per_lp: int) -> dict[str, list[di
 def critical_pairs(shared: Path, src: str, tgt: str, n: int, offset: int) -> list[tuple[str, str, str]]:
     """(source, reference, perturbed reference) from FLORES devtest rows [offset, offset + n)."""
     from mtgauntlet.builders.base import iter_items
+    from mtgauntlet.builders.options.smaug import SmaugOptions
     from mtgauntlet.builders.smaug import SmaugBuilder
     from mtgauntlet.core.builds import item_rng
     from mtgauntlet.corpora.formats import read_flores
+    from mtgauntlet.options import options_of
 
     rows = read_flores(shared / "flores200-devtest/flores200_devtest.tsv.gz", src=src, tgt=tgt).rows[
         offset : offset + n
     ]
     # the good hypothesis (Apertium) is not used: the pair is (reference, perturbed reference)
-    builder = SmaugBuilder(src_lang=src, tgt_lang=tgt, translator="apertium")
+    builder = SmaugBuilder(options_of(SmaugOptions, src_lang=src, tgt_lang=tgt, translator="apertium"))
     items = iter_items(rows)
     builder.prepare(items)
     results = builder.process_batch(items, [item_rng(13, it.index) for it in items])

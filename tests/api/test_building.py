@@ -52,11 +52,11 @@ def _same_records(api_build, cli_out):
 
 
 def _both_ways(tmp_path, method: str, **options):
-    from mtgauntlet.api.building import INPUT_OPTION
+    from mtgauntlet.builders.methods import methods
 
     built = mg.build(method, out=tmp_path / "api", **options)
     if "input" in options:  # the CLI's name of the input option (--seeds, --corpus)
-        options[INPUT_OPTION[method]] = options.pop("input")
+        options[methods()[method].input] = options.pop("input")
     r = invoke(["build", method, *_argv(options), "--out", tmp_path / "cli"])
     assert r.exit_code == 0, r
     _same_records(built, tmp_path / "cli")

@@ -20,6 +20,7 @@ import pkgutil
 import pytest
 
 import mtgauntlet as mg
+from mtgauntlet.builders.methods import methods
 from mtgauntlet.cli import introspect
 from mtgauntlet.options import Declared, declared
 from tests.support.cli import REPO, invoke
@@ -196,9 +197,8 @@ def test_api_and_cli_refuse_what_is_declared_out_of_range_or_choices(command, o,
 
 
 def test_build_dispatches_to_every_builder_and_refuses_unknown_methods_and_options(tmp_path):
-    from mtgauntlet.api import building
 
-    assert sorted(building.BUILDERS) == sorted(c.split()[1] for c in API_OF if c.startswith("build "))
+    assert sorted(methods()) == sorted(c.split()[1] for c in API_OF if c.startswith("build "))
     with pytest.raises(mg.UsageError, match=r"^method: 'smaugg' is not one of subset, smaug, mtbreaker"):
         mg.build("smaugg", input="x.tsv", out=tmp_path / "o")
     with pytest.raises(
@@ -302,26 +302,16 @@ def test_the_build_tables_are_read_from_the_declarations():
     """What ``default_out`` leaves out and the ranges the API checks are the declarations' (as the tables written
     out by hand before said): where to, how fast and whether at all never change what is built."""
     from mtgauntlet.api import building
-    from mtgauntlet.options import declared, ranges
+    from mtgauntlet.options import declared
 
-    assert sorted(building.PLACEMENT) == sorted(
+    assert sorted(building.placement_keywords()) == sorted(
         ["out", "overwrite", "concurrency", "engine", "actors", "max_cost", "max_requests", "dry_run"]
     )
-    assert ranges(building.OPTIONS["bandit"])[1] == {"sampler_temperature": 2.0, "epsilon": 1.0} and ranges(
-        building.OPTIONS["subset"]
-    )[0] == {
-        "budget": 1,
-        "limit": 1,
-        "max_chars": 1,
-        "shard_size": 1,
-        "concurrency": 1,
-        "max_cost": 0.0,
-        "max_requests": 0,
-    }
-    for method, fn in building.BUILDERS.items():
-        assert fn.options is building.OPTIONS[method]
+    for method, record in methods().items():  # every registered method's function takes its options (the ranges:
+        fn = getattr(building, f"build_{method}")  # test_api_parameters_cli_options_and_recipe_tables_...)
+        assert fn.options is record.options
         assert [p for p in inspect.signature(fn).parameters if p != "progress"] == [
-            o.name for o in declared(building.OPTIONS[method])
+            o.name for o in declared(record.options)
         ]
     with pytest.raises(mg.UsageError, match="build_smaug.*unexpected keyword argument 'src_coll'"):
         building.build_smaug(input="x.tsv", out="o", src_lang="es", tgt_lang="en", src_coll="es")

@@ -13,9 +13,11 @@ import pytest
 
 from mtgauntlet.builders.base import Item
 from mtgauntlet.builders.mtbreaker import MTBreakerBuilder
+from mtgauntlet.builders.options.breaker import MTBreakerOptions, ZeroShotOptions
 from mtgauntlet.builders.zeroshot import ZeroShotBuilder
 from mtgauntlet.core.builds import item_rng
 from mtgauntlet.models import registry
+from mtgauntlet.options import options_of
 from mtgauntlet.records import load_records
 from tests.support.cli import invoke
 from tests.support.openai_server import ScriptedServer
@@ -87,12 +89,15 @@ def _by_item(builder, items, batches):
 def test_mtbreaker_batches_give_the_records_of_single_items(stack, monkeypatch):
     monkeypatch.setenv("MTGAUNTLET_CONCURRENCY", "4")  # backends load with it: several requests of a list at once
     b = MTBreakerBuilder(
-        variant="seeded+qe",
-        llm=stack["llm"],
-        mt=[stack["mt"]],
-        qe=f"{stack['qe_a']},{stack['qe_b']}",
-        steps=3,
-        language_guard=False,
+        options_of(
+            MTBreakerOptions,
+            variant="seeded+qe",
+            llm=stack["llm"],
+            mt=[stack["mt"]],
+            qe=f"{stack['qe_a']},{stack['qe_b']}",
+            steps=3,
+            language_guard=False,
+        )
     )
     items = [Item(i, {"src": s}) for i, s in enumerate(SEEDS)] + [Item(len(SEEDS), {"src": "  "})]
     alone = _by_item(b, items, [[i] for i in range(len(items))])
@@ -112,13 +117,10 @@ def test_mtbreaker_batches_give_the_records_of_single_items(stack, monkeypatch):
 
 @pytest.mark.parametrize("variant", ["min", "history"])
 def test_zeroshot_batches_give_the_records_of_single_items(stack, variant):
-    make = lambda: ZeroShotBuilder(  # noqa: E731
-        variant=variant,
-        llm=stack["llm"],
-        mt=[stack["mt"]],
-        qe=stack["qe_a"],  # noqa: E731
-        generations=3,
+    options = options_of(
+        ZeroShotOptions, variant=variant, llm=stack["llm"], mt=[stack["mt"]], qe=stack["qe_a"], generations=3
     )
+    make = lambda: ZeroShotBuilder(options)  # noqa: E731
     items = [Item(i, {"src": s}) for i, s in enumerate(SEEDS[:5])]
     alone = _by_item(make(), items, [[i] for i in range(len(items))])
     together = _by_item(make(), items, [list(range(len(items)))])

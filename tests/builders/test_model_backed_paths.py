@@ -10,9 +10,11 @@ import pytest
 from mtgauntlet.builders.bandit import topics as T
 from mtgauntlet.builders.bandit.sampler import LLMSampler
 from mtgauntlet.builders.base import iter_items
+from mtgauntlet.builders.options.smaug import SmaugOptions
 from mtgauntlet.builders.smaug import SmaugBuilder
 from mtgauntlet.core.builds import item_rng
 from mtgauntlet.models import registry
+from mtgauntlet.options import options_of
 from mtgauntlet.schema import checks_dict
 from tests.support import tiny_models
 from tests.support.cli import invoke
@@ -36,12 +38,15 @@ def test_smaug_with_infiller_nli_and_polyjuice(tiny, sample_path):
 
     rows = read_parallel(sample_path, src_col="es", ref_col="en", src_lang="es", tgt_lang="en", limit=12).rows
     b = SmaugBuilder(
-        src_lang="es",
-        tgt_lang="en",
-        good_from="reference",
-        infiller=f"hf:{tiny['t5']}",
-        nli=f"hf:{tiny['nli']}",
-        polyjuice=f"hf:{tiny['causal']}",
+        options_of(
+            SmaugOptions,
+            src_lang="es",
+            tgt_lang="en",
+            good_from="reference",
+            infiller=f"hf:{tiny['t5']}",
+            nli=f"hf:{tiny['nli']}",
+            polyjuice=f"hf:{tiny['causal']}",
+        )
     )
     assert b.support["ne"][1].startswith("infill") and b.support["neg"][1].startswith("polyjuice")
     items = iter_items(rows)

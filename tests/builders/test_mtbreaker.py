@@ -11,9 +11,11 @@ import pytest
 
 from mtgauntlet.builders.base import Item
 from mtgauntlet.builders.mtbreaker import MTBreakerBuilder
+from mtgauntlet.builders.options.breaker import MTBreakerOptions, ZeroShotOptions
 from mtgauntlet.builders.zeroshot import ZeroShotBuilder
 from mtgauntlet.core.builds import item_rng
 from mtgauntlet.models import registry
+from mtgauntlet.options import options_of
 from mtgauntlet.records import load_records
 from tests.support.cli import invoke
 from tests.support.openai_server import ScriptedServer
@@ -63,7 +65,8 @@ def _builder(srv, **kw):
         temperature=0.7,
     )
     args.update(kw)
-    return MTBreakerBuilder(**args)
+    retries = args.pop("retries", 2)
+    return MTBreakerBuilder(options_of(MTBreakerOptions, **args), retries=retries)
 
 
 def _scripted(stack, **kw):
@@ -78,7 +81,8 @@ def _scripted(stack, **kw):
         language_guard=False,
     )
     args.update(kw)
-    return MTBreakerBuilder(**args)
+    retries = args.pop("retries", 2)
+    return MTBreakerBuilder(options_of(MTBreakerOptions, **args), retries=retries)
 
 
 # -- issue 19 item 1: failures are missing, never selected, counted ---------------------------------------
@@ -138,8 +142,10 @@ def test_max_tokens_is_sent_and_cut_answers_are_counted(stack):
 
 
 def test_zeroshot_and_mtbreaker_share_the_default_temperature(stack):
-    z = ZeroShotBuilder(variant="plain", llm=stack["llm"], mt=[stack["mt"]], qe=stack["qe_a"])
-    m = MTBreakerBuilder(llm=stack["llm"], mt=[stack["mt"]], qe=stack["qe_a"])
+    z = ZeroShotBuilder(
+        options_of(ZeroShotOptions, variant="plain", llm=stack["llm"], mt=[stack["mt"]], qe=stack["qe_a"])
+    )
+    m = MTBreakerBuilder(options_of(MTBreakerOptions, llm=stack["llm"], mt=[stack["mt"]], qe=stack["qe_a"]))
     assert z.temperature == m.temperature and z.max_tokens == m.max_tokens
     z.process(Item(0, {"src": "a b c d e"}), item_rng(1, 0))
     assert stack["servers"]["llm"].requests[-1]["body"]["temperature"] == m.temperature
@@ -311,11 +317,17 @@ def test_malformed_answers_are_retried_then_counted(server):
 
 @needs_apertium
 def test_zeroshot_variants(server):
-    z = ZeroShotBuilder(variant="min", llm=f"openai:z@{server.url}", mt=["apertium"], qe="roundtrip", generations=3)
+    z = ZeroShotBuilder(
+        options_of(
+            ZeroShotOptions, variant="min", llm=f"openai:z@{server.url}", mt=["apertium"], qe="roundtrip", generations=3
+        )
+    )
     rec = z.process(Item(0, {"src": "a b c d e"}), item_rng(1, 0)).records[0]
     assert rec["method"] == "zeroshot-min" and len(rec["trajectory"]) == 3
     assert rec["qe_score"] == min(s["qe_mean"] for s in rec["trajectory"])
-    h = ZeroShotBuilder(variant="history", llm=f"openai:z@{server.url}", mt=["apertium"], qe="roundtrip")
+    h = ZeroShotBuilder(
+        options_of(ZeroShotOptions, variant="history", llm=f"openai:z@{server.url}", mt=["apertium"], qe="roundtrip")
+    )
     h.process(Item(0, {"src": "a b c"}), item_rng(1, 0))
     h.process(Item(1, {"src": "a b c"}), item_rng(1, 1))
     prompt = server.requests[-1]["body"]["messages"][0]["content"]
@@ -435,8 +447,8 @@ def test_editor_history_keeps_its_answers_as_written(stack):
 def test_language_guard_is_opt_in_and_stated_in_the_card(stack, tmp_path):
     from mtgauntlet.cards.card import build_notes
 
-    assert MTBreakerBuilder.__init__.__kwdefaults__["language_guard"] is False
-    assert ZeroShotBuilder.__init__.__kwdefaults__["language_guard"] is False
+    for options in (MTBreakerOptions, ZeroShotOptions):  # the declared default (the builders take the options)
+        assert options.__dataclass_fields__["language_guard"].default is False
     seeds = tmp_path / "seeds.tsv"
     seeds.write_text("text\nThe dog barks.\n", encoding="utf-8")
     common = ["--seeds", str(seeds), "--llm", stack["llm"], "--mt", stack["mt"], "--qe", stack["qe_a"]]
@@ -491,7 +503,9 @@ def test_card_states_the_permanent_departures(stack, tmp_path):
 def test_zeroshot_history_lists_all_earlier_texts_unless_capped(stack, tmp_path):
     def prompts_of(**kw):
         stack["reset"]()
-        z = ZeroShotBuilder(variant="history", llm=stack["llm"], mt=[stack["mt"]], qe=stack["qe_a"], **kw)
+        z = ZeroShotBuilder(
+            options_of(ZeroShotOptions, variant="history", llm=stack["llm"], mt=[stack["mt"]], qe=stack["qe_a"], **kw)
+        )
         for i in range(32):  # texts whose translation or score failed are not kept: about 3 in 4 are
             earlier = list(z.history)
             z.process(Item(i, {"src": "a b c d e f"}), item_rng(1, i))

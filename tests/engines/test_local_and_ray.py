@@ -7,11 +7,13 @@ import pyarrow.parquet as pq
 import pytest
 
 from mtgauntlet.builders.base import iter_items
+from mtgauntlet.builders.options.subset import SubsetOptions
 from mtgauntlet.builders.subset import SubsetBuilder
 from mtgauntlet.corpora.formats import read_flores
 from mtgauntlet.engines import get_engine
 from mtgauntlet.engines.scoring import ScoreTask
 from mtgauntlet.errors import GauntletError
+from mtgauntlet.options import options_of
 from mtgauntlet.runner.build_runner import BuildRunner
 from tests.support import tiny_models
 from tests.support.cli import invoke
@@ -153,7 +155,9 @@ def test_build_subset_on_ray_with_a_torch_estimator_equals_local(tmp_path, texts
     records, builders = {}, {}
     for engine in ("local", "ray"):
         b = SubsetBuilder(
-            estimator=spec, budget=20, engine=engine, work_dir=tmp_path / engine / "scores", shard_size=50
+            options_of(SubsetOptions, estimator=spec, budget=20, engine=engine, src_lang="en"),
+            work_dir=tmp_path / engine / "scores",
+            shard_size=50,
         )
         BuildRunner(b, tmp_path / engine, shard_size=100).run(iter_items(rows))
         records[engine] = pq.read_table(tmp_path / engine / "data" / "part-final.parquet").to_pylist()

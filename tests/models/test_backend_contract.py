@@ -5,6 +5,8 @@ never reach a signature; its spec is known in ``__init__``; requirements are che
 
 from __future__ import annotations
 
+import importlib
+
 import pytest
 
 from mtgauntlet.core.spec_public import SECRET
@@ -19,7 +21,12 @@ URL = "{url}"  # the local server's URL, filled in by the test
 
 
 def _spec(name: str, role: str, models) -> str:
-    """A spec of backend ``name`` in ``role`` that can load here (``{url}``: the local server)."""
+    """A spec of backend ``name`` in ``role`` that can load here (``{url}``: the local server): its class's test
+    example (``Backend.example``), else the one below."""
+    module, _, attr = registry.REGISTRY[name][role].partition(":")
+    example = getattr(importlib.import_module(module), attr).example
+    if example:
+        return example.format(url=URL, models=models)
     hf = {"llm": "causal", "translator": "t5", "infiller": "t5", "nli": "nli", "qe": "reg", "difficulty": "reg"}.get(
         role
     )

@@ -1,13 +1,12 @@
 """The bandit topic search on real texts: each pull samples a text for a topic, translates it with the
 target model(s), scores it with QE (``--qe A,B``: averaged per text on 0-100); difficulty = 100 - mean QE
 (artificial crowd); cost 1 per pull. An ``llm-as-qe:`` component asks with the bandit paper's QE prompt (its
-Appendix E: "0 to 100", "max 10 sentences"), not MT-breaker's. A pull whose translation or score failed costs its budget unit but gives no
-reward: it is logged (phase ``failed``), counted (``mt_failures`` / ``qe_failures``) and never updates a topic.
+Appendix E: "0 to 100", "max 10 sentences"), not MT-breaker's. A pull whose translation or score failed costs its
+budget unit, no reward: logged (phase ``failed``), counted (``mt_failures``, ``qe_failures``), no topic updated.
 
 The pull log (``OUT/pulls/*.parquet``, record kind ``bandit_pull``) is the state: an interrupted search
 resumes by replaying it, and every decision uses an RNG seeded by (seed, pull index), so a resumed search
-equals an uninterrupted one. At the end, ``OUT/data/`` holds ``topic_text`` records for the top-k topics.
-"""
+equals an uninterrupted one. At the end, ``OUT/data/`` holds ``topic_text`` records for the top-k topics."""
 
 from __future__ import annotations
 
@@ -160,7 +159,6 @@ class BanditSearch:
         info = roles_runtime({"sampler": getattr(self._text_sampler, "llm", None), **self.scorer.roles()})
         return {"runtime": info} if info else {}
 
-    # -- search -----------------------------------------------------------------------------------
     def run(self, out_dir: str | Path, progress: bool | None = None, overwrite: bool = False) -> dict[str, Any]:
         """Search until the budget is spent; ``progress``: a bar (True), plain lines on stderr (False), or a bar
         only on a terminal (None), as every build. One process at a time searches into a directory."""

@@ -1,10 +1,12 @@
 """A bandit search set up from a build's options: the topics (a taxonomy file, an LLM-grown tree, or a corpus
 column), the sampler (the corpus or an LLM), and the search itself — or, on a dry run, the plan of its API calls.
-The API's ``build_bandit`` reads the corpus and calls :func:`prepare`; nothing here reads files of its own but the
-taxonomy."""
+`BanditMethod` is the builder of the ``bandit`` method (`mtgauntlet.builders.methods`): the build path reads the
+corpus with its ``read`` and runs the search with its ``run``; nothing here reads files of its own but the
+taxonomy and the corpus."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -12,7 +14,11 @@ from typing import Any
 from mtgauntlet.builders.bandit import topics as T
 from mtgauntlet.builders.bandit.sampler import CorpusSampler, LLMSampler
 from mtgauntlet.builders.bandit.search import BanditSearch
+from mtgauntlet.builders.base import Item, iter_items
+from mtgauntlet.builders.inputs import read_corpus
 from mtgauntlet.builders.options.bandit import BanditBuildOptions
+from mtgauntlet.corpora.options import comma_list, lang_pair
+from mtgauntlet.corpora.readers import RowSet
 from mtgauntlet.errors import GauntletError, UsageError
 from mtgauntlet.models.estimate import Plan
 from mtgauntlet.models.qe_ensemble import split_specs
@@ -175,3 +181,58 @@ def prepare(
         source=source,
         input_sha256=input_sha256,
     )
+
+
+class BanditMethod:
+    """The builder of ``gauntlet build bandit``: made from its options (languages normalised by `read`), it plans
+    the search's API calls (`plan`) or runs the search into a build folder (`run`: the pull log and the
+    ``topic_text`` records; no shards, so the build runner is not involved)."""
+
+    def __init__(self, options: BanditBuildOptions):
+        self.options = options
+
+    @classmethod
+    def read(cls, options: BanditBuildOptions) -> tuple[BanditBuildOptions, RowSet]:
+        """The corpus the texts are sampled from (none without ``corpus``: the LLM sampler writes them)."""
+        o = options
+        given = [o.tgt_lang] if isinstance(o.tgt_lang, str) else list(o.tgt_lang)
+        targets = [t for g in given for t in comma_list(g)] or ["es"]  # several: the crowd's (builders.bandit.crowd)
+        src_lang, tgt_lang = lang_pair(o.src_lang, targets[0])
+        more = [lang_pair(o.src_lang, t)[1] for t in targets[1:]]
+        first = dataclasses.replace(o, src_lang=src_lang, tgt_lang=tgt_lang)
+        rows = read_corpus(first, o.corpus, text=o.text_column) if o.corpus is not None else RowSet(path="", rows=[])
+        return dataclasses.replace(first, tgt_lang=[tgt_lang, *more] if more else tgt_lang), rows
+
+    def load_backends(self) -> None:
+        """Every model is loaded when the search is set up."""
+
+    def notes(self) -> list[str]:
+        return []
+
+    def _named_format(self) -> str | None:
+        from mtgauntlet.corpora.formats import sniff_named_format
+
+        o = self.options
+        return o.format or (sniff_named_format(o.corpus) if o.corpus else None)
+
+    def plan(self, items: Sequence[Item]) -> Plan:
+        plan = prepare(self.options, [it.data for it in items], self.options.corpus, self._named_format(), None, True)
+        assert isinstance(plan, Plan)
+        return plan
+
+    def run(self, out: str, rows: list[dict[str, Any]], overwrite: bool) -> None:
+        """Search into ``out``; a `GauntletError` when no pull got a score (the pull log is kept)."""
+        from mtgauntlet.core.builds import input_digest
+
+        search = prepare(self.options, rows, self.options.corpus, self._named_format(), None)
+        assert isinstance(search, BanditSearch)
+        # the digest names the topics asked for; an LLM tree is only known once grown, inside prepare
+        search.input_sha256 = input_digest(
+            iter_items([*({"topic": t.name, "path": t.path} for t in search.topics), *rows])
+        )
+        c = search.run(out, overwrite=overwrite)["counts"]
+        if c["pulls"] and not c["scored_pulls"]:
+            raise GauntletError(
+                f"none of the {c['pulls']} pulls got a score (mt={c['mt_failures']}, "
+                f"qe={c['qe_failures']}): check --mt / --qe"
+            )

@@ -1,4 +1,5 @@
-"""The options of ``gauntlet build bandit`` / ``mg.build_bandit``, declared once."""
+"""The method ``bandit``: the options of ``gauntlet build bandit`` / ``mg.build_bandit``, declared once, and its
+record (`mtgauntlet.builders.methods`)."""
 
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -6,7 +7,33 @@ from pathlib import Path
 from typing import Any
 
 from mtgauntlet import shared_options as shared
+from mtgauntlet.builders.methods import Method, MethodText
 from mtgauntlet.options import option
+
+TEXT = MethodText(
+    title="Difficult topics found by bandit search",
+    description=(
+        "Topics are arms; each pull samples a text for a topic, translates it and scores it with QE "
+        "(difficulty = 100 - mean QE). The search spends a budget of pulls to find the hardest topics; "
+        "records hold texts of the chosen topics with provenance."
+    ),
+    citation="""@misc{xu2025searching,
+  title = {Searching for Difficult-to-Translate Test Examples at Scale},
+  author = {Xu, Wenda and Zouhar, Vil{\\'e}m and Riley, Parker and Finkelstein, Mara and Freitag, Markus and Deutsch, Daniel},
+  year = {2025},
+  eprint = {2509.26619},
+  archivePrefix = {arXiv},
+  primaryClass = {cs.CL}
+}""",
+    limitations="Texts are retrieved from a local corpus offline; topic difficulty is estimated from few pulls.",
+)
+
+
+EXAMPLE = {
+    "corpus": "{sample}",
+    **{"text_column": "en", "topic_column": "domain", "min_words": 5, "budget": 6, "k": 2, "cap": 3},
+    **{"mt": "{mt}", "qe": "{qe}", "src_lang": "en", "tgt_lang": "es"},
+}
 
 
 @dataclass(kw_only=True, frozen=True)
@@ -96,3 +123,6 @@ class BanditBuildOptions:
     max_requests: int | None = shared.max_requests()
     dry_run: bool = shared.dry_run()
     overwrite: bool = shared.overwrite()
+
+
+METHOD = Method("bandit", BanditBuildOptions, "mtgauntlet.builders.bandit.setup:BanditMethod", "corpus", TEXT, EXAMPLE)

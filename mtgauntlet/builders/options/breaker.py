@@ -1,5 +1,6 @@
-"""The options of ``gauntlet build mtbreaker`` and ``gauntlet build zeroshot`` (``mg.build_mtbreaker``,
-``mg.build_zeroshot``), declared once: the two methods share their seeds, models and generation options."""
+"""The methods ``mtbreaker`` and ``zeroshot``: the options of ``gauntlet build mtbreaker`` and ``gauntlet build
+zeroshot`` (``mg.build_mtbreaker``, ``mg.build_zeroshot``), declared once (the two methods share their seeds, models
+and generation options), and their records (`mtgauntlet.builders.methods`)."""
 
 from dataclasses import dataclass
 from pathlib import Path
@@ -7,8 +8,15 @@ from typing import Any
 
 from mtgauntlet import shared_options as shared
 from mtgauntlet.builders.breaker_sources import DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE
+from mtgauntlet.builders.methods import Method, MethodText
 from mtgauntlet.builders.options import BREAKER_SHARD_SIZE
 from mtgauntlet.options import REQUIRED, option
+
+MTBREAKER_VARIANTS = ("seeded", "seedless", "seeded+qe", "seedless+qe")
+ZEROSHOT_VARIANTS = ("plain", "history", "min")
+# the test example of both methods (`mtgauntlet.builders.methods.Method.example`): three seeds, scripted models
+EXAMPLE = {"seeds": "{sample}", "column": "en", "limit": 3, "src_lang": "en", "tgt_lang": "es"}
+EXAMPLE_MODELS = {"llm": "{llm}", "mt": "{mt}", "qe": "{qe}"}
 
 SHARD_HELP = (
     f"Items per resumable shard, advanced together (their model calls go out as one list per step) "
@@ -35,7 +43,9 @@ class MTBreakerOptions:
     out: str | Path = shared.out("Output build directory (resumable).")
     column: str = option("text", flags=("--column",), help=COLUMN_HELP)
     format: str | None = shared.format()
-    variant: str = option("seeded", help="seeded | seedless | seeded+qe | seedless+qe")
+    variant: str = option(
+        "seeded", choices=lambda: MTBREAKER_VARIANTS, help="seeded | seedless | seeded+qe | seedless+qe"
+    )
     llm: str | None = option(None, help="Editing LLM spec (default: embedded SmolLM2).")
     mt: str = option("apertium", help="Target translator spec(s), comma-separated (several = multi).")
     qe: str = option("qe", help=shared.QE_HELP)
@@ -51,7 +61,7 @@ class MTBreakerOptions:
     temperature: float = option(
         DEFAULT_TEMPERATURE, help="Sampling temperature of the LLM (zero-shot uses the same default)."
     )
-    max_tokens: int = option(DEFAULT_MAX_TOKENS, min=1, help=MAX_TOKENS_HELP)
+    max_tokens: int = option(DEFAULT_MAX_TOKENS, min=16, help=MAX_TOKENS_HELP)
     grammatical_edits: bool = option(
         False,
         flags=("--grammatical-edits",),
@@ -81,13 +91,14 @@ class ZeroShotOptions:
     out: str | Path = shared.out("Output build directory (resumable).")
     column: str = option("text", flags=("--column",), help=COLUMN_HELP)
     format: str | None = shared.format()
-    variant: str = option("plain", help="plain | history | min")
+    variant: str = option("plain", choices=lambda: ZEROSHOT_VARIANTS, help="plain | history | min")
     llm: str | None = option(None, help="Generating LLM spec (default: embedded SmolLM2).")
     mt: str = option("apertium", help="Target translator spec(s), comma-separated (several = multi).")
     qe: str = option("qe", help=shared.QE_HELP)
     generations: int = option(
         10,
         flags=("--generations", "--n"),
+        min=1,
         help="Texts generated per item by the 'min' variant (the most difficult is kept).",
     )
     src_lang: str = shared.src_lang()
@@ -116,3 +127,45 @@ class ZeroShotOptions:
     max_requests: int | None = shared.max_requests()
     dry_run: bool = shared.dry_run()
     overwrite: bool = shared.overwrite()
+
+
+MTBREAKER_BIBTEX = """@misc{zouhar2025generating,
+  title = {Generating Difficult-to-Translate Texts},
+  author = {Zouhar, Vil{\\'e}m and Xu, Wenda and Riley, Parker and Juraska, Juraj and Finkelstein, Mara and Freitag, Markus and Deutsch, Daniel},
+  year = {2025},
+  eprint = {2509.26592},
+  archivePrefix = {arXiv},
+  primaryClass = {cs.CL}
+}"""
+
+MTBREAKER = Method(
+    name="mtbreaker",
+    options=MTBreakerOptions,
+    builder="mtgauntlet.builders.mtbreaker:MTBreakerBuilder",
+    input="seeds",
+    example={**EXAMPLE, **EXAMPLE_MODELS, "steps": 2},
+    text=MethodText(
+        title="MT-breaker difficult source texts",
+        description=(
+            "Source texts edited step by step by an LLM until a target MT model translates them badly, judged by "
+            "quality estimation; each record keeps the full trajectory (source, translations, QE per step)."
+        ),
+        citation=MTBREAKER_BIBTEX,
+        limitations=(
+            "Difficulty is judged by an automatic QE model, not by humans; texts may drift from the seed's topic."
+        ),
+    ),
+)
+ZEROSHOT = Method(
+    name="zeroshot",
+    options=ZeroShotOptions,
+    builder="mtgauntlet.builders.zeroshot:ZeroShotBuilder",
+    input="seeds",
+    example={**EXAMPLE, **EXAMPLE_MODELS, "variant": "min", "generations": 2},
+    text=MethodText(
+        title="Zero-shot difficult source texts",
+        description="Texts an LLM generated in one shot to be hard to translate (MT-breaker paper baselines).",
+        citation=MTBREAKER_BIBTEX,
+        limitations="Difficulty is judged by an automatic QE model.",
+    ),
+)

@@ -1,4 +1,5 @@
-"""The options of ``gauntlet build smaug`` / ``mg.build_smaug``, declared once."""
+"""The method ``smaug``: the options of ``gauntlet build smaug`` / ``mg.build_smaug``, declared once, and its
+record (`mtgauntlet.builders.methods`)."""
 
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -6,20 +7,55 @@ from pathlib import Path
 from typing import Any
 
 from mtgauntlet import shared_options as shared
+from mtgauntlet.builders.methods import Method, MethodText
 from mtgauntlet.options import REQUIRED, option
 from mtgauntlet.phenomena import DEFAULT_OPTION as PHENOMENA_DEFAULT
 from mtgauntlet.phenomena import HELP as PHENOMENA_HELP
+from mtgauntlet.phenomena import errors_in_words
+
+GOOD_FROM = ("column", "translator", "reference")
+NE_TYPES = ("all", "names")  # ne: entities of every type (the paper: Stanza NER, no filter) or names only
+
+
+TEXT = MethodText(
+    title="SMAUG critical-error challenge pairs",
+    description=(
+        "Each record holds a source, a good hypothesis, a bad hypothesis and a reference. The bad hypothesis is "
+        f"the reference with exactly one critical error of a given phenomenon: {errors_in_words()}. Each "
+        "perturbation has a transformation phase and a validation phase (SMAUG, Alves et al. 2022); every record "
+        "stores the changed span and each validation check's result."
+    ),
+    citation="""@inproceedings{alves-etal-2022-robust,
+  title = {Robust {MT} Evaluation with Sentence-level Multilingual Augmentation},
+  author = {Alves, Duarte M. and Rei, Ricardo and Farinha, Ana C. and de Souza, Jos{\\'e} G. C. and Martins, Andr{\\'e} F. T.},
+  booktitle = {Proceedings of the Seventh Conference on Machine Translation (WMT)},
+  address = {Abu Dhabi, United Arab Emirates (Hybrid)},
+  publisher = {Association for Computational Linguistics},
+  year = {2022}
+}""",
+    limitations=(
+        "Model-free perturbations (the offline default) are less fluent than mT5/Polyjuice ones: entity swaps "
+        "draw from the corpus, clause insertion coordinates another reference's clause. Negation records are "
+        "only NLI-validated when an NLI backend was configured (see `checks.nli_contradiction`; null = not "
+        "checked). When `good_origin` is `reference`, the good hypothesis equals the reference."
+    ),
+)
+
+
+EXAMPLE = {
+    "input": "{sample}",
+    **{"src_col": "es", "ref_col": "en", "src_lang": "es", "tgt_lang": "en"},
+    **{"good_from": "reference", "phenomena": "num,del"},
+}
 
 
 @dataclass(kw_only=True, frozen=True)
 class SmaugOptions:
     """SMAUG: (source, good, bad, reference, phenomenon) records; bad = reference with one critical error."""
 
-    input: Any = option(
-        REQUIRED,
-        flags=("--input", "-i"),
-        help="Parallel corpus (TSV/CSV/JSONL/Parquet, .gz ok) or named layout.",
-        doc="Parallel corpus file, named layout, or an in-memory table.",
+    input: Any = shared.input_table(
+        "Parallel corpus (TSV/CSV/JSONL/Parquet, .gz ok) or named layout.",
+        "Parallel corpus file, named layout, or an in-memory table.",
     )
     out: str | Path = shared.out()
     src_lang: str = shared.src_lang(REQUIRED)
@@ -30,6 +66,7 @@ class SmaugOptions:
     good_col: str | None = option(None, help="Column with the good hypothesis (second reference or MT).")
     good_from: str | None = option(
         None,
+        choices=lambda: GOOD_FROM,
         help="column | translator | reference. Items whose good equals the "
         "reference are rejected (good_equals_ref), as the paper; 'reference' is the "
         "explicit reference-free mode (good = reference, stated in the manifest).",
@@ -66,7 +103,9 @@ class SmaugOptions:
         "characters; longer rows are skipped and counted (too_long).",
     )
     ne_types: str = option(
-        "all", help="ne: entities to replace: all (the paper: every NER type, dates and numbers included) or names."
+        "all",
+        choices=lambda: NE_TYPES,
+        help="ne: entities to replace: all (the paper: every NER type, dates and numbers included) or names.",
     )
     seed: int = shared.seed()
     shard_size: int = shared.shard_size(200)
@@ -85,3 +124,6 @@ class SmaugOptions:
     max_requests: int | None = shared.max_requests()
     dry_run: bool = shared.dry_run()
     overwrite: bool = shared.overwrite()
+
+
+METHOD = Method("smaug", SmaugOptions, "mtgauntlet.builders.smaug:SmaugBuilder", "input", TEXT, EXAMPLE)

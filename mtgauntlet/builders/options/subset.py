@@ -1,4 +1,5 @@
-"""The options of ``gauntlet build subset`` / ``mg.build_subset``, declared once."""
+"""The method ``subset``: the options of ``gauntlet build subset`` / ``mg.build_subset``, declared once, and its
+record (`mtgauntlet.builders.methods`)."""
 
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -6,18 +7,47 @@ from pathlib import Path
 from typing import Any
 
 from mtgauntlet import shared_options as shared
-from mtgauntlet.options import REQUIRED, option
+from mtgauntlet.builders.methods import Method, MethodText
+from mtgauntlet.options import option
+
+STRATIFY = ("domain", "clusters")
+
+
+TEXT = MethodText(
+    title="Difficulty-selected subset",
+    description=(
+        "A corpus scored by a source-only difficulty estimator; the B hardest texts are kept (Proietti et "
+        "al. 2025, eq. 1), optionally stratified by domain or embedding cluster for diversity."
+    ),
+    citation="""@misc{proietti2025estimating,
+  title = {Estimating Machine Translation Difficulty},
+  author = {Proietti, Lorenzo and Perrella, Stefano and Zouhar, Vil{\\'e}m and Navigli, Roberto and Kocmi, Tom},
+  year = {2025},
+  eprint = {2508.10175},
+  archivePrefix = {arXiv},
+  primaryClass = {cs.CL}
+}""",
+    limitations="Heuristic estimators (length, syntax, rarity) correlate only moderately with human difficulty (DEC).",
+)
+
+
+EXAMPLE = {
+    "input": "{sample}",
+    "src_col": "es",
+    "src_lang": "es",
+    "budget": 6,
+    "stratify": "domain",
+    "domain_col": "domain",
+}
 
 
 @dataclass(kw_only=True, frozen=True)
 class SubsetOptions:
     """Score a corpus with a difficulty estimator and keep the B hardest texts (selected_text records)."""
 
-    input: Any = option(
-        REQUIRED,
-        flags=("--input", "-i"),
-        help="Corpus file (TSV/CSV/JSONL/Parquet, .gz ok) or named layout.",
-        doc="Corpus file (TSV/CSV/JSONL/Parquet, .gz ok), named layout, or an in-memory table.",
+    input: Any = shared.input_table(
+        "Corpus file (TSV/CSV/JSONL/Parquet, .gz ok) or named layout.",
+        "Corpus file (TSV/CSV/JSONL/Parquet, .gz ok), named layout, or an in-memory table.",
     )
     out: str | Path = shared.out()
     estimator: str = option(
@@ -25,7 +55,7 @@ class SubsetOptions:
         help="Difficulty estimator spec (length, syntax, rarity, random, learned, sentinel:..., llm-judge:...).",
     )
     budget: int = option(100, min=1, help="Number of texts to keep (B).")
-    stratify: str | None = option(None, help="Keep diversity: 'domain' or 'clusters'.")
+    stratify: str | None = option(None, choices=lambda: STRATIFY, help="Keep diversity: 'domain' or 'clusters'.")
     format: str | None = shared.format()
     src_col: str = option("src", help="Source text column (tables; named layouts decide their own).")
     domain_col: str | None = option(None, help="Domain column (for --stratify domain).")
@@ -58,3 +88,6 @@ class SubsetOptions:
     max_cost: float | None = shared.max_cost()
     max_requests: int | None = shared.max_requests()
     dry_run: bool = shared.dry_run()
+
+
+METHOD = Method("subset", SubsetOptions, "mtgauntlet.builders.subset:SubsetBuilder", "input", TEXT, EXAMPLE)

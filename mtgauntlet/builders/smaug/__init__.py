@@ -10,27 +10,30 @@ from collections.abc import Sequence
 from typing import Any
 
 from mtgauntlet.builders.base import Builder, Item, ItemResult, run_constraints
+from mtgauntlet.builders.inputs import read_corpus, with_languages
 from mtgauntlet.builders.keyed import keyed_rng
+from mtgauntlet.builders.options.smaug import SmaugOptions
 from mtgauntlet.builders.smaug.clause_edits import clause_pool
 from mtgauntlet.builders.smaug.constraints import NLIContradiction
 from mtgauntlet.builders.smaug.phenomena import all_phenomena
 from mtgauntlet.builders.smaug.pools import KeyedPool, entity_pool
 from mtgauntlet.builders.smaug.transformations import UnusableAnswer, base_lang
+from mtgauntlet.corpora.readers import RowSet
 from mtgauntlet.errors import BackendUnavailable, GauntletError
 from mtgauntlet.models import registry
 from mtgauntlet.models.embedded import packaged_translator
 from mtgauntlet.models.estimate import Plan
 from mtgauntlet.models.registry import public_spec
-from mtgauntlet.phenomena import DEFAULT, NAMES
+from mtgauntlet.options import listed
+from mtgauntlet.phenomena import NAMES
 from mtgauntlet.validators.record_checks import span_identity_holds
 
 log = logging.getLogger(__name__)
-PHENOMENA = DEFAULT  # built when --phenomena is not given; every registered one: mtgauntlet.phenomena.NAMES
-DEFAULT_MAX_PARSE_CHARS = 5000  # FLORES and WMT24 references are at most ~1,400 characters
+# the options that tune the perturbations (build.json config.params, the signature)
+PARAMS = ("min_char_edit", "min_word_edit", "del_min_words", "del_max_words", "max_parse_chars", "ne_types")
 PARSE_CHUNK = 64  # references parsed at once (progress advances after each chunk)
 TOO_LONG = "too_long"  # skip reason of a row longer than max_parse_chars
 TRANSLATION_FAILED = "good_translation_failed"  # skip reason: the translator gave no good hypothesis (None)
-NE_TYPES = ("all", "names")  # ne: entities of every type (the paper: Stanza NER, no filter) or names only
 
 
 def same_text(a: str, b: str) -> bool:
@@ -54,68 +57,39 @@ class SmaugBuilder(Builder):
     kind = "smaug_pair"
     batched = True  # a shard is annotated (spaCy) and perturbed as one batch
 
-    def __init__(
-        self,
-        *,
-        src_lang: str,
-        tgt_lang: str,
-        phenomena: Sequence[str] = PHENOMENA,
-        translator: str | None = None,
-        infiller: str | None = None,
-        nli: str | None = None,
-        annotator: str | None = None,
-        polyjuice: str | None = None,
-        good_col: str | None = None,
-        good_from: str | None = None,
-        min_char_edit: int = 5,
-        min_word_edit: int = 8,
-        del_min_words: int = 5,
-        del_max_words: int = 9,
-        require_nli: bool = False,
-        seed: int = 13,
-        max_parse_chars: int = DEFAULT_MAX_PARSE_CHARS,
-        ne_types: str = "all",
-    ):
-        if polyjuice and base_lang(tgt_lang) != "en":
+    def __init__(self, options: SmaugOptions):
+        o = options
+        src_lang, tgt_lang, phenomena, translator = o.src_lang, o.tgt_lang, listed(o.phenomena), o.translator
+        if o.polyjuice and base_lang(tgt_lang) != "en":
             raise GauntletError(
                 f"--polyjuice: Polyjuice negates English only, and the target language is {tgt_lang}; "
                 "leave out --polyjuice"
             )
-        if ne_types not in NE_TYPES:
-            raise GauntletError(f"--ne-types must be one of {', '.join(NE_TYPES)}, not {ne_types!r}")
         bad = [p for p in phenomena if p not in NAMES]
         if bad:
             raise GauntletError(f"unknown phenomena {bad}; choose from {', '.join(NAMES)}")
-        if good_from not in (None, "reference", "translator", "column"):
-            raise GauntletError("--good-from must be 'column', 'translator' or 'reference'")
-        if not 1 <= del_min_words <= del_max_words:
-            raise GauntletError(f"--del-min-words/--del-max-words: need 1 <= {del_min_words} <= {del_max_words}")
-        if require_nli and not nli and "neg" in phenomena:
+        if not 1 <= o.del_min_words <= o.del_max_words:
+            raise GauntletError(f"--del-min-words/--del-max-words: need 1 <= {o.del_min_words} <= {o.del_max_words}")
+        if o.require_nli and not o.nli and "neg" in phenomena:
             raise GauntletError(
                 "--require-nli keeps only NLI-checked negations: pass --nli SPEC "
                 "(e.g. hf:roberta-large-mnli), or leave out --require-nli"
             )
-        self.src_lang, self.tgt_lang, self.seed = src_lang, tgt_lang, seed
-        if translator is None and good_col is None and good_from in (None, "translator"):
+        self.src_lang, self.tgt_lang, self.seed = src_lang, tgt_lang, o.seed
+        if translator is None and o.good_col is None and o.good_from in (None, "translator"):
             translator = packaged_translator(src_lang, tgt_lang)  # e.g. bergamot for en<->pt; None elsewhere
         self.phenomena = tuple(phenomena)
         self.specs = {
             "translator": translator,
-            "infiller": infiller,
-            "nli": nli,
-            "polyjuice": polyjuice,
-            "annotator": annotator or f"spacy:{tgt_lang.split('-')[0]}",
+            "infiller": o.infiller,
+            "nli": o.nli,
+            "polyjuice": o.polyjuice,
+            "annotator": o.annotator or f"spacy:{tgt_lang.split('-')[0]}",
         }
         self.public_specs = {k: public_spec(v) for k, v in self.specs.items()}  # as records and build.json name them
-        self.good_col, self.good_from, self.require_nli = good_col, good_from, require_nli
-        self.params: dict[str, Any] = {
-            "min_char_edit": min_char_edit,
-            "min_word_edit": min_word_edit,
-            "del_min_words": del_min_words,
-            "del_max_words": del_max_words,
-            "max_parse_chars": max_parse_chars,
-            "ne_types": ne_types,
-        }
+        self.good_col, self.good_from, self.require_nli = o.good_col, o.good_from, o.require_nli
+        self.params: dict[str, Any] = {name: getattr(o, name) for name in PARAMS}
+        self.shards_on = (o.engine, o.actors)
         self._load_backends()
         self.support = support_report(self.tgt_lang, self)
         missing = {p: self.support[p][1] for p in self.phenomena if not self.support[p][0]}
@@ -128,6 +102,21 @@ class SmaugBuilder(Builder):
                 + ",".join(p for p in NAMES if self.support[p][0])
             )
         self._good_origin()
+
+    @classmethod
+    def read(cls, options: SmaugOptions) -> tuple[SmaugOptions, RowSet]:
+        """The parallel corpus (source, reference and, with ``good_col``, the good hypothesis)."""
+        o = with_languages(options)
+        good = {"good": o.good_col} if o.good_col else None
+        return o, read_corpus(o, o.input, text=o.src_col, ref=o.ref_col, limit=o.limit, columns=good)
+
+    def notes(self) -> list[str]:
+        """How each phenomenon is made here, and what the card flags."""
+        notes = [f"{ph}: {how}" for ph, (ok, how) in self.support.items() if ph in self.phenomena]
+        return notes + [f"note: {why}" for why in self.flags().values()]
+
+    def shards_engine(self) -> tuple[str, int | None]:
+        return self.shards_on
 
     # -- backends ---------------------------------------------------------------------------------
     def _load_backends(self) -> None:

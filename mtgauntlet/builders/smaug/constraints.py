@@ -123,3 +123,9 @@ class NLIContradiction(Constraint):
             probs = self.nli.predict([original], [edit.text])[0]
         label = max(probs, key=probs.get)
         return label == "contradiction", float(probs["contradiction"])
+
+
+def infill_checks() -> list[Constraint]:
+    """The checks, in order, of an edit whose new span a model may have filled (``ne``, ``num``): it differs, and
+    holds no mask or special token and no bracket the original lacks."""
+    return [Differs(), NoMaskTokens(), NoSpecialTokens(), NoExtraBrackets()]

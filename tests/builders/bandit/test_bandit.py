@@ -12,7 +12,9 @@ from mtgauntlet.builders.bandit import topics as T
 from mtgauntlet.builders.bandit.algorithms import contextual_score
 from mtgauntlet.builders.bandit.sampler import CorpusSampler
 from mtgauntlet.builders.bandit.simulate import run_algorithm
+from mtgauntlet.builders.options.breaker import MTBreakerOptions
 from mtgauntlet.corpora.formats import read_flores
+from mtgauntlet.options import options_of
 from mtgauntlet.records import load_records
 from tests.support.cli import invoke
 from tests.support.openai_server import ScriptedServer
@@ -470,7 +472,7 @@ def test_bandit_llm_qe_asks_with_the_bandit_papers_prompt(tmp_path):
             for a in asked
         )
         s["servers"]["qe_a"].requests.clear()  # MT-breaker in the same process keeps its own paper's prompt
-        MTBreakerBuilder(llm=s["llm"], mt=[s["mt"]], qe=s["qe_a"], steps=1).process(
+        MTBreakerBuilder(options_of(MTBreakerOptions, llm=s["llm"], mt=[s["mt"]], qe=s["qe_a"], steps=1)).process(
             Item(0, {"src": "The clerk wrote a new ledger entry."}), item_rng(1, 0)
         )
         mtb = [r["body"]["messages"][-1]["content"] for r in s["servers"]["qe_a"].requests]

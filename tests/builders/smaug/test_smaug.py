@@ -4,6 +4,7 @@ import re
 import pytest
 
 from mtgauntlet.builders.base import Edit, iter_items
+from mtgauntlet.builders.options.smaug import SmaugOptions
 from mtgauntlet.builders.smaug import SmaugBuilder, negation
 from mtgauntlet.builders.smaug import constraints as C
 from mtgauntlet.builders.smaug.clause_edits import Deletion, Insertion
@@ -12,6 +13,7 @@ from mtgauntlet.core.builds import item_rng
 from mtgauntlet.errors import GauntletError
 from mtgauntlet.evaluation.metric_robustness import PairSet, evaluate, tau_and_d
 from mtgauntlet.models import registry
+from mtgauntlet.options import options_of
 from mtgauntlet.schema import checks_dict
 from mtgauntlet.validators.record_checks import span_identity_holds
 from tests.support.cli import invoke
@@ -401,7 +403,7 @@ def test_smaug_flores_cs_en(tmp_path, shared_data):
 
 def test_unsupported_language_is_refused():
     with pytest.raises(GauntletError, match="not supported for target language de"):
-        SmaugBuilder(src_lang="en", tgt_lang="de", good_from="reference")
+        SmaugBuilder(options_of(SmaugOptions, src_lang="en", tgt_lang="de", good_from="reference"))
 
 
 def test_build_is_deterministic(tmp_path, sample_path):
@@ -549,11 +551,14 @@ def test_polyjuice_empty_token_is_rejected(sample_path):
     items = _neg_rows(sample_path)
     with ScriptedServer(default=lambda m: "[EMPTY] [ANSWER]") as srv:
         b = SmaugBuilder(
-            src_lang="es",
-            tgt_lang="en",
-            phenomena=["neg"],
-            good_from="reference",
-            polyjuice=f"openai:polyjuice@{srv.url}",
+            options_of(
+                SmaugOptions,
+                src_lang="es",
+                tgt_lang="en",
+                phenomena=["neg"],
+                good_from="reference",
+                polyjuice=f"openai:polyjuice@{srv.url}",
+            )
         )
         records, rejected = _run_builder(b, items)
         prompt = srv.requests[0]["body"]["prompt"]
@@ -561,11 +566,14 @@ def test_polyjuice_empty_token_is_rejected(sample_path):
     assert records == [] and rejected.count("neg:no_special_tokens") == len(srv.requests) > 0
     with ScriptedServer(default=lambda m: "did not [ANSWER]") as srv:
         b = SmaugBuilder(
-            src_lang="es",
-            tgt_lang="en",
-            phenomena=["neg"],
-            good_from="reference",
-            polyjuice=f"openai:polyjuice@{srv.url}",
+            options_of(
+                SmaugOptions,
+                src_lang="es",
+                tgt_lang="en",
+                phenomena=["neg"],
+                good_from="reference",
+                polyjuice=f"openai:polyjuice@{srv.url}",
+            )
         )
         records, rejected = _run_builder(b, items)
     assert records and all("did not" in r["bad"] and "[" not in r["bad"] for r in records)
@@ -636,12 +644,15 @@ def test_nli_runs_once_per_shard_and_records_do_not_depend_on_the_batch(sample_p
     items = _neg_rows(sample_path, n=12)
     with ScriptedServer(default=lambda m: "did not [ANSWER]") as srv:
         b = SmaugBuilder(
-            src_lang="es",
-            tgt_lang="en",
-            phenomena=["neg", "del"],
-            good_from="reference",
-            polyjuice=f"openai:polyjuice@{srv.url}",
-            nli=f"hf:{tiny['nli']}",
+            options_of(
+                SmaugOptions,
+                src_lang="es",
+                tgt_lang="en",
+                phenomena=["neg", "del"],
+                good_from="reference",
+                polyjuice=f"openai:polyjuice@{srv.url}",
+                nli=f"hf:{tiny['nli']}",
+            )
         )
         b.prepare(items)
         calls, predict = [], b.nli.predict

@@ -22,6 +22,9 @@ class Phenomenon:
     paper: ClassVar[str] = "—"  # how the paper makes it (with models), for the docs table
     model_free: ClassVar[str] = "—"  # how the embedded default makes it without a model download
     validation: ClassVar[str] = "—"  # its constraints in words
+    #: a Spanish source and its English reference that the phenomenon applies to: the test example of the
+    #: registry-wide tests (tests/builders/smaug/test_phenomena.py builds every phenomenon on it)
+    example: ClassVar[tuple[str, str]] = ("", "")
 
     @property
     def error(self) -> str:

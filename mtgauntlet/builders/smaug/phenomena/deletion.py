@@ -9,6 +9,10 @@ from mtgauntlet.builders.smaug.phenomena.base import Phenomenon
 
 class Deletion(Phenomenon):
     name = "del"
+    example = (
+        "Los niños, que estaban cansados después del largo viaje, se durmieron enseguida.",
+        "The children, who were tired after the long journey, fell asleep at once.",
+    )
     model_free = (
         "the reference implementation's span: **more than 4 and fewer than 10 words** (`--del-min-words 5 "
         "--del-max-words 9`) between runs of `,.!?`, never the first span; the text then ends in `.!?`"

@@ -10,6 +10,7 @@ from mtgauntlet.builders.smaug.phenomena.base import Phenomenon
 
 class Insertion(Phenomenon):
     name = "ins"
+    example = ("Ella abrió la ventana de la cocina.", "She opened the kitchen window.")
     paper = "up to 3 masks between words, filled **together in one** mT5 call"
     model_free = (
         "a clause from another reference coordinated at the end with the target language's conjunction "

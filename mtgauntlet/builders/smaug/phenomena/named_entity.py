@@ -4,11 +4,8 @@ from __future__ import annotations
 
 from mtgauntlet.builders.smaug.constraints import (
     CharEditDistance,
-    Differs,
-    NoExtraBrackets,
-    NoMaskTokens,
-    NoSpecialTokens,
     SameCount,
+    infill_checks,
 )
 from mtgauntlet.builders.smaug.phenomena.base import Phenomenon
 from mtgauntlet.builders.smaug.transformations import NamedEntitySwap
@@ -16,6 +13,7 @@ from mtgauntlet.builders.smaug.transformations import NamedEntitySwap
 
 class NamedEntity(Phenomenon):
     name = "ne"
+    example = ("María vive en Madrid con su hermano Pedro.", "Maria lives in Madrid with her brother Peter.")
     paper = (
         "one entity drawn uniformly among **all** the NER finds (dates, times, numbers included; `--ne-types "
         "names`: names only, stated in the card), mT5 `<extra_id_0>` infill, top-k 50 (`--infiller`)"
@@ -28,10 +26,7 @@ class NamedEntity(Phenomenon):
 
     def constraints(self, builder):
         return [
-            Differs(),
-            NoMaskTokens(),
-            NoSpecialTokens(),
-            NoExtraBrackets(),
+            *infill_checks(),
             SameCount("same_entity_count", builder.entity_count),
             CharEditDistance(builder.params["min_char_edit"]),
         ]

@@ -10,6 +10,7 @@ from mtgauntlet.builders.smaug.transformations import Negation as NegationTransf
 
 class Negation(Phenomenon):
     name = "neg"
+    example = ("El tren llega a la estación a las ocho.", "The train arrives at the station at eight.")
     paper = (
         "Polyjuice (`--polyjuice`, English targets only) on one span drawn uniformly among the reference "
         "code's: for each VERB, the AUX run immediately before it with the verb, and the bare verb (POS "

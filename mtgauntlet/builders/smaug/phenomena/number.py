@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 from mtgauntlet.builders.smaug.constraints import (
-    Differs,
-    NoExtraBrackets,
-    NoMaskTokens,
-    NoSpecialTokens,
     SameCount,
     count_numbers,
+    infill_checks,
 )
 from mtgauntlet.builders.smaug.phenomena.base import Phenomenon
 from mtgauntlet.builders.smaug.transformations import NumberChange
@@ -16,6 +13,7 @@ from mtgauntlet.builders.smaug.transformations import NumberChange
 
 class Number(Phenomenon):
     name = "num"
+    example = ("El puente mide 250 metros.", "The bridge is 250 metres long.")
     paper = "mT5 infill (the replaced number's sign and leading `.` are kept: `-3` → `-7`, `.5` → `.25`)"
     model_free = "format-preserving digit change"
     validation = "same number count, differs, no mask/special tokens, no extra brackets"
@@ -25,10 +23,7 @@ class Number(Phenomenon):
 
     def constraints(self, builder):
         return [
-            Differs(),
-            NoMaskTokens(),
-            NoSpecialTokens(),
-            NoExtraBrackets(),
+            *infill_checks(),
             SameCount("same_number_count", count_numbers),
         ]
 

@@ -1,0 +1,45 @@
+"""Option groups a new method's options dataclass inherits, so that it declares only its own options: what a build
+path needs of every method (`BuildRun`: seed, shards, pace, budget, dry run, overwrite) and the reading of a
+parallel corpus (`ParallelInput`). A dataclass lists the fields of its bases first, the last base first:
+``class MyOptions(BuildRun, ParallelInput)`` has the corpus options, then the run options, then its own."""
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from mtgauntlet import shared_options as shared
+from mtgauntlet.options import REQUIRED, option
+
+
+@dataclass(kw_only=True, frozen=True)
+class ParallelInput:
+    """A parallel corpus (source and reference columns) and where the build goes."""
+
+    input: Any = shared.input_table(
+        "Parallel corpus (TSV/CSV/JSONL/Parquet, .gz ok) or named layout.",
+        "Parallel corpus file, named layout, or an in-memory table.",
+    )
+    out: str | Path = shared.out()
+    src_lang: str = shared.src_lang(REQUIRED)
+    tgt_lang: str = shared.tgt_lang(REQUIRED)
+    format: str | None = shared.format()
+    src_col: str = option("src", help="Source column (tables; named layouts decide their own).")
+    ref_col: str = option("ref", help="Reference column (tables; named layouts decide their own).")
+    lp: str | None = shared.lp("multi-pair layouts (e.g. en-es)")
+    limit: int | None = shared.limit()
+    quoting: str = shared.quoting()
+    max_chars: int = shared.max_chars()
+    skip_bad: bool = shared.skip_bad()
+
+
+@dataclass(kw_only=True, frozen=True)
+class BuildRun:
+    """What the build path reads of every method: the seed, the shards, the pace and budget, dry run, overwrite."""
+
+    seed: int = shared.seed()
+    shard_size: int = shared.shard_size(100)
+    concurrency: int | None = shared.concurrency()
+    max_cost: float | None = shared.max_cost()
+    max_requests: int | None = shared.max_requests()
+    dry_run: bool = shared.dry_run()
+    overwrite: bool = shared.overwrite()
