@@ -63,6 +63,16 @@ def release_warnings(manifest: dict[str, Any]) -> list[str]:
     return out
 
 
+def opened_release(path: str | Path, said: list[str] | None = None) -> Release:
+    """The release just written at ``path``, its warnings (``said`` by the writer first, then
+    :func:`release_warnings`) set on it and each raised as a Python warning."""
+    result = Release.open(path)
+    result.warnings = list(said or []) + release_warnings(result.manifest)
+    for w in result.warnings:
+        warn(w)
+    return result
+
+
 @public
 @takes(ReleaseOptions, returns=Release)
 def release(o: ReleaseOptions) -> Release:
@@ -115,11 +125,7 @@ def release(o: ReleaseOptions) -> Release:
         url=o.url,
         creators=list(_many(o.creator, "creator")),
     )
-    result = Release.open(path)
-    result.warnings = release_warnings(result.manifest)
-    for w in result.warnings:
-        warn(w)
-    return result
+    return opened_release(path)
 
 
 @public

@@ -25,39 +25,33 @@ def out_field() -> Any:
     )
 
 
-# where and how the scores are computed (both kinds): never what they are
-def engine_field() -> Any:
-    return option(
+@dataclass(kw_only=True, frozen=True)
+class TableScoring:
+    """The options both score commands end with: reading the rows, then where and how the scores are computed
+    (never what they are), then the spending of paid backends."""
+
+    quoting: str = shared.quoting()
+    max_chars: int = shared.max_chars()
+    skip_bad: bool = shared.skip_bad()
+    engine: str = option(
         "local",
         choices=engine_names,
         builds=False,
         help="local (this process) or ray (the cluster at RAY_ADDRESS, else a local one); same output.",
     )
-
-
-def device_field() -> Any:
-    return option(None, builds=False, help="Device of a torch model (auto, cpu, cuda, cuda:N, mps).")
-
-
-def dtype_field() -> Any:
-    return option(None, builds=False, help="dtype of a torch model (auto, fp32, bf16, fp16).")
-
-
-def batch_size_field() -> Any:
-    return option(None, builds=False, help="Batch size of a torch model.")
-
-
-def shard_size_field() -> Any:
-    return option(10_000, builds=False, help="Rows per resumable shard (the unit of work of an engine).")
-
-
-def actors_field() -> Any:
-    return option(None, builds=False, help="Ray actors (default: one per CPU, or per GPU on cuda).")
+    device: str | None = option(None, builds=False, help="Device of a torch model (auto, cpu, cuda, cuda:N, mps).")
+    dtype: str | None = option(None, builds=False, help="dtype of a torch model (auto, fp32, bf16, fp16).")
+    batch_size: int | None = option(None, builds=False, help="Batch size of a torch model.")
+    shard_size: int = option(10_000, builds=False, help="Rows per resumable shard (the unit of work of an engine).")
+    actors: int | None = option(None, builds=False, help="Ray actors (default: one per CPU, or per GPU on cuda).")
+    max_cost: float | None = shared.max_cost()
+    max_requests: int | None = shared.max_requests()
+    dry_run: bool = shared.dry_run()
 
 
 @dataclass(kw_only=True, frozen=True)
-class ScoreDifficultyOptions:
-    """Add a `difficulty` column (higher = harder) to every row."""
+class DifficultyColumns:
+    """What ``gauntlet score difficulty`` reads and writes: its options before `TableScoring`'s."""
 
     input: Any = shared.input_table(
         "Corpus file (TSV/CSV/JSONL/Parquet, .gz ok) or named layout.",
@@ -71,24 +65,16 @@ class ScoreDifficultyOptions:
     tgt_lang: str | None = option(None, help="Target language (BCP-47), for estimators that use it.")
     lp: str | None = shared.lp("multi-pair layouts (e.g. en-de)")
     limit: int | None = shared.limit()
-    quoting: str = shared.quoting()
-    max_chars: int = shared.max_chars()
-    skip_bad: bool = shared.skip_bad()
-    engine: str = engine_field()
-    device: str | None = device_field()
-    dtype: str | None = dtype_field()
-    batch_size: int | None = batch_size_field()
-    shard_size: int = shard_size_field()
-    actors: int | None = actors_field()
-    max_cost: float | None = shared.max_cost()
-    max_requests: int | None = shared.max_requests()
-    dry_run: bool = shared.dry_run()
 
 
 @dataclass(kw_only=True, frozen=True)
-class ScoreQEOptions:
-    """Add a `qe` column (0..100, higher = better; empty where the score failed) to every (src, tgt) row, per
-    language pair; with several QE specs also one `qe:<spec>` column each."""
+class ScoreDifficultyOptions(TableScoring, DifficultyColumns):
+    """Add a `difficulty` column (higher = harder) to every row."""
+
+
+@dataclass(kw_only=True, frozen=True)
+class QEColumns:
+    """What ``gauntlet score qe`` reads and writes: its options before `TableScoring`'s."""
 
     input: Any = shared.input_table(
         "Table with columns src, tgt, lp (TSV/CSV/JSONL/Parquet).",
@@ -106,15 +92,9 @@ class ScoreQEOptions:
     format: str | None = option(
         None, flags=("--format",), choices=lambda: FORMATS, help=f"{', '.join(FORMATS)}; default: from the file name."
     )
-    quoting: str = shared.quoting()
-    max_chars: int = shared.max_chars()
-    skip_bad: bool = shared.skip_bad()
-    engine: str = engine_field()
-    device: str | None = device_field()
-    dtype: str | None = dtype_field()
-    batch_size: int | None = batch_size_field()
-    shard_size: int = shard_size_field()
-    actors: int | None = actors_field()
-    max_cost: float | None = shared.max_cost()
-    max_requests: int | None = shared.max_requests()
-    dry_run: bool = shared.dry_run()
+
+
+@dataclass(kw_only=True, frozen=True)
+class ScoreQEOptions(TableScoring, QEColumns):
+    """Add a `qe` column (0..100, higher = better; empty where the score failed) to every (src, tgt) row, per
+    language pair; with several QE specs also one `qe:<spec>` column each."""

@@ -6,6 +6,7 @@ what they return."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import shutil
 import tempfile
 from pathlib import Path
@@ -120,31 +121,16 @@ def score_difficulty(o: ScoreDifficultyOptions):
     Examples:
         >>> df = score_difficulty(input="corpus.tsv", src_lang="es", estimator="length")
     """
-    from mtgauntlet.corpora.load import CorpusRequest, lang_option, load_corpus, one_pair
-    from mtgauntlet.corpora.readers import parse_column_map
+    from mtgauntlet.builders.inputs import read_corpus, with_languages
+    from mtgauntlet.corpora.load import one_pair
     from mtgauntlet.models import registry
 
     _check_output(o.out)
-    src_lang, tgt_lang = lang_option(o.src_lang, "--src-lang"), lang_option(o.tgt_lang, "--tgt-lang")
+    reading = with_languages(o)
     registry.resolve_class("difficulty", o.estimator)  # a bad spec fails before any reading or scoring
-    fmt = input_format(o.input, o.format)  # in memory: always its Parquet file
-    rows = load_corpus(
-        CorpusRequest(
-            path=as_input_path(o.input),
-            format=fmt,
-            src_col=o.src_col,
-            ref_col=None,
-            src_lang=src_lang,
-            tgt_lang=tgt_lang,
-            lp=o.lp,
-            limit=o.limit,
-            skip_bad=o.skip_bad,
-            columns=parse_column_map(None),
-            quoting=o.quoting,
-            max_chars=o.max_chars,
-        )
-    )
-    src_lang, tgt_lang = one_pair(rows, src_lang, tgt_lang)
+    reading = dataclasses.replace(reading, format=input_format(o.input, o.format))  # in memory: its Parquet file
+    rows = read_corpus(reading, as_input_path(o.input), text=o.src_col, limit=o.limit)
+    src_lang, tgt_lang = one_pair(rows, reading.src_lang, reading.tgt_lang)
     df = _frame(rows)
     columns = {"src": df["src"].tolist()}
     if o.dry_run:

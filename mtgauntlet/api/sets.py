@@ -9,7 +9,7 @@ from typing import Any
 
 from mtgauntlet.api.inputs import path_of
 from mtgauntlet.api.results import Release
-from mtgauntlet.api.session import public, warn
+from mtgauntlet.api.session import public
 from mtgauntlet.api.set_options import ExportOptions, ImportOptions
 from mtgauntlet.options import declared, takes
 
@@ -69,7 +69,7 @@ def import_set(o: ImportOptions) -> Release:
         >>> rel = mg.import_set("demetr", "demetr_dev.jsonl.gz", name="demetr", version="1.0.0")
         >>> rel.manifest["builds"][0]["counts"]["skipped"]
     """
-    from mtgauntlet.api.releasing import release_warnings
+    from mtgauntlet.api.releasing import opened_release
     from mtgauntlet.sets.importing import import_release
 
     target, said = import_release(
@@ -81,11 +81,7 @@ def import_set(o: ImportOptions) -> Release:
         provenance=list(o.provenance or ()),
         **importer_keywords(o),
     )
-    result = Release.open(target)
-    result.warnings = said + release_warnings(result.manifest)
-    for w in result.warnings:
-        warn(w)
-    return result
+    return opened_release(target, said)
 
 
 @public

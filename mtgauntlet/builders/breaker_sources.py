@@ -14,6 +14,7 @@ from mtgauntlet.builders.keyed import keyed_rank
 from mtgauntlet.corpora.word_count import chinese_rule
 from mtgauntlet.corpora.word_count import words as count_words
 from mtgauntlet.models import prompts, structured
+from mtgauntlet.models.base import answer_tokens
 
 DEFAULT_TEMPERATURE = 0.8  # MT-breaker and zero-shot alike (the paper gives none)
 DEFAULT_MAX_TOKENS = 1024  # room for a capable LLM's reasoning before SOURCE |||...|||
@@ -94,13 +95,8 @@ def usable_source(text: str, src_lang: str, language_guard: bool = False) -> boo
 def answer_truncated(llm, answer: str, budget: int) -> bool:
     """Whether the generation budget cut the answer: by token count where the backend has its tokenizer, otherwise
     when the last ``SOURCE |||`` span is never closed."""
-    tokenizer = getattr(llm, "tokenizer", None)
-    if tokenizer is not None:
-        try:
-            return len(tokenizer(answer, add_special_tokens=False)["input_ids"]) >= budget - 3
-        except Exception:  # noqa: BLE001 - a tokenizer that cannot re-encode: fall back to the answer's shape
-            pass
-    return bool(_UNTERMINATED.search(answer or ""))
+    tokens = answer_tokens(llm, answer)
+    return tokens >= budget - 3 if tokens is not None else bool(_UNTERMINATED.search(answer or ""))
 
 
 @dataclass

@@ -89,9 +89,9 @@ def read_google_mqm(path, on_error: str = "raise", keep_refs: bool = False, **_)
     return _judgments(rs, "mqm_avg_score", "mqm", "seg_id", testset_col="testset", keep_refs=keep_refs)
 
 
-def read_wmt23_mtme(path, score: str = "mqm", on_error: str = "raise", keep_refs: bool = False, **_) -> RowSet:
-    """WMT23 mt-metrics-eval table: score 'mqm' or 'da_sqm'."""
-    rs = read_rows(
+def _read_wmt23_table(path, score: str, on_error: str) -> RowSet:
+    """A WMT23 judgment table (TSV without quoting) with the columns lp, seg_id, system, ``score`` and src."""
+    return read_rows(
         path,
         format="tsv",
         quoting="none",
@@ -99,20 +99,18 @@ def read_wmt23_mtme(path, score: str = "mqm", on_error: str = "raise", keep_refs
         text_fields=["src"],
         on_error=on_error,
     )
+
+
+def read_wmt23_mtme(path, score: str = "mqm", on_error: str = "raise", keep_refs: bool = False, **_) -> RowSet:
+    """WMT23 mt-metrics-eval table: score 'mqm' or 'da_sqm'."""
+    rs = _read_wmt23_table(path, score, on_error)
     return _judgments(rs, score, "mqm" if score == "mqm" else "da", "seg_id", keep_refs=keep_refs)
 
 
 def read_wmt23_esa(path, score: str = "ESA-1", on_error: str = "raise", keep_refs: bool = True, **_) -> RowSet:
     """WMT23 en-de ESA campaign (ESA-1, ESA-2, MQM-1, ESAAI-1, ESAAI-2 columns); system refA is the human
     translation (marked ``human``; kept by default, as before)."""
-    rs = read_rows(
-        path,
-        format="tsv",
-        quoting="none",
-        required=["lp", "seg_id", "system", score, "src"],
-        text_fields=["src"],
-        on_error=on_error,
-    )
+    rs = _read_wmt23_table(path, score, on_error)
     return _judgments(
         rs, score, "mqm" if score.startswith("MQM") else "esa", "seg_id", keep_refs=keep_refs, human_col=None
     )

@@ -147,6 +147,18 @@ def per_item_seeds(seed: int | Sequence[int | None] | None, n: int) -> list[int 
     return seeds
 
 
+def answer_tokens(llm: object, answer: str) -> int | None:
+    """How many tokens ``answer`` is by the backend's own tokenizer (no special tokens), or None where the backend
+    has none or it cannot re-encode the answer: how a builder tells an answer the generation budget cut."""
+    tokenizer = getattr(llm, "tokenizer", None)
+    if tokenizer is None:
+        return None
+    try:
+        return len(tokenizer(answer, add_special_tokens=False)["input_ids"])
+    except Exception:  # noqa: BLE001 - a tokenizer that cannot re-encode: not known
+        return None
+
+
 class Translator(Backend):
     @abstractmethod
     def translate(self, texts: Sequence[str], src_lang: str, tgt_lang: str) -> Sequence[str | None]:

@@ -43,6 +43,35 @@ def _digit(c):  # pragma: no cover - compiled
 
 
 @_jit
+def _pair_rule(src, n, dst, rule):  # pragma: no cover - compiled
+    """One of the rules 2-4 over ``src[:n]`` into ``dst`` (as ``re.sub``: left to right, non-overlapping); returns
+    the length written. 2: ``([^0-9])([.,])`` -> ``\\1 \\2 ``; 3: ``([.,])([^0-9])`` -> `` \\1 \\2``;
+    4: ``([0-9])(-)`` -> ``\\1 \\2 ``."""
+    nd, i = 0, 0
+    while i < n:
+        if i + 1 < n:
+            x, y = src[i], src[i + 1]
+            if rule == 2:
+                hit = not _digit(x) and (y == 0x2E or y == 0x2C)
+            elif rule == 3:
+                hit = (x == 0x2E or x == 0x2C) and not _digit(y)
+            else:
+                hit = _digit(x) and y == 0x2D
+            if hit:
+                if rule == 3:
+                    dst[nd], dst[nd + 1], dst[nd + 2], dst[nd + 3] = 0x20, x, 0x20, y
+                else:
+                    dst[nd], dst[nd + 1], dst[nd + 2], dst[nd + 3] = x, 0x20, y, 0x20
+                nd += 4
+                i += 2
+                continue
+        dst[nd] = src[i]
+        nd += 1
+        i += 1
+    return nd
+
+
+@_jit
 def tokenize(codes, starts, lengths, is_space, tok_codes, tok_start, tok_len, tok_hash, tok_text):  # pragma: no cover
     """Tokens of every text: their code points (``tok_codes``), start, length, 64-bit hash and text; returns the
     number of tokens."""
@@ -70,52 +99,13 @@ def tokenize(codes, starts, lengths, is_space, tok_codes, tok_start, tok_len, to
                 na += 1
         a[na] = 0x20
         na += 1
-        # rule 2: ([^0-9])([.,]) -> "\1 \2 "
-        nb, i = 0, 0
-        while i < na:
-            if i + 1 < na and not _digit(a[i]) and (a[i + 1] == 0x2E or a[i + 1] == 0x2C):
-                b[nb] = a[i]
-                b[nb + 1] = 0x20
-                b[nb + 2] = a[i + 1]
-                b[nb + 3] = 0x20
-                nb += 4
-                i += 2
-            else:
-                b[nb] = a[i]
-                nb += 1
-                i += 1
-        # rule 3: ([.,])([^0-9]) -> " \1 \2"  (b -> a; a is large enough: at most 3/2 of b... grow if needed)
-        if len(a) < 2 * nb:
+        nb = _pair_rule(a, na, b, 2)
+        if len(a) < 2 * nb:  # rule 3 writes back into a: at most 3/2 of b... grow if needed
             a = np.empty(2 * nb, dtype=np.uint32)
-        na, i = 0, 0
-        while i < nb:
-            if i + 1 < nb and (b[i] == 0x2E or b[i] == 0x2C) and not _digit(b[i + 1]):
-                a[na] = 0x20
-                a[na + 1] = b[i]
-                a[na + 2] = 0x20
-                a[na + 3] = b[i + 1]
-                na += 4
-                i += 2
-            else:
-                a[na] = b[i]
-                na += 1
-                i += 1
-        # rule 4: ([0-9])(-) -> "\1 \2 "
+        na = _pair_rule(b, nb, a, 3)
         if len(b) < 2 * na:
             b = np.empty(2 * na, dtype=np.uint32)
-        nb, i = 0, 0
-        while i < na:
-            if i + 1 < na and _digit(a[i]) and a[i + 1] == 0x2D:
-                b[nb] = a[i]
-                b[nb + 1] = 0x20
-                b[nb + 2] = 0x2D
-                b[nb + 3] = 0x20
-                nb += 4
-                i += 2
-            else:
-                b[nb] = a[i]
-                nb += 1
-                i += 1
+        nb = _pair_rule(a, na, b, 4)
         # split on whitespace
         i = 0
         while i < nb:

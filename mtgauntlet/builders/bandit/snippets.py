@@ -12,6 +12,8 @@ import json
 import re
 from typing import Any
 
+from mtgauntlet.models.base import answer_tokens
+
 DEFAULT_MAX_TOKENS = 2048  # room for ~20 snippets of 20-40 words with their URLs (the paper gives no limit)
 DEFAULT_TEMPERATURE = 0.7  # the toolkit's (the paper gives none)
 
@@ -41,13 +43,8 @@ def json_cut(answer: str) -> bool:
 def answer_truncated(llm: Any, answer: str, budget: int) -> bool:
     """Whether the token limit cut the answer: by token count where the backend has its tokenizer, otherwise when its
     JSON is left open."""
-    tokenizer = getattr(llm, "tokenizer", None)
-    if tokenizer is not None:
-        try:
-            return len(tokenizer(answer, add_special_tokens=False)["input_ids"]) >= budget - 3
-        except Exception:  # noqa: BLE001 - a tokenizer that cannot re-encode: fall back to the answer's shape
-            pass
-    return json_cut(answer)
+    tokens = answer_tokens(llm, answer)
+    return tokens >= budget - 3 if tokens is not None else json_cut(answer)
 
 
 def complete_snippets(answer: str) -> list[dict[str, Any]]:

@@ -16,7 +16,7 @@ from mtgauntlet.builders.smaug import negation
 from mtgauntlet.builders.smaug.constraints import NUMBER
 from mtgauntlet.builders.smaug.infill import mask_token
 from mtgauntlet.builders.smaug.pools import as_pool, entities_of
-from mtgauntlet.models.base import Doc
+from mtgauntlet.models.base import Doc, answer_tokens
 from mtgauntlet.models.hf import LEADING_PUNCT
 
 MASK = mask_token(0)
@@ -199,13 +199,8 @@ ANSWER = "[ANSWER]"
 
 def used_budget(llm, answer: str, budget: int) -> bool:
     """Did the answer take the whole generation budget (by the backend's own tokenizer; ``False`` without one)?"""
-    tokenizer = getattr(llm, "tokenizer", None)
-    if tokenizer is None:
-        return False
-    try:
-        return len(tokenizer(answer, add_special_tokens=False)["input_ids"]) >= budget - 2
-    except Exception:  # noqa: BLE001 - a tokenizer that cannot re-encode: not known to be cut
-        return False
+    tokens = answer_tokens(llm, answer)
+    return tokens is not None and tokens >= budget - 2
 
 
 def polyjuice_negate(llm, doc: Doc, first: int, last: int) -> Edit:

@@ -11,11 +11,27 @@ from collections.abc import Iterable, Sequence
 from html import escape
 from typing import Any
 
+from mtgauntlet import __version__
+
 STATUS_LABEL = {"pass": "PASS", "fail": "FAIL", "not_checked": "NOT CHECKED"}
 
 
 def e(value: Any) -> str:
     return escape("" if value is None else str(value), quote=True)
+
+
+def page_head(title: str, css: str) -> str:
+    """A self-contained page's start, up to ``</head>``: ``title`` is escaped here, ``css`` is the page's styles."""
+    return f"""<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="mtgauntlet {e(__version__)}">
+<title>{e(title)}</title>
+<style>{css}</style>
+</head>
+"""
 
 
 def anchor(kind: str, record_id: str) -> str:

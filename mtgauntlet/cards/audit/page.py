@@ -8,7 +8,7 @@ from mtgauntlet import __version__
 from mtgauntlet.cards.audit.assets import CSS, SCRIPT, SEARCH_SCRIPT
 from mtgauntlet.cards.audit.diff_section import diff as diff_section
 from mtgauntlet.cards.audit.examples import examples
-from mtgauntlet.cards.audit.markup import e, fmt_value
+from mtgauntlet.cards.audit.markup import e, fmt_value, page_head
 from mtgauntlet.cards.audit.methods_section import methods
 from mtgauntlet.cards.audit.search import search_index, search_section
 from mtgauntlet.cards.audit.sections import overview, quality, validation
@@ -72,16 +72,8 @@ def render(
         toc.append(("diff", "Diff"))
     version = f' <span class="ver">v{e(src.version)}</span>' if src.version else ""
     audited = utcnow().isoformat()
-    return f"""<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="generator" content="mtgauntlet {e(__version__)}">
-<title>Audit: {e(src.name)}{" " + e(src.version) if src.version else ""}</title>
-<style>{CSS}</style>
-</head>
-<body>
+    head = page_head(f"Audit: {src.name}" + (f" {src.version}" if src.version else ""), CSS)
+    return f"""{head}<body>
 <header class="top">
 <div class="eyebrow">mtgauntlet audit · {e(src.what)}</div>
 <h1>{e(src.name)}{version}</h1>

@@ -16,12 +16,15 @@ from typing import Any
 
 from mtgauntlet import __version__
 from mtgauntlet.cards.audit.assets import CSS
-from mtgauntlet.cards.audit.markup import e, table, value_cell
+from mtgauntlet.cards.audit.markup import e, page_head, table, value_cell
 from mtgauntlet.cards.audit.svg import hbars
 from mtgauntlet.cards.leaderboard.matrix import metric_table, phenomenon_matrix
 from mtgauntlet.schema import utcnow
 
 PAIR_COLUMNS = ("accuracy", "aces_tau", "smaug_tau", "smaug_d")
+
+LEADERBOARD_CSS = """ td.ci { color: #666; white-space: nowrap; } figure.plot { margin: 8px 0; }
+div.wide { overflow-x: auto; } span.ci { color: #555; font-size: 85%; } span.cl { font-weight: 600; }"""
 
 
 def _field(r: dict[str, Any] | None, key: str) -> Any:
@@ -176,17 +179,8 @@ def render(stats: list[dict[str, Any]], title: str, where: str, sizes: dict[tupl
         "sigs",
     )
     nav = "".join(f'<a href="#{e(sid)}">{e(label)}</a>' for sid, label in toc)
-    return f"""<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="generator" content="mtgauntlet {e(__version__)}">
-<title>{e(title)}</title>
-<style>{CSS} td.ci {{ color: #666; white-space: nowrap; }} figure.plot {{ margin: 8px 0; }}
-div.wide {{ overflow-x: auto; }} span.ci {{ color: #555; font-size: 85%; }} span.cl {{ font-weight: 600; }}</style>
-</head>
-<body>
+    head = page_head(title, CSS + LEADERBOARD_CSS)
+    return f"""{head}<body>
 <header class="top">
 <div class="eyebrow">mtgauntlet leaderboard</div>
 <h1>{e(title)}</h1>
