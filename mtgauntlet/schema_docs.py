@@ -65,6 +65,8 @@ COLUMN_DOCS: dict[str, dict[str, str]] = {
         "qe_components": "QE of each translation by each QE spec ([translator][QE spec], 0-100 quality).",
     },
     "bandit_pull": {
+        "provenance_url": "The URL the pulled text came with (the LLM sampler's snippet, or the corpus row's), when "
+        "known; never fetched or checked.",
         "run_id": "The search this pull belongs to (sha256 of the whole build signature, 16 hex digits; equal ids = "
         "same search).",
         "step": "Pull number within the search, from 0.",

@@ -24,7 +24,7 @@ from mtgauntlet.api.build_run import build_method
 from mtgauntlet.api.checks import unknown_keywords
 from mtgauntlet.api.inputs import as_input_path, cache_dir, input_format
 from mtgauntlet.api.results import Build
-from mtgauntlet.api.session import public
+from mtgauntlet.api.session import argument_checks, public
 from mtgauntlet.builders.methods import method_record, methods
 from mtgauntlet.builders.options.bandit import BanditBuildOptions
 from mtgauntlet.builders.options.breaker import MTBreakerOptions, ZeroShotOptions
@@ -251,6 +251,10 @@ def build(
             f"build {name}: missing required option(s) {', '.join(missing)}" + (" (input=)" if key in missing else "")
         )
     check(record.options, options)
+    typed = globals()[f"build_{name}"]  # its signature holds each option's type: budget=1.5 is refused by name
+    for keyword, type_check in argument_checks(inspect.unwrap(typed), inspect.signature(typed)).items():
+        if keyword in options and keyword != key:
+            type_check(options[keyword])
     if options.get(key) is not None:
         options["format"] = input_format(options[key], options.get("format"))  # a name only labels the data
         options[key] = as_input_path(options[key], input_name)

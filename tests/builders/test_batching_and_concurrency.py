@@ -8,6 +8,7 @@ the output cache is off so that every run really asks the servers."""
 import hashlib
 import json
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
@@ -324,7 +325,12 @@ def test_bandit_llm_sampler_and_scoring_are_concurrent_with_identical_pulls(stac
             )
             pulls[n] = [
                 (p["step"], p["topic"], p["text"], p["difficulty"], p["phase"])
-                for p in sorted(pq.read_table(tmp_path / n / "pulls").to_pylist(), key=lambda p: p["step"])
+                for p in sorted(
+                    pa.concat_tables(
+                        [pq.read_table(f) for f in sorted((tmp_path / n / "pulls").glob("part-*.parquet"))]
+                    ).to_pylist(),
+                    key=lambda p: p["step"],
+                )
             ]
     assert pulls["4"] == pulls["1"]
     sampled = [p[2] for p in pulls["1"] if p[4] != "exhausted"]

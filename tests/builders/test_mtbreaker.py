@@ -421,7 +421,9 @@ def test_seedless_writes_as_many_texts_as_zeroshot_min_generates(stack):
         assert len(rec["trajectory"]) == candidates and [s["step"] for s in rec["trajectory"]] == list(
             range(candidates)
         )
-    z = ZeroShotBuilder(variant="min", llm=stack["llm"], mt=[stack["mt"]], qe=stack["qe_a"], generations=4)
+    z = ZeroShotBuilder(
+        options_of(ZeroShotOptions, variant="min", llm=stack["llm"], mt=[stack["mt"]], qe=stack["qe_a"], generations=4)
+    )
     rec = z.process(Item(0, {"src": "The clerk kept the ledger."}), item_rng(1, 0)).records[0]
     assert len(rec["trajectory"]) == 4  # (its first generation is seedless's step 0: the request cache answers it)
 
