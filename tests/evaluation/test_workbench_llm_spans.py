@@ -5,7 +5,6 @@ answer fails only its item."""
 
 from __future__ import annotations
 
-import gzip
 import json
 import re
 from pathlib import Path
@@ -14,8 +13,7 @@ import pandas as pd
 import pytest
 
 import mtgauntlet as mg
-from mtgauntlet.records import load_records
-from tests.support.cli import invoke
+from tests.evaluation.ted_spans import imported_ted
 from tests.support.openai_server import ScriptedServer
 
 NOT_THERE = "Zebrastreifen"  # a span text no translation holds: dropped, counted, still in the score
@@ -24,15 +22,7 @@ NOT_THERE = "Zebrastreifen"  # a span text no translation holds: dropped, counte
 @pytest.fixture(scope="module")
 def ted(shared_data, tmp_path_factory) -> tuple[Path, list[dict]]:
     """The first 40 rows of Google's TED en-de MQM file, imported with `gauntlet import mqm-spans`."""
-    tmp = tmp_path_factory.mktemp("ted")
-    with gzip.open(shared_data / "google-wmt-mqm" / "raw" / "mqm_ted_ende.tsv.gz", "rb") as f:
-        lines = f.read().split(b"\n")
-    src = tmp / "mqm_ted_ende.tsv"
-    src.write_bytes(b"\n".join(lines[:41]) + b"\n")
-    r = invoke(["import", "mqm-spans", src, "--name", "ted", "--version", "1.0.0", "--out", tmp / "rel",
-                "--provenance", "license=apache-2.0", "--json"])  # fmt: skip
-    assert r.exit_code == 0, r.output
-    return tmp / "rel", load_records(Path(json.loads(r.stdout)["release"])).to_pylist()
+    return imported_ted(shared_data, tmp_path_factory.mktemp("ted"), 40)
 
 
 def _translation(prompt: str) -> str:

@@ -4,30 +4,20 @@ score span_f1 = 1, half of them the recall counted by hand."""
 
 from __future__ import annotations
 
-import gzip
 import json
 from pathlib import Path
 
 import pytest
 
 import mtgauntlet as mg
-from mtgauntlet.records import load_records
+from tests.evaluation.ted_spans import imported_ted
 from tests.support.cli import invoke
 
 
 @pytest.fixture(scope="module")
 def ted(shared_data, tmp_path_factory) -> tuple[Path, list[dict]]:
     """The first 120 rows of Google's TED en-de MQM file, imported with `gauntlet import mqm-spans`."""
-    tmp = tmp_path_factory.mktemp("ted")
-    with gzip.open(shared_data / "google-wmt-mqm" / "raw" / "mqm_ted_ende.tsv.gz", "rb") as f:
-        lines = f.read().split(b"\n")
-    src = tmp / "mqm_ted_ende.tsv"
-    src.write_bytes(b"\n".join(lines[:121]) + b"\n")
-    r = invoke(["import", "mqm-spans", src, "--name", "ted", "--version", "1.0.0", "--out", tmp / "rel",
-                "--provenance", "license=apache-2.0", "--json"])  # fmt: skip
-    assert r.exit_code == 0, r.output
-    release = Path(json.loads(r.stdout)["release"])
-    return tmp / "rel", load_records(release).to_pylist()
+    return imported_ted(shared_data, tmp_path_factory.mktemp("ted"), 120)
 
 
 def _write(path: Path, records: list[dict], spans_of) -> Path:
