@@ -5,7 +5,7 @@ The commands are read from the CLI (every command that takes ``--max-cost``), no
 command without a scenario in tests/support/paid_commands.py fails `test_every_paid_command_is_in_the_matrix`.
 Each command is run
 
-- killed with SIGKILL (in a forked child) and run again, at concurrency 8 with synchronous requests or at
+- killed with SIGKILL (in a child process) and run again, at concurrency 8 with synchronous requests or at
   concurrency 1 with ``#batch=1``, in turn over the commands;
 - stopped gracefully with SIGTERM or SIGINT (in turn) at concurrency 8, synchronous or ``#batch=1``, and run again;
 - with an HTTP 400 and an answer with invalid usage, then again;
@@ -20,10 +20,11 @@ stopped by ``--max-cost`` spent at least the cap minus one request's worst case.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import signal
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -94,7 +95,7 @@ def _fresh(srv: ScriptedServer) -> None:
     srv.paid.clear()
 
 
-# hard kills run the command in a child process (forked: see _forked): one per command, with concurrency 8 and
+# hard kills run the command in a child process (see _started): one per command, with concurrency 8 and
 # synchronous requests or concurrency 1 and the Batch API in turn
 KILLS = [
     pytest.param(cmd, *((8, False) if i % 2 == 0 else (1, True)), id=cmd.replace(" ", "-"))
@@ -108,22 +109,13 @@ STOPS = [
 ]
 
 
-def _forked(args: list[str], out: Path) -> int:
-    """Run ``gauntlet ARGS`` in a child process forked from this one (its modules already imported: a fresh
-    interpreter takes a minute to import the torch-backed commands on a busy machine); its output goes to ``out``."""
-    pid = os.fork()
-    if pid:
-        return pid
-    code = 70
-    try:  # the child: never returns into pytest
-        fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        os.dup2(fd, 1)
-        os.dup2(fd, 2)
-        from mtgauntlet.cli.main import run
-
-        code = run(args)
-    finally:
-        os._exit(code)
+def _started(args: list[str], out: Path) -> subprocess.Popen:
+    """Run ``gauntlet ARGS`` in a fresh interpreter (not a fork of this one: a fork of a process that has used
+    OpenMP, as torch does, is killed by libgomp when it runs a parallel region); its output goes to ``out``."""
+    with out.open("wb") as log:
+        return subprocess.Popen(
+            [sys.executable, "-m", "mtgauntlet.cli.main", *args], stdout=log, stderr=subprocess.STDOUT, cwd=Path.cwd()
+        )
 
 
 @pytest.mark.parametrize("command, concurrency, batch", KILLS)
@@ -132,16 +124,15 @@ def test_killed_then_run_again(tmp_path, command, concurrency, batch):
     with ScriptedServer(default=answer_any_role, latency=0.05) as srv:
         args = [str(a) for a in make(srv, tmp_path, "out", _opts(concurrency, batch))]
         _fresh(srv)
-        pid = _forked(args, tmp_path / "killed.log")
+        child = _started(args, tmp_path / "killed.log")
         try:
-            deadline = time.monotonic() + 120
-            while srv.usage["requests"] < 3 and time.monotonic() < deadline and not os.waitpid(pid, os.WNOHANG)[0]:
+            deadline = time.monotonic() + 180  # the child imports the torch-backed commands first
+            while srv.usage["requests"] < 3 and time.monotonic() < deadline and child.poll() is None:
                 time.sleep(0.005)
             in_flight = srv.in_flight
         finally:
-            with contextlib.suppress(ProcessLookupError, ChildProcessError):  # it may have ended (and been reaped)
-                os.kill(pid, signal.SIGKILL)
-                os.waitpid(pid, 0)
+            child.kill()
+            child.wait()
         log = (tmp_path / "killed.log").read_text(errors="replace") if (tmp_path / "killed.log").exists() else ""
         assert srv.usage["requests"] >= 3, f"the run ended before it was killed: {log[-2000:]}"
         again = invoke(args)
