@@ -9,6 +9,7 @@ workers (one scorer per worker process) with the same chunks, so the stored scor
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -136,6 +137,52 @@ def _threaded(scorer: Scorer, items: Items, work: list[Chunk]):
         yield from zip(work, pool.map(lambda c: score_chunk(scorer, items, c), work))
 
 
+class _RayScorer:
+    """A Ray worker's scorer: made once per metric spec and run (see :func:`_ray_workers`), then it scores chunks."""
+
+    def __init__(self, spec):
+        self.scorer = make_scorer(spec)
+
+    def score(self, items, chunk, limits):
+        from mtgauntlet.core.budget import budget
+        from mtgauntlet.core.usage import LEDGER, BudgetSpent
+        from mtgauntlet.core.usage_report import since, to_json
+
+        before = LEDGER.snapshot()
+        try:
+            with budget(*limits):
+                answers = score_chunk(self.scorer, items, chunk)
+        except BudgetSpent as exc:
+            return None, to_json(since(before)), str(exc)
+        return answers, to_json(since(before)), None
+
+
+_RAY_WORKERS: dict[str, list[Any]] = {}  # this run's Ray scorers by metric spec: started once, for every set
+
+
+def _ray_workers(ray: Any, spec: Any, n: int) -> list[Any]:
+    """``n`` Ray workers scoring ``spec``, started on first use and kept for the run's other sets (a worker's start
+    imports the package and loads the metric: seconds each), until :func:`stop_ray_workers`."""
+    pool = _RAY_WORKERS.setdefault(repr(spec), [])
+    remote = ray.remote(_RayScorer)
+    while len(pool) < n:
+        pool.append(remote.remote(spec))
+    return pool[:n]
+
+
+def stop_ray_workers() -> None:
+    """End the run's Ray scorers (a run calls it when it ends, however it ends)."""
+    if not _RAY_WORKERS:
+        return
+    import ray
+
+    for pool in _RAY_WORKERS.values():
+        for worker in pool:
+            with contextlib.suppress(Exception):  # the cluster may be gone already
+                ray.kill(worker)
+    _RAY_WORKERS.clear()
+
+
 def _ray_map(spec: Any, items: Items, work: list[Chunk]):
     """Chunks scored on Ray workers (one scorer per worker), yielded in order. The workers' API usage counts in
     this run's totals; under a budget (``--max-cost`` / ``--max-requests``) one worker scores one chunk at a time
@@ -145,28 +192,9 @@ def _ray_map(spec: Any, items: Items, work: list[Chunk]):
     from mtgauntlet.engines.ray_engine import start_ray
 
     ray = start_ray()
-
-    class _Worker:
-        def __init__(self, spec):
-            self.scorer = make_scorer(spec)
-
-        def score(self, items, chunk, limits):
-            from mtgauntlet.core.budget import budget
-            from mtgauntlet.core.usage import LEDGER, BudgetSpent
-            from mtgauntlet.core.usage_report import since, to_json
-
-            before = LEDGER.snapshot()
-            try:
-                with budget(*limits):
-                    answers = score_chunk(self.scorer, items, chunk)
-            except BudgetSpent as exc:
-                return None, to_json(since(before)), str(exc)
-            return answers, to_json(since(before)), None
-
     limited = any(x is not None for x in remaining())
-    n = 1 if limited else max(1, min(len(work), int(ray.available_resources().get("CPU", 1))))
-    remote_worker = ray.remote(_Worker)
-    workers = [remote_worker.remote(spec) for _ in range(n)]
+    n = 1 if limited else max(1, min(len(work), int(ray.cluster_resources().get("CPU", 1))))
+    workers = _ray_workers(ray, spec, n)
     ref = ray.put(items)
     ahead = [] if limited else [workers[k % n].score.remote(ref, c, (None, None)) for k, c in enumerate(work)]
     cost_left, requests_left = remaining()
