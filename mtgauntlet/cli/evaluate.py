@@ -25,8 +25,6 @@ app = typer.Typer(
 
 
 def _metric(p: dict[str, Any]) -> None:
-    import pandas as pd
-
     from mtgauntlet.api.evaluating import evaluate_metric as run
 
     json_out = p.pop("json_out")
@@ -35,6 +33,8 @@ def _metric(p: dict[str, Any]) -> None:
         return _print_catalog_run(res, json_out)
     if json_out:
         return print_json(res)
+    import pandas as pd  # the tables printed (not needed by a catalog run or --json)
+
     print_frame(pd.DataFrame(res["results"]))
     for spec, why in res["skipped"].items():
         for k, reason in why.items():

@@ -50,44 +50,30 @@ def _key(r: dict[str, Any]) -> Key:
     )
 
 
-def _pair_success(items: Items, scores: Sequence[float | None]) -> dict[str, tuple[np.ndarray, list[tuple[str, str]]]]:
-    """Per record id: 1/0/NaN success, with (phenomenon, lp)."""
-    good: dict[str, float] = {}
-    bad: dict[str, float] = {}
-    where: dict[str, tuple[str, str]] = {}
-    for rid, side, s, ph, lp in zip(items.record_id, items.side, scores, items.phenomenon, items.lp):
-        (good if side == "good" else bad)[rid] = np.nan if s is None else float(s)
-        where[rid] = (ph or "none", lp)
-    ids = sorted(where)
-    g = np.array([good.get(i, np.nan) for i in ids])
-    b = np.array([bad.get(i, np.nan) for i in ids])
-    with np.errstate(invalid="ignore"):
-        ok = np.where(np.isnan(g) | np.isnan(b), np.nan, (g > b).astype(float))
-    return {"ok": (ok, [where[i] for i in ids])}
-
-
 def _pair_clusters(
     items: Items, metrics: list[Scored], values: dict[Key, dict[str, float]], n_resamples: int, seed: int
 ):
     from mtgauntlet.evaluation.statistics.perm_both import assign_clusters, pair_accuracy_p_value
+    from mtgauntlet.workbench.pair_arrays import groups, pair_arrays
 
-    ok = {m.signature: _pair_success(items, m.scores)["ok"] for m in metrics}
-    first = next(iter(ok.values()))[1]
-    groups: dict[tuple[str, str], np.ndarray] = {}
-    for ph_lp in set(first) | {("all", lp) for _, lp in first} | {(ph, "all") for ph, _ in first} | {("all", "all")}:
-        ph, lp = ph_lp
-        groups[ph_lp] = np.array([(ph in ("all", p)) and (lp in ("all", q)) for p, q in first])
+    ok: dict[str, np.ndarray] = {}  # per metric, per record: 1 good above bad, 0 not, NaN without both scores
+    for m in metrics:
+        arrays = pair_arrays(items, m.scores)
+        with np.errstate(invalid="ignore"):
+            g, b = arrays.good, arrays.bad
+            ok[m.signature] = np.where(np.isnan(g) | np.isnan(b), np.nan, (g > b).astype(float))
+    rows = groups(arrays) if metrics else {}
     out: dict[Key, dict[str, int]] = {}
     rng = np.random.default_rng(seed)
     for key, by_metric in values.items():
         if key[7] != "accuracy":
             continue
-        mask = groups.get((key[2], key[3]))
-        if mask is None:
+        idx = rows.get((key[2], key[3]))
+        if idx is None:
             continue
 
-        def p(a: str, b: str, mask=mask) -> float:
-            return pair_accuracy_p_value(ok[a][0][mask], ok[b][0][mask], n_resamples, rng)
+        def p(a: str, b: str, idx=idx) -> float:
+            return pair_accuracy_p_value(ok[a][idx], ok[b][idx], n_resamples, rng)
 
         out[key] = assign_clusters(by_metric, p, ALPHA)
     return out

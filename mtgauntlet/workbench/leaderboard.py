@@ -16,6 +16,7 @@ import numpy as np
 
 from mtgauntlet.workbench.corpus import CorpusScorer
 from mtgauntlet.workbench.human_stats import human_stats
+from mtgauntlet.workbench.pair_arrays import groups, pair_arrays
 from mtgauntlet.workbench.rows import is_human_score, stat_row
 from mtgauntlet.workbench.sets import PAIR_KINDS, Items
 
@@ -35,30 +36,17 @@ def pair_stats(
     )
     from mtgauntlet.evaluation.statistics.resampling import pair_bootstrap_cis
 
-    good: dict[str, float] = {}
-    bad: dict[str, float] = {}
-    info: dict[str, tuple[str, str, str | None]] = {}
-    for rid, side, s, ph, lp, cat in zip(
-        items.record_id, items.side, scores, items.phenomenon, items.lp, items.category
-    ):
-        (good if side == "good" else bad)[rid] = np.nan if s is None else s
-        info[rid] = (ph or "none", lp, cat)
-    ids = sorted(info)
-    g = np.fromiter((good.get(i, np.nan) for i in ids), dtype=float, count=len(ids))
-    b = np.fromiter((bad.get(i, np.nan) for i in ids), dtype=float, count=len(ids))
+    arrays = pair_arrays(items, scores)
+    g, b = arrays.good, arrays.bad
     both = np.concatenate([g, b])
     lo, hi = (float(np.nanmin(both)), float(np.nanmax(both))) if not np.isnan(both).all() else (0.0, 1.0)
-    groups: dict[tuple[str, str], list[int]] = {}
-    for k, rid in enumerate(ids):
-        ph, lp, _ = info[rid]
-        for key in ((ph, lp), ("all", lp), (ph, "all"), ("all", "all")):
-            groups.setdefault(key, []).append(k)
-    lps = {lp for _, lp in groups}
+    by_group = groups(arrays)
+    lps = {lp for _, lp in by_group}
     out = []
-    computed: dict[tuple[int, ...], list[dict[str, Any]]] = {}  # one set of pairs, e.g. a set's only lp and "all"
-    for (ph, lp), idx in sorted(groups.items()):
+    computed: dict[bytes, list[dict[str, Any]]] = {}  # one set of pairs, e.g. a set's only lp and "all"
+    for (ph, lp), idx in sorted(by_group.items(), key=lambda kv: kv[0]):
         where: dict[str, Any] = {"phenomenon": ph, "lp": lp}
-        same = computed.get(tuple(idx))
+        same = computed.get(idx.tobytes())
         if same is not None:
             out += [{**r, **where} for r in same]
             continue
@@ -72,9 +60,11 @@ def pair_stats(
         tau, d = smaug_tau_d(gi, bi, lo, hi)
         rows.append(stat_row(base, "smaug_tau", tau, n, **where))
         rows.append(stat_row(base, "smaug_d", d, int(((gi > bi) & ~np.isnan(gi) & ~np.isnan(bi)).sum()), **where))
-        computed[tuple(idx)] = rows
+        computed[idx.tobytes()] = rows
         out += rows
-    categories = {info[i][0]: cat.lower() for i in ids if (cat := info[i][2]) and cat.lower() in ACES_WEIGHTS}
+    categories = {
+        ph: cat.lower() for ph, cat in zip(arrays.phenomenon, arrays.category) if cat and cat.lower() in ACES_WEIGHTS
+    }
     if categories:
         for lp in sorted(lps | {"all"}):
             taus = {

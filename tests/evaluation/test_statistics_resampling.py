@@ -107,14 +107,18 @@ def test_significance_clusters_compare_metrics_over_the_systems_they_share():
     assert [(r["metric"], r["rank"]) for r in rows] == [("all_four", 1), ("three", 2)]
 
 
-def test_pair_bootstrap_cis_are_bootstrap_ci_of_accuracy_and_aces_tau(shared_data):
+@pytest.mark.parametrize("draws_per_block", [4_000_000, 100])  # all resamples at once, or two or so per block
+def test_pair_bootstrap_cis_are_bootstrap_ci_of_accuracy_and_aces_tau(shared_data, monkeypatch, draws_per_block):
     """The workbench's one-pass intervals equal the generic bootstrap's on real scores (chrF of WMT23 systems'
     outputs, two systems as good and bad, with ties and missing scores)."""
     from sacrebleu.metrics import CHRF
 
+    from mtgauntlet.evaluation.statistics import resampling
     from mtgauntlet.evaluation.statistics.pairs import aces_tau
     from mtgauntlet.evaluation.statistics.resampling import pair_bootstrap_cis
     from tests.evaluation.workbench_sets import wmt23_subset
+
+    monkeypatch.setattr(resampling, "DRAWS_PER_BLOCK", draws_per_block)
 
     rows = wmt23_subset(shared_data, segments=40)
     by_seg: dict[str, list] = {}

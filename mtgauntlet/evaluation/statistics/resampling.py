@@ -14,6 +14,8 @@ import numpy as np
 from mtgauntlet.errors import GauntletError
 from mtgauntlet.evaluation.statistics.missing import Scores
 
+DRAWS_PER_BLOCK = 4_000_000  # item draws per block of bootstrap resamples (memory: 8 bytes each, twice)
+
 
 def _columns(columns: Sequence[Scores]) -> tuple[list[np.ndarray], int]:
     cols = [np.asarray(c) for c in columns]
@@ -115,9 +117,12 @@ def pair_bootstrap_cis(
     rng = np.random.default_rng(seed)
     wins = np.empty(n_resamples, dtype=np.int64)
     counted = np.empty(n_resamples, dtype=np.int64)
-    for r in range(n_resamples):
-        tally = np.bincount(code[rng.integers(0, n, n)], minlength=3)
-        wins[r], counted[r] = tally[2], tally[1] + tally[2]
+    block = max(1, min(n_resamples, DRAWS_PER_BLOCK // n))  # resamples drawn at once: the same stream as one by one
+    for start in range(0, n_resamples, block):
+        rows = min(block, n_resamples - start)
+        drawn = code[rng.integers(0, n, (rows, n))] + 3 * np.arange(rows)[:, None]
+        tally = np.bincount(drawn.ravel(), minlength=3 * rows).reshape(rows, 3)
+        wins[start : start + rows], counted[start : start + rows] = tally[:, 2], tally[:, 1] + tally[:, 2]
     keep = counted > 0
     if not keep.any():
         return nan, nan
