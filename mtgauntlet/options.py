@@ -22,6 +22,7 @@ from typing import Any
 
 REQUIRED = inspect.Parameter.empty  # the default of an option that must be given
 _KEY = "mtgauntlet.option"
+T = typing.TypeVar("T")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -29,7 +30,8 @@ class OptionInfo:
     """What a field's metadata says of the option (see :func:`option`)."""
 
     help: str
-    flags: tuple[str, ...] = ()  # command-line names (``--input``, ``-i``); none: ``--`` + the name with dashes
+    flags: tuple[str, ...] = ()  # command-line names (``--input``, ``-i``); none: ``--`` + the name with dashes (a
+    # bool: the switch that turns it on; declare ``("--x/--no-x",)`` for a pair)
     min: float | None = None
     max: float | None = None
     choices: Callable[[], tuple[str, ...]] | None = None  # called when checked (the table may import late)
@@ -111,12 +113,33 @@ def argument(
     return dataclasses.field(default=default, metadata={_KEY: info})
 
 
+_TRAILING = "__trailing_options__"
+
+
+def trailing(cls: type[T]) -> type[T]:
+    """Mark an options dataclass as a trailing group (how a build runs: seed, shards, spending): a command that
+    inherits it lists the group's fields after its own, whatever the order of its bases (:func:`declared`)."""
+    setattr(cls, _TRAILING, True)
+    return cls
+
+
+def _trailing_names(cls: type) -> set[str]:
+    """The fields that a trailing group of ``cls``'s bases declares (a field the command declares again keeps its
+    place: the group's)."""
+    return {
+        name for base in cls.__mro__ if vars(base).get(_TRAILING) for name in vars(base).get("__annotations__", {})
+    }
+
+
 @functools.cache
 def declared(cls: type) -> tuple[Declared, ...]:
-    """The options of an options dataclass, in declaration order (the order of the command's ``--help``)."""
+    """The options of an options dataclass, in declaration order (the order of the command's ``--help``): the
+    fields of its bases first (the last base first), then its own, as a dataclass lists them, except that the fields
+    of a trailing group (:func:`trailing`) come last."""
     hints = typing.get_type_hints(cls)
+    last = _trailing_names(cls)
     out: list[Declared] = []
-    for f in dataclasses.fields(cls):
+    for f in sorted(dataclasses.fields(cls), key=lambda f: f.name in last):  # a stable sort: each part keeps its order
         info = f.metadata.get(_KEY)
         if info is None:
             raise TypeError(f"{cls.__name__}.{f.name}: declare it with mtgauntlet.options.option(...)")
@@ -200,9 +223,6 @@ def check(cls: type, values: dict[str, Any]) -> None:
     for o in options:
         if o.info.choices is not None and (why := not_one_of(o.flag, values.get(o.name), o.info.choices())):
             raise UsageError(why)
-
-
-T = typing.TypeVar("T")
 
 
 def options_of(cls: type[T], **values: Any) -> T:

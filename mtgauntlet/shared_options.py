@@ -84,49 +84,48 @@ def out(help: str = "Output build directory.") -> Any:
 
 
 def format() -> Any:
-    return option(None, flags=("--format",), choices=input_formats, help=FORMAT_HELP)
+    return option(None, choices=input_formats, help=FORMAT_HELP)
 
 
 def limit(what: str = "rows") -> Any:
-    return option(None, flags=("--limit",), min=1, help=f"Read at most N {what}.")
+    return option(None, min=1, help=f"Read at most N {what}.")
 
 
 def quoting() -> Any:
-    return option("auto", flags=("--quoting",), choices=quotings, help=QUOTING_HELP)
+    return option("auto", choices=quotings, help=QUOTING_HELP)
 
 
 def max_chars() -> Any:
-    return option(DEFAULT_MAX_CHARS, flags=("--max-chars",), min=1, help=MAX_CHARS_HELP)
+    return option(DEFAULT_MAX_CHARS, min=1, help=MAX_CHARS_HELP)
 
 
 def skip_bad() -> Any:
-    return option(False, flags=("--skip-bad",), help=SKIP_BAD_HELP)
+    return option(False, help=SKIP_BAD_HELP)
 
 
 def sample() -> Any:
-    return option(None, flags=("--sample",), min=1, help=SAMPLE_HELP)
+    return option(None, min=1, help=SAMPLE_HELP)
 
 
 def seed() -> Any:
-    return option(13, flags=("--seed",), help=SEED_HELP)
+    return option(13, help=SEED_HELP)
 
 
 def shard_size(default: int | None) -> Any:
-    return option(default, flags=("--shard-size",), min=1, help="Items per resumable shard.")
+    return option(default, min=1, help="Items per resumable shard.")
 
 
 def overwrite() -> Any:
-    return option(False, flags=("--overwrite",), builds=False, help=OVERWRITE_HELP)
+    return option(False, builds=False, help=OVERWRITE_HELP)
 
 
 def concurrency() -> Any:
-    return option(None, flags=("--concurrency",), min=1, builds=False, help=CONCURRENCY_HELP)
+    return option(None, min=1, builds=False, help=CONCURRENCY_HELP)
 
 
 def max_cost() -> Any:
     return option(
         None,
-        flags=("--max-cost",),
         min=0.0,
         builds=False,
         help=MAX_COST_HELP,
@@ -138,7 +137,6 @@ def max_cost() -> Any:
 def max_requests() -> Any:
     return option(
         None,
-        flags=("--max-requests",),
         min=0,
         builds=False,
         help=MAX_REQUESTS_HELP,
@@ -149,7 +147,6 @@ def max_requests() -> Any:
 def dry_run() -> Any:
     return option(
         False,
-        flags=("--dry-run",),
         builds=False,
         help=DRY_RUN_HELP,
         doc="Only estimate the API calls, tokens and cost (`Build.plan`); write nothing.",
@@ -223,8 +220,8 @@ def html_page(default: str) -> Any:
 
 # -- checking records (validate, audit) -----------------------------------------------------------------------------
 def nli() -> Any:
-    return option(None, flags=("--nli",), help="NLI spec for the SMAUG contradiction rules.")
+    return option(None, help="NLI spec for the SMAUG contradiction rules.")
 
 
 def lm() -> Any:
-    return option(False, flags=("--lm",), help="Also compute LM naturalness with the embedded LLM (slow).")
+    return option(False, help="Also compute LM naturalness with the embedded LLM (slow).")

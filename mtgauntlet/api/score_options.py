@@ -83,14 +83,13 @@ class QEColumns:
     out: str | Path | None = out_field()
     qe: str = option(
         "qe",
-        flags=("--qe",),
         help="QE spec(s), comma-separated: several are averaged per row on the "
         "0-100 scale, each kept as column qe:<spec> (qe, roundtrip, comet:..., llm-as-qe:..., "
         "metricx:..., hf:...#scale=100, hf:...#error=25).",
     )
-    map: str | None = option(None, flags=("--map",), help="Column mapping ours=theirs, e.g. tgt=mt,lp=langpair.")
+    map: str | None = option(None, help="Column mapping ours=theirs, e.g. tgt=mt,lp=langpair.")
     format: str | None = option(
-        None, flags=("--format",), choices=lambda: FORMATS, help=f"{', '.join(FORMATS)}; default: from the file name."
+        None, choices=lambda: FORMATS, help=f"{', '.join(FORMATS)}; default: from the file name."
     )
 
 

@@ -54,7 +54,6 @@ class ImportOptions:
     )
     provenance: Sequence[str] = option(
         (),
-        flags=("--provenance",),
         help="The set's provenance as FIELD=VALUE (license=ID (a Hub id), name, url, citation, license_name, "
         "license_link, hub_id) or DATASET:FIELD=VALUE; repeat. Data mtgauntlet recognises by sha256 (DEMETR, the "
         "WMT23 MQM table) needs none.",
@@ -66,13 +65,11 @@ class ImportOptions:
     # the importers' own options (each passed to import_release as the keyword of its name)
     score_col: str | Sequence[str] | None = option(
         None,
-        flags=("--score-col",),
         help="human-table: the human score column(s), comma-separated (e.g. mqm,da_sqm).",
         doc='human-table only: the human score column(s), e.g. ``"mqm,da_sqm"``.',
     )
     reference: str | Sequence[str] | None = option(
         None,
-        flags=("--reference",),
         help="mtme, human-table: the standard reference, NAME or LP=NAME (he-en=refB), never a system (default: the "
         "table's ref column, the folder's refA).",
         doc="Human-judgment sets (mtme, human-table): the standard reference, ``NAME`` for every language pair or "
@@ -81,7 +78,6 @@ class ImportOptions:
     )
     ref_systems: str | Sequence[str] | None = option(
         None,
-        flags=("--ref-systems",),
         help="mtme, human-table: human references scored as systems: all, NAME or LP:NAME, comma-separated (default "
         "none, as WMT: their rows are skipped and counted).",
         doc='Human-judgment sets: the human references scored as systems, ``"all"``, names or ``LP:NAME``. Default '
@@ -89,7 +85,6 @@ class ImportOptions:
     )
     exclude_systems: str | Sequence[str] | None = option(
         None,
-        flags=("--exclude-systems",),
         help="mtme, human-table: systems left out (outliers), NAME or LP:NAME, comma-separated.",
         doc="Human-judgment sets: systems left out (a task's outliers), names or ``LP:NAME``.",
     )
@@ -122,7 +117,6 @@ class ExportOptions:
     )
     releases: str | Path = option(
         "releases",
-        flags=("--releases",),
         help="seg-score: the releases root holding the scored sets.",
         doc="seg-score only: the releases root holding the scored sets.",
     )

@@ -8,6 +8,7 @@ from typing import Any
 
 from mtgauntlet import shared_options as shared
 from mtgauntlet.builders.methods import Method, MethodText
+from mtgauntlet.builders.options.groups import BuildRun
 from mtgauntlet.options import option
 
 STRATIFY = ("domain", "clusters")
@@ -42,7 +43,7 @@ EXAMPLE = {
 
 
 @dataclass(kw_only=True, frozen=True)
-class SubsetOptions:
+class SubsetOptions(BuildRun):
     """Score a corpus with a difficulty estimator and keep the B hardest texts (selected_text records)."""
 
     input: Any = shared.input_table(
@@ -72,10 +73,7 @@ class SubsetOptions:
     limit: int | None = shared.limit()
     quoting: str = shared.quoting()
     max_chars: int = shared.max_chars()
-    seed: int = shared.seed()
-    shard_size: int = shared.shard_size(500)
     skip_bad: bool = shared.skip_bad()
-    overwrite: bool = shared.overwrite()
     engine: str = option(
         "local",
         builds=False,
@@ -84,10 +82,7 @@ class SubsetOptions:
         "OUT/scores/); the selection is the same.",
     )
     actors: int | None = option(None, builds=False, help="Ray actors (default: one per CPU, or per GPU on cuda).")
-    concurrency: int | None = shared.concurrency()
-    max_cost: float | None = shared.max_cost()
-    max_requests: int | None = shared.max_requests()
-    dry_run: bool = shared.dry_run()
+    shard_size: int = shared.shard_size(500)
 
 
 METHOD = Method("subset", SubsetOptions, "mtgauntlet.builders.subset:SubsetBuilder", "input", TEXT, EXAMPLE)
