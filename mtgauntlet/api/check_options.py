@@ -38,12 +38,10 @@ class ValidateOptions:
         help="Also run the Great Expectations suite (needs --report).",
         doc="Also run the Great Expectations suite (needs ``report``: Data Docs are written there).",
     )
-    engine: str = option(
-        "local",
-        choices=engine_names,
-        builds=False,
-        help="Run the per-record checks (NLI, grammar, LM naturalness) with: local, or ray (RAY_ADDRESS or a local "
+    engine: str = shared.engine(
+        "Run the per-record checks (NLI, grammar, LM naturalness) with: local, or ray (RAY_ADDRESS or a local "
         "cluster); the report is the same. Corpus-level measures and the LLM judge run locally (docs/scaling.md).",
+        engine_names,
         doc="Run the per-record checks (NLI, grammar, LM naturalness) with ``local`` or ``ray``: the same report.",
     )
     actors: int | None = option(None, min=1, builds=False, help="Ray actors (default: one per CPU).", doc="Ray actors.")
@@ -78,12 +76,9 @@ class GrammarOptions:
         help="Language of the texts: en (Harper) or fr (Grammalecte, if installed).",
         doc="Language of the texts: ``en`` or ``fr``.",
     )
-    out: str | Path | None = option(
+    out: str | Path | None = shared.out(
+        "Write the rows with grammar_errors, grammar_issues and spelling_flags added (.parquet, .jsonl, .tsv, .csv).",
         None,
-        flags=("--out", "-o"),
-        builds=False,
-        help="Write the rows with grammar_errors, grammar_issues and spelling_flags added (.parquet, .jsonl, .tsv, "
-        ".csv).",
         doc="Also write the rows with the grammar columns added (.parquet, .jsonl, .tsv, .csv; the issue lists as "
         "JSON text in flat formats).",
     )

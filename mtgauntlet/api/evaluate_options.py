@@ -24,7 +24,7 @@ def tie_rules() -> tuple[str, ...]:
 
 
 @dataclass(kw_only=True, frozen=True)
-class EvaluateMetricOptions:
+class EvaluateMetricOptions(shared.Budget):
     """Metrics on challenge sets. --set: one set, Kendall-like tau and d (SMAUG eq. 1-2) per metric, phenomenon and
     lp; mean ± std of tau over lps (SMAUG Figures 4-7) and the Pearson correlation of tau and d (Figure 8). --out:
     every pair and human-judgment set of the catalog, scores stored with the leaderboard's statistics."""
@@ -55,15 +55,14 @@ class EvaluateMetricOptions:
         "NAME@VERSION, comma-separated, or a SELECT over the catalog returning name, version "
         "(default: every smaug_pair, challenge_pair and human_score release, latest versions).",
     )
-    out: str | Path | None = option(
-        None,
-        flags=("--out", "-o"),
-        help="Score the whole catalog into this "
+    out: str | Path | None = shared.out(
+        "Score the whole catalog into this "
         "results folder (stored scores + leaderboard, sealed; only what is new "
         "is scored; a killed run resumes).",
+        None,
     )
-    engine: str = option(
-        "local", choices=engine_names, help="With --out: local, or ray (chunks scored on Ray workers; the same scores)."
+    engine: str = shared.engine(
+        "With --out: local, or ray (chunks scored on Ray workers; the same scores).", engine_names
     )
     gold: Names = option(
         None,
@@ -89,28 +88,20 @@ class EvaluateMetricOptions:
     shard_size: int = option(
         10_000, min=1, help="With --out: items scored and stored at a time (a killed run loses at most one such chunk)."
     )
-    lp: Names = option(
-        None,
-        help="With --set: only these language pairs (comma-separated, e.g. es-en,de-en).",
-        doc="Only these language pairs (a list or comma-separated).",
+    lp: Names = shared.only(
+        "language pairs", "With --set: only these language pairs (comma-separated, e.g. es-en,de-en)."
     )
-    phenomena: Names = option(
-        None,
-        help="With --set: only these phenomena (comma-separated).",
-        doc="Only these phenomena (a list or comma-separated).",
-    )
+    phenomena: Names = shared.only("phenomena", "With --set: only these phenomena (comma-separated).")
     ties: str = option(
         "discordant",
         choices=tie_rules,
         help="With --set: discordant: a tie counts against the "
         "metric (WMT challenge-set evaluation); ignore: ties in neither count (SMAUG eq. 1 as written).",
     )
-    max_cost: float | None = shared.max_cost()
-    max_requests: int | None = shared.max_requests()
 
 
 @dataclass(kw_only=True, frozen=True)
-class EvaluateDecOptions:
+class EvaluateDecOptions(shared.Budget):
     """Difficulty Estimation Correlation (group-by-system Kendall tau_b, averaged over systems then lps)."""
 
     judgments: Any = option(
@@ -141,11 +132,7 @@ class EvaluateDecOptions:
         flags=("--include-human/--exclude-human",),
         help="Count human translations as translators, as the paper's DEC does (default), or only MT systems.",
     )
-    lp: Names = option(
-        None,
-        help="Only these language pairs (comma-separated).",
-        doc="Only these language pairs (a list or comma-separated).",
-    )
+    lp: Names = shared.only("language pairs", "Only these language pairs (comma-separated).")
     fraction: float = option(
         0.25, min=0.01, max=1.0, help="Budget fraction for AvgScore / %Perfect of the hardest subset."
     )
@@ -157,19 +144,16 @@ class EvaluateDecOptions:
         "for every target language (DEC uses the averaged score too).",
     )
     quoting: str = shared.quoting()
-    out: str | Path | None = option(
-        None,
-        flags=("--out", "-o"),
-        help="Also store the results as "
+    out: str | Path | None = shared.out(
+        "Also store the results as "
         "leaderboard rows (estimator x judgment file) in this results folder of "
         "`evaluate metric --out`.",
+        None,
     )
-    max_cost: float | None = shared.max_cost()
-    max_requests: int | None = shared.max_requests()
 
 
 @dataclass(kw_only=True, frozen=True)
-class EvaluateBreakerOptions:
+class EvaluateBreakerOptions(shared.Budget):
     """Step curve (Figure 2), Table 2's data-quality measures per method, with --mt the model-transfer matrix
     (Table 4), with several target languages the language-transfer table (Table 5)."""
 
@@ -220,8 +204,6 @@ class EvaluateBreakerOptions:
         help="chrF++ diversity: all-others (each text against all the others as references, corpus level; "
         "reproduces the paper's 0.76 for seeds) or pairwise (1 - mean pairwise sentence chrF, the earlier one).",
     )
-    max_cost: float | None = shared.max_cost()
-    max_requests: int | None = shared.max_requests()
 
 
 @dataclass(kw_only=True, frozen=True)

@@ -7,13 +7,13 @@ An importer's own option (``--score-col`` of human-table, ``--reference``) is on
 (`mtgauntlet.api.sets.importer_keywords`; ``score_col`` and the reference/system choices are converted there), so
 adding one is this field and the importer reading its keyword."""
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from mtgauntlet import shared_options as shared
-from mtgauntlet.options import REQUIRED, argument, option
+from mtgauntlet.options import argument, option
 
 
 def import_formats() -> tuple[str, ...]:
@@ -28,21 +28,33 @@ def export_formats() -> tuple[str, ...]:
     return tuple(EXPORT_FORMATS)
 
 
+def format_argument(choices: Callable[[], tuple[str, ...]], what: str, doc: str) -> Any:
+    """The FORMAT argument of import and export: one of ``choices``, which its help lists after ``what``."""
+    return argument(choices=choices, help=f"{what}: {', '.join(choices())}.", doc=doc)
+
+
+IMPORT_FORMAT_DOC = (
+    "``aces`` (TSV or JSON lines), ``span-aces``, ``demetr`` (a folder of its per-perturbation JSON files or "
+    "their JSON-lines concatenation, ``.gz`` accepted), ``wmt-challenge`` (TSV ``lp, source, good, incorrect, "
+    "reference, phenomena``), ``mtme`` (a folder in the mt-metrics-eval layout) or ``human-table`` (a flat TSV "
+    "``lp, seg_id, system, <score columns>, src, ref, tgt``) or ``mqm-spans`` (Google's MQM error annotations, one "
+    "row per error, the span marked ``<v>…</v>`` in the target)."
+)
+EXPORT_FORMAT_DOC = (
+    "``wmt-challenge`` or ``aces`` (a pair set, challenge_pair or smaug_pair; TSV, or ACES JSON lines when "
+    "``out`` ends in ``.jsonl``), ``mtme`` (a human_score set, to an mt-metrics-eval folder) or ``seg-score`` "
+    "(metric_score records: ``RELEASE`` is their Parquet file or folder; WMT ``*.seg.score`` and "
+    "``*.sys.score`` files per metric into the folder ``out``)."
+)
+
+
 @dataclass(kw_only=True, frozen=True)
 class ImportOptions:
     """Import a public set (ACES, Span-ACES, DEMETR, WMT challenge TSV, mt-metrics-eval folder, flat human-judgment
     table, Google's MQM error spans) as a sealed release of challenge_pair or human_score records; skipped rows are
     counted in the card."""
 
-    format: str = argument(
-        choices=import_formats,
-        help="The set's format: " + ", ".join(import_formats()) + ".",
-        doc="``aces`` (TSV or JSON lines), ``span-aces``, ``demetr`` (a folder of its per-perturbation JSON files or "
-        "their JSON-lines concatenation, ``.gz`` accepted), ``wmt-challenge`` (TSV ``lp, source, good, incorrect, "
-        "reference, phenomena``), ``mtme`` (a folder in the mt-metrics-eval layout) or ``human-table`` (a flat TSV "
-        "``lp, seg_id, system, <score columns>, src, ref, tgt``) or ``mqm-spans`` (Google's MQM error annotations, one "
-        "row per error, the span marked ``<v>…</v>`` in the target).",
-    )
+    format: str = format_argument(import_formats, "The set's format", doc=IMPORT_FORMAT_DOC)
     path: str | Path = argument(
         help="The file (aces, span-aces, wmt-challenge, human-table, mqm-spans; demetr JSON lines, .gz accepted) or folder "
         "(demetr's per-perturbation JSON files, mtme's mt-metrics-eval layout) to import.",
@@ -95,24 +107,13 @@ class ExportOptions:
     """Write a release in the field's formats: a pair set as the WMT challenge TSV or the ACES TSV, a human-judgment
     set in the mt-metrics-eval layout, metric results as WMT *.seg.score / *.sys.score files."""
 
-    format: str = argument(
-        choices=export_formats,
-        help="The format to write: " + ", ".join(export_formats()) + ".",
-        doc="``wmt-challenge`` or ``aces`` (a pair set, challenge_pair or smaug_pair; TSV, or ACES JSON lines when "
-        "``out`` ends in ``.jsonl``), ``mtme`` (a human_score set, to an mt-metrics-eval folder) or ``seg-score`` "
-        "(metric_score records: ``RELEASE`` is their Parquet file or folder; WMT ``*.seg.score`` and "
-        "``*.sys.score`` files per metric into the folder ``out``).",
-    )
+    format: str = format_argument(export_formats, "The format to write", doc=EXPORT_FORMAT_DOC)
     release: Any = argument(
         help="A release directory (…/name=NAME/version=X.Y.Z); for seg-score the metric_score Parquet file or folder.",
         doc="A release directory (or `Release`); for seg-score the metric_score Parquet file(s).",
     )
-    out: str | Path = option(
-        REQUIRED,
-        flags=("--out", "-o"),
-        builds=False,
-        help="File (wmt-challenge, aces; .jsonl: ACES JSON lines) or folder (mtme, seg-score) to write; never "
-        "overwritten.",
+    out: str | Path = shared.out(
+        "File (wmt-challenge, aces; .jsonl: ACES JSON lines) or folder (mtme, seg-score) to write; never overwritten.",
         doc="The file (wmt-challenge, aces) or folder (mtme, seg-score) to write; never overwritten.",
     )
     releases: str | Path = option(

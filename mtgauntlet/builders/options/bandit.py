@@ -8,6 +8,7 @@ from typing import Any
 
 from mtgauntlet import shared_options as shared
 from mtgauntlet.builders.methods import Method, MethodText
+from mtgauntlet.builders.options import arxiv_citation
 from mtgauntlet.builders.options.groups import Spending
 from mtgauntlet.options import option
 
@@ -18,14 +19,12 @@ TEXT = MethodText(
         "(difficulty = 100 - mean QE). The search spends a budget of pulls to find the hardest topics; "
         "records hold texts of the chosen topics with provenance."
     ),
-    citation="""@misc{xu2025searching,
-  title = {Searching for Difficult-to-Translate Test Examples at Scale},
-  author = {Xu, Wenda and Zouhar, Vil{\\'e}m and Riley, Parker and Finkelstein, Mara and Freitag, Markus and Deutsch, Daniel},
-  year = {2025},
-  eprint = {2509.26619},
-  archivePrefix = {arXiv},
-  primaryClass = {cs.CL}
-}""",
+    citation=arxiv_citation(
+        "xu2025searching",
+        "Searching for Difficult-to-Translate Test Examples at Scale",
+        "Xu, Wenda and Zouhar, Vil{\\'e}m and Riley, Parker and Finkelstein, Mara and Freitag, Markus and Deutsch, Daniel",
+        "2509.26619",
+    ),
     limitations="Texts are retrieved from a local corpus offline; topic difficulty is estimated from few pulls.",
 )
 

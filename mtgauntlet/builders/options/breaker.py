@@ -9,7 +9,7 @@ from typing import Any
 from mtgauntlet import shared_options as shared
 from mtgauntlet.builders.breaker_sources import DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE
 from mtgauntlet.builders.methods import Method, MethodText
-from mtgauntlet.builders.options import BREAKER_SHARD_SIZE
+from mtgauntlet.builders.options import BREAKER_SHARD_SIZE, arxiv_citation
 from mtgauntlet.builders.options.groups import BuildRun
 from mtgauntlet.options import REQUIRED, option
 
@@ -116,14 +116,12 @@ class ZeroShotOptions(BreakerRun, SeedTexts):
     language_guard: bool = option(False, flags=GUARD_FLAGS, help="Reject texts " + GUARD_HELP)
 
 
-MTBREAKER_BIBTEX = """@misc{zouhar2025generating,
-  title = {Generating Difficult-to-Translate Texts},
-  author = {Zouhar, Vil{\\'e}m and Xu, Wenda and Riley, Parker and Juraska, Juraj and Finkelstein, Mara and Freitag, Markus and Deutsch, Daniel},
-  year = {2025},
-  eprint = {2509.26592},
-  archivePrefix = {arXiv},
-  primaryClass = {cs.CL}
-}"""
+MTBREAKER_BIBTEX = arxiv_citation(
+    "zouhar2025generating",
+    "Generating Difficult-to-Translate Texts",
+    "Zouhar, Vil{\\'e}m and Xu, Wenda and Riley, Parker and Juraska, Juraj and Finkelstein, Mara and Freitag, Markus and Deutsch, Daniel",
+    "2509.26592",
+)
 
 MTBREAKER = Method(
     name="mtbreaker",

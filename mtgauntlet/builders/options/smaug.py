@@ -93,13 +93,11 @@ class SmaugOptions(BuildRun, ParallelInput):
         choices=lambda: NE_TYPES,
         help="ne: entities to replace: all (the paper: every NER type, dates and numbers included) or names.",
     )
-    engine: str = option(
-        "local",
-        builds=False,
-        choices=lambda: ("local", "ray"),
-        help="Build the shards with: local, or ray (RAY_ADDRESS or a local cluster; each actor builds "
+    engine: str = shared.engine(
+        "Build the shards with: local, or ray (RAY_ADDRESS or a local cluster; each actor builds "
         "its own SMAUG builder from these options); the records are the same. mtbreaker, "
         "zeroshot and bandit run locally only (docs/scaling.md).",
+        lambda: ("local", "ray"),
     )
     actors: int | None = option(None, builds=False, min=1, help="Ray actors (default: one per CPU).")
     shard_size: int = shared.shard_size(200)
