@@ -5,7 +5,10 @@ how (pace, price, where to, whether at all: ``builds=False``). From the dataclas
 signature and the ``Args`` of its docstring (:func:`takes`), the range and choice checks (:func:`check`), the
 keywords a build's content address leaves out (:func:`placement`); the CLI makes its typer options from the same
 fields (``mtgauntlet.cli.declared``) and recipes their option tables (``mtgauntlet.recipes.options``). A field made
-with :func:`argument` is positional: a command-line argument, and a parameter Python may pass by position.
+with :func:`argument` is positional: a command-line argument, and a parameter Python may pass by position. A field's
+command-line name is ``--`` + its name with dashes unless ``flags`` names others (a bool: the switch that turns it
+on). Options several commands share as a run are a dataclass the command inherits; a trailing one (:func:`trailing`:
+how a command runs and spends) is listed after the command's own options.
 
 The models are distilabel's ``RuntimeParameter`` + ``Field(description=...)`` and sacrebleu's class-constant
 defaults: the default, the help and the range sit on one line of the declaration, nowhere else."""

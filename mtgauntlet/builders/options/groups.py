@@ -52,7 +52,7 @@ class Shards:
     """The seed of a build's randomness and the size of its resumable shards."""
 
     seed: int = shared.seed()
-    shard_size: int = shared.shard_size(100)
+    shard_size: int | None = shared.shard_size(100)  # None: the method decides (api.build_run.shard_size)
 
 
 @dataclass(kw_only=True, frozen=True)
