@@ -36,7 +36,9 @@ class Command(Closing, Opening):
 
 def test_a_trailing_group_comes_after_the_commands_own_options_whatever_the_bases_order():
     assert [o.name for o in declared(Command)] == ["first", "own", "dry_run", "keep", "last", "very_last"]
-    assert {o.name: o.default for o in declared(Command)}["last"] == 2  # the command's declaration, in the group's place
+    assert {o.name: o.default for o in declared(Command)}[
+        "last"
+    ] == 2  # the command's declaration, in the group's place
 
 
 def test_a_method_on_the_shipped_groups_has_the_corpus_options_then_its_own_then_the_run_options():
