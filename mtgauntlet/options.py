@@ -129,7 +129,7 @@ def trailing(cls: type[T]) -> type[T]:
 def _trailing_names(cls: type) -> set[str]:
     """The fields that a trailing group of ``cls``'s bases declares (a field the command declares again keeps its
     place: the group's)."""
-    return {name for base in cls.__mro__ if vars(base).get(_TRAILING) for name in vars(base).get("__annotations__", {})}
+    return {name for base in cls.__mro__ if vars(base).get(_TRAILING) for name in inspect.get_annotations(base)}
 
 
 @functools.cache

@@ -1,6 +1,7 @@
 """The methods ``mtbreaker`` and ``zeroshot``: the options of ``gauntlet build mtbreaker`` and ``gauntlet build
-zeroshot`` (``mg.build_mtbreaker``, ``mg.build_zeroshot``), declared once (the two methods share their seeds, models
-and generation options), and their records (`mtgauntlet.builders.methods`)."""
+zeroshot`` (``mg.build_mtbreaker``, ``mg.build_zeroshot``), declared once (the two methods share the reading of
+their seed texts, `SeedTexts`, and their run options, `BreakerRun`), and their records
+(`mtgauntlet.builders.methods`)."""
 
 from dataclasses import dataclass
 from pathlib import Path
