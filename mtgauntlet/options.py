@@ -5,7 +5,10 @@ how (pace, price, where to, whether at all: ``builds=False``). From the dataclas
 signature and the ``Args`` of its docstring (:func:`takes`), the range and choice checks (:func:`check`), the
 keywords a build's content address leaves out (:func:`placement`); the CLI makes its typer options from the same
 fields (``mtgauntlet.cli.declared``) and recipes their option tables (``mtgauntlet.recipes.options``). A field made
-with :func:`argument` is positional: a command-line argument, and a parameter Python may pass by position.
+with :func:`argument` is positional: a command-line argument, and a parameter Python may pass by position. A field's
+command-line name is ``--`` + its name with dashes unless ``flags`` names others (a bool: the switch that turns it
+on). Options several commands share as a run are a dataclass the command inherits; a trailing one (:func:`trailing`:
+how a command runs and spends) is listed after the command's own options.
 
 The models are distilabel's ``RuntimeParameter`` + ``Field(description=...)`` and sacrebleu's class-constant
 defaults: the default, the help and the range sit on one line of the declaration, nowhere else."""
@@ -22,6 +25,7 @@ from typing import Any
 
 REQUIRED = inspect.Parameter.empty  # the default of an option that must be given
 _KEY = "mtgauntlet.option"
+T = typing.TypeVar("T")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -29,7 +33,8 @@ class OptionInfo:
     """What a field's metadata says of the option (see :func:`option`)."""
 
     help: str
-    flags: tuple[str, ...] = ()  # command-line names (``--input``, ``-i``); none: ``--`` + the name with dashes
+    flags: tuple[str, ...] = ()  # command-line names (``--input``, ``-i``); none: ``--`` + the name with dashes (a
+    # bool: the switch that turns it on; declare ``("--x/--no-x",)`` for a pair)
     min: float | None = None
     max: float | None = None
     choices: Callable[[], tuple[str, ...]] | None = None  # called when checked (the table may import late)
@@ -111,12 +116,31 @@ def argument(
     return dataclasses.field(default=default, metadata={_KEY: info})
 
 
+_TRAILING = "__trailing_options__"
+
+
+def trailing(cls: type[T]) -> type[T]:
+    """Mark an options dataclass as a trailing group (how a build runs: seed, shards, spending): a command that
+    inherits it lists the group's fields after its own, whatever the order of its bases (:func:`declared`)."""
+    setattr(cls, _TRAILING, True)
+    return cls
+
+
+def _trailing_names(cls: type) -> set[str]:
+    """The fields that a trailing group of ``cls``'s bases declares (a field the command declares again keeps its
+    place: the group's)."""
+    return {name for base in cls.__mro__ if vars(base).get(_TRAILING) for name in inspect.get_annotations(base)}
+
+
 @functools.cache
 def declared(cls: type) -> tuple[Declared, ...]:
-    """The options of an options dataclass, in declaration order (the order of the command's ``--help``)."""
+    """The options of an options dataclass, in declaration order (the order of the command's ``--help``): the
+    fields of its bases first (the last base first), then its own, as a dataclass lists them, except that the fields
+    of a trailing group (:func:`trailing`) come last."""
     hints = typing.get_type_hints(cls)
+    last = _trailing_names(cls)
     out: list[Declared] = []
-    for f in dataclasses.fields(cls):
+    for f in sorted(dataclasses.fields(cls), key=lambda f: f.name in last):  # a stable sort: each part keeps its order
         info = f.metadata.get(_KEY)
         if info is None:
             raise TypeError(f"{cls.__name__}.{f.name}: declare it with mtgauntlet.options.option(...)")
@@ -200,9 +224,6 @@ def check(cls: type, values: dict[str, Any]) -> None:
     for o in options:
         if o.info.choices is not None and (why := not_one_of(o.flag, values.get(o.name), o.info.choices())):
             raise UsageError(why)
-
-
-T = typing.TypeVar("T")
 
 
 def options_of(cls: type[T], **values: Any) -> T:

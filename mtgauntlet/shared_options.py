@@ -6,10 +6,12 @@ calls (``concurrency``, ``max_cost``, ``max_requests``, ``dry_run``), where resu
 ``releases_root``, ``release_name``, ``release_version`` for a release) and checking records (``rules``,
 ``nli``, ``lm``)."""
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from mtgauntlet.corpora.readers import DEFAULT_MAX_CHARS
-from mtgauntlet.options import REQUIRED, option
+from mtgauntlet.options import REQUIRED, option, trailing
 
 SEED_HELP = "Random seed (per-item randomness derives from it; part of the signature)."
 CONCURRENCY_HELP = (
@@ -22,11 +24,17 @@ MAX_COST_HELP = (
     "leaves when its worst case fits beside those in flight, else waits for them; exit 3 when it cannot fit "
     "with none in flight; the same command run again resumes."
 )
+MAX_COST_DOC = (
+    "Budget in USD of the paid requests: each waits for room beside those in flight; `BudgetSpent` when the next "
+    "cannot fit with none in flight (never more than this is billed); the same call resumes."
+)
 MAX_REQUESTS_HELP = "Stop (exit 3) after N requests to paid backends; the same command run again resumes."
+MAX_REQUESTS_DOC = "Stop (`BudgetSpent`) after N requests to paid backends; the same call resumes."
 DRY_RUN_HELP = (
     "Print the API calls per spec with estimated tokens and cost (from the rendered prompts and "
     "--max-tokens), send nothing, write nothing."
 )
+DRY_RUN_DOC = "Only estimate the API calls, tokens and cost (`Build.plan`); write nothing."
 QUOTING_HELP = (
     'TSV/CSV quoting: auto (detect), csv (standard "…" quoting) or none (quotes are literal characters, '
     "as in the WMT MQM tables)."
@@ -79,81 +87,76 @@ def quotings() -> tuple[str, ...]:
     return tuple(QUOTING)
 
 
-def out(help: str = "Output build directory.") -> Any:
-    return option(REQUIRED, flags=("--out", "-o"), builds=False, help=help)
+def out(help: str = "Output build directory.", default: Any = REQUIRED, doc: str | None = None) -> Any:
+    """``--out`` / ``-o``: where the command writes (never what it computes)."""
+    return option(default, flags=("--out", "-o"), builds=False, help=help, doc=doc)
+
+
+def engine(help: str, choices: Callable[[], tuple[str, ...]], doc: str | None = None) -> Any:
+    """``--engine``: where the per-row work runs (local, ray; ``choices``: the registered engines, which this layer
+    does not import); never what it computes."""
+    return option("local", builds=False, choices=choices, help=help, doc=doc)
 
 
 def format() -> Any:
-    return option(None, flags=("--format",), choices=input_formats, help=FORMAT_HELP)
+    return option(None, choices=input_formats, help=FORMAT_HELP)
 
 
 def limit(what: str = "rows") -> Any:
-    return option(None, flags=("--limit",), min=1, help=f"Read at most N {what}.")
+    return option(None, min=1, help=f"Read at most N {what}.")
 
 
 def quoting() -> Any:
-    return option("auto", flags=("--quoting",), choices=quotings, help=QUOTING_HELP)
+    return option("auto", choices=quotings, help=QUOTING_HELP)
 
 
 def max_chars() -> Any:
-    return option(DEFAULT_MAX_CHARS, flags=("--max-chars",), min=1, help=MAX_CHARS_HELP)
+    return option(DEFAULT_MAX_CHARS, min=1, help=MAX_CHARS_HELP)
 
 
 def skip_bad() -> Any:
-    return option(False, flags=("--skip-bad",), help=SKIP_BAD_HELP)
+    return option(False, help=SKIP_BAD_HELP)
 
 
 def sample() -> Any:
-    return option(None, flags=("--sample",), min=1, help=SAMPLE_HELP)
+    return option(None, min=1, help=SAMPLE_HELP)
 
 
 def seed() -> Any:
-    return option(13, flags=("--seed",), help=SEED_HELP)
+    return option(13, help=SEED_HELP)
 
 
 def shard_size(default: int | None) -> Any:
-    return option(default, flags=("--shard-size",), min=1, help="Items per resumable shard.")
+    return option(default, min=1, help="Items per resumable shard.")
 
 
 def overwrite() -> Any:
-    return option(False, flags=("--overwrite",), builds=False, help=OVERWRITE_HELP)
+    return option(False, builds=False, help=OVERWRITE_HELP)
 
 
 def concurrency() -> Any:
-    return option(None, flags=("--concurrency",), min=1, builds=False, help=CONCURRENCY_HELP)
+    return option(None, min=1, builds=False, help=CONCURRENCY_HELP)
 
 
 def max_cost() -> Any:
-    return option(
-        None,
-        flags=("--max-cost",),
-        min=0.0,
-        builds=False,
-        help=MAX_COST_HELP,
-        doc="Budget in USD of the paid requests: each waits for room beside those in flight; `BudgetSpent` when "
-        "the next cannot fit with none in flight (never more than this is billed); the same call resumes.",
-    )
+    return option(None, min=0.0, builds=False, help=MAX_COST_HELP, doc=MAX_COST_DOC)
 
 
 def max_requests() -> Any:
-    return option(
-        None,
-        flags=("--max-requests",),
-        min=0,
-        builds=False,
-        help=MAX_REQUESTS_HELP,
-        doc="Stop (`BudgetSpent`) after N requests to paid backends; the same call resumes.",
-    )
+    return option(None, min=0, builds=False, help=MAX_REQUESTS_HELP, doc=MAX_REQUESTS_DOC)
+
+
+@trailing
+@dataclass(kw_only=True, frozen=True)
+class Budget:
+    """The limits of what a command pays to paid backends (a trailing group: a command's last options)."""
+
+    max_cost: float | None = max_cost()
+    max_requests: int | None = max_requests()
 
 
 def dry_run() -> Any:
-    return option(
-        False,
-        flags=("--dry-run",),
-        builds=False,
-        help=DRY_RUN_HELP,
-        doc="Only estimate the API calls, tokens and cost (`Build.plan`); write nothing.",
-    )
+    return option(False, builds=False, help=DRY_RUN_HELP, doc=DRY_RUN_DOC)
 
 
 def src_lang(default: Any = "en") -> Any:
@@ -168,13 +171,16 @@ def lp(what: str) -> Any:
     return option(None, help=f"Language pair filter for {what}.")
 
 
+def only(what: str, help: str) -> Any:
+    """A filter that takes several names (``--lp es-en,de-en`` on the command line, a list too in Python)."""
+    return option(None, help=help, doc=f"Only these {what} (a list or comma-separated).")
+
+
 # -- a plain table (validate diversity, validate grammar) ---------------------------------------------------------
 def table_input() -> Any:
-    return option(
-        REQUIRED,
-        flags=("--input", "-i"),
-        help="Any table (TSV/CSV/JSONL/Parquet, .gz ok).",
-        doc="Any table (TSV/CSV/JSONL/Parquet, ``.gz`` ok), or a DataFrame, ``datasets.Dataset`` or list of dicts.",
+    return input_table(
+        "Any table (TSV/CSV/JSONL/Parquet, .gz ok).",
+        "Any table (TSV/CSV/JSONL/Parquet, ``.gz`` ok), or a DataFrame, ``datasets.Dataset`` or list of dicts.",
     )
 
 
@@ -223,8 +229,8 @@ def html_page(default: str) -> Any:
 
 # -- checking records (validate, audit) -----------------------------------------------------------------------------
 def nli() -> Any:
-    return option(None, flags=("--nli",), help="NLI spec for the SMAUG contradiction rules.")
+    return option(None, help="NLI spec for the SMAUG contradiction rules.")
 
 
 def lm() -> Any:
-    return option(False, flags=("--lm",), help="Also compute LM naturalness with the embedded LLM (slow).")
+    return option(False, help="Also compute LM naturalness with the embedded LLM (slow).")

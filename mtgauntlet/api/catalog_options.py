@@ -26,7 +26,6 @@ class QueryOptions:
     )
     results: str | Path | None = option(
         None,
-        flags=("--results",),
         help=RESULTS_HELP + ": adds the views metric_score and leaderboard (only the files its manifest seals).",
         doc="A results folder of the metric workbench (only the files its manifest seals are read; a changed one "
         "refuses the folder).",
@@ -40,7 +39,6 @@ class LeaderboardOptions:
 
     results: str | Path = option(
         REQUIRED,
-        flags=("--results",),
         help=RESULTS_HELP + " (only the files its manifest seals are read).",
         doc="A results folder of ``gauntlet evaluate metric --out`` (only the files its manifest seals are read).",
     )
@@ -51,7 +49,7 @@ class LeaderboardOptions:
         help="The catalog the sets came from (their sizes are shown).",
         doc="The catalog the sets came from (names their releases' descriptions on the page).",
     )
-    title: str | None = option(None, flags=("--title",), help="The page's title.")
+    title: str | None = option(None, help="The page's title.")
 
 
 @dataclass(kw_only=True, frozen=True)

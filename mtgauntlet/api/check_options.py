@@ -22,14 +22,10 @@ class ValidateOptions:
 
     path: Any = argument(metavar="PATH", help="Build dir, release dir or Parquet file(s).", doc=RECORDS_DOC)
     rules: str | Path | None = option(
-        None,
-        flags=("--rules",),
-        help=rule_registry.help_line(),
-        doc="Rules YAML (thresholds and options); default: the built-in rules.",
+        None, help=rule_registry.help_line(), doc="Rules YAML (thresholds and options); default: the built-in rules."
     )
     report: str | Path | None = option(
         None,
-        flags=("--report",),
         builds=False,
         help="Write report.json/report.txt (and gx-docs/) here.",
         doc="Write ``report.json`` / ``report.txt`` (and ``gx-docs/``) into this folder; a release can then name the "
@@ -39,16 +35,13 @@ class ValidateOptions:
     lm: bool = shared.lm()
     gx: bool = option(
         False,
-        flags=("--gx",),
         help="Also run the Great Expectations suite (needs --report).",
         doc="Also run the Great Expectations suite (needs ``report``: Data Docs are written there).",
     )
-    engine: str = option(
-        "local",
-        choices=engine_names,
-        builds=False,
-        help="Run the per-record checks (NLI, grammar, LM naturalness) with: local, or ray (RAY_ADDRESS or a local "
+    engine: str = shared.engine(
+        "Run the per-record checks (NLI, grammar, LM naturalness) with: local, or ray (RAY_ADDRESS or a local "
         "cluster); the report is the same. Corpus-level measures and the LLM judge run locally (docs/scaling.md).",
+        engine_names,
         doc="Run the per-record checks (NLI, grammar, LM naturalness) with ``local`` or ``ray``: the same report.",
     )
     actors: int | None = option(None, min=1, builds=False, help="Ray actors (default: one per CPU).", doc="Ray actors.")
@@ -60,9 +53,7 @@ class DiversityOptions:
 
     input: Any = shared.table_input()
     column: str = shared.text_column()
-    embedder: str | None = option(
-        None, flags=("--embedder",), help="Embedder spec (default e5).", doc="Embedder spec (default: e5)."
-    )
+    embedder: str | None = option(None, help="Embedder spec (default e5).", doc="Embedder spec (default: e5).")
     word_order: int = option(0, min=0, help="chrF word n-gram order (2 = chrF++, the MT-breaker paper's nw:2).")
     max_texts: int = option(
         5000,
@@ -82,16 +73,12 @@ class GrammarOptions:
     column: str = shared.text_column()
     lang: str = option(
         REQUIRED,
-        flags=("--lang",),
         help="Language of the texts: en (Harper) or fr (Grammalecte, if installed).",
         doc="Language of the texts: ``en`` or ``fr``.",
     )
-    out: str | Path | None = option(
+    out: str | Path | None = shared.out(
+        "Write the rows with grammar_errors, grammar_issues and spelling_flags added (.parquet, .jsonl, .tsv, .csv).",
         None,
-        flags=("--out", "-o"),
-        builds=False,
-        help="Write the rows with grammar_errors, grammar_issues and spelling_flags added (.parquet, .jsonl, .tsv, "
-        ".csv).",
         doc="Also write the rows with the grammar columns added (.parquet, .jsonl, .tsv, .csv; the issue lists as "
         "JSON text in flat formats).",
     )
@@ -107,24 +94,19 @@ class AuditOptions:
     path: Any = argument(help="Build directory, release directory, or Parquet record file(s).", doc=RECORDS_DOC)
     out: str | Path = shared.html_page("report.html")
     against: Any = option(
-        None,
-        flags=("--against",),
-        help="An older build/release: add a diff section.",
-        doc="An older build or release: adds a diff section.",
+        None, help="An older build/release: add a diff section.", doc="An older build or release: adds a diff section."
     )
     rules: str | Path | None = option(
         None,
-        flags=("--rules",),
         help="Validation rules YAML (as for gauntlet validate).",
         doc="Validation rules YAML (as for `mtgauntlet.validate`); default: the built-in rules.",
     )
     nli: str | None = shared.nli()
     lm: bool = shared.lm()
-    examples: int = option(5, flags=("--examples",), min=0, help="Records shown per phenomenon / variant / topic.")
-    seed: int = option(13, flags=("--seed",), help="Seed of the example sample.")
+    examples: int = option(5, min=0, help="Records shown per phenomenon / variant / topic.")
+    seed: int = option(13, help="Seed of the example sample.")
     metric_results: Sequence[str | Path] = option(
         (),
-        flags=("--metric-results",),
         help="Output of `gauntlet evaluate metric --set PATH --json` to show as metric sensitivity per phenomenon; "
         "repeat.",
         doc="Outputs of ``gauntlet evaluate metric --set PATH --json`` to show as metric sensitivity per phenomenon.",

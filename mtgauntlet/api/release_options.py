@@ -32,7 +32,6 @@ class ReleaseOptions:
     out: str | Path = shared.releases_root()
     report: Paths = option(
         (),
-        flags=("--report",),
         help="Validation report (gauntlet validate --report DIR) of these builds; repeat for builds validated "
         "separately. Refused if it validated other builds.",
         doc="Validation report(s) of these builds (folders, ``report.json`` files or `Report` objects written with "
@@ -46,20 +45,15 @@ class ReleaseOptions:
         "default: derived from the sources' provenance.",
     )
     license_name: str = option(
-        "",
-        flags=("--license-name",),
-        help="Name of the licence when --license other.",
-        doc='Name of the licence when ``license="other"``.',
+        "", help="Name of the licence when --license other.", doc='Name of the licence when ``license="other"``.'
     )
     license_link: str = option(
         "",
-        flags=("--license-link",),
         help="Link to the licence text when --license other.",
         doc='Link to the licence text when ``license="other"``.',
     )
     provenance: Sequence[str] = option(
         (),
-        flags=("--provenance",),
         help="What a source is, as DATASET:FIELD=VALUE (FIELD: license (a Hub id, required), name, url and "
         "license_link (http(s)), citation, license_name, hub_id (a Hub dataset id); DATASET: a source_dataset of "
         "the released records, else refused); repeat.",
@@ -69,42 +63,34 @@ class ReleaseOptions:
     )
     input_file: Paths = option(
         (),
-        flags=("--input-file",),
         help="An input file the builds read: data mtgauntlet ships is recognised by its sha256 (never by its name) "
         "and brings its licence; repeat.",
         doc="Input files the builds read: data mtgauntlet ships is recognised by its sha256 and brings its licence.",
     )
     url: str | None = option(
         None,
-        flags=("--url",),
         help="Where the release is published (http(s)), for Croissant's url; default: the folder croissant.json "
         "lies in (./).",
         doc="Where the release is published (http(s)), for Croissant's ``url``.",
     )
     creator: Sequence[str] = option(
         (),
-        flags=("--creator",),
         help="Who made the release (Croissant creator); repeat.",
         doc="Who made the release (Croissant ``creator``).",
     )
     pretty_name: str | None = option(None, help="Human-readable dataset name for the card.")
     figure: Paths = option(
-        (),
-        flags=("--figure",),
-        help="Extra PNG figure(s) to embed in the card.",
-        doc="Extra PNG figures to embed in the card.",
+        (), help="Extra PNG figure(s) to embed in the card.", doc="Extra PNG figures to embed in the card."
     )
-    description: str | None = option(None, flags=("--description",), help="A paragraph describing the set (card).")
+    description: str | None = option(None, help="A paragraph describing the set (card).")
     recipe: str | Path | None = option(
         None,
-        flags=("--recipe",),
         help="The resolved recipe that made these builds (written by `gauntlet run`); stored as recipe.yaml and "
         "shown in the card.",
         doc="The resolved recipe that made these builds, stored as ``recipe.yaml``.",
     )
     audit: bool = option(
         False,
-        flags=("--audit",),
         help="Put the audit page (report.html, as `gauntlet audit`) into the release, covered by the manifest and "
         "linked from the card.",
         doc="Put the audit page (``report.html``, as `mtgauntlet.audit`) into the release.",
@@ -134,13 +120,11 @@ class PublishOptions:
     )
     repo: str = option(
         REQUIRED,
-        flags=("--repo",),
         help="Hub dataset repo ORG/NAME, or file:PATH for a local git repo.",
         doc="Hub dataset repository ``ORG/NAME``, or ``file:PATH`` for a local git repository.",
     )
     dry_run: bool = option(
         False,
-        flags=("--dry-run",),
         builds=False,
         help="Print the exact commit operations; publish nothing.",
         doc="Only plan: the result lists the exact commit operations; nothing is published.",

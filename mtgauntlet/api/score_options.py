@@ -9,7 +9,7 @@ from typing import Any
 from mtgauntlet import shared_options as shared
 from mtgauntlet.api.checks import engine_names
 from mtgauntlet.corpora.readers import FORMATS
-from mtgauntlet.options import option
+from mtgauntlet.options import option, trailing
 
 OUT_HELP = "Output file (.parquet, .tsv, .tsv.gz, .csv, .csv.gz or .jsonl)."
 
@@ -25,19 +25,17 @@ def out_field() -> Any:
     )
 
 
+@trailing
 @dataclass(kw_only=True, frozen=True)
 class TableScoring:
-    """The options both score commands end with: reading the rows, then where and how the scores are computed
-    (never what they are), then the spending of paid backends."""
+    """The options both score commands end with (a trailing group): reading the rows, then where and how the scores
+    are computed (never what they are), then the spending of paid backends."""
 
     quoting: str = shared.quoting()
     max_chars: int = shared.max_chars()
     skip_bad: bool = shared.skip_bad()
-    engine: str = option(
-        "local",
-        choices=engine_names,
-        builds=False,
-        help="local (this process) or ray (the cluster at RAY_ADDRESS, else a local one); same output.",
+    engine: str = shared.engine(
+        "local (this process) or ray (the cluster at RAY_ADDRESS, else a local one); same output.", engine_names
     )
     device: str | None = option(None, builds=False, help="Device of a torch model (auto, cpu, cuda, cuda:N, mps).")
     dtype: str | None = option(None, builds=False, help="dtype of a torch model (auto, fp32, bf16, fp16).")
@@ -50,8 +48,8 @@ class TableScoring:
 
 
 @dataclass(kw_only=True, frozen=True)
-class DifficultyColumns:
-    """What ``gauntlet score difficulty`` reads and writes: its options before `TableScoring`'s."""
+class ScoreDifficultyOptions(TableScoring):
+    """Add a `difficulty` column (higher = harder) to every row."""
 
     input: Any = shared.input_table(
         "Corpus file (TSV/CSV/JSONL/Parquet, .gz ok) or named layout.",
@@ -68,13 +66,9 @@ class DifficultyColumns:
 
 
 @dataclass(kw_only=True, frozen=True)
-class ScoreDifficultyOptions(TableScoring, DifficultyColumns):
-    """Add a `difficulty` column (higher = harder) to every row."""
-
-
-@dataclass(kw_only=True, frozen=True)
-class QEColumns:
-    """What ``gauntlet score qe`` reads and writes: its options before `TableScoring`'s."""
+class ScoreQEOptions(TableScoring):
+    """Add a `qe` column (0..100, higher = better; empty where the score failed) to every (src, tgt) row, per
+    language pair; with several QE specs also one `qe:<spec>` column each."""
 
     input: Any = shared.input_table(
         "Table with columns src, tgt, lp (TSV/CSV/JSONL/Parquet).",
@@ -83,18 +77,11 @@ class QEColumns:
     out: str | Path | None = out_field()
     qe: str = option(
         "qe",
-        flags=("--qe",),
         help="QE spec(s), comma-separated: several are averaged per row on the "
         "0-100 scale, each kept as column qe:<spec> (qe, roundtrip, comet:..., llm-as-qe:..., "
         "metricx:..., hf:...#scale=100, hf:...#error=25).",
     )
-    map: str | None = option(None, flags=("--map",), help="Column mapping ours=theirs, e.g. tgt=mt,lp=langpair.")
+    map: str | None = option(None, help="Column mapping ours=theirs, e.g. tgt=mt,lp=langpair.")
     format: str | None = option(
-        None, flags=("--format",), choices=lambda: FORMATS, help=f"{', '.join(FORMATS)}; default: from the file name."
+        None, choices=lambda: FORMATS, help=f"{', '.join(FORMATS)}; default: from the file name."
     )
-
-
-@dataclass(kw_only=True, frozen=True)
-class ScoreQEOptions(TableScoring, QEColumns):
-    """Add a `qe` column (0..100, higher = better; empty where the score failed) to every (src, tgt) row, per
-    language pair; with several QE specs also one `qe:<spec>` column each."""

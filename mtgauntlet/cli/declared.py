@@ -48,7 +48,9 @@ def checked(choices: tuple[str, ...], what: str = "format"):
 
 def typer_option(o: Declared) -> Any:
     """The ``typer.Option`` (``typer.Argument`` for an argument) of one declared option (a required one defaults
-    to ``...``; choices are checked by :func:`checked`)."""
+    to ``...``; choices are checked by :func:`checked`). An option declared without flags is ``--`` + its name with
+    dashes; a bool one is then a switch that turns it on (``--dry-run``), as typer makes it from that one flag (a
+    ``--x/--no-x`` pair is declared as such)."""
     extra: dict[str, Any] = {}
     if o.info.min is not None:
         extra["min"] = o.info.min
@@ -61,7 +63,7 @@ def typer_option(o: Declared) -> Any:
         default = ...
     if o.info.argument:
         return typer.Argument(default, help=o.info.help, metavar=o.info.metavar, **extra)
-    return typer.Option(default, *o.info.flags, help=o.info.help, **extra)
+    return typer.Option(default, *(o.info.flags or (o.flag,)), help=o.info.help, **extra)
 
 
 def annotation(o: Declared) -> Any:

@@ -3,11 +3,11 @@ same way for the CLI and for the Python API: one definition of each, no typer he
 
 from __future__ import annotations
 
-from typing import overload
+from typing import Any, overload
 
 from mtgauntlet.corpora.load import CorpusRequest, one_pair  # noqa: F401 (one_pair: shared here too)
 from mtgauntlet.corpora.load import load_corpus as _load
-from mtgauntlet.corpora.readers import DEFAULT_MAX_CHARS, RowSet, parse_column_map
+from mtgauntlet.corpora.readers import RowSet, parse_column_map
 
 
 def comma_list(value: str | None) -> list[str]:
@@ -15,39 +15,13 @@ def comma_list(value: str | None) -> list[str]:
     return [x.strip() for x in value.split(",") if x.strip()] if value else []
 
 
-def load_corpus(
-    path: str,
-    *,
-    format: str | None = None,
-    src_col: str = "src",
-    ref_col: str | None = "ref",
-    src_lang: str | None = None,
-    tgt_lang: str | None = None,
-    limit: int | None = None,
-    skip_bad: bool = False,
-    columns: str | dict | None = None,
-    quoting: str | None = None,
-    lp: str | None = None,
-    max_chars: int | None = DEFAULT_MAX_CHARS,
-) -> RowSet:
-    """Read a parallel corpus: a named layout (flores, wmt24, parallel-samples, ...) or any table."""
+def load_corpus(path: str, *, columns: str | dict | None = None, **request: Any) -> RowSet:
+    """Read a parallel corpus: a named layout (flores, wmt24, parallel-samples, ...) or any table. ``columns``: more
+    columns to keep (``"domain=topic,..."`` or a dict); ``request``: the other fields of
+    `mtgauntlet.corpora.load.CorpusRequest` (``format``, ``src_col``, ``ref_col``, ``src_lang``, ``tgt_lang``, ``lp``,
+    ``limit``, ``skip_bad``, ``quoting``, ``max_chars``), with its defaults."""
     extra = parse_column_map(columns) if isinstance(columns, str) or columns is None else dict(columns)
-    return _load(
-        CorpusRequest(
-            path=path,
-            format=format,
-            src_col=src_col,
-            ref_col=ref_col,
-            src_lang=src_lang,
-            tgt_lang=tgt_lang,
-            lp=lp,
-            limit=limit,
-            skip_bad=skip_bad,
-            columns=extra,
-            quoting=quoting,
-            max_chars=max_chars,
-        )
-    )
+    return _load(CorpusRequest(path=path, columns=extra, **request))
 
 
 @overload

@@ -18,21 +18,17 @@ class RunOptions:
     )
     dry_run: bool = option(
         False,
-        flags=("--dry-run",),
         builds=False,
         help="Print the plan (commands, what is done already); run nothing.",
         doc="Only plan: return the `RecipePlan` (the commands, which builds are done); run nothing.",
     )
     work: str | Path | None = option(
         None,
-        flags=("--work",),
         builds=False,
         help="Work directory for builds and reports [default: gauntlet-work/<release name>].",
         doc="Work directory for builds and reports (default ``gauntlet-work/<release name>``).",
     )
-    releases: str | Path = option(
-        "releases", flags=("--releases",), builds=False, help="Releases root the release is written to."
-    )
+    releases: str | Path = option("releases", builds=False, help="Releases root the release is written to.")
 
 
 @dataclass(kw_only=True, frozen=True)
@@ -48,13 +44,11 @@ class ReproduceOptions:
     )
     inputs: str | Path | None = option(
         None,
-        flags=("--inputs",),
         help="Folder holding the recipe's input files (by path, file name or sha256), where their recorded paths do "
         "not exist on this machine.",
     )
     work: str | Path | None = option(
         None,
-        flags=("--work",),
         builds=False,
         help="Where to rebuild [default: a temporary folder, removed afterwards].",
         doc="Where to rebuild (default: a temporary folder, removed afterwards).",

@@ -254,7 +254,10 @@ def test_a_field_added_to_an_options_dataclass_is_an_option_of_the_command_the_a
     # the API: a keyword with its default, a docstring line, the range check, the value passed through
     params = inspect.signature(build_wider).parameters
     assert params["max_swaps"].default == 3 and params["max_swaps"].kind is inspect.Parameter.KEYWORD_ONLY
-    assert list(params)[-3:] == ["max_swaps", "patience", "progress"]  # progress: every API function takes it
+    # its own options after those it inherits, but before the run options of the trailing groups (BuildRun);
+    # progress: every API function takes it
+    run = ["seed", "shard_size", "concurrency", "max_cost", "max_requests", "dry_run", "overwrite", "progress"]
+    assert list(params)[-10:] == ["max_swaps", "patience", *run]
     assert params["src_lang"].default is inspect.Parameter.empty
     doc = inspect.getdoc(build_wider)
     assert "    max_swaps: Most swaps made in one reference (``1 to 9``).\n" in doc
@@ -293,7 +296,8 @@ def test_a_field_added_to_an_options_dataclass_is_an_option_of_the_command_the_a
         1,
         9,
     )
-    assert list(table)[-2:] == ["max-swaps", "patience"] and "max-swaps" not in declared_options(SmaugOptions)
+    assert list(table)[-9:-7] == ["max-swaps", "patience"] and "max-swaps" not in declared_options(SmaugOptions)
+    assert list(table)[-7:] == [name.replace("_", "-") for name in run[:-1]]
     # what it is for: patience changes how, not what (not in the content address); max_swaps changes what
     assert "patience" in placement(WiderOptions) and "max_swaps" not in placement(WiderOptions)
 

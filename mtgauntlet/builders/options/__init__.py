@@ -5,3 +5,11 @@ docstring and range checks; the CLI (``mtgauntlet.cli.declared``) and recipes (`
 read the same fields. ``builds=False`` marks what never changes the records (where to, how fast, whether at all)."""
 
 BREAKER_SHARD_SIZE = 16  # items advanced together by mtbreaker/zeroshot (requests in flight <= items per shard)
+
+
+def arxiv_citation(key: str, title: str, author: str, eprint: str, year: int = 2025) -> str:
+    """The BibTeX entry of an arXiv preprint (cs.CL), as a method's card cites it."""
+    return (
+        f"@misc{{{key},\n  title = {{{title}}},\n  author = {{{author}}},\n  year = {{{year}}},\n"
+        f"  eprint = {{{eprint}}},\n  archivePrefix = {{arXiv}},\n  primaryClass = {{cs.CL}}\n}}"
+    )

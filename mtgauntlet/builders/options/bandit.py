@@ -8,6 +8,8 @@ from typing import Any
 
 from mtgauntlet import shared_options as shared
 from mtgauntlet.builders.methods import Method, MethodText
+from mtgauntlet.builders.options import arxiv_citation
+from mtgauntlet.builders.options.groups import Spending
 from mtgauntlet.options import option
 
 TEXT = MethodText(
@@ -17,14 +19,12 @@ TEXT = MethodText(
         "(difficulty = 100 - mean QE). The search spends a budget of pulls to find the hardest topics; "
         "records hold texts of the chosen topics with provenance."
     ),
-    citation="""@misc{xu2025searching,
-  title = {Searching for Difficult-to-Translate Test Examples at Scale},
-  author = {Xu, Wenda and Zouhar, Vil{\\'e}m and Riley, Parker and Finkelstein, Mara and Freitag, Markus and Deutsch, Daniel},
-  year = {2025},
-  eprint = {2509.26619},
-  archivePrefix = {arXiv},
-  primaryClass = {cs.CL}
-}""",
+    citation=arxiv_citation(
+        "xu2025searching",
+        "Searching for Difficult-to-Translate Test Examples at Scale",
+        "Xu, Wenda and Zouhar, Vil{\\'e}m and Riley, Parker and Finkelstein, Mara and Freitag, Markus and Deutsch, Daniel",
+        "2509.26619",
+    ),
     limitations="Texts are retrieved from a local corpus offline; topic difficulty is estimated from few pulls.",
 )
 
@@ -37,33 +37,28 @@ EXAMPLE = {
 
 
 @dataclass(kw_only=True, frozen=True)
-class BanditBuildOptions:
+class BanditBuildOptions(Spending):
     """Search for the hardest topics with a bandit; writes the pull log and topic_text records."""
 
     out: str | Path = shared.out("Output directory: pull log (pulls/), topic_text records (data/).")
     corpus: Any = option(
         None,
-        flags=("--corpus",),
         help="Local corpus to sample texts from (flores, wmt24, any table).",
         doc="Local corpus to sample texts from (a file, flores / wmt24, an in-memory table; ``mg.build``: ``input=``).",
     )
-    topics: str | None = option(None, flags=("--topics",), help="Taxonomy YAML/JSON; texts retrieved by e5 similarity.")
+    topics: str | None = option(None, help="Taxonomy YAML/JSON; texts retrieved by e5 similarity.")
     llm_topics: str | None = option(
         None,
-        flags=("--llm-topics",),
         help="Generate a topic tree for each of these root domains (comma-separated; "
         "'paper': science,business,law,education,culture) with --llm.",
     )
     topic_levels: int = option(
         2,
-        flags=("--topic-levels",),
         min=1,
         help="Levels of subtopics beneath each root of --llm-topics (the paper: 4, five levels with the roots).",
     )
-    topic_branching: int = option(
-        5, flags=("--topic-branching",), min=1, help="Subtopics of each topic of --llm-topics (the paper: 5)."
-    )
-    llm: str | None = option(None, flags=("--llm",), help="LLM spec for --llm-topics or --sampler llm.")
+    topic_branching: int = option(5, min=1, help="Subtopics of each topic of --llm-topics (the paper: 5).")
+    llm: str | None = option(None, help="LLM spec for --llm-topics or --sampler llm.")
     sampler: str = option("corpus", help="corpus (offline) | llm (search-grounded LLM, paper prompt).")
     sampler_max_tokens: int = option(
         2048,
@@ -118,11 +113,6 @@ class BanditBuildOptions:
     )
     max_words: int = option(40, min=1, help="Longest text sampled (corpus row or LLM snippet), in words.")
     seed: int = shared.seed()
-    concurrency: int | None = shared.concurrency()
-    max_cost: float | None = shared.max_cost()
-    max_requests: int | None = shared.max_requests()
-    dry_run: bool = shared.dry_run()
-    overwrite: bool = shared.overwrite()
 
 
 METHOD = Method("bandit", BanditBuildOptions, "mtgauntlet.builders.bandit.setup:BanditMethod", "corpus", TEXT, EXAMPLE)

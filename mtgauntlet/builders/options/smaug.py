@@ -3,11 +3,10 @@ record (`mtgauntlet.builders.methods`)."""
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
 
 from mtgauntlet import shared_options as shared
 from mtgauntlet.builders.methods import Method, MethodText
+from mtgauntlet.builders.options.groups import BuildRun, ParallelInput
 from mtgauntlet.options import REQUIRED, option
 from mtgauntlet.phenomena import DEFAULT_OPTION as PHENOMENA_DEFAULT
 from mtgauntlet.phenomena import HELP as PHENOMENA_HELP
@@ -50,18 +49,10 @@ EXAMPLE = {
 
 
 @dataclass(kw_only=True, frozen=True)
-class SmaugOptions:
+class SmaugOptions(BuildRun, ParallelInput):
     """SMAUG: (source, good, bad, reference, phenomenon) records; bad = reference with one critical error."""
 
-    input: Any = shared.input_table(
-        "Parallel corpus (TSV/CSV/JSONL/Parquet, .gz ok) or named layout.",
-        "Parallel corpus file, named layout, or an in-memory table.",
-    )
-    out: str | Path = shared.out()
-    src_lang: str = shared.src_lang(REQUIRED)
     tgt_lang: str = option(REQUIRED, help="Target language (BCP-47): the side that is perturbed.")
-    format: str | None = shared.format()
-    src_col: str = option("src", help="Source column (tables; named layouts decide their own).")
     ref_col: str = option("ref", help="Reference column (perturbed into the bad hypothesis).")
     good_col: str | None = option(None, help="Column with the good hypothesis (second reference or MT).")
     good_from: str | None = option(
@@ -82,16 +73,11 @@ class SmaugOptions:
     nli: str | None = option(None, help="NLI spec for the negation contradiction check (hf:roberta-large-mnli).")
     require_nli: bool = option(
         False,
-        flags=("--require-nli",),
         help="Drop neg records whose NLI check did not run "
         "(needs --nli); without it they are kept and flagged (nli_contradiction = null).",
     )
     annotator: str | None = option(None, help="Annotator spec (default spacy:<tgt-lang>).")
     polyjuice: str | None = option(None, help="Polyjuice causal LM spec for negation (hf:uw-hai/polyjuice).")
-    lp: str | None = shared.lp("multi-pair layouts (e.g. en-es)")
-    limit: int | None = shared.limit()
-    quoting: str = shared.quoting()
-    max_chars: int = shared.max_chars()
     min_char_edit: int = option(5, min=0, help="ne: minimum character edit distance.")
     min_word_edit: int = option(8, min=0, help="ins: minimum word edit distance.")
     del_min_words: int = option(5, min=1, help="del: fewest words in the deleted span (reference implementation: > 4).")
@@ -107,23 +93,14 @@ class SmaugOptions:
         choices=lambda: NE_TYPES,
         help="ne: entities to replace: all (the paper: every NER type, dates and numbers included) or names.",
     )
-    seed: int = shared.seed()
-    shard_size: int = shared.shard_size(200)
-    skip_bad: bool = shared.skip_bad()
-    engine: str = option(
-        "local",
-        builds=False,
-        choices=lambda: ("local", "ray"),
-        help="Build the shards with: local, or ray (RAY_ADDRESS or a local cluster; each actor builds "
+    engine: str = shared.engine(
+        "Build the shards with: local, or ray (RAY_ADDRESS or a local cluster; each actor builds "
         "its own SMAUG builder from these options); the records are the same. mtbreaker, "
         "zeroshot and bandit run locally only (docs/scaling.md).",
+        lambda: ("local", "ray"),
     )
     actors: int | None = option(None, builds=False, min=1, help="Ray actors (default: one per CPU).")
-    concurrency: int | None = shared.concurrency()
-    max_cost: float | None = shared.max_cost()
-    max_requests: int | None = shared.max_requests()
-    dry_run: bool = shared.dry_run()
-    overwrite: bool = shared.overwrite()
+    shard_size: int = shared.shard_size(200)
 
 
 METHOD = Method("smaug", SmaugOptions, "mtgauntlet.builders.smaug:SmaugBuilder", "input", TEXT, EXAMPLE)

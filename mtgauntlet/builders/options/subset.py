@@ -8,6 +8,8 @@ from typing import Any
 
 from mtgauntlet import shared_options as shared
 from mtgauntlet.builders.methods import Method, MethodText
+from mtgauntlet.builders.options import arxiv_citation
+from mtgauntlet.builders.options.groups import BuildRun
 from mtgauntlet.options import option
 
 STRATIFY = ("domain", "clusters")
@@ -19,14 +21,12 @@ TEXT = MethodText(
         "A corpus scored by a source-only difficulty estimator; the B hardest texts are kept (Proietti et "
         "al. 2025, eq. 1), optionally stratified by domain or embedding cluster for diversity."
     ),
-    citation="""@misc{proietti2025estimating,
-  title = {Estimating Machine Translation Difficulty},
-  author = {Proietti, Lorenzo and Perrella, Stefano and Zouhar, Vil{\\'e}m and Navigli, Roberto and Kocmi, Tom},
-  year = {2025},
-  eprint = {2508.10175},
-  archivePrefix = {arXiv},
-  primaryClass = {cs.CL}
-}""",
+    citation=arxiv_citation(
+        "proietti2025estimating",
+        "Estimating Machine Translation Difficulty",
+        "Proietti, Lorenzo and Perrella, Stefano and Zouhar, Vil{\\'e}m and Navigli, Roberto and Kocmi, Tom",
+        "2508.10175",
+    ),
     limitations="Heuristic estimators (length, syntax, rarity) correlate only moderately with human difficulty (DEC).",
 )
 
@@ -42,7 +42,7 @@ EXAMPLE = {
 
 
 @dataclass(kw_only=True, frozen=True)
-class SubsetOptions:
+class SubsetOptions(BuildRun):
     """Score a corpus with a difficulty estimator and keep the B hardest texts (selected_text records)."""
 
     input: Any = shared.input_table(
@@ -72,22 +72,14 @@ class SubsetOptions:
     limit: int | None = shared.limit()
     quoting: str = shared.quoting()
     max_chars: int = shared.max_chars()
-    seed: int = shared.seed()
-    shard_size: int = shared.shard_size(500)
     skip_bad: bool = shared.skip_bad()
-    overwrite: bool = shared.overwrite()
-    engine: str = option(
-        "local",
-        builds=False,
-        choices=lambda: ("local", "ray"),
-        help="Score with: local, or ray (RAY_ADDRESS or a local cluster; scores kept in "
+    engine: str = shared.engine(
+        "Score with: local, or ray (RAY_ADDRESS or a local cluster; scores kept in "
         "OUT/scores/); the selection is the same.",
+        lambda: ("local", "ray"),
     )
     actors: int | None = option(None, builds=False, help="Ray actors (default: one per CPU, or per GPU on cuda).")
-    concurrency: int | None = shared.concurrency()
-    max_cost: float | None = shared.max_cost()
-    max_requests: int | None = shared.max_requests()
-    dry_run: bool = shared.dry_run()
+    shard_size: int = shared.shard_size(500)
 
 
 METHOD = Method("subset", SubsetOptions, "mtgauntlet.builders.subset:SubsetBuilder", "input", TEXT, EXAMPLE)
