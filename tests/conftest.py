@@ -93,6 +93,7 @@ E2E_MODULES = {
     "cli/test_error_style.py",
     "cli/test_flags_and_progress.py",
     "cli/test_query.py",
+    "api/test_reference_page.py",  # builds the whole docs site (mkdocstrings) once for its tests
     "corpora/test_ids_as_written.py",
     "corpora/test_texts_byte_for_byte.py",
     "engines/test_local_and_ray.py",
@@ -118,6 +119,10 @@ E2E_MODULES = {
 
 # single end-to-end tests (over ~4 s each on this 2-core machine) in modules that are otherwise fast: path::test
 E2E_TESTS = {
+    "api/test_notebook_use.py::test_spacy_w095_reaches_no_stderr_from_the_cli_or_the_api",
+    "api/test_checking_scoring_evaluating.py::test_evaluate_metric_equals_the_cli_json",
+    "api/test_checking_scoring_evaluating.py::test_validate_returns_the_report_the_cli_prints_and_a_failed_rule_is_no_exception",
+    "builders/bandit/test_bandit.py::test_figure3_eps_greedy_reaches_the_oracle_by_1_5_pulls_per_topic",
     "builders/smaug/test_phenomena.py::test_every_registered_phenomenon_builds_on_its_own_example",
     "api/test_checking_scoring_evaluating.py::test_diversity_and_grammar_return_what_the_cli_prints",
     "api/test_checking_scoring_evaluating.py::test_simulate_and_models_equal_the_cli_json",
