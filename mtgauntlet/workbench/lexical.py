@@ -48,6 +48,18 @@ class _Sacrebleu(WorkbenchMetric):
     def signature(self) -> str:
         return str(self.metric.get_signature().format())
 
+    @staticmethod
+    def kernel() -> Any:
+        """The batched scorer of `mtgauntlet.validators.sentence_lexical`: ``kernel(metric, hyps, refs)``."""
+        raise NotImplementedError
+
+    def score(
+        self, src: list[str], hyp: list[str], ref: list[str | None], src_lang: str, tgt_lang: str
+    ) -> Sequence[float | None]:
+        if threading.current_thread() is not self._warm:
+            self.ready()
+        return self.kernel()(self.metric, hyp, ref)
+
     @classmethod
     def example(cls) -> Example:
         metric = cls.make()
@@ -66,14 +78,11 @@ class ChrF(_Sacrebleu):
 
         return CHRF()
 
-    def score(
-        self, src: list[str], hyp: list[str], ref: list[str | None], src_lang: str, tgt_lang: str
-    ) -> Sequence[float | None]:
+    @staticmethod
+    def kernel() -> Any:
         from mtgauntlet.validators.sentence_lexical import chrf_sentences
 
-        if threading.current_thread() is not self._warm:
-            self.ready()
-        return chrf_sentences(self.metric, hyp, ref)
+        return chrf_sentences
 
 
 class ChrFPlusPlus(ChrF):
@@ -95,11 +104,8 @@ class Bleu(_Sacrebleu):
 
         return BLEU(effective_order=True)
 
-    def score(
-        self, src: list[str], hyp: list[str], ref: list[str | None], src_lang: str, tgt_lang: str
-    ) -> Sequence[float | None]:
+    @staticmethod
+    def kernel() -> Any:
         from mtgauntlet.validators.sentence_lexical import bleu_sentences
 
-        if threading.current_thread() is not self._warm:
-            self.ready()
-        return bleu_sentences(self.metric, hyp, ref)
+        return bleu_sentences
