@@ -39,14 +39,16 @@ $(STAMP): pyproject.toml Makefile
 demo: setup
 	$(PY) -m mtgauntlet.demo
 
-# lint and types first (ruff check, ruff format --check, mypy), then the suite without the slow tests
+# lint and types first (ruff check, ruff format --check, mypy), then the suite without the slow tests, one worker
+# per core when pytest-xdist is installed (the dev extra)
+XDIST = $$($(PY) -c "import xdist" 2>/dev/null && echo "-n auto")
 test: setup lint
-	MTGAUNTLET_STRICT_SKIPS=1 $(PY) -m pytest -q -m "not slow" tests
+	MTGAUNTLET_STRICT_SKIPS=1 $(PY) -m pytest -q -m "not slow" $(XDIST) tests
 
 # the edit-test loop: unit tests only (markers in pyproject.toml; e2e modules listed in tests/conftest.py),
 # in parallel when pytest-xdist is installed
 test-fast: setup
-	MTGAUNTLET_STRICT_SKIPS=1 $(PY) -m pytest -q -m "not slow and not e2e" $$($(PY) -c "import xdist" 2>/dev/null && echo "-n auto") tests
+	MTGAUNTLET_STRICT_SKIPS=1 $(PY) -m pytest -q -m "not slow and not e2e" $(XDIST) tests
 
 lint: setup
 	$(PY) -m ruff check .

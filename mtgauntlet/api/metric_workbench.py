@@ -139,7 +139,7 @@ def evaluate_catalog(
     from mtgauntlet.workbench.file_metric import file_scorer
     from mtgauntlet.workbench.leaderboard import set_stats
     from mtgauntlet.workbench.metrics import make_scorer
-    from mtgauntlet.workbench.scoring import Known, check_kept, score_set
+    from mtgauntlet.workbench.scoring import Known, check_kept, score_set, stop_ray_workers
     from mtgauntlet.workbench.sets import load_items, select_sets
     from mtgauntlet.workbench.store import (
         append_scores,
@@ -268,6 +268,8 @@ def evaluate_catalog(
         compute_stats()
         finish(str(exc) if isinstance(exc, BudgetSpent) else "interrupted")  # stored, sealed; the same command resumes
         raise
+    finally:
+        stop_ray_workers()
     compute_stats()
     manifest, run = finish()
     return {

@@ -9,6 +9,7 @@ workers (one scorer per worker process) with the same chunks, so the stored scor
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -136,6 +137,52 @@ def _threaded(scorer: Scorer, items: Items, work: list[Chunk]):
         yield from zip(work, pool.map(lambda c: score_chunk(scorer, items, c), work))
 
 
+class _RayScorer:
+    """A Ray worker's scorer: made once per metric spec and run (see :func:`_ray_workers`), then it scores chunks."""
+
+    def __init__(self, spec):
+        self.scorer = make_scorer(spec)
+
+    def score(self, items, chunk, limits):
+        from mtgauntlet.core.budget import budget
+        from mtgauntlet.core.usage import LEDGER, BudgetSpent
+        from mtgauntlet.core.usage_report import since, to_json
+
+        before = LEDGER.snapshot()
+        try:
+            with budget(*limits):
+                answers = score_chunk(self.scorer, items, chunk)
+        except BudgetSpent as exc:
+            return None, to_json(since(before)), str(exc)
+        return answers, to_json(since(before)), None
+
+
+_RAY_WORKERS: dict[str, list[Any]] = {}  # this run's Ray scorers by metric spec: started once, for every set
+
+
+def _ray_workers(ray: Any, spec: Any, n: int) -> list[Any]:
+    """``n`` Ray workers scoring ``spec``, started on first use and kept for the run's other sets (a worker's start
+    imports the package and loads the metric: seconds each), until :func:`stop_ray_workers`."""
+    pool = _RAY_WORKERS.setdefault(repr(spec), [])
+    remote = ray.remote(_RayScorer)
+    while len(pool) < n:
+        pool.append(remote.remote(spec))
+    return pool[:n]
+
+
+def stop_ray_workers() -> None:
+    """End the run's Ray scorers (a run calls it when it ends, however it ends)."""
+    if not _RAY_WORKERS:
+        return
+    import ray
+
+    for pool in _RAY_WORKERS.values():
+        for worker in pool:
+            with contextlib.suppress(Exception):  # the cluster may be gone already
+                ray.kill(worker)
+    _RAY_WORKERS.clear()
+
+
 def _ray_map(spec: Any, items: Items, work: list[Chunk]):
     """Chunks scored on Ray workers (one scorer per worker), yielded in order. The workers' API usage counts in
     this run's totals; under a budget (``--max-cost`` / ``--max-requests``) one worker scores one chunk at a time
@@ -145,28 +192,9 @@ def _ray_map(spec: Any, items: Items, work: list[Chunk]):
     from mtgauntlet.engines.ray_engine import start_ray
 
     ray = start_ray()
-
-    class _Worker:
-        def __init__(self, spec):
-            self.scorer = make_scorer(spec)
-
-        def score(self, items, chunk, limits):
-            from mtgauntlet.core.budget import budget
-            from mtgauntlet.core.usage import LEDGER, BudgetSpent
-            from mtgauntlet.core.usage_report import since, to_json
-
-            before = LEDGER.snapshot()
-            try:
-                with budget(*limits):
-                    answers = score_chunk(self.scorer, items, chunk)
-            except BudgetSpent as exc:
-                return None, to_json(since(before)), str(exc)
-            return answers, to_json(since(before)), None
-
     limited = any(x is not None for x in remaining())
-    n = 1 if limited else max(1, min(len(work), int(ray.available_resources().get("CPU", 1))))
-    remote_worker = ray.remote(_Worker)
-    workers = [remote_worker.remote(spec) for _ in range(n)]
+    n = 1 if limited else max(1, min(len(work), int(ray.cluster_resources().get("CPU", 1))))
+    workers = _ray_workers(ray, spec, n)
     ref = ray.put(items)
     ahead = [] if limited else [workers[k % n].score.remote(ref, c, (None, None)) for k, c in enumerate(work)]
     cost_left, requests_left = remaining()
@@ -197,6 +225,37 @@ def _spent(usage: str) -> tuple[float, int]:
     return cost, requests
 
 
+class _Rows:
+    """The ``metric_score`` rows of one scored set, made column by column (a table per shard, no dict per row)."""
+
+    def __init__(self, scorer: Scorer, items: Items):
+        from mtgauntlet.schema import get_kind
+
+        self.schema = get_kind("metric_score").schema
+        ref = items.set
+        self.base = {
+            "metric": scorer.name,
+            "metric_signature": scorer.signature,
+            "set": ref.name,
+            "version": ref.version,
+            "record_kind": ref.kind,
+        }
+        self.items = items
+
+    def table(self, idx: Sequence[int], values: Sequence[Any], failures: Sequence[Any], spans: Sequence[Any]):
+        items, n = self.items, len(idx)
+        columns = {
+            **{name: [value] * n for name, value in self.base.items()},
+            "item_key": [items.key[i] for i in idx],
+            "record_id": [items.record_id[i] for i in idx],
+            "side": [items.side[i] for i in idx],
+            "score": values,
+            "failure": failures,
+            "spans": spans,
+        }
+        return pa.Table.from_arrays([pa.array(columns[f.name], f.type) for f in self.schema], schema=self.schema)
+
+
 def score_set(
     spec: Any,
     scorer: Scorer,
@@ -204,33 +263,24 @@ def score_set(
     known: Known,
     size: int,
     engine: str,
-    append: Callable[[list[dict[str, Any]]], Any],
+    append: Callable[[pa.Table], Any],
     tick: Callable[[int], None] = lambda n: None,
     spans: list[Any] | None = None,
 ) -> tuple[list[float | None], int, int, int]:
     """(score per item, computed, reused, rows added): stored rows reused, equal items copied (reused, added), the
-    rest computed and appended (added). ``spans``, when given, is filled with each item's spans (None: none)."""
+    rest computed and appended (added) as ``metric_score`` tables, one per chunk. ``spans``, when given, is filled
+    with each item's spans (None: none)."""
     ref = items.set
     scores: list[float | None] = [None] * len(items)
     item_spans: list[Any] = [None] * len(items)
-    base = {
-        "metric": scorer.name,
-        "metric_signature": scorer.signature,
-        "set": ref.name,
-        "version": ref.version,
-        "record_kind": ref.kind,
-    }
+    rows = _Rows(scorer, items)
 
-    def row(i: int, value, failure, marked=None) -> dict[str, Any]:
-        return {
-            **base,
-            "item_key": items.key[i],
-            "record_id": items.record_id[i],
-            "side": items.side[i],
-            "score": value,
-            "failure": failure,
-            "spans": marked,
-        }
+    def stored(idx: list[int]) -> None:
+        """Append the rows of items whose score, failure and spans are already in ``known.by_key``."""
+        found = [known.by_key[items.key[i]] for i in idx]
+        for i, (value, _, marked) in zip(idx, found):
+            scores[i], item_spans[i] = value, marked
+        append(rows.table(idx, [f[0] for f in found], [f[1] for f in found], [f[2] for f in found]))
 
     # a col: or file: value belongs to its record, not to the text: never shared
     share = scorer.column is None and not isinstance(scorer, FileScorer)
@@ -242,12 +292,11 @@ def score_set(
             scores[i], reused = hit[0], reused + 1
             item_spans[i] = known.spans.get(where)
         elif share and items.key[i] in known.by_key:
-            value, failure, item_spans[i] = known.by_key[items.key[i]]
-            scores[i], reused = value, reused + 1
-            copied.append(row(i, value, failure, item_spans[i]))
+            copied.append(i)
         else:
             todo.append(i)
-    append(copied)
+    stored(copied)
+    reused += len(copied)
     tick(len(items) - len(todo))
     firsts: dict[str, int] = {}
     for i in todo:  # equal items in the set (two systems' same output): scored once
@@ -265,22 +314,16 @@ def score_set(
         results = ((c, score_chunk(scorer, items, c)) for c in work)
     computed = 0
     for (idx, _, _), answers in results:
-        new = []
-        for i, answer in zip(idx, answers):
-            value, failure = answer[0], answer[1]
-            scores[i] = value
-            item_spans[i] = answer[2] if len(answer) > 2 else None
-            known.by_key[items.key[i]] = (value, failure, item_spans[i])
-            new.append(row(i, value, failure, item_spans[i]))
-        append(new)
+        values = [a[0] for a in answers]
+        failures = [a[1] for a in answers]
+        marks = [a[2] if len(a) > 2 else None for a in answers]
+        for i, value, failure, marked in zip(idx, values, failures, marks):
+            scores[i], item_spans[i] = value, marked
+            known.by_key[items.key[i]] = (value, failure, marked)
+        append(rows.table(idx, values, failures, marks))
         computed += len(idx)
         tick(len(idx))
-    again = []
-    for i in dups:
-        value, failure, item_spans[i] = known.by_key[items.key[i]]
-        scores[i] = value
-        again.append(row(i, value, failure, item_spans[i]))
-    append(again)
+    stored(dups)
     tick(len(dups))
     if spans is not None:
         spans[:] = item_spans

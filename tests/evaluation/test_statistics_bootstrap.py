@@ -118,6 +118,26 @@ def test_system_and_pair_permutations():
     assert ranks == {"a": 1, "b": 1, "c": 2}
 
 
+@pytest.mark.parametrize(
+    "better, worse",
+    [
+        # 0/1 successes with ties and a missing score: the binomial draw over the disagreeing items
+        ([1, 1, 1, 0, 0, 1, 1, 0, np.nan, 1, 1, 0], [0, 1, 0, 0, 1, 0, 1, 0, 1, 0, 0, 0]),
+        # differences of several sizes: the sign flips in blocks
+        ([0.9, 0.4, 1.0, 0.0, 0.7, 0.3, 0.8], [0.1, 0.6, 0.0, 0.0, 0.2, 0.3, 0.1]),
+    ],
+)
+def test_pair_accuracy_p_value_is_the_exact_sign_flip_p_value(better, worse):
+    b, w = np.array(better, float), np.array(worse, float)
+    keep = ~(np.isnan(b) | np.isnan(w))
+    d = (b - w)[keep]
+    flips = np.array(np.meshgrid(*[[-1.0, 1.0]] * len(d))).reshape(len(d), -1).T  # every sign vector
+    exact = float(((flips @ d) / len(d) >= d.mean() - 1e-12).mean())
+    got = P.pair_accuracy_p_value(b, w, 40_000, np.random.default_rng(2))
+    assert got == pytest.approx(exact, abs=0.01)
+    assert P.pair_accuracy_p_value(b, b, 10, np.random.default_rng(0)) == 1.0  # equal metrics: every resample ties
+
+
 def test_pooled_accuracy_permutation_equals_the_loop():
     from mtgauntlet.evaluation.statistics.human import sys_pairwise_accuracy
 

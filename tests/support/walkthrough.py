@@ -33,12 +33,14 @@ def blocks(heading: str) -> list[tuple[str, str]]:
 
 
 def repo_copy(tmp_path: Path) -> Path:
-    """A copy of the repository's package, tests and docs under ``tmp_path`` (caches left out)."""
+    """A copy of the repository's package, tests and docs under ``tmp_path``, as a contributor's checkout is: with its
+    ``__pycache__`` folders (bytecode and numba's compiled kernels, each checked against its source's time and size,
+    so what the walkthrough changes is compiled again), without pytest's cache."""
     root = tmp_path / "repo"
     for name in COPIED:
         source = REPO / name
         if source.is_dir():
-            shutil.copytree(source, root / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+            shutil.copytree(source, root / name, ignore=shutil.ignore_patterns(".pytest_cache"))
         elif source.exists():
             root.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(source, root / name)
