@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import inspect
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
@@ -68,27 +69,15 @@ def metric_specs(values: str | Sequence[str]) -> list[str]:
 
 
 def run_catalog(o: Any) -> dict[str, Any]:
-    """`evaluate_metric` with ``out`` (or without ``set``): the whole catalog into the results folder ``o.out``."""
+    """`evaluate_metric` with ``out`` (or without ``set``): the whole catalog into the results folder ``o.out``
+    (every parameter of `evaluate_catalog` is the option of that name)."""
     if o.set is not None:
         raise UsageError("--set scores one set and stores nothing; --out scores the catalog (--releases, --sets)")
     if o.out is None:
         raise UsageError("evaluate metric: give --set FILE (one set) or --out RESULTS (the whole catalog)")
     if o.lp or o.phenomena:
         raise UsageError("--lp/--phenomena filter one --set; over the catalog choose sets with --sets")
-    return evaluate_catalog(
-        releases=o.releases,
-        sets=o.sets,
-        metric=o.metric,
-        out=o.out,
-        engine=o.engine,
-        gold=o.gold,
-        ci_resamples=o.ci_resamples,
-        sig_resamples=o.sig_resamples,
-        error_free_threshold=o.error_free_threshold,
-        shard_size=o.shard_size,
-        max_cost=o.max_cost,
-        max_requests=o.max_requests,
-    )
+    return evaluate_catalog(**{name: getattr(o, name) for name in inspect.signature(evaluate_catalog).parameters})
 
 
 def _is_file(spec: Any) -> bool:

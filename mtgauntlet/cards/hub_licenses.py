@@ -117,36 +117,29 @@ SHARE_ALIKE_IDS = frozenset(x for x in HUB_LICENSES if "-sa-" in x and "-nc" not
     "eupl-1.2",
     "osl-3.0",
 }
+# the attribution-only Creative Commons licences, the BSD family and CDLA-Permissive, and these
 PERMISSIVE_IDS = frozenset(
-    {
-        "apache-2.0",
-        "mit",
-        "afl-3.0",
-        "artistic-2.0",
-        "bsl-1.0",
-        "bsd",
-        "bsd-2-clause",
-        "bsd-3-clause",
-        "bsd-3-clause-clear",
-        "cc0-1.0",
-        "cc-by-2.0",
-        "cc-by-2.5",
-        "cc-by-3.0",
-        "cc-by-4.0",
-        "cdla-permissive-1.0",
-        "cdla-permissive-2.0",
-        "wtfpl",
-        "ecl-2.0",
-        "etalab-2.0",
-        "isc",
-        "ms-pl",
-        "odc-by",
-        "postgresql",
-        "ncsa",
-        "unlicense",
-        "zlib",
-        "pddl",
-        "ofl-1.1",
-        "lppl-1.3c",
-    }
-)
+    x
+    for x in HUB_LICENSES
+    if x.startswith(("cc-by-", "bsd", "cdla-permissive-")) and not any(t in x for t in ("-nc", "-sa", "-nd"))
+) | {
+    "apache-2.0",
+    "mit",
+    "afl-3.0",
+    "artistic-2.0",
+    "bsl-1.0",
+    "cc0-1.0",
+    "wtfpl",
+    "ecl-2.0",
+    "etalab-2.0",
+    "isc",
+    "ms-pl",
+    "odc-by",
+    "postgresql",
+    "ncsa",
+    "unlicense",
+    "zlib",
+    "pddl",
+    "ofl-1.1",
+    "lppl-1.3c",
+}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +46,17 @@ def _cell(v: Any) -> str:
 
 def print_json(obj: Any) -> None:
     sys.stdout.write(json.dumps(obj, ensure_ascii=False, indent=2, default=str) + "\n")
+
+
+def json_or_result(run: Callable[..., Any], p: dict[str, Any]) -> Any:
+    """``run(**p)`` without a progress bar (``p``: the command's options, its ``json_out`` taken out): with
+    ``--json`` the result is printed as JSON and None comes back, else the result, for the command to print."""
+    json_out = p.pop("json_out")
+    res = run(**p, progress=None)
+    if json_out:
+        print_json(res)
+        return None
+    return res
 
 
 def json_option(what: str = "the result"):

@@ -14,7 +14,7 @@ from mtgauntlet.api.evaluate_options import (
     EvaluateDecOptions,
     EvaluateMetricOptions,
 )
-from mtgauntlet.cli.common import print_frame, print_json
+from mtgauntlet.cli.common import json_or_result, print_frame, print_json
 from mtgauntlet.cli.declared import command, json_flag
 from mtgauntlet.core.progress import info
 from mtgauntlet.options import Declared
@@ -102,10 +102,9 @@ def _dec(p: dict[str, Any]) -> None:
 
     from mtgauntlet.api.evaluating import evaluate_dec as run
 
-    json_out = p.pop("json_out")
-    res = run(**p, progress=None)
-    if json_out:
-        return print_json(res)
+    res = json_or_result(run, p)
+    if res is None:
+        return
     fraction, include_human = p["fraction"], p["include_human"]
     results = res["results"]
     print_frame(
@@ -156,10 +155,9 @@ def _breaker(p: dict[str, Any]) -> None:
 
     from mtgauntlet.api.evaluating import evaluate_breaker as run
 
-    json_out = p.pop("json_out")
-    result = run(**p, progress=None)
-    if json_out:
-        return print_json(result)
+    result = json_or_result(run, p)
+    if result is None:
+        return
     print_frame(pd.DataFrame(result["step_curve"]))
     na = lambda v: "n/a" if v is None else f"{v:.2f}"  # noqa: E731
     typer.echo(
@@ -196,10 +194,9 @@ def _bandit(p: dict[str, Any]) -> None:
 
     from mtgauntlet.api.evaluating import evaluate_bandit as run
 
-    json_out = p.pop("json_out")
-    result = run(**p, progress=None)
-    if json_out:
-        return print_json(result)
+    result = json_or_result(run, p)
+    if result is None:
+        return
     k, min_samples, repeats, plot = p["k"], p["min_samples"], p["repeats"], p["plot"]
     missing = result["unscored_samples_left_out"]
     o = result["oracle"]

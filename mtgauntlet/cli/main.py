@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
+from typing import Any
 
 import typer
 
@@ -65,6 +66,12 @@ def _print_version(value: bool) -> None:
         raise typer.Exit()
 
 
+def _setting(flag: str, help: str) -> Any:
+    """A global option without a default, read from ``MTGAUNTLET_<FLAG>`` when not given (``--batch-size``:
+    ``MTGAUNTLET_BATCH_SIZE``)."""
+    return typer.Option(None, flag, envvar="MTGAUNTLET_" + flag.removeprefix("--").replace("-", "_").upper(), help=help)
+
+
 @app.callback()
 def _root(
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Log progress details (and tracebacks of errors)."),
@@ -78,41 +85,23 @@ def _root(
     version: bool = typer.Option(
         False, "--version", "-V", help="Print the version and exit.", is_eager=True, callback=_print_version
     ),
-    device: str | None = typer.Option(
-        None,
-        "--device",
-        envvar="MTGAUNTLET_DEVICE",
-        help="Default device of torch models: auto (cuda, mps, cpu), cpu, cuda, cuda:N, mps.",
+    device: str | None = _setting(
+        "--device", "Default device of torch models: auto (cuda, mps, cpu), cpu, cuda, cuda:N, mps."
     ),
-    dtype: str | None = typer.Option(
-        None,
-        "--dtype",
-        envvar="MTGAUNTLET_DTYPE",
-        help="Default dtype of torch models: auto (bf16 on a GPU with bf16, else fp32), fp32, bf16, fp16.",
+    dtype: str | None = _setting(
+        "--dtype", "Default dtype of torch models: auto (bf16 on a GPU with bf16, else fp32), fp32, bf16, fp16."
     ),
-    batch_size: int | None = typer.Option(
-        None,
-        "--batch-size",
-        envvar="MTGAUNTLET_BATCH_SIZE",
-        help="Default batch size of torch models (halved on out-of-memory).",
-    ),
-    concurrency: int | None = typer.Option(
-        None, "--concurrency", envvar="MTGAUNTLET_CONCURRENCY", help="Requests at once to openai: backends (default 1)."
-    ),
-    max_cost: float | None = typer.Option(
-        None,
+    batch_size: int | None = _setting("--batch-size", "Default batch size of torch models (halved on out-of-memory)."),
+    concurrency: int | None = _setting("--concurrency", "Requests at once to openai: backends (default 1)."),
+    max_cost: float | None = _setting(
         "--max-cost",
-        envvar="MTGAUNTLET_MAX_COST",
-        help="Budget in USD of the paid API requests of this run (any paid backend; needs #price=IN/OUT in "
+        "Budget in USD of the paid API requests of this run (any paid backend; needs #price=IN/OUT in "
         "the specs): a request leaves only when its worst case fits beside those in flight; exit 3, resumable, "
         "when the next one does not fit with none in flight. Ctrl-C/SIGTERM stop sending and wait up to "
         f"{DRAIN_SECONDS:g} s for the requests in flight (a second one aborts).",
     ),
-    max_requests: int | None = typer.Option(
-        None,
-        "--max-requests",
-        envvar="MTGAUNTLET_MAX_REQUESTS",
-        help="Stop (exit 3, resumable) after N requests to paid backends.",
+    max_requests: int | None = _setting(
+        "--max-requests", "Stop (exit 3, resumable) after N requests to paid backends."
     ),
 ):
     from mtgauntlet.core.budget import set_global_budget

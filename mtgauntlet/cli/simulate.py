@@ -7,7 +7,7 @@ from typing import Any
 import typer
 
 from mtgauntlet.api.evaluate_options import SimulateBanditOptions
-from mtgauntlet.cli.common import print_json
+from mtgauntlet.cli.common import json_or_result
 from mtgauntlet.cli.declared import command, json_flag
 
 app = typer.Typer(help="Simulations.", no_args_is_help=True)
@@ -17,10 +17,9 @@ def _bandit(p: dict[str, Any]) -> None:
     """Print ``gauntlet simulate bandit``: the oracle and each algorithm, or the oracle per topic-set size."""
     from mtgauntlet.api.simulating import simulate_bandit as run
 
-    json_out = p.pop("json_out")
-    res = run(**p, progress=None)
-    if json_out:
-        return print_json(res)
+    res = json_or_result(run, p)
+    if res is None:
+        return
     k, plot = p["k"], p["plot"]
     if "scaling" in res:
         typer.echo(f"{'topics':>12}  {'oracle top-1':>12}  {'oracle top-' + str(k):>13}")

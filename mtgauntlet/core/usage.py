@@ -201,24 +201,23 @@ class Ledger:
     def add_tally(self, spec: str, **tally: float) -> None:
         """Money tallies (`TALLIES`) recorded by another process (a Ray worker: `absorb`)."""
         tally = {k: v for k, v in tally.items() if v}
-        if not tally:
-            return
-        with self._lock:
-            entry = self._entry(spec)
-            for key, value in tally.items():
-                entry.tally[key] += value
-            self.unmetered += float(tally.get("unmetered_usd", 0.0))
-            self._write(spec, tally)
+        self._add(spec, "tally", tally, unmetered=float(tally.get("unmetered_usd", 0.0)))
 
     def add(self, spec: str, **counts: int) -> None:
-        counts = {k: int(n) for k, n in counts.items() if n}
-        if not counts:
+        self._add(spec, "counts", {k: int(n) for k, n in counts.items() if n})
+
+    def _add(self, spec: str, into: str, values: dict[str, Any], unmetered: float = 0.0) -> None:
+        """Add ``values`` to the spec's ``counts`` or ``tally`` (``into``) and ``unmetered`` to the process's, and
+        journal the values: one step under the lock (nothing where there are no values)."""
+        if not values:
             return
         with self._lock:
-            entry = self._entry(spec)
-            for key, n in counts.items():
-                entry.counts[key] += n
-            self._write(spec, counts)
+            sums = getattr(self._entry(spec), into)
+            for key, value in values.items():
+                sums[key] += value
+            if unmetered:
+                self.unmetered += unmetered
+            self._write(spec, values)
 
     def total_cost(self) -> float:
         return sum(e.cost() or 0.0 for e in self._specs.values())

@@ -6,13 +6,16 @@ QualityEstimator -> 0..100, higher = better; DifficultyEstimator -> higher = har
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import os
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from types import ModuleType
 
 from mtgauntlet.core.spec_public import PACE, PLACE
+from mtgauntlet.errors import BackendUnavailable
 
 Message = dict  # {"role": "system"|"user"|"assistant", "content": str}
 
@@ -36,6 +39,15 @@ def settings() -> dict[str, str]:
 
 # the ``#`` options every torch backend knows: where it runs (kept in a spec's public form) and its batch size (pace)
 PLACEMENT_OPTIONS: dict[str, str] = {"device": PLACE, "dtype": PLACE, "batch": PACE}
+
+
+def import_or_unavailable(module: str, message: str) -> ModuleType:
+    """The optional library ``module`` a backend runs on; not installed: the one-line ``BackendUnavailable(message)``
+    (which names what to install)."""
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError:
+        raise BackendUnavailable(message) from None
 
 
 class Backend(ABC):  # noqa: B024 (abstract: the role classes below declare the abstract methods)

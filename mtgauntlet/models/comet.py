@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from mtgauntlet.core.cache import cached_map, parse_options
+from mtgauntlet.core.cache import cached_map
 from mtgauntlet.errors import BackendUnavailable
-from mtgauntlet.models.base import PLACEMENT_OPTIONS, QualityEstimator
-from mtgauntlet.models.runtime import cache_namespace, resolve_runtime
+from mtgauntlet.models.base import QualityEstimator, import_or_unavailable
+from mtgauntlet.models.runtime import PlacedModel, cache_namespace
 
 
 def xcomet_spans(found: Sequence[Mapping[str, Any]] | None, translation: str) -> list[dict[str, Any]] | None:
@@ -45,36 +45,25 @@ def error_spans_of(prediction: Any, n: int) -> list[Any]:
     return list(spans) if spans is not None and len(spans) == n else [None] * n
 
 
-class CometQE(QualityEstimator):
+class CometQE(PlacedModel, QualityEstimator):
     description = "COMET / CometKiwi / xCOMET reference-free QE (unbabel-comet); xCOMET's error spans kept"
-    options = PLACEMENT_OPTIONS
     requires = (("comet", "comet"),)
-    neural = True
 
     def __init__(self, arg: str, device: str | None = None, dtype: str | None = None, batch_size: int | None = None):
+        comet = import_or_unavailable("comet", "comet: needs unbabel-comet (pip install 'mtgauntlet[comet]')")
+        path = self._place(arg, default_batch=16, device=device, dtype=dtype, batch_size=batch_size)
         try:
-            from comet import download_model, load_from_checkpoint
-        except ModuleNotFoundError:
-            raise BackendUnavailable("comet: needs unbabel-comet (pip install 'mtgauntlet[comet]')") from None
-        path, opts = parse_options(arg)
-        self.runtime = resolve_runtime(opts, default_batch=16, device=device, dtype=dtype, batch=batch_size)
-        try:
-            ckpt = path if path.endswith(".ckpt") else download_model(path)
-            self.model = load_from_checkpoint(ckpt)
+            ckpt = path if path.endswith(".ckpt") else comet.download_model(path)
+            self.model = comet.load_from_checkpoint(ckpt)
         except Exception as exc:  # network or checkpoint errors
             raise BackendUnavailable(f"cannot load COMET model {path!r}: {exc}") from None
-        if self.runtime.dtype != "fp32":
-            self.model = self.model.to(self.runtime.torch_dtype())
+        self.model = self._in_dtype(self.model)
         dev = self.runtime.device
         # COMET runs through Lightning: gpus=0 is CPU; a CUDA device is chosen by index
         self._predict_kw = (
             {"gpus": 1, "devices": [int(dev.partition(":")[2] or 0)]} if dev.startswith("cuda") else {"gpus": 0}
         )
-        self.batch_size = self.runtime.batch
         self.gives_spans = bool(getattr(self.model, "word_level", False))  # xCOMET tags words: it marks spans
-
-    def runtime_info(self) -> dict:
-        return self.runtime.info()
 
     def _predict(self, pairs) -> Any:
         data = [{"src": s, "mt": t} for s, t in pairs]

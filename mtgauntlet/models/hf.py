@@ -101,6 +101,16 @@ class TorchBackend:
         self.batcher = LengthBatcher(self.runtime.batch, label, self.runtime.device)
         return self.runtime
 
+    def _load_hf(
+        self, arg: str, model_class: str, *, device: str | None, dtype: str | None, batch_size: int | None
+    ) -> tuple[str, dict[str, str]]:
+        """``hf:<path>[#options]``: the runtime resolved and the tokenizer and the ``model_class`` (a transformers
+        Auto class name) of ``path`` loaded onto it; returns (path, options)."""
+        path, opts = parse_options(arg)
+        runtime = self._setup_runtime(opts, f"hf:{path}", device=device, dtype=dtype, batch_size=batch_size)
+        self.tokenizer, self.model = _load_pair(model_class, path, runtime)
+        return path, opts
+
     @property
     def batch_size(self) -> int:
         return self.batcher.batch
@@ -295,9 +305,7 @@ class HFTranslator(TorchBackend, Translator):
         num_beams: int = 1,
         max_tokens: int = 256,
     ):
-        path, self.opts = parse_options(arg)
-        runtime = self._setup_runtime(self.opts, f"hf:{path}", device=device, dtype=dtype, batch_size=batch_size)
-        self.tokenizer, self.model = _load_pair("AutoModelForSeq2SeqLM", path, runtime)
+        _, self.opts = self._load_hf(arg, "AutoModelForSeq2SeqLM", device=device, dtype=dtype, batch_size=batch_size)
         try:  # hf:opus-mt-en-de#beams=4,max_tokens=128
             self.num_beams = int(self.opts.get("beams", num_beams))
             self.max_tokens = int(self.opts.get("max_tokens", max_tokens))
@@ -352,9 +360,7 @@ class HFInfiller(TorchBackend, Infiller):
         batch_size: int | None = None,
         max_tokens: int = 16,
     ):
-        path, opts = parse_options(arg)
-        runtime = self._setup_runtime(opts, f"hf:{path}", device=device, dtype=dtype, batch_size=batch_size)
-        self.tokenizer, self.model = _load_pair("AutoModelForSeq2SeqLM", path, runtime)
+        self._load_hf(arg, "AutoModelForSeq2SeqLM", device=device, dtype=dtype, batch_size=batch_size)
         self.max_tokens = max_tokens
 
     def fill(self, texts, *, n=1, top_k=50, seed=None) -> list[list[str]]:

@@ -12,7 +12,9 @@ from mtgauntlet.core.cache import cached_map, parse_options
 from mtgauntlet.core.spec_public import ANSWER
 from mtgauntlet.errors import BackendUnavailable
 from mtgauntlet.models.base import NLI, NLI_LABELS, PLACEMENT_OPTIONS, DifficultyEstimator, QualityEstimator
-from mtgauntlet.models.hf import HF_OPTIONS, TorchBackend, _from_pretrained, _load_pair
+from mtgauntlet.models.hf import HF_OPTIONS, TorchBackend, _from_pretrained
+
+CLASSIFIER = "AutoModelForSequenceClassification"  # the NLI and regression heads' transformers class
 
 
 def _normalise_label(label: str) -> str | None:
@@ -30,9 +32,7 @@ class HFNLI(TorchBackend, NLI):
     options = HF_OPTIONS
 
     def __init__(self, arg: str, device: str | None = None, dtype: str | None = None, batch_size: int | None = None):
-        path, opts = parse_options(arg)
-        runtime = self._setup_runtime(opts, f"hf:{path}", device=device, dtype=dtype, batch_size=batch_size)
-        self.tokenizer, self.model = _load_pair("AutoModelForSequenceClassification", path, runtime)
+        path, opts = self._load_hf(arg, CLASSIFIER, device=device, dtype=dtype, batch_size=batch_size)
         if "labels" in opts:
             names = opts["labels"].split("+")
         else:
@@ -67,9 +67,7 @@ class HFNLI(TorchBackend, NLI):
 
 class _Regressor(TorchBackend):
     def _init_regressor(self, arg: str, device, dtype, batch_size):
-        path, self.opts = parse_options(arg)
-        runtime = self._setup_runtime(self.opts, f"hf:{path}", device=device, dtype=dtype, batch_size=batch_size)
-        self.tokenizer, self.model = _load_pair("AutoModelForSequenceClassification", path, runtime)
+        path, self.opts = self._load_hf(arg, CLASSIFIER, device=device, dtype=dtype, batch_size=batch_size)
         if self.model.config.num_labels != 1:
             raise BackendUnavailable(
                 f"{path}: expected a regression head (num_labels=1), found {self.model.config.num_labels} labels"

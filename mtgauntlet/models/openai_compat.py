@@ -33,7 +33,7 @@ import random
 from typing import Any
 
 from mtgauntlet.core import cache
-from mtgauntlet.core.cache import parse_options
+from mtgauntlet.core.cache import flag_option, parse_options
 from mtgauntlet.core.spec_public import (
     ACCESS,
     ANSWER,
@@ -118,8 +118,8 @@ class OpenAIChatLLM(ChatLLM):
         self.price = parse_price(opts.get("price"), spec)
         rpm, tpm = (_positive_number(opts.get(k), k, spec) for k in ("rpm", "tpm"))
         self.limiter = limiter_for(self.base_url, rpm, tpm)
-        self.structured = _flag(opts.get("json"), "json", spec)
-        self.batch = _flag(opts.get("batch"), "batch", spec)
+        self.structured = flag_option(opts.get("json"), "json", spec)
+        self.batch = flag_option(opts.get("batch"), "batch", spec)
         self.poll = _positive_number(opts.get("poll"), "poll", spec) or 15.0
         LEDGER.register(spec, self.price)
         LEDGER.require_price(spec, self.price)
@@ -375,14 +375,6 @@ class OpenAIChatLLM(ChatLLM):
         except (KeyError, IndexError, TypeError):
             raise OpenAIError(f"{self.base_url}: unexpected response shape: {str(data)[:200]}") from None
         return text
-
-
-def _flag(value: str | None, name: str, spec: str) -> bool:
-    if value is None or value.lower() in ("0", "false", "no", "off"):
-        return False
-    if value.lower() in ("", "1", "true", "yes", "on"):
-        return True
-    raise GauntletError(f"spec {spec!r}: #{name}={value!r} must be 1 or 0")
 
 
 def _positive_number(value: str | None, name: str, spec: str) -> float | None:

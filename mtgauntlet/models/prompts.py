@@ -74,37 +74,40 @@ The sentence to analyze is:
 The translation is:
 > {translation}"""
 
-LLM_QE = """Evaluate the quality of the translation on a scale from 0 100. Roughly:
-100 - Perfect
+# the 0-100 quality scale of the QE prompts of both papers (MT-breaker's and the bandit's), word for word
+QE_SCALE = """100 - Perfect
 95 - Excellent (closely aligned with the source)
 80 - Very good (minor style choice)
 60 - Fair (some inaccuracies or fluency errors)
 40 - Poor (multiple inaccuracies or fluency errors)
 0 - Inadequate (unrelated, completely wrong)
-First, think about all the errors in the translation
+"""
+
+LLM_QE = (
+    "Evaluate the quality of the translation on a scale from 0 100. Roughly:\n"
+    + QE_SCALE
+    + """First, think about all the errors in the translation
 and their severity (very briefly, max few words per error).
 At the end, output a single line in the format like as follows:
 SCORE |||70.8|||
 The last line is important because it will be matched with a regex, so make sure to use the |.
 SOURCE: |||{source}|||
 TRANSLATION: |||{translation}|||"""
+)
 
 # Bandit topic search, Appendix E -------------------------------------------------------------------
-BANDIT_QE = """Evaluate the quality of the translation on a scale from 0 to 100. Roughly:
-100 - Perfect
-95 - Excellent (closely aligned with the source)
-80 - Very good (minor style choice)
-60 - Fair (some inaccuracies or fluency errors)
-40 - Poor (multiple inaccuracies or fluency errors)
-0 - Inadequate (unrelated, completely wrong)
-First, think about all the errors in the translation and their severity (very briefly, max few words per error). \
+BANDIT_QE = (
+    "Evaluate the quality of the translation on a scale from 0 to 100. Roughly:\n"
+    + QE_SCALE
+    + """First, think about all the errors in the translation and their severity (very briefly, max few words per error). \
 At the end, output a single line in the format like as follows:
 SCORE |||70.8|||
 The last line is important because it will be matched with a regex, so make sure
 to use the |.
 Don't think for too long (max 10 sentences).
 SOURCE: |||{source}|||
-TRANSLATION: |||{translation}|||"""  # the bandit paper's GEMBA-style QE prompt (its Appendix E), verbatim
+TRANSLATION: |||{translation}|||"""
+)  # the bandit paper's GEMBA-style QE prompt (its Appendix E), verbatim
 
 TRANSLATE = (
     "You are a professional translator. You are given a source text in {src_lang}. You need to translate the "

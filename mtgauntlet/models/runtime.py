@@ -16,8 +16,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from mtgauntlet.core.cache import parse_options
 from mtgauntlet.errors import BackendUnavailable, GauntletError
-from mtgauntlet.models.base import SETTINGS, settings
+from mtgauntlet.models.base import PLACEMENT_OPTIONS, SETTINGS, settings
 
 log = logging.getLogger(__name__)
 
@@ -151,6 +152,32 @@ class Runtime:
 
     def info(self) -> dict[str, Any]:
         return {"device": self.device, "dtype": self.dtype, "batch": self.batch}
+
+
+class PlacedModel:
+    """Mixin of a backend that runs one model through its own library (COMET, sentence-transformers) where its
+    spec's ``#device=..,dtype=..,batch=..`` options and the global defaults place it."""
+
+    neural = True
+    options: Mapping[str, str] | None = PLACEMENT_OPTIONS
+    runtime: Runtime
+    batch_size: int
+
+    def _place(
+        self, arg: str, *, default_batch: int, device: str | None, dtype: str | None, batch_size: int | None
+    ) -> str:
+        """Resolve the runtime of ``MODEL[#options]`` (and the batch size); returns MODEL."""
+        model, opts = parse_options(arg)
+        self.runtime = resolve_runtime(opts, default_batch=default_batch, device=device, dtype=dtype, batch=batch_size)
+        self.batch_size = self.runtime.batch
+        return model
+
+    def _in_dtype(self, model: Any) -> Any:
+        """``model`` (a torch module) in the runtime's dtype; as loaded in fp32."""
+        return model if self.runtime.dtype == "fp32" else model.to(self.runtime.torch_dtype())
+
+    def runtime_info(self) -> dict:
+        return self.runtime.info()
 
 
 defaults = settings  # the global defaults currently set (environment), e.g. ``{'device': 'cuda:1'}``

@@ -15,7 +15,8 @@ A rule declares:
   threshold on its metrics is reported NOT CHECKED while the switch is off (the NLI rules: yes; the opt-in LM and
   judge measures: no, they are left out of the report);
 - ``record_check``: the per-record check it reads from ``RecordSet.per_record`` (``nli``, ``grammar``, ``lm``: run
-  record by record on the engine, :mod:`mtgauntlet.validators.record_engine`), if any;
+  record by record on the engine, :mod:`mtgauntlet.validators.record_engine`), if any, and ``switched_off_note``: the
+  note it leaves while switched off; ``record_results(records, measured)`` reads the check's results;
 - ``defaults``: its default thresholds (``{metric: {"min"|"max"|"equals": value}}``);
 - ``measure(records)``: its metrics of one kind's :class:`RecordSet` (adding notes and problems there);
 - ``example()``: a few records and the metrics the rule must compute from them (an :class:`Example`):
@@ -27,7 +28,7 @@ from __future__ import annotations
 import difflib
 import importlib
 import re
-from collections.abc import Sequence
+from collections.abc import Sequence, Sized
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, ClassVar, TypeVar
@@ -134,6 +135,7 @@ class Rule:
     switch: ClassVar[str] = ""
     reports_unchecked: ClassVar[bool] = True
     record_check: ClassVar[str] = ""  # the per-record check it reads (RecordSet.per_record): "nli", "grammar", "lm"
+    switched_off_note: ClassVar[tuple[str, str] | None] = None  # (info key, note) it leaves while switched off
     defaults: ClassVar[dict[str, dict[str, float]]] = {}
 
     def measure(self, records: RecordSet) -> dict[str, Any]:
@@ -152,6 +154,19 @@ class Rule:
 
     def switched_on(self, options: Options, thresholded: Sequence[str] = ()) -> bool:
         return not self.switch or bool(getattr(options, self.switch))
+
+    def record_results(self, records: RecordSet, measured: Sized) -> list[Any] | None:
+        """The results of the rule's per-record check (``record_check``), one per record; None while the rule is
+        switched off (its ``switched_off_note`` left in the notes) or where ``measured`` (the rows or texts it
+        reads) is empty."""
+        if not self.switched_on(records.options, records.thresholded):
+            if self.switched_off_note:
+                key, note = self.switched_off_note
+                records.info[key] = note
+            return None
+        if not measured:
+            return None
+        return [r[self.record_check] for r in records.per_record]
 
 
 RuleT = TypeVar("RuleT", bound=type[Rule])

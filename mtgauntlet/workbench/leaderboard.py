@@ -26,14 +26,7 @@ __all__ = ["human_stats", "is_human_score", "pair_stats", "set_stats"]
 def pair_stats(
     items: Items, scores: Sequence[float | None], base: dict[str, Any], n_resamples: int = 1000, seed: int = 0
 ) -> list[dict[str, Any]]:
-    from mtgauntlet.evaluation.statistics.pairs import (
-        ACES_WEIGHTS,
-        aces_category_taus,
-        aces_score,
-        aces_tau,
-        pair_accuracy,
-        smaug_tau_d,
-    )
+    from mtgauntlet.evaluation.statistics import pairs as P
     from mtgauntlet.evaluation.statistics.resampling import pair_bootstrap_cis
 
     arrays = pair_arrays(items, scores)
@@ -54,16 +47,16 @@ def pair_stats(
         n = int((~(np.isnan(gi) | np.isnan(bi))).sum())
         accuracy_ci, tau_ci = pair_bootstrap_cis(gi, bi, n_resamples=n_resamples, seed=seed)
         rows = [
-            stat_row(base, "accuracy", pair_accuracy(gi, bi), n, accuracy_ci, **where),
-            stat_row(base, "aces_tau", aces_tau(gi, bi), n, tau_ci, **where),
+            stat_row(base, "accuracy", P.pair_accuracy(gi, bi), n, accuracy_ci, **where),
+            stat_row(base, "aces_tau", P.aces_tau(gi, bi), n, tau_ci, **where),
         ]
-        tau, d = smaug_tau_d(gi, bi, lo, hi)
+        tau, d = P.smaug_tau_d(gi, bi, lo, hi)
         rows.append(stat_row(base, "smaug_tau", tau, n, **where))
         rows.append(stat_row(base, "smaug_d", d, int(((gi > bi) & ~np.isnan(gi) & ~np.isnan(bi)).sum()), **where))
         computed[idx.tobytes()] = rows
         out += rows
     categories = {
-        ph: cat.lower() for ph, cat in zip(arrays.phenomenon, arrays.category) if cat and cat.lower() in ACES_WEIGHTS
+        ph: cat.lower() for ph, cat in zip(arrays.phenomenon, arrays.category) if cat and cat.lower() in P.ACES_WEIGHTS
     }
     if categories:
         for lp in sorted(lps | {"all"}):
@@ -75,11 +68,11 @@ def pair_stats(
                 and r["phenomenon"] != "all"
                 and r["value"] is not None
             }
-            by_cat = aces_category_taus(taus, categories)
+            by_cat = P.aces_category_taus(taus, categories)
             n = sum(
                 r["n"] for r in out if r["statistic"] == "aces_tau" and r["lp"] == lp and r["phenomenon"] in categories
             )
-            out.append(stat_row(base, "aces_score", aces_score(by_cat), n, lp=lp))
+            out.append(stat_row(base, "aces_score", P.aces_score(by_cat), n, lp=lp))
     return out
 
 

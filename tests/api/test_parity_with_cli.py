@@ -77,15 +77,18 @@ def test_every_command_is_declared_and_has_its_api_function():
 
 
 def test_hand_written_typer_options_only_for_the_global_options():
-    """``typer.Option`` / ``typer.Argument`` are written out only for the global options (main's root callback);
-    every other is made from a declaration (`mtgauntlet.cli.declared`)."""
+    """``typer.Option`` / ``typer.Argument`` are written out only for the global options (main's root callback
+    and ``_setting``, its options read from the environment); every other is made from a declaration
+    (`mtgauntlet.cli.declared`)."""
     found = []
     for path in sorted((REPO / "mtgauntlet" / "cli").glob("*.py")):
         if path.name == "declared.py":  # the generator
             continue
         tree = ast.parse(path.read_text(encoding="utf-8"))
-        root = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "_root"]
-        globals_ = range(root[0].lineno, root[0].end_lineno + 1) if path.name == "main.py" and root else range(0)
+        root = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name in ("_root", "_setting")]
+        globals_ = (
+            {line for n in root for line in range(n.lineno, n.end_lineno + 1)} if path.name == "main.py" else set()
+        )
         for node in ast.walk(tree):
             if (
                 isinstance(node, ast.Call)

@@ -15,24 +15,24 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mtgauntlet.validators.rules import Rules
+
+if TYPE_CHECKING:
+    from mtgauntlet.cards.audit.collect import AuditOptions
 
 
 def audit_data(
     path: str | Path,
-    against: str | Path | None = None,
-    *,
-    rules: Rules | None = None,
-    examples: int = 5,
-    seed: int = 13,
-    progress: bool | None = None,
-    metric_results: Sequence[str | Path] = (),
+    against: str | Path | None,
+    opts: AuditOptions,
+    progress: bool | None,
+    metric_results: Sequence[str | Path],
 ):
     """(source, data, diff data or None, old source or None): every number of the page, before rendering.
-    ``metric_results``: ``gauntlet evaluate metric --json`` outputs, shown as metric sensitivity per phenomenon."""
-    from mtgauntlet.cards.audit.collect import AuditOptions, collect
+    ``opts``: the rules, examples and seed of :func:`write_audit`; ``metric_results``: ``gauntlet evaluate metric --json`` outputs, shown as metric sensitivity per phenomenon."""
+    from mtgauntlet.cards.audit.collect import collect
     from mtgauntlet.cards.audit.diff import metric_diff, record_diff
     from mtgauntlet.cards.audit.sensitivity import load_metric_results
     from mtgauntlet.cards.audit.source import open_source
@@ -43,7 +43,6 @@ def audit_data(
     old = open_source(against) if against is not None else None
     steps = len(src.tables) + 2 + ((len(old.tables) + 3) if old is not None else 0)
     bar = Progress(sys.stderr.isatty() if progress is None else progress, steps, 0, "audit", every=10.0)
-    opts = AuditOptions(rules=rules, examples=examples, seed=seed)
     try:
         data = collect(src, opts, step=lambda _: bar.advance())
         data["sensitivity"] = sensitivity
@@ -87,11 +86,11 @@ def write_audit(
     ``report.html`` into a release (after its manifest.json and README.md are written, which the page reads).
     """
     from mtgauntlet.atomic import write_text_atomic
+    from mtgauntlet.cards.audit.collect import AuditOptions
     from mtgauntlet.cards.audit.page import render
 
-    src, data, diff_data, old = audit_data(
-        path, against, rules=rules, examples=examples, seed=seed, progress=progress, metric_results=metric_results
-    )
+    opts = AuditOptions(rules=rules, examples=examples, seed=seed)
+    src, data, diff_data, old = audit_data(path, against, opts, progress, metric_results)
     src.location = location
     old_label: Any = None
     if old is not None:

@@ -16,6 +16,7 @@ class Naturalness(Rule):
     record_check = "lm"
     switch = "lm"
     reports_unchecked = False
+    switched_off_note = ("lm_naturalness", "not computed (options.lm: true runs the embedded LLM)")
     metrics = (
         Metric("lm_naturalness_mean", "mean LM naturalness (0..100) of the main texts"),
         Metric("lm_naturalness_below_30_rate", "share of main texts below 30"),
@@ -23,12 +24,9 @@ class Naturalness(Rule):
     defaults = {"lm_naturalness_mean": {"min": 30.0}}
 
     def measure(self, records: RecordSet) -> dict[str, Any]:
-        if not records.options.lm:
-            records.info["lm_naturalness"] = "not computed (options.lm: true runs the embedded LLM)"
+        nat = self.record_results(records, records.texts)
+        if nat is None:
             return {}
-        if not records.texts:
-            return {}
-        nat = [r["lm"] for r in records.per_record]
         return {
             "lm_naturalness_mean": sum(nat) / len(nat),
             "lm_naturalness_below_30_rate": sum(v < 30 for v in nat) / len(nat),

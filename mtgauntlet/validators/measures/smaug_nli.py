@@ -17,6 +17,7 @@ class SmaugNli(Rule):
     kinds = ("smaug_pair",)
     record_check = "nli"
     switch = "nli"
+    switched_off_note = ("nli", "not checked: no NLI backend configured (options.nli, e.g. hf:roberta-large-mnli)")
     metrics = (
         Metric(
             "smaug.nli.bad_contradicts_ref_rate",
@@ -32,12 +33,9 @@ class SmaugNli(Rule):
     }
 
     def measure(self, records: RecordSet) -> dict[str, Any]:
-        if not records.options.nli:
-            records.info["nli"] = "not checked: no NLI backend configured (options.nli, e.g. hf:roberta-large-mnli)"
+        nli = self.record_results(records, records.rows)
+        if nli is None:
             return {}
-        if not records.rows:
-            return {}
-        nli = [r["nli"] for r in records.per_record]
         return smaug_nli_rates(records.rows, [b for b, _ in nli], [g for _, g in nli])
 
     @classmethod
