@@ -25,6 +25,21 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+# what a release (and an audit page) keeps of each build's manifest; usage: API requests, tokens, cost per spec
+BUILD_KEYS = (
+    "builder",
+    "builder_version",
+    "kind",
+    "signature",
+    "counts",
+    "models",
+    "config",
+    "created_at",
+    "finished_at",
+    "versions",
+    "input_sha256",
+    "usage",
+)
 KIND_ORDER = ("smaug_pair", "breaker_text", "topic_text", "selected_text", "judgment", "bandit_pull")
 NO_LP = "all"
 SPLIT = "test"

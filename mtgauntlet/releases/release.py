@@ -31,7 +31,14 @@ import pyarrow.compute as pc
 from mtgauntlet import __version__
 from mtgauntlet.errors import GauntletError
 from mtgauntlet.records import SIGNATURES_METADATA_KEY
-from mtgauntlet.release_layout import configs, data_path, kind_sort_key, split_records, write_records
+from mtgauntlet.release_layout import (
+    BUILD_KEYS,
+    configs,
+    data_path,
+    kind_sort_key,
+    split_records,
+    write_records,
+)
 from mtgauntlet.releases.inputs import load_builds, tables_by_kind
 from mtgauntlet.releases.manifest import RELEASE_MANIFEST, describe_file, release_files, sha256_file, verify_release
 from mtgauntlet.releases.staging import staged_release_dir
@@ -42,20 +49,6 @@ from mtgauntlet.versions import package_versions
 
 __all__ = ["RELEASE_MANIFEST", "make_release", "release_dir", "sha256_file", "verify_release"]
 
-BUILD_KEYS = (
-    "builder",
-    "builder_version",
-    "kind",
-    "signature",
-    "counts",
-    "models",
-    "config",
-    "created_at",
-    "finished_at",
-    "versions",
-    "input_sha256",
-    "usage",
-)  # usage: API requests, tokens, cost per spec
 RECIPE_FILE = "recipe.yaml"
 AUDIT_FILE = "report.html"
 

@@ -512,3 +512,25 @@ def test_mtbreaker_page_shows_trajectories_and_step_curve(tmp_path, sample_path)
     assert html.count('<tr class="kept">') == 1 and "<title>MT-breaker mtbreaker-seeded step curve</title>" in html
     start_qe = Attrs(html).values("data-metric")["mtbreaker:mtbreaker-seeded:start_mean_qe"]
     assert start_qe == [rec["trajectory"][0]["qe_mean"]]
+
+
+def test_a_build_page_shows_the_usage_its_manifest_records(builds, tmp_path):
+    """A build folder's page states the API usage of its build.json, as a release's page does."""
+    import shutil
+
+    from mtgauntlet.cards.audit import write_audit
+
+    build = tmp_path / "subset"
+    shutil.copytree(builds / "subset", build)
+    manifest = json.loads((build / "build.json").read_text(encoding="utf-8"))
+    manifest["usage"] = {
+        "openai:judge@http://127.0.0.1:1/v1": {
+            "requests": 7,
+            "input_tokens": 1234,
+            "output_tokens": 56,
+            "cost_usd": 0.0042,
+        }
+    }
+    (build / "build.json").write_text(json.dumps(manifest), encoding="utf-8")
+    html = unescape(write_audit(build, tmp_path / "page.html").read_text(encoding="utf-8"))
+    assert "openai:judge@http://127.0.0.1:1/v1: 7 requests, 1234 in / 56 out tokens, $0.0042" in html

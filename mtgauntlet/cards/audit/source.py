@@ -17,6 +17,7 @@ import pyarrow as pa
 from mtgauntlet.errors import GauntletError
 from mtgauntlet.fileio import read_json_object
 from mtgauntlet.records import load_records_by_kind
+from mtgauntlet.release_layout import BUILD_KEYS
 
 BUILD_MANIFEST = "build.json"  # written by mtgauntlet.runner.build_runner
 RELEASE_MANIFEST = "manifest.json"  # written by mtgauntlet.releases
@@ -95,19 +96,8 @@ def _str_list(value: Any) -> list[str] | None:
 
 
 def _build_entry(manifest: dict[str, Any]) -> dict[str, Any]:
-    keys = (
-        "builder",
-        "builder_version",
-        "signature",
-        "counts",
-        "models",
-        "config",
-        "created_at",
-        "finished_at",
-        "status",
-        "seed",
-        "top_topics",
-    )
+    """What the page shows of a build: what a release keeps of it (its usage included), and its state."""
+    keys = (*BUILD_KEYS, "status", "seed", "top_topics")
     return {k: manifest.get(k) for k in keys if manifest.get(k) is not None}
 
 
