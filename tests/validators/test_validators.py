@@ -29,14 +29,15 @@ def test_pairwise_chrf_equals_sacrebleu_on_200_flores(flores_en):
 
     S = pairwise_chrf(flores_en)
     m = CHRF()
-    ref = np.array([[m.sentence_score(h, [r]).score for r in flores_en] for h in flores_en])
-    assert np.abs(S - ref).max() < 1e-6
+    refs = flores_en[::4]  # every hypothesis against 50 references: 10,000 sacrebleu scores
+    ref = np.array([[m.sentence_score(h, [r]).score for r in refs] for h in flores_en])
+    assert np.abs(S[:, ::4] - ref).max() < 1e-6
     pp = CHRF(word_order=2)  # chrF++ (nc:6|nw:2), the MT-breaker paper's signature
     sub = flores_en[:40]
     ref2 = np.array([[pp.sentence_score(h, [r]).score for r in sub] for h in sub])
     assert np.abs(pairwise_chrf(sub, word_order=2) - ref2).max() < 1e-6
     mean, used = mean_pairwise_chrf(flores_en)
-    assert used == 200 and mean == pytest.approx((ref.sum() - np.trace(ref)) / (200 * 199))
+    assert used == 200 and mean == pytest.approx((S.sum() - np.trace(S)) / (200 * 199))
 
 
 def test_chrf_edge_cases_match_sacrebleu():
@@ -54,15 +55,16 @@ def test_embedding_diversity_flores_vs_near_duplicates(flores_en):
     rng = random.Random(0)
     base = flores_en[3]
     variants = []
-    for i in range(200):
+    for i in range(100):
         words = base.split()
         j = rng.randrange(len(words))
         words[j] = words[j].upper() if i % 2 else words[j] + str(i)
         variants.append(" ".join(words))
-    d_flores = checks.embedding_diversity(flores_en)
+    texts = flores_en[:100]  # 100 FLORES sentences against 100 near-copies of one
+    d_flores = checks.embedding_diversity(texts)
     d_dups = checks.embedding_diversity(variants)
     assert d_flores > d_dups + 0.1
-    assert checks.chrf_diversity(flores_en)["chrf_diversity"] > checks.chrf_diversity(variants)["chrf_diversity"]
+    assert checks.chrf_diversity(texts)["chrf_diversity"] > checks.chrf_diversity(variants)["chrf_diversity"]
     assert checks.unique_words(["The cat", "the dog"]) == 3
 
 
