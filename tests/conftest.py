@@ -94,6 +94,7 @@ E2E_MODULES = {
     "cli/test_flags_and_progress.py",
     "cli/test_query.py",
     "api/test_reference_page.py",  # builds the whole docs site (mkdocstrings) once for its tests
+    "engines/test_builders_on_ray.py",  # whole builds on a local Ray cluster against the local engine
     "corpora/test_ids_as_written.py",
     "corpora/test_texts_byte_for_byte.py",
     "engines/test_local_and_ray.py",
