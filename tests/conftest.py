@@ -95,6 +95,7 @@ E2E_MODULES = {
     "cli/test_query.py",
     "api/test_reference_page.py",  # builds the whole docs site (mkdocstrings) once for its tests
     "engines/test_builders_on_ray.py",  # whole builds on a local Ray cluster against the local engine
+    "cards/test_leaderboard_page.py",  # a catalog released, scored by the workbench, its page written
     "corpora/test_ids_as_written.py",
     "corpora/test_texts_byte_for_byte.py",
     "engines/test_local_and_ray.py",
@@ -120,6 +121,7 @@ E2E_MODULES = {
 
 # single end-to-end tests (over ~4 s each on this 2-core machine) in modules that are otherwise fast: path::test
 E2E_TESTS = {
+    "builders/smaug/test_paper_fidelity.py::test_failed_good_translation_is_skipped_counted_and_in_the_card",
     "api/test_notebook_use.py::test_spacy_w095_reaches_no_stderr_from_the_cli_or_the_api",
     "api/test_checking_scoring_evaluating.py::test_evaluate_metric_equals_the_cli_json",
     "api/test_checking_scoring_evaluating.py::test_validate_returns_the_report_the_cli_prints_and_a_failed_rule_is_no_exception",
