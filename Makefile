@@ -39,9 +39,10 @@ $(STAMP): pyproject.toml Makefile
 demo: setup
 	$(PY) -m mtgauntlet.demo
 
-# lint and types first (ruff check, ruff format --check, mypy), then the suite without the slow tests, one worker
-# per core when pytest-xdist is installed (the dev extra)
-XDIST = $$($(PY) -c "import xdist" 2>/dev/null && echo "-n auto")
+# lint and types first (ruff check, ruff format --check, mypy), then the suite without the slow tests; with
+# pytest-xdist (the dev extra) one worker per core plus one (many tests wait on local servers and subprocesses), an
+# idle worker taking queued tests from the others
+XDIST = $$($(PY) -c "import xdist" 2>/dev/null && echo "-n $$(( $$(nproc) + 1 )) --dist worksteal")
 test: setup lint
 	MTGAUNTLET_STRICT_SKIPS=1 $(PY) -m pytest -q -m "not slow" $(XDIST) tests
 
