@@ -360,8 +360,11 @@ class HFInfiller(TorchBackend, Infiller):
         batch_size: int | None = None,
         max_tokens: int = 16,
     ):
-        self._load_hf(arg, "AutoModelForSeq2SeqLM", device=device, dtype=dtype, batch_size=batch_size)
-        self.max_tokens = max_tokens
+        _, opts = self._load_hf(arg, "AutoModelForSeq2SeqLM", device=device, dtype=dtype, batch_size=batch_size)
+        try:  # hf:mt5-small#max_tokens=8: the longest span sampled
+            self.max_tokens = int(opts.get("max_tokens", max_tokens))
+        except ValueError:
+            raise BackendUnavailable(f"hf:{arg}: max_tokens must be an integer") from None
 
     def fill(self, texts, *, n=1, top_k=50, seed=None) -> list[list[str]]:
         """With a seed, each text is sampled on its own with that seed (results independent of the batch);

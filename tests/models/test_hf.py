@@ -42,6 +42,11 @@ def test_seq2seq_translate_and_infill(models_dir):
     fills = inf.fill(["The <extra_id_0> barks."], n=3, seed=1)
     assert len(fills) == 1 and len(fills[0]) == 3
     assert all("<extra_id" not in f for f in fills[0])
+    short = registry.load("infiller", f"hf:{models_dir / 't5'}#max_tokens=2")  # the spec's option is the span limit
+    assert (inf.max_tokens, short.max_tokens) == (16, 2)
+    assert len(short.fill(["The <extra_id_0> barks."], n=2, seed=1)[0]) == 2
+    with pytest.raises(BackendUnavailable, match="max_tokens must be an integer"):
+        registry.load("infiller", f"hf:{models_dir / 't5'}#max_tokens=many")
 
 
 def test_extract_first_span_strips_punctuation():
