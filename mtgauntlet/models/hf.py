@@ -310,7 +310,9 @@ class HFTranslator(TorchBackend, Translator):
             self.num_beams = int(self.opts.get("beams", num_beams))
             self.max_tokens = int(self.opts.get("max_tokens", max_tokens))
         except ValueError:
-            raise BackendUnavailable(f"hf:{arg}: beams and max_tokens must be integers") from None
+            self.num_beams = self.max_tokens = 0
+        if self.num_beams < 1 or self.max_tokens < 1:
+            raise BackendUnavailable(f"hf:{arg}: beams and max_tokens must be whole numbers of at least 1")
 
     def _run(self, texts: list[str], src_lang: str, tgt_lang: str) -> list[str]:
         tok = self.tokenizer
@@ -364,7 +366,9 @@ class HFInfiller(TorchBackend, Infiller):
         try:  # hf:mt5-small#max_tokens=8: the longest span sampled
             self.max_tokens = int(opts.get("max_tokens", max_tokens))
         except ValueError:
-            raise BackendUnavailable(f"hf:{arg}: max_tokens must be an integer") from None
+            self.max_tokens = 0
+        if self.max_tokens < 1:
+            raise BackendUnavailable(f"hf:{arg}: max_tokens must be a whole number of at least 1")
 
     def fill(self, texts, *, n=1, top_k=50, seed=None) -> list[list[str]]:
         """With a seed, each text is sampled on its own with that seed (results independent of the batch);

@@ -34,7 +34,7 @@ def pair_arrays(items: Items, scores: Sequence[float | None]) -> PairArrays:
         and items.side[0::2] == ["good"] * (n // 2)
         and items.side[1::2] == ["bad"] * (n // 2)
         and ids == items.record_id[1::2]
-        and ids == sorted(ids)
+        and all(a < b for a, b in zip(ids, ids[1:]))  # one record each, in order
     ):
         return PairArrays(
             ids,
@@ -74,15 +74,19 @@ def _by_value(values: Sequence[str]) -> dict[str, np.ndarray]:
 
 
 def groups(arrays: PairArrays) -> dict[Group, np.ndarray]:
-    """The rows of every (phenomenon, lp), (all, lp), (phenomenon, all) and (all, all) group, each in row order."""
+    """The rows of every (phenomenon, lp), (all, lp), (phenomenon, all) and (all, all) group, each in row order. The
+    pooled groups hold every row they pool: a phenomenon or language pair named ``all`` (the name the schema keeps
+    for pooled rows) is pooled, not a group of its own. No group for a set without records."""
     out: dict[Group, np.ndarray] = {}
+    if not arrays.ids:
+        return out
     sep = "\x00"  # not in a phenomenon name nor a language pair (both are validated names)
     for key, rows in _by_value([f"{p}{sep}{lp}" for p, lp in zip(arrays.phenomenon, arrays.lp)]).items():
         ph, lp = key.split(sep)
         out[(ph, lp)] = rows
-    for lp, rows in _by_value(arrays.lp).items():
-        out.setdefault(("all", lp), rows)
     for ph, rows in _by_value(arrays.phenomenon).items():
-        out.setdefault((ph, "all"), rows)
-    out.setdefault(("all", "all"), np.arange(len(arrays.ids)))
+        out[(ph, "all")] = rows
+    for lp, rows in _by_value(arrays.lp).items():
+        out[("all", lp)] = rows
+    out[("all", "all")] = np.arange(len(arrays.ids))
     return out

@@ -162,8 +162,12 @@ _RAY_WORKERS: dict[str, list[Any]] = {}  # this run's Ray scorers by metric spec
 
 def _ray_workers(ray: Any, spec: Any, n: int) -> list[Any]:
     """``n`` Ray workers scoring ``spec``, started on first use and kept for the run's other sets (a worker's start
-    imports the package and loads the metric: seconds each), until :func:`stop_ray_workers`."""
-    pool = _RAY_WORKERS.setdefault(repr(spec), [])
+    imports the package and loads the metric: seconds each); those of the metric scored before are ended (a run
+    scores one metric over every set, then the next), and the last ones by :func:`stop_ray_workers`."""
+    key = repr(spec)
+    for other in [k for k in _RAY_WORKERS if k != key]:  # the run has moved on to another metric: end the last one's
+        _kill(_RAY_WORKERS.pop(other))
+    pool = _RAY_WORKERS.setdefault(key, [])
     remote = ray.remote(_RayScorer)
     while len(pool) < n:
         pool.append(remote.remote(spec))
@@ -174,13 +178,17 @@ def stop_ray_workers() -> None:
     """End the run's Ray scorers (a run calls it when it ends, however it ends)."""
     if not _RAY_WORKERS:
         return
+    for pool in _RAY_WORKERS.values():
+        _kill(pool)
+    _RAY_WORKERS.clear()
+
+
+def _kill(pool: list[Any]) -> None:
     import ray
 
-    for pool in _RAY_WORKERS.values():
-        for worker in pool:
-            with contextlib.suppress(Exception):  # the cluster may be gone already
-                ray.kill(worker)
-    _RAY_WORKERS.clear()
+    for worker in pool:
+        with contextlib.suppress(Exception):  # the cluster may be gone already
+            ray.kill(worker)
 
 
 def _ray_map(spec: Any, items: Items, work: list[Chunk]):

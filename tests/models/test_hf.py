@@ -45,8 +45,9 @@ def test_seq2seq_translate_and_infill(models_dir):
     short = registry.load("infiller", f"hf:{models_dir / 't5'}#max_tokens=2")  # the spec's option is the span limit
     assert (inf.max_tokens, short.max_tokens) == (16, 2)
     assert len(short.fill(["The <extra_id_0> barks."], n=2, seed=1)[0]) == 2
-    with pytest.raises(BackendUnavailable, match="max_tokens must be an integer"):
-        registry.load("infiller", f"hf:{models_dir / 't5'}#max_tokens=many")
+    for bad in ("many", "0"):
+        with pytest.raises(BackendUnavailable, match="max_tokens must be a whole number of at least 1"):
+            registry.load("infiller", f"hf:{models_dir / 't5'}#max_tokens={bad}")
 
 
 def test_extract_first_span_strips_punctuation():
