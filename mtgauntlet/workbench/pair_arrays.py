@@ -63,14 +63,17 @@ def pair_arrays(items: Items, scores: Sequence[float | None]) -> PairArrays:
     )
 
 
-def _by_value(values: Sequence[str]) -> dict[str, np.ndarray]:
-    """The rows of each distinct value, each in row order."""
-    if not len(values):
-        return {}
-    names, codes = np.unique(np.asarray(values, dtype=str), return_inverse=True)
+def _codes(values: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """(distinct values, sorted; each row's index among them)."""
+    names, codes = np.unique(np.asarray(values, dtype=object), return_inverse=True)
+    return names, codes.ravel()
+
+
+def _rows_by_code(codes: np.ndarray) -> dict[int, np.ndarray]:
+    """The rows of each code, each in row order."""
     order = np.argsort(codes, kind="stable")
     starts = np.flatnonzero(np.r_[True, np.diff(codes[order]) != 0])
-    return {str(names[codes[order[s]]]): part for s, part in zip(starts, np.split(order, starts[1:]))}
+    return {int(codes[order[s]]): part for s, part in zip(starts, np.split(order, starts[1:]))}
 
 
 def groups(arrays: PairArrays) -> dict[Group, np.ndarray]:
@@ -80,13 +83,13 @@ def groups(arrays: PairArrays) -> dict[Group, np.ndarray]:
     out: dict[Group, np.ndarray] = {}
     if not arrays.ids:
         return out
-    sep = "\x00"  # not in a phenomenon name nor a language pair (both are validated names)
-    for key, rows in _by_value([f"{p}{sep}{lp}" for p, lp in zip(arrays.phenomenon, arrays.lp)]).items():
-        ph, lp = key.split(sep)
-        out[(ph, lp)] = rows
-    for ph, rows in _by_value(arrays.phenomenon).items():
-        out[(ph, "all")] = rows
-    for lp, rows in _by_value(arrays.lp).items():
-        out[("all", lp)] = rows
+    phenomena, ph = _codes(arrays.phenomenon)
+    lps, lp = _codes(arrays.lp)
+    for code, rows in _rows_by_code(ph * len(lps) + lp).items():
+        out[(str(phenomena[code // len(lps)]), str(lps[code % len(lps)]))] = rows
+    for code, rows in _rows_by_code(ph).items():
+        out[(str(phenomena[code]), "all")] = rows
+    for code, rows in _rows_by_code(lp).items():
+        out[("all", str(lps[code]))] = rows
     out[("all", "all")] = np.arange(len(arrays.ids))
     return out
