@@ -139,7 +139,7 @@ def evaluate_catalog(
     from mtgauntlet.workbench.file_metric import file_scorer
     from mtgauntlet.workbench.leaderboard import set_stats
     from mtgauntlet.workbench.metrics import make_scorer
-    from mtgauntlet.workbench.scoring import Known, check_kept, score_set, stop_ray_workers
+    from mtgauntlet.workbench.scoring import Known, check_kept, row_base, score_set, stop_ray_workers
     from mtgauntlet.workbench.sets import load_items, select_sets
     from mtgauntlet.workbench.store import (
         append_scores,
@@ -251,13 +251,7 @@ def evaluate_catalog(
                     c["computed"] += computed
                     c["reused"] += reused
                     c["failed"] += sum(s is None for s in scores)
-                    base = {
-                        "metric": mine.name,
-                        "metric_signature": mine.signature,
-                        "set": ref.name,
-                        "version": ref.version,
-                        "record_kind": ref.kind,
-                    }
+                    base = row_base(mine, ref)
                     key = (mine.signature, ref.name, ref.version)
                     marked = item_spans if any(s is not None for s in item_spans) else None
                     if any(s is not None for s in scores) or marked:  # none scored or marked: no row there

@@ -19,7 +19,7 @@ import pyarrow.compute as pc
 from mtgauntlet.errors import UsageError
 from mtgauntlet.workbench.file_metric import FileScorer, file_values
 from mtgauntlet.workbench.metrics import Scorer, check_answer, make_scorer
-from mtgauntlet.workbench.sets import PAIR_KINDS, Items
+from mtgauntlet.workbench.sets import PAIR_KINDS, Items, SetRef
 
 Chunk = tuple[list[int], str, str]  # item indices, src_lang, tgt_lang
 
@@ -233,6 +233,17 @@ def _spent(usage: str) -> tuple[float, int]:
     return cost, requests
 
 
+def row_base(scorer: Scorer, ref: SetRef) -> dict[str, str]:
+    """What every row of one metric on one set says of both (its stored scores and its leaderboard rows)."""
+    return {
+        "metric": scorer.name,
+        "metric_signature": scorer.signature,
+        "set": ref.name,
+        "version": ref.version,
+        "record_kind": ref.kind,
+    }
+
+
 class _Rows:
     """The ``metric_score`` rows of one scored set, made column by column (a table per shard, no dict per row)."""
 
@@ -240,14 +251,7 @@ class _Rows:
         from mtgauntlet.schema import get_kind
 
         self.schema = get_kind("metric_score").schema
-        ref = items.set
-        self.base = {
-            "metric": scorer.name,
-            "metric_signature": scorer.signature,
-            "set": ref.name,
-            "version": ref.version,
-            "record_kind": ref.kind,
-        }
+        self.base = row_base(scorer, items.set)
         self.items = items
 
     def table(self, idx: Sequence[int], values: Sequence[Any], failures: Sequence[Any], spans: Sequence[Any]):
