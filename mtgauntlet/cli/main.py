@@ -224,7 +224,9 @@ def _interrupted(exc: BaseException | None) -> int:
 def main() -> None:
     """The `gauntlet` process: one command, then exit (the process settings: :mod:`mtgauntlet.cli.process`)."""
     from mtgauntlet.cli import process
+    from mtgauntlet.core import one_command
 
+    one_command.mark()
     process.tune_collector()
     code = run()
     process.skip_last_collection()
