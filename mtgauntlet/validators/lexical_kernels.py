@@ -5,8 +5,8 @@ Texts arrive as symbol ids (code points, or word ids equal exactly for equal wor
 length. The matches of a (hypothesis, reference) pair at order n are sacrebleu's ``sum(min(count_h, count_r))`` over
 the n-grams, counted with an open-addressing hash table per reference (:func:`ngram_matches`): every n-gram of
 the reference is inserted once, for all orders, keyed exactly by (the table entry of its (n-1)-gram prefix, its last
-id), so two keys are equal only for equal n-grams whatever the alphabet (no packing, no hash trusted: the hash only
-picks the slot); each hypothesis of that reference then probes its n-grams, counting the ones the reference still
+id), so two keys are equal only for equal n-grams whatever the alphabet (no packing, no hash trusted: a rolling
+hash of the ids picks the slot and rejects most other entries quickly); each hypothesis of that reference then probes its n-grams, counting the ones the reference still
 has, and stops lengthening an n-gram at a start position as soon as its prefix is absent. A hypothesis equal to its
 reference matches every n-gram without probing. The scores follow sacrebleu 2.x's ``CHRF._compute_f_score`` and
 ``BLEU.compute_bleu`` operation by operation (same order of floating-point operations); :func:`chrf_pairs` and
@@ -19,7 +19,7 @@ import math
 
 import numpy as np
 
-NGRAM_MULTIPLIER = 0xC2B2AE3D27D4EB4F  # an n-gram's slot: the top bits of (key mix) * this
+NGRAM_MULTIPLIER = 0xC2B2AE3D27D4EB4F  # an n-gram's slot: the top bits of its hash * this
 
 
 def _jit(fn):
@@ -47,107 +47,104 @@ def table_shift(cap):  # pragma: no cover - compiled
 
 
 @_jit
-def _ngram_slot(prefix, last, multiplier, shift):  # pragma: no cover - compiled
-    """The first slot of the n-gram (prefix entry, last id)."""
-    x = (np.uint64(prefix + 1) * np.uint64(0x9E3779B97F4A7C15)) ^ np.uint64(last)
-    return np.int64((x * multiplier) >> shift)
-
-
-@_jit
-def _grow_ngrams(cap, n_cls, cls_prefix, cls_last, ref_count, multiplier):  # pragma: no cover - compiled
+def _grow_ngrams(cap, n_cls, entries, multiplier):  # pragma: no cover - compiled
     """The table doubled (``cap`` -> 2 * cap slots, half of them usable entries), the entries re-inserted."""
     cap *= 2
     shift = table_shift(cap)
-    prefix, last, count = np.empty(cap // 2, np.int64), np.empty(cap // 2, cls_last.dtype), np.zeros(cap // 2, np.int64)
-    prefix[:n_cls] = cls_prefix[:n_cls]
-    last[:n_cls] = cls_last[:n_cls]
-    count[:n_cls] = ref_count[:n_cls]
-    table, cls_slot = np.full(cap, -1, np.int64), np.empty(cap // 2, np.int64)
+    grown = np.zeros((cap // 2, 5), np.int64)
+    grown[:n_cls] = entries[:n_cls]
+    table, entry_slot = np.full(cap, -1, np.int64), np.empty(cap // 2, np.int64)
     for c in range(n_cls):
-        slot = _ngram_slot(prefix[c], last[c], multiplier, shift)
+        slot = np.int64((np.uint64(grown[c, 0]) * multiplier) >> shift)
         while table[slot] >= 0:
             slot = (slot + 1) & (cap - 1)
         table[slot] = c
-        cls_slot[c] = slot
-    return cap, shift, prefix, last, count, table, cls_slot
+        entry_slot[c] = slot
+    return cap, shift, grown, table, entry_slot
 
 
 @_jit
 def ngram_matches(ids, starts, lengths, max_order, hyp, ref, by_ref, slots, multiplier, matches):  # pragma: no cover
     """``matches[k, n - 1]`` += the n-grams (n = 1..max_order) that text ``hyp[k]`` shares with text ``ref[k]``,
     ``sum(min(count_h, count_r))``; ``by_ref``: the pairs in an order that puts pairs of one reference together
-    (each reference's n-grams go into the table once per run of pairs). ``slots``: the table's first size (doubled
-    at half load), ``multiplier``: its hash multiplier (0 forces every key into one probe chain)."""
+    (each reference's n-grams go into the table once per run of pairs).
+
+    An entry is a distinct n-gram of the reference: (hash, prefix entry, last id, reference count, hypothesis
+    count). It is found by its n-gram's 64-bit polynomial hash (built across orders at a start position; the slot:
+    the top bits of hash * ``multiplier``, linear probing) and accepted only if its prefix entry and last id are
+    the n-gram's own: exact whatever the hash. ``slots``: the table's first size (doubled at half load; memory ~70
+    bytes per distinct n-gram of the longest reference), ``multiplier``: 0 forces every key into one probe chain."""
     cap = 2
     while cap < slots:
         cap *= 2
     shift = table_shift(cap)
-    table = np.full(cap, -1, np.int64)  # slot -> entry (a distinct n-gram of the reference), -1: empty
-    cls_prefix, cls_last = np.empty(cap // 2, np.int64), np.empty(cap // 2, ids.dtype)
-    ref_count, hyp_count = np.zeros(cap // 2, np.int64), np.zeros(cap // 2, np.int64)
-    cls_slot, touched = np.empty(cap // 2, np.int64), np.empty(0, np.int64)
+    table = np.full(cap, -1, np.int64)  # slot -> entry, -1: empty
+    entries = np.zeros((cap // 2, 5), np.int64)
+    entry_slot, touched = np.empty(cap // 2, np.int64), np.empty(0, np.int64)
     k = 0
     while k < len(by_ref):
         r = ref[by_ref[k]]
         s, m = starts[r], lengths[r]
         n_cls = 0
         for p in range(m):  # the reference's n-grams of every order starting at p
-            prefix = -1
-            for n in range(min(max_order, m - p)):
-                last = ids[s + p + n]
-                if 2 * (n_cls + 1) > cap:
-                    cap, shift, cls_prefix, cls_last, ref_count, table, cls_slot = _grow_ngrams(
-                        cap, n_cls, cls_prefix, cls_last, ref_count, multiplier
-                    )
-                    hyp_count = np.zeros(cap // 2, np.int64)
-                slot = _ngram_slot(prefix, last, multiplier, shift)
+            top = min(max_order, m - p)
+            while 2 * (n_cls + top) > cap:
+                cap, shift, entries, table, entry_slot = _grow_ngrams(cap, n_cls, entries, multiplier)
+            prefix, h = -1, np.uint64(0)
+            for n in range(top):
+                last = np.int64(ids[s + p + n])
+                h = (h + np.uint64(last) + np.uint64(1)) * np.uint64(0x9E3779B97F4A7C15)
+                key = np.int64(h)
+                slot = np.int64((h * multiplier) >> shift)
                 c = table[slot]
-                while c >= 0 and (cls_prefix[c] != prefix or cls_last[c] != last):
+                while c >= 0 and (entries[c, 0] != key or entries[c, 1] != prefix or entries[c, 2] != last):
                     slot = (slot + 1) & (cap - 1)
                     c = table[slot]
                 if c < 0:
                     c = n_cls
-                    cls_prefix[c], cls_last[c], cls_slot[c] = prefix, last, slot
+                    entries[c, 0], entries[c, 1], entries[c, 2], entries[c, 3] = key, prefix, last, 0
+                    entry_slot[c] = slot
                     table[slot] = c
                     n_cls += 1
-                ref_count[c] += 1
+                entries[c, 3] += 1
                 prefix = c
         if len(touched) < n_cls:
-            touched = np.empty(len(cls_prefix), np.int64)
+            touched = np.empty(len(entry_slot), np.int64)
         g = k
         while g < len(by_ref) and ref[by_ref[g]] == r:  # each hypothesis of this reference
             q = by_ref[g]
-            h = hyp[q]
+            hq = hyp[q]
             g += 1
-            if h == r:
+            if hq == r:
                 for n in range(min(max_order, m)):
                     matches[q, n] += m - n
                 continue
-            sh, mh = starts[h], lengths[h]
+            sh, mh = starts[hq], lengths[hq]
             n_touched = 0
             for p in range(mh):
-                prefix = -1
+                prefix, h = -1, np.uint64(0)
                 for n in range(min(max_order, mh - p)):
-                    last = ids[sh + p + n]
-                    slot = _ngram_slot(prefix, last, multiplier, shift)
+                    last = np.int64(ids[sh + p + n])
+                    h = (h + np.uint64(last) + np.uint64(1)) * np.uint64(0x9E3779B97F4A7C15)
+                    key = np.int64(h)
+                    slot = np.int64((h * multiplier) >> shift)
                     c = table[slot]
-                    while c >= 0 and (cls_prefix[c] != prefix or cls_last[c] != last):
+                    while c >= 0 and (entries[c, 0] != key or entries[c, 1] != prefix or entries[c, 2] != last):
                         slot = (slot + 1) & (cap - 1)
                         c = table[slot]
                     if c < 0:  # not in the reference, nor any longer n-gram starting here
                         break
-                    if hyp_count[c] == 0:
+                    if entries[c, 4] == 0:
                         touched[n_touched] = c
                         n_touched += 1
-                    hyp_count[c] += 1
-                    if hyp_count[c] <= ref_count[c]:
+                    entries[c, 4] += 1
+                    if entries[c, 4] <= entries[c, 3]:
                         matches[q, n] += 1
                     prefix = c
             for t in range(n_touched):
-                hyp_count[touched[t]] = 0
+                entries[touched[t], 4] = 0
         for c in range(n_cls):
-            table[cls_slot[c]] = -1
-            ref_count[c] = 0
+            table[entry_slot[c]] = -1
         k = g
 
 

@@ -7,9 +7,12 @@ entities: C-speed ``str.replace``); the compiled loop then applies the four rule
 ``TokenizerRegexp`` as ``re.sub`` does (left to right, non-overlapping, each on the output of the one before):
 1. pad every character of ``[{-~[-` -&(-+:-@/]`` with spaces; 2. ``([^0-9])([.,])`` -> ``\\1 \\2 ``;
 3. ``([.,])([^0-9])`` -> `` \\1 \\2``; 4. ``([0-9])(-)`` -> ``\\1 \\2 ``; and splits on the characters
-``str.split()`` splits on. Token ids are exact: tokens are grouped by a 64-bit hash and compared code point by code
-point inside a group, so a collision never merges two tokens. ``tests/validators/test_sentence_lexical.py``
-compares the tokens with sacrebleu's on thousands of texts.
+``str.split()`` splits on (rules 2-3 run only on a text with a "." or ",", rule 4 only with a "-": no rule writes
+them). Each token gets its id as it is split off, from an open-addressing table of the distinct tokens met so far
+(in order of first occurrence), found by a 64-bit FNV-1a hash and compared code point by code point, so a hash
+collision never merges two tokens. ``tests/validators/test_sentence_lexical.py`` compares the tokens with
+sacrebleu's on thousands of texts. :func:`whitespace_code_points` is the one whitespace set of the lexical
+kernels.
 """
 
 from __future__ import annotations
@@ -105,8 +108,8 @@ def tokenize(codes, starts, lengths, is_space, slots, multiplier, tok_codes, tok
     """The tokens of every text as exact ids (1.., in order of first occurrence; ``tok_ids``) and their number per
     text (``per_line``); returns (tokens, distinct tokens). A token's id comes from an open-addressing table
     (``slots`` at first, doubled at half load) keyed by its 64-bit FNV-1a hash and compared code point by code point
-    with the first token of that hash and length, so a hash collision never merges two tokens. ``tok_codes`` keeps
-    the code points of the distinct tokens only."""
+    with the token of that hash and length, so a hash collision never merges two tokens. ``tok_codes`` receives the
+    code points of the distinct tokens only."""
     longest = 0
     for t in range(len(lengths)):
         longest = max(longest, lengths[t])
@@ -153,14 +156,12 @@ def tokenize(codes, starts, lengths, is_space, slots, multiplier, tok_codes, tok
             if is_space[b[i]]:
                 i += 1
                 continue
-            start = n_code
+            start = i  # the token: b[start:i]
             h = np.uint64(14695981039346656037)
             while i < nb and not is_space[b[i]]:
-                tok_codes[n_code] = b[i]
                 h = (h ^ np.uint64(b[i])) * np.uint64(1099511628211)
-                n_code += 1
                 i += 1
-            m_tok = n_code - start
+            m_tok = i - start
             if 2 * (n_dist + 1) > cap:
                 cap, shift, d_start, d_len, d_hash, table = _grow_tokens(
                     cap, n_dist, d_start, d_len, d_hash, multiplier
@@ -171,20 +172,20 @@ def tokenize(codes, starts, lengths, is_space, slots, multiplier, tok_codes, tok
                 if d_hash[d] == h and d_len[d] == m_tok:
                     same = True
                     for x in range(m_tok):
-                        if tok_codes[d_start[d] + x] != tok_codes[start + x]:
+                        if tok_codes[d_start[d] + x] != b[start + x]:
                             same = False
                             break
                     if same:
                         break
                 slot = (slot + 1) & (cap - 1)
                 d = table[slot]
-            if d < 0:  # a new token: its code points stay
+            if d < 0:  # a new token: its code points are kept
                 d = n_dist
-                d_start[d], d_len[d], d_hash[d] = start, m_tok, h
+                d_start[d], d_len[d], d_hash[d] = n_code, m_tok, h
+                tok_codes[n_code : n_code + m_tok] = b[start:i]
+                n_code += m_tok
                 table[slot] = d
                 n_dist += 1
-            else:  # a known one: its code points are dropped
-                n_code = start
             tok_ids[n_tok] = d + 1
             per_line[t] += 1
             n_tok += 1
