@@ -4,7 +4,8 @@
 How: each distinct text of a batch is prepared once with sacrebleu's own steps (``_preprocess_segment``: lowercase
 and, for BLEU, sacrebleu's tokenizer object itself, or its 13a tokenizer compiled
 (`mtgauntlet.validators.tokenize_kernels`), so every tokenizer is exact; chrF's whitespace removal and chrF++'s
-punctuation splitting as sacrebleu writes them). Characters are their code points, words get exact integer ids.
+punctuation splitting as sacrebleu writes them, the latter compiled too). Characters are their code points, words
+get exact integer ids.
 The compiled kernels (`mtgauntlet.validators.lexical_kernels`) then count each pair's shared n-grams of every order
 with a hash table per reference, keyed exactly (no packing limit, no hash trusted), the pairs of one reference
 together, and score the whole batch in one call. Without numba (or without sacrebleu's internal steps: another
@@ -20,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from mtgauntlet.validators import lexical_kernels as k
-from mtgauntlet.validators.tokenize_kernels import is_space_table, token_ids_13a
+from mtgauntlet.validators.tokenize_kernels import is_space_table, punct_word_ids, token_ids_13a
 
 TABLE_SLOTS = 1024  # the n-gram and token tables' first size (doubled at half load; tests lower it)
 NGRAM_MULTIPLIER = k.NGRAM_MULTIPLIER  # the n-gram table's hash multiplier (tests set 0: every key collides)
@@ -56,6 +57,10 @@ def word_ids(token_lists: list[list[str]]) -> tuple[np.ndarray, np.ndarray, np.n
     vocab = {w: i for i, w in enumerate(dict.fromkeys(flat), 1)}
     ids = np.fromiter(map(vocab.__getitem__, flat), dtype=np.uint32, count=len(flat))
     lengths = np.fromiter(map(len, token_lists), dtype=np.int64, count=len(token_lists))
+    return ids, _starts(lengths), lengths
+
+
+def _with_starts(ids: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return ids, _starts(lengths), lengths
 
 
@@ -109,7 +114,7 @@ def chrf_sentences(metric: Any, hyp: Sequence[str], ref: Sequence[str | None]) -
         texts, h, r, by_ref = _distinct(hs, rs)
         lines = [t.lower() for t in texts] if metric.lowercase else texts  # sacrebleu's _preprocess_segment
         chars = code_points(lines)
-        words = word_ids([remove_punctuation(t) for t in lines] if metric.word_order > 0 else [])
+        words = word_ids([]) if metric.word_order == 0 else _with_starts(*punct_word_ids(lines, TABLE_SLOTS)[:2])
         out = np.empty(len(hs))
         k.chrf_pairs(
             *chars, is_space_table(), not metric.whitespace, metric.char_order, *words, metric.word_order,
@@ -153,8 +158,7 @@ def bleu_sentences(metric: Any, hyp: Sequence[str], ref: Sequence[str | None]) -
         if type(metric.tokenizer) is not Tokenizer13a:
             return word_ids(list(map(tokens, texts)))
         lines = [t.lower().rstrip() for t in texts] if metric.lowercase else [t.rstrip() for t in texts]
-        ids, lengths, _ = token_ids_13a(lines, TABLE_SLOTS)
-        return ids, _starts(lengths), lengths
+        return _with_starts(*token_ids_13a(lines, TABLE_SLOTS)[:2])
 
     def scores(hs: list[str], rs: list[str]) -> np.ndarray:
         texts, h, r, by_ref = _distinct(hs, rs)

@@ -86,41 +86,66 @@ def _pair_rule(src, n, dst, rule):  # pragma: no cover - compiled
 
 
 @_jit
-def _grow_tokens(cap, n_dist, d_start, d_len, d_hash, multiplier):  # pragma: no cover - compiled
-    """The distinct tokens' arrays and table, doubled (``cap`` slots -> 2 * cap), the tokens re-inserted."""
-    cap *= 2
-    shift = table_shift(cap)
-    starts, lens, hashes = np.empty(cap // 2, np.int64), np.empty(cap // 2, np.int64), np.empty(cap // 2, np.uint64)
-    starts[:n_dist] = d_start[:n_dist]
-    lens[:n_dist] = d_len[:n_dist]
-    hashes[:n_dist] = d_hash[:n_dist]
-    table = np.full(cap, -1, np.int64)
+def _token_table(cap):  # pragma: no cover - compiled
+    """An empty table of distinct tokens: (slots, shift, slot -> token or -1, rows of (start, length, hash))."""
+    slots = 2
+    while slots < cap:
+        slots *= 2
+    return slots, table_shift(slots), np.full(slots, -1, np.int64), np.empty((slots // 2, 3), np.int64)
+
+
+@_jit
+def _grow_tokens(cap, n_dist, distinct, multiplier):  # pragma: no cover - compiled
+    """The table of distinct tokens doubled (``cap`` slots -> 2 * cap), the tokens re-inserted."""
+    cap, shift, table, grown = _token_table(2 * cap)
+    grown[:n_dist] = distinct[:n_dist]
     for d in range(n_dist):
-        slot = np.int64((hashes[d] * multiplier) >> shift)
+        slot = np.int64((np.uint64(grown[d, 2]) * multiplier) >> shift)
         while table[slot] >= 0:
             slot = (slot + 1) & (cap - 1)
         table[slot] = d
-    return cap, shift, starts, lens, hashes, table
+    return cap, shift, table, grown
+
+
+@_jit
+def _token_id(src, start, m, table, cap, shift, multiplier, distinct, n_dist, tok_codes, n_code):  # pragma: no cover
+    """The index of the token ``src[start : start + m]`` among the distinct tokens: found by its 64-bit FNV-1a hash
+    and compared code point by code point (a hash collision never merges two tokens), else added as ``n_dist``
+    (its code points copied to ``tok_codes[n_code:]``; the table must have a free slot)."""
+    h = np.uint64(14695981039346656037)
+    for i in range(start, start + m):
+        h = (h ^ np.uint64(src[i])) * np.uint64(1099511628211)
+    key = np.int64(h)
+    slot = np.int64((h * multiplier) >> shift)
+    d = table[slot]
+    while d >= 0:
+        if distinct[d, 2] == key and distinct[d, 1] == m:
+            same = True
+            for x in range(m):
+                if tok_codes[distinct[d, 0] + x] != src[start + x]:
+                    same = False
+                    break
+            if same:
+                return d
+        slot = (slot + 1) & (cap - 1)
+        d = table[slot]
+    distinct[n_dist, 0], distinct[n_dist, 1], distinct[n_dist, 2] = n_code, m, key
+    tok_codes[n_code : n_code + m] = src[start : start + m]
+    table[slot] = n_dist
+    return n_dist
 
 
 @_jit
 def tokenize(codes, starts, lengths, is_space, slots, multiplier, tok_codes, tok_ids, per_line):  # pragma: no cover
     """The tokens of every text as exact ids (1.., in order of first occurrence; ``tok_ids``) and their number per
-    text (``per_line``); returns (tokens, distinct tokens). A token's id comes from an open-addressing table
-    (``slots`` at first, doubled at half load) keyed by its 64-bit FNV-1a hash and compared code point by code point
-    with the token of that hash and length, so a hash collision never merges two tokens. ``tok_codes`` receives the
-    code points of the distinct tokens only."""
+    text (``per_line``); returns (tokens, distinct tokens). Ids: :func:`_token_id`, in a table of ``slots`` at
+    first (doubled at half load); ``tok_codes`` receives the code points of the distinct tokens only."""
     longest = 0
     for t in range(len(lengths)):
         longest = max(longest, lengths[t])
     cur = np.empty(3 * longest + 2, dtype=np.uint32)  # the text as the rules rewrite it (at most 3x + 2 long)
     other = np.empty(3 * longest + 2, dtype=np.uint32)
-    cap = 2
-    while cap < slots:
-        cap *= 2
-    shift = table_shift(cap)
-    table = np.full(cap, -1, np.int64)
-    d_start, d_len, d_hash = np.empty(cap // 2, np.int64), np.empty(cap // 2, np.int64), np.empty(cap // 2, np.uint64)
+    cap, shift, table, distinct = _token_table(slots)
     n_tok, n_code, n_dist = 0, 0, 0
     for t in range(len(lengths)):
         s, m = starts[t], lengths[t]
@@ -157,39 +182,61 @@ def tokenize(codes, starts, lengths, is_space, slots, multiplier, tok_codes, tok
                 i += 1
                 continue
             start = i  # the token: b[start:i]
-            h = np.uint64(14695981039346656037)
             while i < nb and not is_space[b[i]]:
-                h = (h ^ np.uint64(b[i])) * np.uint64(1099511628211)
                 i += 1
-            m_tok = i - start
             if 2 * (n_dist + 1) > cap:
-                cap, shift, d_start, d_len, d_hash, table = _grow_tokens(
-                    cap, n_dist, d_start, d_len, d_hash, multiplier
-                )
-            slot = np.int64((h * multiplier) >> shift)
-            d = table[slot]
-            while d >= 0:
-                if d_hash[d] == h and d_len[d] == m_tok:
-                    same = True
-                    for x in range(m_tok):
-                        if tok_codes[d_start[d] + x] != b[start + x]:
-                            same = False
-                            break
-                    if same:
-                        break
-                slot = (slot + 1) & (cap - 1)
-                d = table[slot]
-            if d < 0:  # a new token: its code points are kept
-                d = n_dist
-                d_start[d], d_len[d], d_hash[d] = n_code, m_tok, h
-                tok_codes[n_code : n_code + m_tok] = b[start:i]
-                n_code += m_tok
-                table[slot] = d
+                cap, shift, table, distinct = _grow_tokens(cap, n_dist, distinct, multiplier)
+            d = _token_id(b, start, i - start, table, cap, shift, multiplier, distinct, n_dist, tok_codes, n_code)
+            if d == n_dist:
                 n_dist += 1
+                n_code += i - start
             tok_ids[n_tok] = d + 1
             per_line[t] += 1
             n_tok += 1
     return n_tok, n_dist
+
+
+@_jit
+def punct_words(codes, starts, lengths, is_space, slots, multiplier, tok_codes, tok_ids, per_line):  # pragma: no cover
+    """chrF++'s words as exact ids, like :func:`tokenize`: each text split as ``str.split()`` does, one leading or
+    trailing punctuation mark of ``!"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~`` split off a word of 2 or more code points
+    (sacrebleu's ``CHRF._remove_punctuation``: the trailing one first)."""
+    cap, shift, table, distinct = _token_table(slots)
+    n_tok, n_code, n_dist = 0, 0, 0
+    for t in range(len(lengths)):
+        i, end = starts[t], starts[t] + lengths[t]
+        while i < end:
+            if is_space[codes[i]]:
+                i += 1
+                continue
+            j = i
+            while j < end and not is_space[codes[j]]:
+                j += 1
+            cut = j  # the word codes[i:j], as codes[i:cut] and codes[cut:j]
+            if j - i > 1:
+                if _punct(codes[j - 1]):
+                    cut = j - 1
+                elif _punct(codes[i]):
+                    cut = i + 1
+            for a, b in ((i, cut), (cut, j)):
+                if b > a:
+                    if 2 * (n_dist + 1) > cap:
+                        cap, shift, table, distinct = _grow_tokens(cap, n_dist, distinct, multiplier)
+                    d = _token_id(codes, a, b - a, table, cap, shift, multiplier, distinct, n_dist, tok_codes, n_code)
+                    if d == n_dist:
+                        n_dist += 1
+                        n_code += b - a
+                    tok_ids[n_tok] = d + 1
+                    per_line[t] += 1
+                    n_tok += 1
+            i = j
+    return n_tok, n_dist
+
+
+@_jit
+def _punct(c):  # pragma: no cover - compiled
+    """Whether code point c is one of sacrebleu's ``CHRF._PUNCTS`` (the ASCII punctuation)."""
+    return (0x21 <= c <= 0x2F) or (0x3A <= c <= 0x40) or (0x5B <= c <= 0x60) or (0x7B <= c <= 0x7E)
 
 
 @functools.cache
@@ -228,7 +275,18 @@ def token_ids_13a(
     """(token ids, tokens per line, distinct tokens) of ``Tokenizer13a()(line).split()`` for each line: equal tokens
     get equal ids (1..), different tokens different ones. ``slots``, ``multiplier``: the id table's first size and
     hash multiplier (default ``TOKEN_MULTIPLIER``; tests force collisions with 0)."""
-    lines = [replacements_13a(t) for t in lines]
+    return _token_ids(tokenize, [replacements_13a(t) for t in lines], slots, multiplier)
+
+
+def punct_word_ids(
+    lines: list[str], slots: int = 1024, multiplier: int | None = None
+) -> tuple[np.ndarray, np.ndarray, int]:
+    """(word ids, words per line, distinct words) of chrF++'s words (sacrebleu's ``CHRF._remove_punctuation``) of
+    each line, as :func:`token_ids_13a`."""
+    return _token_ids(punct_words, lines, slots, multiplier)
+
+
+def _token_ids(kernel, lines: list[str], slots: int, multiplier: int | None) -> tuple[np.ndarray, np.ndarray, int]:
     codes = np.frombuffer("".join(lines).encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
     lengths = np.fromiter(map(len, lines), dtype=np.int64, count=len(lines))
     starts = np.zeros(len(lines), dtype=np.int64)
@@ -239,5 +297,5 @@ def token_ids_13a(
     tok_ids = np.empty(cap, dtype=np.uint32)
     per_line = np.zeros(len(lines), dtype=np.int64)
     spread = np.uint64(TOKEN_MULTIPLIER if multiplier is None else multiplier)
-    n, distinct = tokenize(codes, starts, lengths, is_space_table(), slots, spread, tok_codes, tok_ids, per_line)
+    n, distinct = kernel(codes, starts, lengths, is_space_table(), slots, spread, tok_codes, tok_ids, per_line)
     return tok_ids[:n], per_line, int(distinct)

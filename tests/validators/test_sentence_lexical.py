@@ -3,7 +3,7 @@ sacrebleu's own ``sentence_score``, to 1e-9, on thousands of random texts (Latin
 tokenizers split on, CJK, Arabic, emoji sequences, odd whitespace, HTML entities, empty, blank, very long) and on
 real FLORES-200 sentences in 16 languages scored against each other; the hash tables' growth (a text far longer
 than their first size, thousands of distinct symbols) and forced collisions (every key hashed to one slot), the 13a
-tokenizer on its own, and the whitespace table."""
+tokenizer and chrF++'s word splitting on their own, and the whitespace table."""
 
 from __future__ import annotations
 
@@ -16,9 +16,14 @@ from sacrebleu.metrics import BLEU, CHRF
 from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 
 from mtgauntlet.validators import sentence_lexical, tokenize_kernels
-from mtgauntlet.validators.sentence_lexical import bleu_sentences, chrf_sentences
+from mtgauntlet.validators.sentence_lexical import bleu_sentences, chrf_sentences, remove_punctuation
 from mtgauntlet.validators.tokenize_13a import tokenize_13a
-from mtgauntlet.validators.tokenize_kernels import is_space_table, token_ids_13a, whitespace_code_points
+from mtgauntlet.validators.tokenize_kernels import (
+    is_space_table,
+    punct_word_ids,
+    token_ids_13a,
+    whitespace_code_points,
+)
 
 PIECES = [
     "the",
@@ -243,6 +248,16 @@ def test_13a_tokenizer_equals_sacrebleus(flores_pairs):
     assert [tokenize_13a(t) for t in texts] == want
     ids, per_line, distinct = token_ids_13a(texts)  # compiled: exact ids of the same tokens
     assert_exact_ids(want, ids, per_line, distinct)
+
+
+def test_chrf_plus_plus_words_equal_sacrebleus(flores_pairs):
+    hyps, refs = random_pairs(2000, seed=23)
+    texts = hyps + refs + flores_pairs[0] + ["a", ".", "(", "(hi)", "x.", ".x", "..", "!?", "é.", " 'a' "]
+    remove = CHRF(word_order=2)._remove_punctuation  # sacrebleu's own
+    want = [" ".join(remove(t)) for t in texts]
+    ids, per_line, distinct = punct_word_ids(texts)
+    assert_exact_ids(want, ids, per_line, distinct)
+    assert [remove_punctuation(t) for t in texts] == [remove(t) for t in texts]  # the Python one (pairwise chrF)
 
 
 def assert_exact_ids(tokenized: list[str], ids, per_line, distinct: int) -> None:
