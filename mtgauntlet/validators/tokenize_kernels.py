@@ -136,6 +136,53 @@ def _token_id(src, start, m, table, cap, shift, multiplier, distinct, n_dist, to
 
 
 @_jit
+def _rule_1(codes, s, m, out):  # pragma: no cover - compiled
+    """Rule 1 on " " + ``codes[s : s + m]`` + " " into ``out``: (length, whether a "." or "," occurs (rules 2-3 need
+    one), whether a "-" does (rule 4 needs one); no rule writes them)."""
+    nb = 0
+    out[nb] = 0x20
+    nb += 1
+    dots, dashes = False, False
+    for i in range(s, s + m):
+        c = codes[i]
+        if _symbol(c):
+            out[nb] = 0x20
+            out[nb + 1] = c
+            out[nb + 2] = 0x20
+            nb += 3
+        else:
+            out[nb] = c
+            nb += 1
+            dots |= c == 0x2E or c == 0x2C
+            dashes |= c == 0x2D
+    out[nb] = 0x20
+    return nb + 1, dots, dashes
+
+
+@_jit
+def _split_ids(
+    b, nb, is_space, table, cap, shift, multiplier, distinct, n_dist, tok_codes, n_code, tok_ids, n_tok
+):  # pragma: no cover
+    """The tokens of ``b[:nb]`` (split on ``is_space``) to their ids (``tok_ids[n_tok:]``); returns the new
+    (n_tok, n_code, n_dist). The table must have room for every token."""
+    i = 0
+    while i < nb:
+        if is_space[b[i]]:
+            i += 1
+            continue
+        start = i  # the token: b[start:i]
+        while i < nb and not is_space[b[i]]:
+            i += 1
+        d = _token_id(b, start, i - start, table, cap, shift, multiplier, distinct, n_dist, tok_codes, n_code)
+        if d == n_dist:
+            n_dist += 1
+            n_code += i - start
+        tok_ids[n_tok] = d + 1
+        n_tok += 1
+    return n_tok, n_code, n_dist
+
+
+@_jit
 def tokenize(codes, starts, lengths, is_space, slots, multiplier, tok_codes, tok_ids, per_line):  # pragma: no cover
     """The tokens of every text as exact ids (1.., in order of first occurrence; ``tok_ids``) and their number per
     text (``per_line``); returns (tokens, distinct tokens). Ids: :func:`_token_id`, in a table of ``slots`` at
@@ -149,50 +196,20 @@ def tokenize(codes, starts, lengths, is_space, slots, multiplier, tok_codes, tok
     n_tok, n_code, n_dist = 0, 0, 0
     for t in range(len(lengths)):
         s, m = starts[t], lengths[t]
-        # rule 1 on " " + line + " "
-        nb = 0
-        cur[nb] = 0x20
-        nb += 1
-        dots, dashes = False, False  # rules 2 and 3 need a "." or ",", rule 4 a "-" (no rule writes them)
-        for i in range(s, s + m):
-            c = codes[i]
-            if _symbol(c):
-                cur[nb] = 0x20
-                cur[nb + 1] = c
-                cur[nb + 2] = 0x20
-                nb += 3
-            else:
-                cur[nb] = c
-                nb += 1
-                dots |= c == 0x2E or c == 0x2C
-                dashes |= c == 0x2D
-        cur[nb] = 0x20
-        nb += 1
+        first = n_tok
+        nb, dots, dashes = _rule_1(codes, s, m, cur)
         for rule in range(2, 5):
             if (rule < 4 and dots) or (rule == 4 and dashes):
                 if len(other) < 2 * nb + 2:  # a rule at most doubles the text
                     other = np.empty(2 * len(other) + 2 * nb + 2, dtype=np.uint32)
                 nb = _pair_rule(cur, nb, other, rule)
                 cur, other = other, cur
-        b = cur
-        # split on whitespace; each token to its id
-        i = 0
-        while i < nb:
-            if is_space[b[i]]:
-                i += 1
-                continue
-            start = i  # the token: b[start:i]
-            while i < nb and not is_space[b[i]]:
-                i += 1
-            if 2 * (n_dist + 1) > cap:
-                cap, shift, table, distinct = _grow_tokens(cap, n_dist, distinct, multiplier)
-            d = _token_id(b, start, i - start, table, cap, shift, multiplier, distinct, n_dist, tok_codes, n_code)
-            if d == n_dist:
-                n_dist += 1
-                n_code += i - start
-            tok_ids[n_tok] = d + 1
-            per_line[t] += 1
-            n_tok += 1
+        while 2 * (n_dist + (nb + 1) // 2) > cap:  # room for every token of this text
+            cap, shift, table, distinct = _grow_tokens(cap, n_dist, distinct, multiplier)
+        n_tok, n_code, n_dist = _split_ids(
+            cur, nb, is_space, table, cap, shift, multiplier, distinct, n_dist, tok_codes, n_code, tok_ids, n_tok
+        )
+        per_line[t] = n_tok - first
     return n_tok, n_dist
 
 
