@@ -47,13 +47,23 @@ def table_shift(cap):  # pragma: no cover - compiled
 
 
 @_jit
+def _empty_table(cap):  # pragma: no cover - compiled
+    table = np.empty(cap, np.int64)
+    for i in range(cap):
+        table[i] = -1
+    return table
+
+
+@_jit
 def _grow_ngrams(cap, n_cls, entries, multiplier):  # pragma: no cover - compiled
     """The table doubled (``cap`` -> 2 * cap slots, half of them usable entries), the entries re-inserted."""
     cap *= 2
     shift = table_shift(cap)
     grown = np.zeros((cap // 2, 5), np.int64)
-    grown[:n_cls] = entries[:n_cls]
-    table, entry_slot = np.full(cap, -1, np.int64), np.empty(cap // 2, np.int64)
+    for c in range(n_cls):  # loops, not slices: numba compiles them in a fraction of the time
+        for x in range(5):
+            grown[c, x] = entries[c, x]
+    table, entry_slot = _empty_table(cap), np.empty(cap // 2, np.int64)
     for c in range(n_cls):
         slot = np.int64((np.uint64(grown[c, 0]) * multiplier) >> shift)
         while table[slot] >= 0:
@@ -78,7 +88,7 @@ def ngram_matches(ids, starts, lengths, max_order, hyp, ref, by_ref, slots, mult
     while cap < slots:
         cap *= 2
     shift = table_shift(cap)
-    table = np.full(cap, -1, np.int64)  # slot -> entry, -1: empty
+    table = _empty_table(cap)  # slot -> entry, -1: empty
     entries = np.zeros((cap // 2, 5), np.int64)
     entry_slot, touched = np.empty(cap // 2, np.int64), np.empty(0, np.int64)
     k = 0

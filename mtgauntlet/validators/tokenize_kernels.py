@@ -22,7 +22,7 @@ import re
 
 import numpy as np
 
-from mtgauntlet.validators.lexical_kernels import table_shift
+from mtgauntlet.validators.lexical_kernels import _empty_table, table_shift
 
 TOKEN_MULTIPLIER = 0x9E3779B97F4A7C15  # Fibonacci hashing: a token's slot is the top bits of hash * this
 
@@ -56,7 +56,7 @@ def _digit(c):  # pragma: no cover - compiled
 def _pair_rule(src, n, dst, rule):  # pragma: no cover - compiled
     """One of the rules 2-4 over ``src[:n]`` into ``dst`` (as ``re.sub``: left to right, non-overlapping); returns
     the length written. 2: ``([^0-9])([.,])`` -> ``\\1 \\2 ``; 3: ``([.,])([^0-9])`` -> `` \\1 \\2``;
-    4: ``([0-9])(-)`` -> ``\\1 \\2 ``. The first match at or after i is found, the text before it copied at once."""
+    4: ``([0-9])(-)`` -> ``\\1 \\2 ``. The first match at or after i is found, the text before it copied in one loop."""
     nd, i = 0, 0
     while True:
         j = i
@@ -72,9 +72,11 @@ def _pair_rule(src, n, dst, rule):  # pragma: no cover - compiled
                 break
             j += 1
         if j + 1 >= n:  # no match left
-            dst[nd : nd + n - i] = src[i:n]
+            for x in range(n - i):
+                dst[nd + x] = src[i + x]
             return nd + n - i
-        dst[nd : nd + j - i] = src[i:j]
+        for x in range(j - i):
+            dst[nd + x] = src[i + x]
         nd += j - i
         x, y = src[j], src[j + 1]
         if rule == 3:
@@ -91,14 +93,15 @@ def _token_table(cap):  # pragma: no cover - compiled
     slots = 2
     while slots < cap:
         slots *= 2
-    return slots, table_shift(slots), np.full(slots, -1, np.int64), np.empty((slots // 2, 3), np.int64)
+    return slots, table_shift(slots), _empty_table(slots), np.empty((slots // 2, 3), np.int64)
 
 
 @_jit
 def _grow_tokens(cap, n_dist, distinct, multiplier):  # pragma: no cover - compiled
     """The table of distinct tokens doubled (``cap`` slots -> 2 * cap), the tokens re-inserted."""
     cap, shift, table, grown = _token_table(2 * cap)
-    grown[:n_dist] = distinct[:n_dist]
+    for d in range(n_dist):  # loops, not slices: numba compiles them in a fraction of the time
+        grown[d, 0], grown[d, 1], grown[d, 2] = distinct[d, 0], distinct[d, 1], distinct[d, 2]
     for d in range(n_dist):
         slot = np.int64((np.uint64(grown[d, 2]) * multiplier) >> shift)
         while table[slot] >= 0:
@@ -130,7 +133,8 @@ def _token_id(src, start, m, table, cap, shift, multiplier, distinct, n_dist, to
         slot = (slot + 1) & (cap - 1)
         d = table[slot]
     distinct[n_dist, 0], distinct[n_dist, 1], distinct[n_dist, 2] = n_code, m, key
-    tok_codes[n_code : n_code + m] = src[start : start + m]
+    for x in range(m):
+        tok_codes[n_code + x] = src[start + x]
     table[slot] = n_dist
     return n_dist
 
