@@ -77,7 +77,10 @@ def run_catalog(o: Any) -> dict[str, Any]:
         raise UsageError("evaluate metric: give --set FILE (one set) or --out RESULTS (the whole catalog)")
     if o.lp or o.phenomena:
         raise UsageError("--lp/--phenomena filter one --set; over the catalog choose sets with --sets")
-    return evaluate_catalog(**{name: getattr(o, name) for name in inspect.signature(evaluate_catalog).parameters})
+    from mtgauntlet.workbench.kernel_process import offered
+
+    with offered(local_engine=o.engine == "local"):  # a command line's compiled metrics load in a second process
+        return evaluate_catalog(**{name: getattr(o, name) for name in inspect.signature(evaluate_catalog).parameters})
 
 
 def _is_file(spec: Any) -> bool:

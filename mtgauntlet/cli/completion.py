@@ -7,11 +7,11 @@ from typing import Any
 
 import typer
 
+from mtgauntlet.cli.commands import COMPLETE_VAR
 from mtgauntlet.cli.declared import command
 from mtgauntlet.options import argument
 
 SHELLS = ("bash", "zsh", "fish", "powershell")
-COMPLETE_VAR = "_GAUNTLET_COMPLETE"  # what the script sets when it asks `gauntlet` for completions
 
 
 def init() -> None:

@@ -76,10 +76,9 @@ def _metric(p: dict[str, Any]) -> None:
 
 
 def _print_catalog_run(res: dict, json_out: bool) -> None:
-    import pandas as pd
-
     if json_out:
         return print_json({k: v for k, v in res.items() if k != "statistics"})
+    import pandas as pd
     print_frame(
         pd.DataFrame(
             [{"metric": m, **{k: v for k, v in c.items() if k != "signature"}} for m, c in res["metrics"].items()]

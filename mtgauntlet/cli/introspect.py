@@ -8,11 +8,9 @@ from mtgauntlet.recipes.spec import OptionDef
 
 
 def root_command():
-    import typer.main
+    from mtgauntlet.cli.main import command_tree
 
-    from mtgauntlet.cli.main import app
-
-    return typer.main.get_command(app)
+    return command_tree()
 
 
 def command(*path: str):

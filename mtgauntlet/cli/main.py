@@ -15,49 +15,29 @@ from typing import Any
 import typer
 
 from mtgauntlet import __version__
-from mtgauntlet.cli import (
-    audit_cmd,
-    build,
-    completion,
-    evaluate,
-    leaderboard_cmd,
-    models_cmd,
-    recipe_cmd,
-    release_cmd,
-    score,
-    sets_cmd,
-    simulate,
-    validate_cmd,
-)
-from mtgauntlet.cli import query as query_mod
+from mtgauntlet.cli.commands import COMPLETE_VAR, LazyCommands
 from mtgauntlet.core.paid_run import DRAIN_SECONDS
 from mtgauntlet.core.progress import QUIET_ENV
 
 app = typer.Typer(
     name="gauntlet",
     help="Build machine-translation challenge sets, check their quality, release them as versioned datasets.",
+    cls=LazyCommands,  # each subcommand's module is imported when it is named (mtgauntlet.cli.commands)
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,  # `gauntlet completion SHELL` prints the script instead (no shell detection, no install)
     rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},  # inherited by every subcommand
 )
-app.add_typer(build.app, name="build")
-app.add_typer(score.app, name="score")
-app.add_typer(evaluate.app, name="evaluate")
-app.add_typer(simulate.app, name="simulate")
-app.add_typer(validate_cmd.app, name="validate")
-for _commands in (  # each declares its options once (mtgauntlet.cli.declared); registered in this order
-    query_mod,
-    models_cmd,
-    release_cmd,  # release, verify, publish
-    sets_cmd,  # import, export
-    recipe_cmd,  # run, reproduce
-    audit_cmd,
-    leaderboard_cmd,
-    completion,
-):
-    _commands.register(app)
+
+
+def command_tree() -> Any:
+    """The root click command with every subcommand loaded (the reference and the tests walk it)."""
+    import typer.main
+
+    root = typer.main.get_command(app)
+    assert isinstance(root, LazyCommands)
+    return root.load_all()
 
 
 def _print_version(value: bool) -> None:
@@ -180,8 +160,10 @@ def _run(args: list[str]) -> int:
     no_args = tuple(m.NoArgsIsHelpError for m in mods if hasattr(m, "NoArgsIsHelpError"))
     exits = (typer.Exit, *(m.Exit for m in mods if hasattr(m, "Exit")))
     aborts = (typer.Abort, KeyboardInterrupt, *(m.Abort for m in mods if hasattr(m, "Abort")))
-    if os.environ.get(completion.COMPLETE_VAR):  # a shell asking for completions (the script sets it)
-        completion.init()
+    if os.environ.get(COMPLETE_VAR):  # a shell asking for completions (the script sets it)
+        from mtgauntlet.cli.completion import init
+
+        init()
     try:
         from mtgauntlet.api.session import cli_warnings
         from mtgauntlet.core.spec_public import redact_secrets
@@ -240,7 +222,15 @@ def _interrupted(exc: BaseException | None) -> int:
 
 
 def main() -> None:
-    sys.exit(run())
+    """The `gauntlet` process: one command, then exit (the process settings: :mod:`mtgauntlet.cli.process`)."""
+    from mtgauntlet.cli import process
+    from mtgauntlet.core import one_command
+
+    one_command.mark()
+    process.tune_collector()
+    code = run()
+    process.skip_last_collection()
+    sys.exit(code)
 
 
 if __name__ == "__main__":

@@ -31,15 +31,21 @@ class _Sacrebleu(WorkbenchMetric):
     thread_safe = True  # compiled kernels that release the GIL; the sacrebleu object is only read
 
     def __init__(self) -> None:
+        from mtgauntlet.workbench.kernel_process import attach
+
         self.metric = self.make()
         self.metric.corpus_score(["a"], [["a"]])  # sacrebleu knows its signature once it has seen references
-        # the compiled kernels load (or compile) in the background while the workbench reads the catalog
-        self._warm = threading.Thread(target=self.score, args=([""], ["a b"], ["a c"], "", ""), daemon=True)
-        self._warm.start()
+        # a command line's run: a second process loads the compiled kernels while this one reads the catalog
+        self.process = attach(type(self), self.signature())
+        self._warm: threading.Thread | None = None
+        if self.process is None:  # here: the kernels load (or compile) in the background meanwhile
+            self._warm = threading.Thread(target=self.score, args=([""], ["a b"], ["a c"], "", ""), daemon=True)
+            self._warm.start()
 
     def ready(self) -> None:
         """Wait for the warm-up (the first call compiles or loads the kernels)."""
-        self._warm.join()
+        if self._warm is not None:
+            self._warm.join()
 
     @staticmethod
     def make() -> Any:
@@ -56,6 +62,11 @@ class _Sacrebleu(WorkbenchMetric):
     def score(
         self, src: list[str], hyp: list[str], ref: list[str | None], src_lang: str, tgt_lang: str
     ) -> Sequence[float | None]:
+        if self.process is not None:
+            scores = self.process.score(type(self), hyp, ref)
+            if scores is not None:
+                return scores
+            self.process = None  # the process is gone or refused the metric: scored here from now on
         if threading.current_thread() is not self._warm:
             self.ready()
         return self.kernel()(self.metric, hyp, ref)

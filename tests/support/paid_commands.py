@@ -276,9 +276,7 @@ def recorded_usage(where: str, tmp: Path, out: str) -> dict | None:
 
 def paid_commands() -> set[str]:
     """Every CLI command that takes --max-cost: the commands that can reach a paid backend."""
-    import typer
-
-    from mtgauntlet.cli.main import app
+    from mtgauntlet.cli.main import command_tree
 
     def walk(cmd, path):
         subs = getattr(cmd, "commands", None)
@@ -288,4 +286,4 @@ def paid_commands() -> set[str]:
         elif any("--max-cost" in getattr(p, "opts", ()) for p in cmd.params):
             yield " ".join(path)
 
-    return set(walk(typer.main.get_command(app), []))
+    return set(walk(command_tree(), []))
