@@ -8,7 +8,7 @@ for a metric without spans), so that a chunk's stored rows are made without a tu
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 from mtgauntlet.workbench.file_metric import FileScorer, file_values
 from mtgauntlet.workbench.metrics import Scorer, check_answer
@@ -68,9 +68,10 @@ def score_chunk(scorer: Scorer, items: Items, chunk: Chunk) -> Answers:
         return _columns(col_values(scorer.column, items, idx))
     score = scorer.score
     assert score is not None, "a scorer without a column has a score function"
-    hyp, ref = [items.hyp[i] for i in idx], [items.ref[i] for i in idx]
-    if None not in hyp and (not scorer.needs_ref or all(ref)):  # every item goes to the metric
+    hyps, ref = [items.hyp[i] for i in idx], [items.ref[i] for i in idx]
+    if None not in hyps and (not scorer.needs_ref or all(ref)):  # every item goes to the metric
         ok: list[int] = idx
+        hyp = cast(list[str], hyps)
     else:
         ok = [i for i in idx if items.hyp[i] is not None and (items.ref[i] or not scorer.needs_ref)]
         hyp, ref = [items.hyp[i] or "" for i in ok], [items.ref[i] for i in ok]

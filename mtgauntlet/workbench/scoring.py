@@ -29,16 +29,29 @@ Row = tuple[str, str]  # record id, side
 
 
 class Known:
-    """The stored scores of one metric signature: by item key (``by_key``: score, failure, spans), and by row of
-    each set (`rows_of`)."""
+    """The stored scores of one metric signature: by item key (`by_key`: score, failure, spans), and by row of
+    each set (`rows_of`). What the run computes is added chunk by chunk (`add`) and indexed by key when next read."""
 
     def __init__(self, table: pa.Table, signature: str):
         self.table = table.filter(pc.equal(table.column("metric_signature"), signature))
         keys, values, failures, spans = (
             self.table.column(c).to_pylist() for c in ("item_key", "score", "failure", "spans")
         )
-        self.by_key: dict[str, tuple[Any, Any, Any]] = dict(zip(keys, zip(values, failures, spans)))
+        self._by_key: dict[str, tuple[Any, Any, Any]] = dict(zip(keys, zip(values, failures, spans)))
+        self._added: list[tuple[list[str], Answers]] = []
         self._sets: dict[tuple[str, str], tuple[dict[Row, tuple[Any, Any]], dict[Row, Any]]] = {}
+
+    @property
+    def by_key(self) -> dict[str, tuple[Any, Any, Any]]:
+        """(score, failure, spans) by item key: the stored rows', then what the run added (the last one of a key)."""
+        for keys, answers in self._added:
+            self._by_key.update(zip(keys, zip(*answers)))
+        self._added.clear()
+        return self._by_key
+
+    def add(self, keys: list[str], answers: Answers) -> None:
+        """The answers the run computed for items of these keys."""
+        self._added.append((keys, answers))
 
     def rows_of(self, name: str, version: str) -> tuple[dict[Row, tuple[Any, Any]], dict[Row, Any]]:
         """The stored rows of one set: (score, failure) by (record id, side), and the spans of those with spans
@@ -170,18 +183,21 @@ def score_set(
 
     def stored(idx: list[int]) -> None:
         """Append the rows of items whose score, failure and spans are already in ``known.by_key``."""
-        found = [known.by_key[items.key[i]] for i in idx]
+        if not idx:
+            return
+        by_key = known.by_key
+        found = [by_key[items.key[i]] for i in idx]
         answers = Answers([f[0] for f in found], [f[1] for f in found], [f[2] for f in found])
         for i, value, marked in zip(idx, answers.scores, answers.spans):
             scores[i], item_spans[i] = value, marked
-        if idx:
-            append(table(idx, answers))
+        append(table(idx, answers))
 
     # a col: or file: value belongs to its record, not to the text: never shared
     share = scorer.column is None and not isinstance(scorer, FileScorer)
     rows, row_spans = known.rows_of(ref.name, ref.version)
     todo, copied, reused = [], [], 0
-    if not rows and not (share and known.by_key):  # nothing stored to reuse (a first run)
+    by_key = known.by_key if share else {}
+    if not rows and not by_key:  # nothing stored to reuse (a first run)
         todo = list(range(len(items)))
     else:
         for i, where in enumerate(zip(items.record_id, items.side)):
@@ -189,7 +205,7 @@ def score_set(
             if hit is not None:
                 scores[i], reused = hit[0], reused + 1
                 item_spans[i] = row_spans.get(where)
-            elif share and items.key[i] in known.by_key:
+            elif share and items.key[i] in by_key:
                 copied.append(i)
             else:
                 todo.append(i)
@@ -211,7 +227,7 @@ def score_set(
     for (idx, _, _), answers in results:
         for i, value, marked in zip(idx, answers.scores, answers.spans):
             scores[i], item_spans[i] = value, marked
-        known.by_key.update(zip([items.key[i] for i in idx], zip(*answers)))
+        known.add([items.key[i] for i in idx], answers)
         append(table(idx, answers))
         computed += len(idx)
         tick(len(idx))

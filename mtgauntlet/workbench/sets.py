@@ -185,6 +185,9 @@ def load_items(con, ref: SetRef) -> Items:
     keys = item_keys(src, hyps, refs, sls, tls)
 
     def each(column: Any) -> list:
+        """A record's value for each of its items (a column of nulls: None for every item, without reading it)."""
+        if not isinstance(column, list) and column.null_count == len(column):
+            return [None] * (len(column) * n)
         values = column if isinstance(column, list) else column.to_pylist()
         return _interleave([values] * n, n)
 

@@ -53,9 +53,12 @@ def is_results(path: str | Path) -> bool:
 
 
 def write_parquet(table: pa.Table, target: Path) -> None:
-    """Write a results file atomically (zstd)."""
-    with atomic_path(target) as tmp:
-        pq.write_table(table, tmp, compression="zstd")
+    """Write a results file atomically (zstd): encoded in memory, then written to a temporary file beside the
+    target, synced and renamed onto it."""
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink, compression="zstd")
+    with atomic_path(target) as tmp, open(tmp, "wb") as fh:
+        fh.write(sink.getvalue())
 
 
 def append_scores(root: Path, rows: list[dict[str, Any]] | pa.Table) -> Path | None:
