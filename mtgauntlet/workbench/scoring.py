@@ -137,7 +137,7 @@ class _Rows:
         arrays = []
         for f in self.schema:
             if f.name in self.base:
-                arrays.append(pa.array([self.base[f.name]] * n, f.type))
+                arrays.append(pa.repeat(pa.scalar(self.base[f.name], f.type), n))
             elif f.name in self.columns:
                 arrays.append(self.columns[f.name].take(rows))
             elif f.name == "spans" and answers.spans.count(None) == n:  # no spans (a metric without them)
