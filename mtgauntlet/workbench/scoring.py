@@ -156,9 +156,10 @@ def _dedup(items: Items, todo: list[int], share: bool) -> tuple[list[int], list[
             firsts.setdefault(f"{items.record_id[i]}:{items.side[i]}", i)
         return list(firsts.values()), []
     keys = items.key
-    first = dict(zip(reversed([keys[i] for i in todo]), reversed(todo)))  # the last write: the first index
-    if len(first) == len(todo):
+    mine = keys if len(todo) == len(keys) else [keys[i] for i in todo]  # todo: every item, or some
+    if len(set(mine)) == len(mine):  # no two equal (the usual case)
         return todo, []
+    first = dict(zip(reversed(mine), reversed(todo)))  # the last write: the first index
     return sorted(first.values()), [i for i in todo if first[keys[i]] != i]
 
 
