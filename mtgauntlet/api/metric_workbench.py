@@ -253,11 +253,11 @@ def evaluate_catalog(
                     )
                     c["computed"] += computed
                     c["reused"] += reused
-                    c["failed"] += sum(s is None for s in scores)
+                    c["failed"] += scores.count(None)
                     base = row_base(mine, ref)
                     key = (mine.signature, ref.name, ref.version)
-                    marked = item_spans if any(s is not None for s in item_spans) else None
-                    if any(s is not None for s in scores) or marked:  # none scored or marked: no row there
+                    marked = item_spans if item_spans.count(None) < len(item_spans) else None
+                    if scores.count(None) < len(scores) or marked:  # none scored or marked: no row there
                         scored = Scored(mine.signature, scores, corpus_scorer(mine.name), marked)
                         per_set.setdefault((ref.name, ref.version, ref.kind), (items, []))[1].append(scored)
                         pending.append((key, items, scored, base, bool(added) or key not in kept or not same_params))

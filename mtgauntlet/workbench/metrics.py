@@ -169,6 +169,10 @@ def clean(value: Any) -> float | None:
 
 
 def check_answer(name: str, got: Sequence[Any], want: int) -> list[float | None]:
+    """`clean` of each answer, after checking there is one per item. A list of finite Python floats (the usual
+    answer) is itself: a sum of floats is finite only when every one is."""
     if got is None or len(got) != want:
         raise GauntletError(f"metric {name}: returned {0 if got is None else len(got)} scores for {want} items")
+    if type(got) is list and set(map(type, got)) <= {float} and math.isfinite(sum(got)):
+        return list(got)
     return [clean(v) for v in got]

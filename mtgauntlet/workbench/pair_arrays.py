@@ -4,6 +4,7 @@ included. The leaderboard's statistics and the significance clusters read the sa
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -34,7 +35,7 @@ def pair_arrays(items: Items, scores: Sequence[float | None]) -> PairArrays:
         and items.side[0::2] == ["good"] * (n // 2)
         and items.side[1::2] == ["bad"] * (n // 2)
         and ids == items.record_id[1::2]
-        and all(a < b for a, b in zip(ids, ids[1:]))  # one record each, in order
+        and all(map(operator.lt, ids, ids[1:]))  # one record each, in order
     ):
         return PairArrays(
             ids,
@@ -63,10 +64,12 @@ def pair_arrays(items: Items, scores: Sequence[float | None]) -> PairArrays:
     )
 
 
-def _codes(values: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
-    """(distinct values, sorted; each row's index among them)."""
-    names, codes = np.unique(np.asarray(values, dtype=object), return_inverse=True)
-    return names, codes.ravel()
+def _codes(values: Sequence[str]) -> tuple[list[str], np.ndarray]:
+    """(distinct values, sorted; each row's index among them): ``numpy.unique(..., return_inverse=True)`` of the
+    values, by a dict (no sort of the rows)."""
+    names = sorted(set(values))
+    index = {name: k for k, name in enumerate(names)}
+    return names, np.fromiter(map(index.__getitem__, values), dtype=np.intp, count=len(values))
 
 
 def _rows_by_code(codes: np.ndarray) -> dict[int, np.ndarray]:

@@ -11,12 +11,14 @@ one (``tgt``). Its key is the content hash of what a metric reads (source, hypot
 from __future__ import annotations
 
 import builtins
-import hashlib
 import json
 from dataclasses import dataclass, field
-from json.encoder import encode_basestring as _encode_string  # the C encoder json.dumps uses
+from typing import Any
 
 from mtgauntlet.errors import GauntletError, UsageError
+from mtgauntlet.workbench.item_keys import item_key, item_keys
+
+__all__ = ["HUMAN_KINDS", "PAIR_KINDS", "SET_KINDS", "Items", "SetRef", "item_key", "load_items", "select_sets"]
 
 PAIR_KINDS = ("smaug_pair", "challenge_pair")
 HUMAN_KINDS = ("human_score",)
@@ -55,32 +57,6 @@ class Items:
 
     def __len__(self) -> int:
         return len(self.record_id)
-
-
-def item_key(src: str | None, hyp: str | None, ref: str | None, src_lang: str | None, tgt_lang: str | None) -> str:
-    blob = json.dumps([src, hyp, ref, src_lang, tgt_lang], ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:16]
-
-
-def _json(x: str | None) -> str:
-    return "null" if x is None else _encode_string(x)
-
-
-def item_keys(
-    src: list[str | None], hyps: list[list[str | None]], ref: list[str | None], sl: list[str], tl: list[str]
-) -> list[list[str]]:
-    """`item_key` of each record's hypotheses (one list per side), the JSON of the shared parts written once per
-    record and the hash's state of ``[src,`` copied for each side (the same keys, several times faster)."""
-    out: list[list[str]] = [[] for _ in hyps]
-    sha = hashlib.sha256
-    for k, (s, r, a, b) in enumerate(zip(src, ref, sl, tl)):
-        head = sha(f"[{_json(s)},".encode())
-        tail = f",{_json(r)},{_json(a)},{_json(b)}]"
-        for side, column in zip(out, hyps):
-            h = head.copy()
-            h.update(f"{_json(column[k])}{tail}".encode())
-            side.append(h.hexdigest()[:16])
-    return out
 
 
 def _parse_names(sets: str) -> list[tuple[str, str | None]]:
@@ -139,8 +115,13 @@ def _scores(value) -> dict[str, float | None]:
     return {s["name"]: s["value"] for s in value} if value else {}
 
 
-def _column(table, name: str) -> list:
-    return table.column(name).to_pylist() if name in table.column_names else [None] * table.num_rows
+def _array(table, name: str) -> Any:
+    """A column as one Arrow array (all nulls where the table has no such column)."""
+    import pyarrow as pa
+
+    if name not in table.column_names:
+        return pa.nulls(table.num_rows, pa.string())
+    return table.column(name).combine_chunks()
 
 
 def _interleave(columns: list[list], sides: int) -> list:
@@ -161,8 +142,32 @@ def _extra_keys(extra: str | None) -> list[str]:
     return list(value) if isinstance(value, dict) else []
 
 
+def _languages(table) -> tuple[Any, Any, Any]:
+    """(src_lang, tgt_lang, lp) arrays of a set's records: ``lp`` = ``SRC-TGT`` where the record names none; a
+    record without both languages takes them from its ``lp``."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    sl, tl, lp = (_array(table, c).cast(pa.string()) for c in ("src_lang", "tgt_lang", "lp"))
+    named = pc.fill_null(pc.greater(pc.utf8_length(lp), 0), False)
+    both = all(a.null_count == 0 and (not len(a) or pc.min(pc.utf8_length(a)).as_py() > 0) for a in (sl, tl))
+    if both:  # the usual case, column-wise
+        return sl, tl, pc.if_else(named, lp, pc.binary_join_element_wise(sl, tl, "-"))
+    sls, tls, lps = [], [], []
+    for a, b, pair in zip(sl.to_pylist(), tl.to_pylist(), lp.to_pylist()):
+        pair = pair or f"{a}-{b}"
+        if not a or not b:
+            a, _, b = pair.partition("-")
+        lps.append(pair)
+        sls.append(a)
+        tls.append(b)
+    return pa.array(sls, pa.string()), pa.array(tls, pa.string()), pa.array(lps, pa.string())
+
+
 def load_items(con, ref: SetRef) -> Items:
     """The items of one set, in record id order (good before bad), read column by column."""
+    import pyarrow.compute as pc
+
     from mtgauntlet.releases.catalog import quote_ident, quote_literal
 
     table = con.sql(
@@ -172,41 +177,40 @@ def load_items(con, ref: SetRef) -> Items:
     pairs = ref.kind in PAIR_KINDS
     side_names = ("good", "bad") if pairs else ("tgt",)
     n = len(side_names)
-    ids = _column(table, "id")
-    src = [s or "" for s in _column(table, "src")]
-    refs = _column(table, "ref")
-    lps, sls, tls = [], [], []
-    for sl, tl, lp in zip(_column(table, "src_lang"), _column(table, "tgt_lang"), _column(table, "lp")):
-        lp = lp or f"{sl}-{tl}"
-        if not sl or not tl:
-            sl, _, tl = lp.partition("-")
-        lps.append(lp)
-        sls.append(sl)
-        tls.append(tl)
-    hyps = [_column(table, side) for side in side_names]
+    ids = _array(table, "id").to_pylist()
+    src = pc.fill_null(_array(table, "src"), "")
+    refs = _array(table, "ref")
+    sls, tls, lps = _languages(table)
+    hyps = [_array(table, side) for side in side_names]
     keys = item_keys(src, hyps, refs, sls, tls)
-    raw_scores = _column(table, "scores")
-    scores = [_scores(v) for v in raw_scores]
 
-    def each(column: list) -> list:
-        return _interleave([column] * n, n)
+    def each(column: Any) -> list:
+        """A record's value for each of its items (a column of nulls: None for every item, without reading it)."""
+        if not isinstance(column, list) and column.null_count == len(column):
+            return [None] * (len(column) * n)
+        values = column if isinstance(column, list) else column.to_pylist()
+        return _interleave([values] * n, n)
 
     items = Items(ref)
-    for value in raw_scores:
-        items.score_names.update(s["name"] for s in value or ())
-    for extra in _column(table, "extra"):
+    raw_scores = _array(table, "scores")
+    if raw_scores.null_count < len(raw_scores):
+        names = pc.list_flatten(raw_scores).field("name")
+        items.score_names.update(pc.unique(names).to_pylist())
+        items.scores = each([_scores(v) for v in raw_scores.to_pylist()])
+    else:
+        items.scores = each([{} for _ in ids])
+    for extra in pc.unique(_array(table, "extra")).to_pylist():  # each distinct text once
         items.extra_names.update(_extra_keys(extra))
     items.record_id = each(ids)
     items.side = list(side_names) * len(ids)
     items.src = each(src)
-    items.hyp = _interleave(hyps, n)
+    items.hyp = _interleave([h.to_pylist() for h in hyps], n)
     items.ref = each(refs)
     items.src_lang, items.tgt_lang, items.lp = each(sls), each(tls), each(lps)
-    items.phenomenon = each(_column(table, "phenomenon"))
-    items.category = each(_column(table, "aces_category"))
-    items.system = each(_column(table, "system"))
-    items.seg_id = each(_column(table, "seg_id"))
-    items.scores = each(scores)
-    items.gold_spans = each(_column(table, "spans"))
+    items.phenomenon = each(_array(table, "phenomenon"))
+    items.category = each(_array(table, "aces_category"))
+    items.system = each(_array(table, "system"))
+    items.seg_id = each(_array(table, "seg_id"))
+    items.gold_spans = each(_array(table, "spans"))
     items.key = _interleave(keys, n)
     return items

@@ -52,10 +52,18 @@ def is_results(path: str | Path) -> bool:
         return False
 
 
-def write_parquet(table: pa.Table, target: Path) -> None:
-    """Write a results file atomically (zstd)."""
-    with atomic_path(target) as tmp:
-        pq.write_table(table, tmp, compression="zstd")
+# a score shard's columns of a few values (metric, set, side, ...) are dictionary-encoded, its keys, record ids and
+# scores (one per row) are not: smaller shards, less to encode
+_UNIQUE_PER_ROW = ("item_key", "record_id", "score")
+
+
+def write_parquet(table: pa.Table, target: Path, dictionary: bool | list[str] = True) -> None:
+    """Write a results file atomically (zstd; ``dictionary``: the columns to dictionary-encode, or all): encoded in
+    memory, then written to a temporary file beside the target, synced and renamed onto it."""
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink, compression="zstd", use_dictionary=dictionary)
+    with atomic_path(target) as tmp, open(tmp, "wb") as fh:
+        fh.write(sink.getvalue())
 
 
 def append_scores(root: Path, rows: list[dict[str, Any]] | pa.Table) -> Path | None:
@@ -63,7 +71,8 @@ def append_scores(root: Path, rows: list[dict[str, Any]] | pa.Table) -> Path | N
     if not len(rows):
         return None
     target = root / SCORES_DIR / f"part-{utcnow().strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:12]}.parquet"
-    write_parquet(rows if isinstance(rows, pa.Table) else to_table("metric_score", rows), target)
+    table = rows if isinstance(rows, pa.Table) else to_table("metric_score", rows)
+    write_parquet(table, target, [c for c in table.column_names if c not in _UNIQUE_PER_ROW])
     return target
 
 

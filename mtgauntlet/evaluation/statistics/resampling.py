@@ -120,9 +120,9 @@ def pair_bootstrap_cis(
     block = max(1, min(n_resamples, DRAWS_PER_BLOCK // n))  # resamples drawn at once: the same stream as one by one
     for start in range(0, n_resamples, block):
         rows = min(block, n_resamples - start)
-        drawn = code[rng.integers(0, n, (rows, n))] + 3 * np.arange(rows)[:, None]
-        tally = np.bincount(drawn.ravel(), minlength=3 * rows).reshape(rows, 3)
-        wins[start : start + rows], counted[start : start + rows] = tally[:, 2], tally[:, 1] + tally[:, 2]
+        drawn = code.take(rng.integers(0, n, (rows, n)))
+        wins[start : start + rows] = np.count_nonzero(drawn == 2, axis=1)
+        counted[start : start + rows] = np.count_nonzero(drawn, axis=1)
     keep = counted > 0
     if not keep.any():
         return nan, nan
