@@ -79,6 +79,7 @@ def _print_catalog_run(res: dict, json_out: bool) -> None:
     if json_out:
         return print_json({k: v for k, v in res.items() if k != "statistics"})
     import pandas as pd
+
     print_frame(
         pd.DataFrame(
             [{"metric": m, **{k: v for k, v in c.items() if k != "signature"}} for m, c in res["metrics"].items()]

@@ -1,7 +1,7 @@
 """Exact pairwise sentence chrF (sacrebleu's definition) without an O(n^2) Python loop, in blocks of rows.
 
 Each text's n-grams (characters, with sacrebleu's whitespace removal; words after its punctuation split for
-chrF++) get exact integer keys (`mtgauntlet.validators.sentence_lexical.Symbols`), then per order dense n-gram ids
+chrF++) get exact integer keys (:class:`Symbols`), then per order dense n-gram ids
 and counts, held by text and by n-gram. A block of hypothesis rows is scored against every reference by the
 compiled kernels of `mtgauntlet.validators.pairwise_kernels` (an inverted index for the matches, sacrebleu's
 F-score arithmetic in its order), so values equal ``sacrebleu.sentence_chrf``. Memory: the count tables (a few
@@ -13,15 +13,73 @@ docs/validation.md).
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from itertools import chain
 from typing import Any, TypeVar
 
 import numpy as np
 
 from mtgauntlet.validators import pairwise_kernels as k
-from mtgauntlet.validators.sentence_lexical import Symbols, remove_punctuation
+from mtgauntlet.validators.sentence_lexical import code_points, remove_punctuation
+from mtgauntlet.validators.tokenize_kernels import is_space_table
 
 PAIRS_PER_BLOCK = 1 << 22
+PACK_BITS = 64  # n-grams of n ids of b bits are packed while n * b <= this (else ranked; tests lower it)
 T = TypeVar("T")
+
+
+class Symbols:
+    """Texts as one flat array of dense symbol ids (1..n) with each text's start and length, and their n-grams as
+    exact 64-bit keys (:meth:`orders`): the n ids packed (``b`` bits each, while n * b <= 64), or, where that does
+    not fit, the exact rank of the (n-1)-gram followed by the last id. Equal keys are equal n-grams, no hashing."""
+
+    def __init__(self, ids: np.ndarray, lengths: np.ndarray, n_symbols: int):
+        self.ids = ids.astype(np.uint64)
+        self.lengths = lengths.astype(np.int64)
+        self.starts = np.zeros(len(lengths), dtype=np.int64)
+        if len(lengths) > 1:
+            np.cumsum(self.lengths[:-1], out=self.starts[1:])
+        self.bits = max(1, int(n_symbols).bit_length())
+
+    @classmethod
+    def of_chars(cls, lines: list[str], drop_whitespace: bool = False) -> Symbols:
+        """The characters of each line; ``drop_whitespace``: without the characters ``str.split()`` splits on
+        (sacrebleu's ``"".join(line.split())``)."""
+        codes, _, lengths = code_points(lines)
+        if drop_whitespace and len(codes):
+            keep = ~is_space_table()[codes]
+            owner = np.repeat(np.arange(len(lines)), lengths)
+            lengths = np.bincount(owner[keep], minlength=len(lines)).astype(np.int64)
+            codes = codes[keep]
+        if not len(codes):
+            return cls(codes, lengths, 0)
+        present = np.zeros(int(codes.max()) + 1, dtype=np.int64)
+        present[codes] = 1
+        dense = np.cumsum(present)
+        return cls(dense[codes], lengths, int(dense[-1]))
+
+    @classmethod
+    def of_words(cls, token_lists: list[list[str]]) -> Symbols:
+        flat = list(chain.from_iterable(token_lists))
+        vocab = {w: i for i, w in enumerate(dict.fromkeys(flat), 1)}
+        ids = np.fromiter(map(vocab.__getitem__, flat), dtype=np.uint64, count=len(flat))
+        lengths = np.fromiter(map(len, token_lists), dtype=np.int64, count=len(token_lists))
+        return cls(ids, lengths, len(vocab))
+
+    def orders(self, max_order: int):
+        """Yield (n, keys) for n = 1..max_order: ``keys[p]`` is the n-gram starting at flat position p (only
+        positions whose n-gram lies inside its text are read)."""
+        keys = self.ids
+        packed = True
+        for n in range(1, max_order + 1):
+            if n > 1:
+                step = self.ids[n - 1 :]
+                if packed and n * self.bits <= PACK_BITS:
+                    keys = (keys[:-1] << np.uint64(self.bits)) | step
+                else:  # the exact rank of the (n-1)-gram, then the last symbol
+                    packed = False
+                    _, rank = np.unique(keys[:-1], return_inverse=True)
+                    keys = ((rank.astype(np.uint64) + np.uint64(1)) << np.uint64(self.bits)) | step
+            yield n, keys
 
 
 class OrderTables:

@@ -1,8 +1,9 @@
 """The batched, compiled sentence chrF / chrF++ / BLEU (`mtgauntlet.validators.sentence_lexical`) against
 sacrebleu's own ``sentence_score``, to 1e-9, on thousands of random texts (Latin with the punctuation the
 tokenizers split on, CJK, Arabic, emoji sequences, odd whitespace, HTML entities, empty, blank, very long) and on
-real FLORES-200 sentences in 16 languages scored against each other; both ways of keying n-grams (packed ids, and
-the exact ranks used where packing does not fit) and the 13a tokenizer on its own."""
+real FLORES-200 sentences in 16 languages scored against each other; the hash tables' growth (a text far longer
+than their first size, thousands of distinct symbols) and forced collisions (every key hashed to one slot), the 13a
+tokenizer and chrF++'s word splitting on their own, and the whitespace table."""
 
 from __future__ import annotations
 
@@ -14,10 +15,15 @@ import pytest
 from sacrebleu.metrics import BLEU, CHRF
 from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 
-from mtgauntlet.validators import sentence_lexical
-from mtgauntlet.validators.sentence_lexical import bleu_sentences, chrf_sentences
+from mtgauntlet.validators import sentence_lexical, tokenize_kernels
+from mtgauntlet.validators.sentence_lexical import bleu_sentences, chrf_sentences, remove_punctuation
 from mtgauntlet.validators.tokenize_13a import tokenize_13a
-from mtgauntlet.validators.tokenize_kernels import token_ids_13a
+from mtgauntlet.validators.tokenize_kernels import (
+    is_space_table,
+    punct_word_ids,
+    token_ids_13a,
+    whitespace_code_points,
+)
 
 PIECES = [
     "the",
@@ -184,13 +190,47 @@ def test_random_texts_score_as_sacrebleu(name):
     assert_sacrebleu(metric, hyps, refs)
 
 
-def test_two_thousand_random_pairs_score_as_sacrebleu_with_packed_and_ranked_keys(monkeypatch):
+def test_two_thousand_random_pairs_score_as_sacrebleu():
     hyps, refs = random_pairs(2000, seed=11)
     for metric in (CHRF(), BLEU(effective_order=True)):
         assert_sacrebleu(metric, hyps, refs)
-    monkeypatch.setattr(sentence_lexical, "PACK_BITS", 0)  # every n-gram of order > 1 keyed by the exact rank
-    for metric in (CHRF(word_order=2), BLEU(effective_order=True)):
-        assert_sacrebleu(metric, hyps[:500], refs[:500])
+
+
+def test_every_key_in_one_probe_chain_of_a_two_slot_table_scores_as_sacrebleu(monkeypatch):
+    """Hash multiplier 0: every n-gram and token goes to slot 0 of a table that starts with 2 slots and grows; the
+    keys are compared exactly, so the scores stay sacrebleu's."""
+    hyps, refs = random_pairs(600, seed=5)
+    short = [(h, r) for h, r in zip(hyps, refs) if len(h) < 120 and len(r) < 120]  # quadratic probing: keep it small
+    hyps, refs = [h for h, _ in short][:250], [r for _, r in short][:250]
+    monkeypatch.setattr(sentence_lexical, "TABLE_SLOTS", 2)
+    monkeypatch.setattr(sentence_lexical, "NGRAM_MULTIPLIER", 0)
+    monkeypatch.setattr(tokenize_kernels, "TOKEN_MULTIPLIER", 0)
+    for metric in (CHRF(), CHRF(word_order=2), BLEU(effective_order=True)):
+        assert_sacrebleu(metric, hyps, refs)
+    ids, per_line, distinct = token_ids_13a(refs, slots=2, multiplier=0)
+    assert_exact_ids([Tokenizer13a()(r) for r in refs], ids, per_line, distinct)
+
+
+def test_long_texts_of_thousands_of_distinct_characters_score_as_sacrebleu():
+    """Texts far longer than the tables' first size (1024 slots), of ~3,000 distinct CJK characters and emoji: the
+    tables grow while a reference is inserted."""
+    rng = random.Random(17)
+    alphabet = [chr(c) for c in range(0x4E00, 0x4E00 + 3000)] + ["👍", "👍🏽", " ", "。"]
+    refs = ["".join(rng.choice(alphabet) for _ in range(rng.randint(2000, 6000))) for _ in range(3)]
+    hyps = [r[: len(r) // 2] + "".join(rng.choice(alphabet) for _ in range(300)) + r[len(r) // 2 :] for r in refs]
+    hyps += [refs[0], refs[1][::-1], ""]  # equal, reversed, empty
+    refs += [refs[0], refs[1], refs[2]]
+    for metric in (CHRF(), CHRF(word_order=2), BLEU(effective_order=True), BLEU(effective_order=True, tokenize="char")):
+        got = (chrf_sentences if isinstance(metric, CHRF) else bleu_sentences)(metric, hyps, refs)
+        want = [metric.sentence_score(h, [r]).score for h, r in zip(hyps, refs)]
+        assert max(abs(g - w) for g, w in zip(got, want)) < 1e-9, (metric, got, want)
+        assert len(set(want)) >= 4
+
+
+def test_whitespace_code_points_are_those_str_isspace_finds():
+    want = [c for c in range(0x110000) if chr(c).isspace()]
+    assert whitespace_code_points().tolist() == want
+    assert len(want) == 29 and is_space_table().nonzero()[0].tolist() == want
 
 
 def test_real_flores_sentences_in_sixteen_languages_score_as_sacrebleu(flores_pairs):
@@ -207,8 +247,23 @@ def test_13a_tokenizer_equals_sacrebleus(flores_pairs):
     want = [sacre(t) for t in texts]
     assert [tokenize_13a(t) for t in texts] == want
     ids, per_line, distinct = token_ids_13a(texts)  # compiled: exact ids of the same tokens
-    assert per_line.tolist() == [len(w.split()) for w in want]
-    tokens = [tok for w in want for tok in w.split()]
-    assert distinct == len(set(tokens))
+    assert_exact_ids(want, ids, per_line, distinct)
+
+
+def test_chrf_plus_plus_words_equal_sacrebleus(flores_pairs):
+    hyps, refs = random_pairs(2000, seed=23)
+    texts = hyps + refs + flores_pairs[0] + ["a", ".", "(", "(hi)", "x.", ".x", "..", "!?", "é.", " 'a' "]
+    remove = CHRF(word_order=2)._remove_punctuation  # sacrebleu's own
+    want = [" ".join(remove(t)) for t in texts]
+    ids, per_line, distinct = punct_word_ids(texts)
+    assert_exact_ids(want, ids, per_line, distinct)
+    assert [remove_punctuation(t) for t in texts] == [remove(t) for t in texts]  # the Python one (pairwise chrF)
+
+
+def assert_exact_ids(tokenized: list[str], ids, per_line, distinct: int) -> None:
+    """``ids``: one id per token of the tokenized lines, equal exactly for equal tokens."""
+    assert per_line.tolist() == [len(w.split()) for w in tokenized]
+    tokens = [tok for w in tokenized for tok in w.split()]
+    assert distinct == len(set(tokens)) == len(set(ids.tolist()))
     first: dict[str, int] = {}
     assert all(first.setdefault(tok, i) == i for tok, i in zip(tokens, ids.tolist()))
