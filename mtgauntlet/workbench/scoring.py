@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -38,20 +39,20 @@ class Known:
             self.table.column(c).to_pylist() for c in ("item_key", "score", "failure", "spans")
         )
         self._by_key: dict[str, tuple[Any, Any, Any]] = dict(zip(keys, zip(values, failures, spans)))
-        self._added: list[tuple[list[str], Answers]] = []
+        self._added: list[tuple[list[str], Sequence[int], Answers]] = []
         self._sets: dict[tuple[str, str], tuple[dict[Row, tuple[Any, Any]], dict[Row, Any]]] = {}
 
     @property
     def by_key(self) -> dict[str, tuple[Any, Any, Any]]:
         """(score, failure, spans) by item key: the stored rows', then what the run added (the last one of a key)."""
-        for keys, answers in self._added:
-            self._by_key.update(zip(keys, zip(*answers)))
+        for keys, idx, answers in self._added:
+            self._by_key.update(zip(map(keys.__getitem__, idx), zip(*answers)))
         self._added.clear()
         return self._by_key
 
-    def add(self, keys: list[str], answers: Answers) -> None:
-        """The answers the run computed for items of these keys."""
-        self._added.append((keys, answers))
+    def add(self, keys: list[str], idx: Sequence[int], answers: Answers) -> None:
+        """The answers the run computed for the items ``idx`` of a set whose item keys are ``keys``."""
+        self._added.append((keys, idx, answers))
 
     def rows_of(self, name: str, version: str) -> tuple[dict[Row, tuple[Any, Any]], dict[Row, Any]]:
         """The stored rows of one set: (score, failure) by (record id, side), and the spans of those with spans
@@ -114,7 +115,7 @@ def row_base(scorer: Scorer, ref: SetRef) -> dict[str, str]:
 
 class _Rows:
     """The ``metric_score`` rows of one scored set, made column by column (a table per shard, no dict per row):
-    the set's item keys, record ids and sides as Arrow arrays once, each shard's taken from them."""
+    each shard's item keys, record ids and sides taken from the set's Arrow columns (`Items.arrow`)."""
 
     def __init__(self, scorer: Scorer, items: Items):
         from mtgauntlet.schema import get_kind
@@ -122,24 +123,22 @@ class _Rows:
         self.schema = get_kind("metric_score").schema
         self.base = row_base(scorer, items.set)
         self.items = items
-        self.columns: dict[str, pa.Array] = {}
+        self.constants: dict[int, dict[str, pa.Array]] = {}  # the base's columns by shard size
 
     def table(self, idx: Sequence[int], answers: Answers) -> pa.Table:
-        items, n = self.items, len(idx)
-        if not self.columns:
-            self.columns = {
-                "item_key": pa.array(items.key, pa.string()),
-                "record_id": pa.array(items.record_id, pa.string()),
-                "side": pa.array(items.side, pa.string()),
+        n = len(idx)
+        if n not in self.constants:
+            self.constants[n] = {
+                f.name: pa.repeat(pa.scalar(self.base[f.name], f.type), n) for f in self.schema if f.name in self.base
             }
-        rows = pa.array(idx, pa.int64())
+        rows = pa.array(np.fromiter(idx, dtype=np.int64, count=n))
         values = {"score": answers.scores, "failure": answers.failures, "spans": answers.spans}
         arrays = []
         for f in self.schema:
             if f.name in self.base:
-                arrays.append(pa.repeat(pa.scalar(self.base[f.name], f.type), n))
-            elif f.name in self.columns:
-                arrays.append(self.columns[f.name].take(rows))
+                arrays.append(self.constants[n][f.name])
+            elif f.name in ("item_key", "record_id", "side"):
+                arrays.append(self.items.arrow("key" if f.name == "item_key" else f.name).take(rows))
             elif f.name == "spans" and answers.spans.count(None) == n:  # no spans (a metric without them)
                 arrays.append(pa.nulls(n, f.type))
             else:
@@ -226,9 +225,13 @@ def score_set(
         results = ((c, score_chunk(scorer, items, c)) for c in work)
     computed = 0
     for (idx, _, _), answers in results:
-        for i, value, marked in zip(idx, answers.scores, answers.spans):
-            scores[i], item_spans[i] = value, marked
-        known.add([items.key[i] for i in idx], answers)
+        run = range(idx[0], idx[0] + len(idx)) if idx else range(0)
+        if idx == list(run):  # consecutive items (the usual chunk): set at once
+            scores[run.start : run.stop], item_spans[run.start : run.stop] = answers.scores, answers.spans
+        else:
+            for i, value, marked in zip(idx, answers.scores, answers.spans):
+                scores[i], item_spans[i] = value, marked
+        known.add(items.key, idx, answers)
         append(table(idx, answers))
         computed += len(idx)
         tick(len(idx))

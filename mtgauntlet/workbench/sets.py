@@ -54,9 +54,19 @@ class Items:
     key: list[str] = field(default_factory=list)
     score_names: builtins.set[str] = field(default_factory=builtins.set)  # the names its records keep in ``scores``
     extra_names: builtins.set[str] = field(default_factory=builtins.set)  # the columns kept as text in ``extra``
+    arrays: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)  # made by `arrow`
 
     def __len__(self) -> int:
         return len(self.record_id)
+
+    def arrow(self, name: str) -> Any:
+        """A column of strings (``key``, ``record_id``, ``side``) as an Arrow array, made once per set (every metric
+        of a run stores rows of the same items; the columns are not changed once loaded)."""
+        import pyarrow as pa
+
+        if name not in self.arrays:
+            self.arrays[name] = pa.array(getattr(self, name), pa.string())
+        return self.arrays[name]
 
 
 def _parse_names(sets: str) -> list[tuple[str, str | None]]:
@@ -198,7 +208,7 @@ def load_items(con, ref: SetRef) -> Items:
         items.score_names.update(pc.unique(names).to_pylist())
         items.scores = each([_scores(v) for v in raw_scores.to_pylist()])
     else:
-        items.scores = each([{} for _ in ids])
+        items.scores = [{}] * (len(ids) * n)  # no record keeps a score: one empty dict (scores are only read)
     for extra in pc.unique(_array(table, "extra")).to_pylist():  # each distinct text once
         items.extra_names.update(_extra_keys(extra))
     items.record_id = each(ids)

@@ -13,7 +13,7 @@ import pytest
 
 from mtgauntlet.errors import GauntletError
 from mtgauntlet.schema import to_table
-from mtgauntlet.workbench.chunks import chunks, score_chunk
+from mtgauntlet.workbench.chunks import Answers, chunks, score_chunk
 from mtgauntlet.workbench.metrics import Scorer, check_answer, clean
 from mtgauntlet.workbench.pair_arrays import _codes
 from mtgauntlet.workbench.scoring import Known, _dedup, score_set
@@ -128,7 +128,7 @@ def test_known_scores_are_found_by_key_and_by_row():
     rows, spans = known.rows_of("s", "1")
     assert rows == {("r1", "good"): (0.1, None), ("r1", "bad"): (0.2, None)} and spans == {}
     assert known.rows_of("u", "1") == ({}, {})
-    known.add(["k2", "k4"], ([0.5, None], [None, "failed"], [None, None]))
+    known.add(["k0", "k2", "k4"], [1, 2], Answers([0.5, None], [None, "failed"], [None, None]))
     assert known.by_key["k2"] == (0.5, None, None) and known.by_key["k4"] == (None, "failed", None)
 
     items = Items(SetRef("s", "1", "smaug_pair"))
