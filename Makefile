@@ -9,7 +9,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export HF_DATASETS_OFFLINE := 1
 
-.PHONY: setup demo test test-fast test-all lint bench docs clean
+.PHONY: setup demo kernels test test-fast test-all lint bench docs clean
 
 setup: $(STAMP)
 
@@ -36,19 +36,24 @@ $(STAMP): pyproject.toml Makefile
 	test -d /usr/lib/python3/dist-packages/grammalecte && echo grammalecte >> $(VENV)/.setup-components || true
 	rm -f $(VENV)/.installed-* && touch $(STAMP)
 
-demo: setup
+demo: setup kernels
 	$(PY) -m mtgauntlet.demo
+
+# the compiled metric kernels, compiled once into numba's cache (about 25 s after an edit of them, a second when
+# cached) before the test workers would each compile them
+kernels: setup
+	$(PY) -m mtgauntlet.validators.compile_kernels
 
 # lint and types first (ruff check, ruff format --check, mypy), then the suite without the slow tests; with
 # pytest-xdist (the dev extra) one worker per core plus one (many tests wait on local servers and subprocesses), an
 # idle worker taking queued tests from the others
 XDIST = $$($(PY) -c "import xdist" 2>/dev/null && echo "-n $$(( $$(nproc) + 1 )) --dist worksteal")
-test: setup lint
+test: setup lint kernels
 	MTGAUNTLET_STRICT_SKIPS=1 $(PY) -m pytest -q -m "not slow" $(XDIST) tests
 
 # the edit-test loop: unit tests only (markers in pyproject.toml; e2e modules listed in tests/conftest.py),
 # in parallel when pytest-xdist is installed
-test-fast: setup
+test-fast: setup kernels
 	MTGAUNTLET_STRICT_SKIPS=1 $(PY) -m pytest -q -m "not slow and not e2e" $(XDIST) tests
 
 lint: setup

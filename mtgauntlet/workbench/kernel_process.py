@@ -66,15 +66,16 @@ def offered(local_engine: bool) -> Iterator[None]:
             process.close()
 
 
-def attach(kind: type, signature: str) -> Any:
-    """The child process that will score metrics of class ``kind`` (asked to load one now), or None: score here."""
+def attach(kind: type) -> Any:
+    """The child process that will score metrics of class ``kind`` (asked to load one now; the metric's signature
+    follows with :meth:`KernelProcess.expect`), or None: score here."""
     with _OFFER_LOCK:
         if not _OFFER["open"]:
             return None
         if _OFFER["process"] is None:
             _OFFER["process"] = KernelProcess()
         process = _OFFER["process"]
-    return process if process.load(kind, signature) else None
+    return process if process.load(kind) else None
 
 
 def class_path(kind: type) -> str:
@@ -121,7 +122,7 @@ class KernelProcess:
         log.info("kernel process: %s; scoring in this process", why)
         self.close()
 
-    def load(self, kind: type, signature: str) -> bool:
+    def load(self, kind: type) -> bool:
         """Ask the child to load ``kind`` (not waiting); False where the child is gone."""
         path = class_path(kind)
         with self.lock:
@@ -132,9 +133,13 @@ class KernelProcess:
             except (OSError, ValueError, pickle.PickleError) as exc:
                 self._fail(exc)
                 return False
-            self.expected[path] = signature
             self.unchecked.append(path)
             return True
+
+    def expect(self, kind: type, signature: str) -> None:
+        """``kind``'s signature here: the child's must be the same, else the metric is scored here."""
+        with self.lock:
+            self.expected[class_path(kind)] = signature
 
     def score(self, kind: type, hyp: list[str], ref: list[str | None]) -> list[float | None] | None:
         """The child's scores of the pairs, or None: score them here (the child is gone or refused the metric)."""
@@ -146,7 +151,7 @@ class KernelProcess:
                 while self.unchecked:  # the answers to the loads come first, in order
                     loaded = self.unchecked.pop(0)
                     answer = self._receive()
-                    if answer != ("loaded", self.expected[loaded]):
+                    if answer != ("loaded", self.expected.get(loaded)):
                         log.info("kernel process: %s answered %r to its load; scoring it here", loaded, answer[:2])
                         self.refused.add(loaded)
                 if path in self.refused:
@@ -228,6 +233,9 @@ def main() -> None:
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's: it closes our input, and we exit
+    # this process runs the lexical kernels only, which use no BLAS: numba, looking for one, would import
+    # scipy.linalg (about 0.35 s) before the first kernel loads; here it finds none
+    sys.modules["scipy"] = None  # type: ignore[assignment]
     answers = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # a library's print cannot break the protocol
     serve(sys.stdin.buffer, answers)

@@ -33,10 +33,12 @@ class _Sacrebleu(WorkbenchMetric):
     def __init__(self) -> None:
         from mtgauntlet.workbench.kernel_process import attach
 
+        # a command line's run: a second process loads the compiled kernels while this one reads the catalog
+        self.process = attach(type(self))
         self.metric = self.make()
         self.metric.corpus_score(["a"], [["a"]])  # sacrebleu knows its signature once it has seen references
-        # a command line's run: a second process loads the compiled kernels while this one reads the catalog
-        self.process = attach(type(self), self.signature())
+        if self.process is not None:
+            self.process.expect(type(self), self.signature())
         self._warm: threading.Thread | None = None
         if self.process is None:  # here: the kernels load (or compile) in the background meanwhile
             self._warm = threading.Thread(target=self.score, args=([""], ["a b"], ["a c"], "", ""), daemon=True)

@@ -39,7 +39,8 @@ def test_the_child_scores_as_this_process_does(pairs):
     process = KernelProcess()
     try:
         for kind in (ChrF, ChrFPlusPlus, Bleu):
-            assert process.load(kind, kind().signature())
+            assert process.load(kind)
+            process.expect(kind, kind().signature())
         for kind in (Bleu, ChrF, ChrFPlusPlus):
             assert process.score(kind, hyp, ref) == _here(kind, hyp, ref)
         assert process.score(ChrF, hyp[:1], ref[:1]) == _here(ChrF, hyp[:1], ref[:1])  # one pair: no halves
@@ -53,7 +54,9 @@ def test_a_metric_whose_signature_differs_there_is_scored_here(pairs):
     hyp, ref = pairs
     process = KernelProcess()
     try:
-        assert process.load(ChrF, "chrf|another sacrebleu") and process.load(Bleu, Bleu().signature())
+        assert process.load(ChrF) and process.load(Bleu)
+        process.expect(ChrF, "chrf|another sacrebleu")
+        process.expect(Bleu, Bleu().signature())
         assert process.score(ChrF, hyp, ref) is None  # refused: scored here
         assert process.score(Bleu, hyp, ref) == _here(Bleu, hyp, ref)  # the other one still there
     finally:
@@ -64,7 +67,8 @@ def test_a_child_that_dies_leaves_the_scoring_here(pairs, monkeypatch):
     hyp, ref = pairs
     process = KernelProcess()
     try:
-        assert process.load(ChrF, ChrF().signature())
+        assert process.load(ChrF)
+        process.expect(ChrF, ChrF().signature())
         metric = ChrF()
         metric.process = process
         assert metric.score([], hyp, ref, "es", "en") == _here(ChrF, hyp, ref)
@@ -80,7 +84,8 @@ def test_a_child_that_dies_leaves_the_scoring_here(pairs, monkeypatch):
 def test_the_child_refuses_a_class_outside_the_package():
     process = KernelProcess()
     try:
-        assert process.load(json.JSONDecoder, "x")
+        assert process.load(json.JSONDecoder)
+        process.expect(json.JSONDecoder, "x")
         assert process.score(json.JSONDecoder, ["a"], ["a"]) is None
     finally:
         process.close()
@@ -89,7 +94,7 @@ def test_the_child_refuses_a_class_outside_the_package():
 def test_only_a_command_line_run_starts_one():
     assert not kernel_process.worthwhile()  # a test process is not a one-command process
     with offered(local_engine=True):
-        assert kernel_process.attach(ChrF, "x") is None
+        assert kernel_process.attach(ChrF) is None
         assert ChrF().process is None
 
 
