@@ -20,6 +20,23 @@ def _isolated_output_cache(tmp_path_factory):
     yield
 
 
+@pytest.fixture(autouse=True)
+def _entry_point_undone():
+    """A test that calls the command line's entry point (`main()`) in this process: what main() sets for a process
+    that runs one command and exits (mtgauntlet.core.one_command, the collector's thresholds, frozen objects) is
+    undone after it, so that the next test of the worker runs as the API's callers do."""
+    import gc
+
+    from mtgauntlet.core import one_command
+
+    state, threshold, frozen = dict(one_command._STATE), gc.get_threshold(), gc.get_freeze_count()
+    yield
+    one_command._STATE.update(state)
+    gc.set_threshold(*threshold)
+    if gc.get_freeze_count() > frozen:
+        gc.unfreeze()
+
+
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
     if not SHARED_DATA.exists():

@@ -11,6 +11,7 @@ lists them; ``tests/cli/test_commands.py`` holds the map to what the modules dec
 from __future__ import annotations
 
 import importlib
+from difflib import get_close_matches
 from typing import Any
 
 import typer
@@ -64,6 +65,19 @@ class LazyCommands(TyperGroup):
             loaded = module_commands(COMMANDS[cmd_name])
             self.commands.update((name, cmd) for name, cmd in loaded.items() if name in COMMANDS)
         return self.commands.get(cmd_name)
+
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        """As typer's, whose "Did you mean …?" reads the loaded commands: here every subcommand is a candidate."""
+        try:
+            return super().resolve_command(ctx, args)
+        except Exception as exc:  # click's UsageError (typer vendors click): the message gets the suggestions
+            message = getattr(exc, "message", None)
+            if isinstance(message, str) and args and "Did you mean" not in message and self.suggest_commands:
+                matches = get_close_matches(args[0], list(COMMANDS))
+                if matches:
+                    suggestions = ", ".join(repr(m) for m in matches)
+                    exc.message = f"{message.rstrip('.')}. Did you mean {suggestions}?"  # type: ignore[attr-defined]
+            raise
 
     def load_all(self) -> LazyCommands:
         """Every subcommand loaded (for the command reference and the tests that walk the whole tree)."""

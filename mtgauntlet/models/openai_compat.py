@@ -14,7 +14,7 @@ errors fail at once with a clear message. The API key comes from an environment 
 (``OPENAI_API_KEY`` by default) and is sent in the Authorization header only, never logged or written.
 
 More spec options: ``price=IN/OUT`` (USD per 1M input/output tokens: the run's cost in build.json ``usage``),
-``rpm=N`` / ``tpm=N`` (requests / tokens per minute, one limiter per endpoint: :mod:`.ratelimit`), ``json=1``
+``rpm=N`` / ``tpm=N`` (requests / tokens per minute, one limiter per endpoint and limits: :mod:`.ratelimit`), ``json=1``
 (schema-constrained JSON answers for the roles that parse one: :mod:`.structured`), ``batch=1`` (each list of
 requests through the OpenAI Batch API: :mod:`.openai_batch`; ``poll=S`` seconds between status checks). Every
 answer's ``usage`` is recorded per spec in :data:`.usage.LEDGER`, and each request first passes the run's budget

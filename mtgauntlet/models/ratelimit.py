@@ -1,5 +1,8 @@
-"""Requests and tokens per minute (``openai:...#rpm=N,tpm=N``): one limiter per endpoint, shared by every backend of
-this process that talks to it, on top of ``--concurrency``.
+"""Requests and tokens per minute (``openai:...#rpm=N,tpm=N``): one limiter per endpoint and stated limits, shared by
+every backend of this process that talks to that endpoint with those limits (the roles of a run given the same
+spec options share one bucket), on top of ``--concurrency``. A backend stating other limits keeps its own: limits
+stated once (a refused ``#tpm`` in a notebook, an earlier command run in the same process) never hold a later
+backend that states others.
 
 Each limit is a leaky bucket without burst: a request may start once the previous ones' share of the minute has
 passed (``60 / rpm`` seconds per request, ``60 * tokens / tpm`` seconds per request of ``tokens`` tokens), so the
@@ -22,11 +25,6 @@ class RateLimiter:
         self._next = 0.0  # monotonic time at which the next request may start
         self._lock: asyncio.Lock | None = None
 
-    def update(self, rpm: float | None, tpm: float | None) -> None:
-        """A second backend on the same endpoint: the strictest limits apply."""
-        self.rpm = min(x for x in (self.rpm, rpm) if x) if (self.rpm or rpm) else None
-        self.tpm = min(x for x in (self.tpm, tpm) if x) if (self.tpm or tpm) else None
-
     def interval(self, tokens: int) -> float:
         gaps = [self.window / self.rpm if self.rpm else 0.0, self.window * tokens / self.tpm if self.tpm else 0.0]
         return max(gaps)
@@ -44,18 +42,15 @@ class RateLimiter:
             await asyncio.sleep(start - now)
 
 
-_LIMITERS: dict[str, RateLimiter] = {}
+_LIMITERS: dict[tuple[str, float | None, float | None], RateLimiter] = {}
 _GUARD = threading.Lock()
 
 
 def limiter_for(endpoint: str, rpm: float | None, tpm: float | None) -> RateLimiter:
-    """The limiter shared by every backend of ``endpoint`` (without limits it lets every request through)."""
+    """The limiter shared by every backend of ``endpoint`` that states these limits (without limits it lets every
+    request through)."""
     with _GUARD:
-        if endpoint in _LIMITERS:
-            _LIMITERS[endpoint].update(rpm, tpm)
-        else:
-            _LIMITERS[endpoint] = RateLimiter(rpm, tpm)
-        return _LIMITERS[endpoint]
+        return _LIMITERS.setdefault((endpoint, rpm or None, tpm or None), RateLimiter(rpm, tpm))
 
 
 def estimate_tokens(text_chars: int, max_tokens: int) -> int:

@@ -39,7 +39,10 @@ def _escaped_rows(values: pa.Array) -> np.ndarray:
     if not data.slice(first, last - first).to_pybytes().translate(None, _NOT_ESCAPED):
         return np.zeros(0, dtype=np.int64)
     at = np.flatnonzero(_IS_ESCAPED[np.frombuffer(data, dtype=np.uint8)[first:last]]) + first
-    return np.unique(np.searchsorted(ends, at, side="right") - 1)
+    rows = np.unique(np.searchsorted(ends, at, side="right") - 1)
+    if values.null_count:  # a null slot may keep bytes (Arrow allows it): it is null all the same
+        rows = rows[values.is_valid().to_numpy(zero_copy_only=False)[rows]]
+    return rows
 
 
 def json_strings(values: pa.Array) -> pa.Array:

@@ -3,18 +3,21 @@
 A fresh `gauntlet evaluate metric` process spends about 1.2 s loading the compiler behind the compiled metrics
 (numba, and the scipy it loads) and about as long reading the catalog and its items; both hold Python's global
 lock, so in one process they take turns. In a command-line run on two or more cores the first compiled metric
-therefore starts a child process (``python -m mtgauntlet.workbench.kernel_process``) that loads the compiler and
+therefore starts a child process (the same interpreter, importing the same mtgauntlet) that loads the compiler and
 the metric while this process reads; each chunk of items is then scored there (the chunk split over two threads,
 as the local engine does here), and this process never loads the compiler. The scores are the kernels' own, the
-same as in-process; the child's metric must have the same signature as this process's, else it is not used.
+same as in-process; the child's metric must have the same signature as this process's and come from the same
+mtgauntlet, else it is not used.
 
 Anything wrong with the child (it cannot start, dies, answers out of protocol, or its metric has another
 signature) and the metric is scored in this process instead, from the chunk that failed on: slower, the same scores.
-A notebook, a test or the Ray engine never starts one (:mod:`mtgauntlet.core.one_command`).
+Only the command line's entry point starts one (:mod:`mtgauntlet.core.one_command`), on two or more usable cores;
+a notebook, a program calling the API or the Ray engine scores in its own process.
 
 Protocol (pickle frames over the child's stdin and stdout; the child's own stdout goes to stderr):
-``("load", "module:Class")`` -> ``("loaded", signature)``; ``("score", "module:Class", hyps, refs)`` ->
-``("scores", [float | None, ...])``; anything failing -> ``("error", message)``; end of input: the child exits.
+``("load", "module:Class")`` -> ``("loaded", signature, the child's mtgauntlet/__init__.py)``;
+``("score", "module:Class", hyps, refs)`` -> ``("scores", [float | None, ...])``; anything failing ->
+``("error", message)``; end of input: the child exits.
 """
 
 from __future__ import annotations
@@ -38,6 +41,27 @@ _OFFER: dict[str, Any] = {"open": False, "process": None}
 _OFFER_LOCK = threading.Lock()
 
 
+def _usable_cores() -> int:
+    """The cores this process may run on (an affinity mask or a container's limit, where the OS says)."""
+    affinity = getattr(os, "sched_getaffinity", None)
+    return len(affinity(0)) if affinity is not None else os.cpu_count() or 1
+
+
+# The child's command: `-P` keeps the working folder off its path; the folder holding the parent's mtgauntlet goes
+# first unless it is on the path already (an installed package is), so that the child imports the parent's copy.
+_BOOT = (
+    "import sys; root = sys.argv[1]; root in sys.path or sys.path.insert(0, root); "
+    "from mtgauntlet.workbench.kernel_process import main; main()"
+)
+
+
+def package_file() -> str:
+    """Which mtgauntlet this process runs (the child's must be the parent's)."""
+    import mtgauntlet
+
+    return str(Path(mtgauntlet.__file__).resolve())
+
+
 def worthwhile() -> bool:
     """A second process pays off: a one-command process on two or more cores, with numba installed and not loaded
     here yet."""
@@ -45,7 +69,7 @@ def worthwhile() -> bool:
 
     return (
         active()
-        and (os.cpu_count() or 1) > 1
+        and _usable_cores() > 1
         and "numba" not in sys.modules
         and importlib.util.find_spec("numba") is not None
     )
@@ -86,8 +110,7 @@ class KernelProcess:
     """The parent's end: one request at a time (a lock), answers read in order."""
 
     def __init__(self) -> None:
-        root = str(Path(__file__).resolve().parents[2])  # the folder holding this mtgauntlet: the child imports it
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))}
+        root = str(Path(__file__).resolve().parents[2])  # the folder holding this mtgauntlet
         self.lock = threading.Lock()
         self.expected: dict[str, str] = {}  # class path -> this process's signature, checked when the child loads it
         self.unchecked: list[str] = []  # loads sent, answers not read yet
@@ -95,11 +118,10 @@ class KernelProcess:
         self.proc: subprocess.Popen[bytes] | None = None
         try:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "mtgauntlet.workbench.kernel_process"],
+                [sys.executable, "-P", "-c", _BOOT, root],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,
-                env=env,
             )
         except OSError as exc:
             log.info("kernel process: not started (%s); scoring in this process", exc)
@@ -151,7 +173,7 @@ class KernelProcess:
                 while self.unchecked:  # the answers to the loads come first, in order
                     loaded = self.unchecked.pop(0)
                     answer = self._receive()
-                    if answer != ("loaded", self.expected.get(loaded)):
+                    if answer != ("loaded", self.expected.get(loaded), package_file()):
                         log.info("kernel process: %s answered %r to its load; scoring it here", loaded, answer[:2])
                         self.refused.add(loaded)
                 if path in self.refused:
@@ -218,7 +240,7 @@ def serve(requests: Any, answers: Any) -> None:
         try:
             if request[0] == "load":
                 metrics[request[1]] = metric = _metric(request[1])
-                answer: tuple = ("loaded", metric.signature())
+                answer: tuple = ("loaded", metric.signature(), package_file())
             elif request[0] == "score":
                 answer = ("scores", _scores(metrics[request[1]], request[2], request[3]))
             else:

@@ -47,3 +47,9 @@ def test_an_unknown_command_is_one_line_and_exit_2(capsys):
     assert run(["evaluat", "metric"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: gauntlet: No such command 'evaluat'") and len(err.strip().splitlines()) == 1
+
+
+def test_a_misspelt_command_is_answered_with_the_close_ones(capsys):
+    assert run(["evalute", "metric"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == "error: gauntlet: No such command 'evalute'. Did you mean 'evaluate', 'validate'? (see --help)"

@@ -182,6 +182,9 @@ def test_a_tpm_below_one_request_is_refused_before_it_waits(tmp_path):
         r = _score(tmp_path, srv, "s.parquet", "#tpm=50")
         assert r.exit_code == 2 and re.search(r"#tpm=50 is smaller than one request \(~\d+ tokens", r.exception), r
         assert not srv.requests
+        # the refused limit does not stay with the endpoint: the same command without it then runs (one process)
+        again = _score(tmp_path, srv, "again.parquet", OPTS)
+        assert again.exit_code == 0 and srv.requests, again
 
 
 def test_every_backend_declares_its_spec_options():

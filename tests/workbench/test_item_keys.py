@@ -9,6 +9,7 @@ import hashlib
 import json
 import random
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -51,6 +52,15 @@ def test_json_strings_are_json_dumps_of_each_string():
     assert json_strings(pa.array(texts, pa.string()).slice(7, 50)).to_pylist() == want[7:57]  # an offset
     assert json_strings(pa.array(["a", "b"])).to_pylist() == ['"a"', '"b"']  # nothing to escape
     assert json_strings(pa.array([], pa.string())).to_pylist() == []
+
+
+def test_a_null_slot_that_keeps_bytes_is_null():
+    """Arrow lets a null string slot keep bytes (here a quote): it is JSON's null all the same."""
+    data = pa.py_buffer(b'ab"cd')
+    offsets = pa.py_buffer(np.array([0, 2, 5], dtype=np.int32).tobytes())
+    validity = pa.py_buffer(np.packbits([1, 0], bitorder="little").tobytes())
+    values = pa.Array.from_buffers(pa.string(), 2, [validity, offsets, data], null_count=1)
+    assert json_strings(values).to_pylist() == ['"ab"', "null"]
 
 
 @pytest.mark.parametrize("escaped", [True, False])

@@ -81,6 +81,32 @@ def test_a_child_that_dies_leaves_the_scoring_here(pairs, monkeypatch):
         process.close()
 
 
+def test_the_child_imports_the_parents_mtgauntlet_not_the_working_folders(pairs, tmp_path, monkeypatch):
+    hyp, ref = pairs
+    (tmp_path / "mtgauntlet").mkdir()
+    (tmp_path / "mtgauntlet" / "__init__.py").write_text("raise ImportError('the working folder copy')\n")
+    monkeypatch.chdir(tmp_path)
+    process = KernelProcess()
+    try:
+        assert process.load(ChrF)
+        process.expect(ChrF, ChrF().signature())
+        assert process.score(ChrF, hyp, ref) == _here(ChrF, hyp, ref)
+    finally:
+        process.close()
+
+
+def test_a_child_running_another_mtgauntlet_is_not_used(pairs, monkeypatch):
+    hyp, ref = pairs
+    process = KernelProcess()
+    try:
+        assert process.load(ChrF)
+        process.expect(ChrF, ChrF().signature())
+        monkeypatch.setattr(kernel_process, "package_file", lambda: "/elsewhere/mtgauntlet/__init__.py")
+        assert process.score(ChrF, hyp, ref) is None  # scored here
+    finally:
+        process.close()
+
+
 def test_the_child_refuses_a_class_outside_the_package():
     process = KernelProcess()
     try:
@@ -91,8 +117,11 @@ def test_the_child_refuses_a_class_outside_the_package():
         process.close()
 
 
-def test_only_a_command_line_run_starts_one():
-    assert not kernel_process.worthwhile()  # a test process is not a one-command process
+def test_only_a_command_line_run_starts_one(monkeypatch):
+    from mtgauntlet.core import one_command
+
+    monkeypatch.setitem(one_command._STATE, "one_command", False)
+    assert not kernel_process.worthwhile()  # a program calling the API is not a one-command process
     with offered(local_engine=True):
         assert kernel_process.attach(ChrF) is None
         assert ChrF().process is None
