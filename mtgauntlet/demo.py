@@ -22,10 +22,11 @@ SHARE = Path("share") / "mtgauntlet" / "examples"  # where a wheel installs exam
 def examples_dir() -> Path:
     """The example recipes: the checkout's ``examples/``, else the copy an installed wheel put under its prefix."""
     here = Path(__file__).resolve()
+    prefix = here.parents[4] if len(here.parents) > 4 else None  # lib/pythonX.Y/site-packages/mtgauntlet/demo.py
     for d in (
         here.parents[1] / "examples",
         Path(sysconfig.get_path("data")) / SHARE,
-        here.parents[4] / SHARE,
+        *([prefix / SHARE] if prefix is not None else []),
         Path(sys.prefix) / SHARE,
     ):
         if (d / "demo.yaml").is_file():
