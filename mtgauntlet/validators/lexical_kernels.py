@@ -74,6 +74,25 @@ def _grow_ngrams(cap, n_cls, entries, multiplier):  # pragma: no cover - compile
 
 
 @_jit
+def _extend(h, last):  # pragma: no cover - compiled
+    """The 64-bit polynomial hash of an n-gram from its prefix's hash ``h`` and its last id."""
+    return (h + np.uint64(last) + np.uint64(1)) * np.uint64(0x9E3779B97F4A7C15)
+
+
+@_jit
+def _probe(table, entries, h, prefix, last, multiplier, shift, cap):  # pragma: no cover - compiled
+    """(slot, entry) of the n-gram of hash ``h``, prefix entry ``prefix`` and last id ``last``: its entry, or -1
+    and the empty slot where it would go (linear probing from the top bits of ``h * multiplier``)."""
+    key = np.int64(h)
+    slot = np.int64((h * multiplier) >> shift)
+    c = table[slot]
+    while c >= 0 and (entries[c, 0] != key or entries[c, 1] != prefix or entries[c, 2] != last):
+        slot = (slot + 1) & (cap - 1)
+        c = table[slot]
+    return slot, c
+
+
+@_jit
 def ngram_matches(ids, starts, lengths, max_order, hyp, ref, by_ref, slots, multiplier, matches):  # pragma: no cover
     """``matches[k, n - 1]`` += the n-grams (n = 1..max_order) that text ``hyp[k]`` shares with text ``ref[k]``,
     ``sum(min(count_h, count_r))``; ``by_ref``: the pairs in an order that puts pairs of one reference together
@@ -103,16 +122,11 @@ def ngram_matches(ids, starts, lengths, max_order, hyp, ref, by_ref, slots, mult
             prefix, h = -1, np.uint64(0)
             for n in range(top):
                 last = np.int64(ids[s + p + n])
-                h = (h + np.uint64(last) + np.uint64(1)) * np.uint64(0x9E3779B97F4A7C15)
-                key = np.int64(h)
-                slot = np.int64((h * multiplier) >> shift)
-                c = table[slot]
-                while c >= 0 and (entries[c, 0] != key or entries[c, 1] != prefix or entries[c, 2] != last):
-                    slot = (slot + 1) & (cap - 1)
-                    c = table[slot]
+                h = _extend(h, last)
+                slot, c = _probe(table, entries, h, prefix, last, multiplier, shift, cap)
                 if c < 0:
                     c = n_cls
-                    entries[c, 0], entries[c, 1], entries[c, 2], entries[c, 3] = key, prefix, last, 0
+                    entries[c, 0], entries[c, 1], entries[c, 2], entries[c, 3] = np.int64(h), prefix, last, 0
                     entry_slot[c] = slot
                     table[slot] = c
                     n_cls += 1
@@ -135,13 +149,8 @@ def ngram_matches(ids, starts, lengths, max_order, hyp, ref, by_ref, slots, mult
                 prefix, h = -1, np.uint64(0)
                 for n in range(min(max_order, mh - p)):
                     last = np.int64(ids[sh + p + n])
-                    h = (h + np.uint64(last) + np.uint64(1)) * np.uint64(0x9E3779B97F4A7C15)
-                    key = np.int64(h)
-                    slot = np.int64((h * multiplier) >> shift)
-                    c = table[slot]
-                    while c >= 0 and (entries[c, 0] != key or entries[c, 1] != prefix or entries[c, 2] != last):
-                        slot = (slot + 1) & (cap - 1)
-                        c = table[slot]
+                    h = _extend(h, last)
+                    c = _probe(table, entries, h, prefix, last, multiplier, shift, cap)[1]
                     if c < 0:  # not in the reference, nor any longer n-gram starting here
                         break
                     if entries[c, 4] == 0:
