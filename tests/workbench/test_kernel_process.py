@@ -3,6 +3,7 @@ in this process, and this process scores them itself whenever the child cannot."
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import json
 import subprocess
@@ -34,41 +35,40 @@ def _here(kind, hyp, ref):
     return list(kind.kernel()(metric.metric, hyp, ref))
 
 
-def test_the_child_scores_as_this_process_does(pairs):
-    hyp, ref = pairs
+@contextlib.contextmanager
+def _child(*kinds):
+    """A child process asked to load ``kinds``, each expected with its signature here; closed after the block."""
     process = KernelProcess()
     try:
-        for kind in (ChrF, ChrFPlusPlus, Bleu):
+        for kind in kinds:
             assert process.load(kind)
             process.expect(kind, kind().signature())
+        yield process
+    finally:
+        process.close()
+
+
+def test_the_child_scores_as_this_process_does(pairs):
+    hyp, ref = pairs
+    with _child(ChrF, ChrFPlusPlus, Bleu) as process:
         for kind in (Bleu, ChrF, ChrFPlusPlus):
             assert process.score(kind, hyp, ref) == _here(kind, hyp, ref)
         assert process.score(ChrF, hyp[:1], ref[:1]) == _here(ChrF, hyp[:1], ref[:1])  # one pair: no halves
         child = process.proc
-    finally:
-        process.close()
     assert child is not None and child.returncode == 0 and process.proc is None
 
 
 def test_a_metric_whose_signature_differs_there_is_scored_here(pairs):
     hyp, ref = pairs
-    process = KernelProcess()
-    try:
-        assert process.load(ChrF) and process.load(Bleu)
+    with _child(ChrF, Bleu) as process:
         process.expect(ChrF, "chrf|another sacrebleu")
-        process.expect(Bleu, Bleu().signature())
         assert process.score(ChrF, hyp, ref) is None  # refused: scored here
         assert process.score(Bleu, hyp, ref) == _here(Bleu, hyp, ref)  # the other one still there
-    finally:
-        process.close()
 
 
 def test_a_child_that_dies_leaves_the_scoring_here(pairs, monkeypatch):
     hyp, ref = pairs
-    process = KernelProcess()
-    try:
-        assert process.load(ChrF)
-        process.expect(ChrF, ChrF().signature())
+    with _child(ChrF) as process:
         metric = ChrF()
         metric.process = process
         assert metric.score([], hyp, ref, "es", "en") == _here(ChrF, hyp, ref)
@@ -77,8 +77,6 @@ def test_a_child_that_dies_leaves_the_scoring_here(pairs, monkeypatch):
         process.proc.wait()
         assert metric.score([], hyp, ref, "es", "en") == _here(ChrF, hyp, ref)  # scored here
         assert metric.process is None and process.proc is None
-    finally:
-        process.close()
 
 
 def test_the_child_imports_the_parents_mtgauntlet_not_the_working_folders(pairs, tmp_path, monkeypatch):
@@ -86,25 +84,15 @@ def test_the_child_imports_the_parents_mtgauntlet_not_the_working_folders(pairs,
     (tmp_path / "mtgauntlet").mkdir()
     (tmp_path / "mtgauntlet" / "__init__.py").write_text("raise ImportError('the working folder copy')\n")
     monkeypatch.chdir(tmp_path)
-    process = KernelProcess()
-    try:
-        assert process.load(ChrF)
-        process.expect(ChrF, ChrF().signature())
+    with _child(ChrF) as process:
         assert process.score(ChrF, hyp, ref) == _here(ChrF, hyp, ref)
-    finally:
-        process.close()
 
 
 def test_a_child_running_another_mtgauntlet_is_not_used(pairs, monkeypatch):
     hyp, ref = pairs
-    process = KernelProcess()
-    try:
-        assert process.load(ChrF)
-        process.expect(ChrF, ChrF().signature())
+    with _child(ChrF) as process:
         monkeypatch.setattr(kernel_process, "package_file", lambda: "/elsewhere/mtgauntlet/__init__.py")
         assert process.score(ChrF, hyp, ref) is None  # scored here
-    finally:
-        process.close()
 
 
 def test_the_child_refuses_a_class_outside_the_package():
